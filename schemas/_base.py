@@ -1,0 +1,49 @@
+"""Base classes for every bundler data contract.
+
+Two directions of data flow, two bases (the Prefect pattern):
+
+* :class:`RecordModel` is for data *read back* from a bundle or a product API.
+  Bundles written by a newer bundler, or products newer than us, may carry
+  fields we do not know, so unknown fields are accepted and kept
+  (``extra="allow"``) rather than rejected: a newer minor format must open.
+* :class:`InputModel` is for what a person writes (inventories, custom rules,
+  scenario files). A typo there must fail loudly, so unknown fields are
+  forbidden.
+
+Both are frozen-free on purpose: collectors fill records incrementally.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+
+class RecordModel(BaseModel):
+    """A record read from a bundle or a product; tolerant of newer fields."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
+
+
+class InputModel(BaseModel):
+    """Something a person wrote; strict, so typos fail at load time."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _require_utc(value: datetime) -> datetime:
+    """Bundles compare times from several hosts, so every time carries UTC."""
+    if value.tzinfo is None:
+        raise ValueError("timestamp must carry a UTC offset (naive times are ambiguous)")
+    return value.astimezone(UTC)
+
+
+UTCDateTime = Annotated[datetime, AfterValidator(_require_utc)]
+"""A timezone-aware timestamp, normalized to UTC."""
+
+
+def utc_now() -> datetime:
+    """Current time in UTC (patched by freezegun in tests)."""
+    return datetime.now(UTC)

@@ -1,0 +1,143 @@
+"""Layer 1, heartbeat: is the worker connected and reporting recent status?
+
+:class:`WorkerStatus` is the canonical worker record. It is a superset of
+Flux's ``WorkerResponse`` (name, status, runtime, resources, packages, labels,
+metrics, metadata, in_flight) so that a Flux record maps onto it and back
+without loss, and of the LyftData worker record (id, labels, capabilities,
+group, version, last heartbeat).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from .._base import RecordModel, UTCDateTime
+from ._common import EvidenceDoc, Source
+
+
+class ConnectionState(StrEnum):
+    """Connection as far as the control plane knows.
+
+    ``stale`` is inside the grace window (still listed online by some
+    products); ``lost`` was online and went silent past grace; ``offline``
+    disconnected or evicted.
+    """
+
+    ONLINE = "online"
+    STALE = "stale"
+    OFFLINE = "offline"
+    LOST = "lost"
+    NEVER_CONNECTED = "never_connected"
+    REMOVED = "removed"
+    UNKNOWN = "unknown"
+
+
+class HealthState(StrEnum):
+    """Self-reported health, orthogonal to connection (e.g. event-loop starvation)."""
+
+    HEALTHY = "healthy"
+    UNHEALTHY = "unhealthy"
+    UNKNOWN = "unknown"
+
+
+class AdminState(StrEnum):
+    """Whether an operator let the worker take work."""
+
+    ACTIVE = "active"
+    PAUSED = "paused"
+    DRAINING = "draining"
+    UNKNOWN = "unknown"
+
+
+class WorkerRuntime(RecordModel):
+    os_name: str | None = None
+    os_version: str | None = None
+    arch: str | None = None
+    runtime_name: str | None = Field(
+        default=None, description="Language runtime of the worker, e.g. 'python'."
+    )
+    runtime_version: str | None = None
+
+
+class GPU(RecordModel):
+    name: str
+    memory_total: float | None = None
+    memory_available: float | None = None
+
+
+class WorkerResources(RecordModel):
+    cpu_total: float | None = None
+    cpu_available: float | None = None
+    memory_total_bytes: float | None = None
+    memory_available_bytes: float | None = None
+    disk_total_bytes: float | None = None
+    disk_free_bytes: float | None = None
+    gpus: list[GPU] | None = None
+
+
+class Package(RecordModel):
+    name: str
+    version: str | None = None
+
+
+class WorkerStatus(RecordModel):
+    """One worker as the control plane (and, where collected, its host) sees it."""
+
+    name: str = Field(description="Worker name as the product shows it.")
+    id: str | None = Field(default=None, description="Product worker id, when distinct from name.")
+    native_status: str | None = Field(
+        default=None, description="The product's own status word, verbatim."
+    )
+    connection: ConnectionState = ConnectionState.UNKNOWN
+    health: HealthState = HealthState.UNKNOWN
+    admin: AdminState = AdminState.UNKNOWN
+    kind: Literal["builtin", "external"] | None = None
+    group: str | None = Field(default=None, description="Worker group or pool.")
+    labels: dict[str, str] = Field(default_factory=dict)
+    capabilities: list[str] = Field(default_factory=list)
+    limited_capabilities: bool | None = Field(
+        default=None, description="Worker restricted to basic connectors (LyftData)."
+    )
+    runtime: WorkerRuntime | None = None
+    resources: WorkerResources | None = None
+    packages: list[Package] | None = None
+    metrics: dict[str, float] | None = Field(
+        default=None, description="Worker-advertised scalar metrics (e.g. flux.slots_free)."
+    )
+    metadata: dict[str, str | float | int] | None = None
+    in_flight: int | None = Field(default=None, description="Work items currently running.")
+    slots_max: int | None = Field(
+        default=None, description="Concurrency limit (0 = unlimited), if known."
+    )
+    version: str | None = Field(default=None, description="Worker software version.")
+    last_heartbeat_at: UTCDateTime | None = None
+    heartbeat_age_s: float | None = Field(
+        default=None, description="Seconds since the last heartbeat, at observed_at."
+    )
+    first_seen_at: UTCDateTime | None = None
+    host_alias: str | None = Field(default=None, description="Host alias, if we collected it.")
+    source: Source | None = None
+
+
+class HeartbeatPolicy(RecordModel):
+    """The product's heartbeat timings, from its effective settings."""
+
+    interval_s: float | None = Field(default=None, description="Expected heartbeat period.")
+    timeout_s: float | None = Field(
+        default=None, description="Silence after which a worker is considered stale."
+    )
+    grace_s: float | None = Field(
+        default=None, description="Further silence after which it is evicted/offline."
+    )
+    source: Literal["settings", "default", "unknown"] = "unknown"
+
+
+class WorkersEvidence(EvidenceDoc):
+    schema_name: ClassVar[str] = "evidence.workers"
+    member_path: ClassVar[str] = "evidence/workers.json"
+
+    workers: list[WorkerStatus] = Field(default_factory=list)
+    heartbeat: HeartbeatPolicy | None = None

@@ -1,0 +1,77 @@
+"""The CLI shell: help, version, and the single error-to-exit-code mapping."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from bundler import __version__
+from bundler.cli import COMMANDS, BundlerGroup, cli
+from bundler.errors import HostileArchive, NothingCollected
+
+
+def test_help_lists_exit_codes_and_user_entry_points() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    assert "Exit codes" in result.output
+    assert "bundler analyze" in result.output
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["no-such-command"])
+    assert result.exit_code == 2
+
+
+def test_python_dash_m_runs_the_same_cli() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bundler", "--version"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0
+    assert __version__ in proc.stdout
+
+
+def _group_with(command: click.Command) -> click.Group:
+    group = BundlerGroup(name="t", commands={command.name or "x": command})
+    return group
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(HostileArchive("member '../x' escapes the bundle"), 2), (NothingCollected("nothing"), 4)],
+)
+def test_bundler_errors_become_one_line_and_their_exit_code(error: Exception, code: int) -> None:
+    @click.command("boom")
+    def boom() -> None:
+        raise error
+
+    result = CliRunner().invoke(_group_with(boom), ["boom"])
+    assert result.exit_code == code
+    lines = [line for line in result.output.splitlines() if line]
+    assert lines == [f"bundler: error: {error}"]
+    assert "Traceback" not in result.output
+
+
+def test_unexpected_exceptions_never_show_a_traceback() -> None:
+    @click.command("boom")
+    def boom() -> None:
+        raise RuntimeError("secret-ish detail that must not be printed")
+
+    result = CliRunner().invoke(_group_with(boom), ["boom"])
+    assert result.exit_code == 70
+    assert "Traceback" not in result.output
+    assert "secret-ish" not in result.output
+    assert "--debug" in result.output
+
+
+def test_every_registered_command_has_a_summary() -> None:
+    assert all(summary.endswith(".") for _, summary in COMMANDS.values())

@@ -1,0 +1,120 @@
+"""The bundle format's contracts: versioning, tolerance of newer fields, exported schemas."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from pydantic import ValidationError
+
+from schemas import (
+    EVIDENCE_KINDS,
+    FORMAT_VERSION,
+    EncryptionInfo,
+    Manifest,
+    MemberEntry,
+    ToolInfo,
+    UnsupportedFormatError,
+    parse_format,
+)
+from schemas._export import render_schemas, stale_files
+from schemas.evidence import WorkersEvidence
+
+
+def _manifest(**overrides: object) -> Manifest:
+    data: dict[str, object] = {
+        "tool": ToolInfo(version="0.1.0"),
+        "created_at": datetime(2026, 11, 29, 12, 0, tzinfo=UTC),
+        "bundle_id": "b-1",
+        "encryption": EncryptionInfo(mode="password"),
+    }
+    data.update(overrides)
+    return Manifest(**data)  # type: ignore[arg-type]
+
+
+def test_writer_format_is_bundler_1() -> None:
+    assert FORMAT_VERSION.startswith("bundler/1.")
+    assert parse_format(FORMAT_VERSION)[0] == 1
+
+
+@pytest.mark.parametrize("value", ["bundler/1", "bundler/1.0", "bundler/1.7"])
+def test_reader_accepts_any_minor_of_major_1(value: str) -> None:
+    assert parse_format(value)[0] == 1
+    assert _manifest(format=value).format == value
+
+
+@pytest.mark.parametrize("value", ["bundler/2.0", "bundler/0.9", "other/1.0", "", "bundler"])
+def test_reader_refuses_unknown_major_or_foreign_format(value: str) -> None:
+    with pytest.raises(UnsupportedFormatError):
+        parse_format(value)
+    with pytest.raises(ValidationError):
+        _manifest(format=value)
+
+
+def test_unknown_major_message_says_what_to_do() -> None:
+    with pytest.raises(UnsupportedFormatError, match="needs a newer bundler"):
+        parse_format("bundler/2.0")
+
+
+def test_manifest_keeps_unknown_fields_from_newer_writers() -> None:
+    raw = json.loads(_manifest().model_dump_json())
+    raw["format"] = "bundler/1.4"
+    raw["added_in_1_4"] = {"x": 1}
+    raw["members"] = [{"path": "a.json", "sha256": "0" * 64, "size": 3, "future_field": True}]
+    parsed = Manifest.model_validate(raw)
+    assert parsed.model_extra == {"added_in_1_4": {"x": 1}}
+    assert parsed.members[0].model_extra == {"future_field": True}
+
+
+def test_times_are_normalized_to_utc_and_naive_times_refused() -> None:
+    plus_two = datetime(2026, 11, 29, 14, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert _manifest(created_at=plus_two).created_at == datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    with pytest.raises(ValidationError, match="UTC"):
+        _manifest(created_at=datetime(2026, 11, 29, 12, 0))
+
+
+def test_member_sha256_must_be_hex() -> None:
+    with pytest.raises(ValidationError):
+        MemberEntry(path="x", sha256="not-a-digest", size=1)
+
+
+def test_every_evidence_kind_has_a_distinct_member_path() -> None:
+    paths = [cls.member_path for cls in EVIDENCE_KINDS.values()]
+    assert all(p.startswith("evidence/") and p.endswith(".json") for p in paths)
+    assert len(set(paths)) == len(paths)
+
+
+def test_committed_json_schemas_are_up_to_date() -> None:
+    stale = stale_files()
+    assert stale == [], f"run `python -m schemas` to regenerate: {stale}"
+
+
+def test_exported_schemas_cover_manifest_reports_and_all_evidence() -> None:
+    names = set(render_schemas())
+    assert {"manifest.schema.json", "analysis-report.schema.json"} <= names
+    assert {"redaction-report.schema.json", "review-result.schema.json"} <= names
+    assert {f"{kind}.schema.json" for kind in EVIDENCE_KINDS} <= names
+
+
+def test_stale_check_notices_a_changed_file(tmp_path: object) -> None:
+    from pathlib import Path
+
+    directory = Path(str(tmp_path))
+    for name, text in render_schemas().items():
+        (directory / name).write_text(text)
+    assert stale_files(directory) == []
+    (directory / "manifest.schema.json").write_text("{}")
+    (directory / "leftover.schema.json").write_text("{}")
+    assert stale_files(directory) == ["leftover.schema.json", "manifest.schema.json"]
+
+
+def test_workers_evidence_round_trips_through_json() -> None:
+    doc = WorkersEvidence.model_validate(
+        {
+            "observed_at": "2026-11-29T12:00:00Z",
+            "workers": [{"name": "w1", "connection": "online", "labels": {"zone": "a"}}],
+        }
+    )
+    again = WorkersEvidence.model_validate_json(doc.model_dump_json())
+    assert again == doc
