@@ -27,11 +27,7 @@ def need(condition: bool, reason: str) -> None:
 def need_executable(name: str, *extra_dirs: str) -> str:
     """Path of executable ``name`` (searching PATH and ``extra_dirs``), or skip/fail."""
     path = shutil.which(name) or next(
-        (
-            os.path.join(d, name)
-            for d in extra_dirs
-            if os.access(os.path.join(d, name), os.X_OK)
-        ),
+        (os.path.join(d, name) for d in extra_dirs if os.access(os.path.join(d, name), os.X_OK)),
         None,
     )
     need(path is not None, f"{name} is not installed")
