@@ -1,0 +1,1 @@
+"""Offline analysis: replay the serviceability ladder on a bundle's evidence."""

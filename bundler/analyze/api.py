@@ -1,0 +1,247 @@
+"""The contract between the ladder engine and the rules (generic and per product).
+
+A rule is a small function of a :class:`RuleContext` that answers for one
+layer of one target: ``RuleResult.fail(...)``, ``.warn``, ``.pass_``,
+``.unknown`` (evidence missing), ``.not_applicable``, or ``None`` (nothing to
+say). The engine, not the rule, combines answers into a layer status, stops at
+the first failed layer and marks the layers above it ``skipped``.
+
+Rules never read files directly: they read typed evidence from
+:class:`EvidenceSet` and cite it with :meth:`EvidenceSet.cite` /
+:func:`cite_lines`, so every finding points at a bundle member and a JSON
+pointer or a line range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, Recovery
+from schemas.evidence import EvidenceDoc, Job
+
+from ..source import MemberNotFound, MemberSource, read_json
+
+D = TypeVar("D", bound=EvidenceDoc)
+
+EXCERPT_MAX = 240
+
+
+def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
+    """A short single-line excerpt of already-redacted text."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def cite_lines(
+    member: str, start: int, end: int | None = None, text: str | None = None
+) -> Citation:
+    """Cite lines ``start..end`` (1-based) of a text member, with an optional excerpt."""
+    return Citation(
+        member=member,
+        lines=LineRange(start=start, end=end or start),
+        excerpt=excerpt(text) if text else None,
+    )
+
+
+def cite_json(member: str, pointer: str, value: Any = None) -> Citation:
+    """Cite a JSON member at an RFC 6901 pointer, with the value as excerpt."""
+    shown = None if value is None else excerpt(value if isinstance(value, str) else repr(value))
+    return Citation(member=member, pointer=pointer, excerpt=shown)
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """One dated state transition read from a log (or an API event history)."""
+
+    kind: str
+    """E.g. 'stale', 'evicted', 'registered', 'disconnected', 'connection_lost',
+    'unhealthy', 'healthy', 'stale_claim', 'released', 'auth_rejected'."""
+    member: str
+    line: int
+    text: str
+    at: datetime | None = None
+    worker: str | None = None
+    execution: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def citation(self) -> Citation:
+        return cite_lines(self.member, self.line, self.line, self.text)
+
+
+@dataclass
+class Timeline:
+    """All timeline events of a bundle, in time order (undated events last, by line)."""
+
+    events: list[TimelineEvent] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.events.sort(key=_event_order)
+
+    def for_worker(self, worker: str) -> list[TimelineEvent]:
+        return [e for e in self.events if e.worker == worker]
+
+    def of_kind(self, *kinds: str, worker: str | None = None) -> list[TimelineEvent]:
+        return [
+            e for e in self.events if e.kind in kinds and (worker is None or e.worker == worker)
+        ]
+
+    def __iter__(self) -> Iterator[TimelineEvent]:
+        return iter(self.events)
+
+
+def _event_order(event: TimelineEvent) -> tuple[int, float, str, int]:
+    stamp = event.at.timestamp() if event.at is not None else 0.0
+    return (0 if event.at is not None else 1, stamp, event.member, event.line)
+
+
+class EvidenceSet:
+    """Typed, cached access to a bundle's canonical evidence and raw members.
+
+    A document that is absent returns ``None`` (the rule answers ``unknown``);
+    a document that fails validation also returns ``None`` and is listed in
+    :attr:`problems`, so the report can say the evidence was unusable.
+    """
+
+    def __init__(self, source: MemberSource, manifest: Manifest | None = None) -> None:
+        self.source = source
+        self.manifest = manifest
+        self.problems: list[str] = []
+        self._cache: dict[type[EvidenceDoc], EvidenceDoc | None] = {}
+
+    def get(self, cls: type[D]) -> D | None:
+        if cls not in self._cache:
+            self._cache[cls] = self._load(cls)
+        return self._cache[cls]  # type: ignore[return-value]
+
+    def _load(self, cls: type[D]) -> D | None:
+        try:
+            data = read_json(self.source, cls.member_path)
+        except MemberNotFound:
+            return None
+        except ValueError as exc:
+            self.problems.append(f"{cls.member_path}: not valid JSON ({exc})")
+            return None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = "/".join(str(p) for p in first["loc"])
+            self.problems.append(f"{cls.member_path}: invalid at /{loc}: {first['msg']}")
+            return None
+
+    def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
+        """Cite a canonical evidence document at a JSON pointer."""
+        return cite_json(cls.member_path, pointer, value)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A (worker, job) pair whose ladder is walked. Either side may be absent."""
+
+    worker: str | None
+    job: Job | None
+    reason: str = ""
+
+
+@dataclass
+class RuleContext:
+    evidence: EvidenceSet
+    target: Target
+    timeline: Timeline
+    profile: str | None = None
+
+
+@dataclass
+class RuleResult:
+    """One rule's answer for one layer of one target."""
+
+    status: LayerStatus
+    findings: list[Finding] = field(default_factory=list)
+
+    @classmethod
+    def pass_(cls, *findings: Finding) -> RuleResult:
+        return cls(LayerStatus.PASS, list(findings))
+
+    @classmethod
+    def not_applicable(cls, code: str | None = None, message: str | None = None) -> RuleResult:
+        findings = (
+            [Finding(code=code, severity="info", message=message)] if code and message else []
+        )
+        return cls(LayerStatus.NOT_APPLICABLE, findings)
+
+    @classmethod
+    def unknown(cls, code: str, message: str, evidence: Iterable[Citation] = ()) -> RuleResult:
+        return cls(
+            LayerStatus.UNKNOWN,
+            [Finding(code=code, severity="info", message=message, evidence=list(evidence))],
+        )
+
+    @classmethod
+    def warn(cls, code: str, message: str, **kwargs: Any) -> RuleResult:
+        return cls(LayerStatus.WARN, [make_finding(code, "warn", message, **kwargs)])
+
+    @classmethod
+    def fail(cls, code: str, message: str, **kwargs: Any) -> RuleResult:
+        return cls(LayerStatus.FAIL, [make_finding(code, "fail", message, **kwargs)])
+
+
+def make_finding(
+    code: str,
+    severity: str,
+    message: str,
+    *,
+    evidence: Iterable[Citation] = (),
+    recovery: Recovery | None = None,
+    acceptance: Iterable[str] = (),
+    native_code: str | None = None,
+    **details: Any,
+) -> Finding:
+    return Finding(
+        code=code,
+        severity=severity,  # type: ignore[arg-type]
+        message=message,
+        evidence=list(evidence),
+        recovery=recovery,
+        acceptance=list(acceptance),
+        native_code=native_code,
+        details=details,
+    )
+
+
+RuleFunc = Callable[[RuleContext], RuleResult | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule function bound to the layer it speaks for."""
+
+    layer: Layer
+    func: RuleFunc
+    name: str
+    products: frozenset[str] | None = None
+    """Products this rule applies to; None means every product."""
+
+    def applies_to(self, profile: str | None) -> bool:
+        return self.products is None or (profile is not None and profile in self.products)
+
+    def __call__(self, ctx: RuleContext) -> RuleResult | None:
+        return self.func(ctx)
+
+
+def rule(layer: Layer, *, products: Iterable[str] | None = None) -> Callable[[RuleFunc], Rule]:
+    """Declare a rule for ``layer``. Modules list their rules in a ``RULES`` tuple."""
+
+    def decorate(func: RuleFunc) -> Rule:
+        return Rule(
+            layer=layer,
+            func=func,
+            name=f"{func.__module__}.{func.__name__}",
+            products=frozenset(products) if products is not None else None,
+        )
+
+    return decorate

@@ -1,0 +1,1 @@
+"""Bundle archives: the encrypted streaming writer, the hostile-proof reader, sealing."""

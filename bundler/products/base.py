@@ -1,0 +1,77 @@
+"""What a product profile provides. One object per product, all data and small functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from schemas.evidence import EvidenceDoc
+from schemas.manifest import CollectorStatus, HostSummary
+
+from ..analyze.api import EvidenceSet, Rule, TimelineEvent
+from ..collect.plan import Plan
+from ..source import MemberNotFound, MemberSource, read_json
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one expansion of a plan step produced (held in memory during a run)."""
+
+    step: str
+    collector: str
+    status: CollectorStatus
+    member: str | None = None
+    host: str | None = None
+    """Host alias for host steps."""
+    bound: dict[str, str] = field(default_factory=dict)
+    """Fan-out variables of this expansion, e.g. {'name': 'w1'}."""
+    http_status: int | None = None
+    exit_code: int | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+
+
+@dataclass
+class NormalizeContext:
+    """Everything a profile's normalizer may read: raw members and step outcomes."""
+
+    source: MemberSource
+    results: list[StepResult]
+    hosts: list[HostSummary]
+    observed_at: datetime
+    server_url: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def results_for(self, step: str) -> list[StepResult]:
+        return [r for r in self.results if r.step == step]
+
+    def json(self, step: str) -> Any | None:
+        """Parsed JSON of the first successful result of ``step``, else None."""
+        for result in self.results_for(step):
+            if result.status is CollectorStatus.OK and result.member:
+                try:
+                    return read_json(self.source, result.member)
+                except (MemberNotFound, ValueError):
+                    return None
+        return None
+
+
+class Profile(Protocol):
+    name: str
+    title: str
+    token_env: str
+    """Environment variable the product's own CLI reads its API token from."""
+    default_server_url: str | None
+    mutating_routes: tuple[str, ...]
+    """Path templates that change state even if they look safe (e.g. Flux's GET
+    /workers/{name}/connect); a test proves no plan step ever matches one."""
+
+    def plan(self) -> Plan: ...
+
+    def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]: ...
+
+    def parse_logs(self, evidence: EvidenceSet) -> Iterable[TimelineEvent]: ...
+
+    def rules(self) -> Sequence[Rule]: ...

@@ -1,0 +1,141 @@
+"""Read-only access to bundle members, wherever they live.
+
+The same parsing and rules run on three kinds of storage (the insights-core
+idea): a sealed bundle (zip, via ``bundler.archive``), a directory (an
+extracted bundle, or ``bundler redact`` output), and the in-progress spool of a
+``doctor`` run (so ``doctor --json`` prints the verdict live from the same code).
+Rules and normalizers only ever see a :class:`MemberSource`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol, runtime_checkable
+
+DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
+"""Refuse to parse a JSON member larger than this into memory."""
+
+
+class MemberNotFound(KeyError):
+    """The member is not in this source."""
+
+
+@runtime_checkable
+class MemberSource(Protocol):
+    """Names and contents of members; contents are already redacted."""
+
+    def names(self) -> list[str]:
+        """All member names, in a stable order."""
+        ...
+
+    def has(self, name: str) -> bool: ...
+
+    def read_bytes(self, name: str) -> bytes:
+        """Whole member. Raises :class:`MemberNotFound`."""
+        ...
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        """Member content in bounded chunks (for large logs)."""
+        ...
+
+
+def read_json(source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_JSON_BYTES) -> Any:
+    """Parse a JSON member (bounded in size)."""
+    data = source.read_bytes(name)
+    if len(data) > max_bytes:
+        raise ValueError(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
+    return json.loads(data)
+
+
+def iter_lines(source: MemberSource, name: str) -> Iterator[tuple[int, str]]:
+    """``(line_number, text)`` of a text member, 1-based, without line endings.
+
+    Streams in chunks, so memory stays bounded by the longest line. Invalid
+    UTF-8 is replaced rather than raised: logs are messy, and a rule should
+    see the rest of the file.
+    """
+    pending = b""
+    number = 0
+    for chunk in source.iter_chunks(name):
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for raw in complete:
+            number += 1
+            yield number, raw.rstrip(b"\r").decode("utf-8", "replace")
+    if pending:
+        yield number + 1, pending.rstrip(b"\r").decode("utf-8", "replace")
+
+
+class DirectorySource:
+    """Members stored as files under a root directory (names use ``/``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def _path(self, name: str) -> Path:
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise MemberNotFound(name)
+        path = (self.root / Path(*rel.parts)).resolve()
+        if not path.is_relative_to(self.root) or not path.is_file():
+            raise MemberNotFound(name)
+        return path
+
+    def names(self) -> list[str]:
+        return sorted(
+            p.relative_to(self.root).as_posix()
+            for p in self.root.rglob("*")
+            if p.is_file() and not p.is_symlink()
+        )
+
+    def has(self, name: str) -> bool:
+        try:
+            self._path(name)
+        except MemberNotFound:
+            return False
+        return True
+
+    def read_bytes(self, name: str) -> bytes:
+        return self._path(name).read_bytes()
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        with self._path(name).open("rb") as handle:
+            while chunk := handle.read(chunk_size):
+                yield chunk
+
+
+class MemorySource:
+    """Members held in a dict; for tests and small synthetic evidence."""
+
+    def __init__(self, members: dict[str, bytes | str | Any] | None = None) -> None:
+        self._members: dict[str, bytes] = {}
+        for name, value in (members or {}).items():
+            self.add(name, value)
+
+    def add(self, name: str, value: bytes | str | Any) -> None:
+        """Add bytes, text, or any JSON-serializable value (stored as JSON)."""
+        if isinstance(value, bytes):
+            self._members[name] = value
+        elif isinstance(value, str):
+            self._members[name] = value.encode()
+        else:
+            self._members[name] = json.dumps(value, indent=2, default=str).encode()
+
+    def names(self) -> list[str]:
+        return sorted(self._members)
+
+    def has(self, name: str) -> bool:
+        return name in self._members
+
+    def read_bytes(self, name: str) -> bytes:
+        try:
+            return self._members[name]
+        except KeyError:
+            raise MemberNotFound(name) from None
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        data = self.read_bytes(name)
+        for start in range(0, len(data), chunk_size):
+            yield data[start : start + chunk_size]
