@@ -74,6 +74,10 @@ class BundleSink(Protocol):
         """Read back what was added so far (as stored: redacted)."""
         ...
 
+    def redact_text(self, text: str) -> str:
+        """Redact a short string (an error message) before it goes into the manifest."""
+        ...
+
 
 class MemorySink:
     """A sink that keeps members in memory, untransformed. For tests only."""
@@ -112,3 +116,6 @@ class MemorySink:
 
     def source(self) -> MemberSource:
         return self._source
+
+    def redact_text(self, text: str) -> str:
+        return text

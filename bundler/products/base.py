@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from schemas.evidence import EvidenceDoc
 from schemas.manifest import CollectorStatus, HostSummary
@@ -67,6 +69,11 @@ class Profile(Protocol):
     mutating_routes: tuple[str, ...]
     """Path templates that change state even if they look safe (e.g. Flux's GET
     /workers/{name}/connect); a test proves no plan step ever matches one."""
+    raw_models: Mapping[str, type[BaseModel]]
+    """Raw schema name (``HttpStep.schema_name``) -> pydantic model of the product's
+    response. Every raw record is validated against it when collected; an invalid
+    record is kept and flagged (``MemberEntry.valid = False``), never dropped. A
+    name ending in ``[]`` validates a JSON list of that model."""
 
     def plan(self) -> Plan: ...
 
