@@ -97,6 +97,13 @@ class CommandStep(HostStep):
 
     kind: Literal["command"] = "command"
     argv: list[str] = Field(min_length=1, description="Argument vector (templates allowed).")
+    cwd: str | None = Field(
+        default=None,
+        description=(
+            "Working directory template (e.g. '{flux_home}'): some product CLIs find their "
+            "state relative to it. The engine changes into it before running argv."
+        ),
+    )
     missing_ok: bool = Field(
         default=False,
         description=(
