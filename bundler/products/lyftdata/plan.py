@@ -50,6 +50,11 @@ done
 script, so an odd path cannot change what runs. Output format: see normalize/local_state.py."""
 
 
+def literal(text: str) -> str:
+    """``text`` as a plan template that renders to itself (braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _worker_fan_out(step_id: str, path: str, schema: str, **extra: object) -> HttpStep:
     return HttpStep(
         id=step_id,
@@ -192,7 +197,7 @@ def host_steps() -> list[CommandStep | FileStep | LogStep]:
         CommandStep(
             id="state-integrity",
             roles=WORKER,
-            argv=["sh", "-c", SQLITE_CHECK_SCRIPT, "lyftdata-state-check", "{state_dir}"],
+            argv=["sh", "-c", literal(SQLITE_CHECK_SCRIPT), "lyftdata-state-check", "{state_dir}"],
             member="hosts/{alias}/state-integrity.txt",
         ),
         LogStep(id="logs", roles=ANY_ROLE),
