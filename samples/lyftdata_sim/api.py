@@ -262,15 +262,25 @@ def placement_spec(job: JobSpec) -> dict[str, Any]:
     }
 
 
+IN_PROGRESS = ("pending", "staged", "rendering", "delivering")
+
+
+def job_state(deployment_states: list[str]) -> str:
+    """The job's overall state from its per-worker deployments."""
+    if any(state == "failed" for state in deployment_states):
+        return "failed"
+    if any(state in IN_PROGRESS for state in deployment_states):
+        return "pending"
+    if deployment_states and all(state == "active" for state in deployment_states):
+        return "running"
+    return "deployed" if deployment_states else "not_deployed"
+
+
 def jobs(sc: Scenario, now: datetime, p: dict[str, str], q: dict[str, str]) -> tuple[int, Body]:
     out = []
     for job in sc.jobs:
         deps = derive.job_deployments(sc, job)
-        state = (
-            "running"
-            if deps and all(d.state == "active" for d in deps)
-            else ("failed" if any(d.state == "failed" for d in deps) else "not_deployed")
-        )
+        state = job_state([d.state for d in deps])
         out.append(
             {
                 "name": job.name,

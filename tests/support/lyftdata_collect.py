@@ -57,7 +57,11 @@ def pointer_get(document: Any, pointer: str) -> Any:
 
 
 def _http(
-    client: httpx.Client, step: HttpStep, bound: dict[str, str], index: int | None, sink: MemorySource
+    client: httpx.Client,
+    step: HttpStep,
+    bound: dict[str, str],
+    index: int | None,
+    sink: MemorySource,
 ) -> StepResult:
     member = step.member.format(**bound, index=f"{index:03d}" if index is not None else "")
     collector = f"http.{step.id}" + (f"[{index}]" if index is not None else "")
@@ -69,7 +73,9 @@ def _http(
     code = response.status_code
     if code == 200:
         sink.add(member, response.content)
-        return StepResult(step.id, collector, CollectorStatus.OK, member, bound=bound, http_status=code)
+        return StepResult(
+            step.id, collector, CollectorStatus.OK, member, bound=bound, http_status=code
+        )
     status = (
         CollectorStatus.SKIPPED if code == 404 and step.optional
         else CollectorStatus.REFUSED if code in (401, 403)
@@ -79,7 +85,9 @@ def _http(
                       error_class=f"HTTP{code}", error_message=f"HTTP {code}")  # fmt: skip
 
 
-def _expand(step: HttpStep, done: dict[str, list[StepResult]], sink: MemorySource) -> list[dict[str, str]]:
+def _expand(
+    step: HttpStep, done: dict[str, list[StepResult]], sink: MemorySource
+) -> list[dict[str, str]]:
     assert step.for_each is not None
     out: list[dict[str, str]] = []
     for parent in done.get(step.for_each.step, []):
@@ -89,11 +97,15 @@ def _expand(step: HttpStep, done: dict[str, list[StepResult]], sink: MemorySourc
         for item in items or []:
             keep = all(str(pointer_get(item, k)) in v for k, v in step.for_each.where.items())
             if keep:
-                out.append({var: str(pointer_get(item, p)) for var, p in step.for_each.bind.items()})
+                out.append(
+                    {var: str(pointer_get(item, p)) for var, p in step.for_each.bind.items()}
+                )
     return out[: step.for_each.limit]
 
 
-def _run_host_step(step: CommandStep, host: dict[str, str], alias: str, sink: MemorySource) -> StepResult:
+def _run_host_step(
+    step: CommandStep, host: dict[str, str], alias: str, sink: MemorySource
+) -> StepResult:
     variables = {"alias": alias, "role": "worker", "worker": host["worker"],
                  "state_dir": host["state_dir"]}  # fmt: skip
     argv = [a.format(**variables) for a in step.argv]
@@ -114,7 +126,9 @@ def _run_host_step(step: CommandStep, host: dict[str, str], alias: str, sink: Me
                       exit_code=done.returncode)  # fmt: skip
 
 
-def collect(sim: RunningSim, *, token: str | None = None, verify: bool | str | None = None) -> Collected:
+def collect(
+    sim: RunningSim, *, token: str | None = None, verify: bool | str | None = None
+) -> Collected:
     """Run the LyftData plan against ``sim`` and normalize, the way doctor will."""
     sink = MemorySource()
     results: list[StepResult] = []

@@ -27,6 +27,7 @@ _PHASES = {
     "running": JobPhase.RUNNING,
     "active": JobPhase.RUNNING,
     "deployed": JobPhase.SCHEDULED,
+    "pending": JobPhase.SCHEDULED,
     "not_deployed": JobPhase.UNASSIGNED,
     "stopped": JobPhase.PAUSED,
     "paused": JobPhase.PAUSED,
