@@ -294,14 +294,14 @@ def merge(base: Any, override: Any) -> Any:
 
     Mappings merge key by key; lists of records with an identity key (``id``,
     ``name`` or ``worker``) merge item by item (new items appended); any other
-    value, including other lists, is replaced.
+    value, including other lists and an explicitly empty list, is replaced.
     """
     if isinstance(base, dict) and isinstance(override, dict):
         merged = dict(base)
         for key, value in override.items():
             merged[key] = merge(base[key], value) if key in base else value
         return merged
-    if isinstance(base, list) and isinstance(override, list):
+    if isinstance(base, list) and isinstance(override, list) and override:
         key = _identity_key(base + override)
         if key is not None:
             merged_list = list(base)

@@ -127,14 +127,18 @@ def _run_host_step(
 
 
 def collect(
-    sim: RunningSim, *, token: str | None = None, verify: bool | str | None = None
+    sim: RunningSim, *, token: str | None = None, trust_ca: bool = True
 ) -> Collected:
-    """Run the LyftData plan against ``sim`` and normalize, the way doctor will."""
+    """Run the LyftData plan against ``sim`` and normalize, the way doctor will.
+
+    ``trust_ca=False`` leaves the simulator's CA out of the trust store (as a
+    client that was never given it).
+    """
     sink = MemorySource()
     results: list[StepResult] = []
     done: dict[str, list[StepResult]] = {}
     plan = PROFILE.plan()
-    trust = sim.verify if verify is None else verify
+    trust = sim.verify if trust_ca else True
     with httpx.Client(
         base_url=sim.url, headers=sim.headers(token), verify=trust, timeout=10
     ) as client:
@@ -168,7 +172,7 @@ def collect(
                 raise NotImplementedError(step.id)
     ctx = NormalizeContext(
         source=sink, results=results, hosts=hosts, observed_at=datetime.now(UTC),
-        server_url=sim.url, settings={"ca_cert": isinstance(trust, str)},
+        server_url=sim.url, settings={"ca_cert": trust_ca and sim.ca_file is not None},
     )  # fmt: skip
     docs = list(PROFILE.normalize(ctx))
     for doc in [*docs, logs]:

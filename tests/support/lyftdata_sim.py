@@ -13,6 +13,7 @@ with ``hosts=True`` it prepares the scenario's worker hosts under
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 import threading
@@ -39,8 +40,9 @@ class RunningSim:
     hosts: list[dict[str, str]] = field(default_factory=list)
 
     @property
-    def verify(self) -> str | bool:
-        return str(self.ca_file) if self.ca_file else True
+    def verify(self) -> ssl.SSLContext | bool:
+        """Trust the simulator's CA (httpx's ``verify``)."""
+        return ssl.create_default_context(cafile=str(self.ca_file)) if self.ca_file else True
 
     def headers(self, token: str | None = None) -> dict[str, str]:
         return {"Authorization": f"Bearer {token or self.token}"}
