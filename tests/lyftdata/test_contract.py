@@ -70,7 +70,8 @@ def test_model_fields_match_schema_properties(name: str) -> None:
 def test_every_plan_route_is_in_the_document_with_its_model() -> None:
     paths = openapi()["paths"]
     for step in PROFILE.plan().http_steps():
-        assert step.path in paths and "get" in paths[step.path], step.path
+        assert step.path in paths, step.path
+        assert "get" in paths[step.path], step.path
         assert step.schema_name in PROFILE.raw_models, step.id
         schema = response_schema(step.path)
         if step.schema_name.endswith("[]"):
@@ -104,7 +105,8 @@ def test_profile_satisfies_the_profile_protocol() -> None:
     assert get_profile("lyftdata") is PROFILE
     assert PROFILE.name == "lyftdata"
     assert PROFILE.token_env == "LYFTDATA_API_TOKEN"
-    assert PROFILE.default_server_url and PROFILE.default_server_url.startswith("https://")
+    assert PROFILE.default_server_url
+    assert PROFILE.default_server_url.startswith("https://")
     assert all(
         rule.applies_to("lyftdata") and not rule.applies_to("flux") for rule in PROFILE.rules()
     )
@@ -125,8 +127,25 @@ READ_ONLY_COMMANDS: dict[str, tuple[str, ...]] = {
     "sh": ("-c",),
     "lyftdata": ("doctor", "workers"),
 }
-WRITE_WORDS = ("rm ", "mv ", "cp ", "dd ", "tee ", "truncate", "sed -i", "chmod", "chown",
-               "--reset-state", "> ", ">>", "vacuum", "reindex", "delete", "insert", "update ")  # fmt: skip
+WRITE_WORDS = (
+    "rm ",
+    "mv ",
+    "cp ",
+    "dd ",
+    "tee ",
+    "truncate",
+    "sed -i",
+    "chmod",
+    "chown",
+    "--reset-state",
+    "> ",
+    ">>",
+    "vacuum",
+    "reindex",
+    "delete",
+    "insert",
+    "update ",
+)
 
 
 def test_host_commands_only_read() -> None:
@@ -137,7 +156,9 @@ def test_host_commands_only_read() -> None:
         assert program in READ_ONLY_COMMANDS, step.id
         assert first in READ_ONLY_COMMANDS[program], step.id
         joined = " ".join(step.argv).lower()
-        assert "-delete" not in joined and "-exec" not in joined and "-fprint" not in joined
+        assert "-delete" not in joined
+        assert "-exec" not in joined
+        assert "-fprint" not in joined
         if program == "lyftdata" and first == "workers":
             assert step.argv[2] in ("status", "sysinfo", "logs"), step.id
         assert step.missing_ok or program in ("find", "sh"), step.id
@@ -151,19 +172,28 @@ def test_sqlite_check_is_read_only_and_never_splices_the_path() -> None:
     assert not any(word in without_stderr_merge for word in WRITE_WORDS)
     step = next(s for s in PROFILE.plan().host_steps() if s.id == "state-integrity")
     assert isinstance(step, CommandStep)
-    assert step.argv[-1] == "{state_dir}" and "{state_dir}" not in step.argv[2]
+    assert step.argv[-1] == "{state_dir}"
+    assert "{state_dir}" not in step.argv[2]
     assert step.argv[2].format() == SQLITE_CHECK_SCRIPT
 
 
 def test_plan_reads_every_rung() -> None:
     paths = {s.path for s in PROFILE.plan().steps if isinstance(s, HttpStep)}
-    for needed in ("/api/license/show", "/api/workers", "/api/workers/{id}/auth",
-                   "/api/jobs/{name}/placement", "/api/deployments",
-                   "/api/jobs/{name}/runtime-requirements", "/api/workers/{id}/capacity",
-                   "/api/canaries", "/api/canaries/{id}/receipts"):  # fmt: skip
+    for needed in (
+        "/api/license/show",
+        "/api/workers",
+        "/api/workers/{id}/auth",
+        "/api/jobs/{name}/placement",
+        "/api/deployments",
+        "/api/jobs/{name}/runtime-requirements",
+        "/api/workers/{id}/capacity",
+        "/api/canaries",
+        "/api/canaries/{id}/receipts",
+    ):
         assert needed in paths
     logs = next(s for s in PROFILE.plan().steps if s.id == "worker-logs")
-    assert isinstance(logs, HttpStep) and logs.params == {"limit": "200"}
+    assert isinstance(logs, HttpStep)
+    assert logs.params == {"limit": "200"}
 
 
 def test_union_types_are_handled_by_the_field_walker() -> None:

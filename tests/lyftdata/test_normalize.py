@@ -60,31 +60,45 @@ def test_healthy_every_rung_is_evidenced(collected: Collected) -> None:
         (d.member_path, d.gaps) for d in collected.docs if d.gaps
     ]
     server = collected.doc(ServerEvidence)
-    assert server.reachable and server.healthy and server.auth.status == "ok"
-    assert server.tls.verified is True and server.tls.ca_file_used
-    assert server.license.state == "valid" and server.version == "1.4.2"
+    assert server.reachable
+    assert server.healthy
+    assert server.auth.status == "ok"
+    assert server.tls.verified is True
+    assert server.tls.ca_file_used
+    assert server.license.state == "valid"
+    assert server.version == "1.4.2"
     (worker,) = collected.doc(WorkersEvidence).workers
-    assert worker.connection is ConnectionState.ONLINE and worker.heartbeat_age_s < 30
-    assert worker.labels == {"zone": "dmz", "os": "linux"} and worker.host_alias == "h01"
+    assert worker.connection is ConnectionState.ONLINE
+    assert worker.heartbeat_age_s < 30
+    assert worker.labels == {"zone": "dmz", "os": "linux"}
+    assert worker.host_alias == "h01"
     assert worker.metadata["service.ActiveState"] == "active"
     (auth,) = collected.doc(AuthorizationEvidence).workers
-    assert auth.decision == "allow" and auth.lease.signature.verified is True
+    assert auth.decision == "allow"
+    assert auth.lease.signature.verified is True
     (placement,) = collected.doc(PlacementEvidence).placements
     assert [(v.worker, v.verdict) for v in placement.per_worker] == [("edge-01", "placed")]
     (record,) = collected.doc(DeploymentEvidence).deployments
     assert [jd.state for jd in record.job_deployments] == ["active"]
     assert record.last_known_good == "dep_7f3c@6"
     (report,) = collected.doc(RequirementsEvidence).reports
-    assert report.blockers == [] and not report.secret_values_included
+    assert report.blockers == []
+    assert not report.secret_values_included
     (capacity,) = collected.doc(CapacityEvidence).workers
-    assert capacity.memory_total_bytes == 8 << 30 and capacity.cpu_available == 3.2
+    assert capacity.memory_total_bytes == 8 << 30
+    assert capacity.cpu_available == 3.2
     outcome = collected.doc(OutcomeEvidence)
-    assert outcome.canaries[0].phase == "successful" and outcome.receipts[0].strength == "indexed"
+    assert outcome.canaries[0].phase == "successful"
+    assert outcome.receipts[0].strength == "indexed"
     product = collected.doc(ProductInfo)
-    assert product.worker_versions == {"edge-01": "1.4.2"} and product.heartbeat.interval_s == 15
+    assert product.worker_versions == {"edge-01": "1.4.2"}
+    assert product.heartbeat.interval_s == 15
     files = {f.path: f for f in collected.doc(LocalStateEvidence).files}
     assert {p: f.integrity for p, f in files.items() if f.kind == "sqlite"} == {
-        "worker.db": "ok", "auth-cache.db": "ok", "settings.db": "ok"}  # fmt: skip
+        "worker.db": "ok",
+        "auth-cache.db": "ok",
+        "settings.db": "ok",
+    }
     assert files["identity/api-key"].kind == "key"
     assert files["identity/api-key"].integrity == "not_checked"
 
@@ -99,15 +113,18 @@ def test_cached_keys_are_listed_never_read(collected: Collected) -> None:
 def test_untrusted_certificate_is_a_tls_failure(collected: Collected) -> None:
     server = collected.doc(ServerEvidence)
     assert server.reachable is False
-    assert server.tls.verified is False and server.tls.error == "certificate_verify_failed"
-    assert not server.complete and "http.health" in server.gaps
+    assert server.tls.verified is False
+    assert server.tls.error == "certificate_verify_failed"
+    assert not server.complete
+    assert "http.health" in server.gaps
     assert not collected.doc(WorkersEvidence).complete
 
 
 @pytest.mark.parametrize("collected", ["token_rejected"], indirect=True)
 def test_rejected_token_is_an_auth_failure(collected: Collected) -> None:
     server = collected.doc(ServerEvidence)
-    assert server.reachable is True and server.auth.status == "rejected"
+    assert server.reachable is True
+    assert server.auth.status == "rejected"
     assert server.auth.http_status == 401
     assert {r.status for r in collected.results if r.host is None} == {CollectorStatus.REFUSED}
 
@@ -133,7 +150,8 @@ def test_clock_skew_is_measured_by_the_product(collected: Collected) -> None:
 @pytest.mark.parametrize("collected", ["placement_wrong_group"], indirect=True)
 def test_wrong_group_placement(collected: Collected) -> None:
     (placement,) = collected.doc(PlacementEvidence).placements
-    assert placement.native_code == "NO_ELIGIBLE_WORKERS" and placement.eligible == 0
+    assert placement.native_code == "NO_ELIGIBLE_WORKERS"
+    assert placement.eligible == 0
     assert placement.per_worker[0].reasons == ["NOT_IN_WORKER_GROUP"]
     assert placement.desired.worker_group == "dmz-ingest"
 
@@ -142,8 +160,11 @@ def test_wrong_group_placement(collected: Collected) -> None:
 def test_requirement_blockers_are_each_named(collected: Collected) -> None:
     (report,) = collected.doc(RequirementsEvidence).reports
     assert sorted(b.code for b in report.blockers) == [
-        "CREDENTIAL_NOT_BOUND", "CREDENTIAL_WORKER_NOT_ALLOWED", "DB_ACL_DENIED",
-        "SOURCE_PATH_MISSING"]  # fmt: skip
+        "CREDENTIAL_NOT_BOUND",
+        "CREDENTIAL_WORKER_NOT_ALLOWED",
+        "DB_ACL_DENIED",
+        "SOURCE_PATH_MISSING",
+    ]
     statuses = {r.id: r.status for r in report.requirements}
     assert statuses["dbacl:analytics.events"] == "denied"
     assert statuses["cred-allow:hec_token"] == "satisfied"
@@ -152,7 +173,8 @@ def test_requirement_blockers_are_each_named(collected: Collected) -> None:
 @pytest.mark.parametrize("collected", ["corrupt_state"], indirect=True)
 def test_corrupt_sqlite_is_found_by_a_read_only_check(collected: Collected) -> None:
     files = {f.path: f for f in collected.doc(LocalStateEvidence).files}
-    assert files["worker.db"].integrity == "corrupt" and "malformed" in files["worker.db"].detail
+    assert files["worker.db"].integrity == "corrupt"
+    assert "malformed" in files["worker.db"].detail
     assert files["worker.db"].source.member == "hosts/h01/state-integrity.txt"
     assert files["auth-cache.db"].integrity == "ok"
 
@@ -162,35 +184,39 @@ def test_capacity_shortfall_keeps_the_job_waiting(collected: Collected) -> None:
     from schemas.evidence import JobsEvidence
 
     (job,) = collected.doc(JobsEvidence).jobs
-    assert job.phase is JobPhase.SCHEDULED and job.assigned_worker == "edge-01"
+    assert job.phase is JobPhase.SCHEDULED
+    assert job.assigned_worker == "edge-01"
     assert job.requirements.resources.memory_bytes == 16 << 30
     (capacity,) = collected.doc(CapacityEvidence).workers
     assert capacity.memory_available_bytes == 3 << 30
 
 
 def test_nothing_collected_means_incomplete_not_empty_success() -> None:
-    ctx = NormalizeContext(source=MemorySource(), results=[], hosts=[],
-                           observed_at=datetime.now(UTC))  # fmt: skip
+    ctx = NormalizeContext(
+        source=MemorySource(), results=[], hosts=[], observed_at=datetime.now(UTC)
+    )
     docs = normalize(ctx)
     assert {d.schema_name for d in docs} >= {"evidence.server", "evidence.workers"}
     workers = next(d for d in docs if isinstance(d, WorkersEvidence))
-    assert workers.complete is False and workers.workers == []
+    assert workers.complete is False
+    assert workers.workers == []
     assert next(d for d in docs if isinstance(d, ServerEvidence)).reachable is None
 
 
 def test_responses_that_break_the_contract_are_skipped_not_fatal() -> None:
     from bundler.products.base import StepResult
 
-    source = MemorySource({
-        "raw/http/workers.json": [{"id": "w1", "state": "online"}, {"no_id": True}],
-        "raw/http/license.json": {"mode": "licensed"},
-    })  # fmt: skip
+    source = MemorySource(
+        {
+            "raw/http/workers.json": [{"id": "w1", "state": "online"}, {"no_id": True}],
+            "raw/http/license.json": {"mode": "licensed"},
+        }
+    )
     results = [
         StepResult("workers", "http.workers", CollectorStatus.OK, "raw/http/workers.json"),
         StepResult("license", "http.license", CollectorStatus.OK, "raw/http/license.json"),
     ]
-    ctx = NormalizeContext(source=source, results=results, hosts=[],
-                           observed_at=datetime.now(UTC))  # fmt: skip
+    ctx = NormalizeContext(source=source, results=results, hosts=[], observed_at=datetime.now(UTC))
     docs = {d.schema_name: d for d in normalize(ctx)}
     assert [w.name for w in docs["evidence.workers"].workers] == ["w1"]
     assert docs["evidence.server"].license is None

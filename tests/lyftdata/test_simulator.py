@@ -57,7 +57,7 @@ def test_bad_scenarios_fail_in_one_line(tmp_path: Path) -> None:
     broken.write_text("description: [unclosed\n")
     with pytest.raises(ScenarioError, match="not valid YAML"):
         load_scenario(str(broken))
-    with pytest.raises(ScenarioError, match="known: .*healthy"):
+    with pytest.raises(ScenarioError, match=r"known: .*healthy"):
         load_scenario("no_such_scenario")
     loop = tmp_path / "loop.yaml"
     loop.write_text("extends: loop\ndescription: x\n")
@@ -70,7 +70,8 @@ def test_time_and_size_expressions() -> None:
     assert resolve_time("+90d", NOW) == NOW + timedelta(days=90)
     assert resolve_time("now", NOW) == NOW
     assert resolve_time("2026-01-01T00:00:00+01:00", NOW) == datetime(2025, 12, 31, 23, tzinfo=UTC)
-    assert parse_size("8GiB") == 8 << 30 and parse_size(512) == 512
+    assert parse_size("8GiB") == 8 << 30
+    assert parse_size(512) == 512
     with pytest.raises(ValueError, match="not a size"):
         parse_size("lots")
 
@@ -87,7 +88,8 @@ def test_derived_facts_follow_causes() -> None:
     )
     wrong = load_scenario("placement_wrong_group")
     placed = derive.placement(wrong, wrong.jobs[0])
-    assert placed.placed == [] and placed.per_worker["edge-01"] == (
+    assert placed.placed == []
+    assert placed.per_worker["edge-01"] == (
         "filtered",
         ["NOT_IN_WORKER_GROUP"],
     )
@@ -143,20 +145,30 @@ def test_unknown_routes_and_names_are_404() -> None:
 
 def test_server_checks_tokens_serves_tls_and_refuses_writes(tmp_path: Path) -> None:
     with running_simulator("healthy", tmp_path, hosts=False) as sim:
-        assert sim.url.startswith("https://127.0.0.1:") and sim.ca_file is not None
+        assert sim.url.startswith("https://127.0.0.1:")
+        assert sim.ca_file is not None
         assert sim.get("/api/workers").json()[0]["id"] == "edge-01"
         assert sim.get("/api/workers/edge-01/logs", params={"limit": "1"}).json()["limit"] == 1
         missing = httpx.get(sim.url + "/api/workers", verify=sim.verify)
-        assert missing.status_code == 401 and "Bearer" in missing.headers["WWW-Authenticate"]
+        assert missing.status_code == 401
+        assert "Bearer" in missing.headers["WWW-Authenticate"]
         assert sim.get("/api/workers", headers=sim.headers("wrong")).status_code == 401
-        write = httpx.post(sim.url + "/api/workers/auto-enrollment", json={"enabled": True},
-                           headers=sim.headers(), verify=sim.verify)  # fmt: skip
+        write = httpx.post(
+            sim.url + "/api/workers/auto-enrollment",
+            json={"enabled": True},
+            headers=sim.headers(),
+            verify=sim.verify,
+        )
         assert write.status_code == 405
         with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             httpx.get(sim.url + "/api/health", headers=sim.headers(), verify=True)
         seen = sim.requests()
-        assert {"method": "POST", "path": "/api/workers/auto-enrollment", "query": {},
-                "status": 405} in seen  # fmt: skip
+        assert {
+            "method": "POST",
+            "path": "/api/workers/auto-enrollment",
+            "query": {},
+            "status": 405,
+        } in seen
         assert [r["status"] for r in seen if r["path"] == "/api/workers"] == [200, 401, 401]
 
 
@@ -171,7 +183,8 @@ def test_command_line_lists_and_fails_cleanly() -> None:
     assert listed.stdout.split() == SCENARIOS
     bad = subprocess.run([*run, "--scenario", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2
-    assert bad.stderr.count("\n") == 1 and "lyftdata_sim: error: cannot read scenario" in bad.stderr
+    assert bad.stderr.count("\n") == 1
+    assert "lyftdata_sim: error: cannot read scenario" in bad.stderr
 
 
 def test_prepared_host_has_real_state_and_stand_ins(tmp_path: Path) -> None:
@@ -188,16 +201,24 @@ def test_prepared_host_has_real_state_and_stand_ins(tmp_path: Path) -> None:
             finally:
                 con.close()
         assert (state / "identity" / "api-key").stat().st_mode & 0o077 == 0
-        version = subprocess.run([bin_dir / "lyftdata-worker", "--version"], capture_output=True,
-                                 text=True, check=True)  # fmt: skip
+        version = subprocess.run(
+            [bin_dir / "lyftdata-worker", "--version"], capture_output=True, text=True, check=True
+        )
         assert version.stdout.strip() == "lyftdata-worker 1.4.2"
-        refused = subprocess.run([bin_dir / "lyftdata-worker", "--reset-state", "repair"],
-                                 capture_output=True, text=True)  # fmt: skip
+        refused = subprocess.run(
+            [bin_dir / "lyftdata-worker", "--reset-state", "repair"], capture_output=True, text=True
+        )
         assert refused.returncode == 64
-        doctor = subprocess.run([bin_dir / "lyftdata", "doctor", "--json"], capture_output=True,
-                                text=True)  # fmt: skip
-        assert doctor.returncode == 1 and '"first_failing_layer": "deployment"' in doctor.stdout
-        status = subprocess.run([bin_dir / "lyftdata", "workers", "status", "edge-01"],
-                                capture_output=True, text=True, check=True)  # fmt: skip
+        doctor = subprocess.run(
+            [bin_dir / "lyftdata", "doctor", "--json"], capture_output=True, text=True
+        )
+        assert doctor.returncode == 1
+        assert '"first_failing_layer": "deployment"' in doctor.stdout
+        status = subprocess.run(
+            [bin_dir / "lyftdata", "workers", "status", "edge-01"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert "state: online" in status.stdout
         assert "malformed" in Path(host["log_file"]).read_text()

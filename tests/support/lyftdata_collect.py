@@ -68,8 +68,14 @@ def _http(
     try:
         response = client.get(step.path.format(**bound), params=step.params)
     except httpx.HTTPError as exc:
-        return StepResult(step.id, collector, CollectorStatus.FAILED, bound=bound,
-                          error_class=type(exc).__name__, error_message=str(exc))  # fmt: skip
+        return StepResult(
+            step.id,
+            collector,
+            CollectorStatus.FAILED,
+            bound=bound,
+            error_class=type(exc).__name__,
+            error_message=str(exc),
+        )
     code = response.status_code
     if code == 200:
         sink.add(member, response.content)
@@ -77,12 +83,21 @@ def _http(
             step.id, collector, CollectorStatus.OK, member, bound=bound, http_status=code
         )
     status = (
-        CollectorStatus.SKIPPED if code == 404 and step.optional
-        else CollectorStatus.REFUSED if code in (401, 403)
+        CollectorStatus.SKIPPED
+        if code == 404 and step.optional
+        else CollectorStatus.REFUSED
+        if code in (401, 403)
         else CollectorStatus.FAILED
-    )  # fmt: skip
-    return StepResult(step.id, collector, status, bound=bound, http_status=code,
-                      error_class=f"HTTP{code}", error_message=f"HTTP {code}")  # fmt: skip
+    )
+    return StepResult(
+        step.id,
+        collector,
+        status,
+        bound=bound,
+        http_status=code,
+        error_class=f"HTTP{code}",
+        error_message=f"HTTP {code}",
+    )
 
 
 def _expand(
@@ -106,29 +121,44 @@ def _expand(
 def _run_host_step(
     step: CommandStep, host: dict[str, str], alias: str, sink: MemorySource
 ) -> StepResult:
-    variables = {"alias": alias, "role": "worker", "worker": host["worker"],
-                 "state_dir": host["state_dir"]}  # fmt: skip
+    variables = {
+        "alias": alias,
+        "role": "worker",
+        "worker": host["worker"],
+        "state_dir": host["state_dir"],
+    }
     argv = [a.format(**variables) for a in step.argv]
     member = step.member.format(**variables)
     collector = f"ssh.{alias}.{step.id}"
     env = {**os.environ, "PATH": host["bin_dir"] + os.pathsep + os.environ.get("PATH", "")}
     if shutil.which(argv[0], path=env["PATH"]) is None:
         status = CollectorStatus.SKIPPED if step.missing_ok else CollectorStatus.FAILED
-        return StepResult(step.id, collector, status, host=alias, error_class="CommandNotFound",
-                          error_message=f"{argv[0]}: not installed")  # fmt: skip
+        return StepResult(
+            step.id,
+            collector,
+            status,
+            host=alias,
+            error_class="CommandNotFound",
+            error_message=f"{argv[0]}: not installed",
+        )
     done = subprocess.run(argv, env=env, capture_output=True, timeout=60, check=False)
     if done.returncode not in step.ok_exit_codes:
-        return StepResult(step.id, collector, CollectorStatus.FAILED, host=alias,
-                          exit_code=done.returncode, error_class="ExitStatus",
-                          error_message=done.stderr.decode(errors="replace")[-300:])  # fmt: skip
+        return StepResult(
+            step.id,
+            collector,
+            CollectorStatus.FAILED,
+            host=alias,
+            exit_code=done.returncode,
+            error_class="ExitStatus",
+            error_message=done.stderr.decode(errors="replace")[-300:],
+        )
     sink.add(member, done.stdout)
-    return StepResult(step.id, collector, CollectorStatus.OK, member, host=alias,
-                      exit_code=done.returncode)  # fmt: skip
+    return StepResult(
+        step.id, collector, CollectorStatus.OK, member, host=alias, exit_code=done.returncode
+    )
 
 
-def collect(
-    sim: RunningSim, *, token: str | None = None, trust_ca: bool = True
-) -> Collected:
+def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True) -> Collected:
     """Run the LyftData plan against ``sim`` and normalize, the way doctor will.
 
     ``trust_ca=False`` leaves the simulator's CA out of the trust store (as a
@@ -156,24 +186,37 @@ def collect(
     logs = LogIndex(product="lyftdata")
     for number, host in enumerate(sim.hosts, start=1):
         alias = f"h{number:02d}"
-        hosts.append(HostSummary(alias=alias, role=HostRole.WORKER, worker=host["worker"],
-                                 transport="local"))  # fmt: skip
+        hosts.append(
+            HostSummary(alias=alias, role=HostRole.WORKER, worker=host["worker"], transport="local")
+        )
         for step in plan.host_steps():
             if isinstance(step, CommandStep):
                 results.append(_run_host_step(step, host, alias, sink))
             elif isinstance(step, LogStep):
                 member = f"hosts/{alias}/logs/0.log"
                 sink.add(member, open(host["log_file"], "rb").read())  # noqa: SIM115
-                logs.logs.append(LogSource(member=member, host_alias=alias, role="worker",
-                                           worker=host["worker"], origin="file"))  # fmt: skip
-                results.append(StepResult(step.id, f"ssh.{alias}.logs", CollectorStatus.OK,
-                                          member, host=alias))  # fmt: skip
+                logs.logs.append(
+                    LogSource(
+                        member=member,
+                        host_alias=alias,
+                        role="worker",
+                        worker=host["worker"],
+                        origin="file",
+                    )
+                )
+                results.append(
+                    StepResult(step.id, f"ssh.{alias}.logs", CollectorStatus.OK, member, host=alias)
+                )
             elif isinstance(step, FileStep):  # pragma: no cover - the plan has none today
                 raise NotImplementedError(step.id)
     ctx = NormalizeContext(
-        source=sink, results=results, hosts=hosts, observed_at=datetime.now(UTC),
-        server_url=sim.url, settings={"ca_cert": trust_ca and sim.ca_file is not None},
-    )  # fmt: skip
+        source=sink,
+        results=results,
+        hosts=hosts,
+        observed_at=datetime.now(UTC),
+        server_url=sim.url,
+        settings={"ca_cert": trust_ca and sim.ca_file is not None},
+    )
     docs = list(PROFILE.normalize(ctx))
     for doc in [*docs, logs]:
         sink.add(doc.member_path, doc.model_dump(mode="json"))

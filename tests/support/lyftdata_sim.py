@@ -73,8 +73,17 @@ def running_simulator(
     scenario: str, workdir: Path, *, token: str = TOKEN, hosts: bool = True
 ) -> Iterator[RunningSim]:
     hosts_dir = workdir / "hosts"
-    argv = [sys.executable, "-m", "samples.lyftdata_sim", "--scenario", scenario, "--port", "0",
-            "--token", token]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "samples.lyftdata_sim",
+        "--scenario",
+        scenario,
+        "--port",
+        "0",
+        "--token",
+        token,
+    ]
     if hosts:
         argv += ["--hosts-dir", str(hosts_dir)]
     else:
