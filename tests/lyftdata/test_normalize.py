@@ -175,7 +175,7 @@ def test_corrupt_sqlite_is_found_by_a_read_only_check(collected: Collected) -> N
     files = {f.path: f for f in collected.doc(LocalStateEvidence).files}
     assert files["worker.db"].integrity == "corrupt"
     assert "malformed" in files["worker.db"].detail
-    assert files["worker.db"].source.member == "hosts/h01/state-integrity.txt"
+    assert files["worker.db"].source.member == "hosts/h01/sqlite-worker.txt"
     assert files["auth-cache.db"].integrity == "ok"
 
 

@@ -4,6 +4,8 @@ Every HTTP path here is declared in ``openapi.yaml`` (a test proves it), and
 none matches :data:`MUTATING_ROUTES`. Host commands only read: versions,
 service state, a *listing* of the worker state directory (names, sizes, times;
 never the contents of cached keys) and ``sqlite3 -readonly`` integrity checks.
+The collection engine's read-only guard checks every command again at run
+time; the product's own programs are admitted by ``read_only.py``.
 """
 
 from __future__ import annotations
@@ -33,26 +35,19 @@ MUTATING_ROUTES: tuple[str, ...] = (
 STATE_LISTING_FORMAT = r"%y\t%s\t%T@\t%m\t%P\n"
 """find -printf: type, size, mtime (epoch), mode, path relative to LYFTDATA_JOBS_DIR."""
 
-SQLITE_CHECK_SCRIPT = r"""
-command -v sqlite3 >/dev/null 2>&1 || { echo '== sqlite3-missing'; exit 0; }
-found=0
-for f in "$1"/*.db "$1"/*.sqlite "$1"/*.sqlite3 "$1"/*/*.db "$1"/*/*.sqlite "$1"/*/*.sqlite3; do
-  [ -f "$f" ] || continue
-  found=1
-  printf '== file %s\n' "${f#"$1"/}"
-  sqlite3 -readonly -batch "$f" 'PRAGMA integrity_check;' 2>&1
-  printf '== exit %s\n' "$?"
-done
-[ "$found" = 1 ] || echo '== no-sqlite-files'
-""".strip()
-"""Read-only integrity check of every SQLite file in the state directory (seed 000's
-"corrupt local state"). The directory is passed as ``$1``, never spliced into the
-script, so an odd path cannot change what runs. Output format: see normalize/local_state.py."""
+STATE_DATABASES: tuple[str, ...] = ("worker.db", "auth-cache.db", "settings.db")
+"""SQLite files of LYFTDATA_JOBS_DIR checked for integrity [I: names inferred from seed 000's
+"auth-cache or settings databases"; correct against a real worker]. The listing shows every
+file, so a database we do not know by name is still visible (as not checked)."""
+
+SQLITE_OK_EXIT_CODES = [0, 1, 11, 26]
+"""sqlite3 exits 11 (SQLITE_CORRUPT) or 26 (SQLITE_NOTADB) on a damaged file and 1 when it
+cannot open one: findings, not collector failures (the normalizer reads the exit code)."""
 
 
-def literal(text: str) -> str:
-    """``text`` as a plan template that renders to itself (braces doubled)."""
-    return text.replace("{", "{{").replace("}", "}}")
+def sqlite_step_id(database: str) -> str:
+    """``worker.db`` -> ``sqlite-worker``."""
+    return "sqlite-" + database.removesuffix(".db").replace("_", "-").lower()
 
 
 def _worker_fan_out(step_id: str, path: str, schema: str, **extra: object) -> HttpStep:
@@ -194,11 +189,22 @@ def host_steps() -> list[CommandStep | FileStep | LogStep]:
             argv=["find", "{state_dir}", "-maxdepth", "3", "-printf", STATE_LISTING_FORMAT],
             member="hosts/{alias}/state-listing.txt",
         ),
-        CommandStep(
-            id="state-integrity",
-            roles=WORKER,
-            argv=["sh", "-c", literal(SQLITE_CHECK_SCRIPT), "lyftdata-state-check", "{state_dir}"],
-            member="hosts/{alias}/state-integrity.txt",
+        *(
+            CommandStep(
+                id=sqlite_step_id(database),
+                roles=WORKER,
+                argv=[
+                    "sqlite3",
+                    "-readonly",
+                    "-batch",
+                    f"{{state_dir}}/{database}",
+                    "PRAGMA integrity_check",
+                ],
+                member=f"hosts/{{alias}}/{sqlite_step_id(database)}.txt",
+                missing_ok=True,
+                ok_exit_codes=SQLITE_OK_EXIT_CODES,
+            )
+            for database in STATE_DATABASES
         ),
         LogStep(id="logs", roles=ANY_ROLE),
         CommandStep(

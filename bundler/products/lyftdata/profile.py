@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -28,6 +29,18 @@ class LyftDataProfile:
     default_server_url: str | None = DEFAULT_SERVER_URL
     mutating_routes: tuple[str, ...] = MUTATING_ROUTES
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
+
+    @property
+    def read_only_commands(self) -> Mapping[str, Any]:
+        """The product's own read-only commands, for the collection engine's guard."""
+        from .read_only import read_only_commands
+
+        try:
+            return read_only_commands()
+        except ModuleNotFoundError as exc:  # no engine guard in this build: nothing to declare
+            if exc.name != "bundler.collect.readonly":
+                raise
+            return {}
 
     def plan(self) -> Plan:
         return build_plan()

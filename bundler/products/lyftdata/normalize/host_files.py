@@ -5,7 +5,7 @@ SQLite integrity. Each takes the command's (redacted) stdout and returns plain d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from schemas.manifest import CollectorStatus
@@ -89,45 +89,36 @@ def parse_listing(text: str) -> list[ListedFile]:
     return files
 
 
-@dataclass
-class IntegrityResult:
-    path: str
-    line_start: int
-    status: str = "not_checked"
-    """ok | corrupt | unreadable | not_checked"""
-    detail: list[str] = field(default_factory=list)
-    line_end: int = 0
+@dataclass(frozen=True)
+class Integrity:
+    status: str
+    """ok | corrupt | unreadable | absent | not_checked"""
+    detail: str | None
 
 
-_UNREADABLE = ("unable to open", "permission denied", "authorization denied")
+SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_CANT_OPEN_CLI = 11, 26, 1
 
 
-def parse_integrity(text: str) -> tuple[list[IntegrityResult], str | None]:
-    """Blocks of ``== file P`` / output / ``== exit N`` from the plan's check script.
+def classify_integrity(result: StepResult, stdout: str) -> Integrity:
+    """One ``sqlite3 -readonly FILE 'PRAGMA integrity_check'`` outcome.
 
-    Returns the per-file results and a note (``sqlite3-missing``,
-    ``no-sqlite-files``) when the script could not check anything.
+    Exit 0 with exactly ``ok`` is healthy; exit 0 with other lines lists the
+    damage; 11/26 mean corrupt / not a database; 1 means it could not be opened
+    (absent or unreadable: the listing tells which).
     """
-    results: list[IntegrityResult] = []
-    note = None
-    current: IntegrityResult | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("== file "):
-            current = IntegrityResult(path=line.removeprefix("== file ").strip(), line_start=number)
-            results.append(current)
-        elif line.startswith("== exit ") and current is not None:
-            current.line_end = number
-            code = line.removeprefix("== exit ").strip()
-            output = [d for d in current.detail if d.strip()]
-            if code == "0" and output == ["ok"]:
-                current.status = "ok"
-            elif any(marker in " ".join(output).lower() for marker in _UNREADABLE):
-                current.status = "unreadable"
-            else:
-                current.status = "corrupt"
-            current = None
-        elif line.startswith("== ") and current is None:
-            note = line.removeprefix("== ").strip()
-        elif current is not None:
-            current.detail.append(line)
-    return results, note
+    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+    if result.status is CollectorStatus.SKIPPED:
+        return Integrity("not_checked", result.error_message or "sqlite3 is not installed")
+    if result.status is not CollectorStatus.OK:
+        return Integrity("unreadable", result.error_message or f"check {result.status.value}")
+    code = result.exit_code or 0
+    if code == 0 and lines == ["ok"]:
+        return Integrity("ok", "ok")
+    if code == SQLITE_NOTADB:
+        return Integrity("corrupt", "file is not a database (sqlite3 exit 26)")
+    if code == SQLITE_CANT_OPEN_CLI and not lines:
+        return Integrity("absent", "sqlite3 could not open it (exit 1)")
+    summary = "; ".join(lines)[:500] or f"sqlite3 exit {code}"
+    if code == SQLITE_CORRUPT:
+        summary = f"database disk image is malformed: {summary}"
+    return Integrity("corrupt", summary)
