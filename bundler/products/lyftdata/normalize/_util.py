@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -29,13 +29,22 @@ class Fetched:
 
     result: StepResult
     data: Any
+    _models: dict[type[BaseModel], BaseModel | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def model(self, cls: type[M]) -> M | None:
-        """The response as ``cls``; None when it does not fit (the raw member is kept)."""
-        try:
-            return cls.model_validate(self.data)
-        except ValidationError:
-            return None
+        """The response as ``cls``; None when it does not fit (the raw member is kept).
+
+        Memoized: several normalizers read the same response (placement feeds
+        jobs and placement), and validating a large fleet twice is the main cost.
+        """
+        if cls not in self._models:
+            try:
+                self._models[cls] = cls.model_validate(self.data)
+            except ValidationError:
+                self._models[cls] = None
+        return self._models[cls]  # type: ignore[return-value]
 
     def source(self, pointer: str = "") -> Source:
         return api_source(self.result, pointer)
@@ -58,8 +67,18 @@ def api_source(result: StepResult, pointer: str = "") -> Source:
     )
 
 
+_CACHE_ATTR = "_lyftdata_fetched"
+
+
 def fetched(ctx: NormalizeContext, step: str) -> Iterator[Fetched]:
-    """Every OK result of ``step`` (all fan-out expansions), parsed."""
+    """Every OK result of ``step`` (all fan-out expansions), parsed once per context."""
+    cache: dict[str, list[Fetched]] = ctx.__dict__.setdefault(_CACHE_ATTR, {})
+    if step not in cache:
+        cache[step] = list(_fetch(ctx, step))
+    return iter(cache[step])
+
+
+def _fetch(ctx: NormalizeContext, step: str) -> Iterator[Fetched]:
     for result in ctx.results_for(step):
         if result.status is not CollectorStatus.OK or not result.member:
             continue
