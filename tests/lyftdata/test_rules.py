@@ -222,6 +222,16 @@ def test_log_lines_become_timeline_events() -> None:
     assert events[-1].execution == "ingest-events"
 
 
+def test_journal_lines_carry_the_workers_own_line() -> None:
+    journal = (
+        "2026-01-10T11:55:00+0000 edge lyftdata-worker[812]: 2026-01-10T11:55:00.000Z ERROR "
+        "lyftdata_worker::auth > runtime authorization denied: community_edition_no_external_workers"
+    )
+    parsed = parse_line(journal)
+    assert parsed is not None
+    assert parsed[3].endswith("community_edition_no_external_workers")
+
+
 def test_cli_log_output_is_parsed_too() -> None:
     events = list(parse_logs(_ctx(extra={"hosts/h02/lyftdata-workers-logs.txt": LOG}).evidence))
     assert len(events) == 6

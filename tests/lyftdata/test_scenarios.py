@@ -83,3 +83,15 @@ def test_corrupt_state_points_at_the_repair_path_with_its_cautions(tmp_path: Pat
         assert "--reset-state repair" in text, name
         assert "auth-cache" in text, name
         assert "last resort" in text, name
+
+
+def test_trust_root_problem_points_at_trust_health_and_reset(tmp_path: Path) -> None:
+    engine = pytest.importorskip("bundler.analyze.engine", reason="ladder engine not on main yet")
+    with running_simulator("trust_root_broken", tmp_path) as sim:
+        report = engine.analyze(collect(sim).evidence(), profile=PROFILE)
+    finding = next(f for f in failed_layer_findings(report) if f.code == "TRUST_ROOT_PROBLEM")
+    assert finding.recovery is not None
+    text = " ".join([*finding.recovery.steps, *finding.recovery.cautions])
+    assert "trust-health" in text
+    assert "trust-reset" in text
+    assert "auth-cache" in text

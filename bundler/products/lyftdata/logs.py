@@ -20,9 +20,10 @@ from ...analyze.api import EvidenceSet, TimelineEvent
 from ...source import MemberNotFound, iter_lines
 
 LINE = re.compile(
-    r"^(?P<at>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(?P<level>[A-Z]+)\s+"
-    r"(?P<target>[A-Za-z0-9_:]+)\s+>\s+(?P<message>.*)$"
+    r"(?P<at>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+"
+    r"(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<target>[A-Za-z0-9_:]+)\s+>\s+(?P<message>.*)$"
 )
+"""Searched, not anchored: in the journal the worker's own line follows journald's prefix."""
 
 _NATIVE = re.compile(r"\b(?P<code>[a-z]+(?:_[a-z]+){2,})\b")
 
@@ -40,7 +41,7 @@ CLI_LOGS_SUFFIX = "/lyftdata-workers-logs.txt"
 
 
 def parse_line(text: str) -> tuple[datetime, str, str, str] | None:
-    match = LINE.match(text)
+    match = LINE.search(text)
     if not match:
         return None
     at = datetime.fromisoformat(match["at"].replace("Z", "+00:00")).astimezone(UTC)
