@@ -225,7 +225,7 @@ def test_log_lines_become_timeline_events() -> None:
 def test_journal_lines_carry_the_workers_own_line() -> None:
     journal = (
         "2026-01-10T11:55:00+0000 edge lyftdata-worker[812]: 2026-01-10T11:55:00.000Z ERROR "
-        "lyftdata_worker::auth > runtime authorization denied: community_edition_no_external_workers"
+        "lyftdata_worker::auth > authorization denied: community_edition_no_external_workers"
     )
     parsed = parse_line(journal)
     assert parsed is not None
