@@ -24,6 +24,7 @@ import yaml
 from samples.lyftdata_sim.scenario import load_scenario, scenario_names
 from schemas import AnalysisReport
 from tests.support.lyftdata_sim import ROOT, RunningSim, running_simulator
+from tests.support.requirements import need
 
 from .test_scenarios import UNTRUSTED, assert_matches_expectation
 
@@ -50,8 +51,6 @@ class Fleet:
 @contextmanager
 def fleet(scenario: str, workdir: Path) -> Iterator[Fleet]:
     """The simulator plus one real sshd per prepared worker host, and an inventory."""
-    from tests.support.requirements import need
-
     need(sshd.sshd_available(), "OpenSSH sshd (as root) is needed for end-to-end tests")
     with running_simulator(scenario, workdir) as sim, sshd.SshLab() as lab:
         hosts = []
@@ -60,13 +59,15 @@ def fleet(scenario: str, workdir: Path) -> Iterator[Fleet]:
             instance = lab.start(name, extra_config=f"SetEnv PATH={host['bin_dir']}:{BASE_PATH}")
             lab.add_host(name, instance)
             lab.trust(instance)
-            hosts.append({
-                "address": name,
-                "role": "worker",
-                "worker": host["worker"],
-                "state_dir": host["state_dir"],
-                "logs": [{"file": host["log_file"]}],
-            })  # fmt: skip
+            hosts.append(
+                {
+                    "address": name,
+                    "role": "worker",
+                    "worker": host["worker"],
+                    "state_dir": host["state_dir"],
+                    "logs": [{"file": host["log_file"]}],
+                }
+            )
         inventory = workdir / "inventory.yaml"
         inventory.write_text(yaml.safe_dump({"hosts": hosts}))
         yield Fleet(sim, inventory, lab.ssh_config, lab.known_hosts)
@@ -89,26 +90,55 @@ def doctor_then_analyze(
     bundle = workdir / "support.zip"
     env = {"LYFTDATA_API_TOKEN": "sim-token", "BUNDLE_PW": PASSWORD}
     with fleet(scenario, workdir) as f:
-        args = ["doctor", "--profile", "lyftdata", "--server", f.sim.url,
-                "--inventory", str(f.inventory), "--ssh-config", str(f.ssh_config),
-                "--known-hosts", str(f.known_hosts), "--bundle", str(bundle),
-                "--password-env", "BUNDLE_PW"]  # fmt: skip
+        args = [
+            "doctor",
+            "--profile",
+            "lyftdata",
+            "--server",
+            f.sim.url,
+            "--inventory",
+            str(f.inventory),
+            "--ssh-config",
+            str(f.ssh_config),
+            "--known-hosts",
+            str(f.known_hosts),
+            "--bundle",
+            str(bundle),
+            "--password-env",
+            "BUNDLE_PW",
+        ]
         if f.sim.ca_file and scenario not in UNTRUSTED:
             args += ["--ca-cert", str(f.sim.ca_file)]
         doctor = _bundler(*args, env=env)
         writes = [r for r in f.sim.requests() if r["method"] != "GET"]
     assert writes == [], writes
     assert bundle.exists(), doctor.stderr[-2000:]
-    analyzed = _bundler("analyze", str(bundle), "--password-env", "BUNDLE_PW", "--format", "json",
-                        env=env)  # fmt: skip
+    analyzed = _bundler(
+        "analyze", str(bundle), "--password-env", "BUNDLE_PW", "--format", "json", env=env
+    )
     assert analyzed.returncode in (0, 1, 3), analyzed.stderr[-2000:]
     assert CACHED_KEY not in analyzed.stdout
     return doctor, AnalysisReport.model_validate(json.loads(analyzed.stdout))
 
 
+def collector_status(bundle: Path) -> dict[str, str]:
+    """Collector id -> status, from the sealed bundle's manifest."""
+    shown = _bundler(
+        "inspect", str(bundle), "--password-env", "BUNDLE_PW", "--json", env={"BUNDLE_PW": PASSWORD}
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    manifest = json.loads(shown.stdout)["manifest"]
+    return {c["id"]: c["status"] for c in manifest["collectors"]}
+
+
 @pytest.mark.parametrize("name", scenario_names())
 def test_scenario_end_to_end(name: str, tmp_path: Path) -> None:
     doctor, report = doctor_then_analyze(name, tmp_path)
+    statuses = collector_status(tmp_path / "support.zip")
+    (host,) = load_scenario(name).hosts
+    assert statuses["ssh.h01.state-listing"] == "ok"
+    assert statuses["ssh.h01.sqlite-worker"] == "ok"
+    assert statuses["ssh.h01.cli-doctor"] == ("ok" if host.cli else "skipped")
     assert_matches_expectation(report, load_scenario(name).expect)
     if name == "healthy":
         assert doctor.returncode == 0, doctor.stderr[-2000:]
