@@ -20,7 +20,8 @@ from types import FrameType
 
 from . import tls
 from .hostprep import prepare_hosts
-from .scenario import ScenarioError, load_scenario, scenario_names
+from .loader import load_scenario, scenario_names
+from .scenario import ScenarioError
 from .server import SimServer, SimState
 
 DEFAULT_TOKEN = "sim-token"  # noqa: S105 (the simulator's own test token, not a secret)

@@ -5,17 +5,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from .api import (
-    Body,
-    Handler,
-    health,
-    job_placement,
-    job_requirements,
-    jobs,
-    license_show,
-    settings,
-    version,
-    with_job,
+from .api import Body, Handler, health, license_show, settings, version
+from .api_delivery import canaries, canary_receipts, deployments
+from .api_jobs import job_placement, job_requirements, jobs, with_job
+from .api_workers import (
     with_worker,
     worker_auth,
     worker_capacity,
@@ -24,7 +17,6 @@ from .api import (
     worker_sysinfo,
     workers,
 )
-from .api_delivery import canaries, canary_receipts, deployments
 from .scenario import Scenario
 
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from samples.lyftdata_sim.scenario import load_scenario, scenario_names
+from samples.lyftdata_sim.loader import load_scenario, scenario_names
 from schemas import AnalysisReport
 from tests.support.lyftdata_sim import ROOT, RunningSim, running_simulator
 from tests.support.requirements import need

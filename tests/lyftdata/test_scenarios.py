@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bundler.products.lyftdata import PROFILE
-from samples.lyftdata_sim.scenario import load_scenario, scenario_names
+from samples.lyftdata_sim.loader import load_scenario, scenario_names
 from schemas import AnalysisReport, Finding
 from tests.support.lyftdata_collect import collect
 from tests.support.lyftdata_sim import running_simulator

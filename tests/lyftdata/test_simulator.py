@@ -15,15 +15,10 @@ from bundler.products.lyftdata import PROFILE
 from samples.lyftdata_sim import derive
 from samples.lyftdata_sim.api_delivery import canary_record
 from samples.lyftdata_sim.doctor import doctor_report
+from samples.lyftdata_sim.loader import load_scenario, merge, scenario_names
 from samples.lyftdata_sim.routes import respond
-from samples.lyftdata_sim.scenario import (
-    ScenarioError,
-    load_scenario,
-    merge,
-    parse_size,
-    resolve_time,
-    scenario_names,
-)
+from samples.lyftdata_sim.scenario import ScenarioError
+from samples.lyftdata_sim.values import parse_size, resolve_time
 from tests.support.lyftdata_sim import ROOT, running_simulator
 
 from .contract import component, response_schema, validator_for
@@ -59,6 +54,10 @@ def test_bad_scenarios_fail_in_one_line(tmp_path: Path) -> None:
         load_scenario(str(broken))
     with pytest.raises(ScenarioError, match=r"known: .*healthy"):
         load_scenario("no_such_scenario")
+    naive = tmp_path / "naive.yaml"
+    naive.write_text("description: x\nlicense: {expires_at: '2026-01-01T00:00:00'}\n")
+    with pytest.raises(ScenarioError, match="needs a UTC offset"):
+        load_scenario(str(naive))
     loop = tmp_path / "loop.yaml"
     loop.write_text("extends: loop\ndescription: x\n")
     with pytest.raises(ScenarioError, match="extends itself"):
