@@ -135,10 +135,11 @@ def collector_status(bundle: Path) -> dict[str, str]:
 def test_scenario_end_to_end(name: str, tmp_path: Path) -> None:
     doctor, report = doctor_then_analyze(name, tmp_path)
     statuses = collector_status(tmp_path / "support.zip")
-    (host,) = load_scenario(name).hosts
-    assert statuses["ssh.h01.state-listing"] == "ok"
-    assert statuses["ssh.h01.sqlite-worker"] == "ok"
-    assert statuses["ssh.h01.cli-doctor"] == ("ok" if host.cli else "skipped")
+    for number, host in enumerate(load_scenario(name).hosts, start=1):
+        alias = f"h{number:02d}"
+        assert statuses[f"ssh.{alias}.state-listing"] == "ok"
+        assert statuses[f"ssh.{alias}.sqlite-worker"] == "ok"
+        assert statuses[f"ssh.{alias}.cli-doctor"] == ("ok" if host.cli else "skipped")
     assert_matches_expectation(report, load_scenario(name).expect)
     if name == "healthy":
         assert doctor.returncode == 0, doctor.stderr[-2000:]
