@@ -14,4 +14,6 @@ def source_citation(source: Source | None) -> list[Citation]:
         return []
     if source.line_start is not None:
         return [cite_lines(source.member, source.line_start, source.line_end)]
-    return [cite_json(source.member, source.pointer or "")]
+    if source.pointer is not None:
+        return [cite_json(source.member, source.pointer)]
+    return [Citation(member=source.member)]
