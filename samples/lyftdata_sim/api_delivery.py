@@ -88,7 +88,9 @@ def deployments(
     if not sc.server.deployments_enabled:
         return not_found("route")
     job_deps = [
-        _job_deployment(sc, job, d, now) for job in sc.jobs for d in derive.job_deployments(sc, job)
+        _job_deployment(sc, job, d, now)
+        for job in sc.jobs
+        for d in derive.job_deployments(sc, job, now)
     ]
     failed = [d for d in job_deps if d["state"] == "failed"]
     record = {

@@ -39,7 +39,7 @@ def job_state(deployment_states: list[str]) -> str:
 def jobs(sc: Scenario, now: datetime, p: dict[str, str], q: dict[str, str]) -> tuple[int, Body]:
     out = []
     for job in sc.jobs:
-        deps = derive.job_deployments(sc, job)
+        deps = derive.job_deployments(sc, job, now)
         state = job_state([d.state for d in deps])
         out.append(
             {

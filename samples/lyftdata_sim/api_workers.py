@@ -70,7 +70,7 @@ def worker_status(sc: Scenario, w: WorkerSpec, now: datetime, q: dict[str, str])
     running = sum(
         1
         for job in sc.jobs
-        for d in derive.job_deployments(sc, job)
+        for d in derive.job_deployments(sc, job, now)
         if d.worker == w.id and d.state == "active"
     )
     return {
@@ -178,7 +178,7 @@ def worker_capacity(sc: Scenario, w: WorkerSpec, now: datetime, q: dict[str, str
             "jobs_running": sum(
                 1
                 for j in assigned
-                for d in derive.job_deployments(sc, j)
+                for d in derive.job_deployments(sc, j, now)
                 if d.worker == w.id and d.state == "active"
             ),
             "queue_pending": s.queue_pending,

@@ -156,19 +156,22 @@ class JobDeploymentState:
     signature_verified: bool | None
 
 
-def job_deployments(scenario: Scenario, job: JobSpec) -> list[JobDeploymentState]:
-    """One per placed worker: active, unless unstaged or overridden by the scenario."""
+def job_deployments(scenario: Scenario, job: JobSpec, now: datetime) -> list[JobDeploymentState]:
+    """One per placed worker: active, unless unstaged, unauthorized, or overridden.
+
+    A worker whose lease is refused stops running its jobs, so its deployments
+    fail with ``WORKER_NOT_AUTHORIZED`` (the ladder still stops at authorization).
+    """
     out = []
-    for worker in placement(scenario, job).placed:
-        override = next(
-            (o for o in job.deployment if o.worker in (None, worker)),
-            None,
-        )
+    for worker_id in placement(scenario, job).placed:
+        override = next((o for o in job.deployment if o.worker in (None, worker_id)), None)
+        worker = scenario.worker(worker_id)
+        auth = auth_decision(scenario, worker, now) if worker else None
         if override is not None:
             out.append(
                 JobDeploymentState(
                     job.name,
-                    worker,
+                    worker_id,
                     override.state,
                     override.reason,
                     override.message,
@@ -180,7 +183,7 @@ def job_deployments(scenario: Scenario, job: JobSpec) -> list[JobDeploymentState
             out.append(
                 JobDeploymentState(
                     job.name,
-                    worker,
+                    worker_id,
                     "failed",
                     "NOT_STAGED",
                     "only staged jobs can be deployed",
@@ -188,8 +191,20 @@ def job_deployments(scenario: Scenario, job: JobSpec) -> list[JobDeploymentState
                     None,
                 )
             )
+        elif auth is not None and auth.decision != "allow":
+            out.append(
+                JobDeploymentState(
+                    job.name,
+                    worker_id,
+                    "failed",
+                    "WORKER_NOT_AUTHORIZED",
+                    f"worker lost its runtime lease ({auth.native_code or auth.decision})",
+                    [],
+                    True,
+                )
+            )
         else:
-            out.append(JobDeploymentState(job.name, worker, "active", None, None, [], True))
+            out.append(JobDeploymentState(job.name, worker_id, "active", None, None, [], True))
     return out
 
 

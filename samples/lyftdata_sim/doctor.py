@@ -63,7 +63,7 @@ def doctor_report(sc: Scenario, now: datetime) -> dict[str, Any]:
         checks.append(
             _check(f"job.{job.name}.placement", "placement", "pass" if placed.placed else "fail")
         )
-        for dep in derive.job_deployments(sc, job):
+        for dep in derive.job_deployments(sc, job, now):
             failed = dep.state == "failed"
             checks.append(
                 _check(

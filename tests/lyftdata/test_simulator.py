@@ -93,7 +93,9 @@ def test_derived_facts_follow_causes() -> None:
         ["NOT_IN_WORKER_GROUP"],
     )
     unstaged = load_scenario("deployment_not_staged")
-    assert [d.reason for d in derive.job_deployments(unstaged, unstaged.jobs[0])] == ["NOT_STAGED"]
+    assert [d.reason for d in derive.job_deployments(unstaged, unstaged.jobs[0], NOW)] == [
+        "NOT_STAGED"
+    ]
 
 
 def _plan_requests(name: str) -> list[tuple[str, str, dict[str, str]]]:
