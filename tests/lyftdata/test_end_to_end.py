@@ -26,7 +26,7 @@ from schemas import AnalysisReport
 from tests.support.lyftdata_sim import ROOT, RunningSim, running_simulator
 from tests.support.requirements import need
 
-from .test_scenarios import UNTRUSTED, assert_matches_expectation
+from .expectations import UNTRUSTED, assert_matches_expectation
 
 sshd = pytest.importorskip("tests.support.sshd", reason="sshd lab not on main yet")
 pytest.importorskip("bundler.cli.doctor", reason="doctor not on main yet")

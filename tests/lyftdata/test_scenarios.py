@@ -14,35 +14,10 @@ import pytest
 
 from bundler.products.lyftdata import PROFILE
 from samples.lyftdata_sim.loader import load_scenario, scenario_names
-from schemas import AnalysisReport, Finding
 from tests.support.lyftdata_collect import collect
 from tests.support.lyftdata_sim import running_simulator
 
-UNTRUSTED = {"tls_untrusted"}
-"""Scenarios whose client was never given the simulator's CA."""
-
-
-def failed_layer_findings(report: AnalysisReport) -> list[Finding]:
-    """Findings of the first failed layer of every blocked target."""
-    found = []
-    for target in report.targets:
-        for layer in target.layers:
-            if target.first_failed_layer is not None and layer.name == target.first_failed_layer:
-                found += layer.findings
-    return found
-
-
-def assert_matches_expectation(report: AnalysisReport, expect: dict[str, object]) -> None:
-    if "verdict" in expect:
-        assert report.verdict.value == expect["verdict"], report.model_dump_json(indent=1)[:3000]
-    if "first_failed_layer" in expect:
-        assert report.first_failed_layer is not None
-        assert report.first_failed_layer.value == expect["first_failed_layer"]
-    codes = expect.get("codes", [])
-    assert isinstance(codes, list)
-    seen = {f.code for f in failed_layer_findings(report)}
-    seen |= {f.native_code for f in failed_layer_findings(report) if f.native_code}
-    assert set(codes) <= seen, (codes, sorted(seen))
+from .expectations import UNTRUSTED, assert_matches_expectation, failed_layer_findings
 
 
 @pytest.mark.parametrize("name", scenario_names())
