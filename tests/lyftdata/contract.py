@@ -49,10 +49,14 @@ def validator_for(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
 
 
 def template_regex(template: str) -> re.Pattern[str]:
-    """'/api/workers/{id}/remove' -> a regex matching concrete paths of that template."""
-    parts = re.split(r"(\{[^}]+\})", template)
+    """'/api/workers/{id}/remove*' -> a regex matching concrete paths of that route.
+
+    ``{x}`` is one segment, a trailing ``*`` anything (the collection engine's rule).
+    """
+    wildcard = template.endswith("*")
+    parts = re.split(r"(\{[^}]+\})", template.rstrip("*"))
     body = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
-    return re.compile(f"^{body}$")
+    return re.compile(f"^{body}{'.*' if wildcard else ''}$")
 
 
 def refs_in(node: Any) -> set[str]:

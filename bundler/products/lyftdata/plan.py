@@ -20,17 +20,19 @@ LOG_LIMIT = 200
 """Seed 000 captures ``lyftdata workers logs <worker-id> --limit 200``."""
 
 MUTATING_ROUTES: tuple[str, ...] = (
-    "/api/workers/auto-enrollment",
-    "/api/workers/{id}/remove",
-    "/api/workers/remove/{id}",
-    "/api/workers/{id}/trust-reset",
-    "/api/contexts/update-global",
-    "/api/contexts/update-worker-map/{id}",
-    "/api/contexts/update-job-map/{name}",
-    "/api/api-key/issue",
-    "/api/license/install",
+    "/api/workers/auto-enrollment*",
+    "/api/workers/remove*",
+    "/api/workers/{id}/remove*",
+    "/api/jobs/{name}/remove*",
+    "/api/deployments/{id}/remove*",
+    "/api/workers/{id}/trust-reset*",
+    "/api/contexts/update-*",
+    "/api/api-key/issue*",
+    "/api/license/install*",
 )
-"""Writes bundler must never call, whatever the method (``x-bundler-never-call``)."""
+"""Writes bundler must never call, whatever the method (``x-bundler-never-call`` in the
+contract). ``{x}`` matches one path segment, a trailing ``*`` anything after: every route
+under a ``remove`` is refused, and auto-enrollment even for a GET (its POST is the write)."""
 
 STATE_LISTING_FORMAT = r"%y\t%s\t%T@\t%m\t%P\n"
 """find -printf: type, size, mtime (epoch), mode, path relative to LYFTDATA_JOBS_DIR."""
