@@ -220,3 +220,58 @@ def test_responses_that_break_the_contract_are_skipped_not_fatal() -> None:
     docs = {d.schema_name: d for d in normalize(ctx)}
     assert [w.name for w in docs["evidence.workers"].workers] == ["w1"]
     assert docs["evidence.server"].license is None
+
+
+def test_tls_failures_are_classified_from_the_transport_error() -> None:
+    from bundler.products.base import StepResult
+    from bundler.products.lyftdata.normalize.server import tls_error_code
+
+    def failed(error_class: str, message: str) -> StepResult:
+        return StepResult(
+            "health",
+            "http.health",
+            CollectorStatus.REFUSED,
+            error_class=error_class,
+            error_message=message,
+        )
+
+    engine = failed(
+        "TLSVerifyFailed",
+        "TLS certificate not trusted (unable to get local issuer certificate); pass --ca-cert FILE",
+    )
+    assert tls_error_code(engine) == "certificate_verify_failed"
+    assert (
+        tls_error_code(
+            failed(
+                "ConnectError",
+                "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch",
+            )
+        )
+        == "hostname_mismatch"
+    )
+    assert (
+        tls_error_code(
+            failed("TLSVerifyFailed", "TLS certificate not trusted (certificate has expired)")
+        )
+        == "certificate_expired"
+    )
+    assert tls_error_code(failed("ConnectFailed", "connection refused")) is None
+
+
+def test_sqlite_exit_codes_are_findings() -> None:
+    from bundler.products.base import StepResult
+    from bundler.products.lyftdata.normalize.host_files import classify_integrity
+
+    def ran(exit_code: int, status: CollectorStatus = CollectorStatus.OK) -> StepResult:
+        return StepResult("sqlite-worker", "ssh.h01.sqlite-worker", status, exit_code=exit_code)
+
+    assert classify_integrity(ran(0), "ok\n").status == "ok"
+    damaged = classify_integrity(ran(0), "*** in database main ***\nPage 4: never used\n")
+    assert damaged.status == "corrupt"
+    assert "Page 4" in (damaged.detail or "")
+    assert classify_integrity(ran(11), "Page 3: btreeInitPage() returns error code 11").status == (
+        "corrupt"
+    )
+    assert classify_integrity(ran(26), "").status == "corrupt"
+    assert classify_integrity(ran(1), "").status == "absent"
+    assert classify_integrity(ran(127, CollectorStatus.SKIPPED), "").status == "not_checked"
