@@ -18,6 +18,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -194,7 +195,7 @@ def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True)
                 results.append(_run_host_step(step, host, alias, sink))
             elif isinstance(step, LogStep):
                 member = f"hosts/{alias}/logs/0.log"
-                sink.add(member, open(host["log_file"], "rb").read())  # noqa: SIM115
+                sink.add(member, Path(host["log_file"]).read_bytes())
                 logs.logs.append(
                     LogSource(
                         member=member,
