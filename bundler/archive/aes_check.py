@@ -80,22 +80,16 @@ def verify_written(
 def check_entry_encryption(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> None:
     """Check one entry's local header, AES parameters, password verifier and MAC."""
     label = printable_name(info.filename)
-    raw.seek(info.header_offset)
-    fixed = raw.read(LOCAL_HEADER.size)
-    if len(fixed) != LOCAL_HEADER.size:
-        _fail(f"{label!r}: truncated local header")
-    sig, _, flags, method, _, _, crc, _, _, name_len, extra_len = LOCAL_HEADER.unpack(fixed)
-    if sig != LOCAL_SIGNATURE or not flags & 0x1 or method != AES_METHOD:
+    flags, method, crc, extra = _local_header(raw, info)
+    if not flags & 0x1 or method != AES_METHOD:
         _fail(f"{label!r} is not WinZip-AES encrypted")
     if crc != 0 or info.CRC != 0:
         _fail(f"{label!r} carries a plaintext CRC (AE-1)")
-    raw.read(name_len)
-    version, strength = aes_extra(raw.read(extra_len))
+    version, strength = aes_extra(extra)
     if version != AE_2 or strength != AES_256 or info.wz_aes_version != AE_2:
         _fail(f"{label!r} is not AES-256 AE-2")
-    header = raw.read(SALT_LEN + VERIFIER_LEN)
-    keys = hashlib.pbkdf2_hmac("sha1", password, header[:SALT_LEN], PBKDF2_ROUNDS, 66)
-    if not hmac.compare_digest(keys[64:66], header[SALT_LEN:]):
+    keys = _derive_keys(raw, password)
+    if keys is None:
         _fail(f"{label!r} does not open with the bundle password")
     mac = hmac.new(keys[32:64], digestmod="sha1")
     left = info.compress_size - SALT_LEN - VERIFIER_LEN - MAC_LEN
@@ -109,6 +103,41 @@ def check_entry_encryption(raw: BinaryIO, info: pyzipper.ZipInfo, password: byte
         left -= len(piece)
     if not hmac.compare_digest(mac.digest()[:MAC_LEN], raw.read(MAC_LEN)):
         _fail(f"{label!r}: AES authentication failed")
+
+
+def password_opens(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> bool:
+    """Whether ``password`` passes an AES entry's 2-byte verifier (cheap: no content read).
+
+    A wrong password passes by chance once in 65,536 tries; the entry's MAC
+    then fails when it is read, so the error is only later, never missed.
+    """
+    try:
+        _local_header(raw, info)
+    except EncryptionError:
+        return False
+    return _derive_keys(raw, password) is not None
+
+
+def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:
+    """``(flags, method, crc, extra)``; leaves ``raw`` at the entry's data."""
+    raw.seek(info.header_offset)
+    fixed = raw.read(LOCAL_HEADER.size)
+    if len(fixed) != LOCAL_HEADER.size:
+        _fail(f"{printable_name(info.filename)!r}: truncated local header")
+    sig, _, flags, method, _, _, crc, _, _, name_len, extra_len = LOCAL_HEADER.unpack(fixed)
+    if sig != LOCAL_SIGNATURE:
+        _fail(f"{printable_name(info.filename)!r}: bad local header")
+    raw.read(name_len)
+    return flags, method, crc, raw.read(extra_len)
+
+
+def _derive_keys(raw: BinaryIO, password: bytes) -> bytes | None:
+    """Read salt and verifier at the current position; the 66 key bytes, or None if wrong."""
+    header = raw.read(SALT_LEN + VERIFIER_LEN)
+    if len(header) != SALT_LEN + VERIFIER_LEN:
+        return None
+    keys = hashlib.pbkdf2_hmac("sha1", password, header[:SALT_LEN], PBKDF2_ROUNDS, 66)
+    return keys if hmac.compare_digest(keys[64:66], header[SALT_LEN:]) else None
 
 
 def aes_extra(extra: bytes) -> tuple[int, int]:
