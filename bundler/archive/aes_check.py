@@ -91,18 +91,37 @@ def check_entry_encryption(raw: BinaryIO, info: pyzipper.ZipInfo, password: byte
     keys = _derive_keys(raw, password)
     if keys is None:
         _fail(f"{label!r} does not open with the bundle password")
+    if not _mac_matches(raw, info, keys):
+        _fail(f"{label!r}: AES authentication failed")
+
+
+def mac_intact(path: Path, info: pyzipper.ZipInfo, password: bytes) -> bool:
+    """Whether an AES entry's ciphertext still matches its MAC (tampering vs. other damage).
+
+    Opens its own handle: the reader's handle is shared with pyzipper.
+    """
+    try:
+        with path.open("rb") as raw:
+            _local_header(raw, info)
+            keys = _derive_keys(raw, password)
+            return keys is not None and _mac_matches(raw, info, keys)
+    except (OSError, EncryptionError):
+        return False
+
+
+def _mac_matches(raw: BinaryIO, info: pyzipper.ZipInfo, keys: bytes) -> bool:
+    """HMAC-SHA1 over the ciphertext that follows (``raw`` is just past salt and verifier)."""
     mac = hmac.new(keys[32:64], digestmod="sha1")
     left = info.compress_size - SALT_LEN - VERIFIER_LEN - MAC_LEN
     if left < 0:
-        _fail(f"{label!r}: impossible compressed size")
+        return False
     while left > 0:
         piece = raw.read(min(left, 1 << 20))
         if not piece:
-            _fail(f"{label!r}: truncated data")
+            return False
         mac.update(piece)
         left -= len(piece)
-    if not hmac.compare_digest(mac.digest()[:MAC_LEN], raw.read(MAC_LEN)):
-        _fail(f"{label!r}: AES authentication failed")
+    return hmac.compare_digest(mac.digest()[:MAC_LEN], raw.read(MAC_LEN))
 
 
 def password_opens(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> bool:

@@ -157,7 +157,11 @@ def _open_parents(
 
 def _remove_created(dest: Path, created: list[tuple[str, ...]]) -> None:
     """Undo this run in an existing folder: files first, then folders deepest first."""
-    for parts in sorted(created, key=len, reverse=True):
+
+    def depth_then_files_first(parts: tuple[str, ...]) -> tuple[int, bool]:
+        return (len([p for p in parts if p != "/"]), parts[-1] != "/")
+
+    for parts in sorted(created, key=depth_then_files_first, reverse=True):
         path = dest.joinpath(*(p for p in parts if p != "/"))
         with contextlib.suppress(OSError):
             if parts[-1] == "/":

@@ -38,7 +38,7 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 
 from ..errors import DecryptionFailed, HostileArchive, ManifestInvalid, NotABundle
 from ..source import MemberNotFound
-from .aes_check import password_opens
+from .aes_check import mac_intact, password_opens
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
 from .limits import ReaderLimits
 from .manifest_load import parse_manifest
@@ -202,6 +202,9 @@ class BundleReader:
                 failure = ("corrupt", f"member {label!r} is corrupt ({type(exc).__name__})")
         except (zlib.error, EOFError, NotImplementedError, ValueError) as exc:
             failure = ("corrupt", f"member {label!r} is corrupt ({type(exc).__name__})")
+        if failure is not None and failure[0] == "corrupt" and not self._mac_intact(entry):
+            # Damaged ciphertext usually breaks inflate before the MAC is reached: say why.
+            failure = ("auth_failed", f"member {label!r} failed AES authentication (tampered)")
         if failure is None and count != entry.size:
             failure = ("corrupt", f"member {label!r} is shorter than its declared size")
         listed = self._listed.get(entry.name)
@@ -210,6 +213,10 @@ class BundleReader:
         if failure is not None:
             self._problem(failure[0], entry.name, failure[1])
             raise MemberUnsound(IntegrityProblem(failure[0], entry.name, failure[1]))
+
+    def _mac_intact(self, entry: Entry) -> bool:
+        password = self._zf.pwd
+        return bool(password) and mac_intact(self.path, entry.info, password)
 
     def _problem(self, kind: ProblemKind, member: str | None, message: str) -> None:
         problem = IntegrityProblem(kind, member, message)

@@ -50,6 +50,17 @@ class InspectReport(BaseModel):
         )
 
 
+PIPE_WIDTH = 160
+"""Width when output is not a terminal: wide tables beat wrapped cells in logs and tickets."""
+
+
+def make_console() -> Console:
+    """A console for command output (stdout), wide when piped, never re-wrapping text lines."""
+    probe = Console()
+    width = None if probe.is_terminal else PIPE_WIDTH
+    return Console(highlight=False, soft_wrap=True, width=width)
+
+
 def human_size(size: int) -> str:
     value = float(size)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -75,8 +86,8 @@ def render_inspect(report: InspectReport, console: Console) -> None:
 
 def _summary_grid(report: InspectReport, manifest: Manifest) -> Table:
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
     enc = manifest.encryption
     recipients = ", ".join(
         f"{r.fingerprint}" + (f" ({r.comment})" if r.comment else "") for r in enc.recipients

@@ -23,10 +23,10 @@ import shutil
 import struct
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -37,6 +37,7 @@ from ._chunks import CHUNK_SIZE, rechunk
 _LENGTH = struct.Struct(">I")
 _AAD_PREFIX = b"bundler-spool/1"
 SPOOL_SUFFIX = ".spool.tmp-bundler"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -73,25 +74,35 @@ class EncryptedSpool:
         path = self.folder / f"{file_id:08d}.bin"
         digest = hashlib.sha256()
         size = 0
+        out = self._guard(lambda: _create_private(path))
         try:
-            with _create_private(path) as out:
-                index = 0
-                held: bytes | None = None
-                for piece in rechunk(chunks, CHUNK_SIZE):
-                    digest.update(piece)
-                    size += len(piece)
-                    if held is not None:
-                        out.write(self._seal(file_id, index, held, final=False))
-                        index += 1
-                    held = piece
-                out.write(self._seal(file_id, index, held or b"", final=True))
-        except OSError as exc:
-            _remove(path)
-            raise OutputError(f"cannot write the spool in {self.folder}: {exc.strerror}") from exc
+            index = 0
+            held: bytes | None = None
+            for piece in rechunk(chunks, CHUNK_SIZE):  # the caller's errors pass unchanged
+                digest.update(piece)
+                size += len(piece)
+                if held is not None:
+                    self._write_record(out, self._seal(file_id, index, held, final=False))
+                    index += 1
+                held = piece
+            self._write_record(out, self._seal(file_id, index, held or b"", final=True))
+            self._guard(out.close)
         except BaseException:
+            with contextlib.suppress(OSError):
+                out.close()
             _remove(path)
             raise
         return SpoolFile(file_id, path, size, digest.hexdigest())
+
+    def _write_record(self, out: IO[bytes], record: bytes) -> None:
+        self._guard(lambda: out.write(record))
+
+    def _guard(self, action: Callable[[], T]) -> T:
+        """Our own file operations: an OS error becomes a one-line OutputError."""
+        try:
+            return action()
+        except OSError as exc:
+            raise OutputError(f"cannot write the spool in {self.folder}: {exc.strerror}") from exc
 
     def read(self, spooled: SpoolFile) -> Iterator[bytes]:
         """Decrypt a spool file record by record (1 MiB pieces)."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ..archive.opening import open_bundle
-from ..archive.render import InspectReport, render_inspect
+from ..archive.render import InspectReport, make_console, render_inspect
 from ..exit_codes import ExitCode
 from ._archive_help import READ_EPILOG
 from .options import OpenSecrets, open_options
@@ -30,6 +29,6 @@ def command(ctx: click.Context, bundle: Path, as_json: bool, secrets: OpenSecret
     if as_json:
         click.echo(report.model_dump_json(indent=2, by_alias=True))
     else:
-        render_inspect(report, Console(highlight=False))
+        render_inspect(report, make_console())
     if report.integrity.problems:
         ctx.exit(int(ExitCode.PROBLEM))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ..archive.opening import open_bundle
-from ..archive.render import render_verify
+from ..archive.render import make_console, render_verify
 from ..archive.verify import verify_bundle
 from ..exit_codes import ExitCode
 from ._archive_help import READ_EPILOG
@@ -32,6 +31,6 @@ def command(ctx: click.Context, bundle: Path, as_json: bool, secrets: OpenSecret
     if as_json:
         click.echo(report.model_dump_json(indent=2))
     else:
-        render_verify(report, Console(highlight=False))
+        render_verify(report, make_console())
     if not report.ok:
         ctx.exit(int(ExitCode.PROBLEM))
