@@ -15,7 +15,9 @@ CHUNK_SIZE = 1 << 20
 def rechunk(chunks: Iterable[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
     """Yield pieces of exactly ``size`` bytes (the last may be shorter, never empty).
 
-    Memory stays bounded by ``size`` plus the largest incoming chunk.
+    Memory stays bounded by ``size`` plus the largest incoming chunk. Slices of
+    an incoming ``bytes`` object are passed on without copying (it cannot
+    change); anything mutable is copied, since a producer may reuse its buffer.
     """
     pending = bytearray()
     for chunk in chunks:
@@ -28,8 +30,10 @@ def rechunk(chunks: Iterable[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
                 continue
             yield bytes(pending)
             pending = bytearray()
+        immutable = isinstance(chunk, bytes) or isinstance(getattr(chunk, "obj", None), bytes)
         while len(view) >= size:
-            yield bytes(view[:size])
+            piece = view[:size]
+            yield piece if immutable else bytes(piece)  # type: ignore[misc]
             view = view[size:]
         pending += view
     if pending:
