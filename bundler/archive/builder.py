@@ -248,6 +248,10 @@ class BundleBuilder:
             raise MemberNotFound(name)
         return self._spool.read(spooled.file)
 
+    def has_member(self, name: str) -> bool:
+        with self._lock:
+            return name in self._members
+
     def member_names(self) -> list[str]:
         with self._lock:
             return sorted(self._members)
@@ -289,7 +293,7 @@ class SpoolSource:
         return self._builder.member_names()
 
     def has(self, name: str) -> bool:
-        return name in self._builder.member_names()
+        return self._builder.has_member(name)
 
     def read_bytes(self, name: str) -> bytes:
         return b"".join(self._builder.member_chunks(name))

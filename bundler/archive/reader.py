@@ -75,6 +75,8 @@ class BundleReader:
         self._entries = entries
         self._listed: dict[str, MemberEntry] = {}
         self._manifest_bytes: bytes | None = None
+        self._names: list[str] | None = None
+        self._sound: frozenset[str] = frozenset()
 
     @classmethod
     def open(
@@ -110,15 +112,20 @@ class BundleReader:
 
     def names(self) -> list[str]:
         """Members that are sound so far (in the manifest, present, not failed), sorted."""
-        unsound = self.integrity.unsound()
-        if self.manifest is not None:
-            known = [*self._listed, MANIFEST_MEMBER]
-        else:
-            known = [n for n, e in self._entries.items() if e.encrypted and not e.is_dir]
-        return sorted(n for n in known if n in self._entries and n not in unsound)
+        if self._names is None:
+            unsound = self.integrity.unsound()
+            if self.manifest is not None:
+                known = [*self._listed, MANIFEST_MEMBER]
+            else:
+                known = [n for n, e in self._entries.items() if e.encrypted and not e.is_dir]
+            sound = (n for n in known if n in self._entries and n not in unsound)
+            self._names = sorted(sound)
+            self._sound = frozenset(self._names)
+        return list(self._names)
 
     def has(self, name: str) -> bool:
-        return name in self.names()
+        self.names()
+        return name in self._sound
 
     def read_bytes(self, name: str) -> bytes:
         if name == MANIFEST_MEMBER and self._manifest_bytes is not None:
@@ -173,12 +180,12 @@ class BundleReader:
         entry = self._entries.get(name)
         if entry is None or entry.is_dir:
             raise MemberNotFound(name)
+        if self.has(name):
+            return entry
         for problem in self.integrity.problems:
             if problem.member == name:
                 raise MemberUnsound(problem)
-        if name not in self.names():
-            raise MemberNotFound(name)
-        return entry
+        raise MemberNotFound(name)
 
     def _stream(self, entry: Entry, chunk_size: int) -> Iterator[bytes]:
         label = printable_name(entry.name)
@@ -221,6 +228,7 @@ class BundleReader:
     def _problem(self, kind: ProblemKind, member: str | None, message: str) -> None:
         problem = IntegrityProblem(kind, member, message)
         self.integrity.add(problem)
+        self._names = None  # the sound set changed
         if not self.lenient:
             raise_for(problem)
 
