@@ -37,8 +37,14 @@ from schemas import (
 
 from ..source import MemberNotFound, MemberSource
 from ._chunks import as_chunks, rechunk
-from .contracts import MemberDropped, MemberTransform
-from .finalizing import DroppedMember, build_manifest, stream_finalized, write_report
+from .contracts import MemberTransform
+from .finalizing import (
+    DroppedMember,
+    build_manifest,
+    drop_signals,
+    stream_finalized,
+    write_report,
+)
 from .names import member_name_problem, printable_name
 from .passwords import Sealing
 from .spool import EncryptedSpool, SpoolFile
@@ -102,6 +108,7 @@ class BundleBuilder:
         self._members: dict[str, _Spooled] = {}
         self._dropped: dict[str, DroppedMember] = {}
         self._closed = False
+        self._drop_signals = drop_signals()
 
     # -- BundleSink ---------------------------------------------------------------------------
 
@@ -126,8 +133,9 @@ class BundleBuilder:
             raise ValueError(f"{stored} is written by the bundle builder itself")
         try:
             spooled = self._spool.write(self._redacted(stored, content, media_type))
-        except MemberDropped as dropped:
-            self._forget(stored, DroppedMember(stored, dropped.reason, dropped.detail))
+        except self._drop_signals as dropped:
+            reason = getattr(dropped, "reason", "policy")
+            self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
             return None
         entry = MemberEntry(
             path=stored,

@@ -34,6 +34,21 @@ from .zipwriter import EncryptedZipWriter
 _SKIP_REASONS = set(get_args(SkippedFile.model_fields["reason"].annotation))
 
 
+def drop_signals() -> tuple[type[Exception], ...]:
+    """The exceptions that mean "leave this member out".
+
+    :class:`MemberDropped`, and the redaction layer's own ``MemberRefused``
+    (same ``reason``/``detail`` shape): ``redactors`` may not import
+    ``bundler``, so the builder recognises its exception here, where the
+    import points the allowed way (bundler -> redactors).
+    """
+    try:
+        from redactors.errors import MemberRefused
+    except ImportError:  # the redaction layer is not installed in this build
+        return (MemberDropped,)
+    return (MemberDropped, MemberRefused)
+
+
 @dataclass(frozen=True)
 class DroppedMember:
     """A member the transform refused to store, and why (reported, never silently lost)."""
@@ -51,11 +66,13 @@ def stream_finalized(
     The first chunk is pulled before anything reaches the zip, so a
     :class:`MemberDropped` raised up front leaves no trace in the archive.
     """
-    stream = iter(transform.finalize(entry.path, chunks, media_type=entry.media_type))
     try:
+        stream = iter(transform.finalize(entry.path, chunks, media_type=entry.media_type))
         first = next(stream, None)
-    except MemberDropped as dropped:
-        return DroppedMember(entry.path, dropped.reason, dropped.detail)
+    except drop_signals() as dropped:
+        return DroppedMember(
+            entry.path, getattr(dropped, "reason", "policy"), getattr(dropped, "detail", "")
+        )
     if first is None:
         return iter(())
     return itertools.chain((first,), stream)

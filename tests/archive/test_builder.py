@@ -308,3 +308,33 @@ def test_nothing_readable_reaches_disk_before_the_zip_exists(tmp_path: Path) -> 
         assert b"SUPER-SECRET" not in on_disk
         sealed = builder.finalize()
     assert b"SUPER-SECRET" not in sealed.path.read_bytes()
+
+
+def test_the_redaction_layers_own_refusal_is_a_drop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``redactors`` cannot import MemberDropped; its MemberRefused means the same."""
+    import sys
+    import types
+
+    class MemberRefused(Exception):
+        def __init__(self, reason: str, detail: str = "") -> None:
+            super().__init__(reason)
+            self.reason, self.detail = reason, detail
+
+    fake = types.ModuleType("redactors.errors")
+    fake.MemberRefused = MemberRefused  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "redactors.errors", fake)
+
+    class Refusing(NoRedaction):
+        def transform(
+            self, name: str, chunks: Iterable[bytes], *, media_type: str
+        ) -> Iterator[bytes]:
+            raise MemberRefused("binary", "ELF executable")
+            yield b""  # pragma: no cover
+
+    with _builder(tmp_path, transform=Refusing()) as builder:
+        assert builder.add("core", b"\x7fELF") is None
+        sealed = builder.finalize()
+    assert sealed.manifest.member("core") is None
+    assert [d.reason for d in builder.dropped] == ["binary"]
