@@ -23,10 +23,10 @@ are AES-256 encrypted and authenticated per member.
 
 from __future__ import annotations
 
-from .builder import BundleBuilder, SealedBundle, SpoolSource
+from .builder import BundleBuilder
 from .contracts import BundleSink, MemberDropped, MemberTransform, MemorySink
 from .extract import ExtractResult, extract_bundle
-from .finalizing import DroppedMember
+from .finalizing import DroppedMember, SealedBundle
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound
 from .keys import Identity, PublicKey, fingerprint, keygen
 from .limits import ReaderLimits
@@ -42,6 +42,7 @@ from .passwords import (
 )
 from .reader import BundleReader
 from .secret import Secret
+from .spool_source import SpoolSource
 from .transform import NoRedaction
 from .verify import VerifyReport, verify_bundle
 from .zipwriter import EncryptedZipWriter

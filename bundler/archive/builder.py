@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -29,43 +28,32 @@ from schemas import (
     MANIFEST_MEMBER,
     REDACTION_REPORT_MEMBER,
     CollectorOutcome,
-    Manifest,
     MemberEntry,
     TargetSummary,
     utc_now,
 )
 
 from ..source import MemberNotFound, MemberSource
-from ._chunks import as_chunks, rechunk
+from ._chunks import as_chunks
 from .contracts import MemberTransform
 from .finalizing import (
     DroppedMember,
+    ManifestFields,
+    SealedBundle,
+    Spooled,
     build_manifest,
     drop_signals,
-    stream_finalized,
+    write_members,
     write_report,
 )
 from .names import member_name_problem, printable_name
 from .passwords import Sealing
-from .spool import EncryptedSpool, SpoolFile
+from .spool import EncryptedSpool
+from .spool_source import SpoolSource
 from .transform import NoRedaction
 from .zipwriter import DEFAULT_COMPRESSLEVEL, EncryptedZipWriter, VerifyMode
 
 RESERVED_MEMBERS = frozenset({MANIFEST_MEMBER, REDACTION_REPORT_MEMBER})
-
-
-@dataclass(frozen=True)
-class SealedBundle:
-    """A finished bundle: where it is and its manifest."""
-
-    path: Path
-    manifest: Manifest
-
-
-@dataclass(frozen=True)
-class _Spooled:
-    file: SpoolFile
-    entry: MemberEntry
 
 
 class BundleBuilder:
@@ -105,7 +93,7 @@ class BundleBuilder:
         self._bundle_id = bundle_id or uuid.uuid4().hex
         self._spool = EncryptedSpool(spool_dir or self.path.parent, prefix=f".{self.path.name}.")
         self._lock = threading.Lock()
-        self._members: dict[str, _Spooled] = {}
+        self._members: dict[str, Spooled] = {}
         self._dropped: dict[str, DroppedMember] = {}
         self._closed = False
         self._drop_signals = drop_signals()
@@ -152,7 +140,7 @@ class BundleBuilder:
                 self._spool.delete(spooled)
                 raise RuntimeError("the bundle was finalized or aborted while a member was added")
             old = self._members.get(stored)
-            self._members[stored] = _Spooled(spooled, entry)
+            self._members[stored] = Spooled(spooled, entry)
             self._dropped.pop(stored, None)
         if old is not None:
             self._spool.delete(old.file)
@@ -208,33 +196,17 @@ class BundleBuilder:
                 comment=self._sealing.zip_comment(),
                 verify=self._verify,
             ) as writer:
-                entries: list[MemberEntry] = []
-                for name in sorted(members):
-                    spooled = members[name]
-                    chunks = self._spool.read(spooled.file)
-                    finalized = stream_finalized(self._transform, spooled.entry, chunks)
-                    if isinstance(finalized, DroppedMember):
-                        self._dropped[name] = finalized
-                        continue
-                    written = writer.write_member(name, finalized)
-                    entries.append(
-                        spooled.entry.model_copy(
-                            update={"sha256": written.sha256, "size": written.size}
-                        )
-                    )
+                entries = write_members(
+                    writer, self._transform, self._spool, members, self._dropped
+                )
                 entries.append(write_report(writer, self._transform, list(self._dropped.values())))
                 manifest = build_manifest(
-                    transform=self._transform,
-                    sealing=self._sealing,
+                    self._transform,
+                    self._sealing,
+                    ManifestFields(command, profile, target, options, collectors, interrupted),
                     created_at=created_at,
                     bundle_id=self._bundle_id,
                     members=entries,
-                    command=command,
-                    profile=profile,
-                    target=target,
-                    options=options,
-                    collectors=collectors,
-                    interrupted=interrupted,
                 )
                 writer.write_member(MANIFEST_MEMBER, [manifest.model_dump_json(indent=2).encode()])
                 path = writer.commit()
@@ -289,22 +261,3 @@ class BundleBuilder:
         tb: TracebackType | None,
     ) -> None:
         self.abort()  # after finalize() this only confirms the spool is gone
-
-
-class SpoolSource:
-    """:class:`~bundler.source.MemberSource` over a builder's spool (live ``doctor`` analysis)."""
-
-    def __init__(self, builder: BundleBuilder) -> None:
-        self._builder = builder
-
-    def names(self) -> list[str]:
-        return self._builder.member_names()
-
-    def has(self, name: str) -> bool:
-        return self._builder.has_member(name)
-
-    def read_bytes(self, name: str) -> bytes:
-        return b"".join(self._builder.member_chunks(name))
-
-    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
-        return rechunk(self._builder.member_chunks(name), chunk_size)

@@ -12,6 +12,7 @@ import platform
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, get_args
 
 from schemas import (
@@ -29,6 +30,7 @@ from schemas import (
 from .. import __version__
 from .contracts import MemberDropped, MemberTransform
 from .passwords import Sealing
+from .spool import EncryptedSpool, SpoolFile
 from .zipwriter import EncryptedZipWriter
 
 _SKIP_REASONS = set(get_args(SkippedFile.model_fields["reason"].annotation))
@@ -47,6 +49,22 @@ def drop_signals() -> tuple[type[Exception], ...]:
     except ImportError:  # the redaction layer is not installed in this build
         return (MemberDropped,)
     return (MemberDropped, MemberRefused)
+
+
+@dataclass(frozen=True)
+class SealedBundle:
+    """A finished bundle: where it is and its manifest."""
+
+    path: Path
+    manifest: Manifest
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """A member waiting in the spool, with its entry as first stored."""
+
+    file: SpoolFile
+    entry: MemberEntry
 
 
 @dataclass(frozen=True)
@@ -76,6 +94,27 @@ def stream_finalized(
     if first is None:
         return iter(())
     return itertools.chain((first,), stream)
+
+
+def write_members(
+    writer: EncryptedZipWriter,
+    transform: MemberTransform,
+    spool: EncryptedSpool,
+    members: Mapping[str, Spooled],
+    dropped: dict[str, DroppedMember],
+) -> list[MemberEntry]:
+    """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes."""
+    entries: list[MemberEntry] = []
+    for name in sorted(members):
+        spooled = members[name]
+        finalized = stream_finalized(transform, spooled.entry, spool.read(spooled.file))
+        if isinstance(finalized, DroppedMember):
+            dropped[name] = finalized
+            continue
+        written = writer.write_member(name, finalized)
+        update = {"sha256": written.sha256, "size": written.size}
+        entries.append(spooled.entry.model_copy(update=update))
+    return entries
 
 
 def write_report(
@@ -111,36 +150,44 @@ def merge_dropped(report: RedactionReport, dropped: Sequence[DroppedMember]) -> 
     return report.model_copy(update={"skipped": [*report.skipped, *extra]})
 
 
+@dataclass(frozen=True)
+class ManifestFields:
+    """The manifest fields a caller (``doctor``, ``redact``) owns; the builder adds the rest."""
+
+    command: str = "doctor"
+    profile: str | None = None
+    target: TargetSummary | None = None
+    options: Mapping[str, Any] | None = None
+    collectors: Sequence[CollectorOutcome] = ()
+    interrupted: bool = False
+
+
 def build_manifest(
-    *,
     transform: MemberTransform,
     sealing: Sealing,
+    fields: ManifestFields,
+    *,
     created_at: datetime,
     bundle_id: str,
     members: list[MemberEntry],
-    command: str,
-    profile: str | None,
-    target: TargetSummary | None,
-    options: Mapping[str, Any] | None,
-    collectors: Sequence[CollectorOutcome],
-    interrupted: bool,
 ) -> Manifest:
     summary = transform.summary()
     if summary.report_member is None:
         summary = summary.model_copy(update={"report_member": REDACTION_REPORT_MEMBER})
+    redact = transform.redact_text
     return Manifest(
         tool=ToolInfo(version=__version__, python=platform.python_version()),
         created_at=created_at,
         bundle_id=bundle_id,
-        command=command,
-        profile=profile,
-        target=target or TargetSummary(),
-        options=redact_values(dict(options or {}), transform.redact_text),
+        command=fields.command,
+        profile=fields.profile,
+        target=fields.target or TargetSummary(),
+        options=redact_values(dict(fields.options or {}), redact),
         members=members,
-        collectors=[redact_outcome(outcome, transform.redact_text) for outcome in collectors],
+        collectors=[redact_outcome(outcome, redact) for outcome in fields.collectors],
         redaction=summary,
         encryption=sealing.encryption_info(),
-        interrupted=interrupted,
+        interrupted=fields.interrupted,
     )
 
 

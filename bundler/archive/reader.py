@@ -36,9 +36,10 @@ import pyzipper
 
 from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 
-from ..errors import DecryptionFailed, HostileArchive, ManifestInvalid, NotABundle
+from ..errors import HostileArchive, ManifestInvalid
 from ..source import MemberNotFound
-from .aes_check import mac_intact, password_opens
+from .aes_check import mac_intact
+from .crosscheck import check_password, cross_check
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
 from .limits import ReaderLimits
 from .manifest_load import parse_manifest
@@ -95,7 +96,7 @@ class BundleReader:
             entries = scan_entries(zf, limits)
             envelope = read_envelope(zf.comment)
             password = keys.password_for(envelope)
-            _check_password(handle, entries, password.reveal(), isinstance(keys, IdentityKey))
+            check_password(handle, entries, password.reveal(), isinstance(keys, IdentityKey))
             zf.setpassword(password.reveal())
             reader = cls(
                 path, handle, zf, entries, envelope=envelope, lenient=lenient, limits=limits
@@ -258,44 +259,6 @@ class BundleReader:
     def _cross_check(self) -> None:
         if self.manifest is None:
             return
-        for member in self.manifest.members:
-            label = printable_name(member.path)
-            if member.path == MANIFEST_MEMBER:
-                self._problem("manifest_invalid", None, "manifest.json lists itself")
-            elif member.path in self._listed:
-                self._problem("manifest_invalid", member.path, f"manifest lists {label!r} twice")
-            else:
-                self._listed[member.path] = member
-        for path, member in self._listed.items():
-            entry = self._entries.get(path)
-            label = printable_name(path)
-            if entry is None or entry.is_dir:
-                self._problem("missing", path, f"member {label!r} is in the manifest but missing")
-            elif not entry.encrypted:
-                self._problem("unencrypted", path, f"member {label!r} is not AES-256 encrypted")
-            elif entry.size != member.size:
-                self._problem("size_mismatch", path, f"member {label!r} has the wrong size")
-        for name, entry in self._entries.items():
-            if entry.is_dir or name == MANIFEST_MEMBER or name in self._listed:
-                continue
-            kind: ProblemKind = "unlisted" if entry.encrypted else "unencrypted"
-            self._problem(kind, name, f"member {printable_name(name)!r} is not in the manifest")
-
-
-def _check_password(
-    handle: BinaryIO, entries: dict[str, Entry], password: bytes, via_identity: bool
-) -> None:
-    """Refuse a wrong password or identity before reading anything."""
-    probe = entries.get(MANIFEST_MEMBER)
-    if probe is None or not probe.encrypted:
-        probe = next((e for e in entries.values() if e.encrypted), None)
-    if probe is None:
-        raise NotABundle("not a bundler bundle (none of its members is AES-256 encrypted)")
-    if password_opens(handle, probe.info, password):
-        return
-    if via_identity:
-        raise DecryptionFailed(
-            "the password sealed to this identity does not open the bundle "
-            "(its envelope was replaced or damaged)"
-        )
-    raise DecryptionFailed("wrong password for this bundle")
+        self._listed, problems = cross_check(self.manifest, self._entries)
+        for problem in problems:
+            self._problem(problem.kind, problem.member, problem.message)

@@ -30,12 +30,13 @@ from .manifest_load import parse_json, validate_document
 from .reader import BundleReader
 
 CheckStatus = Literal["ok", "problem", "not_checked"]
+CheckKind = Literal["structure", "manifest", "checksum", "schema"]
 
 
 class CheckResult(BaseModel):
     """One verification check: what, on which member, and its outcome."""
 
-    check: Literal["structure", "manifest", "checksum", "schema"]
+    check: CheckKind
     member: str | None = None
     status: CheckStatus
     detail: str | None = None
@@ -62,7 +63,7 @@ def verify_bundle(reader: BundleReader) -> VerifyReport:
     integrity = reader.check()
     checks: list[CheckResult] = []
     for problem in integrity.problems:
-        kind = "manifest" if problem.kind.startswith("manifest") else "structure"
+        kind: CheckKind = "manifest" if problem.kind.startswith("manifest") else "structure"
         if problem.kind in ("sha256_mismatch", "auth_failed", "corrupt"):
             kind = "checksum"
         checks.append(
