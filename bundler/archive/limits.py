@@ -34,16 +34,17 @@ _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 class ReaderLimits:
     """What a bundle may contain before the reader refuses it.
 
-    ``ratio_floor`` exempts small members from the ratio check: a few KiB of
-    repeated text legitimately compress 200:1, and cannot be a bomb because
-    the reader never inflates past a member's declared size.
+    ``ratio_floor`` exempts members up to 16 MiB from the ratio check: short
+    stretches of repeated log lines legitimately compress past 200:1, and a
+    small member cannot be a bomb because the reader never inflates past a
+    member's declared size (the total stays capped by ``max_total_bytes``).
     """
 
     max_members: int = 100_000
     max_total_bytes: int = 20 * GiB
     max_member_bytes: int = 8 * GiB
     max_ratio: float = 200.0
-    ratio_floor: int = 1 * MiB
+    ratio_floor: int = 16 * MiB
     max_manifest_bytes: int = 64 * MiB
 
     @classmethod

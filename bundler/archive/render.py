@@ -120,6 +120,8 @@ def _redaction_line(manifest: Manifest) -> str:
     red = manifest.redaction
     if red is None:
         return "none recorded"
+    if red.ruleset_id == "none":
+        return "NOT redacted (written without a redaction rule set)"
     kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(red.by_kind.items()))
     return (
         f"ruleset {red.ruleset_id} · {red.total} redactions"

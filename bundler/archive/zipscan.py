@@ -125,7 +125,7 @@ def _check_entry(info: pyzipper.ZipInfo, limits: ReaderLimits) -> Entry:
         if ratio > limits.max_ratio:
             raise HostileArchive(
                 f"member {label!r} has compression ratio {ratio:.0f}:1 "
-                f"(limit {limits.max_ratio:g}; a zip bomb?)"
+                f"(limit {limits.max_ratio:g}; raise BUNDLER_MAX_RATIO if genuine)"
             )
     encrypted = bool(
         info.flag_bits & 0x1 and info.wz_aes_version in (1, 2) and info.wz_aes_strength == 3
