@@ -132,9 +132,9 @@ def password_opens(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> bo
     """
     try:
         _local_header(raw, info)
-    except EncryptionError:
+        return _derive_keys(raw, password) is not None
+    except (EncryptionError, OSError, ValueError):
         return False
-    return _derive_keys(raw, password) is not None
 
 
 def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:

@@ -26,6 +26,7 @@ reasons not to open the file at all.
 from __future__ import annotations
 
 import hashlib
+import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,7 +209,14 @@ class BundleReader:
                 failure = ("auth_failed", f"member {label!r} failed AES authentication (tampered)")
             else:
                 failure = ("corrupt", f"member {label!r} is corrupt ({type(exc).__name__})")
-        except (zlib.error, EOFError, NotImplementedError, ValueError) as exc:
+        except (
+            zlib.error,
+            struct.error,
+            EOFError,
+            NotImplementedError,
+            ValueError,
+            OSError,
+        ) as exc:
             failure = ("corrupt", f"member {label!r} is corrupt ({type(exc).__name__})")
         if failure is not None and failure[0] == "corrupt" and not self._mac_intact(entry):
             # Damaged ciphertext usually breaks inflate before the MAC is reached: say why.

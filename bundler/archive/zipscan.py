@@ -18,7 +18,9 @@ reader treats an unencrypted member as an integrity problem.
 
 from __future__ import annotations
 
+import errno
 import stat
+import struct
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -135,6 +137,8 @@ def _check_entry(info: pyzipper.ZipInfo, limits: ReaderLimits) -> Entry:
 
 def _check_no_overlap(infos: list[pyzipper.ZipInfo], directory_start: int) -> None:
     ordered = sorted(infos, key=lambda i: i.header_offset)
+    if ordered and (ordered[0].header_offset < 0 or directory_start < 0):
+        raise CorruptArchive("the bundle's zip directory points outside the file")
     for this, following in zip(ordered, [*ordered[1:], None], strict=True):
         name_len = len(this.orig_filename.encode("utf-8" if this.flag_bits & 0x800 else "cp437"))
         end = this.header_offset + LOCAL_HEADER_MIN + name_len + this.compress_size
@@ -166,11 +170,13 @@ def _check_end_record(
 def _zip_errors(path: Path, *, looks_like_zip: bool) -> Iterator[None]:
     try:
         yield
-    except (pyzipper.BadZipFile, EOFError, ValueError, zlib.error) as exc:
+    except (pyzipper.BadZipFile, EOFError, ValueError, zlib.error, struct.error) as exc:
         _not_a_zip(path, looks_like_zip, exc)
     except NotImplementedError as exc:
         raise CorruptArchive(f"{path} uses a zip feature bundler does not read") from exc
     except OSError as exc:
+        if exc.errno == errno.EINVAL:  # a seek to a forged offset: the directory is damaged
+            _not_a_zip(path, looks_like_zip, exc)
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
