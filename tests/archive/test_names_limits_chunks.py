@@ -67,3 +67,11 @@ def test_rechunk_keeps_bytes_and_sizes(chunks: list[bytes], size: int) -> None:
     assert b"".join(pieces) == b"".join(chunks)
     assert all(len(p) == size for p in pieces[:-1])
     assert all(0 < len(p) <= size for p in pieces)
+
+
+def test_public_names_are_exported() -> None:
+    import bundler.archive as archive
+
+    assert sorted(archive.__all__) == archive.__all__
+    missing = [name for name in archive.__all__ if not hasattr(archive, name)]
+    assert missing == []
