@@ -18,6 +18,7 @@ Run: ``.venv/bin/python bench/archive.py`` (``--help`` for sizes and repeats).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -120,71 +122,84 @@ def write_ours(path: Path, members: dict[str, memoryview], verify: str = "mac") 
         writer.commit()
 
 
-def write_builder(path: Path, members: dict[str, memoryview]) -> tuple[float, float]:
-    """Seconds spent adding (spooling) and finalizing."""
-    started = time.perf_counter()
+@dataclass
+class Clock:
+    """Wall and CPU seconds of one step (CPU time is what a busy shared machine distorts least)."""
+
+    wall: float = 0.0
+    cpu: float = 0.0
+
+    @classmethod
+    def measure(cls, action: Callable[[], object]) -> Clock:
+        wall, cpu = time.perf_counter(), time.process_time()
+        action()
+        return cls(time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def write_builder(path: Path, members: dict[str, memoryview]) -> tuple[Clock, Clock]:
+    """Time spent adding (spooling) and finalizing."""
     with BundleBuilder(path, sealing=Sealing.with_password(PASSWORD)) as builder:
-        for name, view in members.items():
-            builder.add(name, slices(view), media_type="text/plain")
-        spooled = time.perf_counter()
-        builder.finalize(command="bench")
-    return spooled - started, time.perf_counter() - spooled
 
+        def add_all() -> None:
+            for name, view in members.items():
+                builder.add(name, slices(view), media_type="text/plain")
 
-def timed(action: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    action()
-    return time.perf_counter() - started
+        spooling = Clock.measure(add_all)
+        finalizing = Clock.measure(lambda: builder.finalize(command="bench"))
+    return spooling, finalizing
 
 
 def throughput(args: argparse.Namespace, workdir: Path) -> None:
     size = args.size_mb * MiB
     print(f"generating {args.size_mb} MiB of mixed logs ...", file=sys.stderr)
     members = split_members(generate_logs(size), args.members)
-    results: dict[str, list[float]] = {
-        "plain": [], "ours": [], "ours_full": [], "spool": [], "finalize": []
+    runs: dict[str, list[Clock]] = {
+        "plain": [], "ours": [], "ours_full": [], "spool": [], "finalize": [], "builder": []
     }  # fmt: skip
     zip_size = 0
+    load_before = os.getloadavg()[0]
     for run in range(args.repeat):
         print(f"run {run + 1}/{args.repeat} ...", file=sys.stderr)
         for label, action in (
-            ("plain", lambda p: write_plain(p, members)),
-            ("ours", lambda p: write_ours(p, members)),
-            ("ours_full", lambda p: write_ours(p, members, verify="full")),
+            ("plain", write_plain),
+            ("ours", write_ours),
+            ("ours_full", lambda p, m: write_ours(p, m, verify="full")),
         ):
             target = workdir / f"{label}.zip"
-            results[label].append(timed(lambda a=action, t=target: a(t)))  # type: ignore[misc]
+            runs[label].append(Clock.measure(lambda a=action, t=target: a(t, members)))  # type: ignore[misc]
             zip_size = target.stat().st_size
             target.unlink()
-        target = workdir / "builder.zip"
-        add, finish = write_builder(target, members)
-        results["spool"].append(add)
-        results["finalize"].append(finish)
-        target.unlink()
+        add, finish = write_builder(workdir / "builder.zip", members)
+        runs["spool"].append(add)
+        runs["finalize"].append(finish)
+        runs["builder"].append(Clock(add.wall + finish.wall, add.cpu + finish.cpu))
+        (workdir / "builder.zip").unlink()
     mb = size / MiB
-    median = {label: statistics.median(values) for label, values in results.items()}
-    builder_total = median["spool"] + median["finalize"]
+    wall = {k: statistics.median(c.wall for c in v) for k, v in runs.items()}
+    cpu = {k: statistics.median(c.cpu for c in v) for k, v in runs.items()}
     rows = [
-        ("pyzipper deflate-6 + AES-256 (baseline)", median["plain"], "100 %"),
-        ("bundler writer (sha256, verify=mac, atomic)", median["ours"], _pct(median, "ours")),
-        ("bundler writer, verify=full", median["ours_full"], _pct(median, "ours_full")),
-        ("builder: add to encrypted spool", median["spool"], ""),
-        ("builder: finalize (spool -> zip -> verify)", median["finalize"], ""),
-        (
-            "builder: total (identity transform)",
-            builder_total,
-            f"{median['plain'] / builder_total:.0%}",
-        ),
+        ("plain", "pyzipper deflate-6 + AES-256 (baseline)"),
+        ("ours", "bundler writer (sha256, verify=mac, atomic)"),
+        ("ours_full", "bundler writer, verify=full"),
+        ("spool", "builder: add to encrypted spool"),
+        ("finalize", "builder: finalize (spool -> zip -> verify)"),
+        ("builder", "builder: total (identity transform)"),
     ]
-    print(f"\n{mb:.0f} MiB input, {args.members} members, zip {zip_size / MiB:.1f} MiB, "
-          f"median of {args.repeat} runs, Python {sys.version.split()[0]}")  # fmt: skip
-    print(f"{'path':<46} {'seconds':>8} {'MiB/s':>8} {'vs baseline':>12}")
-    for label, seconds, relative in rows:
-        print(f"{label:<46} {seconds:>8.2f} {mb / seconds:>8.1f} {relative:>12}")
-
-
-def _pct(median: dict[str, float], label: str) -> str:
-    return f"{median['plain'] / median[label]:.0%}"
+    print(
+        f"\n{mb:.0f} MiB input, {args.members} members, zip {zip_size / MiB:.1f} MiB, median of "
+        f"{args.repeat} runs, Python {sys.version.split()[0]}, load average "
+        f"{load_before:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+    print(f"{'path':<45} {'wall s':>7} {'MiB/s':>6} {'cpu s':>7} {'MiB/s':>6} {'vs baseline':>12}")
+    for key, label in rows:
+        versus = "" if key in ("spool", "finalize") else (
+            f"{wall['plain'] / wall[key]:.0%} / {cpu['plain'] / cpu[key]:.0%}"
+        )  # fmt: skip
+        print(
+            f"{label:<45} {wall[key]:>7.2f} {mb / wall[key]:>6.1f} {cpu[key]:>7.2f} "
+            f"{mb / cpu[key]:>6.1f} {versus:>12}"
+        )
+    print("(vs baseline: wall / CPU; baseline throughput divided by this row's)")
 
 
 def rss_child(kind: str, gigabytes: float, workdir: Path) -> None:
