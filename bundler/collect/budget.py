@@ -63,6 +63,10 @@ class Budget:
             ends_at = min(ends_at, run_deadline)
         return cls(ends_at, cancel, timeout_s=timeout_s, clock=clock)
 
+    def left(self) -> float:
+        """Seconds left, possibly negative."""
+        return self.ends_at - self._clock()
+
     def remaining(self) -> float:
         """Seconds left, never below :data:`MIN_SOCKET_TIMEOUT` (use :meth:`check` to stop)."""
         return max(MIN_SOCKET_TIMEOUT, self.ends_at - self._clock())

@@ -22,6 +22,9 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     ├── CommandFailed                 exit code not in ``ok_exit_codes``
     ├── CommandNotFound               program not installed (exit 127)
     ├── FileUnreadable                permission denied, not a regular file
+    ├── FileMissing                   no such file (``skipped`` instead when the step allows it)
+    ├── WorkingDirectoryMissing       a command's ``cwd`` does not exist on the host
+    ├── Unsupported                   a configuration we do not implement (e.g. ProxyCommand)
     ├── ResponseTooLarge              JSON over its size cap (kept, truncated, unusable)
     ├── InvalidJSON                   a JSON step returned something else (kept as text)
     └── TransportError                protocol-level failure (SSH negotiation, HTTP protocol)
@@ -107,6 +110,18 @@ class FileUnreadable(CollectError):
     pass
 
 
+class FileMissing(CollectError):
+    pass
+
+
+class WorkingDirectoryMissing(CollectError):
+    pass
+
+
+class Unsupported(CollectError):
+    pass
+
+
 class ResponseTooLarge(CollectError):
     pass
 
@@ -126,6 +141,7 @@ __all__ = [
     "CommandFailed",
     "CommandNotFound",
     "ConnectFailed",
+    "FileMissing",
     "FileUnreadable",
     "HostKeyChanged",
     "HostKeyUnknown",
@@ -137,4 +153,6 @@ __all__ = [
     "Skip",
     "TLSVerifyFailed",
     "TransportError",
+    "Unsupported",
+    "WorkingDirectoryMissing",
 ]
