@@ -77,6 +77,11 @@ class HeadTailCapper:
         self._omitted_bytes = 0
         self._omitted_lines: int | None = 0
 
+    @property
+    def total(self) -> int:
+        """Bytes seen so far (skipped ranges included)."""
+        return self._total
+
     def feed(self, data: bytes) -> None:
         self._total += len(data)
         self._pending += data
