@@ -98,6 +98,10 @@ class HeadTailCapper:
         if self._pending:
             self._omitted_bytes += len(self._pending)
             self._pending = b""
+        while self._tail:  # lines before the gap cannot follow the marker
+            dropped = self._tail.popleft()
+            self._tail_used -= len(dropped)
+            self._drop(len(dropped), lines=1)
         self._in_tail = True
         self._total += nbytes
         self._omitted_bytes += nbytes

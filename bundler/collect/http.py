@@ -111,8 +111,9 @@ class HttpCollector:
             budget.check("sending a request")
             try:
                 capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
-            except (ConnectFailed, TransportError):
+            except (ConnectFailed, TransportError) as exc:
                 if attempt >= self.options.attempts:
+                    exc.attempts = attempt  # type: ignore[attr-defined]
                     raise
             else:
                 if capture.status_code not in RETRY_STATUSES or attempt >= self.options.attempts:
