@@ -1,0 +1,249 @@
+"""``bundler doctor`` as a library call: validate the request, collect, normalize, analyze, seal.
+
+Everything that can be wrong with the request (flags, inventory, ssh_config,
+known_hosts, the bundle password) is checked *before* the first connection,
+so a usage error never costs a collection and never leaves a file. Once
+collection has started, the bundle is written whenever anything was
+collected; a Ctrl-C during collection seals what was collected (manifest
+``interrupted``), a Ctrl-C while sealing leaves nothing.
+
+INTEGRATION POINT: the live verdict comes from ``bundler.analyze.engine.analyze``
+(branch ``analyze``). Until it is on main, doctor records no ``analysis.json``
+and ``--json`` prints the collection summary (:class:`~.summary.DoctorSummary`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from schemas import CollectorKind, CollectorOutcome, CollectorStatus, TargetSummary, utc_now
+
+from ..analyze.api import EvidenceSet
+from ..errors import Interrupted
+from ..exit_codes import ExitCode
+from ..products.base import NormalizeContext
+from .engine import CollectionResult, Engine
+from .http import HttpCollector, HttpOptions, display_url
+from .output import LiveSink, open_bundle, redaction_transform
+from .recorder import ProgressListener
+from .request import DoctorRequest, prepare
+from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
+
+ANALYSIS_MEMBER = "analysis.json"
+
+
+@dataclass
+class DoctorOutcome:
+    result: CollectionResult
+    summary: DoctorSummary
+    analysis: Any | None
+    exit_code: ExitCode
+
+    def json_text(self) -> str:
+        """What ``--json`` prints: the verdict when analyzed, else the collection summary."""
+        if self.analysis is not None:
+            text: str = self.analysis.model_dump_json(indent=2, by_alias=True)
+            return text
+        return self.summary.model_dump_json(indent=2, by_alias=True)
+
+
+def run_doctor(
+    request: DoctorRequest,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    progress: ProgressListener | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+    now: Callable[[], datetime] = utc_now,
+    home: Path | None = None,
+) -> DoctorOutcome:
+    """Run doctor; returns the outcome (its exit code included) or raises a BundlerError."""
+    run = prepare(request, environ, warn, now, home or Path.home())
+    profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
+    transform = redaction_transform([token] if token else [])
+    sink: Any = (
+        open_bundle(request.bundle, request.seal, transform)
+        if request.bundle
+        else LiveSink(transform)
+    )
+    http = (
+        HttpCollector(
+            HttpOptions(
+                server_url,
+                token=token,
+                ca_cert=request.ca_cert,
+                insecure=request.insecure,
+                max_connections=request.concurrency,
+            )
+        )
+        if server_url
+        else None
+    )
+    try:
+        engine = Engine(
+            sink,
+            run.targets,
+            plan=profile.plan() if profile else None,
+            profile=profile,
+            settings=run.settings,
+            http=http,
+            connector=connector,
+            endpoints=run.endpoints,
+            progress=progress,
+            now=now,
+        )
+        result = engine.run()
+        for note in result.notes:
+            warn(note)
+        return _conclude(request, sink, result, profile, server_url, now, warn)
+    except KeyboardInterrupt as exc:
+        _abort(sink)
+        raise Interrupted("interrupted while sealing: no bundle was written") from exc
+    except BaseException:
+        _abort(sink)
+        raise
+    finally:
+        if http is not None:
+            http.close()
+        if connector is not None:
+            connector.close()
+
+
+def _conclude(
+    request: DoctorRequest,
+    sink: Any,
+    result: CollectionResult,
+    profile: Any,
+    server_url: str | None,
+    now: Callable[[], datetime],
+    warn: Callable[[str], None],
+) -> DoctorOutcome:
+    profile_name = getattr(profile, "name", None)
+    if profile is not None and result.collected:
+        _normalize(sink, result, profile, server_url, request)
+    analysis = None
+    if result.collected and not result.interrupted:
+        analysis = _analyze(sink, profile_name, warn)
+    verdict = getattr(getattr(analysis, "verdict", None), "value", None)
+    code = exit_code(
+        interrupted=result.interrupted,
+        collected=result.collected,
+        failed=len(result.failed),
+        verdict=verdict,
+    )
+    shown_url = display_url(server_url) if server_url else None
+    bundle = None
+    if request.bundle and result.collected:
+        sealed = sink.finalize(
+            command="doctor",
+            profile=profile_name,
+            target=TargetSummary(
+                server_url=shown_url, hosts=result.hosts, insecure_tls=request.insecure
+            ),
+            options=_manifest_options(request, profile),
+            collectors=result.outcomes,
+            interrupted=result.interrupted,
+        )
+        bundle = BundleWritten(
+            sealed.path, sealed.path.stat().st_size, sealed.manifest.encryption.mode
+        )
+    elif request.bundle:
+        _abort(sink)
+    summary = build_summary(
+        result,
+        profile=profile_name,
+        server_url=shown_url,
+        bundle=bundle,
+        verdict=verdict,
+        code=code,
+    )
+    return DoctorOutcome(result, summary, analysis, code)
+
+
+def _normalize(
+    sink: Any,
+    result: CollectionResult,
+    profile: Any,
+    server_url: str | None,
+    request: DoctorRequest,
+) -> None:
+    context = NormalizeContext(
+        source=sink.source(),
+        results=result.results,
+        hosts=result.hosts,
+        observed_at=result.started_at,
+        server_url=display_url(server_url) if server_url else None,
+        settings={"since": request.since, "log_lines": request.log_lines},
+    )
+    try:
+        documents = list(profile.normalize(context))
+    except Exception as exc:  # a profile bug must not lose the bundle: record it
+        result.outcomes.append(
+            CollectorOutcome(
+                id=f"normalize.{profile.name}",
+                kind=CollectorKind.LOCAL,
+                target=f"profile {profile.name}",
+                status=CollectorStatus.FAILED,
+                error_class=type(exc).__name__,
+                error_message="the profile's normalizer failed; raw evidence is kept",
+            )
+        )
+        return
+    for document in documents:
+        sink.add(
+            document.member_path,
+            document.model_dump_json(indent=2, exclude_none=True, by_alias=True).encode(),
+            media_type="application/json",
+            schema_name=document.schema_name,
+        )
+
+
+def _analyze(sink: Any, profile: str | None, warn: Callable[[str], None]) -> Any | None:
+    try:
+        engine = importlib.import_module("bundler.analyze.engine")
+    except ModuleNotFoundError:
+        return None  # INTEGRATION POINT: the analyzer is not on main yet
+    try:
+        report = engine.analyze(EvidenceSet(sink.source()), profile=profile)
+    except Exception as exc:  # a live verdict is a bonus; the bundle matters more
+        warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
+        return None
+    sink.add(
+        ANALYSIS_MEMBER,
+        report.model_dump_json(indent=2, by_alias=True).encode(),
+        media_type="application/json",
+        schema_name="bundler.analysis/1",
+    )
+    return report
+
+
+def _manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
+    """Sanitized options: flags and counts, never values that could be secrets."""
+    return {
+        "profile": getattr(profile, "name", None),
+        "server_given": bool(request.server),
+        "token_env": request.token_env or getattr(profile, "token_env", None),
+        "ca_cert": request.ca_cert is not None,
+        "insecure": request.insecure,
+        "ssh_hosts": len(request.ssh),
+        "inventory": request.inventory is not None,
+        "local": request.local,
+        "accept_new_host_keys": request.accept_new_host_keys,
+        "since": request.since,
+        "log_lines": request.log_lines,
+        "log_bytes": request.log_bytes,
+        "concurrency": request.concurrency,
+        "timeout_s": request.timeout_s,
+        "deadline_s": request.deadline_s,
+    }
+
+
+def _abort(sink: Any) -> None:
+    abort = getattr(sink, "abort", None)
+    if abort is not None:
+        abort()
