@@ -152,7 +152,9 @@ class ScriptedHTTPServer:
             self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self.port = int(self._server.server_address[1])
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def route(self, path: str, reply: Route) -> None:
         self.routes[path] = reply
