@@ -161,6 +161,7 @@ class SshLab:
         netns: str | None = None,
         host_key: KeyPair | None = None,
         extra_config: str = "",
+        sftp: bool = True,
     ) -> SshdInstance:
         """Start sshd (retrying on a port race); returns once it answers with a banner."""
         directory = self.root / f"sshd-{name}"
@@ -172,7 +173,7 @@ class SshLab:
             chosen = port or free_port()
             instance = SshdInstance(name, host, chosen, key, directory, netns=netns)
             config = directory / "sshd_config"
-            config.write_text(self._sshd_config(instance, extra_config))
+            config.write_text(self._sshd_config(instance, extra_config, sftp))
             command = [SSHD, "-D", "-e", "-f", str(config)]
             if netns:
                 command = ["ip", "netns", "exec", netns, *command]
@@ -190,7 +191,7 @@ class SshLab:
                 break
         raise RuntimeError(f"sshd {name} did not start: {last_error}")
 
-    def _sshd_config(self, instance: SshdInstance, extra: str) -> str:
+    def _sshd_config(self, instance: SshdInstance, extra: str, sftp: bool) -> str:
         return "\n".join(
             [
                 f"Port {instance.port}",
@@ -210,7 +211,7 @@ class SshLab:
                 "AllowTcpForwarding yes",
                 "PermitTTY no",
                 "LogLevel ERROR",
-                f"Subsystem sftp {SFTP_SERVER}",
+                f"Subsystem sftp {SFTP_SERVER}" if sftp else "",
                 extra,
                 "",
             ]

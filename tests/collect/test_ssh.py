@@ -1,0 +1,201 @@
+"""SSH against real OpenSSH sshd: trust decisions, auth, commands, files, jump hosts."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from bundler.collect.budget import Budget
+from bundler.collect.errors import (
+    AuthenticationFailed,
+    CollectorTimeout,
+    ConnectFailed,
+    FileMissing,
+    HostKeyChanged,
+    HostKeyUnknown,
+    WorkingDirectoryMissing,
+)
+from bundler.collect.logs import LogOptions, collect_file_log
+from bundler.collect.sshhost import SshHost
+from tests.collect.sshkit import connect, connector
+from tests.support.netns import NetNamespace
+from tests.support.sshd import SshLab, free_port, generate_key
+
+pytestmark = pytest.mark.sshd
+
+
+def _healthy(lab: SshLab, name: str = "web") -> SshHost:
+    instance = lab.start(name)
+    lab.add_host(name, instance)
+    lab.trust(instance)
+    connection = connect(lab, name)
+    assert connection.verdict.fingerprint == instance.host_key.fingerprint
+    assert not connection.verdict.trusted_on_first_use
+    return connection.host
+
+
+def test_healthy_host_runs_commands(ssh_lab: SshLab) -> None:
+    host = _healthy(ssh_lab)
+    try:
+        result = host.run(["uname", "-s"], budget=Budget.start(10), max_bytes=1000)
+        assert result.exit_code == 0
+        assert result.stdout.content == b"Linux\n"
+        missing = host.run(["no-such-program-x"], budget=Budget.start(10), max_bytes=1000)
+        assert missing.exit_code == 127
+    finally:
+        host.close()
+
+
+def test_a_host_that_is_down_is_a_connect_failure(ssh_lab: SshLab) -> None:
+    ssh_lab.add_host("down", hostname="127.0.0.1", port=free_port())
+    with pytest.raises(ConnectFailed, match="refused"):
+        connect(ssh_lab, "down")
+
+
+def test_unknown_host_key_is_refused_before_authentication(ssh_lab: SshLab) -> None:
+    instance = ssh_lab.start("new")
+    ssh_lab.add_host("new", instance)
+    with pytest.raises(HostKeyUnknown, match=instance.host_key.fingerprint):
+        connect(ssh_lab, "new")
+    assert ssh_lab.known_hosts.read_text() == ""
+
+
+def test_accept_new_host_keys_trusts_on_first_use_and_remembers(ssh_lab: SshLab) -> None:
+    instance = ssh_lab.start("new")
+    ssh_lab.add_host("new", instance)
+    ssh_lab.known_hosts.write_text("# no trailing newline")
+    first = connect(ssh_lab, "new", accept_new=True)
+    first.host.close()
+    assert first.verdict.trusted_on_first_use
+    assert first.verdict.fingerprint == instance.host_key.fingerprint
+    lines = ssh_lab.known_hosts.read_text().splitlines()
+    assert lines == ["# no trailing newline", instance.known_hosts_line()]
+    second = connect(ssh_lab, "new")  # strict now, and it verifies
+    second.host.close()
+    assert not second.verdict.trusted_on_first_use
+
+
+def test_changed_host_key_is_always_refused(ssh_lab: SshLab, tmp_path: Path) -> None:
+    instance = ssh_lab.start("moved")
+    ssh_lab.add_host("moved", instance)
+    ssh_lab.trust(instance, key=generate_key(tmp_path / "other_key"))
+    for accept_new in (False, True):
+        with pytest.raises(HostKeyChanged, match="refusing"):
+            connect(ssh_lab, "moved", accept_new=accept_new)
+    # nothing was learned, and authentication never happened (no accepted key logged)
+    assert instance.known_hosts_line() not in ssh_lab.known_hosts.read_text()
+
+
+def test_wrong_user_key_is_refused(ssh_lab: SshLab, tmp_path: Path) -> None:
+    instance = ssh_lab.start("web")
+    wrong = generate_key(tmp_path / "wrong_key")
+    ssh_lab.add_host("web", instance, identity=wrong.private_path)
+    ssh_lab.trust(instance)
+    with pytest.raises(AuthenticationFailed, match="no key was accepted"):
+        connect(ssh_lab, "web")
+
+
+def test_a_hung_command_times_out_and_is_killed_on_the_host(ssh_lab: SshLab) -> None:
+    host = _healthy(ssh_lab)
+    marker = "987.654"
+    try:
+        started = time.monotonic()
+        with pytest.raises(CollectorTimeout):
+            host.run(["sleep", marker], budget=Budget.start(1.0), max_bytes=1000)
+        assert time.monotonic() - started < 2.5
+    finally:
+        host.close()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        alive = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, check=False)
+        if alive.returncode != 0:
+            break
+        time.sleep(0.2)
+    assert alive.returncode != 0, "the remote command outlived its budget"
+
+
+def test_working_directory_and_arguments_are_quoted(ssh_lab: SshLab, tmp_path: Path) -> None:
+    host = _healthy(ssh_lab)
+    odd = tmp_path / "state dir; touch INJECTED"
+    odd.mkdir()
+    (odd / "flux.db").write_text("x")
+    canary = tmp_path / "canary"
+    try:
+        listing = host.run(["ls", "-1"], budget=Budget.start(10), max_bytes=1000, cwd=str(odd))
+        assert listing.stdout.content == b"flux.db\n"
+        literal = host.run(
+            ["ls", f"$(touch {canary})", "`id`"], budget=Budget.start(10), max_bytes=1000
+        )
+        assert literal.exit_code != 0
+        with pytest.raises(WorkingDirectoryMissing):
+            host.run(["ls"], budget=Budget.start(10), max_bytes=100, cwd=str(tmp_path / "nope"))
+    finally:
+        host.close()
+    assert not canary.exists()
+    assert not (tmp_path / "INJECTED").exists()
+
+
+@pytest.mark.parametrize("sftp", [True, False], ids=["sftp", "no-sftp-fallback"])
+def test_huge_log_is_read_as_head_and_tail(ssh_lab: SshLab, tmp_path: Path, sftp: bool) -> None:
+    instance = ssh_lab.start("logs", sftp=sftp)
+    ssh_lab.add_host("logs", instance)
+    ssh_lab.trust(instance)
+    log = tmp_path / "server.log"
+    with log.open("w") as handle:
+        for i in range(400_000):  # ~19 MB
+            handle.write(f"2025-03-01 12:{i // 60 % 60:02d}:{i % 60:02d} - app - INFO - n={i}\n")
+    host = connect(ssh_lab, "logs").host
+    try:
+        got = collect_file_log(host, str(log), LogOptions(200_000, 10_000), Budget.start(30))
+        with pytest.raises(FileMissing):
+            host.stat(str(tmp_path / "absent.log"), budget=Budget.start(5))
+    finally:
+        host.close()
+    text = got.content.content.decode()
+    lines = text.splitlines()
+    assert lines[0].endswith("n=0")
+    assert lines[-1].endswith("n=399999")
+    assert got.content.truncated
+    assert sum("[bundler truncated]" in ln for ln in lines) == 1
+    assert len(got.content.content) < 200_000 + 500
+
+
+def test_proxyjump_reaches_a_host_only_the_bastion_can_see(
+    ssh_lab: SshLab, netns: NetNamespace
+) -> None:
+    bastion = ssh_lab.start("bastion", host=netns.inner_ip, port=22, netns=netns.name)
+    inner_port = free_port()
+    target = ssh_lab.start("inner", host="127.0.0.1", port=inner_port, netns=netns.name)
+    ssh_lab.add_host("bastion", bastion)
+    ssh_lab.add_host("inner", target, proxy_jump="bastion")
+    ssh_lab.add_host("inner-direct", target)
+    ssh_lab.trust(bastion)
+    ssh_lab.trust(target)
+    with pytest.raises(ConnectFailed):
+        connect(ssh_lab, "inner-direct")
+    shared = connector(ssh_lab)
+    try:
+        for _ in range(2):  # the second target reuses the bastion connection
+            connection = shared.connect(shared.resolver.resolve("inner"), Budget.start(10))
+            assert connection.verdict.fingerprint == target.host_key.fingerprint
+            where = connection.host.run(
+                ["ip", "-o", "addr"], budget=Budget.start(10), max_bytes=4000
+            )
+            connection.host.close()
+            assert netns.inner_ip.encode() in where.stdout.content
+        assert len(shared._bastions) == 1
+    finally:
+        shared.close()
+
+
+def test_a_refused_bastion_key_names_the_jump_host(ssh_lab: SshLab, netns: NetNamespace) -> None:
+    bastion = ssh_lab.start("bastion", host=netns.inner_ip, port=22, netns=netns.name)
+    target = ssh_lab.start("inner", host="127.0.0.1", port=free_port(), netns=netns.name)
+    ssh_lab.add_host("bastion", bastion)
+    ssh_lab.add_host("inner", target, proxy_jump="bastion")
+    ssh_lab.trust(target)  # the bastion's key is unknown
+    with pytest.raises(HostKeyUnknown, match="jump host bastion"):
+        connect(ssh_lab, "inner")
