@@ -68,9 +68,9 @@ def schedule_host(
     ready = (connect_group, clock_group)
     add("sysinfo", _sysinfo, 2, ready)
     for number, step in enumerate(steps):
-        add(step.id, _step_fn(step), 10 + number, ready, step=step.id)
+        add(step.id, _step_fn(step), 10 + number, ready, step=step.id, timeout_s=step.timeout_s)
     for log_step in log_steps:
-        for index, spec in enumerate(state.target.logs):
+        for index in range(len(state.target.logs)):
             log_index = f"{index:02d}"
             add(
                 f"{log_step.id}.{log_index}",
@@ -79,7 +79,7 @@ def schedule_host(
                 ready,
                 step=log_step.id,
                 bound={"log_index": log_index},
-                target=spec.file or f"unit {spec.unit}",
+                timeout_s=log_step.timeout_s,
             )
     ctx.scheduler.on_drained(host_group, lambda: _close(state))
     ctx.scheduler.seal(host_group)
@@ -151,13 +151,12 @@ def _adder(ctx: RunContext, state: HostState, host_group: str) -> Callable[..., 
         extra_groups: tuple[str, ...] = (),
         step: str | None = None,
         bound: dict[str, str] | None = None,
-        target: str | None = None,
         timeout_s: float | None = None,
     ) -> None:
         record = ctx.recorder.register(
             state.collector_id(name),
             state.kind,
-            target or state.target.alias,
+            state.target.alias,
             step=step,
             host=state.target.alias,
             bound=bound,

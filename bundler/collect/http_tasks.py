@@ -56,7 +56,7 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
             ctx.scheduler.add(
                 Task(
                     key=f"expand:{step.id}",
-                    run=lambda budget, step=step: _expand(ctx, step),
+                    run=lambda budget, step=step: _expand(ctx, step, budget),
                     timeout_s=ctx.settings.timeout_s,
                     lane="expand",
                     priority=(0,),
@@ -69,18 +69,21 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
             )
 
 
-def _expand(ctx: RunContext, step: HttpStep) -> None:
+def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
     assert step.for_each is not None
-    parents = ctx.fanout_documents(step.for_each.step)
+    parent = step.for_each.step
+    parents = ctx.fanout_documents(parent)
     if not parents:
         record = ctx.recorder.register(
             f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
         )
-        ctx.recorder.skip(
-            record,
-            f"not run: {step.for_each.step} produced nothing to expand",
-            CollectorStatus.SKIPPED,
-        )
+        if budget.expired():
+            note = "not run: run deadline reached"
+        else:
+            results = ctx.recorder.step_results()
+            statuses = sorted({r.status.value for r in results if r.step == parent})
+            note = f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
+        ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
     else:
         bindings, cut = expand(step.for_each, parents)
         for index, bound in enumerate(bindings):
