@@ -96,6 +96,7 @@ def run_doctor(
             endpoints=run.endpoints,
             progress=progress,
             now=now,
+            secrets=[token] if token else [],
         )
         result = engine.run()
         for note in result.notes:

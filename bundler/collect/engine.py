@@ -94,6 +94,7 @@ class Engine:
         endpoints: dict[str, SshEndpoint] | None = None,
         progress: ProgressListener | None = None,
         now: Callable[[], datetime] = utc_now,
+        secrets: Sequence[str] = (),
     ) -> None:
         self.sink = sink
         self.targets = list(targets)
@@ -104,7 +105,7 @@ class Engine:
         problems = plan_violations(self.plan, profile)
         if problems:
             raise PlanNotReadOnly("; ".join(problems))
-        self.recorder = Recorder(sink, progress, now=now)
+        self.recorder = Recorder(sink, progress, now=now, secrets=secrets)
         self.scheduler = Scheduler(
             concurrency=self.settings.concurrency,
             lane_limit=self._lane_limit,

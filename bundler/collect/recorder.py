@@ -69,9 +69,11 @@ class Recorder:
         *,
         now: Callable[[], datetime] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        secrets: Sequence[str] = (),
     ) -> None:
         self.sink = sink
         self.progress = progress
+        self._secrets = tuple(s for s in secrets if s)
         self._now = now
         self._monotonic = monotonic
         self._lock = threading.RLock()
@@ -146,7 +148,7 @@ class Recorder:
                 self._settle(record, status, None, None, attempts=1)
                 assert record.outcome is not None
                 record.outcome.error_class = error_class
-                record.outcome.error_message = note
+                record.outcome.error_message = self.redact(note)
 
     def _settle(
         self,
@@ -157,7 +159,7 @@ class Recorder:
         attempts: int,
     ) -> None:
         duration = self._monotonic() - record.t0 if record.t0 is not None else 0.0
-        message = self.sink.redact_text(error.message) if error and error.message else None
+        message = self.redact(error.message) if error and error.message else None
         record.outcome = CollectorOutcome(
             id=record.id,
             kind=record.kind,
@@ -167,13 +169,20 @@ class Recorder:
             status=status,
             error_class=error.error_class if error else None,
             error_message=message if status is not CollectorStatus.SKIPPED else None,
-            note=self.sink.redact_text(note) if note else None,
+            note=self.redact(note) if note else None,
             bytes=sum(e.size for e in record.entries),
             members=[e.path for e in record.entries],
             attempts=attempts,
         )
         if self.progress:
             self.progress.collector_finished(record)
+
+    def redact(self, text: str) -> str:
+        """The sink's redaction, plus the secrets doctor itself holds (the API token)."""
+        redacted = self.sink.redact_text(text)
+        for secret in self._secrets:
+            redacted = redacted.replace(secret, "[redacted]")
+        return redacted
 
     # -- results ------------------------------------------------------------------------------
     def records(self) -> list[CollectorRecord]:

@@ -109,3 +109,6 @@ class SampleProfile:
 
     def rules(self) -> Sequence[Rule]:
         return []
+
+
+PROFILE = SampleProfile()

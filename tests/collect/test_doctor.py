@@ -1,0 +1,225 @@
+"""``bundler doctor`` end to end: flags, exit codes, summaries, JSON, interrupts, bundles."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bundler import products
+from bundler.cli import cli
+from bundler.collect.doctor import run_doctor
+from bundler.collect.request import DoctorRequest
+from bundler.collect.summary import exit_code
+from bundler.exit_codes import ExitCode
+from tests.support.http_server import Reply, ScriptedHTTPServer
+from tests.support.requirements import need
+from tests.support.sshd import SshLab, free_port
+
+
+@pytest.fixture
+def sample_profile(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(products.PROFILES, "testprod", "tests.collect.testprofile")
+    return "testprod"
+
+
+def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner(env=env).invoke(cli, ["doctor", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("verdict", "failed", "collected", "interrupted", "code"),
+    [
+        ("healthy", 0, 3, False, ExitCode.OK),
+        ("degraded", 0, 3, False, ExitCode.OK),
+        ("inconclusive", 0, 3, False, ExitCode.INCONCLUSIVE),
+        ("inconclusive", 1, 3, False, ExitCode.PARTIAL),
+        ("blocked", 1, 3, False, ExitCode.PROBLEM),
+        (None, 1, 0, False, ExitCode.NOTHING_COLLECTED),
+        ("blocked", 1, 0, True, ExitCode.INTERRUPTED),
+        (None, 0, 2, False, ExitCode.OK),
+    ],
+)
+def test_exit_code_precedence(
+    verdict: str | None, failed: int, collected: int, interrupted: bool, code: ExitCode
+) -> None:
+    assert (
+        exit_code(interrupted=interrupted, collected=collected, failed=failed, verdict=verdict)
+        == code
+    )
+
+
+def test_local_json_live_check() -> None:
+    code, stdout, stderr = _doctor("--local", "--json")
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["schema"] == "bundler.doctor-summary/1"
+    assert summary["collected"] == summary["total"] == 2
+    assert summary["hosts"][0]["transport"] == "local"
+    assert "ok          local.h01.sysinfo" in stderr
+    assert "collected 2 of 2 collectors" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "nothing to collect"),
+        (("--server", "http://127.0.0.1:1"), "--server needs --profile"),
+        (("--local", "--since", "yesterday"), "invalid duration"),
+        (("--local", "--concurrency", "0"), "--concurrency must be at least 1"),
+        (("--local", "--log-bytes", "10"), "--log-bytes"),
+        (("--local", "--generate-password"), "need --bundle"),
+        (("--ssh", "bad host name"), "invalid SSH address"),
+        (("--ssh", "h", "--ssh-config", "/nonexistent/cfg"), "does not exist"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, stdout, stderr = _doctor(*args)
+    assert code == 2
+    assert message in stderr
+    assert "Traceback" not in stderr
+    assert stdout == ""
+
+
+def test_a_bad_inventory_names_the_line(tmp_path: Path) -> None:
+    inventory = tmp_path / "inv.yaml"
+    inventory.write_text("hosts:\n  - address: a\n    rol: server\n")
+    code, _, stderr = _doctor("--inventory", str(inventory))
+    assert code == 2
+    assert "hosts.0.rol" in stderr
+
+
+def test_profile_options_are_checked(sample_profile: str, tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="TESTPROD_MISSING"):
+        run_doctor(
+            DoctorRequest(profile=sample_profile, token_env="TESTPROD_MISSING", local=True),
+            environ={},
+        )
+    with pytest.raises(Exception, match="either --ca-cert or --insecure"):
+        run_doctor(
+            DoctorRequest(profile=sample_profile, insecure=True, ca_cert=tmp_path, local=True)
+        )
+
+
+def test_profile_run_normalizes_and_keeps_the_token_out(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    token = "tok-7f3a9c1e5b"
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", Reply(401, {"detail": f"bad token {token}"}))
+    warnings: list[str] = []
+    outcome = run_doctor(
+        DoctorRequest(profile=sample_profile, server=http_server.url, token_env="T", local=True),
+        environ={"T": token},
+        warn=warnings.append,
+    )
+    assert http_server.requests[0].headers["Authorization"] == f"Bearer {token}"
+    workers = next(o for o in outcome.result.outcomes if o.id == "http.workers")
+    assert workers.status.value == "refused"
+    assert token not in (workers.error_message or "")
+    assert "[redacted]" in (workers.error_message or "")
+    assert token not in outcome.json_text()
+    assert outcome.exit_code == ExitCode.PARTIAL
+    assert outcome.summary.problems[0].id == "http.workers"
+
+
+@pytest.mark.sshd
+def test_ssh_trust_through_the_command_line(ssh_lab: SshLab) -> None:
+    instance = ssh_lab.start("fresh")
+    ssh_lab.add_host("fresh", instance)
+    files = ("--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(ssh_lab.known_hosts))
+    code, stdout, stderr = _doctor("--ssh", "fresh", *files, "--json")
+    assert code == ExitCode.NOTHING_COLLECTED, stderr
+    assert "HostKeyUnknown" in stderr
+    assert "nothing could be collected" in stderr
+    code, stdout, stderr = _doctor("--ssh", "fresh", *files, "--json", "--accept-new-host-keys")
+    assert code == 0, stderr
+    host = json.loads(stdout)["hosts"][0]
+    assert host["host_key_fingerprint"] == instance.host_key.fingerprint
+    assert host["host_key_trusted_on_first_use"] is True
+
+
+@pytest.mark.sshd
+def test_some_failed_collectors_exit_5(ssh_lab: SshLab) -> None:
+    ssh_lab.add_host("down", hostname="127.0.0.1", port=free_port())
+    files = ("--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(ssh_lab.known_hosts))
+    code, stdout, stderr = _doctor("--local", "--ssh", "down", *files, "--json")
+    assert code == ExitCode.PARTIAL
+    problems = json.loads(stdout)["problems"]
+    assert [(p["id"], p["error_class"]) for p in problems] == [("ssh.h01.connect", "ConnectFailed")]
+    assert "ssh.h01.connect" in stderr  # --ssh hosts come before --local
+
+
+def test_ctrl_c_keeps_what_was_collected(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", Reply(hang=True))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    finally:
+        timer.cancel()
+    assert outcome.exit_code == ExitCode.INTERRUPTED
+    statuses = {o.id: o.status.value for o in outcome.result.outcomes}
+    assert statuses["http.health"] == "ok"
+    assert statuses["http.workers"] == "interrupted"
+    assert outcome.summary.interrupted
+
+
+def test_bundle_needs_the_builder_or_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "support.zip"
+    env = {"BUNDLE_PW": "correct horse battery staple"}
+    code, _, stderr = _doctor(
+        "--local", "--bundle", str(target), "--password-env", "BUNDLE_PW", env=env
+    )
+    try:
+        import bundler.archive.builder  # noqa: F401
+    except ModuleNotFoundError:
+        assert code == 2
+        assert "cannot write bundles yet" in stderr
+        assert not target.exists()
+        assert list(tmp_path.iterdir()) == []
+        return
+    assert code == 0, stderr
+    assert target.exists()
+
+
+def test_local_bundle_end_to_end(tmp_path: Path) -> None:
+    """INTEGRATION: needs bundler.archive.builder and redactors (branches archive, redact)."""
+    try:
+        import bundler.archive.builder  # noqa: F401
+        import redactors.bundle  # noqa: F401
+    except ModuleNotFoundError:
+        need(False, "the bundle builder and the redaction engine are not on this branch yet")
+    log = tmp_path / "app.log"
+    log.write_text("2099-01-01 10:00:00 - app - INFO - password=hunter2-secret\n" * 3)
+    inventory = tmp_path / "inv.yaml"
+    inventory.write_text(
+        f"hosts:\n  - address: local\n    role: server\n    logs: [{{file: {log}}}]\n"
+    )
+    target = tmp_path / "support.zip"
+    env = {"BUNDLE_PW": "correct horse battery staple"}
+    code, _, stderr = _doctor(
+        "--inventory",
+        str(inventory),
+        "--bundle",
+        str(target),
+        "--password-env",
+        "BUNDLE_PW",
+        env=env,
+    )
+    assert code == 0, stderr
+    assert target.exists()
+    assert b"hunter2-secret" not in target.read_bytes()
+    inspected = CliRunner(env=env).invoke(
+        cli, ["inspect", str(target), "--password-env", "BUNDLE_PW"]
+    )
+    assert inspected.exit_code == 0, inspected.stderr
