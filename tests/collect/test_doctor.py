@@ -123,7 +123,7 @@ def test_profile_run_normalizes_and_keeps_the_token_out(
     workers = next(o for o in outcome.result.outcomes if o.id == "http.workers")
     assert workers.status.value == "refused"
     assert token not in (workers.error_message or "")
-    assert "[redacted]" in (workers.error_message or "")
+    assert "bad token [" in (workers.error_message or "")  # replaced by a marker, not dropped
     assert token not in outcome.json_text()
     assert outcome.exit_code == ExitCode.PARTIAL
     assert outcome.summary.problems[0].id == "http.workers"
