@@ -2,9 +2,12 @@
 
 Seed 000 names clock synchronization as a connectivity cause (leases and
 TLS fail on skewed hosts), and comparing log times across hosts needs the
-skew. One tiny command (``date -u +%s.%N; date +%z``) is timed by the
-collector's UTC clock before and after: the skew is the host's reading minus
-the midpoint, uncertain by half the round trip. The UTC offset it prints
+skew. A tiny script prints a ready marker, waits for one line from us, then runs
+``date -u +%s.%N; date +%z``: the collector's UTC clock is read just before
+the line is sent and just after the answer arrives, so process and
+login-shell start-up (often a large part of an SSH command) stay out of the
+round trip. The skew is the host's reading minus the midpoint, uncertain by
+half the round trip. The UTC offset it prints
 lets naive log timestamps (Flux writes local ``asctime``) be read as UTC.
 """
 
@@ -22,7 +25,7 @@ from .errors import CommandFailed
 from .runner import HostRunner
 from .timestamps import parse_offset
 
-CLOCK_SCRIPT = "date -u +%s.%N; date +%z"
+CLOCK_SCRIPT = "echo bundler-ready; read _; date -u +%s.%N; date +%z"
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,11 @@ class ClockResult:
 def read_clock(
     runner: HostRunner, budget: Budget, now: Callable[[], datetime] = utc_now
 ) -> ClockResult:
-    before = now()
-    result = runner.shell(CLOCK_SCRIPT, budget=budget, max_bytes=1024)
-    after = now()
-    lines = result.stdout.content.decode(errors="replace").split()
-    if result.exit_code != 0 or not lines:
-        raise CommandFailed(f"date failed (exit {result.exit_code}): {result.stderr_line()}")
-    return parse_clock(lines, before, after)
+    timed = runner.timed(CLOCK_SCRIPT, budget=budget, now=now)
+    lines = timed.answer.decode(errors="replace").split()
+    if not lines:
+        raise CommandFailed("date printed nothing")
+    return parse_clock(lines, timed.before, timed.after)
 
 
 def parse_clock(lines: list[str], before: datetime, after: datetime) -> ClockResult:

@@ -7,17 +7,25 @@ its budget is terminated together with anything it started.
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import signal
 import stat as stat_module
 import subprocess
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import IO, Literal
 
 from .budget import Budget
 from .capping import HeadTailCapper
-from .errors import CollectorTimeout, FileMissing, FileUnreadable, WorkingDirectoryMissing
-from .runner import STDERR_CAP, CommandResult, FileInfo
+from .errors import (
+    CollectorTimeout,
+    CommandFailed,
+    FileMissing,
+    FileUnreadable,
+    WorkingDirectoryMissing,
+)
+from .runner import READY_MARKER, STDERR_CAP, CommandResult, FileInfo, Timed
 
 READ_CHUNK = 64 * 1024
 TERMINATE_GRACE_S = 2.0
@@ -57,6 +65,38 @@ class LocalHost:
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
         return self.run(["/bin/sh", "-c", script], budget=budget, max_bytes=max_bytes)
 
+    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+        process = subprocess.Popen(
+            ["/bin/sh", "-c", script],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            if (
+                not _wait_readable(process.stdout, budget)
+                or process.stdout.readline() != READY_MARKER
+            ):
+                raise CommandFailed("the probe did not start")
+            before = now()
+            process.stdin.write(b"\n")
+            process.stdin.close()
+            if not _wait_readable(process.stdout, budget):
+                raise CommandFailed("the probe did not answer")
+            answer = process.stdout.readline()
+            after = now()
+            answer += process.stdout.read()
+            process.wait(timeout=budget.remaining())
+        except (CollectorTimeout, subprocess.TimeoutExpired):
+            _terminate(process)
+            raise CollectorTimeout("timed out while reading the clock") from None
+        finally:
+            process.stdout.close()
+        return Timed(answer, before, after)
+
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
         try:
             info = os.stat(path)
@@ -83,6 +123,12 @@ class LocalHost:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _wait_readable(stream: IO[bytes], budget: Budget) -> bool:
+    while not select.select([stream], [], [], min(0.25, budget.remaining()))[0]:
+        budget.check("waiting for a command")
+    return True
 
 
 def _not_run(code: int, message: str, max_bytes: int) -> CommandResult:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal, Protocol
 
 from .budget import Budget
@@ -42,6 +43,18 @@ class CommandResult:
 
 
 @dataclass(frozen=True)
+class Timed:
+    """A probe's answer and the collector's clock just before asking and just after the answer."""
+
+    answer: bytes
+    before: datetime
+    after: datetime
+
+
+READY_MARKER = b"bundler-ready\n"
+
+
+@dataclass(frozen=True)
 class FileInfo:
     size: int
     is_regular: bool
@@ -66,6 +79,14 @@ class HostRunner(Protocol):
 
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
         """Run one of the engine's own read-only ``sh`` snippets (sysinfo)."""
+        ...
+
+    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+        """Run ``script``, which prints :data:`READY_MARKER`, reads a line, then answers.
+
+        The clock around the question excludes process and login-shell start-up,
+        so the round trip measured is the network's (clock skew uncertainty).
+        """
         ...
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:

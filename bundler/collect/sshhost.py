@@ -13,7 +13,8 @@ import select
 import shlex
 import stat as stat_module
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Literal
 
 import paramiko
@@ -30,9 +31,11 @@ from .errors import (
 from .runner import (
     CWD_MISSING_EXIT,
     CWD_MISSING_MARKER,
+    READY_MARKER,
     STDERR_CAP,
     CommandResult,
     FileInfo,
+    Timed,
     remote_script,
     sh_command_line,
 )
@@ -73,6 +76,26 @@ class SshHost:
 
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
         return self._exec(sh_command_line(script), budget, max_bytes, None)
+
+    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+        try:
+            channel = self._connection.open_session(timeout=budget.remaining())
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise TransportError(f"cannot open an SSH session: {exc}") from exc
+        try:
+            channel.exec_command(sh_command_line(script))
+            seen = _read_until(channel, b"", lambda b: READY_MARKER in b, budget)
+            before = now()
+            channel.sendall(b"\n")
+            seen = _read_until(channel, seen, lambda b: b"\n" in _after_marker(b), budget)
+            after = now()
+            channel.shutdown_write()
+            seen = _read_until(channel, seen, lambda b: False, budget, until_eof=True)
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise TransportError(f"SSH probe failed: {exc}") from exc
+        finally:
+            channel.close()
+        return Timed(_after_marker(seen), before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
         sftp = self._sftp_client(budget)
@@ -129,7 +152,11 @@ class SshHost:
             channel.shutdown_write()
             while True:
                 budget.check("running a command")
-                select.select([channel], [], [], min(POLL_S, budget.remaining()))
+                if not (channel.recv_ready() or channel.recv_stderr_ready()):
+                    if channel.eof_received or channel.closed:  # only the exit status is missing
+                        channel.status_event.wait(min(POLL_S, budget.remaining()))
+                    else:
+                        select.select([channel], [], [], min(POLL_S, budget.remaining()))
                 while channel.recv_ready():
                     stdout.feed(channel.recv(CHUNK))
                 while channel.recv_stderr_ready():
@@ -167,6 +194,33 @@ class SshHost:
             raise FileUnreadable(result.stderr_line() or "cannot stat")
         size, _, kind = result.stdout.content.decode(errors="replace").strip().partition(" ")
         return FileInfo(size=int(size or 0), is_regular=kind.startswith("regular"))
+
+
+def _after_marker(data: bytes) -> bytes:
+    return data.split(READY_MARKER, 1)[1] if READY_MARKER in data else b""
+
+
+def _read_until(
+    channel: paramiko.Channel,
+    seen: bytes,
+    done: Callable[[bytes], bool],
+    budget: Budget,
+    *,
+    until_eof: bool = False,
+) -> bytes:
+    """Read stdout into ``seen`` until ``done(seen)`` (or end of output with ``until_eof``)."""
+    while not done(seen):
+        while channel.recv_ready():
+            seen += channel.recv(CHUNK)
+        if done(seen):
+            break
+        if channel.eof_received or channel.closed:
+            if until_eof:
+                break
+            raise TransportError("the probe ended before it answered")
+        budget.check("waiting for the host to answer")
+        select.select([channel], [], [], min(POLL_S, budget.remaining()))
+    return seen
 
 
 def _file_error(exc: OSError) -> FileMissing | FileUnreadable:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -81,6 +82,26 @@ def generate_key(path: Path) -> KeyPair:
     path.chmod(0o600)
     path.with_suffix(".pub").write_bytes(public + b"\n")
     return KeyPair(path, public.decode())
+
+
+def _without_shell_rc(command: list[str]) -> list[str]:
+    """``command`` in a private mount namespace with the login shell's rc file hidden."""
+    rc = Path(pwd.getpwuid(os.geteuid()).pw_dir) / ".bashrc"
+    if not rc.exists() or shutil.which("unshare") is None:
+        return command
+    hide = 'mount --bind /dev/null "$1" && shift && exec "$@"'
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        hide,
+        "sh",
+        str(rc),
+        *command,
+    ]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -162,8 +183,15 @@ class SshLab:
         host_key: KeyPair | None = None,
         extra_config: str = "",
         sftp: bool = True,
+        quiet_shell: bool = True,
     ) -> SshdInstance:
-        """Start sshd (retrying on a port race); returns once it answers with a banner."""
+        """Start sshd (retrying on a port race); returns once it answers with a banner.
+
+        ``quiet_shell``: run sshd in a private mount namespace where the login
+        user's ``~/.bashrc`` reads as empty. bash sources it for every SSH
+        command; on this machine it runs ``pyenv init`` (~0.35 s of CPU per
+        command), which is the test host's environment, not what we test.
+        """
         directory = self.root / f"sshd-{name}"
         directory.mkdir(exist_ok=True)
         key = host_key or generate_key(directory / "ssh_host_ed25519_key")
@@ -175,6 +203,8 @@ class SshLab:
             config = directory / "sshd_config"
             config.write_text(self._sshd_config(instance, extra_config, sftp))
             command = [SSHD, "-D", "-e", "-f", str(config)]
+            if quiet_shell:
+                command = _without_shell_rc(command)
             if netns:
                 command = ["ip", "netns", "exec", netns, *command]
             log = (directory / "sshd.log").open("ab")
