@@ -6,19 +6,14 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ..collect.context import (
+from ..collect.defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
     DEFAULT_LOG_LINES,
     DEFAULT_TIMEOUT_S,
 )
-from ..collect.doctor import run_doctor
-from ..collect.progress import PlainProgress, RichProgress
-from ..collect.request import DoctorRequest
-from ..collect.summary import render_summary
 from ..products import PROFILES
 from .options import SealOptions, seal_options
 
@@ -86,12 +81,19 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     if bundle is None and (seal.password_env or seal.password_file or seal.generate_password
                            or seal.recipients):  # fmt: skip
         raise click.UsageError("password and --recipient options need --bundle PATH")
+    from ..collect.doctor import run_doctor
+    from ..collect.progress import PlainProgress, RichProgress
+    from ..collect.request import DoctorRequest
+    from ..collect.summary import render_summary
+
     request = DoctorRequest(
         bundle=bundle,
         seal=seal,
         ssh=tuple(options.pop("ssh")),  # type: ignore[call-overload]
         **options,  # type: ignore[arg-type]
     )
+    from rich.console import Console
+
     console = Console(stderr=True)
     progress = RichProgress(console) if console.is_terminal else PlainProgress(sys.stderr)
     try:

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -18,25 +18,25 @@ from schemas import CollectorKind, HostSummary
 from schemas.evidence import HostSysinfo, LogSource
 
 from .clock import ClockResult
-from .http import HttpCollector
+from .defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_LOG_BYTES,
+    DEFAULT_LOG_LINES,
+    DEFAULT_TIMEOUT_S,
+    HOST_LANE_LIMIT,
+    HTTP_LANE_LIMIT,
+)
 from .logs import LogOptions
 from .readonly import ProgramRule
 from .recorder import Recorder
 from .runner import HostRunner
 from .scheduler import Scheduler
-from .ssh import SshConnector
 from .targets import HostTarget
 
-DEFAULT_CONCURRENCY = 16
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_DEADLINE_S = 600.0
-DEFAULT_LOG_BYTES = 5_000_000
-DEFAULT_LOG_LINES = 10_000
-HTTP_LANE_LIMIT = 8
-"""At most this many requests at once against the control plane (it may be slow: Flux's
-GET /workers takes over a second at 200 workers)."""
-HOST_LANE_LIMIT = 4
-"""At most this many channels at once per host (sshd's MaxSessions defaults to 10)."""
+if TYPE_CHECKING:  # transports load only when a run needs them
+    from .http import HttpCollector
+    from .ssh import SshConnector
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from ..products.base import NormalizeContext
 from .engine import CollectionResult, Engine
-from .http import HttpCollector, HttpOptions, display_url
 from .output import LiveSink, open_bundle, redaction_transform
 from .recorder import ProgressListener
 from .request import DoctorRequest, prepare
@@ -71,6 +70,8 @@ def run_doctor(
         if request.bundle
         else LiveSink(transform)
     )
+    if server_url:
+        from .http import HttpCollector, HttpOptions
     http = (
         HttpCollector(
             HttpOptions(
@@ -137,7 +138,7 @@ def _conclude(
         failed=len(result.failed),
         verdict=verdict,
     )
-    shown_url = display_url(server_url) if server_url else None
+    shown_url = _shown(server_url)
     bundle = None
     if request.bundle and result.collected:
         sealed = sink.finalize(
@@ -178,7 +179,7 @@ def _normalize(
         results=result.results,
         hosts=result.hosts,
         observed_at=result.started_at,
-        server_url=display_url(server_url) if server_url else None,
+        server_url=_shown(server_url),
         settings={"since": request.since, "log_lines": request.log_lines},
     )
     try:
@@ -242,6 +243,14 @@ def _manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
         "timeout_s": request.timeout_s,
         "deadline_s": request.deadline_s,
     }
+
+
+def _shown(server_url: str | None) -> str | None:
+    if server_url is None:
+        return None
+    from .http import display_url
+
+    return display_url(server_url)
 
 
 def _abort(sink: Any) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemas import CollectorOutcome, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
@@ -28,16 +28,18 @@ from ..archive.contracts import BundleSink
 from ..products.base import StepResult
 from .context import EngineSettings, HostState, RunContext
 from .host_tasks import schedule_host
-from .http import HttpCollector
 from .http_tasks import schedule_http_steps
 from .local import LocalHost
 from .plan import HttpStep, LogStep, Plan
 from .readonly import plan_violations, profile_rules
 from .recorder import ProgressListener, Recorder
 from .scheduler import RunEnd, Scheduler
-from .ssh import SshConnector
-from .sshconfig import SshEndpoint
 from .targets import HostTarget
+
+if TYPE_CHECKING:
+    from .http import HttpCollector
+    from .ssh import SshConnector
+    from .sshconfig import SshEndpoint
 
 DEFAULT_LOG_STEP = LogStep(id="logs")
 """Logs named by the inventory are collected even when no profile asks for them."""

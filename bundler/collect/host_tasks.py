@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from schemas import CollectorStatus
 from schemas.evidence import HostSysinfo, LogSource
@@ -28,10 +29,12 @@ from .readonly import command_violation
 from .recorder import CollectorRecord, PendingMember
 from .runner import HostRunner
 from .scheduler import Task
-from .sshconfig import SshEndpoint
 from .sysinfo import SYSINFO_MAX_BYTES, parse_sysinfo, sysinfo_script
 from .templates import render, render_all, render_member
 from .validate import check_json
+
+if TYPE_CHECKING:
+    from .sshconfig import SshEndpoint
 
 SYSINFO_MEMBER = "hosts/{alias}/sysinfo.json"
 

@@ -8,7 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemas import CollectorKind, CollectorStatus
 
@@ -22,13 +22,15 @@ from .errors import (
     ResponseTooLarge,
     Skip,
 )
-from .http import HttpCapture
 from .plan import HttpStep
 from .readonly import path_violation
 from .recorder import CollectorRecord, PendingMember
 from .scheduler import Task
 from .templates import quote_path_value, render, render_member
 from .validate import check_json, expand
+
+if TYPE_CHECKING:
+    from .http import HttpCapture
 
 HTTP_LANE = "http"
 ERROR_SNIPPET = 200

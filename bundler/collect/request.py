@@ -11,26 +11,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cli.options import SealOptions
 from ..errors import UsageError
 from ..products import get_profile
-from .context import (
+from .context import EngineSettings
+from .defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
     DEFAULT_LOG_LINES,
     DEFAULT_TIMEOUT_S,
-    EngineSettings,
 )
-from .hostkeys import KnownHosts
-from .http import display_url
 from .inventory import load_inventory
 from .since import parse_since
-from .ssh import SshConnector
-from .sshconfig import SshConfigResolver, SshEndpoint
 from .targets import HostTarget, build_targets
+
+if TYPE_CHECKING:
+    from .ssh import SshConnector
+    from .sshconfig import SshEndpoint
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,8 @@ def prepare(
         raise UsageError("use either --ca-cert or --insecure, not both")
     server_url = request.server or (profile.default_server_url if profile else None)
     if server_url:
+        from .http import display_url
+
         display_url(server_url)  # validates
     token_env = request.token_env or (profile.token_env if profile else None)
     token = environ.get(token_env) if token_env else None
@@ -112,6 +114,10 @@ def prepare(
     connector = None
     remote = [t for t in targets if not t.is_local]
     if remote:
+        from .hostkeys import KnownHosts
+        from .ssh import SshConnector
+        from .sshconfig import SshConfigResolver
+
         config = request.ssh_config or home / ".ssh" / "config"
         if request.ssh_config and not request.ssh_config.exists():
             raise UsageError(f"--ssh-config {request.ssh_config} does not exist")

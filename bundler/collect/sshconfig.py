@@ -10,38 +10,16 @@ command line. Jump hosts are resolved through the config too, like OpenSSH.
 from __future__ import annotations
 
 import getpass
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import paramiko
 
 from ..errors import UsageError
+from .address import parse_address
 
 DEFAULT_IDENTITIES = ("id_ed25519", "id_ecdsa", "id_rsa")
 MAX_JUMPS = 8
-
-_ADDRESS = re.compile(
-    r"^(?:(?P<user>[^@\s]+)@)?(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:@\s\[\]]+))"
-    r"(?::(?P<port>\d{1,5}))?$"
-)
-
-
-@dataclass(frozen=True)
-class Address:
-    host: str
-    user: str | None = None
-    port: int | None = None
-
-
-def parse_address(text: str) -> Address:
-    """``[user@]host[:port]`` (``[v6]:port`` for IPv6, or ``ssh://user@host:port``)."""
-    value = text.strip().removeprefix("ssh://")
-    match = _ADDRESS.match(value)
-    if not match or (match["port"] and not 0 < int(match["port"]) < 65536):
-        raise UsageError(f"invalid SSH address {text!r}", hint="use [USER@]HOST[:PORT]")
-    port = int(match["port"]) if match["port"] else None
-    return Address(host=match["v6"] or match["host"], user=match["user"], port=port)
 
 
 @dataclass(frozen=True)

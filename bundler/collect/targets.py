@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from schemas import HostRole, HostSummary
 
 from ..errors import UsageError
+from .address import parse_address
 from .inventory import Inventory, LogSpec
-from .sshconfig import parse_address
 
 RESERVED_VARIABLES = frozenset(
     {"alias", "role", "worker", "state_dir", "log_file", "log_index", "index"}
