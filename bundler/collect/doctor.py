@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, TargetSummary, utc_now
+from schemas.evidence import EvidenceDoc
 
 from ..analyze.api import EvidenceSet
 from ..errors import Interrupted
@@ -184,6 +185,9 @@ def _normalize(
     )
     try:
         documents = list(profile.normalize(context))
+        bad = [d for d in documents if not isinstance(d, EvidenceDoc) or not d.member_path]
+        if bad:
+            raise TypeError(f"normalize returned {type(bad[0]).__name__}, not an EvidenceDoc")
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
             CollectorOutcome(

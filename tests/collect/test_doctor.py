@@ -223,3 +223,42 @@ def test_local_bundle_end_to_end(tmp_path: Path) -> None:
         cli, ["inspect", str(target), "--password-env", "BUNDLE_PW"]
     )
     assert inspected.exit_code == 0, inspected.stderr
+
+
+def test_a_failing_normalizer_is_recorded_and_the_raw_evidence_kept(
+    sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.collect.testprofile import SampleProfile
+
+    def broken(self: SampleProfile, ctx: object) -> list[object]:
+        raise KeyError("bug in the profile")
+
+    monkeypatch.setattr(SampleProfile, "normalize", broken)
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    failed = next(o for o in outcome.result.outcomes if o.id == "normalize.testprod")
+    assert (failed.status.value, failed.error_class) == ("failed", "KeyError")
+    assert outcome.exit_code == ExitCode.PARTIAL
+    assert outcome.summary.collected >= 1
+
+
+def test_normalized_evidence_is_added(
+    sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bundler.collect import doctor as doctor_module
+
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    sinks: list[object] = []
+    original = doctor_module.LiveSink
+
+    class Spy(original):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            sinks.append(self)
+
+    monkeypatch.setattr(doctor_module, "LiveSink", Spy)
+    run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    (sink,) = sinks
+    product = json.loads(sink.source().read_bytes("evidence/product.json"))  # type: ignore[attr-defined]
+    assert product["server_version"] == "2.0.0"
+    assert sink.entries["evidence/product.json"].schema_name == "evidence.product"  # type: ignore[attr-defined]

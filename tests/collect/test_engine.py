@@ -310,3 +310,69 @@ def test_outcomes_serialize_for_the_manifest(http_server: ScriptedHTTPServer) ->
         data = json.loads(outcome.model_dump_json())
         assert data["status"] in {"ok", "failed", "skipped"}
         assert data["duration_s"] >= 0
+
+
+def test_host_steps_missing_programs_failures_and_injected_options(tmp_path: Path) -> None:
+    plan = Plan(
+        profile="testprod",
+        steps=[
+            CommandStep(
+                id="ctl",
+                argv=["testctl", "status"],
+                member="hosts/{alias}/ctl.txt",
+                missing_ok=True,
+            ),
+            CommandStep(
+                id="ctl-needed", argv=["testctl", "status"], member="hosts/{alias}/ctl2.txt"
+            ),
+            CommandStep(id="ls-absent", argv=["ls", "{dir}/absent"], member="hosts/{alias}/ls.txt"),
+            CommandStep(
+                id="find", argv=["find", "{dir}", "-name", "x"], member="hosts/{alias}/find.txt"
+            ),
+        ],
+    )
+    inventory = {
+        "hosts": [
+            {"address": "local", "vars": {"dir": str(tmp_path)}},
+            {"address": "local", "vars": {"dir": "-delete"}},  # an option smuggled in a value
+        ]
+    }
+    canary = tmp_path / "x"
+    canary.write_text("keep me")
+    sink = MemorySink()
+    outcomes = _by_id(_run(sink, profile=SampleProfile(plan), inventory=inventory))
+    ctl, needed = outcomes["local.h01.ctl"], outcomes["local.h01.ctl-needed"]
+    assert (ctl.status, ctl.note) == (
+        CollectorStatus.SKIPPED,
+        "testctl is not installed on this host",
+    )  # type: ignore[attr-defined]
+    assert (needed.status, needed.error_class) == (CollectorStatus.FAILED, "CommandNotFound")  # type: ignore[attr-defined]
+    absent = outcomes["local.h01.ls-absent"]
+    assert (absent.status, absent.error_class) == (CollectorStatus.FAILED, "CommandFailed")  # type: ignore[attr-defined]
+    assert "No such file" in absent.error_message  # type: ignore[attr-defined]
+    assert absent.members == []  # type: ignore[attr-defined]
+    assert outcomes["local.h01.find"].status is CollectorStatus.OK  # type: ignore[attr-defined]
+    injected = outcomes["local.h02.find"]
+    assert injected.status is CollectorStatus.SKIPPED  # type: ignore[attr-defined]
+    assert "read-only guard" in injected.note  # type: ignore[attr-defined]
+    assert canary.read_text() == "keep me"
+
+
+def test_unit_logs_go_through_journalctl(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.support.requirements import need
+
+    need(shutil.which("journalctl") is not None, "journalctl is not installed")
+    sink = MemorySink()
+    inventory = {
+        "hosts": [{"address": "local", "logs": [{"unit": "bundler-test-no-such.service"}]}]
+    }
+    result = _run(sink, inventory=inventory)
+    outcome = _by_id(result)["local.h01.logs.00"]
+    assert outcome.status is CollectorStatus.OK  # type: ignore[attr-defined]
+    assert "no entries" in outcome.note  # type: ignore[attr-defined]
+    logs = LogIndex.model_validate(read_json(sink.source(), LogIndex.member_path))
+    assert logs.logs[0].origin == "journald"
+    hosts = HostsEvidence.model_validate(read_json(sink.source(), HostsEvidence.member_path))
+    assert hosts.hosts[0].services[0].name == "bundler-test-no-such.service"
