@@ -164,6 +164,7 @@ def _conclude(
         bundle=bundle,
         verdict=verdict,
         code=code,
+        insecure_tls=request.insecure,
     )
     return DoctorOutcome(result, summary, analysis, code)
 

@@ -71,6 +71,7 @@ class DoctorSummary(RecordModel):
     schema_: str = Field(default=SUMMARY_SCHEMA, alias="schema")
     profile: str | None = None
     server_url: str | None = None
+    insecure_tls: bool = False
     started_at: UTCDateTime
     finished_at: UTCDateTime
     interrupted: bool = False
@@ -104,10 +105,12 @@ def build_summary(
     bundle: BundleWritten | None,
     verdict: str | None,
     code: ExitCode,
+    insecure_tls: bool = False,
 ) -> DoctorSummary:
     return DoctorSummary(
         profile=profile,
         server_url=server_url,
+        insecure_tls=insecure_tls,
         started_at=result.started_at,
         finished_at=result.finished_at,
         interrupted=result.interrupted,

@@ -17,7 +17,7 @@ from bundler.collect.doctor import run_doctor
 from bundler.collect.request import DoctorRequest
 from bundler.collect.summary import exit_code
 from bundler.exit_codes import ExitCode
-from tests.support.http_server import Reply, ScriptedHTTPServer
+from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.requirements import need
 from tests.support.sshd import SshLab, free_port
 
@@ -262,3 +262,25 @@ def test_normalized_evidence_is_added(
     product = json.loads(sink.source().read_bytes("evidence/product.json"))  # type: ignore[attr-defined]
     assert product["server_version"] == "2.0.0"
     assert sink.entries["evidence/product.json"].schema_name == "evidence.product"  # type: ignore[attr-defined]
+
+
+def test_tls_trust_options(
+    sample_profile: str, https_server: ScriptedHTTPServer, tls_files: TlsFiles
+) -> None:
+    https_server.route(
+        "/health", Reply(200, {"status": "healthy", "version": "2.0.0"}, delay_s=0.5)
+    )
+
+    def health(**options: object) -> tuple[str, str | None, list[str], bool]:
+        warnings: list[str] = []
+        request = DoctorRequest(profile=sample_profile, server=https_server.url, **options)  # type: ignore[arg-type]
+        outcome = run_doctor(request, warn=warnings.append)
+        found = next(o for o in outcome.result.outcomes if o.id == "http.health")
+        return found.status.value, found.error_class, warnings, outcome.summary.insecure_tls
+
+    status, error, warnings, insecure = health()
+    assert (status, error, insecure) == ("refused", "TLSVerifyFailed", False)
+    assert health(ca_cert=tls_files.ca_cert)[:2] == ("ok", None)  # slow (0.5 s) but in time
+    status, error, warnings, insecure = health(insecure=True)
+    assert (status, insecure) == ("ok", True)
+    assert any("--insecure" in w for w in warnings)

@@ -200,3 +200,37 @@ def test_a_refused_bastion_key_names_the_jump_host(ssh_lab: SshLab, netns: NetNa
     ssh_lab.trust(target)  # the bastion's key is unknown
     with pytest.raises(HostKeyUnknown, match="jump host bastion"):
         connect(ssh_lab, "inner")
+
+
+def test_keys_from_ssh_agent_are_used(
+    ssh_lab: SshLab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.requirements import need_executable
+
+    agent = need_executable("ssh-agent")
+    add = need_executable("ssh-add")
+    socket_path = tmp_path / "agent.sock"
+    process = subprocess.Popen([agent, "-D", "-a", str(socket_path)], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 5
+        while not socket_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        env = {"SSH_AUTH_SOCK": str(socket_path), "PATH": "/usr/bin:/bin"}
+        subprocess.run(
+            [add, str(ssh_lab.user_key.private_path)], env=env, check=True, capture_output=True
+        )
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket_path))
+        instance = ssh_lab.start("web")
+        # no IdentityFile for this host: only the agent holds the key
+        ssh_lab.add_host("web", instance, identity=tmp_path / "absent_key", identities_only=False)
+        ssh_lab.trust(instance)
+        conn = connector(ssh_lab)
+        conn.use_agent = True
+        try:
+            connection = conn.connect(conn.resolver.resolve("web"), Budget.start(10))
+            connection.host.close()
+        finally:
+            conn.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=5)

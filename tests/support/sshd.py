@@ -287,6 +287,7 @@ class SshLab:
         user: str = "root",
         identity: Path | None = None,
         proxy_jump: str | None = None,
+        identities_only: bool = True,
         extra: str = "",
     ) -> str:
         """Append a ``Host alias`` block to the lab's ssh_config; returns the alias."""
@@ -296,7 +297,7 @@ class SshLab:
             f"  Port {port or (instance.port if instance else 22)}",
             f"  User {user}",
             f"  IdentityFile {identity or self.user_key.private_path}",
-            "  IdentitiesOnly yes",
+            f"  IdentitiesOnly {'yes' if identities_only else 'no'}",
         ]
         if proxy_jump:
             lines.append(f"  ProxyJump {proxy_jump}")
