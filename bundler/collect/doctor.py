@@ -131,7 +131,7 @@ def _conclude(
         _normalize(sink, result, profile, server_url, request)
     analysis = None
     if result.collected and not result.interrupted:
-        analysis = _analyze(sink, profile_name, warn)
+        analysis = _analyze(sink, profile, warn)
     verdict = getattr(getattr(analysis, "verdict", None), "value", None)
     code = exit_code(
         interrupted=result.interrupted,
@@ -210,7 +210,7 @@ def _normalize(
         )
 
 
-def _analyze(sink: Any, profile: str | None, warn: Callable[[str], None]) -> Any | None:
+def _analyze(sink: Any, profile: Any, warn: Callable[[str], None]) -> Any | None:
     try:
         engine = importlib.import_module("bundler.analyze.engine")
     except ModuleNotFoundError:

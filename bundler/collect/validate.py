@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -37,12 +38,11 @@ def check_json(
     if schema_name is None:
         return JsonCheck(parsed)
     is_list = schema_name.endswith("[]")
-    model = raw_models.get(schema_name.removesuffix("[]")) or raw_models.get(schema_name)
+    model = raw_models.get(schema_name) or raw_models.get(schema_name.removesuffix("[]"))
     if model is None:
         return JsonCheck(parsed, problem=f"profile declares no raw model {schema_name!r}")
-    adapter: TypeAdapter[Any] = TypeAdapter(list[model] if is_list else model)  # type: ignore[valid-type]
     try:
-        adapter.validate_python(parsed)
+        _adapter(model, is_list).validate_python(parsed)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "/".join(str(p) for p in first["loc"])
@@ -50,6 +50,12 @@ def check_json(
             parsed, valid=False, problem=f"does not match {schema_name} at /{where}: {first['msg']}"
         )
     return JsonCheck(parsed, valid=True)
+
+
+@lru_cache(maxsize=256)
+def _adapter(model: type[BaseModel], is_list: bool) -> TypeAdapter[Any]:
+    """Building a validator is costly; fan-outs validate hundreds of records of one model."""
+    return TypeAdapter(list[model] if is_list else model)  # type: ignore[valid-type]
 
 
 def resolve_pointer(document: Any, pointer: str) -> Any:
