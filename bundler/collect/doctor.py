@@ -14,7 +14,6 @@ and ``--json`` prints the collection summary (:class:`~.summary.DoctorSummary`).
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,20 +21,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from schemas import CollectorKind, CollectorOutcome, CollectorStatus, TargetSummary, utc_now
-from schemas.evidence import EvidenceDoc
+from schemas import (
+    TargetSummary,
+    utc_now,
+)
 
-from ..analyze.api import EvidenceSet
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
-from ..products.base import NormalizeContext
+from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .engine import CollectionResult, Engine
 from .output import LiveSink, open_bundle, redaction_transform
 from .recorder import ProgressListener
 from .request import DoctorRequest, prepare
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
-
-ANALYSIS_MEMBER = "analysis.json"
 
 
 @dataclass
@@ -128,10 +126,11 @@ def _conclude(
 ) -> DoctorOutcome:
     profile_name = getattr(profile, "name", None)
     if profile is not None and result.collected:
-        _normalize(sink, result, profile, server_url, request)
+        normalize(sink, result, profile, server_url, request)
     analysis = None
     if result.collected and not result.interrupted:
-        analysis = _analyze(sink, profile, warn)
+        provisional = provisional_manifest(request, result, profile, server_url, now)
+        analysis = analyze(sink, profile, provisional, warn)
     verdict = getattr(getattr(analysis, "verdict", None), "value", None)
     code = exit_code(
         interrupted=result.interrupted,
@@ -139,16 +138,16 @@ def _conclude(
         failed=len(result.failed),
         verdict=verdict,
     )
-    shown_url = _shown(server_url)
+    shown = shown_url(server_url)
     bundle = None
     if request.bundle and result.collected:
         sealed = sink.finalize(
             command="doctor",
             profile=profile_name,
             target=TargetSummary(
-                server_url=shown_url, hosts=result.hosts, insecure_tls=request.insecure
+                server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
-            options=_manifest_options(request, profile),
+            options=manifest_options(request, profile),
             collectors=result.outcomes,
             interrupted=result.interrupted,
         )
@@ -160,102 +159,13 @@ def _conclude(
     summary = build_summary(
         result,
         profile=profile_name,
-        server_url=shown_url,
+        server_url=shown,
         bundle=bundle,
         verdict=verdict,
         code=code,
         insecure_tls=request.insecure,
     )
     return DoctorOutcome(result, summary, analysis, code)
-
-
-def _normalize(
-    sink: Any,
-    result: CollectionResult,
-    profile: Any,
-    server_url: str | None,
-    request: DoctorRequest,
-) -> None:
-    context = NormalizeContext(
-        source=sink.source(),
-        results=result.results,
-        hosts=result.hosts,
-        observed_at=result.started_at,
-        server_url=_shown(server_url),
-        settings={"since": request.since, "log_lines": request.log_lines},
-    )
-    try:
-        documents = list(profile.normalize(context))
-        bad = [d for d in documents if not isinstance(d, EvidenceDoc) or not d.member_path]
-        if bad:
-            raise TypeError(f"normalize returned {type(bad[0]).__name__}, not an EvidenceDoc")
-    except Exception as exc:  # a profile bug must not lose the bundle: record it
-        result.outcomes.append(
-            CollectorOutcome(
-                id=f"normalize.{profile.name}",
-                kind=CollectorKind.LOCAL,
-                target=f"profile {profile.name}",
-                status=CollectorStatus.FAILED,
-                error_class=type(exc).__name__,
-                error_message="the profile's normalizer failed; raw evidence is kept",
-            )
-        )
-        return
-    for document in documents:
-        sink.add(
-            document.member_path,
-            document.model_dump_json(indent=2, exclude_none=True, by_alias=True).encode(),
-            media_type="application/json",
-            schema_name=document.schema_name,
-        )
-
-
-def _analyze(sink: Any, profile: Any, warn: Callable[[str], None]) -> Any | None:
-    try:
-        engine = importlib.import_module("bundler.analyze.engine")
-    except ModuleNotFoundError:
-        return None  # INTEGRATION POINT: the analyzer is not on main yet
-    try:
-        report = engine.analyze(EvidenceSet(sink.source()), profile=profile)
-    except Exception as exc:  # a live verdict is a bonus; the bundle matters more
-        warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
-        return None
-    sink.add(
-        ANALYSIS_MEMBER,
-        report.model_dump_json(indent=2, by_alias=True).encode(),
-        media_type="application/json",
-        schema_name="bundler.analysis/1",
-    )
-    return report
-
-
-def _manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
-    """Sanitized options: flags and counts, never values that could be secrets."""
-    return {
-        "profile": getattr(profile, "name", None),
-        "server_given": bool(request.server),
-        "token_env": request.token_env or getattr(profile, "token_env", None),
-        "ca_cert": request.ca_cert is not None,
-        "insecure": request.insecure,
-        "ssh_hosts": len(request.ssh),
-        "inventory": request.inventory is not None,
-        "local": request.local,
-        "accept_new_host_keys": request.accept_new_host_keys,
-        "since": request.since,
-        "log_lines": request.log_lines,
-        "log_bytes": request.log_bytes,
-        "concurrency": request.concurrency,
-        "timeout_s": request.timeout_s,
-        "deadline_s": request.deadline_s,
-    }
-
-
-def _shown(server_url: str | None) -> str | None:
-    if server_url is None:
-        return None
-    from .http import display_url
-
-    return display_url(server_url)
 
 
 def _abort(sink: Any) -> None:
