@@ -98,7 +98,9 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     progress = RichProgress(console) if console.is_terminal else PlainProgress(sys.stderr)
     try:
         outcome = run_doctor(
-            request, progress=progress, warn=lambda m: console.print(m, markup=False)
+            request,
+            progress=progress,
+            warn=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True),
         )
     finally:
         progress.close()

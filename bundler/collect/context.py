@@ -97,6 +97,13 @@ class RunContext:
     fanout_sources: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    notes: list[str] = field(default_factory=list)
+    """Lines for the person running doctor (stderr), never written to the bundle."""
+
+    def note(self, line: str) -> None:
+        with self.lock:
+            self.notes.append(line)
+
     def keep_for_fanout(self, step: str, index: int, document: Any) -> None:
         with self.lock:
             self.fanout_sources.setdefault(step, []).append((index, document))

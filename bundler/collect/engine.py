@@ -154,6 +154,7 @@ class Engine:
                 runner.close()
         self._write_generic_evidence(started)
         notes = list(self.ctx.connector.bastion_notes) if self.ctx.connector else []
+        notes += self.ctx.notes
         return CollectionResult(
             outcomes=self.recorder.outcomes(),
             results=self.recorder.step_results(),

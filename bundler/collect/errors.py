@@ -12,8 +12,9 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     ├── Skip                          skipped      (not run on purpose: absent feature, no variable)
     ├── CollectorTimeout              timeout      (its own timeout or the run deadline)
     ├── Refused                       refused      (we or the target refused the conversation)
-    │   ├── HostKeyUnknown            host key not in known_hosts (and no --accept-new-host-keys)
-    │   ├── HostKeyChanged            host key differs from known_hosts: never accepted
+    │   ├── HostKeyRefused
+    │   │   ├── HostKeyUnknown        host key not in known_hosts (and no --accept-new-host-keys)
+    │   │   └── HostKeyChanged        host key differs from known_hosts: never accepted
     │   ├── AuthenticationFailed      no key was accepted
     │   ├── TLSVerifyFailed           the server's certificate does not verify
     │   └── HttpRefused               401 / 403
@@ -70,11 +71,20 @@ class Refused(CollectError):
     status = CollectorStatus.REFUSED
 
 
-class HostKeyUnknown(Refused):
+class HostKeyRefused(Refused):
+    """A host-key refusal; carries the offered key so the person can verify it out of band."""
+
+    def __init__(self, message: str, *, key_type: str = "", fingerprint: str = "") -> None:
+        super().__init__(message)
+        self.key_type = key_type
+        self.fingerprint = fingerprint
+
+
+class HostKeyUnknown(HostKeyRefused):
     pass
 
 
-class HostKeyChanged(Refused):
+class HostKeyChanged(HostKeyRefused):
     pass
 
 
@@ -144,6 +154,7 @@ __all__ = [
     "FileMissing",
     "FileUnreadable",
     "HostKeyChanged",
+    "HostKeyRefused",
     "HostKeyUnknown",
     "HttpRefused",
     "HttpStatusError",

@@ -18,7 +18,7 @@ from schemas import CollectorStatus
 from . import host_steps
 from .budget import Budget
 from .context import HostState, RunContext
-from .errors import CollectError
+from .errors import CollectError, HostKeyChanged, HostKeyRefused
 from .host_steps import HostFn
 from .plan import CommandStep, FileStep, LogStep
 from .scheduler import Task
@@ -91,14 +91,18 @@ def _schedule_connect(
             connection = ctx.connector.connect(endpoint, budget)
         except CollectError as exc:
             state.unavailable = f"connection {exc.status.value} ({exc.error_class})"
+            if isinstance(exc, HostKeyRefused):
+                ctx.note(_refusal_note(state, exc))
             ctx.recorder.finish(record, error=exc)
             return
         verdict = connection.verdict
-        note = (
-            f"new host key {verdict.fingerprint} trusted on first use (--accept-new-host-keys)"
-            if verdict.trusted_on_first_use
-            else None
-        )
+        note = None
+        if verdict.trusted_on_first_use:
+            note = "new host key trusted on first use (--accept-new-host-keys)"
+            ctx.note(
+                f"{state.target.alias} ({state.target.address}): trusted new host key "
+                f"{verdict.fingerprint} and added it to known_hosts"
+            )
         if ctx.recorder.finish(record, note=note):
             state.runner = connection.host
             state.fingerprint, state.trusted_on_first_use = (
@@ -123,6 +127,15 @@ def _schedule_connect(
             on_skip=lambda note, status: ctx.recorder.skip(record, note, status),
             on_abandon=abandon,
         )
+    )
+
+
+def _refusal_note(state: HostState, exc: HostKeyRefused) -> str:
+    """For the person at the terminal (never the manifest): the key to verify out of band."""
+    what = "changed" if isinstance(exc, HostKeyChanged) else "unknown"
+    return (
+        f"{state.target.alias} ({state.target.address}): refused {what} host key "
+        f"{exc.key_type} {exc.fingerprint}"
     )
 
 

@@ -86,12 +86,16 @@ class KnownHosts:
             if known:
                 raise HostKeyChanged(
                     f"host key changed: offered {key.get_name()} {print_}, which is not the "
-                    f"key known_hosts holds for this host; refusing to connect"
+                    f"key known_hosts holds for this host; refusing to connect",
+                    key_type=key.get_name(),
+                    fingerprint=print_,
                 )
             if not self.accept_new:
                 raise HostKeyUnknown(
                     f"host key {key.get_name()} {print_} is not in known_hosts; verify it and "
-                    "add it, or rerun with --accept-new-host-keys"
+                    "add it, or rerun with --accept-new-host-keys",
+                    key_type=key.get_name(),
+                    fingerprint=print_,
                 )
             self._keys.add(name, key.get_name(), key)
             self._append(name, key)

@@ -21,6 +21,7 @@ from .errors import (
     CollectError,
     CollectorTimeout,
     ConnectFailed,
+    HostKeyRefused,
     TransportError,
     Unsupported,
 )
@@ -87,6 +88,12 @@ class SshConnector:
                 else:
                     sock = _tcp(hop, budget)
                 transport, verdict = self._handshake(hop, sock, budget)
+            except HostKeyRefused as exc:
+                raise type(exc)(
+                    f"jump host {hop.name}: {exc.message}",
+                    key_type=exc.key_type,
+                    fingerprint=exc.fingerprint,
+                ) from exc
             except CollectError as exc:
                 raise type(exc)(f"jump host {hop.name}: {exc.message}") from exc
             if verdict.trusted_on_first_use:
