@@ -30,7 +30,7 @@ from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .engine import CollectionResult, Engine
-from .output import LiveSink, open_bundle, redaction_transform
+from .output import open_bundle, open_live, redaction_transform
 from .recorder import ProgressListener
 from .request import DoctorRequest, prepare
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
@@ -67,7 +67,7 @@ def run_doctor(
     sink: Any = (
         open_bundle(request.bundle, request.seal, transform)
         if request.bundle
-        else LiveSink(transform)
+        else open_live(transform)
     )
     if server_url:
         from .http import HttpCollector, HttpOptions
@@ -109,6 +109,8 @@ def run_doctor(
         _abort(sink)
         raise
     finally:
+        if request.bundle is None:
+            _abort(sink)  # a live check keeps nothing
         if http is not None:
             http.close()
         if connector is not None:

@@ -9,12 +9,16 @@ INTEGRATION POINT: ``bundler.archive.builder`` and ``redactors.bundle`` are
 built in parallel (branches ``archive`` and ``redact``). Until they are on
 main, ``--bundle`` stops with a one-line error instead of writing anything
 unredacted, and ``--json`` runs in memory with an identity transform (nothing
-reaches disk; the verdict printed is the user's own data).
+reaches disk; the verdict printed is the user's own data). With the builder
+present, a run without ``--bundle`` uses its encrypted spool and throws it away.
 """
 
 from __future__ import annotations
 
 import importlib
+import secrets
+import shutil
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,6 +66,38 @@ def open_bundle(path: Path, seal: SealOptions, transform: MemberTransform | None
         )
     sealing = passwords.resolve_seal(seal)
     return builder.BundleBuilder(path, sealing=sealing, transform=transform)
+
+
+def open_live(transform: MemberTransform | None) -> Any:
+    """The sink of a run without ``--bundle``: nothing is kept once the run ends.
+
+    With the bundle builder available, members go to its encrypted spool in a
+    private temporary directory (ephemeral key: nothing readable on disk, and
+    memory stays flat however many hosts); otherwise they are held in memory.
+    """
+    builder = _optional("bundler.archive.builder")
+    passwords = _optional("bundler.archive.passwords")
+    if builder is None or passwords is None:
+        return LiveSink(transform)
+    return LiveSpool(builder.BundleBuilder, passwords.Sealing, transform)
+
+
+class LiveSpool:
+    """A bundle builder that is never finalized: its spool lives in a temporary directory."""
+
+    def __init__(self, builder_class: Any, sealing_class: Any, transform: MemberTransform | None):
+        self._directory = Path(tempfile.mkdtemp(prefix="bundler-live-"))
+        sealing = sealing_class.with_password(secrets.token_urlsafe(32))
+        self._builder = builder_class(
+            self._directory / "live.zip", sealing=sealing, transform=transform
+        )
+        self.add = self._builder.add
+        self.source = self._builder.source
+        self.redact_text = self._builder.redact_text
+
+    def abort(self) -> None:
+        self._builder.abort()
+        shutil.rmtree(self._directory, ignore_errors=True)
 
 
 class LiveSink:

@@ -275,17 +275,16 @@ def test_normalized_evidence_is_added(
     sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bundler.collect import doctor as doctor_module
+    from bundler.collect.output import LiveSink
 
     http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
-    sinks: list[object] = []
-    original = doctor_module.LiveSink
+    sinks: list[LiveSink] = []
 
-    class Spy(original):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
-            sinks.append(self)
+    def keep_sink(transform: object) -> LiveSink:
+        sinks.append(LiveSink())
+        return sinks[-1]
 
-    monkeypatch.setattr(doctor_module, "LiveSink", Spy)
+    monkeypatch.setattr(doctor_module, "open_live", keep_sink)
     run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
     (sink,) = sinks
     product = json.loads(sink.source().read_bytes("evidence/product.json"))  # type: ignore[attr-defined]
