@@ -76,6 +76,11 @@ class HeadTailCapper:
         self._total = 0
         self._omitted_bytes = 0
         self._omitted_lines: int | None = 0
+        self._verbatim: list[bytes] | None = []
+        """Chunks kept as they came while everything still fits (the common case: no per-line
+        work at all); replayed line by line the moment something must be dropped."""
+        self._verbatim_bytes = 0
+        self._verbatim_newlines = 0
 
     @property
     def total(self) -> int:
@@ -84,6 +89,23 @@ class HeadTailCapper:
 
     def feed(self, data: bytes) -> None:
         self._total += len(data)
+        if self._verbatim is not None:
+            newlines = self._verbatim_newlines + data.count(b"\n")
+            size = self._verbatim_bytes + len(data)
+            if size <= self.max_bytes and (self.max_lines is None or newlines <= self.max_lines):
+                self._verbatim.append(data)
+                self._verbatim_bytes, self._verbatim_newlines = size, newlines
+                return
+            self._replay()
+        self._feed_lines(data)
+
+    def _replay(self) -> None:
+        """Leave the fast path: push the chunks kept so far through the line logic."""
+        chunks, self._verbatim = self._verbatim or [], None
+        for chunk in chunks:
+            self._feed_lines(chunk)
+
+    def _feed_lines(self, data: bytes) -> None:
         self._pending += data
         if b"\n" in data:
             *lines, self._pending = self._pending.split(b"\n")
@@ -95,6 +117,8 @@ class HeadTailCapper:
 
     def skip(self, nbytes: int) -> None:
         """Account for ``nbytes`` not read at this point (the head is then complete)."""
+        if self._verbatim is not None:
+            self._replay()
         if self._pending:
             self._omitted_bytes += len(self._pending)
             self._pending = b""
@@ -109,6 +133,13 @@ class HeadTailCapper:
             self._omitted_lines = None
 
     def finish(self) -> Capped:
+        if self._verbatim is not None:
+            content = b"".join(self._verbatim)
+            partial = 1 if content and not content.endswith(b"\n") else 0
+            lines = self._verbatim_newlines + partial
+            if self.max_lines is None or lines <= self.max_lines:
+                return Capped(content, False, self._total, lines)
+            self._replay()
         if self._pending:
             self._line(self._pending)
             self._pending = b""
