@@ -30,6 +30,7 @@ from .context import EngineSettings, HostState, RunContext
 from .host_tasks import schedule_host
 from .http_tasks import schedule_http_steps
 from .local import LocalHost
+from .memory import limit_malloc_arenas
 from .plan import HttpStep, LogStep, Plan
 from .readonly import plan_violations, profile_rules
 from .recorder import ProgressListener, Recorder
@@ -141,6 +142,7 @@ class Engine:
         return 1 << 30
 
     def run(self) -> CollectionResult:
+        limit_malloc_arenas()  # before the first collector thread starts
         started = self.now()
         schedule_http_steps(self.ctx, [s for s in self.plan.steps if isinstance(s, HttpStep)])
         for target in self.targets:
