@@ -196,7 +196,7 @@ class Engine:
         logs: list[LogSource] = []
         host_gaps: list[str] = []
         log_gaps: list[str] = []
-        log_step_ids = {s.id for s in self._log_steps()}
+        log_step_ids = {s.id for s in self._log_steps()} | {DEFAULT_LOG_STEP.id}
         failed = [o.id for o in self.recorder.outcomes() if o.status is not CollectorStatus.OK]
         for state in self.ctx.hosts.values():
             facts.append(state.sysinfo or self._missing_facts(state))
