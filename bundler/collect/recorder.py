@@ -142,7 +142,10 @@ class Recorder:
 
     def abandon(self, record: CollectorRecord, status: CollectorStatus, note: str) -> None:
         """Settle a running collector from outside (deadline, watchdog, Ctrl-C)."""
-        error_class = "CollectorTimeout" if status is CollectorStatus.TIMEOUT else "Interrupted"
+        error_class = {
+            CollectorStatus.TIMEOUT: "CollectorTimeout",
+            CollectorStatus.INTERRUPTED: "Interrupted",
+        }.get(status, "InternalError")
         with self._lock:
             if record.outcome is None:
                 self._settle(record, status, None, None, attempts=1)

@@ -156,9 +156,10 @@ class Scheduler:
             )
             try:
                 task.run(budget)
-            except BaseException:  # a task settles its own outcome; never kill the pool
+            except BaseException as exc:  # a task settles its own outcome; never kill the pool
                 if task.on_abandon:
-                    task.on_abandon(CollectorStatus.FAILED, "internal error in the collector")
+                    note = f"internal error in the collector ({type(exc).__name__})"
+                    task.on_abandon(CollectorStatus.FAILED, note)
             self._finish(task)
             if me in self._retired:
                 return

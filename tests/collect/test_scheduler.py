@@ -182,3 +182,26 @@ def test_a_group_that_can_never_drain_does_not_hang_the_run() -> None:
     assert scheduler.run() is RunEnd.COMPLETED
     assert len(settled) == 1
     assert "never completed" in settled[0]
+
+
+def test_a_crashing_task_is_recorded_and_the_pool_survives() -> None:
+    from bundler.archive.contracts import MemorySink
+    from bundler.collect.recorder import Recorder
+    from schemas import CollectorKind
+
+    recorder = Recorder(MemorySink())
+    record = recorder.register("local.h01.bug", CollectorKind.LOCAL, "h01")
+
+    def crash(budget: Budget) -> None:
+        recorder.started(record)
+        raise ZeroDivisionError
+
+    done: list[str] = []
+    scheduler = Scheduler(concurrency=1)
+    scheduler.add(Task("bug", crash, 5, on_abandon=lambda s, n: recorder.abandon(record, s, n)))
+    scheduler.add(Task("next", lambda b: done.append("next"), 5))
+    assert scheduler.run() is RunEnd.COMPLETED
+    assert done == ["next"]
+    (outcome,) = recorder.outcomes()
+    assert (outcome.status, outcome.error_class) == (CollectorStatus.FAILED, "InternalError")
+    assert "ZeroDivisionError" in (outcome.error_message or "")
