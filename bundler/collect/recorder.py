@@ -128,6 +128,9 @@ class Recorder:
                 )
                 if entry is not None:
                     record.entries.append(entry)
+                else:
+                    dropped = f"{member.name} left out by redaction (see redaction-report.json)"
+                    note = f"{note}; {dropped}" if note else dropped
             final = status or (error.status if error else CollectorStatus.OK)
             if error is not None and error.status is CollectorStatus.SKIPPED:
                 note = note or error.message

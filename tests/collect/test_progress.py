@@ -67,3 +67,17 @@ def test_summary_lists_problems_and_the_bundle(tmp_path: Path) -> None:
     assert "ssh.h02.connect" in text
     assert "ConnectFailed connection refused on port 22" in text
     assert "support.zip (120.6 KiB, encryption: password)" in text
+
+
+def test_a_member_the_redaction_layer_drops_is_noted() -> None:
+    class DroppingSink(MemorySink):
+        def add(self, name: str, content: object, **kwargs: object) -> None:  # type: ignore[override]
+            return None
+
+    recorder = Recorder(DroppingSink())
+    record = recorder.register("local.h01.logs.00", CollectorKind.LOCAL, "h01")
+    recorder.started(record)
+    recorder.finish(record, members=[PendingMember("hosts/h01/logs/00.log", b"\x00\x01binary")])
+    (outcome,) = recorder.outcomes()
+    assert outcome.members == []
+    assert "hosts/h01/logs/00.log left out by redaction" in (outcome.note or "")
