@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -104,6 +105,13 @@ def main() -> int:
     options = parser.parse_args()
     counts = [int(n) for n in options.targets.split(",")]
     work = Path(tempfile.mkdtemp(prefix="bundler-fanout-"))
+    try:
+        return _measure(options, counts, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _measure(options: argparse.Namespace, counts: list[int], work: Path) -> int:
     results: dict[int, dict[str, float]] = {}
     with SshLab(work / "lab") as lab:
         instances = [lab.start(f"s{i}") for i in range(options.instances)]
