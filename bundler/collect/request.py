@@ -90,6 +90,11 @@ def prepare(
     token = environ.get(token_env) if token_env else None
     if request.token_env and not token:
         raise UsageError(f"environment variable {request.token_env} (--token-env) is not set")
+    if server_url and token_env and not token:
+        warn(
+            f"note: no API token ({token_env} is not set); requests go unauthenticated "
+            "(use --token-env VAR if the server needs one)"
+        )
     if request.insecure:
         warn(
             "warning: TLS certificate verification is disabled (--insecure); use it only for a "

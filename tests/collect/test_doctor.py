@@ -308,6 +308,7 @@ def test_tls_trust_options(
 
     status, error, warnings, insecure = health()
     assert (status, error, insecure) == ("refused", "TLSVerifyFailed", False)
+    assert any("TESTPROD_TOKEN is not set" in w for w in warnings)
     assert health(ca_cert=tls_files.ca_cert)[:2] == ("ok", None)  # slow (0.5 s) but in time
     status, error, warnings, insecure = health(insecure=True)
     assert (status, insecure) == ("ok", True)
