@@ -90,6 +90,7 @@ class RichProgress:
             transient=False,
         )
         self._lanes: dict[str, TaskID] = {}
+        self._problems: dict[TaskID, list[str]] = {}
         self._lock = threading.Lock()
         self._progress.start()
 
@@ -112,11 +113,13 @@ class RichProgress:
         outcome = record.outcome
         assert outcome is not None
         lane = self._lane(record)
-        current = ""
-        if outcome.status not in (CollectorStatus.OK, CollectorStatus.SKIPPED):
-            style = STATUS_STYLE[outcome.status]
-            current = f"[{style}]{outcome.id.split('.', 2)[-1]} {outcome.status.value}[/]"
-        self._progress.update(lane, advance=1, current=current)
+        with self._lock:
+            if outcome.status not in (CollectorStatus.OK, CollectorStatus.SKIPPED):
+                what = outcome.id.split(".", 2)[-1]
+                self._problems.setdefault(lane, []).append(f"{what} {outcome.status.value}")
+            problems = self._problems.get(lane, [])
+        shown = f"[red]{', '.join(problems[:2])}{' …' if len(problems) > 2 else ''}[/]"
+        self._progress.update(lane, advance=1, current=shown if problems else "")
 
     def _index(self, task_id: TaskID) -> int:
         return next(i for i, t in enumerate(self._progress.tasks) if t.id == task_id)
