@@ -234,3 +234,21 @@ def test_keys_from_ssh_agent_are_used(
     finally:
         process.terminate()
         process.wait(timeout=5)
+
+
+def test_a_host_with_several_keys_is_verified_by_the_type_known_hosts_holds(
+    ssh_lab: SshLab, tmp_path: Path
+) -> None:
+    rsa_key = generate_key(tmp_path / "ssh_host_rsa_key", "rsa")
+    instance = ssh_lab.start("two-keys", extra_host_keys=(rsa_key,))
+    ssh_lab.add_host("two-keys", instance)
+    ssh_lab.trust(instance, key=rsa_key)  # only the RSA key is known (an older known_hosts)
+    connection = connect(ssh_lab, "two-keys")
+    connection.host.close()
+    assert connection.verdict.fingerprint == rsa_key.fingerprint
+    # a key of a type known_hosts does not hold, for a known host, is a change, not "new"
+    other = tmp_path / "known_other"
+    other.write_text(instance.known_hosts_line(generate_key(tmp_path / "k", "rsa")) + "\n")
+    ssh_lab.known_hosts.write_text(other.read_text())
+    with pytest.raises(HostKeyChanged):
+        connect(ssh_lab, "two-keys", accept_new=True)

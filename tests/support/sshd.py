@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed25519
+from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 SFTP_SERVER = next(
@@ -67,9 +67,13 @@ class KeyPair:
         return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
-def generate_key(path: Path) -> KeyPair:
-    """Write an unencrypted ed25519 private key (OpenSSH format, 0600) and its .pub."""
-    key = ed25519.Ed25519PrivateKey.generate()
+def generate_key(path: Path, kind: str = "ed25519") -> KeyPair:
+    """Write an unencrypted private key (OpenSSH format, 0600) and its .pub; ed25519 or rsa."""
+    key: ed25519.Ed25519PrivateKey | rsa.RSAPrivateKey = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        if kind == "rsa"
+        else ed25519.Ed25519PrivateKey.generate()
+    )
     private = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.OpenSSH,
@@ -181,6 +185,7 @@ class SshLab:
         port: int | None = None,
         netns: str | None = None,
         host_key: KeyPair | None = None,
+        extra_host_keys: tuple[KeyPair, ...] = (),
         extra_config: str = "",
         sftp: bool = True,
         quiet_shell: bool = True,
@@ -201,7 +206,8 @@ class SshLab:
             chosen = port or free_port()
             instance = SshdInstance(name, host, chosen, key, directory, netns=netns)
             config = directory / "sshd_config"
-            config.write_text(self._sshd_config(instance, extra_config, sftp))
+            more = "".join(f"HostKey {k.private_path}\n" for k in extra_host_keys)
+            config.write_text(self._sshd_config(instance, more + extra_config, sftp))
             command = [SSHD, "-D", "-e", "-f", str(config)]
             if quiet_shell:
                 command = _without_shell_rc(command)
