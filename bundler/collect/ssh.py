@@ -128,8 +128,12 @@ class SshConnector:
             raise
         except (paramiko.SSHException, EOFError, OSError) as exc:
             transport.close()
-            if budget.expired() or "banner" in str(exc).lower() or isinstance(exc, TimeoutError):
-                raise CollectorTimeout(f"SSH handshake did not complete: {exc}") from exc
+            if budget.expired() or _caused_by(exc, TimeoutError):
+                raise CollectorTimeout(f"SSH handshake did not complete in time: {exc}") from exc
+            if _caused_by(exc, EOFError, ConnectionResetError):
+                raise TransportError(
+                    "the server closed the connection during the SSH handshake"
+                ) from exc
             raise TransportError(f"SSH negotiation failed: {exc}") from exc
         return transport, verdict
 
@@ -190,6 +194,18 @@ class SshConnector:
                 except paramiko.SSHException:
                     return []
             return list(self._agent.get_keys())
+
+
+def _caused_by(exc: BaseException, *kinds: type[BaseException]) -> bool:
+    """Whether ``exc`` or anything in its cause/context chain is one of ``kinds``."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, kinds):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _tcp(endpoint: SshEndpoint, budget: Budget) -> socket.socket:

@@ -252,3 +252,49 @@ def test_a_host_with_several_keys_is_verified_by_the_type_known_hosts_holds(
     ssh_lab.known_hosts.write_text(other.read_text())
     with pytest.raises(HostKeyChanged):
         connect(ssh_lab, "two-keys", accept_new=True)
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "error"),
+    [("close", "TransportError"), ("silent", "CollectorTimeout")],
+    ids=["closes-at-once", "never-sends-a-banner"],
+)
+def test_a_port_that_is_not_ssh(ssh_lab: SshLab, behaviour: str, error: str) -> None:
+    import socket
+    import threading
+
+    from bundler.collect.errors import CollectError
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    stop = threading.Event()
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            if behaviour == "close":
+                conn.close()
+            else:
+                accepted.append(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        ssh_lab.add_host("not-ssh", hostname="127.0.0.1", port=listener.getsockname()[1])
+        started = time.monotonic()
+        with pytest.raises(CollectError) as raised:
+            connect(ssh_lab, "not-ssh", timeout=1.5)
+        assert type(raised.value).__name__ == error
+        assert time.monotonic() - started < 4
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for conn in accepted:
+            conn.close()
+        listener.close()
