@@ -78,7 +78,7 @@ class PlainProgress:
 
 
 class RichProgress:
-    """A live bar per target; started on creation, stopped by :meth:`close`."""
+    """A live bar per target; shown from the first collector on, stopped by :meth:`close`."""
 
     def __init__(self, console: Console) -> None:
         self._progress = Progress(
@@ -92,11 +92,14 @@ class RichProgress:
         self._lanes: dict[str, TaskID] = {}
         self._problems: dict[TaskID, list[str]] = {}
         self._lock = threading.Lock()
-        self._progress.start()
+        self._started = False
 
     def _lane(self, record: CollectorRecord) -> TaskID:
         name = lane_of(record)
         with self._lock:
+            if not self._started:  # only once collection starts: a password prompt comes first
+                self._progress.start()
+                self._started = True
             if name not in self._lanes:
                 self._lanes[name] = self._progress.add_task(name, total=0, current="")
             return self._lanes[name]
@@ -125,4 +128,5 @@ class RichProgress:
         return next(i for i, t in enumerate(self._progress.tasks) if t.id == task_id)
 
     def close(self) -> None:
-        self._progress.stop()
+        if self._started:
+            self._progress.stop()

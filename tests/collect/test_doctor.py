@@ -279,14 +279,14 @@ def test_a_failing_normalizer_is_recorded_and_the_raw_evidence_kept(
 def test_normalized_evidence_is_added(
     sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from bundler.archive.contracts import MemorySink
     from bundler.collect import doctor as doctor_module
-    from bundler.collect.output import LiveSink
 
     http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
-    sinks: list[LiveSink] = []
+    sinks: list[MemorySink] = []
 
-    def keep_sink(transform: object) -> LiveSink:
-        sinks.append(LiveSink())
+    def keep_sink(transform: object) -> MemorySink:
+        sinks.append(MemorySink())
         return sinks[-1]
 
     monkeypatch.setattr(doctor_module, "open_live", keep_sink)
@@ -294,7 +294,8 @@ def test_normalized_evidence_is_added(
     (sink,) = sinks
     product = json.loads(sink.source().read_bytes("evidence/product.json"))  # type: ignore[attr-defined]
     assert product["server_version"] == "2.0.0"
-    assert sink.entries["evidence/product.json"].schema_name == "evidence.product"  # type: ignore[attr-defined]
+    (entry,) = [e for e in sink.entries if e.path == "evidence/product.json"]
+    assert entry.schema_name == "evidence.product"
 
 
 def test_tls_trust_options(
