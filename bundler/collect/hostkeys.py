@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,35 @@ def fingerprint(key: paramiko.PKey) -> str:
     return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
 
 
+class KnownHostsBook:
+    """Which known_hosts files each host is checked against.
+
+    ``--known-hosts FILE`` applies to every host. Without it, a host whose
+    ssh_config names ``UserKnownHostsFile`` is checked against those files (as
+    ``ssh`` would), and every other host against ``~/.ssh/known_hosts``.
+    """
+
+    def __init__(
+        self, default: Sequence[Path], *, explicit: bool = False, accept_new: bool = False
+    ) -> None:
+        self.explicit = explicit
+        self.accept_new = accept_new
+        self._lock = threading.Lock()
+        self._books: dict[tuple[Path, ...], KnownHosts] = {}
+        self.default = self._book(tuple(default))
+
+    def for_files(self, configured: Sequence[Path]) -> KnownHosts:
+        if self.explicit or not configured:
+            return self.default
+        return self._book(tuple(configured))
+
+    def _book(self, paths: tuple[Path, ...]) -> KnownHosts:
+        with self._lock:
+            if paths not in self._books:
+                self._books[paths] = KnownHosts(paths, accept_new=self.accept_new)
+            return self._books[paths]
+
+
 def lookup_name(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
 
@@ -50,18 +80,20 @@ class HostKeyVerdict:
 
 
 class KnownHosts:
-    """One known_hosts file, shared by every connection of a run (thread-safe)."""
+    """The known_hosts files of one host (all are read; new keys go to the first). Thread-safe."""
 
-    def __init__(self, path: Path, *, accept_new: bool = False) -> None:
-        self.path = path
+    def __init__(self, paths: Path | Sequence[Path], *, accept_new: bool = False) -> None:
+        self.paths = (paths,) if isinstance(paths, Path) else tuple(paths)
+        self.path = self.paths[0]
         self.accept_new = accept_new
         self._lock = threading.Lock()
         self._keys = paramiko.HostKeys()
-        if path.exists():
-            try:
-                self._keys.load(str(path))
-            except (OSError, paramiko.SSHException) as exc:  # unreadable: trust nothing
-                raise OSError(f"cannot read known_hosts {path}: {exc}") from exc
+        for path in self.paths:
+            if path.exists():
+                try:
+                    self._keys.load(str(path))
+                except (OSError, paramiko.SSHException) as exc:  # unreadable: trust nothing
+                    raise OSError(f"cannot read known_hosts {path}: {exc}") from exc
 
     def known_types(self, name: str) -> list[str]:
         with self._lock:

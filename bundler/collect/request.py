@@ -119,7 +119,7 @@ def prepare(
     connector = None
     remote = [t for t in targets if not t.is_local]
     if remote:
-        from .hostkeys import KnownHosts
+        from .hostkeys import KnownHostsBook
         from .ssh import SshConnector
         from .sshconfig import SshConfigResolver
 
@@ -130,7 +130,14 @@ def prepare(
         endpoints = {t.alias: resolver.resolve(t.address) for t in remote}
         known_path = request.known_hosts or home / ".ssh" / "known_hosts"
         try:
-            known = KnownHosts(known_path, accept_new=request.accept_new_host_keys)
+            known = KnownHostsBook(
+                [known_path],
+                explicit=request.known_hosts is not None,
+                accept_new=request.accept_new_host_keys,
+            )
+            for endpoint in endpoints.values():  # every file is read now: problems are usage errors
+                for hop in (*endpoint.jumps, endpoint):
+                    known.for_files(hop.known_hosts_files)
         except OSError as exc:
             raise UsageError(str(exc)) from exc
         connector = SshConnector(resolver, known, use_agent=request.use_agent)

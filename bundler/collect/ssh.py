@@ -25,7 +25,7 @@ from .errors import (
     TransportError,
     Unsupported,
 )
-from .hostkeys import HostKeyVerdict, KnownHosts, lookup_name
+from .hostkeys import HostKeyVerdict, KnownHostsBook, lookup_name
 from .sshconfig import SshConfigResolver, SshEndpoint
 from .sshhost import SshHost
 
@@ -40,7 +40,7 @@ class SshConnector:
     """Opens verified, authenticated SSH connections for one run."""
 
     def __init__(
-        self, resolver: SshConfigResolver, known_hosts: KnownHosts, *, use_agent: bool = True
+        self, resolver: SshConfigResolver, known_hosts: KnownHostsBook, *, use_agent: bool = True
     ) -> None:
         self.resolver = resolver
         self.known_hosts = known_hosts
@@ -115,13 +115,12 @@ class SshConnector:
             raise TransportError(f"cannot start SSH: {exc}") from exc
         try:
             options = transport.get_security_options()
-            options.key_types = self.known_hosts.preferred_algorithms(
-                name, tuple(options.key_types)
-            )
+            known = self.known_hosts.for_files(endpoint.known_hosts_files)
+            options.key_types = known.preferred_algorithms(name, tuple(options.key_types))
             transport.banner_timeout = transport.handshake_timeout = budget.remaining()
             transport.auth_timeout = budget.remaining()
             transport.start_client(timeout=budget.remaining())
-            verdict = self.known_hosts.verify(name, transport.get_remote_server_key())
+            verdict = known.verify(name, transport.get_remote_server_key())
             self._authenticate(transport, endpoint, budget)
         except CollectError:
             transport.close()

@@ -37,6 +37,8 @@ class SshEndpoint:
     host_key_alias: str | None = None
     connect_timeout: float | None = None
     proxy_command: str | None = field(default=None, repr=False)
+    known_hosts_files: tuple[Path, ...] = ()
+    """``UserKnownHostsFile`` from the config (used when --known-hosts is not given)."""
 
     @property
     def label(self) -> str:
@@ -93,6 +95,9 @@ class SshConfigResolver:
             host_key_alias=options.get("hostkeyalias"),
             connect_timeout=float(timeout) if timeout else None,
             proxy_command=options.get("proxycommand"),
+            known_hosts_files=tuple(
+                Path(p).expanduser() for p in str(options.get("userknownhostsfile", "")).split()
+            ),
         )
 
     def default_identities(self) -> tuple[Path, ...]:

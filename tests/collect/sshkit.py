@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bundler.collect.budget import Budget
-from bundler.collect.hostkeys import KnownHosts
+from bundler.collect.hostkeys import KnownHostsBook
 from bundler.collect.ssh import Connection, SshConnector
 from bundler.collect.sshconfig import SshConfigResolver
 from tests.support.sshd import SshLab
@@ -12,7 +12,7 @@ from tests.support.sshd import SshLab
 def connector(lab: SshLab, *, accept_new: bool = False) -> SshConnector:
     return SshConnector(
         SshConfigResolver(lab.ssh_config, home=lab.root),
-        KnownHosts(lab.known_hosts, accept_new=accept_new),
+        KnownHostsBook([lab.known_hosts], explicit=True, accept_new=accept_new),
         use_agent=False,
     )
 

@@ -319,3 +319,25 @@ def test_tls_trust_options(
     status, error, warnings, insecure = health(insecure=True)
     assert (status, insecure) == ("ok", True)
     assert any("--insecure" in w for w in warnings)
+
+
+@pytest.mark.sshd
+def test_known_hosts_named_by_ssh_config_are_used(ssh_lab: SshLab, tmp_path: Path) -> None:
+    """The lab's ssh_config says `UserKnownHostsFile <lab>/known_hosts` for every host."""
+    home = tmp_path / "home"  # its ~/.ssh/known_hosts does not exist
+    trusted, fresh = ssh_lab.start("trusted"), ssh_lab.start("fresh")
+    ssh_lab.add_host("trusted", trusted)
+    ssh_lab.add_host("fresh", fresh)
+    ssh_lab.trust(trusted)
+    outcome = run_doctor(
+        DoctorRequest(
+            ssh=("trusted", "fresh"), ssh_config=ssh_lab.ssh_config, accept_new_host_keys=True
+        ),
+        home=home,
+    )
+    hosts = {h.alias: h for h in outcome.summary.hosts}
+    assert hosts["h01"].host_key_fingerprint == trusted.host_key.fingerprint
+    assert not hosts["h01"].host_key_trusted_on_first_use
+    assert hosts["h02"].host_key_trusted_on_first_use
+    assert fresh.known_hosts_line() in ssh_lab.known_hosts.read_text()
+    assert not (home / ".ssh" / "known_hosts").exists()
