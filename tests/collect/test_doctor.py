@@ -226,13 +226,10 @@ def test_bundle_needs_the_builder_and_the_redactor_or_writes_nothing(tmp_path: P
 
 
 def test_local_bundle_end_to_end(tmp_path: Path) -> None:
-    """INTEGRATION: needs bundler.archive.builder and redactors (branches archive, redact)."""
-    try:
-        import redactors.bundle  # noqa: F401
+    """INTEGRATION: needs the redaction engine (``redactors``, branch ``redact``)."""
+    import importlib.util
 
-        import bundler.archive.builder  # noqa: F401
-    except ModuleNotFoundError:
-        need(False, "the bundle builder and the redaction engine are not on this branch yet")
+    need(importlib.util.find_spec("redactors") is not None, "redactors is not in this build yet")
     log = tmp_path / "app.log"
     log.write_text("2099-01-01 10:00:00 - app - INFO - password=hunter2-secret\n" * 3)
     inventory = tmp_path / "inv.yaml"
