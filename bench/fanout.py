@@ -123,46 +123,46 @@ def _measure(options: argparse.Namespace, counts: list[int], work: Path) -> int:
         write_log(log, options.log_kib)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_PW": "bench-password-123"}
         env.pop("SSH_AUTH_SOCK", None)
+        samples: dict[int, list[tuple[float, int, dict]]] = {count: [] for count in counts}
         for count in counts:
-            inventory = work / f"inv{count}.yaml"
-            write_inventory(inventory, count, log)
-            args = [
-                "--inventory", str(inventory), "--ssh-config", str(lab.ssh_config),
-                "--known-hosts", str(lab.known_hosts), "--concurrency", str(options.concurrency),
-                "--json",
-            ]  # fmt: skip
-            walls, rss, collect = [], [], []
-            for run in range(options.repeat):
-                extra = []
+            write_inventory(work / f"inv{count}.yaml", count, log)
+        # Interleaved (1, 16, 64, 1, 16, 64, ...): on a shared machine the load drifts, and
+        # a ratio of runs made minutes apart would measure the neighbours, not bundler.
+        for run in range(options.repeat):
+            for count in counts:
+                args = [
+                    "--inventory", str(work / f"inv{count}.yaml"),
+                    "--ssh-config", str(lab.ssh_config), "--known-hosts", str(lab.known_hosts),
+                    "--concurrency", str(options.concurrency), "--json",
+                ]  # fmt: skip
                 if options.bundle:
-                    extra = [
-                        "--bundle",
-                        str(work / f"b{count}-{run}.zip"),
-                        "--password-env",
-                        "BENCH_PW",
-                    ]
-                wall, peak, code, summary = run_once(args + extra, env, work)
+                    zip_path = work / f"b{count}-{run}.zip"
+                    args += ["--bundle", str(zip_path), "--password-env", "BENCH_PW"]
+                wall, peak, code, summary = run_once(args, env, work)
                 # 3: inconclusive, the live verdict without a profile (once the analyzer is in)
                 if code not in (0, 3) or summary.get("collected") != summary.get("total"):
                     print(f"run failed: {count} targets, exit {code}: {summary.get('problems')}")
                     return 1
-                walls.append(wall)
-                rss.append(peak)
-                if "started_at" in summary:
-                    collect.append(_collection_seconds(summary))
+                samples[count].append((wall, peak, summary))
+        for count in counts:
+            walls = [w for w, _, _ in samples[count]]
+            rss = [p for _, p, _ in samples[count]]
+            collect = [_collection_seconds(s) for _, _, s in samples[count] if "started_at" in s]
+            cpu = statistics.median(s["cpu_s"] for _, _, s in samples[count])
             results[count] = {
                 "wall_s_median": statistics.median(walls),
                 "wall_s_min": min(walls),
                 "collection_s_median": statistics.median(collect) if collect else float("nan"),
                 "peak_rss_mib_max": max(rss) / 1024,
-                "collectors": float(summary["total"]),
+                "doctor_cpu_s_median": cpu,
+                "collectors": float(samples[count][0][2]["total"]),
             }
             print(
                 f"{count:>3} targets: wall median {results[count]['wall_s_median']:.2f}s "
                 f"(min {min(walls):.2f}s; "
                 f"collection {results[count]['collection_s_median']:.2f}s), "
                 f"peak RSS {max(rss) / 1024:.1f} MiB, "
-                f"{summary['total']} collectors, doctor CPU {summary['cpu_s']:.2f}s"
+                f"{int(results[count]['collectors'])} collectors, doctor CPU {cpu:.2f}s"
             )
     base, top = results[min(counts)], results[max(counts)]
     ratio = top["wall_s_median"] / base["wall_s_median"]

@@ -25,7 +25,7 @@ from .errors import CommandFailed
 from .runner import HostRunner
 from .timestamps import parse_offset
 
-CLOCK_SCRIPT = "echo bundler-ready; read _; date -u +%s.%N; date +%z"
+CLOCK_PROBE = "echo bundler-ready; read _; date -u +%s.%N; date +%z"
 
 
 @dataclass(frozen=True)
@@ -40,17 +40,30 @@ class ClockResult:
 
 
 def read_clock(
-    runner: HostRunner, budget: Budget, now: Callable[[], datetime] = utc_now
-) -> ClockResult:
-    timed = runner.timed(CLOCK_SCRIPT, budget=budget, now=now)
-    lines = timed.answer.decode(errors="replace").split()
-    if not lines:
-        raise CommandFailed("date printed nothing")
-    return parse_clock(lines, timed.before, timed.after)
+    runner: HostRunner,
+    budget: Budget,
+    now: Callable[[], datetime] = utc_now,
+    *,
+    then: str = "",
+    max_bytes: int = 1024,
+) -> tuple[ClockResult | None, str, str | None]:
+    """Read the clock, then run ``then`` in the same session (one SSH session, not two).
+
+    Returns the reading (None if the host's ``date`` said nothing usable), the
+    output of ``then``, and why the clock could not be read.
+    """
+    timed = runner.timed(CLOCK_PROBE + "\n" + then, budget=budget, now=now, max_bytes=max_bytes)
+    text = timed.answer.decode("utf-8", "replace")
+    lines = text.split("\n", 2)
+    rest = lines[2] if len(lines) > 2 else ""
+    try:
+        return parse_clock([x.strip() for x in lines[:2]], timed.before, timed.after), rest, None
+    except CommandFailed as exc:
+        return None, rest, exc.message
 
 
 def parse_clock(lines: list[str], before: datetime, after: datetime) -> ClockResult:
-    seconds, _, fraction = lines[0].partition(".")
+    seconds, _, fraction = (lines[0] if lines else "").partition(".")
     if not seconds.isdigit():
         raise CommandFailed(f"unexpected date output {lines[0][:40]!r}")
     extra_uncertainty = 0.0

@@ -208,7 +208,7 @@ class Engine:
                 what = collector_id.removeprefix(prefix)
                 if what.split(".")[0] in log_step_ids:
                     log_gaps.append(collector_id)
-                elif what in ("connect", "clock", "sysinfo"):
+                elif what in ("connect", "sysinfo"):
                     host_gaps.append(collector_id)
         product = getattr(self.profile, "name", None)
         hosts_doc = HostsEvidence(

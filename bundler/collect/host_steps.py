@@ -1,4 +1,4 @@
-"""What each host collector does: clock, sysinfo, the plan's commands and files, logs.
+"""What each host collector does: clock and sysinfo, the plan's commands and files, logs.
 
 Each function takes the run context, the host's state, its budget and its
 record, and returns what it :class:`Produced`: members to store, an error
@@ -52,32 +52,27 @@ def _runner(state: HostState) -> HostRunner:
     return runner
 
 
-def clock(ctx: RunContext, state: HostState, budget: Budget, record: CollectorRecord) -> Produced:
-    result = read_clock(_runner(state), budget)
-
-    def keep() -> None:
-        state.clock = result
-        state.tz = result.tz
-
-    return Produced(on_kept=keep)
-
-
 def sysinfo(ctx: RunContext, state: HostState, budget: Budget, record: CollectorRecord) -> Produced:
+    """The host's clock (around one round trip) and its facts, in one session."""
     target = state.target
     units = [spec.unit for spec in target.logs if spec.unit]
     paths = [target.state_dir] if target.state_dir else []
     paths += sorted({posixpath.dirname(s.file) for s in target.logs if s.file} - {""})
-    result = _runner(state).shell(
-        sysinfo_script(units, paths), budget=budget, max_bytes=SYSINFO_MAX_BYTES
+    clock, output, clock_error = read_clock(
+        _runner(state),
+        budget,
+        ctx.now,
+        then=sysinfo_script(units, paths),
+        max_bytes=SYSINFO_MAX_BYTES,
     )
     info = HostSysinfo(
         alias=target.alias, role=target.role.value, worker=target.worker, transport=target.transport
     )
-    if state.clock is not None:
-        info.clock, info.utc_offset = state.clock.reading, state.clock.utc_offset
+    if clock is not None:
+        info.clock, info.utc_offset = clock.reading, clock.utc_offset
     else:
-        info.errors.append("clock: not read (see the clock collector)")
-    parse_sysinfo(info, result.stdout.content.decode("utf-8", "replace"), units)
+        info.errors.append(f"clock: {clock_error}")
+    parse_sysinfo(info, output, units)
     member = PendingMember(
         render_member(SYSINFO_MEMBER, {"alias": target.alias}),
         info.model_dump_json(indent=2, exclude_none=True).encode(),
@@ -85,7 +80,9 @@ def sysinfo(ctx: RunContext, state: HostState, budget: Budget, record: Collector
     )
 
     def keep() -> None:
-        state.sysinfo = info
+        state.sysinfo, state.clock = info, clock
+        if clock is not None:
+            state.tz = clock.tz
 
     return Produced([member], on_kept=keep)
 

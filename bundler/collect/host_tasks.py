@@ -1,9 +1,9 @@
-"""Host collectors as tasks: connect, clock, sysinfo, then the plan's commands, files and logs.
+"""Host collectors as tasks: connect, sysinfo (with the clock), the plan's steps, then logs.
 
 Per host: the connection first (its outcome is the host's trust decision),
-then the clock (its UTC offset reads naive log times), then sysinfo, the
-plan's steps for the host's role, and logs last (the slowest, so a timeout
-there starves nothing). Every task of a host waits for the connection; if
+then the clock and the host's facts in one session (the clock's UTC offset
+reads naive log times), the plan's steps for the host's role, and logs last
+(the slowest, so a timeout there starves nothing). Every task of a host waits for the connection; if
 it failed, they are settled ``skipped`` with the reason, and nothing is
 taken from that host. The connection closes when its last task is done.
 """
@@ -35,16 +35,14 @@ def schedule_host(
     log_steps: Sequence[LogStep],
 ) -> None:
     alias = state.target.alias
-    host_group, connect_group, clock_group = f"host:{alias}", f"connect:{alias}", f"clock:{alias}"
+    host_group, connect_group, facts_group = f"host:{alias}", f"connect:{alias}", f"facts:{alias}"
     if endpoint is not None:
         _schedule_connect(ctx, state, endpoint, (host_group, connect_group))
     ctx.scheduler.seal(connect_group)
     ready = (connect_group,)
     add = _adder(ctx, state, host_group)
-    add("clock", host_steps.clock, 1, ready, extra_groups=(clock_group,))
-    ctx.scheduler.seal(clock_group)
-    ready = (connect_group, clock_group)
-    add("sysinfo", host_steps.sysinfo, 2, ready)
+    add("sysinfo", host_steps.sysinfo, 1, ready, extra_groups=(facts_group,))
+    ctx.scheduler.seal(facts_group)
     for number, step in enumerate(steps):
         add(
             step.id,
@@ -61,7 +59,7 @@ def schedule_host(
                 f"{log_step.id}.{log_index}",
                 host_steps.log_fn(log_step, index),
                 1000 + index,
-                ready,
+                (connect_group, facts_group),  # --since reads naive times in the host's offset
                 step=log_step.id,
                 bound={"log_index": log_index},
                 timeout_s=log_step.timeout_s,

@@ -65,7 +65,9 @@ class LocalHost:
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
         return self.run(["/bin/sh", "-c", script], budget=budget, max_bytes=max_bytes)
 
-    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+    def timed(
+        self, script: str, *, budget: Budget, now: Callable[[], datetime], max_bytes: int
+    ) -> Timed:
         process = subprocess.Popen(
             ["/bin/sh", "-c", script],
             stdin=subprocess.PIPE,
@@ -75,27 +77,30 @@ class LocalHost:
         )
         assert process.stdin is not None
         assert process.stdout is not None
+        answer = HeadTailCapper(max_bytes)
         try:
-            if (
-                not _wait_readable(process.stdout, budget)
-                or process.stdout.readline() != READY_MARKER
-            ):
+            _wait_readable(process.stdout, budget)
+            if process.stdout.readline() != READY_MARKER:
                 raise CommandFailed("the probe did not start")
             before = now()
             process.stdin.write(b"\n")
             process.stdin.close()
-            if not _wait_readable(process.stdout, budget):
-                raise CommandFailed("the probe did not answer")
-            answer = process.stdout.readline()
+            _wait_readable(process.stdout, budget)
+            answer.feed(process.stdout.readline())
             after = now()
-            answer += process.stdout.read()
+            while True:
+                _wait_readable(process.stdout, budget)
+                chunk = process.stdout.read1(READ_CHUNK)
+                if not chunk:
+                    break
+                answer.feed(chunk)
             process.wait(timeout=budget.remaining())
         except (CollectorTimeout, subprocess.TimeoutExpired):
             _terminate(process)
-            raise CollectorTimeout("timed out while reading the clock") from None
+            raise CollectorTimeout("timed out while reading the host's clock and facts") from None
         finally:
             process.stdout.close()
-        return Timed(answer, before, after)
+        return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
         try:
@@ -125,10 +130,9 @@ class LocalHost:
         """Nothing to release."""
 
 
-def _wait_readable(stream: IO[bytes], budget: Budget) -> bool:
+def _wait_readable(stream: IO[bytes], budget: Budget) -> None:
     while not select.select([stream], [], [], min(0.25, budget.remaining()))[0]:
         budget.check("waiting for a command")
-    return True
 
 
 def _not_run(code: int, message: str, max_bytes: int) -> CommandResult:

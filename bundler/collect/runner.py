@@ -81,11 +81,15 @@ class HostRunner(Protocol):
         """Run one of the engine's own read-only ``sh`` snippets (sysinfo)."""
         ...
 
-    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+    def timed(
+        self, script: str, *, budget: Budget, now: Callable[[], datetime], max_bytes: int
+    ) -> Timed:
         """Run ``script``, which prints :data:`READY_MARKER`, reads a line, then answers.
 
-        The clock around the question excludes process and login-shell start-up,
-        so the round trip measured is the network's (clock skew uncertainty).
+        ``before`` is read just before the line is sent and ``after`` when the
+        first line of the answer arrives, so the round trip excludes process and
+        login-shell start-up (clock skew uncertainty). The whole answer (capped at
+        ``max_bytes``) is returned: a script may go on to print more.
         """
         ...
 

@@ -77,11 +77,14 @@ class SshHost:
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
         return self._exec(sh_command_line(script), budget, max_bytes, None)
 
-    def timed(self, script: str, *, budget: Budget, now: Callable[[], datetime]) -> Timed:
+    def timed(
+        self, script: str, *, budget: Budget, now: Callable[[], datetime], max_bytes: int
+    ) -> Timed:
         try:
             channel = self._connection.open_session(timeout=budget.remaining())
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"cannot open an SSH session: {exc}") from exc
+        answer = HeadTailCapper(max_bytes)
         try:
             channel.exec_command(sh_command_line(script))
             seen = _read_until(channel, b"", lambda b: READY_MARKER in b, budget)
@@ -90,12 +93,19 @@ class SshHost:
             seen = _read_until(channel, seen, lambda b: b"\n" in _after_marker(b), budget)
             after = now()
             channel.shutdown_write()
-            seen = _read_until(channel, seen, lambda b: False, budget, until_eof=True)
+            answer.feed(_after_marker(seen))
+            while not (channel.eof_received or channel.closed):
+                budget.check("reading the answer")
+                select.select([channel], [], [], min(POLL_S, budget.remaining()))
+                while channel.recv_ready():
+                    answer.feed(channel.recv(CHUNK))
+            while channel.recv_ready():
+                answer.feed(channel.recv(CHUNK))
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH probe failed: {exc}") from exc
         finally:
             channel.close()
-        return Timed(_after_marker(seen), before, after)
+        return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
         sftp = self._sftp_client(budget)
@@ -205,18 +215,14 @@ def _read_until(
     seen: bytes,
     done: Callable[[bytes], bool],
     budget: Budget,
-    *,
-    until_eof: bool = False,
 ) -> bytes:
-    """Read stdout into ``seen`` until ``done(seen)`` (or end of output with ``until_eof``)."""
+    """Read stdout into ``seen`` until ``done(seen)`` (a few short lines: bounded by the probe)."""
     while not done(seen):
         while channel.recv_ready():
             seen += channel.recv(CHUNK)
         if done(seen):
             break
         if channel.eof_received or channel.closed:
-            if until_eof:
-                break
             raise TransportError("the probe ended before it answered")
         budget.check("waiting for the host to answer")
         select.select([channel], [], [], min(POLL_S, budget.remaining()))

@@ -63,15 +63,15 @@ def test_local_json_live_check() -> None:
     document = json.loads(stdout)
     if document["schema"] == "bundler.doctor-summary/1":  # no analyzer in this build
         assert code == 0, stderr
-        assert document["collected"] == document["total"] == 2
+        assert document["collected"] == document["total"] == 1
         assert document["hosts"][0]["transport"] == "local"
     else:  # INTEGRATION: the analyzer's live verdict
         assert document["schema"] == "bundler.analysis/1"
-        assert document["bundle"]["collectors_total"] == 2
+        assert document["bundle"]["collectors_total"] == 1
         assert document["bundle"]["collectors_failed"] == []
         assert code == VERDICT_EXIT[document["verdict"]]
     assert "ok          local.h01.sysinfo" in stderr
-    assert "collected 2 of 2 collectors" in stderr
+    assert "collected 1 of 1 collectors" in stderr
 
 
 @pytest.mark.parametrize(
@@ -168,7 +168,7 @@ def test_some_failed_collectors_exit_5(ssh_lab: SshLab) -> None:
     files = ("--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(ssh_lab.known_hosts))
     code, _, stderr = _doctor("--local", "--ssh", "down", *files)
     assert code == ExitCode.PARTIAL
-    assert "collected 2 of 5 collectors" in stderr
+    assert "collected 1 of 3 collectors" in stderr
     problem = next(line for line in stderr.splitlines() if line.startswith("ssh.h01.connect "))
     assert "failed" in problem  # --ssh hosts come before --local
     assert "ConnectFailed" in problem

@@ -124,8 +124,14 @@ def test_clock_skew_is_measured_around_the_round_trip() -> None:
     assert result.utc_offset == "+0100"
     coarse = parse_clock([f"{int(before.timestamp())}.N"], before, after)
     assert coarse.reading.uncertainty_s == pytest.approx(0.6)
-    live = read_clock(LocalHost(), Budget.start(5))
+    live, rest, error = read_clock(
+        LocalHost(), Budget.start(5), then="echo facts; echo more", max_bytes=100
+    )
+    assert error is None
+    assert live is not None
     assert abs(live.reading.skew_s) < 1
+    assert live.reading.uncertainty_s < 0.5
+    assert rest == "facts\nmore\n"
 
 
 def test_local_runner_caps_times_out_and_reports_missing(tmp_path: Path) -> None:

@@ -298,3 +298,24 @@ def test_a_port_that_is_not_ssh(ssh_lab: SshLab, behaviour: str, error: str) -> 
         for conn in accepted:
             conn.close()
         listener.close()
+
+
+def test_the_clock_round_trip_leaves_out_shell_start_up(ssh_lab: SshLab) -> None:
+    from bundler.collect.clock import read_clock
+
+    instance = ssh_lab.start("slow-shell", quiet_shell=False)  # the real ~/.bashrc, if heavy
+    ssh_lab.add_host("slow-shell", instance)
+    ssh_lab.trust(instance)
+    host = connect(ssh_lab, "slow-shell").host
+    try:
+        started = time.monotonic()
+        clock, rest, error = read_clock(host, Budget.start(20), then="uname -s", max_bytes=1000)
+        elapsed = time.monotonic() - started
+    finally:
+        host.close()
+    assert error is None
+    assert clock is not None
+    assert abs(clock.reading.skew_s) < 0.5  # same machine
+    assert clock.reading.uncertainty_s < 0.05
+    assert clock.reading.uncertainty_s * 2 < elapsed  # the session's start-up is not in it
+    assert rest == "Linux\n"
