@@ -10,26 +10,17 @@ json`` replays the ladder, and the scenario's ``expect`` block must hold.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 
 from samples.lyftdata_sim.loader import load_scenario, scenario_names
 from schemas import AnalysisReport
-from tests.support.lyftdata_sim import ROOT, RunningSim, running_simulator
-from tests.support.requirements import need
+from tests.support.lyftdata_fleet import lyftdata_fleet, run_bundler
 
 from .expectations import UNTRUSTED, assert_matches_expectation
 
-sshd = pytest.importorskip("tests.support.sshd", reason="sshd lab not on main yet")
-pytest.importorskip("bundler.cli.doctor", reason="doctor not on main yet")
 pytest.importorskip("bundler.cli.analyze", reason="analyze not on main yet")
 pytest.importorskip("bundler.archive.builder", reason="bundle writer not on main yet")
 pytest.importorskip("redactors", reason="redaction not on main yet (doctor refuses to write)")
@@ -37,52 +28,7 @@ pytest.importorskip("redactors", reason="redaction not on main yet (doctor refus
 pytestmark = [pytest.mark.sshd, pytest.mark.slow]
 
 PASSWORD = "lyftdata-e2e-bundle-password"
-BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CACHED_KEY = "LDWK-SIM-CACHED-KEY"
-
-
-@dataclass
-class Fleet:
-    sim: RunningSim
-    inventory: Path
-    ssh_config: Path
-    known_hosts: Path
-
-
-@contextmanager
-def fleet(scenario: str, workdir: Path) -> Iterator[Fleet]:
-    """The simulator plus one real sshd per prepared worker host, and an inventory."""
-    need(sshd.sshd_available(), "OpenSSH sshd (as root) is needed for end-to-end tests")
-    with running_simulator(scenario, workdir) as sim, sshd.SshLab() as lab:
-        hosts = []
-        for number, host in enumerate(sim.hosts, start=1):
-            name = f"worker{number}"
-            instance = lab.start(name, extra_config=f"SetEnv PATH={host['bin_dir']}:{BASE_PATH}")
-            lab.add_host(name, instance)
-            lab.trust(instance)
-            hosts.append(
-                {
-                    "address": name,
-                    "role": "worker",
-                    "worker": host["worker"],
-                    "state_dir": host["state_dir"],
-                    "logs": [{"file": host["log_file"]}],
-                }
-            )
-        inventory = workdir / "inventory.yaml"
-        inventory.write_text(yaml.safe_dump({"hosts": hosts}))
-        yield Fleet(sim, inventory, lab.ssh_config, lab.known_hosts)
-
-
-def _bundler(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bundler", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def doctor_then_analyze(
@@ -90,31 +36,19 @@ def doctor_then_analyze(
 ) -> tuple[subprocess.CompletedProcess[str], AnalysisReport]:
     bundle = workdir / "support.zip"
     env = {"LYFTDATA_API_TOKEN": "sim-token", "BUNDLE_PW": PASSWORD}
-    with fleet(scenario, workdir) as f:
+    with lyftdata_fleet(scenario, workdir) as f:
         args = [
-            "doctor",
-            "--profile",
-            "lyftdata",
-            "--server",
-            f.sim.url,
-            "--inventory",
-            str(f.inventory),
-            "--ssh-config",
-            str(f.ssh_config),
-            "--known-hosts",
-            str(f.known_hosts),
+            *f.doctor_args(trust_ca=scenario not in UNTRUSTED),
             "--bundle",
             str(bundle),
             "--password-env",
             "BUNDLE_PW",
         ]
-        if f.sim.ca_file and scenario not in UNTRUSTED:
-            args += ["--ca-cert", str(f.sim.ca_file)]
-        doctor = _bundler(*args, env=env)
+        doctor = run_bundler(*args, env=env)
         writes = [r for r in f.sim.requests() if r["method"] != "GET"]
     assert writes == [], writes
     assert bundle.exists(), doctor.stderr[-2000:]
-    analyzed = _bundler(
+    analyzed = run_bundler(
         "analyze", str(bundle), "--password-env", "BUNDLE_PW", "--format", "json", env=env
     )
     assert analyzed.returncode in (0, 1, 3), analyzed.stderr[-2000:]
@@ -124,7 +58,7 @@ def doctor_then_analyze(
 
 def collector_status(bundle: Path) -> dict[str, str]:
     """Collector id -> status, from the sealed bundle's manifest."""
-    shown = _bundler(
+    shown = run_bundler(
         "inspect", str(bundle), "--password-env", "BUNDLE_PW", "--json", env={"BUNDLE_PW": PASSWORD}
     )
     assert shown.returncode == 0, shown.stderr[-2000:]
