@@ -1,13 +1,13 @@
 """A minimal stand-in for the collection engine, to test the LyftData profile at component level.
 
-INTEGRATION POINT: ``bundler doctor`` (branch ``collect``) is the real engine.
-Until it is on main, this double runs the profile's plan the way the plan
-contract describes (``bundler/collect/plan.py``): HTTP GETs with fan-out
-against the running simulator (httpx, real sockets), host commands as local
-subprocesses with the prepared host's ``bin/`` first on PATH, logs read from
-the prepared files; it lays the results out like a bundle in a MemorySource.
-No redaction, no archive: those are other parts' contracts. The end-to-end
-tests (``tests/lyftdata/test_end_to_end.py``) go through the real CLI.
+It runs the profile's plan the way the plan contract describes
+(``bundler/collect/plan.py``): HTTP GETs with fan-out against the running
+simulator (httpx, real sockets), host commands as local subprocesses with the
+prepared host's ``bin/`` first on PATH, logs read from the prepared files;
+results are laid out like a bundle in a MemorySource. No SSH, redaction or
+archive, so normalizer and rule tests stay fast and isolated. The real engine
+is exercised through the CLI in ``test_doctor_live.py`` (real sshd) and
+``test_end_to_end.py`` (doctor -> sealed bundle -> analyze).
 """
 
 from __future__ import annotations
