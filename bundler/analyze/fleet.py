@@ -1,0 +1,57 @@
+"""Findings about the bundle and the fleet as a whole, shown above the targets.
+
+Some facts belong to no single (worker, job) pair: host clocks that disagree
+with each other, evidence documents that are invalid or incomplete, a log
+parser that broke. They are reported once, at the top, so an engineer knows
+how far to trust everything below before reading it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas import EVIDENCE_KINDS, Citation, Finding
+
+from .api import EvidenceSet, make_finding
+from .rules.clock import fleet_clock_findings
+
+
+def evidence_findings(ev: EvidenceSet) -> list[Finding]:
+    """Invalid documents (unusable: their rungs read unknown) and incomplete ones."""
+    findings: list[Finding] = []
+    for cls in EVIDENCE_KINDS.values():
+        doc = ev.get(cls)
+        if doc is not None and (not doc.complete or doc.gaps):
+            gaps = ", ".join(doc.gaps) or "unspecified collectors"
+            findings.append(
+                make_finding(
+                    "EVIDENCE_INCOMPLETE",
+                    "info",
+                    f"{cls.member_path} is incomplete (failed: {gaps}); what it lacks reads as "
+                    "unknown, not as absent.",
+                    evidence=[ev.cite(cls, "/gaps", doc.gaps or None)],
+                    member=cls.member_path,
+                    gaps=doc.gaps,
+                )
+            )
+    for problem in ev.problems:
+        member = problem.split(":", 1)[0]
+        findings.append(
+            make_finding(
+                "EVIDENCE_INVALID",
+                "warn",
+                f"Evidence document unusable: {problem}. Its rungs read unknown.",
+                evidence=[Citation(member=member)],
+                member=member,
+            )
+        )
+    return findings
+
+
+def note(code: str, message: str, severity: str = "warn", **details: Any) -> Finding:
+    """A fleet-level remark from the engine itself (profile or log-parser trouble)."""
+    return make_finding(code, severity, message, **details)
+
+
+def fleet_findings(ev: EvidenceSet) -> list[Finding]:
+    return evidence_findings(ev) + fleet_clock_findings(ev)

@@ -1,0 +1,244 @@
+"""Rung 3, placement: is the exact job intended for this worker or worker group?
+
+When the product computes placement itself (LyftData) its verdict is used
+(``PlacementEvidence``). Otherwise (Flux) placement is derived: the job's
+requirements — pinning, assignment list, group, labels, OS — are compared with
+every worker, and each unmatched label is named per worker, because "no
+worker matches" is only actionable when it says what is missing where.
+"""
+
+from __future__ import annotations
+
+from schemas import Citation, Layer
+from schemas.evidence import (
+    CapacityEvidence,
+    Job,
+    JobPlacement,
+    PlacementEvidence,
+    WorkersEvidence,
+)
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_job, cite_source, find_worker, job_label, workers
+from ..matching import Candidate, rank_candidates
+
+MAX_CITED_WORKERS = 6
+
+
+@rule(Layer.PLACEMENT)
+def job_placement(ctx: RuleContext) -> RuleResult | None:
+    job = ctx.target.job
+    if job is None:
+        return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected: placement is per job.")
+    native = _native_placement(ctx, job)
+    if native is not None:
+        return _judge_native(ctx, job, *native)
+    if job.assigned_worker:
+        return _assigned(ctx, job)
+    return _derived(ctx, job)
+
+
+def _native_placement(ctx: RuleContext, job: Job) -> tuple[int, JobPlacement] | None:
+    doc = ctx.evidence.get(PlacementEvidence)
+    for index, placement in enumerate(doc.placements if doc else []):
+        if placement.job == job.name:
+            return index, placement
+    return None
+
+
+def _judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement) -> RuleResult:
+    ev = ctx.evidence
+    here = citations(
+        cite(ev, PlacementEvidence, "placements", index), cite_source(placement.source)
+    )
+    summary = f" ({placement.summary})" if placement.summary else ""
+    if ctx.target.worker is not None:
+        for w_index, verdict in enumerate(placement.per_worker):
+            if verdict.worker != ctx.target.worker:
+                continue
+            at = cite(
+                ev,
+                PlacementEvidence,
+                "placements",
+                index,
+                "per_worker",
+                w_index,
+                value=verdict.verdict,
+            )
+            if verdict.verdict == "placed":
+                return RuleResult.pass_(
+                    make_finding(
+                        "JOB_PLACED",
+                        "pass",
+                        f"{job.name} is placed on {verdict.worker}.",
+                        evidence=[at],
+                    )
+                )
+            if verdict.verdict == "not_evaluated":
+                return RuleResult.unknown(
+                    "PLACEMENT_NOT_EVALUATED",
+                    f"The product did not evaluate {verdict.worker} for {job.name}.",
+                    [at],
+                )
+            reasons = ", ".join(verdict.reasons) or verdict.verdict
+            detail = f": {verdict.detail}" if verdict.detail else ""
+            code = (
+                "NOT_INTENDED_FOR_WORKER"
+                if verdict.verdict == "eligible_not_placed"
+                else ("WORKER_NOT_ELIGIBLE")
+            )
+            return RuleResult.fail(
+                code,
+                f"{job.name} is not placed on {verdict.worker} ({reasons}){detail}.",
+                evidence=[at, *here],
+                reasons=verdict.reasons,
+                native_code=placement.native_code,
+            )
+    if placement.eligible == 0:
+        return RuleResult.fail(
+            "NO_ELIGIBLE_WORKERS",
+            f"No worker is eligible for {job.name}{summary}.",
+            evidence=here,
+            native_code=placement.native_code,
+        )
+    wanted = placement.desired.replicas if placement.desired else None
+    if wanted and placement.placed is not None and placement.placed < wanted:
+        return RuleResult.fail(
+            "REPLICAS_UNSATISFIED",
+            f"{job.name} wants {wanted} replicas but only {placement.placed} are placed{summary}.",
+            evidence=here,
+            native_code=placement.native_code,
+        )
+    if ctx.target.worker is not None:
+        return RuleResult.unknown(
+            "PLACEMENT_SILENT_ON_WORKER",
+            f"The product's placement for {job.name} does not mention {ctx.target.worker}.",
+            here,
+        )
+    return RuleResult.pass_(
+        make_finding("JOB_PLACED", "pass", f"{job.name} is placed{summary}.", evidence=here)
+    )
+
+
+def _assigned(ctx: RuleContext, job: Job) -> RuleResult:
+    where = citations(cite_job(ctx.evidence, job, "assigned_worker", value=job.assigned_worker))
+    if ctx.target.worker in (None, job.assigned_worker):
+        return RuleResult.pass_(
+            make_finding(
+                "JOB_ASSIGNED",
+                "pass",
+                f"{job_label(job)} is assigned to {job.assigned_worker}.",
+                evidence=where,
+            )
+        )
+    return RuleResult.fail(
+        "NOT_INTENDED_FOR_WORKER",
+        f"{job_label(job)} is assigned to {job.assigned_worker}, not to {ctx.target.worker}.",
+        evidence=where,
+        assigned_worker=job.assigned_worker,
+    )
+
+
+def _derived(ctx: RuleContext, job: Job) -> RuleResult:
+    ev = ctx.evidence
+    if ev.get(WorkersEvidence) is None:
+        return RuleResult.unknown(
+            "WORKERS_EVIDENCE_MISSING", "No worker list to compare the job's placement with."
+        )
+    req = job.requirements
+    if req is None:
+        return RuleResult.unknown(
+            "JOB_REQUIREMENTS_MISSING",
+            f"The bundle does not say what {job_label(job)} requires of a worker.",
+            citations(cite_job(ev, job)),
+        )
+    req_cite = cite_job(ev, job, "requirements", value=req.model_dump(exclude_defaults=True))
+    if req.required_worker and find_worker(ev, req.required_worker) is None:
+        return RuleResult.fail(
+            "PINNED_WORKER_UNKNOWN",
+            f"{job_label(job)} is pinned to {req.required_worker}, which the control plane "
+            "does not know.",
+            evidence=citations(
+                cite_job(ev, job, "requirements", "required_worker", value=req.required_worker)
+            ),
+        )
+    caps = {c.worker: c for c in (ev.get(CapacityEvidence) or CapacityEvidence()).workers}
+    ranked = rank_candidates(req, workers(ev), caps)
+    if ctx.target.worker is not None:
+        chosen = next((c for c in ranked if c.worker.name == ctx.target.worker), None)
+        if chosen is not None:
+            return _for_worker(ctx, job, chosen, req_cite)
+    intended = [c for c in ranked if c.intended]
+    if intended:
+        names = ", ".join(c.worker.name for c in intended)
+        return RuleResult.pass_(
+            make_finding(
+                "PLACEMENT_MATCHED",
+                "pass",
+                f"{job_label(job)} can be placed on: {names}.",
+                evidence=citations(req_cite),
+            )
+        )
+    return _no_match(ctx, job, ranked, req_cite)
+
+
+def _for_worker(
+    ctx: RuleContext, job: Job, chosen: Candidate, req_cite: Citation | None
+) -> RuleResult:
+    where = citations(req_cite, _worker_cite(ctx, chosen))
+    certain = [m for m in chosen.placement if m.certain]
+    if certain:
+        why = "; ".join(m.message for m in certain)
+        return RuleResult.fail(
+            "WORKER_NOT_ELIGIBLE",
+            f"{job_label(job)} is not meant for {chosen.worker.name}: {why}.",
+            evidence=where,
+            worker=chosen.worker.name,
+            unmatched=[m.requirement for m in certain],
+        )
+    if chosen.placement:
+        why = "; ".join(m.message for m in chosen.placement)
+        return RuleResult.unknown(
+            "PLACEMENT_UNCERTAIN", f"Cannot tell whether {chosen.worker.name} fits: {why}.", where
+        )
+    return RuleResult.pass_(
+        make_finding(
+            "PLACEMENT_MATCHED",
+            "pass",
+            f"{chosen.worker.name} matches {job_label(job)}'s placement requirements.",
+            evidence=where,
+        )
+    )
+
+
+def _no_match(
+    ctx: RuleContext, job: Job, ranked: list[Candidate], req_cite: Citation | None
+) -> RuleResult:
+    if not ranked:
+        return RuleResult.fail(
+            "NO_MATCHING_WORKER",
+            f"{job_label(job)} is waiting and the fleet has no workers.",
+            evidence=citations(req_cite, cite(ctx.evidence, WorkersEvidence, "workers")),
+        )
+    per_worker = {c.worker.name: [m.message for m in c.placement] for c in ranked}
+    shown = "; ".join(f"{w}: {', '.join(why)}" for w, why in list(per_worker.items())[:8])
+    more = f"; and {len(per_worker) - 8} more" if len(per_worker) > 8 else ""
+    cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
+    return RuleResult.fail(
+        "NO_MATCHING_WORKER",
+        f"No worker matches {job_label(job)}'s placement — {shown}{more}.",
+        evidence=citations(req_cite, *cited),
+        per_worker=per_worker,
+    )
+
+
+def _worker_cite(ctx: RuleContext, candidate: Candidate) -> Citation | None:
+    found = find_worker(ctx.evidence, candidate.worker.name)
+    if found is None:
+        return None
+    field = "labels" if any(m.code == "LABEL_MISMATCH" for m in candidate.placement) else "name"
+    value = candidate.worker.labels if field == "labels" else candidate.worker.name
+    return cite(ctx.evidence, WorkersEvidence, "workers", found[0], field, value=value)
+
+
+RULES = (job_placement,)
