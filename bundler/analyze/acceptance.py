@@ -28,9 +28,23 @@ RECEIPT_FAILURES = {"RECEIPT_MISSING", "RECEIPT_NONCE_MISMATCH", "RECEIPT_ACCEPT
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
 
+ADVISORY = {
+    "ENROLLMENT_KEY_STILL_CONFIGURED",
+    "CLOCK_SKEW",
+    "TIME_NOT_SYNCHRONIZED",
+    "STALE_CONTROL_SOCKET",
+    "TLS_INSECURE_IN_USE",
+}
+"""Warnings that do not stop a worker from counting as recovered."""
+
+
 def _status(results: Sequence[LayerResult]) -> CheckStatus:
+    """Strict: a recovered worker passes, so a rung that warns (beyond advice) fails its check."""
     statuses = {r.status for r in results}
-    if LayerStatus.FAIL in statuses:
+    warned = any(
+        f.severity == "warn" and f.code not in ADVISORY for r in results for f in r.findings
+    )
+    if LayerStatus.FAIL in statuses or (LayerStatus.WARN in statuses and warned):
         return "fail"
     if statuses & {LayerStatus.UNKNOWN, LayerStatus.SKIPPED}:
         return "unknown"

@@ -34,7 +34,7 @@ from schemas.manifest import CollectorStatus
 from .. import __version__
 from . import acceptance
 from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
-from .fleet import fleet_findings, note
+from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .rules import GENERIC_RULES
 from .targets import select_targets
@@ -61,6 +61,15 @@ def analyze(
     """
     notes: list[Finding] = []
     name = profile.name if profile is not None else _profile_name(evidence)
+    if profile is None and name is not None:
+        notes.append(
+            note(
+                "PROFILE_UNAVAILABLE",
+                f"The bundle was collected with profile {name!r}, which this bundler "
+                "does not have: only generic rules ran, and logs were not parsed.",
+                severity="info",
+            )
+        )
     timeline = _timeline(evidence, profile, notes)
     rules = _rules(profile, name, notes)
     targets = select_targets(evidence, worker=worker, job=job)
@@ -80,6 +89,10 @@ def analyze(
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
         verdict = Verdict.DEGRADED
+    if verdict in (Verdict.HEALTHY, Verdict.DEGRADED) and any(
+        f.code in UNTRUSTWORTHY for f in fleet
+    ):
+        verdict = Verdict.INCONCLUSIVE
     failed = [r.first_failed_layer for r in reports if r.first_failed_layer is not None]
     return AnalysisReport(
         tool_version=__version__,

@@ -12,6 +12,7 @@ was collected, so "now" is the moment the evidence was observed
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -40,8 +41,14 @@ def pointer(*parts: str | int) -> str:
 
 
 def cite(ev: EvidenceSet, cls: type[EvidenceDoc], *parts: str | int, value: Any = None) -> Citation:
-    """Cite a canonical document at the pointer built from ``parts``."""
-    return ev.cite(cls, pointer(*parts), value)
+    """Cite a canonical document at the pointer built from ``parts``, the value as JSON text."""
+    return ev.cite(cls, pointer(*parts), _as_text(value))
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, default=str, sort_keys=True)
 
 
 def cite_source(source: Source | None) -> Citation | None:

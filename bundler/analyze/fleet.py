@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import EVIDENCE_KINDS, Citation, Finding
+from schemas.evidence import JobsEvidence, WorkersEvidence
 
 from .api import EvidenceSet, make_finding
 from .rules.clock import fleet_clock_findings
@@ -48,10 +49,31 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
     return findings
 
 
+CORE_DOCUMENTS = (WorkersEvidence, JobsEvidence)
+"""Without these, targets cannot be chosen: a verdict can be at best inconclusive."""
+
+UNTRUSTWORTHY = frozenset({"EVIDENCE_INVALID", "EVIDENCE_MISSING"})
+"""Fleet codes that cap the verdict at inconclusive: what the rungs read may be wrong or absent."""
+
+
+def missing_core(ev: EvidenceSet) -> list[Finding]:
+    present = [cls for cls in CORE_DOCUMENTS if ev.source.has(cls.member_path)]
+    return [
+        make_finding(
+            "EVIDENCE_MISSING",
+            "warn",
+            f"{cls.member_path} is not in the bundle: targets that depend on it cannot be chosen.",
+            member=cls.member_path,
+        )
+        for cls in CORE_DOCUMENTS
+        if cls not in present
+    ]
+
+
 def note(code: str, message: str, severity: str = "warn", **details: Any) -> Finding:
     """A fleet-level remark from the engine itself (profile or log-parser trouble)."""
     return make_finding(code, severity, message, **details)
 
 
 def fleet_findings(ev: EvidenceSet) -> list[Finding]:
-    return evidence_findings(ev) + fleet_clock_findings(ev)
+    return missing_core(ev) + evidence_findings(ev) + fleet_clock_findings(ev)

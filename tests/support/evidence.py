@@ -9,13 +9,15 @@ shapes, only ``schemas.evidence``.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from bundler.analyze.api import EvidenceSet, Rule, Target, TimelineEvent
 from bundler.source import MemorySource
-from schemas import Manifest
+from schemas import MANIFEST_MEMBER, EncryptionInfo, Manifest, MemberEntry, ToolInfo
 from schemas.evidence import (
     APIAuth,
     AuthorizationEvidence,
@@ -242,3 +244,33 @@ class StubProfile:
 
 def target(worker_name: str | None = "w1", job_obj: Job | None = None) -> Target:
     return Target(worker=worker_name, job=job_obj, reason="test")
+
+
+def write_bundle_dir(
+    fleet: Fleet,
+    root: Path,
+    *,
+    members: dict[str, bytes] | None = None,
+    profile: str | None = None,
+    **manifest_fields: Any,
+) -> Path:
+    """Lay ``fleet`` out as an extracted bundle under ``root``, with a matching manifest.
+
+    ``members`` adds raw members (logs, raw API responses) beside the evidence.
+    """
+    source = fleet.source()
+    contents = {name: source.read_bytes(name) for name in source.names()}
+    contents.update(members or {})
+    entries = []
+    for name, data in sorted(contents.items()):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        entries.append(MemberEntry(path=name, sha256=hashlib.sha256(data).hexdigest(),
+                                   size=len(data), media_type="application/json"))
+    manifest = Manifest(
+        tool=ToolInfo(version="0.1.0"), created_at=T0, bundle_id="b-test", profile=profile,
+        members=entries, encryption=EncryptionInfo(mode="password"), **manifest_fields,
+    )
+    (root / MANIFEST_MEMBER).write_text(manifest.model_dump_json(by_alias=True, indent=2))
+    return root
