@@ -69,8 +69,12 @@ def worker(name: str, **overrides: Any) -> WorkerStatus:
         "labels": {"zone": "a"},
         "runtime": WorkerRuntime(os_name="Linux", runtime_name="python", runtime_version="3.12"),
         "resources": WorkerResources(
-            cpu_total=4, cpu_available=3, memory_total_bytes=8e9, memory_available_bytes=6e9,
-            disk_free_bytes=5e10, gpus=[],
+            cpu_total=4,
+            cpu_available=3,
+            memory_total_bytes=8e9,
+            memory_available_bytes=6e9,
+            disk_free_bytes=5e10,
+            gpus=[],
         ),
         "in_flight": 0,
         "slots_max": 16,
@@ -162,9 +166,15 @@ def healthy_fleet() -> Fleet:
     common: dict[str, Any] = {"observed_at": T0, "product": "test"}
     return Fleet(
         server=ServerEvidence(
-            **common, url="https://cp.example:8443", reachable=True,
-            tls=TLSInfo(enabled=True, verified=True), auth=APIAuth(status="ok", http_status=200),
-            healthy=True, ready=True, database_ok=True, version="1.4.2",
+            **common,
+            url="https://cp.example:8443",
+            reachable=True,
+            tls=TLSInfo(enabled=True, verified=True),
+            auth=APIAuth(status="ok", http_status=200),
+            healthy=True,
+            ready=True,
+            database_ok=True,
+            version="1.4.2",
         ),
         workers=WorkersEvidence(
             **common,
@@ -172,55 +182,100 @@ def healthy_fleet() -> Fleet:
             workers=[worker("w1", in_flight=1), worker("w2", labels={"zone": "b"})],
         ),
         authorization=AuthorizationEvidence(
-            **common, lease_clock_tolerance_s=30,
+            **common,
+            lease_clock_tolerance_s=30,
             workers=[
-                WorkerAuthorization(worker=name, bootstrap_method="api_key", decision="allow",
-                                    lease=lease())
+                WorkerAuthorization(
+                    worker=name, bootstrap_method="api_key", decision="allow", lease=lease()
+                )
                 for name in ("w1", "w2")
             ],
         ),
         jobs=JobsEvidence(**common, jobs=[job("ingest")]),
         deployments=DeploymentEvidence(
             **common,
-            deployments=[DeploymentRecord(
-                deployment_id="dep-1", workflow="telemetry", version=7,
-                job_deployments=[JobDeployment(job="ingest", worker="w1", state="active")],
-            )],
+            deployments=[
+                DeploymentRecord(
+                    deployment_id="dep-1",
+                    workflow="telemetry",
+                    version=7,
+                    job_deployments=[JobDeployment(job="ingest", worker="w1", state="active")],
+                )
+            ],
         ),
         requirements=RequirementsEvidence(
             **common,
-            reports=[RequirementsReport(
-                job="ingest", worker="w1",
-                requirements=[Requirement(id="cred:dsn", kind="credential", status="satisfied")],
-            )],
+            reports=[
+                RequirementsReport(
+                    job="ingest",
+                    worker="w1",
+                    requirements=[
+                        Requirement(id="cred:dsn", kind="credential", status="satisfied")
+                    ],
+                )
+            ],
         ),
         capacity=CapacityEvidence(
             **common,
             workers=[
-                WorkerCapacity(worker="w1", slots_max=16, slots_in_use=1, slots_free=15,
-                               cpu_util_pct=30),
-                WorkerCapacity(worker="w2", slots_max=16, slots_in_use=0, slots_free=16,
-                               cpu_util_pct=5),
+                WorkerCapacity(
+                    worker="w1", slots_max=16, slots_in_use=1, slots_free=15, cpu_util_pct=30
+                ),
+                WorkerCapacity(
+                    worker="w2", slots_max=16, slots_in_use=0, slots_free=16, cpu_util_pct=5
+                ),
             ],
         ),
         outcome=OutcomeEvidence(
             **common,
-            canaries=[CanaryRun(canary_id="c1", job="ingest", worker="w1", phase="successful",
-                                started_at=T0 - timedelta(minutes=2),
-                                finished_at=T0 - timedelta(minutes=1),
-                                events_in=1, events_out=1, receipt_required=True)],
-            receipts=[Receipt(canary_id="c1", job="ingest", sink="s3", strength="durable",
-                              acked=True, nonce_matched=True)],
+            canaries=[
+                CanaryRun(
+                    canary_id="c1",
+                    job="ingest",
+                    worker="w1",
+                    phase="successful",
+                    started_at=T0 - timedelta(minutes=2),
+                    finished_at=T0 - timedelta(minutes=1),
+                    events_in=1,
+                    events_out=1,
+                    receipt_required=True,
+                )
+            ],
+            receipts=[
+                Receipt(
+                    canary_id="c1",
+                    job="ingest",
+                    sink="s3",
+                    strength="durable",
+                    acked=True,
+                    nonce_matched=True,
+                )
+            ],
         ),
         hosts=HostsEvidence(
-            **common, collector_time=T0,
+            **common,
+            collector_time=T0,
             hosts=[
-                HostSysinfo(alias="h01", role="server", clock=clock(0.1),
-                            time_sync=TimeSync(synchronized=True, service="chrony")),
-                HostSysinfo(alias="h02", role="worker", worker="w1", clock=clock(0.3),
-                            time_sync=TimeSync(synchronized=True, service="chrony")),
-                HostSysinfo(alias="h03", role="worker", worker="w2", clock=clock(-0.2),
-                            time_sync=TimeSync(synchronized=True, service="chrony")),
+                HostSysinfo(
+                    alias="h01",
+                    role="server",
+                    clock=clock(0.1),
+                    time_sync=TimeSync(synchronized=True, service="chrony"),
+                ),
+                HostSysinfo(
+                    alias="h02",
+                    role="worker",
+                    worker="w1",
+                    clock=clock(0.3),
+                    time_sync=TimeSync(synchronized=True, service="chrony"),
+                ),
+                HostSysinfo(
+                    alias="h03",
+                    role="worker",
+                    worker="w2",
+                    clock=clock(-0.2),
+                    time_sync=TimeSync(synchronized=True, service="chrony"),
+                ),
             ],
         ),
     )
@@ -266,11 +321,36 @@ def write_bundle_dir(
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        entries.append(MemberEntry(path=name, sha256=hashlib.sha256(data).hexdigest(),
-                                   size=len(data), media_type="application/json"))
+        entries.append(
+            MemberEntry(
+                path=name,
+                sha256=hashlib.sha256(data).hexdigest(),
+                size=len(data),
+                media_type="application/json",
+            )
+        )
     manifest = Manifest(
-        tool=ToolInfo(version="0.1.0"), created_at=T0, bundle_id="b-test", profile=profile,
-        members=entries, encryption=EncryptionInfo(mode="password"), **manifest_fields,
+        tool=ToolInfo(version="0.1.0"),
+        created_at=T0,
+        bundle_id="b-test",
+        profile=profile,
+        members=entries,
+        encryption=EncryptionInfo(mode="password"),
+        **manifest_fields,
     )
     (root / MANIFEST_MEMBER).write_text(manifest.model_dump_json(by_alias=True, indent=2))
     return root
+
+
+def without_optional_rungs(fleet: Fleet) -> Fleet:
+    """Make ``fleet`` look like a product with no leases, deployments or requirement reports.
+
+    That is Flux's shape: those rungs read not_applicable, and the most recent
+    finished run stands in for the canary.
+    """
+    common: dict[str, Any] = {"observed_at": T0, "product": "test"}
+    fleet.authorization = AuthorizationEvidence(**common, applicable=False)
+    fleet.deployments = DeploymentEvidence(**common, applicable=False)
+    fleet.requirements = RequirementsEvidence(**common, applicable=False)
+    fleet.outcome = OutcomeEvidence(**common)
+    return fleet
