@@ -99,7 +99,7 @@ def test_unreadable_input_exits_2_without_traceback(tmp_path: Path, kind: str) -
         path.mkdir()
     elif kind == "zip-file":
         path.write_bytes(b"PK\x03\x04not really")
-    code, out, err = _run(str(path))
+    code, _out, err = _run(str(path))
     assert code == 2
     assert "Traceback" not in err
     assert err.startswith("bundler: error: ")

@@ -126,3 +126,19 @@ def test_partially_read_member_is_verified_at_the_end() -> None:
     verifying = VerifyingSource(source, manifest)
     next(iter(verifying.iter_chunks("a.log")))  # stop after the first chunk
     assert verifying.finish().status == "verified"
+
+
+def test_tampered_evidence_is_not_trusted(tmp_path: Path, fleet: Fleet) -> None:
+    from bundler.analyze.engine import analyze
+    from schemas import Layer, LayerStatus
+
+    bundle = write_bundle_dir(fleet, tmp_path / "b")
+    path = bundle / "evidence" / "outcome.json"
+    path.write_text(path.read_text().replace('"phase": "successful"', '"phase": "failed"'))
+    with open_bundle(bundle) as opened:
+        report = analyze(opened.evidence(), job="ingest")
+        integrity = opened.integrity()
+    assert integrity.status == "tampered"
+    assert integrity.problems == ["checksum mismatch: evidence/outcome.json"]
+    outcome = report.targets[0].layers[Layer.OUTCOME.index]
+    assert outcome.status is LayerStatus.UNKNOWN  # the forged "failed" is not believed
