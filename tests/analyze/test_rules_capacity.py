@@ -129,3 +129,23 @@ def test_pressure_signals_warn_with_product_thresholds(fleet: Fleet) -> None:
     assert fleet.capacity is not None
     fleet.capacity.thresholds = {"cpu_pct": 95}
     assert "CPU_SATURATED" not in codes(judge(rules.worker_pressure, fleet))
+
+
+def test_failure_names_how_the_other_intended_workers_compare(fleet: Fleet) -> None:
+    from schemas.evidence import GPU
+
+    req = JobRequirements(labels={"zone": "a"}, resources=ResourceRequest(gpu=1))
+    waiting = _waiting(fleet, req)
+    result = judge(rules.job_fits_worker, fleet, job=waiting)
+    assert result is not None
+    assert "No other worker is meant for this job." in result.findings[0].message
+    w2 = fleet.worker("w2")
+    w2.labels = {"zone": "a"}
+    assert w2.resources is not None
+    w2.resources.gpus = [GPU(name="A100")]
+    assert fleet.capacity is not None
+    fleet.capacity.workers = []
+    result = judge(rules.job_fits_worker, fleet, job=waiting)
+    assert result is not None
+    assert result.findings[0].details["other_workers"] == {"w2": "fits"}
+    assert "Other workers meant for it: w2: fits." in result.findings[0].message

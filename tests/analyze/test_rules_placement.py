@@ -163,3 +163,17 @@ def test_product_placement_without_eligible_workers_or_replicas_fails(fleet: Fle
     assert codes(judge(rules.job_placement, fleet, worker=None, job="ingest")) == [
         "REPLICAS_UNSATISFIED"
     ]
+
+
+def test_no_match_also_names_what_else_each_worker_lacks(fleet: Fleet) -> None:
+    from schemas.evidence import ResourceRequest
+
+    waiting = _waiting(fleet, labels={"zone": "mars"}, resources=ResourceRequest(gpu=1))
+    result = judge(rules.job_placement, fleet, worker=None, job=waiting)
+    assert result is not None
+    finding = result.findings[0]
+    assert finding.details["capacity_per_worker"] == {
+        "w1": ["gpu 1 requested, 0 available"],
+        "w2": ["gpu 1 requested, 0 available"],
+    }
+    assert "Beyond placement: w1: gpu 1 requested, 0 available" in finding.message

@@ -10,11 +10,11 @@ is flowing, new work will queue.
 from __future__ import annotations
 
 from schemas import Citation, Layer
-from schemas.evidence import CapacityEvidence, WorkerCapacity, WorkerStatus
+from schemas.evidence import CapacityEvidence, Job, WorkerCapacity, WorkerStatus
 
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting
-from ..matching import Mismatch, capacity_shortfalls, slot_usage
+from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting, workers
+from ..matching import Mismatch, availability, capacity_shortfalls, rank_candidates, slot_usage
 from ._outcome import Outcome
 
 DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
@@ -51,6 +51,8 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
         _report(ctx, worker, w_index, cap, miss, blocking, out)
     if blocking:
         _declining(ctx, worker, w_index, out)
+    if out.failures and job is not None:
+        _note_alternatives(ctx, job, worker.name, out)
     if not out and cap is None and worker.resources is None and slot_usage(worker, None) is None:
         out.unknown(
             "CAPACITY_EVIDENCE_MISSING",
@@ -115,6 +117,33 @@ def _report(
         shortfall=miss.code,
         requirement=miss.requirement,
     )
+
+
+def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) -> None:
+    """Say how every *other* worker the job is meant for compares (the fleet view)."""
+    doc = ctx.evidence.get(CapacityEvidence)
+    caps = {c.worker: c for c in (doc.workers if doc else [])}
+    others = [
+        c
+        for c in rank_candidates(job.requirements, workers(ctx.evidence), caps)
+        if c.intended and c.worker.name != chosen
+    ]
+    verdicts: dict[str, str] = {}
+    for other in others:
+        short = [m.message for m in other.capacity if m.certain]
+        blocked = availability(other.worker)
+        verdicts[other.worker.name] = ", ".join(short + [b.lower() for b in blocked]) or "fits"
+    if not verdicts:
+        text = "No other worker is meant for this job."
+    else:
+        text = (
+            "Other workers meant for it: "
+            + "; ".join(f"{name}: {why}" for name, why in list(verdicts.items())[:8])
+            + "."
+        )
+    first = out.failures[0]
+    first.message = f"{first.message} {text}"
+    first.details["other_workers"] = verdicts
 
 
 def _declining(ctx: RuleContext, worker: WorkerStatus, w_index: int, out: Outcome) -> None:

@@ -221,15 +221,28 @@ def _no_match(
             evidence=citations(req_cite, cite(ctx.evidence, WorkersEvidence, "workers")),
         )
     per_worker = {c.worker.name: [m.message for m in c.placement] for c in ranked}
-    shown = "; ".join(f"{w}: {', '.join(why)}" for w, why in list(per_worker.items())[:8])
-    more = f"; and {len(per_worker) - 8} more" if len(per_worker) > 8 else ""
+    # What else each worker lacks (resources, capabilities, a slot): so the engineer
+    # who fixes the labels is not surprised by the next rung.
+    also = {
+        c.worker.name: [m.message for m in c.capacity if m.certain]
+        for c in ranked
+        if any(m.certain for m in c.capacity)
+    }
     cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
     return RuleResult.fail(
         "NO_MATCHING_WORKER",
-        f"No worker matches {job_label(job)}'s placement — {shown}{more}.",
+        f"No worker matches {job_label(job)}'s placement — {_listing(per_worker)}."
+        + (f" Beyond placement: {_listing(also)}." if also else ""),
         evidence=citations(req_cite, *cited),
         per_worker=per_worker,
+        capacity_per_worker=also,
     )
+
+
+def _listing(per_worker: dict[str, list[str]]) -> str:
+    items = list(per_worker.items())
+    text = "; ".join(f"{w}: {', '.join(why)}" for w, why in items[:8])
+    return text + (f"; and {len(items) - 8} more" if len(items) > 8 else "")
 
 
 def _worker_cite(ctx: RuleContext, candidate: Candidate) -> Citation | None:
