@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 MAX_TARGETS = 50
 """A report past this many ladders is unreadable; the rest are counted in a fleet note."""
+MAX_EVALUATED = 4 * MAX_TARGETS
+"""Ladders walked to choose the most severe MAX_TARGETS (bounded: each costs a little)."""
 
 
 def analyze(
@@ -73,18 +75,20 @@ def analyze(
     timeline = _timeline(evidence, profile, notes)
     rules = _rules(profile, name, notes)
     targets = select_targets(evidence, worker=worker, job=job)
+    evaluated = targets[:MAX_EVALUATED]
+    reports = sorted(
+        (_target_report(evidence, t, timeline, rules, name) for t in evaluated), key=_order
+    )
     if len(targets) > MAX_TARGETS:
         notes.append(
             note(
                 "TARGETS_TRUNCATED",
-                f"{len(targets)} targets need attention; the first {MAX_TARGETS} are "
-                "analyzed. Narrow with --worker or --job.",
+                f"{len(targets)} targets need attention; the {MAX_TARGETS} most severe of the "
+                f"first {len(evaluated)} are shown. Narrow with --worker or --job.",
                 severity="info",
             )
         )
-        targets = targets[:MAX_TARGETS]
-    reports = [_target_report(evidence, t, timeline, rules, name) for t in targets]
-    reports.sort(key=_order)
+        reports = reports[:MAX_TARGETS]
     fleet = notes + fleet_findings(evidence)
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):

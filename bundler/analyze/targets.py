@@ -29,7 +29,7 @@ from ..errors import UsageError
 from .api import EvidenceSet, Target
 from .facts import find_worker, is_available, jobs, names, waiting, workers
 from .matching import rank_candidates
-from .trouble import job_trouble, worker_trouble
+from .trouble import job_trouble, latest_success, worker_trouble
 
 MAX_HEALTHY_JOBS = 10
 
@@ -95,9 +95,10 @@ def _latest(items: list[Job]) -> Job:
 
 def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
     items = list(items)
+    succeeded = latest_success(items)
     found = []
     for job in items:
-        reason = job_trouble(ev, job, items)
+        reason = job_trouble(ev, job, succeeded)
         if reason is not None:
             found.append((job, reason))
     return found
@@ -106,10 +107,15 @@ def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
 def _collapse(
     ev: EvidenceSet, chosen: list[tuple[Job, str]], worker: str | None
 ) -> list[tuple[Job, str]]:
-    """One target per (job, phase, worker): many identical stuck executions read as one."""
-    groups: dict[tuple[str, str, str | None], list[tuple[Job, str]]] = {}
+    """One target per (job, phase, worker): many identical stuck executions read as one.
+
+    Executions of one job with the same phase, assignment and requirements get
+    the same candidate worker, so they are grouped before any worker is picked.
+    """
+    groups: dict[tuple[str, ...], list[tuple[Job, str]]] = {}
     for job, why in chosen:
-        key = (job.name, job.phase.value, worker or _pick_worker(ev, job)[0])
+        req = job.requirements.model_dump_json() if job.requirements else ""
+        key = (job.name, job.phase.value, worker or job.assigned_worker or "", req)
         groups.setdefault(key, []).append((job, why))
     collapsed = []
     for members in groups.values():

@@ -7,7 +7,7 @@ never decide a layer's status: the rules do that, with citations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -29,19 +29,22 @@ def _when(job: Job) -> float:
     return stamp.timestamp() if stamp else float("-inf")
 
 
-def _superseded(job: Job, siblings: Sequence[Job]) -> bool:
-    """A later run of the same job is running or completed: this failure is history."""
-    return any(
-        s is not job
-        and s.name == job.name
-        and s.phase.value in ("completed", "running")
-        and _when(s) > _when(job)
-        for s in siblings
-    )
+def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
+    """Per job name, when it last ran or completed: failures older than that are history."""
+    latest: dict[str, float] = {}
+    for job in jobs:
+        if job.phase.value in ("completed", "running"):
+            latest[job.name] = max(latest.get(job.name, float("-inf")), _when(job))
+    return latest
 
 
-def job_trouble(ev: EvidenceSet, job: Job, siblings: Sequence[Job] = ()) -> str | None:
+def job_trouble(
+    ev: EvidenceSet, job: Job, succeeded: Mapping[str, float] | None = None
+) -> str | None:
     """Why ``job`` is not running well, or None when it is (or finished well).
+
+    ``succeeded`` is :func:`latest_success` of the job's siblings: a failure
+    followed by a later success of the same job is history, not trouble.
 
     Re-dispatch alone is not trouble: a job running again after its worker was
     evicted is the fencing mechanism working (seed 004).."""
@@ -57,7 +60,8 @@ def job_trouble(ev: EvidenceSet, job: Job, siblings: Sequence[Job] = ()) -> str 
     if phase in ("paused", "unknown"):
         return f"{phase}{native}"
     if phase == "failed":
-        return None if _superseded(job, siblings) else f"last run failed{native}"
+        later = (succeeded or {}).get(job.name, float("-inf")) > _when(job)
+        return None if later else f"last run failed{native}"
     if phase in ("claimed", "running") and job.assigned_worker:
         found = find_worker(ev, job.assigned_worker)
         if found is not None and not is_available(found[1]):

@@ -14,6 +14,7 @@ from bundler.errors import UsageError
 from schemas import Layer, LayerStatus, Verdict
 from schemas.evidence import ConnectionState, JobPhase, JobRequirements
 from tests.support.evidence import T0, Fleet, StubProfile, job, target, without_optional_rungs
+from tests.support.evidence import worker as worker_status
 
 
 def _ctx(fleet: Fleet, worker: str | None = "w1", job_name: str | None = "ingest") -> RuleContext:
@@ -235,3 +236,20 @@ def test_empty_bundle_still_reports_the_control_plane() -> None:
     report = analyze(EvidenceSet(MemorySource()))
     assert report.verdict is Verdict.INCONCLUSIVE
     assert [(t.worker, t.job) for t in report.targets] == [(None, None)]
+
+
+def test_many_targets_keep_the_most_severe(fleet: Fleet) -> None:
+    from bundler.analyze import engine
+    from schemas.evidence import WorkerAuthorization
+
+    assert fleet.workers is not None
+    assert fleet.authorization is not None
+    for n in range(engine.MAX_TARGETS + 10):  # paused workers: degraded, each its own target
+        fleet.workers.workers.append(worker_status(f"p{n:03d}", admin="paused"))
+    fleet.workers.workers.append(worker_status("zz-denied"))  # listed last
+    fleet.authorization.workers.append(WorkerAuthorization(worker="zz-denied", decision="deny"))
+    report = analyze(fleet.evidence())
+    assert len(report.targets) == engine.MAX_TARGETS
+    assert report.targets[0].worker == "zz-denied"
+    assert report.targets[0].first_failed_layer is Layer.AUTHORIZATION
+    assert any(f.code == "TARGETS_TRUNCATED" for f in report.fleet_findings)
