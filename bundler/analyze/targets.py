@@ -22,6 +22,7 @@ from schemas.evidence import (
     CapacityEvidence,
     DeploymentEvidence,
     Job,
+    JobPlacement,
     PlacementEvidence,
 )
 
@@ -136,12 +137,11 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
     """Workers the job runs on or is meant for, by the strongest evidence available."""
     if job.assigned_worker:
         return [job.assigned_worker]
-    placement = ev.get(PlacementEvidence)
-    for entry in placement.placements if placement else []:
-        if entry.job == job.name:
-            placed = [v.worker for v in entry.per_worker if v.verdict == "placed"]
-            if placed:
-                return placed
+    native = _native_placement(ev, job)
+    if native is not None:
+        placed = [v.worker for v in native.per_worker if v.verdict == "placed"]
+        if placed:
+            return placed
     deployments = ev.get(DeploymentEvidence)
     if deployments is not None and deployments.applicable:
         deployed = [
@@ -160,6 +160,11 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
     return []
 
 
+def _native_placement(ev: EvidenceSet, job: Job) -> JobPlacement | None:
+    doc = ev.get(PlacementEvidence)
+    return next((p for p in (doc.placements if doc else []) if p.job == job.name), None)
+
+
 def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
     """(worker, why it is the one) for a job; the troubled one first among several."""
     listed = _workers_for(ev, job)
@@ -167,6 +172,13 @@ def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
         troubled = [w for w in listed if worker_trouble(ev, w, job=job)]
         role = "assigned worker" if job.assigned_worker else "worker it is meant for"
         return (troubled or listed)[0], role
+    native = _native_placement(ev, job)
+    if native is not None:
+        eligible = [v.worker for v in native.per_worker if v.verdict == "eligible_not_placed"]
+        if eligible:
+            return eligible[0], f"eligible worker {eligible[0]} (product's placement)"
+        if native.per_worker or native.eligible == 0:
+            return None, "no eligible worker (product's placement)"
     if not waiting(job) and not job.requirements:
         return None, ""
     caps = {c.worker: c for c in (ev.get(CapacityEvidence) or CapacityEvidence()).workers}

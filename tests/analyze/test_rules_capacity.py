@@ -124,11 +124,21 @@ def test_pressure_signals_warn_with_product_thresholds(fleet: Fleet) -> None:
     cap.queue_pending = 140
     cap.backpressure = True
     cap.memory_total_bytes, cap.memory_available_bytes = 100.0, 10.0
-    result = judge(rules.worker_pressure, fleet)
+    result = judge(rules.worker_pressure, fleet, job=_waiting(fleet))
+    assert status(result) is LayerStatus.WARN
     assert codes(result) == ["CPU_SATURATED", "MEMORY_PRESSURE", "QUEUE_BACKLOG", "BACKPRESSURE"]
     assert fleet.capacity is not None
     fleet.capacity.thresholds = {"cpu_pct": 95}
     assert "CPU_SATURATED" not in codes(judge(rules.worker_pressure, fleet))
+
+
+def test_a_busy_moment_is_a_note_unless_a_job_waits(fleet: Fleet) -> None:
+    _w1cap(fleet).cpu_util_pct = 100
+    result = judge(rules.worker_pressure, fleet, job="ingest")
+    assert status(result) is LayerStatus.PASS
+    assert result is not None
+    assert [(f.code, f.severity) for f in result.findings] == [("CPU_SATURATED", "info")]
+    assert status(judge(rules.worker_pressure, fleet, job=_waiting(fleet))) is LayerStatus.WARN
 
 
 def test_failure_names_how_the_other_intended_workers_compare(fleet: Fleet) -> None:

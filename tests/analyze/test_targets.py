@@ -221,3 +221,29 @@ def test_slots_full_scenario_reads_capacity(fleet: Fleet) -> None:
     capacity = t.layers[Layer.CAPACITY.index]
     assert [f.code for f in capacity.findings] == ["SLOTS_SATURATED"]
     assert "w3 is full: all 1 slots in use" in capacity.findings[0].message
+
+
+def test_products_placement_decides_the_candidate(fleet: Fleet) -> None:
+    from schemas.evidence import JobPlacement, PlacementEvidence, WorkerPlacementVerdict
+
+    _add(
+        fleet,
+        job(
+            "needs_gpu",
+            phase=JobPhase.UNASSIGNED,
+            assigned_worker=None,
+            requirements=JobRequirements(),
+        ),
+    )
+    verdicts = [
+        WorkerPlacementVerdict(worker=w, verdict="filtered", reasons=["GPU_INSUFFICIENT"])
+        for w in ("w1", "w2")
+    ]
+    fleet.extra.append(
+        PlacementEvidence(placements=[JobPlacement(job="needs_gpu", per_worker=verdicts)])
+    )
+    [t] = select_targets(fleet.evidence())
+    assert t.worker is None
+    assert "no eligible worker (product's placement)" in t.reason
+    report = analyze(fleet.evidence())
+    assert report.first_failed_layer is Layer.PLACEMENT

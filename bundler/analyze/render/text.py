@@ -131,14 +131,15 @@ def _evidence(target: TargetReport) -> list[RenderableType]:
     citations = cited(target)
     if not citations:
         return []
-    lines: list[RenderableType] = [Text("Evidence", style="bold")]
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
     for citation in citations:
-        line = Text("  ")
-        line.append(citation.label(), style="cyan")
-        if excerpt_of(citation):
-            line.append(f"  {excerpt_of(citation)}", style="dim")
-        lines.append(line)
-    return lines
+        grid.add_row(
+            Text("  " + citation.label(), style="cyan"),
+            Text(excerpt_of(citation), style="dim"),
+        )
+    return [Text("Evidence", style="bold"), grid]
 
 
 def _steps(target: TargetReport) -> list[RenderableType]:

@@ -22,6 +22,7 @@ class Outcome:
         self.failures: list[Finding] = []
         self.warnings: list[Finding] = []
         self.unknowns: list[Finding] = []
+        self.notes: list[Finding] = []
 
     def fail(self, code: str, message: str, **kwargs: Any) -> None:
         self.failures.append(make_finding(code, "fail", message, **kwargs))
@@ -32,16 +33,20 @@ class Outcome:
     def unknown(self, code: str, message: str, **kwargs: Any) -> None:
         self.unknowns.append(make_finding(code, "info", message, **kwargs))
 
+    def note(self, code: str, message: str, **kwargs: Any) -> None:
+        """Worth showing, not worth a warning: the rung still passes."""
+        self.notes.append(make_finding(code, "info", message, **kwargs))
+
     def __bool__(self) -> bool:
-        return bool(self.failures or self.warnings or self.unknowns)
+        return bool(self.failures or self.warnings or self.unknowns or self.notes)
 
     def result(self, passed: Finding | None = None) -> RuleResult:
         """Fail > unknown > warn > pass; every finding is kept."""
-        findings = self.failures + self.unknowns + self.warnings
+        findings = self.failures + self.unknowns + self.warnings + self.notes
         if self.failures:
             return RuleResult(LayerStatus.FAIL, findings)
         if self.unknowns:
             return RuleResult(LayerStatus.UNKNOWN, findings)
         if self.warnings:
             return RuleResult(LayerStatus.WARN, findings)
-        return RuleResult.pass_(*([passed] if passed else []))
+        return RuleResult.pass_(*self.notes, *([passed] if passed else []))

@@ -188,7 +188,13 @@ def _adequate(worker: WorkerStatus, cap: WorkerCapacity | None) -> str:
 
 @rule(Layer.CAPACITY)
 def worker_pressure(ctx: RuleContext) -> RuleResult | None:
-    """Sustained load signals (CPU, memory, queue, backpressure): warn, never block."""
+    """Load signals: warn, never block.
+
+    CPU and memory are single readings at collection time, not sustained
+    averages, so they only warn when a job is waiting for this worker; otherwise
+    they are shown as notes (a busy second must not turn a healthy fleet
+    degraded). A queue backlog or backpressure is state, and always warns.
+    """
     if ctx.target.worker is None:
         return None
     found = _capacity(ctx, ctx.target.worker)
@@ -198,12 +204,14 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.get(CapacityEvidence)
     limits = {**DEFAULT_THRESHOLDS, **(doc.thresholds if doc else {})}
     out = Outcome()
+    job = ctx.target.job
+    momentary = out.warn if job is not None and waiting(job) else out.note
 
     def at(field: str, value: object) -> list[Citation]:
         return [cite(ctx.evidence, CapacityEvidence, "workers", index, field, value=value)]
 
     if cap.cpu_util_pct is not None and cap.cpu_util_pct > limits["cpu_pct"]:
-        out.warn(
+        momentary(
             "CPU_SATURATED",
             f"{cap.worker}'s CPU is {cap.cpu_util_pct:.0f}% busy "
             f"(threshold {limits['cpu_pct']:.0f}%).",
@@ -212,7 +220,7 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
     if cap.memory_total_bytes and cap.memory_available_bytes is not None:
         used = 100.0 * (1 - cap.memory_available_bytes / cap.memory_total_bytes)
         if used > limits["mem_pct"]:
-            out.warn(
+            momentary(
                 "MEMORY_PRESSURE",
                 f"{cap.worker}'s memory is {used:.0f}% used (threshold {limits['mem_pct']:.0f}%).",
                 evidence=at("memory_available_bytes", cap.memory_available_bytes),

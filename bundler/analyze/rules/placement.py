@@ -94,12 +94,21 @@ def _judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacemen
                 reasons=verdict.reasons,
                 native_code=placement.native_code,
             )
-    if placement.eligible == 0:
+    eligible = placement.eligible
+    if eligible is None and placement.per_worker:
+        eligible = sum(v.verdict in ("placed", "eligible_not_placed") for v in placement.per_worker)
+    if eligible == 0:
+        per_worker = {
+            v.worker: [*v.reasons, *([v.detail] if v.detail else [])] or [v.verdict]
+            for v in placement.per_worker
+        }
+        listing = f" — {_listing(per_worker)}" if per_worker else ""
         return RuleResult.fail(
             "NO_ELIGIBLE_WORKERS",
-            f"No worker is eligible for {job.name}{summary}.",
+            f"No worker is eligible for {job.name}{summary}{listing}.",
             evidence=here,
             native_code=placement.native_code,
+            per_worker=per_worker,
         )
     wanted = placement.desired.replicas if placement.desired else None
     if wanted and placement.placed is not None and placement.placed < wanted:
