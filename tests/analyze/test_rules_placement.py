@@ -177,3 +177,32 @@ def test_no_match_also_names_what_else_each_worker_lacks(fleet: Fleet) -> None:
         "w2": ["gpu 1 requested, 0 available"],
     }
     assert "Beyond placement: w1: gpu 1 requested, 0 available" in finding.message
+
+
+def test_product_placement_eligible_worker_for_a_waiting_job_passes(fleet: Fleet) -> None:
+    waiting = _waiting(fleet, labels={"zone": "a"})
+    _native(
+        fleet,
+        JobPlacement(
+            job="sleeper",
+            per_worker=[
+                WorkerPlacementVerdict(worker="w1", verdict="eligible_not_placed"),
+            ],
+        ),
+    )
+    assert codes(judge(rules.job_placement, fleet, worker="w1", job=waiting)) == ["JOB_ELIGIBLE"]
+    # ... but for a job already placed elsewhere it means: not intended for this worker.
+    fleet.extra.clear()
+    _native(
+        fleet,
+        JobPlacement(
+            job="ingest",
+            per_worker=[
+                WorkerPlacementVerdict(worker="w1", verdict="placed"),
+                WorkerPlacementVerdict(worker="w2", verdict="eligible_not_placed"),
+            ],
+        ),
+    )
+    assert codes(judge(rules.job_placement, fleet, worker="w2", job="ingest")) == [
+        "NOT_INTENDED_FOR_WORKER"
+    ]

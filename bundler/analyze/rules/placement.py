@@ -19,7 +19,7 @@ from schemas.evidence import (
 )
 
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_job, cite_source, find_worker, job_label, workers
+from ..facts import citations, cite, cite_job, cite_source, find_worker, job_label, waiting, workers
 from ..matching import Candidate, rank_candidates
 
 MAX_CITED_WORKERS = 6
@@ -71,6 +71,15 @@ def _judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacemen
                         "JOB_PLACED",
                         "pass",
                         f"{job.name} is placed on {verdict.worker}.",
+                        evidence=[at],
+                    )
+                )
+            if verdict.verdict == "eligible_not_placed" and waiting(job):
+                return RuleResult.pass_(
+                    make_finding(
+                        "JOB_ELIGIBLE",
+                        "pass",
+                        f"{verdict.worker} is eligible for {job.name}, which waits to be placed.",
                         evidence=[at],
                     )
                 )
