@@ -123,13 +123,8 @@ def _open_zip(path: Path, secrets: OpenSecrets | None) -> OpenedBundle:
     hides unsound ones; lenient mode records problems instead of raising, so a
     tampered or partial bundle is still analyzed and flagged.
     """
-    try:
-        from ..archive.opening import open_bundle as open_zip_bundle
-    except ImportError:  # pragma: no cover - only before the archive package exists
-        raise InputError(
-            f"{path} is a file, and this build of bundler reads extracted bundles only",
-            hint="extract it first (7z x) and pass the directory",
-        ) from None
+    from ..archive.opening import open_bundle as open_zip_bundle  # pyzipper: only when needed
+
     reader = open_zip_bundle(path, secrets, lenient=True)
     try:
         source = VerifyingSource(

@@ -5,16 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
 from schemas.evidence import ConnectionState
+from tests.support import archive
 from tests.support.evidence import Fleet
-
-archive = pytest.importorskip(
-    "tests.support.archive", reason="INTEGRATION POINT: needs the archive branch on main"
-)
 
 LOG = b"".join(b"2026-11-29 17:00:00 - flux.server - INFO - line %d\n" % i for i in range(2000))
 
