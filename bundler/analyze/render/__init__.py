@@ -6,6 +6,7 @@ package turns it into something to read. ``render()`` is what the CLI calls.
 
 from __future__ import annotations
 
+import os
 from typing import Literal, TextIO
 
 from rich.console import Console
@@ -16,6 +17,7 @@ from .markdown import render_markdown
 from .text import render_text
 
 Format = Literal["text", "json", "markdown"]
+PIPE_WIDTH = 110
 FORMATS: tuple[Format, ...] = ("text", "json", "markdown")
 
 
@@ -42,6 +44,8 @@ def render(
     elif fmt == "markdown":
         stream.write(render_markdown(report))
     else:
+        if width is None and not _is_terminal(stream) and "COLUMNS" not in os.environ:
+            width = PIPE_WIDTH  # a file or a pipe: do not squeeze tables into 80 columns
         console = Console(
             file=stream,
             width=width,
@@ -51,6 +55,11 @@ def render(
             soft_wrap=False,
         )
         render_text(report, console)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 __all__ = ["FORMATS", "Format", "render", "render_json", "render_markdown", "render_text"]
