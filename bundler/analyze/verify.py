@@ -27,7 +27,6 @@ from typing import Literal
 from schemas import MANIFEST_MEMBER, Integrity, Manifest
 
 from ..source import MemberNotFound, MemberSource
-from .prefetch import prefetched
 
 MAX_LISTED_PROBLEMS = 50
 
@@ -77,11 +76,8 @@ class VerifyingSource:
             raise MemberNotFound(name)
         digest = hashlib.sha256()
         size = 0
-        stream = self.inner.iter_chunks(name, chunk_size)
-        if self._inner_report is not None:
-            stream = prefetched(stream)  # decrypt/inflate ahead while the caller scans
         try:
-            for chunk in stream:
+            for chunk in self.inner.iter_chunks(name, chunk_size):
                 if self._inner_report is None:
                     digest.update(chunk)
                 size += len(chunk)
