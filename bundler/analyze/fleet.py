@@ -70,10 +70,36 @@ def missing_core(ev: EvidenceSet) -> list[Finding]:
     ]
 
 
+def invalid_raw_records(ev: EvidenceSet) -> list[Finding]:
+    """Raw product responses that failed their model when collected (kept, flagged)."""
+    if ev.manifest is None:
+        return []
+    invalid = [m.path for m in ev.manifest.members if m.valid is False]
+    if not invalid:
+        return []
+    shown = ", ".join(invalid[:5]) + (f" (+{len(invalid) - 5} more)" if len(invalid) > 5 else "")
+    return [
+        make_finding(
+            "RAW_RECORDS_INVALID",
+            "info",
+            f"{len(invalid)} raw response(s) did not match the product's expected shape when "
+            f"collected ({shown}): a product version this profile does not know yet? Facts "
+            "normalized from them may be missing.",
+            evidence=[Citation(member=path) for path in invalid[:5]],
+            members=invalid,
+        )
+    ]
+
+
 def note(code: str, message: str, severity: str = "warn", **details: Any) -> Finding:
     """A fleet-level remark from the engine itself (profile or log-parser trouble)."""
     return make_finding(code, severity, message, **details)
 
 
 def fleet_findings(ev: EvidenceSet) -> list[Finding]:
-    return missing_core(ev) + evidence_findings(ev) + fleet_clock_findings(ev)
+    return (
+        missing_core(ev)
+        + evidence_findings(ev)
+        + invalid_raw_records(ev)
+        + fleet_clock_findings(ev)
+    )

@@ -253,3 +253,21 @@ def test_many_targets_keep_the_most_severe(fleet: Fleet) -> None:
     assert report.targets[0].worker == "zz-denied"
     assert report.targets[0].first_failed_layer is Layer.AUTHORIZATION
     assert any(f.code == "TARGETS_TRUNCATED" for f in report.fleet_findings)
+
+
+def test_raw_records_that_failed_their_model_are_noted(fleet: Fleet) -> None:
+    from datetime import UTC, datetime
+
+    from schemas import EncryptionInfo, Manifest, MemberEntry, ToolInfo
+
+    fleet.manifest = Manifest(
+        tool=ToolInfo(version="0.1.0"),
+        created_at=datetime(2026, 11, 29, tzinfo=UTC),
+        bundle_id="b",
+        encryption=EncryptionInfo(mode="password"),
+        members=[MemberEntry(path="raw/http/workers.json", sha256="0" * 64, size=2, valid=False)],
+    )
+    report = analyze(fleet.evidence())
+    [note] = [f for f in report.fleet_findings if f.code == "RAW_RECORDS_INVALID"]
+    assert note.evidence[0].member == "raw/http/workers.json"
+    assert report.verdict is Verdict.HEALTHY  # a note, not a warning
