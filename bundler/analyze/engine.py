@@ -37,6 +37,7 @@ from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .rules import GENERIC_RULES
+from .sampling import FIRST_KEPT, LATEST_KEPT, sample
 from .targets import select_targets
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
     if profile is None:
         return Timeline()
     try:
-        return Timeline(list(profile.parse_logs(evidence)))
+        sampled = sample(profile.parse_logs(evidence))
     except Exception as exc:  # a parser bug must not cost the whole report
         notes.append(
             note(
@@ -126,6 +127,19 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
             )
         )
         return Timeline()
+    if sampled.kept < sampled.seen:
+        notes.append(
+            note(
+                "TIMELINE_SAMPLED",
+                f"The logs held {sampled.seen} timeline events; {sampled.kept} were kept (per "
+                f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}), so "
+                "memory stays bounded. Counts stay exact.",
+                severity="info",
+                seen=sampled.seen,
+                kept=sampled.kept,
+            )
+        )
+    return sampled.timeline
 
 
 def _rules(profile: Profile | None, name: str | None, notes: list[Finding]) -> list[Rule]:
