@@ -9,13 +9,12 @@ explicit that recovering the license needs no worker restart.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ServerEvidence, WorkerAuthorization
 
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_source, find_worker, reference_time
+from ..facts import citations, cite, cite_source, find_worker
+from ._lease import check_lease, check_registration
 from ._outcome import Outcome
 
 NATIVE_CODES = {
@@ -29,8 +28,6 @@ NATIVE_CODES = {
     ),
 }
 """Product codes (verbatim, lower snake) that seed 000 names, and what they mean."""
-
-REJECTED_STATUS = (401, 403)
 
 
 def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthorization] | None:
@@ -104,8 +101,8 @@ def _judge(
             evidence=citations(*here, raw),
             native_code=entry.native_code or None,
         )
-    _lease(ctx, doc, index, entry, out)
-    _registration(ctx, index, entry, out)
+    check_lease(ctx, doc, index, entry, out)
+    check_registration(ctx, index, entry, out)
     if entry.enrollment_key_still_configured:
         out.warn(
             "ENROLLMENT_KEY_STILL_CONFIGURED",
@@ -132,108 +129,6 @@ def _judge(
         make_finding(
             "AUTHORIZED", "pass", f"Worker {entry.worker} holds valid authorization.", evidence=here
         )
-    )
-
-
-def _lease(
-    ctx: RuleContext,
-    doc: AuthorizationEvidence,
-    index: int,
-    entry: WorkerAuthorization,
-    out: Outcome,
-) -> None:
-    lease = entry.lease
-    if lease is None:
-        if entry.decision == "expired":
-            out.fail(
-                "LEASE_EXPIRED",
-                f"Worker {entry.worker}'s authorization has expired.",
-                evidence=[cite(ctx.evidence, AuthorizationEvidence, "workers", index)],
-            )
-        return
-    at: tuple[str | int, ...] = ("workers", index, "lease")
-    now = reference_time(ctx.evidence, doc)
-    tolerance = timedelta(seconds=doc.lease_clock_tolerance_s or 0.0)
-    if (lease.expires_at and now and lease.expires_at <= now) or entry.decision == "expired":
-        when = f" at {lease.expires_at:%Y-%m-%d %H:%M:%S}Z" if lease.expires_at else ""
-        out.fail(
-            "LEASE_EXPIRED",
-            f"Worker {entry.worker}'s auth lease expired{when}, before collection.",
-            evidence=[
-                cite(
-                    ctx.evidence,
-                    AuthorizationEvidence,
-                    *at,
-                    "expires_at",
-                    value=str(lease.expires_at),
-                )
-            ],
-        )
-    elif lease.issued_at and now and lease.issued_at > now + tolerance:
-        out.fail(
-            "LEASE_NOT_YET_VALID",
-            f"Worker {entry.worker}'s auth lease is issued in the future "
-            f"({(lease.issued_at - now).total_seconds():.0f}s after collection): the clocks of "
-            "server and worker disagree.",
-            evidence=[
-                cite(
-                    ctx.evidence,
-                    AuthorizationEvidence,
-                    *at,
-                    "issued_at",
-                    value=str(lease.issued_at),
-                )
-            ],
-        )
-    if lease.signature is not None and lease.signature.verified is False:
-        out.fail(
-            "LEASE_SIGNATURE_INVALID",
-            f"Worker {entry.worker}'s auth lease signature does not verify"
-            + (f" (key {lease.signature.key_id})" if lease.signature.key_id else "")
-            + ".",
-            evidence=[cite(ctx.evidence, AuthorizationEvidence, *at, "signature", value=False)],
-        )
-    if lease.renew_attempts_failed:
-        out.warn(
-            "LEASE_RENEWAL_FAILING",
-            f"{lease.renew_attempts_failed} lease renewal(s) failed for worker {entry.worker}.",
-            evidence=[
-                cite(
-                    ctx.evidence,
-                    AuthorizationEvidence,
-                    *at,
-                    "renew_attempts_failed",
-                    value=lease.renew_attempts_failed,
-                )
-            ],
-        )
-
-
-def _registration(ctx: RuleContext, index: int, entry: WorkerAuthorization, out: Outcome) -> None:
-    reg = entry.registration
-    if reg is None or not reg.rejected or entry.decision == "allow":
-        return
-    if reg.last_status_code is not None and reg.last_status_code not in REJECTED_STATUS:
-        return
-    status = f"HTTP {reg.last_status_code}" if reg.last_status_code else "rejected"
-    out.fail(
-        "REGISTRATION_REJECTED",
-        f"Worker {entry.worker}'s registration was refused {reg.rejected} time(s) "
-        f"({status}); it keeps retrying and never gets a session.",
-        evidence=citations(
-            cite(
-                ctx.evidence,
-                AuthorizationEvidence,
-                "workers",
-                index,
-                "registration",
-                value=reg.last_error or status,
-            ),
-            cite_source(reg.source),
-        ),
-        attempts=reg.attempts,
-        rejected=reg.rejected,
-        last_error=reg.last_error,
     )
 
 

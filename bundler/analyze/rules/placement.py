@@ -13,14 +13,13 @@ from schemas import Citation, Layer
 from schemas.evidence import (
     CapacityEvidence,
     Job,
-    JobPlacement,
-    PlacementEvidence,
     WorkersEvidence,
 )
 
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_job, cite_source, find_worker, job_label, waiting, workers
+from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, rank_candidates
+from ._native_placement import judge_native, listing, native_placement
 
 MAX_CITED_WORKERS = 6
 
@@ -30,112 +29,12 @@ def job_placement(ctx: RuleContext) -> RuleResult | None:
     job = ctx.target.job
     if job is None:
         return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected: placement is per job.")
-    native = _native_placement(ctx, job)
+    native = native_placement(ctx, job)
     if native is not None:
-        return _judge_native(ctx, job, *native)
+        return judge_native(ctx, job, *native)
     if job.assigned_worker:
         return _assigned(ctx, job)
     return _derived(ctx, job)
-
-
-def _native_placement(ctx: RuleContext, job: Job) -> tuple[int, JobPlacement] | None:
-    doc = ctx.evidence.get(PlacementEvidence)
-    for index, placement in enumerate(doc.placements if doc else []):
-        if placement.job == job.name:
-            return index, placement
-    return None
-
-
-def _judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement) -> RuleResult:
-    ev = ctx.evidence
-    here = citations(
-        cite(ev, PlacementEvidence, "placements", index), cite_source(placement.source)
-    )
-    summary = f" ({placement.summary})" if placement.summary else ""
-    if ctx.target.worker is not None:
-        for w_index, verdict in enumerate(placement.per_worker):
-            if verdict.worker != ctx.target.worker:
-                continue
-            at = cite(
-                ev,
-                PlacementEvidence,
-                "placements",
-                index,
-                "per_worker",
-                w_index,
-                value=verdict.verdict,
-            )
-            if verdict.verdict == "placed":
-                return RuleResult.pass_(
-                    make_finding(
-                        "JOB_PLACED",
-                        "pass",
-                        f"{job.name} is placed on {verdict.worker}.",
-                        evidence=[at],
-                    )
-                )
-            if verdict.verdict == "eligible_not_placed" and waiting(job):
-                return RuleResult.pass_(
-                    make_finding(
-                        "JOB_ELIGIBLE",
-                        "pass",
-                        f"{verdict.worker} is eligible for {job.name}, which waits to be placed.",
-                        evidence=[at],
-                    )
-                )
-            if verdict.verdict == "not_evaluated":
-                return RuleResult.unknown(
-                    "PLACEMENT_NOT_EVALUATED",
-                    f"The product did not evaluate {verdict.worker} for {job.name}.",
-                    [at],
-                )
-            reasons = ", ".join(verdict.reasons) or verdict.verdict
-            detail = f": {verdict.detail}" if verdict.detail else ""
-            code = (
-                "NOT_INTENDED_FOR_WORKER"
-                if verdict.verdict == "eligible_not_placed"
-                else ("WORKER_NOT_ELIGIBLE")
-            )
-            return RuleResult.fail(
-                code,
-                f"{job.name} is not placed on {verdict.worker} ({reasons}){detail}.",
-                evidence=[at, *here],
-                reasons=verdict.reasons,
-                native_code=placement.native_code,
-            )
-    eligible = placement.eligible
-    if eligible is None and placement.per_worker:
-        eligible = sum(v.verdict in ("placed", "eligible_not_placed") for v in placement.per_worker)
-    if eligible == 0:
-        per_worker = {
-            v.worker: [*v.reasons, *([v.detail] if v.detail else [])] or [v.verdict]
-            for v in placement.per_worker
-        }
-        listing = f" — {_listing(per_worker)}" if per_worker else ""
-        return RuleResult.fail(
-            "NO_ELIGIBLE_WORKERS",
-            f"No worker is eligible for {job.name}{summary}{listing}.",
-            evidence=here,
-            native_code=placement.native_code,
-            per_worker=per_worker,
-        )
-    wanted = placement.desired.replicas if placement.desired else None
-    if wanted and placement.placed is not None and placement.placed < wanted:
-        return RuleResult.fail(
-            "REPLICAS_UNSATISFIED",
-            f"{job.name} wants {wanted} replicas but only {placement.placed} are placed{summary}.",
-            evidence=here,
-            native_code=placement.native_code,
-        )
-    if ctx.target.worker is not None:
-        return RuleResult.unknown(
-            "PLACEMENT_SILENT_ON_WORKER",
-            f"The product's placement for {job.name} does not mention {ctx.target.worker}.",
-            here,
-        )
-    return RuleResult.pass_(
-        make_finding("JOB_PLACED", "pass", f"{job.name} is placed{summary}.", evidence=here)
-    )
 
 
 def _assigned(ctx: RuleContext, job: Job) -> RuleResult:
@@ -249,18 +148,12 @@ def _no_match(
     cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
     return RuleResult.fail(
         "NO_MATCHING_WORKER",
-        f"No worker matches {job_label(job)}'s placement — {_listing(per_worker)}."
-        + (f" Beyond placement: {_listing(also)}." if also else ""),
+        f"No worker matches {job_label(job)}'s placement — {listing(per_worker)}."
+        + (f" Beyond placement: {listing(also)}." if also else ""),
         evidence=citations(req_cite, *cited),
         per_worker=per_worker,
         capacity_per_worker=also,
     )
-
-
-def _listing(per_worker: dict[str, list[str]]) -> str:
-    items = list(per_worker.items())
-    text = "; ".join(f"{w}: {', '.join(why)}" for w, why in items[:8])
-    return text + (f"; and {len(items) - 8} more" if len(items) > 8 else "")
 
 
 def _worker_cite(ctx: RuleContext, candidate: Candidate) -> Citation | None:
