@@ -170,3 +170,12 @@ def test_skew_within_measurement_uncertainty_is_not_skew(fleet: Fleet) -> None:
     assert fleet.hosts is not None
     fleet.hosts.hosts[1].clock = clock(31.0, uncertainty=2.0)  # may be 28.9 s: within 30 s
     assert judge(clock_rules.clock_vs_lease, fleet) is None
+
+
+def test_undecided_external_worker_still_fails_on_an_expired_license(fleet: Fleet) -> None:
+    assert fleet.server is not None
+    entry = _w1(fleet)
+    entry.decision = "unknown"
+    entry.lease = None
+    fleet.server.license = LicenseInfo(mode="licensed", state="invalid")
+    assert codes(judge(rules.runtime_authorization, fleet)) == ["LICENSE_EXPIRED_OR_INVALID"]

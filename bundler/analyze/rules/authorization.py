@@ -120,6 +120,10 @@ def _judge(
             ],
         )
     if not out and entry.decision == "unknown" and entry.lease is None:
+        listed = find_worker(ev, entry.worker)
+        derived = _from_server_license(ctx, listed[1].kind if listed else None)
+        if derived is not None:
+            return derived
         out.unknown(
             "AUTHORIZATION_UNDECIDED",
             f"The bundle does not say whether worker {entry.worker} is authorized.",
