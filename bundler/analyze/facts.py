@@ -139,6 +139,15 @@ def heartbeat_policy(ev: EvidenceSet) -> tuple[HeartbeatPolicy, Citation] | None
     return None
 
 
+def stale_after(policy: HeartbeatPolicy | None) -> float | None:
+    """Silence after which a worker counts as stale: the timeout, else three intervals."""
+    if policy is None:
+        return None
+    if policy.timeout_s is not None:
+        return policy.timeout_s
+    return 3 * policy.interval_s if policy.interval_s else None
+
+
 def heartbeat_age(ev: EvidenceSet, worker: WorkerStatus) -> float | None:
     """Seconds of silence at collection time, as reported or computed from the last heartbeat."""
     if worker.heartbeat_age_s is not None:
@@ -189,6 +198,12 @@ def cite_job(ev: EvidenceSet, job: Job, *field: str | int, value: Any = None) ->
     if index is None:
         return None
     return cite(ev, JobsEvidence, "jobs", index, *field, value=value)
+
+
+def job_time(job: Job) -> float:
+    """When the job last changed (or was created), as a sortable number; unknown sorts first."""
+    stamp = job.updated_at or job.created_at
+    return stamp.timestamp() if stamp else float("-inf")
 
 
 def job_label(job: Job) -> str:

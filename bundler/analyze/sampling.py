@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .api import Timeline, TimelineEvent
+from .api import _event_order as event_order  # the timeline's own order
 
 FIRST_KEPT = 5
 LATEST_KEPT = 50
@@ -31,11 +32,6 @@ class Sampled:
     timeline: Timeline
     seen: int
     kept: int
-
-
-def _order(event: TimelineEvent) -> tuple[int, float, str, int]:
-    stamp = event.at.timestamp() if event.at is not None else float("inf")
-    return (0, stamp, event.member, event.line)
 
 
 def sample(events: Iterable[TimelineEvent]) -> Sampled:
@@ -52,7 +48,7 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
             head.append(event)
             continue
         heap = latest.setdefault(key, [])
-        item = (_order(event), next(tiebreak), event)
+        item = (event_order(event), next(tiebreak), event)
         if len(heap) < LATEST_KEPT:
             heapq.heappush(heap, item)
         else:

@@ -28,7 +28,7 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
-from .facts import find_worker, is_available, jobs, names, waiting, workers
+from .facts import find_worker, is_available, job_time, jobs, names, waiting, workers
 from .matching import rank_candidates
 from .trouble import job_trouble, latest_success, worker_trouble
 
@@ -85,13 +85,8 @@ def _matching_jobs(ev: EvidenceSet, wanted: str) -> list[Job]:
     return [j for j in jobs(ev) if wanted in (j.name, j.id)]
 
 
-def _when(job: Job) -> float:
-    stamp = job.updated_at or job.created_at
-    return stamp.timestamp() if stamp else float("-inf")
-
-
 def _latest(items: list[Job]) -> Job:
-    return max(items, key=_when)
+    return max(items, key=job_time)
 
 
 def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
@@ -207,9 +202,9 @@ def _everything(ev: EvidenceSet) -> list[Target]:
 def _healthy(ev: EvidenceSet) -> list[Target]:
     latest: dict[str, Job] = {}
     for job in jobs(ev):
-        if job.name not in latest or _when(job) >= _when(latest[job.name]):
+        if job.name not in latest or job_time(job) >= job_time(latest[job.name]):
             latest[job.name] = job
-    recent = sorted(latest.values(), key=_when, reverse=True)[:MAX_HEALTHY_JOBS]
+    recent = sorted(latest.values(), key=job_time, reverse=True)[:MAX_HEALTHY_JOBS]
     targets = [_target(ev, j, "latest run", None) for j in recent]
     covered = {t.worker for t in targets}
     targets += [

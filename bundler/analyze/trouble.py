@@ -21,12 +21,14 @@ from schemas.evidence import (
 )
 
 from .api import EvidenceSet
-from .facts import find_worker, heartbeat_age, heartbeat_policy, is_available
-
-
-def _when(job: Job) -> float:
-    stamp = job.updated_at or job.created_at
-    return stamp.timestamp() if stamp else float("-inf")
+from .facts import (
+    find_worker,
+    heartbeat_age,
+    heartbeat_policy,
+    is_available,
+    job_time,
+    stale_after,
+)
 
 
 def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
@@ -34,7 +36,7 @@ def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
     latest: dict[str, float] = {}
     for job in jobs:
         if job.phase.value in ("completed", "running"):
-            latest[job.name] = max(latest.get(job.name, float("-inf")), _when(job))
+            latest[job.name] = max(latest.get(job.name, float("-inf")), job_time(job))
     return latest
 
 
@@ -60,7 +62,7 @@ def job_trouble(
     if phase in ("paused", "unknown"):
         return f"{phase}{native}"
     if phase == "failed":
-        later = (succeeded or {}).get(job.name, float("-inf")) > _when(job)
+        later = (succeeded or {}).get(job.name, float("-inf")) > job_time(job)
         return None if later else f"last run failed{native}"
     if phase in ("claimed", "running") and job.assigned_worker:
         found = find_worker(ev, job.assigned_worker)
@@ -135,7 +137,7 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
 def _stale(ev: EvidenceSet, worker: WorkerStatus) -> str | None:
     age = heartbeat_age(ev, worker)
     policy = heartbeat_policy(ev)
-    timeout = policy[0].timeout_s if policy else None
+    timeout = stale_after(policy[0] if policy else None)
     if age is not None and timeout is not None and age > timeout:
         return f"listed online, last heartbeat {age:.0f}s old"
     return None

@@ -22,6 +22,7 @@ from ..facts import (
     find_worker,
     heartbeat_age,
     heartbeat_policy,
+    stale_after,
 )
 
 HISTORY_KINDS = ("stale", "evicted", "disconnected", "connection_lost", "unhealthy")
@@ -131,9 +132,7 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
     age = heartbeat_age(ctx.evidence, worker)
     found = heartbeat_policy(ctx.evidence)
     policy, policy_cite = found if found else (None, None)
-    timeout = policy.timeout_s if policy else None
-    if timeout is None and policy is not None and policy.interval_s:
-        timeout = 3 * policy.interval_s
+    timeout = stale_after(policy)
     grace = (policy.grace_s or 0.0) if policy else 0.0
     where = citations(
         cite_worker(
