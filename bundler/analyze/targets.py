@@ -45,10 +45,7 @@ def known_workers(ev: EvidenceSet) -> list[str]:
 
 
 def known_jobs(ev: EvidenceSet) -> list[str]:
-    seen: dict[str, None] = {}
-    for job in jobs(ev):
-        seen[job.name] = None
-    return list(seen)
+    return list(dict.fromkeys(job.name for job in jobs(ev)))
 
 
 def select_targets(
@@ -67,11 +64,11 @@ def select_targets(
         )
     if matching is not None:
         chosen = _troubled(ev, matching) or [(_latest(matching), "latest run")]
-        return [_target(ev, j, why, worker) for j, why in _collapse(ev, chosen, worker)]
+        return [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
     if worker is not None:
         related = [j for j in jobs(ev) if worker in _workers_for(ev, j)]
         chosen = _troubled(ev, related)
-        targets = [_target(ev, j, why, worker) for j, why in _collapse(ev, chosen, worker)]
+        targets = [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
         reason = worker_trouble(ev, worker) or "requested worker"
         return targets or [Target(worker=worker, job=None, reason=reason)]
     return _everything(ev)
@@ -100,9 +97,7 @@ def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
     return found
 
 
-def _collapse(
-    ev: EvidenceSet, chosen: list[tuple[Job, str]], worker: str | None
-) -> list[tuple[Job, str]]:
+def _collapse(chosen: list[tuple[Job, str]], worker: str | None) -> list[tuple[Job, str]]:
     """One target per (job, phase, worker): many identical stuck executions read as one.
 
     Executions of one job with the same phase, assignment and requirements get
@@ -187,7 +182,7 @@ def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
 
 
 def _everything(ev: EvidenceSet) -> list[Target]:
-    troubled_jobs = _collapse(ev, _troubled(ev, jobs(ev)), None)
+    troubled_jobs = _collapse(_troubled(ev, jobs(ev)), None)
     targets = [_target(ev, j, why, None) for j, why in troubled_jobs]
     covered = {t.worker for t in targets}
     for w in known_workers(ev):
