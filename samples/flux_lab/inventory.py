@@ -1,0 +1,66 @@
+"""Write the ``bundler doctor --inventory`` file for a running lab.
+
+Every host is ``address: local`` (the lab runs on this machine), with the
+role, worker name, log file and state directory a real deployment would list,
+plus the variables the Flux profile's host steps use:
+
+* ``flux_home``: the process's working directory (Flux reads ``flux.toml`` and
+  ``.flux/`` relative to it; ``flux worker status`` must run there);
+* ``flux_bin``: the ``flux`` executable;
+* ``db_path``: the server's SQLite database (server only);
+* ``flux_process``: the command line that identifies the process, so its
+  ``FLUX_*`` environment can be read from ``/proc`` (read-only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from .lab import FluxLab
+
+
+def inventory_data(lab: FluxLab) -> dict[str, Any]:
+    """The inventory as plain data (the YAML file's content)."""
+    flux_bin = str(lab.flux.flux)
+    hosts: list[dict[str, Any]] = [
+        {
+            "address": "local",
+            "role": "server",
+            "logs": [{"file": str(lab.logs_dir / "server.log")}],
+            "state_dir": str(lab.server_dir / ".flux"),
+            "vars": {
+                "flux_home": str(lab.server_dir),
+                "flux_bin": flux_bin,
+                "db_path": str(lab.db_path),
+                "flux_process": "flux start server",
+            },
+        }
+    ]
+    for spec in lab.config.workers:
+        home = lab.worker_dir(spec.name)
+        hosts.append(
+            {
+                "address": "local",
+                "role": "worker",
+                "worker": spec.name,
+                "logs": [{"file": str(lab.worker_log(spec.name))}],
+                "state_dir": str(home / ".flux"),
+                "vars": {
+                    "flux_home": str(home),
+                    "flux_bin": flux_bin,
+                    "flux_process": f"flux start worker {spec.name}",
+                },
+            }
+        )
+    return {"hosts": hosts}
+
+
+def write_inventory(lab: FluxLab, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = "# Written by samples.flux_lab for `bundler doctor --local --inventory`.\n"
+    path.write_text(header + yaml.safe_dump(inventory_data(lab), sort_keys=False))
+    return path
