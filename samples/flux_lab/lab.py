@@ -84,7 +84,9 @@ class FluxLab:
     def start(self) -> None:
         """Start the server, register the lab workflows, start every worker."""
         self.start_server()
-        self.api.register_workflows()
+        if self.config.allow_anonymous:
+            # With anonymous writes refused (and auth off) nobody can register anything.
+            self.api.register_workflows()
         for spec in self.config.workers:
             self.start_worker(spec.name, wait=False)
         if self.config.wait_for_workers:
