@@ -119,8 +119,9 @@ def unmatched_execution(lab: FluxLab, workflow: str = "affinity_nomatch") -> Inj
 
 def registration_refused(lab: FluxLab, attempts: int = 3) -> Injected:
     """With ``allow_anonymous`` off and auth disabled: wait for repeated 401s on register."""
+    refused = "Connection lost (HTTPStatusError: Client error '401 Unauthorized'"
     for name in lab.workers:
-        lab.wait_for_log(name, "401 Unauthorized", count=attempts, timeout_s=60)
+        lab.wait_for_log(name, refused, count=attempts, timeout_s=60)
     return Injected()
 
 
