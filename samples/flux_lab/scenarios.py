@@ -47,6 +47,11 @@ SATURATION_WORKERS = (
     WorkerSpec("w3", {"zone": "c"}, max_concurrent_executions=1),
 )
 
+PATIENT = Timings(heartbeat_interval=2, heartbeat_timeout=15, eviction_grace_period=15)
+"""Slow enough that a starving worker's late pongs do not get it evicted."""
+HASTY = Timings(heartbeat_interval=1, heartbeat_timeout=3, eviction_grace_period=3)
+"""Fast evictions, so three eviction cycles take seconds."""
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "healthy",
@@ -93,7 +98,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         expect_layer="heartbeat",
         expect_code="FLUX_WORKER_UNHEALTHY",
         slow=True,
-    ),  # fmt: skip
+    ),
     Scenario(
         "server-down",
         "The server stopped before collection; workers log 'Connection lost'",
@@ -119,7 +124,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         expect_layer="heartbeat",
         expect_code="FLUX_EVICTION_LOOP",
         slow=True,
-    ),  # fmt: skip
+    ),
 )
 
 BY_NAME: dict[str, Scenario] = {s.name: s for s in SCENARIOS}
