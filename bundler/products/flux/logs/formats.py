@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NAME = r"(?P<worker>[\w.@:-]+)"
+NAME = r"(?P<worker>[\w.@-]+)"
 EXEC = r"(?P<execution>[\w-]+)"
 
 

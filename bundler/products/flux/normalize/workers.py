@@ -187,4 +187,12 @@ def workers_evidence(raw: FluxRaw) -> WorkersEvidence:
                 status.health = HealthState.HEALTHY if control.healthy else HealthState.UNHEALTHY
         records.append(status)
     gaps = raw.failed("workers", "worker", "db-workers", "worker-status")
-    return WorkersEvidence(workers=records, complete=not gaps, gaps=gaps)
+    # Workers the inventory runs but the server never registered (e.g. refused with 401) are
+    # not "disconnected": nothing here can speak for them, so the list is incomplete and their
+    # heartbeat reads unknown; the authorization document says why they are missing.
+    # (Only when the list itself was read: a failed GET /workers already marks the gap.)
+    if "workers" not in gaps:
+        listed = {r.name for r in records}
+        unlisted = [h.worker for h in raw.ctx.hosts if h.worker and h.worker not in listed]
+        gaps += [f"registration:{name}" for name in unlisted]
+    return WorkersEvidence(workers=records, complete=not gaps, gaps=sorted(set(gaps)))
