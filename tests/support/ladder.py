@@ -4,7 +4,7 @@ INTEGRATION POINT: ``bundler.analyze`` (branch ``analyze``) owns the real
 engine (target selection, generic rules, combination, acceptance). Until it
 is on main, this double walks the ladder with the contract's semantics only:
 per target, each layer's rule answers combine worst-first
-(fail > warn > unknown > pass > not applicable; no answer = unknown), the
+(fail > unknown > warn > pass > not applicable; no answer = unknown), the
 walk stops at the first failed layer and marks the rest skipped, and the
 report's first failed layer is the lowest over all targets.
 """
@@ -20,8 +20,8 @@ from schemas.evidence import AuthorizationEvidence, JobsEvidence, WorkersEvidenc
 
 RANK = {
     LayerStatus.FAIL: 5,
-    LayerStatus.WARN: 4,
-    LayerStatus.UNKNOWN: 3,
+    LayerStatus.UNKNOWN: 4,
+    LayerStatus.WARN: 3,
     LayerStatus.PASS: 2,
     LayerStatus.NOT_APPLICABLE: 1,
 }
