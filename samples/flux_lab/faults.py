@@ -117,7 +117,7 @@ def unmatched_execution(lab: FluxLab, workflow: str = "affinity_nomatch") -> Inj
     return Injected(executions=[execution_id])
 
 
-def registration_refused(lab: FluxLab, attempts: int = 3) -> Injected:
+def registration_refused(lab: FluxLab, attempts: int = 2) -> Injected:
     """With ``allow_anonymous`` off and auth disabled: wait for repeated 401s on register."""
     refused = "Connection lost (HTTPStatusError: Client error '401 Unauthorized'"
     for name in lab.workers:

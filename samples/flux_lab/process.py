@@ -19,7 +19,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-STOP_GRACE_S = 10.0
+STOP_GRACE_S = 5.0
 """How long a process gets to drain after SIGTERM before it is killed."""
 
 
