@@ -6,10 +6,13 @@ plus the variables the Flux profile's host steps use:
 
 * ``flux_home``: the process's working directory (Flux reads ``flux.toml`` and
   ``.flux/`` relative to it; ``flux worker status`` must run there);
-* ``flux_bin``: the ``flux`` executable;
+* ``flux_bin_dir``: the directory holding the ``flux`` executable (the
+  read-only guard wants a literal program name, so the plan runs
+  ``{flux_bin_dir}/flux``);
 * ``db_path``: the server's SQLite database (server only);
-* ``flux_process``: the command line that identifies the process, so its
-  ``FLUX_*`` environment can be read from ``/proc`` (read-only).
+* ``flux_pid``: the process id, so its ``FLUX_*`` start-up environment can be
+  read from ``/proc/<pid>/environ`` (secret-named variables skipped);
+  a systemd deployment gives ``flux_unit`` instead.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import yaml
 
 if TYPE_CHECKING:
     from .lab import FluxLab
+    from .process import ManagedProcess
 
 
 def inventory_data(lab: FluxLab) -> dict[str, Any]:
     """The inventory as plain data (the YAML file's content)."""
-    flux_bin = str(lab.flux.flux)
+    bin_dir = str(lab.flux.bin_dir)
     hosts: list[dict[str, Any]] = [
         {
             "address": "local",
@@ -34,9 +38,9 @@ def inventory_data(lab: FluxLab) -> dict[str, Any]:
             "state_dir": str(lab.server_dir / ".flux"),
             "vars": {
                 "flux_home": str(lab.server_dir),
-                "flux_bin": flux_bin,
+                "flux_bin_dir": bin_dir,
                 "db_path": str(lab.db_path),
-                "flux_process": "flux start server",
+                **_pid(lab.server),
             },
         }
     ]
@@ -51,12 +55,19 @@ def inventory_data(lab: FluxLab) -> dict[str, Any]:
                 "state_dir": str(home / ".flux"),
                 "vars": {
                     "flux_home": str(home),
-                    "flux_bin": flux_bin,
-                    "flux_process": f"flux start worker {spec.name}",
+                    "flux_bin_dir": bin_dir,
+                    **_pid(lab.workers.get(spec.name)),
                 },
             }
         )
     return {"hosts": hosts}
+
+
+def _pid(process: ManagedProcess | None) -> dict[str, str]:
+    """``flux_pid`` of a running process; nothing for one that is not running."""
+    if process is None or not process.alive():
+        return {}
+    return {"flux_pid": str(process.pid)}
 
 
 def write_inventory(lab: FluxLab, path: Path) -> Path:

@@ -72,14 +72,15 @@ def test_the_inventory_describes_the_lab_for_doctor(flux_lab: FluxLab):
     server, *workers = inventory.hosts
     assert (server.address, server.role) == ("local", HostRole.SERVER)
     assert server.vars["db_path"] == str(flux_lab.db_path)
-    assert Path(server.vars["flux_bin"]).name == "flux"
+    assert (Path(server.vars["flux_bin_dir"]) / "flux").exists()
+    assert server.vars["flux_pid"] == str(flux_lab.server.pid)
     assert server.logs[0].file == str(flux_lab.logs_dir / "server.log")
     assert [(w.worker, w.role) for w in workers] == [
         ("w1", HostRole.WORKER),
         ("w2", HostRole.WORKER),
     ]
     assert workers[0].state_dir == str(flux_lab.worker_dir("w1") / ".flux")
-    assert workers[0].vars["flux_process"] == "flux start worker w1"
+    assert workers[0].vars["flux_pid"] == str(flux_lab.workers["w1"].pid)
 
 
 def test_worker_settings_reach_flux(flux_lab_factory: LabFactory):

@@ -109,7 +109,7 @@ def healthy_raw() -> Raw:
     raw.host(
         "flux-env",
         "h01",
-        "# pid 7\nFLUX_WORKERS__HEARTBEAT_INTERVAL=2\n"
+        "FLUX_WORKERS__HEARTBEAT_INTERVAL=2\n"
         "FLUX_WORKERS__HEARTBEAT_TIMEOUT=6\nFLUX_WORKERS__BOOTSTRAP_TOKEN=<redacted>\n",
     )
     raw.host("flux-toml", "h01", "[flux.workers]\neviction_grace_period = 6\n")
@@ -156,11 +156,17 @@ def test_an_unreachable_server_keeps_the_transport_error():
 
 def test_the_control_socket_knows_starvation_first_and_stale_sockets_are_found():
     raw = healthy_raw()
-    raw.host("worker-status", "h02", '{"status": "active", "in_flight": 1, "healthy": false}',
-             exit_code=0)  # fmt: skip
-    raw.host("worker-status", "h03", "Error talking to worker 'w2': [Errno 111] Connection refused",
-             exit_code=1)  # fmt: skip
-    raw.host("flux-env", "h03", "# no running process matches: flux start worker w2\n")
+    raw.host("worker-status", "h02", '{"status": "active", "in_flight": 1, "healthy": false}')
+    refused = "exit 1: Error talking to worker 'w2': [Errno 111] Connection refused"
+    raw.results.append(
+        StepResult(step="worker-status", collector="local.h03.worker-status", host="h03",
+                   status=CollectorStatus.FAILED, exit_code=1, error_message=refused)
+    )  # fmt: skip
+    processes = (
+        "  301 120 /venv/bin/python /venv/bin/flux start server\n"
+        "  302 118 /venv/bin/python /venv/bin/flux start worker w1 --label zone=a\n"
+    )
+    raw.host("processes", "h03", processes)
     raw.host(
         "state-dir", "h03", "d 755 4096 1795000000.0 .flux\ns 600 0 1795000000.5 worker-w2.sock\n"
     )
@@ -172,12 +178,23 @@ def test_the_control_socket_knows_starvation_first_and_stale_sockets_are_found()
     docs = raw.normalize()
     workers = {w.name: w for w in docs[WorkersEvidence].workers}
     assert workers["w1"].health is HealthState.UNHEALTHY
+    assert docs[WorkersEvidence].complete  # a refused socket is an answer, not a gap
     local = docs[LocalStateEvidence]
     (socket,) = local.sockets
     assert (socket.worker, socket.host_alias, socket.responsive) == ("w2", "h03", False)
-    assert "stale" in (socket.detail or "")
+    assert socket.detail == (
+        "stale: the socket file exists but nothing accepts on it (worker process not running)"
+    )
     kinds = {f.path: f.kind for f in local.files}
     assert kinds == {"bootstrap-token": "key", "flux.db": "sqlite"}
+
+
+def test_secret_settings_are_known_by_name_only():
+    raw = healthy_raw()
+    raw.host("flux-env-secrets", "h01", "FLUX_SECURITY__ENCRYPTION__ENCRYPTION_KEY\n")
+    product = raw.normalize()[ProductInfo]
+    assert product.settings["security.encryption.encryption_key"] == "<redacted>"
+    assert product.settings_sources["security.encryption.encryption_key"] == "env"
 
 
 def test_executions_get_requirements_from_workflows_and_pins_from_sqlite():

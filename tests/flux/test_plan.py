@@ -14,8 +14,8 @@ from bundler.products.flux import PROFILE
 from bundler.products.flux.routes import MUTATING_GETS, NEVER_COLLECT_PREFIXES
 
 PLAN = PROFILE.plan()
-HOST_VARS = {"alias", "role", "worker", "state_dir", "flux_home", "flux_bin", "db_path",
-             "flux_process", "flux_unit"}  # fmt: skip
+HOST_VARS = {"alias", "role", "worker", "state_dir", "flux_home", "flux_bin_dir", "db_path",
+             "flux_pid", "flux_unit"}  # fmt: skip
 
 
 def template_regex(template: str) -> re.Pattern[str]:
@@ -92,19 +92,36 @@ def test_state_listing_prints_names_never_contents():
     assert not {"cat", "-exec", "-execdir", "-fprint", "-delete"} & set(listing.argv)
 
 
-def test_environment_readers_mask_secret_values_at_the_source():
-    readers = [s for s in PLAN.host_steps() if s.id in ("flux-env", "flux-unit-env")]
-    assert len(readers) == 2
-    for step in readers:
-        assert isinstance(step, CommandStep)
-        assert "TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL" in step.argv[2]
+def test_no_step_goes_through_a_shell_or_names_its_program_by_a_variable():
+    for step in PLAN.host_steps():
+        if isinstance(step, CommandStep):
+            program = step.argv[0].rsplit("/", 1)[-1]
+            assert program in {"ps", "grep", "systemctl", "find", "sqlite3", "flux"}, step.id
+            assert not fields(program), step.id
 
 
-def test_worker_status_runs_in_the_worker_directory_and_keeps_errors():
+def test_environment_readers_never_print_a_secret_value():
+    readers = {s.id: s for s in PLAN.host_steps() if s.id.startswith("flux-env")}
+    assert set(readers) == {"flux-env", "flux-env-secrets"}
+    settings, names = (readers["flux-env"].argv[4], readers["flux-env-secrets"].argv[4])
+    environ = "\x00".join(
+        ["FLUX_WORKERS__HEARTBEAT_INTERVAL=2", "FLUX_WORKERS__BOOTSTRAP_TOKEN=hunter2",
+         "FLUX_SECURITY__ENCRYPTION__ENCRYPTION_KEY=k3y", "FLUX_DB_PASSWORD=pw", "HOME=/root"]
+    )  # fmt: skip
+    assert re.findall(settings, environ) == ["FLUX_WORKERS__HEARTBEAT_INTERVAL=2"]
+    assert re.findall(names, environ) == [
+        "FLUX_WORKERS__BOOTSTRAP_TOKEN",
+        "FLUX_SECURITY__ENCRYPTION__ENCRYPTION_KEY",
+        "FLUX_DB_PASSWORD",
+    ]
+
+
+def test_worker_status_runs_in_the_worker_directory():
     (status,) = [s for s in PLAN.host_steps() if s.id == "worker-status"]
     assert isinstance(status, CommandStep)
+    assert status.argv == ["{flux_bin_dir}/flux", "worker", "status", "{worker}"]
     assert status.cwd == "{flux_home}"
-    assert 1 in status.ok_exit_codes
+    assert status.schema_name in PROFILE.raw_models
     assert status.timeout_s is not None
     assert status.timeout_s <= 15
 

@@ -26,7 +26,6 @@ allow_anonymous = true
 """
 
 ENV_LISTING = """\
-# pid 4242
 FLUX_WORKERS__HEARTBEAT_TIMEOUT=6
 FLUX_WORKERS__HEARTBEAT_INTERVAL=2
 FLUX_SECURITY__ENCRYPTION__ENCRYPTION_KEY=<redacted>
@@ -42,15 +41,19 @@ def test_env_names_and_values_follow_flux_conventions():
     assert (coerce("true"), coerce("6"), coerce("1.5"), coerce("DEBUG")) == (True, 6, 1.5, "DEBUG")
 
 
-def test_env_listing_says_whether_a_process_matched():
-    variables, matched = parse_env_listing(ENV_LISTING)
-    assert matched
+def test_env_listing_keeps_only_flux_assignments():
+    variables = parse_env_listing(ENV_LISTING + "PATH=/bin\nnot an assignment\n")
     assert variables["FLUX_WORKERS__HEARTBEAT_INTERVAL"] == "2"
-    assert parse_env_listing("# no running process matches: flux start server\n") == ({}, False)
+    assert set(variables) == {
+        "FLUX_WORKERS__HEARTBEAT_TIMEOUT",
+        "FLUX_WORKERS__HEARTBEAT_INTERVAL",
+        "FLUX_SECURITY__ENCRYPTION__ENCRYPTION_KEY",
+        "FLUX_OBSERVABILITY__ENABLED",
+    }
 
 
 def test_precedence_and_sources():
-    env, _ = parse_env_listing(ENV_LISTING)
+    env = parse_env_listing(ENV_LISTING)
     settings = effective_settings(
         toml_text=TOML, env=env, log_timings={"workers.eviction_grace_period": 6}
     )

@@ -185,15 +185,12 @@ def _file(step: FileStep, path: str, member: str, collected: Collected) -> StepR
 def _command(
     step: CommandStep, argv: list[str], cwd: str | None, member: str, collected: Collected
 ) -> StepResult:
+    """Like the engine: a failed exit keeps stdout if any and records stderr's last line."""
     try:
         done = subprocess.run(
-            argv,
-            cwd=cwd,
-            capture_output=True,
-            timeout=step.timeout_s or 30,
-            env=os.environ | {"LC_ALL": "C"},
-            check=False,
-        )
+            argv, cwd=cwd, capture_output=True, timeout=step.timeout_s or 30,
+            env=os.environ | {"LC_ALL": "C"}, check=False,
+        )  # fmt: skip
     except FileNotFoundError:
         status = CollectorStatus.SKIPPED if step.missing_ok else CollectorStatus.FAILED
         return StepResult(step=step.id, collector="", status=status, error_class="NotInstalled")
@@ -202,15 +199,16 @@ def _command(
             step=step.id, collector="", status=CollectorStatus.TIMEOUT, error_class="Timeout"
         )
     ok = done.returncode in step.ok_exit_codes
-    collected.source.add(member, done.stdout)
+    stderr = [ln.strip() for ln in done.stderr.decode(errors="replace").splitlines() if ln.strip()]
+    error = None if ok else f"exit {done.returncode}: {stderr[-1] if stderr else ''}".rstrip(": ")
+    kept = member if done.stdout or ok else None
+    if kept:
+        collected.source.add(member, done.stdout)
     return StepResult(
-        step=step.id,
-        collector="",
-        status=CollectorStatus.OK if ok else CollectorStatus.FAILED,
-        member=member,
-        exit_code=done.returncode,
-        error_message=None if ok else done.stderr.decode(errors="replace")[-300:],
-    )
+        step=step.id, collector="", status=CollectorStatus.OK if ok else CollectorStatus.FAILED,
+        member=kept, exit_code=done.returncode, error_class=None if ok else "CommandFailed",
+        error_message=error,
+    )  # fmt: skip
 
 
 def collect(

@@ -219,5 +219,6 @@ RAW_MODELS: dict[str, type[BaseModel]] = {
     "flux.db.worker[]": DbWorker,
     "flux.db.execution[]": DbExecution,
     "flux.db.last_run[]": DbLastRun,
+    "flux.worker_control": ControlStatus,
 }
 """Raw schema name (``HttpStep.schema_name`` / host step ``schema_name``) -> model."""

@@ -9,7 +9,11 @@ SQLite database; control-socket health only from the worker host.
 Secrets are kept out at the source, not only redacted: the SQL selects named
 columns (never ``session_token`` or ``exec_token``, never the pickled ones),
 the state listing prints names and sizes (never contents), and the process
-environment reader masks secret-named variables before anything is printed.
+environment is read with a pattern that skips secret-named variables (their
+names are read separately, never their values). Every command is a plain
+read-only program (no shell: the engine's read-only guard refuses one); the
+only product CLI call, ``flux worker status``, is declared in
+``FluxProfile.read_only_commands``.
 """
 
 from __future__ import annotations
@@ -31,27 +35,12 @@ DETAIL_LIMIT = 50
 TERMINAL_DETAIL_LIMIT = 20
 """Failed and completed runs fetched in detail (Flux cannot list them by recency)."""
 
-PROCESS_ENV_SCRIPT = (
-    # $1: a command-line fragment naming the process, e.g. 'flux start server'.
-    # Prints each matching process's FLUX_* start-up environment, secret values masked.
-    'found=0; for p in /proc/[0-9]*; do [ "$p" = "/proc/$$" ] && continue; '
-    "cmd=$(tr '\\000' ' ' < \"$p/cmdline\" 2>/dev/null) || continue; "
-    'case "$cmd" in *"$1 "*) ;; *) continue ;; esac; '
-    'found=1; echo "# pid $(basename "$p")"; '
-    "tr '\\000' '\\n' < \"$p/environ\" 2>/dev/null | grep '^FLUX_' | "
-    "sed -E 's/^([A-Z0-9_]*(TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL)[A-Z0-9_]*)=.*/\\1=<redacted>/' "
-    '|| echo "# environment unreadable"; done; '
-    '[ "$found" = 1 ] || echo "# no running process matches: $1"'
-)
-
-UNIT_ENV_SCRIPT = (
-    # $1: a systemd unit. Its Environment= settings, one per line, secret values masked.
-    "systemctl show --property=Environment --value \"$1\" | tr ' ' '\\n' | grep '^FLUX_' | "
-    "sed -E 's/^([A-Z0-9_]*(TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL)[A-Z0-9_]*)=.*/\\1=<redacted>/'"
-)
-
-WORKER_STATUS_SCRIPT = '"$1" worker status "$2" 2>&1'
-"""``flux worker status`` with its error text kept (a refused socket is the evidence)."""
+SENSITIVE_WORDS = "(?:TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL)"
+ENV_SETTINGS = rf"(?:^|(?<=\x00))FLUX_(?![A-Z0-9_]*{SENSITIVE_WORDS})[A-Z0-9_]+=[^\x00]*"
+"""``FLUX_*`` variables of a process environment (NUL-separated), one per output line,
+except those whose *name* says secret: their values never leave the host."""
+ENV_SENSITIVE_WORDSS = rf"(?:^|(?<=\x00))FLUX_[A-Z0-9_]*{SENSITIVE_WORDS}[A-Z0-9_]*(?==)"
+"""Names (only) of the secret ``FLUX_*`` variables that are set."""
 
 
 def _http_steps() -> list[Step]:
@@ -138,76 +127,47 @@ def _http_steps() -> list[Step]:
 
 
 def _host_steps() -> list[Step]:
+    environ = "/proc/{flux_pid}/environ"
     return [
         LogStep(id="logs", roles=FLUX_HOSTS),
-        FileStep(
-            id="flux-toml",
-            roles=FLUX_HOSTS,
-            path="{flux_home}/flux.toml",
-            member="hosts/{alias}/flux.toml",
-        ),
-        CommandStep(
-            id="flux-env",
-            roles=FLUX_HOSTS,
-            argv=["sh", "-c", PROCESS_ENV_SCRIPT, "flux-env", "{flux_process}"],
-            member="hosts/{alias}/flux-env.txt",
-            timeout_s=15,
-        ),
-        CommandStep(
-            id="flux-unit-env",
-            roles=FLUX_HOSTS,
-            argv=["sh", "-c", UNIT_ENV_SCRIPT, "flux-unit-env", "{flux_unit}"],
-            member="hosts/{alias}/flux-unit-env.txt",
-            missing_ok=True,
-            timeout_s=15,
-        ),
-        CommandStep(
-            id="state-dir",
-            roles=FLUX_HOSTS,
-            argv=["find", "{state_dir}", "-maxdepth", "1", "-printf", "%y %m %s %T@ %f\\n"],
-            member="hosts/{alias}/state-dir.txt",
-            timeout_s=15,
-        ),
-        CommandStep(
-            id="db-workers",
-            roles=SERVER,
-            argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.WORKERS],
-            member="hosts/{alias}/db-workers.json",
-            media_type="application/json",
-            schema_name="flux.db.worker[]",
-            missing_ok=True,
-            timeout_s=30,
-        ),
-        CommandStep(
-            id="db-executions",
-            roles=SERVER,
-            argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.ACTIVE_EXECUTIONS],
-            member="hosts/{alias}/db-executions.json",
-            media_type="application/json",
-            schema_name="flux.db.execution[]",
-            missing_ok=True,
-            timeout_s=30,
-        ),
-        CommandStep(
-            id="db-last-runs",
-            roles=SERVER,
-            argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.LAST_RUNS],
-            member="hosts/{alias}/db-last-runs.json",
-            media_type="application/json",
-            schema_name="flux.db.last_run[]",
-            missing_ok=True,
-            timeout_s=30,
-        ),
-        CommandStep(
-            id="worker-status",
-            roles=WORKER,
-            cwd="{flux_home}",
-            argv=["sh", "-c", WORKER_STATUS_SCRIPT, "flux-status", "{flux_bin}", "{worker}"],
-            member="hosts/{alias}/worker-status.txt",
-            ok_exit_codes=[0, 1],
-            timeout_s=10,
-        ),
-    ]
+        FileStep(id="flux-toml", roles=FLUX_HOSTS, path="{flux_home}/flux.toml",
+                 member="hosts/{alias}/flux.toml"),
+        CommandStep(id="processes", roles=FLUX_HOSTS,
+                    argv=["ps", "-C", "flux", "-ww", "-o", "pid=,etimes=,args="],
+                    member="hosts/{alias}/processes.txt", ok_exit_codes=[0, 1], timeout_s=15),
+        CommandStep(id="flux-env", roles=FLUX_HOSTS,
+                    argv=["grep", "-a", "-o", "-P", ENV_SETTINGS, environ],
+                    member="hosts/{alias}/flux-env.txt", ok_exit_codes=[0, 1], timeout_s=15),
+        CommandStep(id="flux-env-secrets", roles=FLUX_HOSTS,
+                    argv=["grep", "-a", "-o", "-P", ENV_SENSITIVE_WORDSS, environ],
+                    member="hosts/{alias}/flux-env-secret-names.txt", ok_exit_codes=[0, 1],
+                    timeout_s=15),
+        CommandStep(id="flux-unit-env", roles=FLUX_HOSTS,
+                    argv=["systemctl", "show", "--property=Environment", "--value", "{flux_unit}"],
+                    member="hosts/{alias}/flux-unit-env.txt", missing_ok=True, timeout_s=15),
+        CommandStep(id="state-dir", roles=FLUX_HOSTS,
+                    argv=["find", "{state_dir}", "-maxdepth", "1", "-printf",
+                          "%y %m %s %T@ %f\\n"],
+                    member="hosts/{alias}/state-dir.txt", timeout_s=15),
+        CommandStep(id="db-workers", roles=SERVER,
+                    argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.WORKERS],
+                    member="hosts/{alias}/db-workers.json", media_type="application/json",
+                    schema_name="flux.db.worker[]", missing_ok=True, timeout_s=30),
+        CommandStep(id="db-executions", roles=SERVER,
+                    argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.ACTIVE_EXECUTIONS],
+                    member="hosts/{alias}/db-executions.json", media_type="application/json",
+                    schema_name="flux.db.execution[]", missing_ok=True, timeout_s=30),
+        CommandStep(id="db-last-runs", roles=SERVER,
+                    argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.LAST_RUNS],
+                    member="hosts/{alias}/db-last-runs.json", media_type="application/json",
+                    schema_name="flux.db.last_run[]", missing_ok=True, timeout_s=30),
+        # Exit 1 with "Connection refused" on stderr is the stale-socket evidence: it is
+        # recorded as this collector's error message.
+        CommandStep(id="worker-status", roles=WORKER, cwd="{flux_home}",
+                    argv=["{flux_bin_dir}/flux", "worker", "status", "{worker}"],
+                    member="hosts/{alias}/worker-status.json", media_type="application/json",
+                    schema_name="flux.worker_control", timeout_s=10),
+    ]  # fmt: skip
 
 
 def build_plan() -> Plan:

@@ -30,6 +30,21 @@ class FluxProfile:
     mutating_routes: tuple[str, ...] = MUTATING_ROUTES
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
 
+    @property
+    def read_only_commands(self) -> Mapping[str, object]:
+        """Product CLI calls the engine's read-only guard may allow: ``flux worker status``.
+
+        It only asks the worker's control socket for its state (``pause``,
+        ``resume`` and ``cancel-all`` are the writes, and are not listed).
+        INTEGRATION POINT: ``ProgramRule`` comes with the collect engine; until it
+        is on main there is no guard to declare this to.
+        """
+        try:
+            from bundler.collect.readonly import ProgramRule  # type: ignore[import-not-found]
+        except ImportError:
+            return {}
+        return {"flux": ProgramRule(subcommands=(("worker", "status"),))}
+
     def plan(self) -> Plan:
         return _plan()
 

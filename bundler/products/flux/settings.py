@@ -106,17 +106,14 @@ def env_key(variable: str) -> str | None:
     return variable[5:].lower().replace("__", ".")
 
 
-def parse_env_listing(text: str) -> tuple[dict[str, str], bool]:
-    """``NAME=value`` lines of the process environment reader; and whether a process matched."""
+def parse_env_listing(text: str) -> dict[str, str]:
+    """``NAME=value`` lines (a process environment, or a unit's ``Environment=``) -> dict."""
     variables: dict[str, str] = {}
-    matched = False
     for line in text.splitlines():
-        if line.startswith("# pid "):
-            matched = True
-        elif "=" in line and not line.startswith("#"):
-            name, _, value = line.partition("=")
-            variables[name.strip()] = value
-    return variables, matched
+        name, sep, value = line.strip().partition("=")
+        if sep and name.startswith("FLUX_"):
+            variables[name] = value
+    return variables
 
 
 def flatten_toml(text: str) -> dict[str, Any]:

@@ -37,14 +37,17 @@ def server_settings(raw: FluxRaw) -> EffectiveSettings:
     for result in raw.host_results("flux-toml", HostRole.SERVER):
         toml_text = raw.text(result) or toml_text
     env: dict[str, str] | None = None
-    for step in ("flux-env", "flux-unit-env"):
+    for step in ("flux-env", "flux-unit-env", "flux-env-secrets"):
         for result in raw.host_results(step, HostRole.SERVER):
             text = raw.text(result)
             if text is None:
                 continue
-            variables, matched = parse_env_listing(text)
-            if matched or variables:
-                env = (env or {}) | variables
+            env = env if env is not None else {}
+            if step == "flux-env-secrets":
+                # Only the names were collected: a secret is set, its value stays on the host.
+                env.update({name.strip(): "<set>" for name in text.splitlines() if name.strip()})
+            else:
+                env.update(parse_env_listing(text))
     return effective_settings(toml_text=toml_text, env=env, log_timings=log_timings(raw))
 
 

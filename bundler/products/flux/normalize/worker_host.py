@@ -8,15 +8,14 @@ a socket file that still exists means the worker died without cleaning up
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bundler.products.base import StepResult
 from schemas.evidence import ControlSocket, LocalStateEvidence, Source, StateFileCheck
 from schemas.manifest import CollectorStatus, HostRole
 
 from ..models import ControlStatus
-from ..settings import parse_env_listing
 from .raw import FluxRaw
 
 REFUSED = "Connection refused"
@@ -45,50 +44,69 @@ class StateEntry:
             return None
 
 
-def control_output(raw: FluxRaw, worker: str) -> tuple[str, Source] | None:
-    """Raw output of ``flux worker status`` on ``worker``'s host, and where it is."""
+def control_result(raw: FluxRaw, worker: str) -> StepResult | None:
+    """The ``flux worker status`` run on ``worker``'s host, if any."""
     alias = raw.alias_of(worker)
-    for result in raw.ctx.results_for("worker-status"):
-        if result.host == alias:
-            text = raw.text(result)
-            if text is not None:
-                source = Source(
-                    method="cli",
-                    collector=result.collector,
-                    member=result.member,
-                    ref=f"flux worker status {worker}",
-                )
-                return text, source
-    return None
+    return next((r for r in raw.ctx.results_for("worker-status") if r.host == alias), None)
+
+
+def control_source(result: StepResult, worker: str) -> Source:
+    return Source(
+        method="cli", collector=result.collector, member=result.member,
+        ref=f"flux worker status {worker}",
+    )  # fmt: skip
 
 
 def control_timed_out(raw: FluxRaw, worker: str) -> bool:
     """True when ``flux worker status`` got no answer in time (a hung or stopped process)."""
-    alias = raw.alias_of(worker)
-    return any(
-        r.host == alias and r.status is CollectorStatus.TIMEOUT
-        for r in raw.ctx.results_for("worker-status")
-    )
+    result = control_result(raw, worker)
+    return result is not None and result.status is CollectorStatus.TIMEOUT
 
 
 def control_status(raw: FluxRaw, worker: str) -> ControlStatus | None:
-    found = control_output(raw, worker)
-    if found is None:
+    """The worker's own answer, or its CLI's error (``Connection refused``, ``not found``)."""
+    result = control_result(raw, worker)
+    if result is None:
         return None
-    text = found[0].strip()
-    try:
-        return ControlStatus.model_validate(json.loads(text))
-    except ValueError:
-        return ControlStatus(error=text.splitlines()[-1] if text else "no output")
+    if raw.ok(result):
+        return raw.model(result, ControlStatus)
+    if result.error_message and result.status is CollectorStatus.FAILED:
+        return ControlStatus(error=result.error_message)
+    return None
+
+
+@dataclass(frozen=True)
+class FluxProcess:
+    """One line of ``ps -C flux -o pid=,etimes=,args=``."""
+
+    pid: int
+    elapsed_s: int
+    args: str
+
+    @classmethod
+    def parse(cls, line: str) -> FluxProcess | None:
+        parts = line.split(None, 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            return None
+        return cls(int(parts[0]), int(parts[1]), parts[2])
+
+    def runs(self, role: HostRole, worker: str | None) -> bool:
+        command = f"{self.args} "
+        if role is HostRole.SERVER:
+            return " start server " in command
+        return worker is not None and f" start worker {worker} " in command
 
 
 def process_running(raw: FluxRaw, alias: str) -> bool | None:
-    """Whether the host's Flux process was running (from the environment reader)."""
-    for result in raw.ctx.results_for("flux-env"):
-        if result.host == alias:
+    """Whether the host's own Flux process (server, or its worker) was running."""
+    host = raw.hosts.get(alias)
+    for result in raw.ctx.results_for("processes"):
+        if result.host == alias and host is not None:
             text = raw.text(result)
-            if text is not None:
-                return parse_env_listing(text)[1]
+            if text is None:
+                return None
+            found = [p for p in map(FluxProcess.parse, text.splitlines()) if p]
+            return any(p.runs(host.role, host.worker) for p in found)
     return None
 
 
@@ -134,7 +152,7 @@ def local_state_evidence(raw: FluxRaw) -> LocalStateEvidence:
         for entry in sockets:
             worker = entry.name.removeprefix("worker-").removesuffix(".sock")
             evidence.sockets.append(_socket(raw, alias, host.role, worker, entry, source))
-    gaps = raw.failed("state-dir", "worker-status")
+    gaps = raw.failed("state-dir")
     evidence.complete, evidence.gaps = not gaps, gaps
     return evidence
 

@@ -186,7 +186,7 @@ def workers_evidence(raw: FluxRaw) -> WorkersEvidence:
             if control.healthy is not None:
                 status.health = HealthState.HEALTHY if control.healthy else HealthState.UNHEALTHY
         records.append(status)
-    gaps = raw.failed("workers", "worker", "db-workers", "worker-status")
+    gaps = raw.failed("workers", "worker", "db-workers")
     # Workers the inventory runs but the server never registered (e.g. refused with 401) are
     # not "disconnected": nothing here can speak for them, so the list is incomplete and their
     # heartbeat reads unknown; the authorization document says why they are missing.
