@@ -53,7 +53,9 @@ def worker_capacity(worker: WorkerStatus, jobs: JobsEvidence) -> WorkerCapacity:
         worker=worker.name,
         cpu_cores=res.cpu_total if res else None,
         cpu_available=res.cpu_available if res else None,
-        cpu_util_pct=metrics.get("flux.cpu_percent"),
+        # flux.cpu_percent is a change-gated routing input ("as of the last change"), not a
+        # live gauge: kept in limits, never reported as the host's current utilization.
+        cpu_util_pct=None,
         memory_total_bytes=res.memory_total_bytes if res else None,
         memory_available_bytes=res.memory_available_bytes if res else None,
         disk_free_bytes=res.disk_free_bytes if res else None,
