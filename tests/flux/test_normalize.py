@@ -305,3 +305,25 @@ def test_invalid_raw_records_leave_a_gap_instead_of_a_crash():
     assert "db-workers" in workers.gaps
     assert workers.complete is False
     assert {w.connection for w in workers.workers} == {ConnectionState.ONLINE}
+
+
+def test_a_json_escape_broken_by_text_redaction_is_repaired_not_lost():
+    # A redactor that took "n@workflow.with" for an e-mail address left "\\[REDACTED".
+    broken = (
+        '{"id": "x", "namespace": "default", "name": "needs_gpu", "version": 1, '
+        '"source": "a\\n\\[REDACTED:email:c2fb482f]_options()", '
+        '"requests": {"gpu": 1}, "affinity": {"zone": "mars"}, "metadata": {}}'
+    )
+    raw = healthy_raw()
+    raw.http("executions.created", "raw/http/executions-created.json", {"executions": [
+        {"execution_id": "e1", "workflow_namespace": "default", "workflow_name": "needs_gpu",
+         "state": "CREATED"}]})  # fmt: skip
+    member = "raw/http/workflow/000.json"
+    raw.source.add(member, broken)
+    done = StepResult(step="workflow", collector="http.workflow", status=OK, member=member)
+    raw.results.append(done)
+    jobs = raw.normalize()[JobsEvidence]
+    (job,) = jobs.jobs
+    assert job.requirements is not None
+    assert job.requirements.labels == {"zone": "mars"}
+    assert jobs.complete

@@ -175,7 +175,7 @@ def _socket(
         socket.responsive = False
         socket.detail = "stale: no worker process is running on this host"
     elif raw.alias_of(worker) == alias and control_timed_out(raw, worker):
-        socket.responsive = False
+        # The kernel still accepts on the socket of a stopped process: not stale, hung.
         socket.detail = "no answer before the timeout: the worker process is hung or stopped"
     elif control is not None and control.error:
         socket.detail = control.error
