@@ -1,10 +1,15 @@
 """Flux raw members -> canonical evidence documents (``schemas/evidence``).
 
-One module per document; this one only orders them (placement and capacity
-are derived from the canonical workers and jobs) and stamps each with the
-run's ``observed_at`` and the product name. Flux has no deployment step and
-no runtime-requirements report, so those two documents say
-``applicable: false`` instead of being absent (absent would read *unknown*).
+One module per document; this one only orders them (capacity is derived from
+the canonical workers and jobs) and stamps each with the run's
+``observed_at`` and the product name. Flux has no deployment step and no
+runtime-requirements report, so those two documents say ``applicable:
+false`` instead of being absent (absent would read *unknown*).
+
+No ``evidence/placement.json`` is written: Flux does not compute placement,
+and that document means the *product's* verdict. The analyzer derives
+placement from jobs and workers; the Flux placement rule does the same with
+Flux's exact dispatch semantics (:mod:`..matching`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from .authorization import authorization_evidence
 from .capacity import capacity_evidence
 from .jobs import jobs_evidence
 from .outcome import outcome_evidence
-from .placement import placement_evidence
 from .product import product_info, server_settings
 from .raw import FluxRaw
 from .server import server_evidence
@@ -38,7 +42,6 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
         workers,
         authorization_evidence(raw, settings),
         jobs,
-        placement_evidence(jobs, workers),
         DeploymentEvidence(applicable=False),
         RequirementsEvidence(applicable=False),
         capacity_evidence(workers, jobs),

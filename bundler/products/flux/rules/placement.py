@@ -1,36 +1,23 @@
 """Layer 3 for Flux: can any worker take this execution at all?
 
 A Flux execution that no worker can take stays CREATED with no event and no
-log line, forever (unless it has a park TTL). The derived placement document
-says, worker by worker, which requirement each one misses; this rule turns
-that into the unmatched requirements, and which workers fail each.
+log line, forever (unless it has a park TTL). This rule compares what it
+asks (workflow affinity and requests, pins) with every worker by Flux's own
+dispatch rules and names each unmatched requirement and the workers that
+fail it.
 """
 
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from schemas import Layer
-from schemas.evidence import JobPhase, PlacementEvidence
+from schemas.evidence import JobPhase, WorkersEvidence
 
 from .. import advice
 from ..matching import availability, mismatches
 from .common import FLUX, cite_job, job_label
-from .common import worker_record as _worker_record
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
-
-
-def _placement(ctx: RuleContext) -> tuple[int, object] | None:
-    doc = ctx.evidence.get(PlacementEvidence)
-    job = ctx.target.job
-    if doc is None or job is None:
-        return None
-    for index, item in enumerate(doc.placements):
-        if getattr(item, "execution_id", None) == job.id or (
-            job.id is None and item.job == job.name
-        ):
-            return index, item
-    return None
 
 
 @rule(Layer.PLACEMENT, products=FLUX)
@@ -49,18 +36,13 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
                 evidence=[cite_job(ctx, job, "assigned_worker")],
             )
         )
-    from schemas.evidence import WorkersEvidence
-
     workers_doc = ctx.evidence.get(WorkersEvidence)
     if workers_doc is None:
         return None
     workers = workers_doc.workers
     statically = [w for w in workers if not mismatches(job.requirements, w)]
     available = [w for w in statically if not availability(w)]
-    found = _placement(ctx)
-    evidence = [cite_job(ctx, job)]
-    if found is not None:
-        evidence.append(ctx.evidence.cite(PlacementEvidence, f"/placements/{found[0]}/summary"))
+    evidence = [cite_job(ctx, job), ctx.evidence.cite(WorkersEvidence, "/workers")]
     if available:
         names = ", ".join(w.name for w in available)
         return RuleResult.pass_(
@@ -101,6 +83,3 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
     )
-
-
-__all__ = ["_worker_record", "flux_execution_placement"]
