@@ -135,7 +135,7 @@ def run_hosts(plan: Plan, inventory: Inventory, collected: Collected) -> None:
             base = {"step": step.id, "collector": f"local.{alias}.{step.id}", "host": alias}
             if isinstance(step, LogStep):
                 for log_index, spec in enumerate(host.logs):
-                    member = step.member.format(**variables, log_index=log_index)
+                    member = step.member.format(**variables, log_index=f"{log_index:02d}")
                     data = Path(spec.file or "").read_bytes()
                     collected.source.add(member, data)
                     collected.results.append(
