@@ -91,9 +91,9 @@ def build_job(
 ) -> Job:
     record = detail.value if detail else None
     listed = summary.value if summary else None
-    namespace = (record or listed or db).workflow_namespace  # type: ignore[union-attr]
-    name = (record or listed or db).workflow_name  # type: ignore[union-attr]
-    state = (record or listed or db).state  # type: ignore[union-attr]
+    head = record or listed or db
+    assert head is not None, "an execution comes from at least one source"
+    namespace, name, state = head.workflow_namespace, head.workflow_name, head.state
     worker = (record.current_worker if record else None) or (listed.worker_name if listed else None)
     worker = worker or (db.worker_name if db else None) or None
     events = _events(record)

@@ -13,7 +13,7 @@ per minute for one execution means the worker keeps flapping.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
 from schemas import Layer
@@ -58,16 +58,16 @@ def flux_stale_claims(ctx: RuleContext) -> RuleResult | None:
 
 def storms(releases: list[TimelineEvent]) -> dict[str, list[TimelineEvent]]:
     """Executions released at least STORM_RELEASES times within STORM_WINDOW."""
-    by_execution: dict[str, list[TimelineEvent]] = {}
+    by_execution: dict[str, list[tuple[datetime, TimelineEvent]]] = {}
     for event in releases:
         if event.execution and event.at is not None:
-            by_execution.setdefault(event.execution, []).append(event)
+            by_execution.setdefault(event.execution, []).append((event.at, event))
     found = {}
     for execution, items in by_execution.items():
-        for start in range(len(items)):
-            window = [e for e in items[start:] if e.at - items[start].at <= STORM_WINDOW]  # type: ignore[operator]
+        for start, (first, _) in enumerate(items):
+            window = [e for at, e in items[start:] if at - first <= STORM_WINDOW]
             if len(window) >= STORM_RELEASES:
-                found[execution] = items
+                found[execution] = [e for _, e in items]
                 break
     return found
 

@@ -14,6 +14,7 @@ from schemas import Citation
 from schemas.evidence import (
     HeartbeatPolicy,
     Job,
+    JobsEvidence,
     ProductInfo,
     WorkersEvidence,
     WorkerStatus,
@@ -82,8 +83,6 @@ def job_label(job: Job) -> str:
 
 
 def cite_job(ctx: RuleContext, job: Job, field: str = "native_state") -> Citation:
-    from schemas.evidence import JobsEvidence
-
     doc = ctx.evidence.get(JobsEvidence)
     for index, item in enumerate(doc.jobs if doc else []):
         if item.id == job.id and item.name == job.name:

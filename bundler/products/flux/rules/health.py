@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
 from schemas import Layer
-from schemas.evidence import HealthState, JobsEvidence, WorkersEvidence, WorkerStatus
+from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
 from .. import advice
 from .common import (
@@ -30,7 +30,7 @@ from .common import (
 )
 
 
-def inprocess_jobs(ctx: RuleContext, name: str) -> list:  # type: ignore[type-arg]
+def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
     jobs = ctx.evidence.get(JobsEvidence)
     return [
         j
@@ -62,7 +62,7 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     if worker.health is not HealthState.UNHEALTHY:
         return None
     name = worker.name
-    starved = [e for e in events(ctx, "unhealthy", worker=name)]
+    starved = events(ctx, "unhealthy", worker=name)
     last = starved[-1] if starved else None
     inprocess = inprocess_jobs(ctx, name)
     frozen = last is not None and after_freeze(ctx, last)
@@ -127,6 +127,3 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
         episodes=len(recovered),
         longest_s=longest,
     )
-
-
-__all__ = ["flux_starvation_history", "inprocess_jobs", "make_finding", "unhealthy_now"]
