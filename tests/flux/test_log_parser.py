@@ -243,3 +243,13 @@ def test_without_an_index_every_log_member_is_parsed():
         "hosts/h03/logs/1.log",
         30,
     )
+
+
+def test_local_log_times_are_read_in_the_hosts_offset():
+    line = f"{STAMP} - flux.server - INFO - Worker connected: w5\n"
+    index = LogIndex(logs=[LogSource(member="hosts/h01/logs/00.log", role="server")])
+    raw_index = index.model_dump(mode="json")
+    raw_index["logs"][0]["utc_offset"] = "+0200"  # recorded by the collector (`date +%z`)
+    source = MemorySource({"hosts/h01/logs/00.log": line, LogIndex.member_path: raw_index})
+    (event,) = parse_logs(EvidenceSet(source))
+    assert event.at == datetime(2026, 11, 29, 15, 7, 11, tzinfo=UTC)

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
@@ -19,12 +20,12 @@ from pydantic import BaseModel, ValidationError
 
 from bundler.analyze.api import TimelineEvent
 from bundler.products.base import NormalizeContext, StepResult
-from bundler.source import MemberNotFound
-from schemas.evidence import Source
+from bundler.source import MemberNotFound, read_json
+from schemas.evidence import LogIndex, Source
 from schemas.manifest import CollectorStatus, HostRole, HostSummary
 
 from .. import models
-from ..logs import parse_member
+from ..logs import parse_member, utc_offset
 
 M = TypeVar("M", bound=BaseModel)
 BROKEN_ESCAPE = re.compile(r"\\(?=\[REDACTED)")
@@ -142,14 +143,24 @@ class FluxRaw:
     # -- logs --------------------------------------------------------------------------------
 
     @cached_property
+    def log_offsets(self) -> dict[str, tzinfo]:
+        """Each log's host UTC offset, when the engine has already indexed the logs."""
+        try:
+            index = LogIndex.model_validate(read_json(self.ctx.source, LogIndex.member_path))
+        except (MemberNotFound, ValueError, ValidationError):
+            return {}
+        return {log.member: utc_offset(getattr(log, "utc_offset", None)) for log in index.logs}
+
+    @cached_property
     def events(self) -> list[TimelineEvent]:
         """Timeline events of every collected log, in time order."""
         found: list[TimelineEvent] = []
         for result in self.ctx.results_for("logs"):
             if not self.ok(result):
                 continue
-            worker = self.worker_of(result.host)
-            found.extend(parse_member(self.ctx.source, result.member or "", worker=worker))
+            member = result.member or ""
+            worker, tz = self.worker_of(result.host), self.log_offsets.get(member, UTC)
+            found.extend(parse_member(self.ctx.source, member, worker=worker, tz=tz))
         found.sort(key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0.0, e.line))
         return found
 
