@@ -22,11 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from bundler.analyze.api import EvidenceSet
+from bundler.products.flux import PROFILE
+from bundler.source import DirectorySource
 from samples.flux_lab.scenarios import SCENARIOS, Scenario
 from schemas import AnalysisReport, Finding, LayerStatus
 from tests.support.flux import LabFactory
 
-from .test_scenarios import CHECKS
+from .test_scenarios import CHECKS, EXPECTED_KINDS
 
 COMMANDS = ("bundler.cli.doctor", "bundler.cli.analyze")
 MISSING = [name for name in COMMANDS if importlib.util.find_spec(name) is None]
@@ -81,6 +84,12 @@ def test_scenario_through_the_cli(
     )  # fmt: skip
     assert bundle.exists(), doctor.stderr[-2000:]
     assert doctor.returncode == EXPECTED_DOCTOR_EXIT.get(scenario.expect_layer, 1), doctor.stderr
+    extracted = tmp_path / "extracted"
+    unpacked = bundler("extract", str(bundle), "--to", str(extracted), "--password-env",
+                       PASSWORD_ENV, env=env)  # fmt: skip
+    assert unpacked.returncode == 0, unpacked.stderr
+    kinds = {e.kind for e in PROFILE.parse_logs(EvidenceSet(DirectorySource(extracted)))}
+    assert kinds >= EXPECTED_KINDS[scenario.name], EXPECTED_KINDS[scenario.name] - kinds
     analyzed = bundler("analyze", str(bundle), "--format", "json", "--password-env", PASSWORD_ENV,
                        env=env)  # fmt: skip
     report = AnalysisReport.model_validate(json.loads(analyzed.stdout))
