@@ -41,7 +41,6 @@ class ManagedProcess:
         self.env = dict(env)
         self.log_path = log_path
         self._popen: subprocess.Popen[bytes] | None = None
-        self.stopped_by_signal = False
 
     @property
     def pid(self) -> int:

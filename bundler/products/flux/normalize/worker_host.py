@@ -50,13 +50,6 @@ def control_result(raw: FluxRaw, worker: str) -> StepResult | None:
     return next((r for r in raw.ctx.results_for("worker-status") if r.host == alias), None)
 
 
-def control_source(result: StepResult, worker: str) -> Source:
-    return Source(
-        method="cli", collector=result.collector, member=result.member,
-        ref=f"flux worker status {worker}",
-    )  # fmt: skip
-
-
 def control_timed_out(raw: FluxRaw, worker: str) -> bool:
     """True when ``flux worker status`` got no answer in time (a hung or stopped process)."""
     result = control_result(raw, worker)

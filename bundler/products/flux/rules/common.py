@@ -88,7 +88,3 @@ def cite_job(ctx: RuleContext, job: Job, field: str = "native_state") -> Citatio
         if item.id == job.id and item.name == job.name:
             return ctx.evidence.cite(JobsEvidence, f"/jobs/{index}/{field}", getattr(job, field))
     return cite_json("evidence/jobs.json", "", job.name)
-
-
-def seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:.0f}s"

@@ -70,6 +70,5 @@ def returned_evictions(cycles: list[Cycle]) -> list[Cycle]:
 
 def still_evicted(cycles: list[Cycle]) -> Cycle | None:
     """The last eviction, if the worker has not come back since."""
-    last = evictions(cycles)[-1:] or [None]
-    cycle = last[0]
-    return cycle if cycle is not None and cycle.back is None else None
+    evicted = evictions(cycles)
+    return evicted[-1] if evicted and evicted[-1].back is None else None
