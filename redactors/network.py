@@ -1,0 +1,377 @@
+"""``--obfuscate network``: consistent pseudonyms for IPs, MACs, host names and user names.
+
+Support needs network identifiers (which worker talks to which server), so
+they are kept by default. When the customer asks, each is replaced by a
+pseudonym that is stable within the bundle and keeps the structure an
+analyst reasons with (the sos clean model):
+
+* IPv4: private stays private (10/8 in 10/8, 192.168/16 in 192.168/16...),
+  every prefix octet is mapped per parent prefix and the host octet kept, so
+  two hosts of one /24 stay in one (pseudonymous) /24; loopback, unspecified,
+  link-local, multicast and broadcast are kept. Candidates are validated
+  (``ipaddress``) and version-like strings (``1.3.4.0``, ``v2.1.1.108``,
+  OIDs) are left alone. Dashed forms in host names (``ip-10-1-2-3``) too.
+* IPv6: ``::1`` and the link-local prefix kept, every /64 mapped into the
+  documentation prefix (global) or ``fd00::/8`` (ULA), interface id hashed;
+  an IPv4-mapped address maps its IPv4 part.
+* MAC: locally administered ``02:53:4f:xx:xx:xx``.
+* Host names (syslog host field, URL hosts, names the caller knows) ->
+  ``host-<hex>`` (domain labels -> ``domain-<hex>``, TLD kept), and user
+  names (``/home/alice``, ``C:\\Users\\alice``, ``uid=1000(alice)``, sshd
+  ``for alice from``) -> ``user-<hex>``. Names learned anywhere are replaced
+  everywhere at finalization.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .literals import _Matcher
+from .rules import ALNUM, Hit, Rule, View
+from .tokens import Tokenizer
+
+KEEP_HOSTS = frozenset(
+    {
+        "localhost",
+        "github.com",
+        "gitlab.com",
+        "hooks.slack.com",
+        "pypi.org",
+        "files.pythonhosted.org",
+        "registry.npmjs.org",
+        "docker.io",
+        "registry-1.docker.io",
+        "example.com",
+        "example.org",
+        "example.net",
+        "googleapis.com",
+        "amazonaws.com",
+        "azure.com",
+        "quay.io",
+        "ghcr.io",
+    }
+)
+KEEP_USERS = frozenset(
+    {
+        "root",
+        "nobody",
+        "daemon",
+        "www-data",
+        "sshd",
+        "systemd-network",
+        "syslog",
+        "messagebus",
+        "_apt",
+    }
+)
+_HOST_RE = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*")
+_USER_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
+
+
+class NetworkPseudonymizer:
+    def __init__(self, tokens: Tokenizer) -> None:
+        self._tokens = tokens
+        self._octets: dict[tuple[int, ...], dict[int, int]] = defaultdict(dict)
+        self._used: dict[tuple[int, ...], set[int]] = defaultdict(set)
+        self.mapped: dict[str, dict[bytes, bytes]] = defaultdict(dict)
+        self._names: dict[bytes, tuple[str, bytes]] = {}
+        self._matcher: _Matcher | None = None
+
+    # -- rules -----------------------------------------------------------------------------
+    def rules(self, known_hosts: Iterable[str] = ()) -> list[Rule]:
+        for host in known_hosts:
+            self.learn_name("hostname", host.encode())
+
+        def mk(rule_id: str, kind: str, pattern: bytes, handler: Any, low: bool = False) -> Rule:
+            return Rule(
+                rule_id,
+                kind,
+                "network",
+                f"--obfuscate network: {kind}",
+                pattern,
+                lower=low,
+                handler=handler,
+            )
+
+        return [
+            mk("net-ipv4", "ipv4", rb"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9])", self._ipv4),
+            mk(
+                "net-ipv4-dashed",
+                "ipv4",
+                rb"-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}(?![0-9])",
+                self._dashed,
+            ),
+            mk("net-ipv6", "ipv6", rb"::|[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}", self._ipv6, True),
+            mk(
+                "net-mac",
+                "mac",
+                rb"[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}(?![0-9a-f:])",
+                self._mac,
+                True,
+            ),
+            mk("net-url-host", "hostname", rb"://", self._url_host),
+            mk(
+                "net-syslog-host",
+                "hostname",
+                rb"(?m)^[A-Z][a-z]{2} [ 0-3][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} ([A-Za-z0-9._-]+) ",
+                self._group_host,
+            ),
+            mk("net-home-user", "username", rb"/home/|/users/|\\users\\", self._home_user, True),
+            mk("net-uid-user", "username", rb"uid=[0-9]+\(", self._uid_user),
+            mk("net-sshd-user", "username", rb" for (?:invalid user )?", self._sshd_user),
+            Rule(
+                "net-learned-names",
+                "hostname",
+                "network",
+                "--obfuscate network: learned names",
+                scanner=self.name_hits,
+            ),
+        ]
+
+    def _hit(self, start: int, end: int, kind: str, rule: str) -> Hit:
+        return Hit(start, end, kind, rule, via="pseudonym")
+
+    def _ipv4(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        data = view.data
+        start = match.start()
+        while start > 0 and data[start - 1] in b"0123456789" and match.start() - start < 3:
+            start -= 1
+        if (
+            start == match.start()
+            or (start > 0 and data[start - 1] in b".vV")
+            or (data[start : start + 1] == b"0" and match.start() - start > 1)
+        ):
+            return
+        end = match.end()
+        if data[end : end + 1] == b"." and data[end + 1 : end + 2].isdigit():
+            return
+        text = data[start:end]
+        try:
+            address = ipaddress.IPv4Address(text.decode())
+        except ValueError:
+            return
+        if all(len(o) == 1 for o in text.split(b".")) or _kept(address):
+            return
+        yield self._hit(start, end, "ipv4", rule.id)
+
+    def _dashed(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        start = match.start() + 1
+        if match.start() == 0 or view.data[match.start() - 1] not in ALNUM:
+            return
+        try:
+            address = ipaddress.IPv4Address(
+                view.data[start : match.end()].replace(b"-", b".").decode()
+            )
+        except ValueError:
+            return
+        if address.is_private and not _kept(address):
+            yield self._hit(start, match.end(), "ipv4-dashed", rule.id)
+
+    def _ipv6(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        data = view.data
+        chars = frozenset(b"0123456789abcdefABCDEF:.")
+        start, end = match.start(), match.end()
+        while start > 0 and data[start - 1] in chars:
+            start -= 1
+        while end < len(data) and data[end] in chars:
+            end += 1
+        text = data[start:end].rstrip(b".:")
+        if text.startswith(b":") and not text.startswith(b"::"):
+            text, start = text[1:], start + 1
+        zone = b""
+        if data[start + len(text) : start + len(text) + 1] == b"%":
+            zone_match = re.compile(rb"%[A-Za-z0-9_.-]+").match(data, start + len(text))
+            zone = zone_match.group() if zone_match else b""
+        try:
+            address = ipaddress.IPv6Address(text.decode())
+        except ValueError:
+            return
+        if address.is_loopback or address.is_unspecified or text.count(b":") < 2:
+            return
+        yield self._hit(start, start + len(text), "ipv6", rule.id)
+        del zone
+
+    def _mac(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        if (
+            view.left_ok(match.start(), ALNUM | frozenset(b":"))
+            and match.group().lower() != b"00:00:00:00:00:00"
+        ):
+            yield self._hit(match.start(), match.end(), "mac", rule.id)
+
+    def _url_host(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        data = view.data
+        pos = match.end()
+        end = pos
+        while end < len(data) and data[end] not in b"/?#:\"' \t\r\n<>@[]":
+            end += 1
+        if data[end : end + 1] == b"@":  # userinfo: the host comes after it
+            pos = end + 1
+            end = pos
+            while end < len(data) and data[end] not in b"/?#:\"' \t\r\n<>[]":
+                end += 1
+        host = data[pos:end]
+        if self._hostlike(host):
+            self.learn_name("hostname", host)
+            yield self._hit(pos, end, "hostname", rule.id)
+
+    def _group_host(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        host = match.group(1)
+        if self._hostlike(host):
+            self.learn_name("hostname", host)
+            yield self._hit(match.start(1), match.end(1), "hostname", rule.id)
+
+    def _hostlike(self, host: bytes) -> bool:
+        if not host or not _HOST_RE.fullmatch(host) or host.lower().decode() in KEEP_HOSTS:
+            return False
+        if any(host.lower().endswith(b"." + k.encode()) for k in KEEP_HOSTS if k != "localhost"):
+            return False
+        try:
+            ipaddress.ip_address(host.decode())
+            return False  # the IP rules handle it
+        except ValueError:
+            return not host.replace(b".", b"").isdigit()
+
+    def _user_at(self, view: View, pos: int, rule: Rule) -> Iterator[Hit]:
+        found = _USER_RE.match(view.data, pos)
+        if found and found.group() not in KEEP_USERS and found.group().lower() not in KEEP_USERS:
+            self.learn_name("username", found.group())
+            yield self._hit(found.start(), found.end(), "username", rule.id)
+
+    def _home_user(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        yield from self._user_at(view, match.end(), rule)
+
+    def _uid_user(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        yield from self._user_at(view, match.end(), rule)
+
+    def _sshd_user(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        line_start = view.data.rfind(b"\n", 0, match.start()) + 1
+        head = view.low[line_start : match.start()]
+        if b"accepted " in head or b"failed " in head or b"session opened" in head:
+            yield from self._user_at(view, match.end(), rule)
+
+    # -- learned names ---------------------------------------------------------------------
+    def learn_name(self, kind: str, name: bytes) -> None:
+        key = name.lower()
+        if len(key) < 3 or key in self._names:
+            return
+        self._names[key] = (kind, name)
+        self._matcher = None
+
+    def name_hits(self, view: View) -> Iterator[Hit]:
+        if not self._names:
+            return
+        if self._matcher is None:
+            self._matcher = _Matcher({k: v for k, v in self._names.items()})
+        for start, end, kind, _ in self._matcher.find(view.low):
+            if (start == 0 or view.low[start - 1] not in ALNUM | frozenset(b"-_")) and (
+                end == len(view.low) or view.low[end] not in ALNUM | frozenset(b"-_")
+            ):
+                yield self._hit(start, end, kind, "net-learned-names")
+
+    # -- pseudonyms ------------------------------------------------------------------------
+    def replace(self, kind: str, value: bytes) -> bytes:
+        table = self.mapped[kind]
+        key = value.lower() if kind in ("hostname", "username", "mac", "ipv6") else value
+        if key not in table:
+            table[key] = self._pseudonym(kind, value)
+        return table[key]
+
+    def _digest(self, *parts: object) -> int:
+        return int(self._tokens.digest("|".join(map(str, parts)).encode()), 16)
+
+    def _pseudonym(self, kind: str, value: bytes) -> bytes:
+        if kind == "ipv4":
+            return self._map_ipv4(ipaddress.IPv4Address(value.decode())).encode()
+        if kind == "ipv4-dashed":
+            return (
+                self._map_ipv4(ipaddress.IPv4Address(value.replace(b"-", b".").decode()))
+                .replace(".", "-")
+                .encode()
+            )
+        if kind == "ipv6":
+            return self._map_ipv6(ipaddress.IPv6Address(value.decode())).encode()
+        if kind == "mac":
+            d = self._digest("mac", value.lower())
+            sep = ":" if b":" in value else "-"
+            return sep.join(
+                ["02", "53", "4f", f"{d >> 16 & 255:02x}", f"{d >> 8 & 255:02x}", f"{d & 255:02x}"]
+            ).encode()
+        if kind == "username":
+            return f"user-{self._digest('user', value):08x}"[:13].encode()
+        labels = value.split(b".")
+        first = f"host-{self._digest('host', labels[0].lower()):08x}"[:11]
+        if len(labels) == 1:
+            return first.encode()
+        middle = b".".join(labels[1:-1]).lower()
+        parts = [first]
+        if middle:
+            parts.append(f"domain-{self._digest('domain', middle):08x}"[:11])
+        parts.append(labels[-1].decode("latin-1").lower())
+        return ".".join(parts).encode()
+
+    def _octet(self, parent: tuple[int, ...], value: int, lo: int, hi: int) -> int:
+        table = self._octets[parent]
+        if value in table:
+            return table[value]
+        span = hi - lo + 1
+        candidate = lo + self._digest("v4", parent, value) % span
+        used = self._used[parent]
+        for _ in range(span):
+            if candidate not in used:
+                break
+            candidate = lo + (candidate - lo + 1) % span
+        used.add(candidate)
+        table[value] = candidate
+        return candidate
+
+    def _map_ipv4(self, address: ipaddress.IPv4Address) -> str:
+        if _kept(address):
+            return str(address)
+        a, b, c, d = address.packed
+        if a == 10:
+            na, nb = 10, self._octet((10,), b, 0, 255)
+        elif a == 172 and 16 <= b <= 31:
+            na, nb = 172, self._octet((172,), b, 16, 31)
+        elif a == 192 and b == 168:
+            na, nb = 192, 168
+        elif a == 100 and 64 <= b <= 127:
+            na, nb = 100, self._octet((100,), b, 64, 127)
+        else:
+            na = self._octet((), a, 1, 223)
+            while na in (10, 127, 169, 172, 192, 100):
+                na = self._octet((), a + 1000 * na, 1, 223)
+            nb = self._octet((na,), b, 0, 255)
+        nc = self._octet((na, nb), c, 0, 255)
+        return f"{na}.{nb}.{nc}.{d}"
+
+    def _map_ipv6(self, address: ipaddress.IPv6Address) -> str:
+        if address.ipv4_mapped is not None:
+            return "::ffff:" + self._map_ipv4(address.ipv4_mapped)
+        packed = address.packed
+        prefix = self._digest("v6net", packed[:8].hex())
+        iface = self._digest("v6if", packed.hex())
+        if address.is_link_local:
+            head = [0xFE80, 0, 0, 0]
+        elif address.is_private:
+            head = [0xFD00 | (prefix >> 24 & 0xFF), prefix >> 8 & 0xFFFF, prefix & 0xFF, 0]
+        else:
+            head = [0x2001, 0x0DB8, prefix >> 16 & 0xFFFF, prefix & 0xFFFF]
+        tail = [0, 0, iface >> 16 & 0xFFFF, iface & 0xFFFF]
+        return str(ipaddress.IPv6Address(":".join(f"{g:x}" for g in head + tail)))
+
+    def counts(self) -> dict[str, int]:
+        return {kind: len(table) for kind, table in self.mapped.items() if table}
+
+
+def _kept(address: ipaddress.IPv4Address) -> bool:
+    return (
+        address.is_loopback
+        or address.is_unspecified
+        or address.is_link_local
+        or address.is_multicast
+        or address == ipaddress.IPv4Address("255.255.255.255")
+    )

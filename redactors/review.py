@@ -1,0 +1,2 @@
+def review_source(*a, **k):
+    raise NotImplementedError
