@@ -28,6 +28,7 @@ INLINE_BODY_RE = re.compile(
 _BODY_RE = re.compile(
     rb"[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset|MessageID): .*|"
 )
+_MARKER_RE = re.compile(rb"PRIVATE KEY")
 _PUTTY_RE = re.compile(rb"Private-Lines: *([0-9]{1,3})")
 KIND = "private-key"
 RULE = "private-key"
@@ -60,16 +61,20 @@ def _body_part(line: bytes, prefix: bytes) -> tuple[int, bytes] | None:
 
 def scan_pem(view: View) -> Iterator[Hit]:
     data = view.data
-    if b"-----" not in data and b"PuTTY-User-Key-File" not in data:
-        return
     consumed_to = 0
-    for begin in BEGIN_RE.finditer(data):
-        if begin.start() < consumed_to:
+    for marker in _MARKER_RE.finditer(data):
+        if marker.start() < consumed_to:
             continue
-        consumed_to = yield from _block(view, begin)
-    for end in END_RE.finditer(data):
-        if end.start() >= consumed_to:
-            yield from _orphan_end(view, end.start())
+        start = data.rfind(b"-----", max(0, marker.start() - 60), marker.start())
+        if start < 0:
+            continue
+        begin = BEGIN_RE.match(data, start)
+        if begin is not None:
+            consumed_to = yield from _block(view, begin)
+            continue
+        if END_RE.match(data, start):
+            yield from _orphan_end(view, start)
+            consumed_to = marker.end()
     if b"PuTTY-User-Key-File" in data:
         yield from _putty(view)
 

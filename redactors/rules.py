@@ -15,6 +15,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+SMALL_VIEW = 8192
+"""Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
+
 ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 WORDISH = ALNUM | frozenset(b"_")
 
@@ -85,9 +88,13 @@ class Rule:
     decoys: tuple[str, ...] = ()
     regex: re.Pattern[bytes] | None = field(default=None, compare=False, repr=False)
 
+    anchors: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
+
     def __post_init__(self) -> None:
         if self.pattern is not None and self.regex is None:
             object.__setattr__(self, "regex", re.compile(self.pattern))
+        if self.regex is not None and self.anchors is None:
+            object.__setattr__(self, "anchors", literal_prefixes(self.regex))
 
     def hits(self, view: View) -> Iterable[Hit]:
         if self.scanner is not None:
@@ -95,6 +102,8 @@ class Rule:
             return
         assert self.regex is not None
         text = view.low if self.lower else view.data
+        if len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
+            return  # a short text without the rule's literal cannot match
         for match in self.regex.finditer(text):
             if self.handler is not None:
                 yield from self.handler(view, match, self)
@@ -112,3 +121,40 @@ class Rule:
         pattern = self.pattern.decode("latin-1") if self.pattern else ""
         handler = getattr(self.handler or self.scanner, "__qualname__", "")
         return f"{self.id}|{self.kind}|{pattern}|{int(self.lower)}|{self.group}|{handler}"
+
+
+def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
+    """The literal(s) every match starts with, or None when there is no such literal.
+
+    Read from the compiled pattern's parse tree, so a rule's prefilter can never
+    disagree with its regex.
+    """
+    try:
+        from re import _constants as constants
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - CPython internals moved
+        return None
+    try:
+        tree = parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE)
+    except Exception:
+        return None
+    if regex.flags & re.IGNORECASE:
+        return None
+    return _prefixes(list(tree), constants)
+
+
+def _prefixes(items: list[tuple[object, object]], c: object) -> tuple[bytes, ...] | None:
+    literal = bytearray()
+    for op, av in items:
+        if op is c.LITERAL:  # type: ignore[attr-defined]
+            literal.append(av)  # type: ignore[arg-type]
+            continue
+        if not literal and op is c.BRANCH:  # type: ignore[attr-defined]
+            branches = [_prefixes(list(b), c) for b in av[1]]  # type: ignore[index]
+            if all(branches):
+                return tuple(p for b in branches for p in b)  # type: ignore[union-attr]
+            return None
+        if not literal and op is c.SUBPATTERN:  # type: ignore[attr-defined]
+            return _prefixes(list(av[3]), c)  # type: ignore[index]
+        break
+    return (bytes(literal),) if literal else None

@@ -85,6 +85,9 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     sep = match.group("sep")
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C):
         return  # only <password>value</password>
+    if sep == b"=" and view.low[start : match.end()] == b"key=":
+        yield from _xml_pair(view, match.end(), rule)
+        return
     yield from _kv_hits(
         view, start, match.end("rest"), match.end(), rule, next_line=sep not in (None, b">")
     )
@@ -136,10 +139,14 @@ def _name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     yield from _kv_hits(view, name_start, name_end, match.end(), rule, next_line=False)
 
 
-def _xml_pair(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+_XML_PAIR = re.compile(rb"[\"']([A-Za-z0-9_.:-]{2,80})[\"'][ \t]+value=")
+
+
+def _xml_pair(view: View, pos: int, rule: Rule) -> Iterable[Hit]:
     """``<add key="ClearTextPassword" value="..."/>`` (NuGet, .NET app settings)."""
-    name_start, name_end = match.span("n")
-    yield from _kv_hits(view, name_start, name_end, match.end() - 1, rule, next_line=False)
+    found = _XML_PAIR.match(view.data, pos)
+    if found:
+        yield from _kv_hits(view, found.start(1), found.end(1), found.end(), rule, next_line=False)
 
 
 def _cookie(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -175,21 +182,13 @@ def _bearer(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         yield Hit(start, end, rule.kind, rule.id)
 
 
-def _basic(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    start, end = match.span(1)
-    value = view.data[start:end]
-    extra = _basic_extra(value)
-    if extra:
-        yield Hit(start, end, rule.kind, rule.id, extra=extra)
-
-
 _SCHEME_BACK = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]{0,30}$")
 _AUTHORITY_END = frozenset(b"/?# \t\r\n\"'<>`\\|,;)]}")
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
 def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """``scheme://user:password@host``; the password may contain unencoded ``@``."""
+    """``scheme://user:password@host``; the password may contain unencoded ``@``, ``#``, ``/``."""
     data = view.data
     if not _SCHEME_BACK.search(data, max(0, match.start() - 31), match.start()):
         return
@@ -200,7 +199,9 @@ def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
         end += 1
     at = data.rfind(b"@", pos, end)
     if at < 0:
-        return
+        at = _late_at(data, pos, end, limit)
+        if at < 0:
+            return
     colon = data.find(b":", pos, at)
     if colon >= 0:
         if colon + 1 < at and not is_placeholder(data[colon + 1 : at]):
@@ -209,6 +210,28 @@ def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     user = data[pos:at]
     if _looks_like_token(user):  # https://<token>@github.com, sentry DSN keys
         yield Hit(pos, at, "url-token", rule.id)
+
+
+_TOKEN_END = frozenset(b" \t\r\n\"'<>`")
+_HOST_AFTER = re.compile(rb"[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]{1,5})?(?:[/?#]|$|[ \t\r\n\"'<>])")
+
+
+def _late_at(data: bytes, pos: int, stop: int, limit: int) -> int:
+    """An ``@`` after a ``/``, ``?`` or ``#`` that belongs to an unencoded password.
+
+    Only when ``user:`` starts the authority and the text up to the ``@`` has no
+    ``=``/``&`` (a query string with an e-mail address is not userinfo).
+    """
+    colon = data.find(b":", pos, stop)
+    if colon < 0 or stop >= limit or data[stop] not in b"/?#":
+        return -1
+    end = stop
+    while end < limit and data[end] not in _TOKEN_END:
+        end += 1
+    at = data.rfind(b"@", stop, end)
+    if at < 0 or b"=" in data[colon:at] or b"&" in data[colon:at]:
+        return -1
+    return at if _HOST_AFTER.match(data, at + 1) else -1
 
 
 def _looks_like_token(value: bytes) -> bool:
@@ -230,45 +253,43 @@ def _percent_forms(value: bytes) -> tuple[bytes, ...]:
         return ()
 
 
-def _go_dsn(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """Go MySQL DSN: ``user:password@tcp(host:3306)/db``."""
-    data = view.data
-    start = match.start()
-    line_start = (
-        max(data.rfind(b"\n", 0, start), data.rfind(b" ", 0, start), data.rfind(b'"', 0, start)) + 1
-    )
-    colon = data.find(b":", line_start, start)
-    if colon >= 0 and colon + 1 < start:
-        yield Hit(colon + 1, start, rule.kind, rule.id)
+_CLI_TOOLS = re.compile(rb"(?:mysql|mariadb|sshpass|curl|wget)[a-z]*(?:\.exe)?[ \t]")
+_CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
 
 
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """``mysql -uroot -phunter2``, ``sshpass -p hunter2``, ``curl -u user:pass``."""
     data = view.data
-    line_end = data.find(b"\n", match.end())
-    line_end = len(data) if line_end < 0 else line_end
-    line = view.low[match.end() : line_end]
-    tool = match.group().lower()
-    flags = (
-        rb"(?:^|[ \t])(?:-u|--user|-U|--proxy-user)[ \t]*([^ \t\"']+|\"[^\"]*\"|'[^']*')"
-        if tool == b"curl"
-        else rb"(?:^|[ \t])-p[ \t]*([^ \t\"'-][^ \t\"']*|\"[^\"]*\"|'[^']*')"
-    )
-    if tool != b"sshpass" and tool != b"curl":
-        flags = rb"(?:^|[ \t])-p([^ \t\"'][^ \t\"']*|\"[^\"]*\"|'[^']*')"
-    for found in re.finditer(flags, line):
-        start, end = match.end() + found.start(1), match.end() + found.end(1)
-        value = data[start:end].strip(b"\"'")
-        if tool == b"curl":
-            colon = value.find(b":")
-            if colon < 0:
-                continue
-            inner = data.find(value, start, end)
-            start, end = inner + colon + 1, inner + len(value)
-        elif data[start : start + 1] in (b'"', b"'"):
-            start, end = start + 1, end - 1
-        if end > start and not is_placeholder(data[start:end]):
-            yield Hit(start, end, rule.kind, rule.id)
+    line_start = data.rfind(b"\n", 0, match.start()) + 1
+    tool = _CLI_TOOLS.search(view.low, line_start, match.start() + 1)
+    if tool is None:
+        return
+    name = tool.group()
+    flag = match.group()[2:]
+    pos = match.end()
+    if flag == b"p":
+        if name.startswith(b"sshpass"):
+            while pos < len(data) and data[pos] in b" \t":
+                pos += 1
+        elif pos < len(data) and data[pos] in b" \t=":
+            return  # mysql -p alone prompts; "-p 3306" is not a password
+    elif not name.startswith((b"curl", b"wget")):
+        return  # mysql -u is the user name
+    else:
+        while pos < len(data) and data[pos] in b" \t=":
+            pos += 1
+    found = _CLI_VALUE.match(data, pos)
+    if found is None:
+        return
+    group = next(i for i in (1, 2, 3) if found.group(i) is not None)
+    start, end = found.span(group)
+    if flag != b"p":
+        colon = data.find(b":", start, end)
+        if colon < 0:
+            return
+        start = colon + 1
+    if end > start and not is_placeholder(data[start:end]):
+        yield Hit(start, end, rule.kind, rule.id)
 
 
 def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -285,6 +306,12 @@ def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
 def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     at = match.start()
+    if data[at + 1 : at + 2] in (b"t", b"u"):  # Go MySQL DSN: user:password@tcp(host)/db
+        start = max(data.rfind(s, 0, at) for s in (b"\n", b" ", b'"', b"'", b"=")) + 1
+        colon = data.find(b":", start, at)
+        if colon >= 0 and colon + 1 < at and not is_placeholder(data[colon + 1 : at]):
+            yield Hit(colon + 1, at, "url-password", "go-mysql-dsn")
+        return
     start = at
     while start > 0 and data[start - 1] in _LOCAL and at - start < 64:
         start -= 1
@@ -322,7 +349,6 @@ KV_RULES: tuple[Rule, ...] = (
             "tests passed=12",
         ),
     ),
-    kv_rule("pwd", "password", examples=(("Pwd={x}}y};", "x}}y"),), decoys=("PWD=/home/alice",)),
     kv_rule(
         "secret",
         "secret",
@@ -349,6 +375,7 @@ KV_RULES: tuple[Rule, ...] = (
         examples=(
             ("x-api-key: 9f8e7d6c5b4a", "9f8e7d6c5b4a"),
             ('"sharedKey": "abc+/def=="', "abc+/def=="),
+            ('<add key="ClearTextPassword" value="nuget-p4ss" />', "nuget-p4ss"),
             ("LYFTDATA_AUTO_ENROLLMENT_KEY=ab12cd34", "ab12cd34"),
         ),
         decoys=("cache_key=abc", "keyboard=us", "monkey=see", "key: value"),
@@ -359,6 +386,7 @@ KV_RULES: tuple[Rule, ...] = (
         examples=(
             ("Authorization: Bearer abcdefghij0123456789XYZ", "abcdefghij0123456789XYZ"),
             ('"auth": "dXNlcjpzM2NyM3Q="', "dXNlcjpzM2NyM3Q="),
+            ("Proxy-Authorization: Basic dXNlcjpzM2NyM3Q=", "dXNlcjpzM2NyM3Q="),
         ),
         decoys=("authorName=bob", "auth=ok", "auth_method: oidc"),
     ),
@@ -383,7 +411,12 @@ KV_RULES: tuple[Rule, ...] = (
     ),
     kv_rule("dsn", "connection-string", examples=(("SENTRY_DSN=abc123", "abc123"),)),
     kv_rule("psk", "psk", examples=(("LYFTDATA_JWT_PSK=deadbeefcafe", "deadbeefcafe"),)),
-    kv_rule("pw", "password", examples=(('{"pw": "tiny-pw-1"}', "tiny-pw-1"),), decoys=("pwm=3",)),
+    kv_rule(
+        "pw",
+        "password",
+        examples=(('{"pw": "tiny-pw-1"}', "tiny-pw-1"), ("Pwd={x}}y};", "x}}y")),
+        decoys=("pwm=3", "PWD=/home/alice"),
+    ),
 )
 
 CONTEXT_RULES: tuple[Rule, ...] = (
@@ -401,16 +434,6 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("- name: API_TOKEN\n  value: tok-123456", "tok-123456"),
         ),
         decoys=('{"name": "LOG_LEVEL", "value": "debug"}',),
-    ),
-    Rule(
-        "xml-key-value",
-        "secret",
-        "key-value",
-        '<add key="ClearTextPassword" value="..."/> style settings.',
-        rb"key=[\"'](?P<n>[a-z0-9_.:-]{2,80})[\"'][ \t]+value=[\"']",
-        lower=True,
-        handler=_xml_pair,
-        examples=(('<add key="ClearTextPassword" value="nuget-p4ss" />', "nuget-p4ss"),),
     ),
     Rule(
         "cookie",
@@ -438,17 +461,6 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         decoys=("bearer token required",),
     ),
     Rule(
-        "basic-auth",
-        "basic-auth",
-        "basic-auth",
-        "Basic credentials (base64 user:password); both forms propagated.",
-        rb"basic[ \t]+([a-z0-9+/]{8,}={0,2})",
-        lower=True,
-        handler=_basic,
-        examples=(("Proxy-Authorization: Basic dXNlcjpzM2NyM3Q=", "dXNlcjpzM2NyM3Q="),),
-        decoys=("basic configuration loaded",),
-    ),
-    Rule(
         "url-userinfo",
         "url-password",
         "connection-string",
@@ -460,17 +472,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("mongodb+srv://u:p@ss@cluster0.example.net/", "p@ss"),
             ("redis://:pw0rd@h:6379", "pw0rd"),
             ("https://u:p%40ss%3Aword@host/", "p%40ss%3Aword"),
+            ("postgres://app:kFDi#uJ/b?0@db:5432/x", "kFDi#uJ/b?0"),
         ),
-        decoys=("https://example.com/a:b", "ssh://git@host/repo"),
-    ),
-    Rule(
-        "go-mysql-dsn",
-        "url-password",
-        "connection-string",
-        "Go MySQL DSN user:password@tcp(host)/db.",
-        rb"@(?:tcp|unix)\(",
-        handler=_go_dsn,
-        examples=(("dsn user:s3cret@tcp(db:3306)/app", "s3cret"),),
+        decoys=(
+            "https://example.com/a:b",
+            "ssh://git@host/repo",
+            "https://h:8080/x?e=a@b",
+        ),
     ),
     Rule(
         "azure-account-key",
@@ -503,35 +511,19 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "mysql-p-flag",
+        "cli-password-flag",
         "password",
         "cli",
-        "mysql/mariadb -pPASSWORD (no space).",
-        rb"mysql|mariadb",
-        lower=True,
+        "mysql -pPASSWORD, sshpass -p PASSWORD, curl/wget -u user:PASSWORD on a command line.",
+        rb" -(?:-user[ \t=]|[pu])",
         handler=_cli_password,
-        examples=(("mysql -uroot -phunter2 db", "hunter2"),),
-        decoys=("mysql -P 3306 -h db",),
-    ),
-    Rule(
-        "sshpass-p-flag",
-        "password",
-        "cli",
-        "sshpass -p PASSWORD.",
-        rb"sshpass",
-        lower=True,
-        handler=_cli_password,
-        examples=(("sshpass -p hunter2 ssh h", "hunter2"),),
-    ),
-    Rule(
-        "curl-user",
-        "password",
-        "cli",
-        "curl -u user:password.",
-        rb"curl",
-        lower=True,
-        handler=_cli_password,
-        examples=(("curl -u admin:s3cret https://x", "s3cret"),),
+        examples=(
+            ("mysql -uroot -phunter2 db", "hunter2"),
+            ("sshpass -p hunter2 ssh h", "hunter2"),
+            ("curl -u admin:s3cret https://x", "s3cret"),
+            ("curl --user admin:s3cret https://x", "s3cret"),
+        ),
+        decoys=("mysql -P 3306 -h db", "mkdir -p /var/lib/x", "docker run -p 8080:80 img"),
     ),
     Rule(
         "netrc",
@@ -548,11 +540,12 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "email",
         "pii",
         "E-mail addresses (personal data).",
-        rb"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])",
+        rb"@(?:tcp\(|unix\(|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-]))",
         handler=_email,
         examples=(
             ("contact Alice.B+ops@mail.corp.example.com", "Alice.B+ops@mail.corp.example.com"),
             ("mailto:ADMIN@EXAMPLE.ORG", "ADMIN@EXAMPLE.ORG"),
+            ("dsn user:s3cret@tcp(db:3306)/app", "s3cret"),
         ),
         decoys=("git@github.com:org/repo", "image@sha256:abc", "ssh-ed25519 AAAAC3 user@host"),
     ),

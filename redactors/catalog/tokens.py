@@ -89,54 +89,25 @@ def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
 
 
-def _telegram(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    start = match.start()
-    while start > 0 and view.data[start - 1] in b"0123456789" and match.start() - start < 12:
-        start -= 1
-    if match.start() - start >= 8 and view.left_ok(start):
-        yield Hit(start, match.end(), rule.kind, rule.id)
-
-
 TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
-        "aws-access-key-id",
+        "a-prefixed-keys",
         "aws-access-key-id",
         "cloud",
-        "AWS access key id (long-term AKIA, temporary ASIA and others).",
-        rb"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
-        left_boundary=True,
+        "AWS access key ids (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza) and age identities.",
+        rb"A(?:(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])|Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"
+        rb"|GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
+        handler=_prefixed({"AIza": "gcp-api-key", "AGE-": "age-secret-key"}, "aws-access-key-id"),
         examples=(
             ("aws_access_key_id=AKIAQWERTYUIOPASDF23", "AKIAQWERTYUIOPASDF23"),
             ("creds ASIAZXCVBNMASDFGHJ45 expire", "ASIAZXCVBNMASDFGHJ45"),
-        ),
-        decoys=("AKIA is a prefix", "XAKIAQWERTYUIOPASDF23X"),
-    ),
-    Rule(
-        "aws-session-token",
-        "aws-session-token",
-        "cloud",
-        "AWS STS session token.",
-        rb"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{80,}",
-        examples=(
-            (
-                "x-amz-security-token: IQoJb3JpZ2luX2Vj" + "EJr" * 40,
-                "IQoJb3JpZ2luX2Vj" + "EJr" * 40,
-            ),
-        ),
-    ),
-    Rule(
-        "gcp-api-key",
-        "gcp-api-key",
-        "cloud",
-        "Google API key.",
-        rb"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
-        left_boundary=True,
-        examples=(
             (
                 "key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
                 "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
             ),
+            (AGE_KEY, AGE_KEY),
         ),
+        decoys=("AKIA is a prefix", "XAKIAQWERTYUIOPASDF23X"),
     ),
     Rule(
         "azure-ad-client-secret",
@@ -383,7 +354,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "digitalocean-token",
         "cloud",
         "DigitalOcean personal access / OAuth token.",
-        rb"do[opr]_v1_[a-f0-9]{64}",
+        rb"dop_v1_[a-f0-9]{64}",
         left_boundary=True,
         examples=(("dop_v1_" + "0123456789abcdef" * 4, "dop_v1_" + "0123456789abcdef" * 4),),
     ),
@@ -406,20 +377,6 @@ TOKEN_RULES: tuple[Rule, ...] = (
         examples=(("shpat_" + "0123456789abcdef" * 2, "shpat_" + "0123456789abcdef" * 2),),
     ),
     Rule(
-        "telegram-bot-token",
-        "telegram-token",
-        "saas",
-        "Telegram bot token.",
-        rb":AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
-        handler=_telegram,
-        examples=(
-            (
-                "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
-                "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
-            ),
-        ),
-    ),
-    Rule(
         "jwt",
         "jwt",
         "token",
@@ -437,14 +394,6 @@ TOKEN_RULES: tuple[Rule, ...] = (
             ),
         ),
         decoys=("eyJustAWord.here.too",),
-    ),
-    Rule(
-        "age-secret-key",
-        "age-secret-key",
-        "keys",
-        "age X25519 identity.",
-        rb"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
-        examples=((AGE_KEY, AGE_KEY),),
     ),
     Rule(
         "lyftdata-api-key",
