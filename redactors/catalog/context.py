@@ -14,6 +14,7 @@ import binascii
 import re
 from collections.abc import Callable, Iterable
 
+from ..entropy import run_after
 from ..keys import is_placeholder, secret_kind
 from ..rules import ALNUM, Hit, Rule, View
 from ..values import NeedMore, value_spans
@@ -82,6 +83,11 @@ def _kv_hits(
 def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     start = _key_start(data, match.start())
+    if match.groupdict().get("prose") is not None:
+        span = run_after(data, match.start("prose"))
+        if span is not None:
+            yield Hit(span[0], span[1], "high-entropy", rule.id)
+        return
     sep = match.group("sep")
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C):
         return  # only <password>value</password>
@@ -98,13 +104,20 @@ def kv_rule(
     kind: str,
     examples: tuple[tuple[str, str], ...] = (),
     decoys: tuple[str, ...] = (),
+    *,
+    prose: bool = False,
 ) -> Rule:
-    """``<...keyword...><sep><value>``; a bare space separates only after ``-`` (CLI flags)."""
+    """``<...keyword...><sep><value>``; a bare space separates only after ``-`` (CLI flags).
+
+    With ``prose``, a random-looking run shortly after the keyword is taken too
+    ("token is 9f8ZqA7b..."): the high-entropy fallback.
+    """
     kw = re.escape(keyword.encode())
+    prose_branch = rb"|(?P<prose>[^\n]{0,40}?[ \t:=])(?=[a-z0-9+/_=-]{24})" if prose else b""
     pattern = (
         kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48})"
         rb"(?:(?:\\*[\"']|&quot;|\\u0022)?[ \t]{0,4}(?P<sep>=>|:=|[:=]|>)"
-        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-])|(?!)))"
+        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-])|(?!))" + prose_branch + rb")"
     )
     return Rule(
         f"kv-{keyword.strip('-')}",
@@ -348,6 +361,7 @@ KV_RULES: tuple[Rule, ...] = (
             "password reset email sent",
             "tests passed=12",
         ),
+        prose=True,
     ),
     kv_rule(
         "secret",
@@ -357,6 +371,7 @@ KV_RULES: tuple[Rule, ...] = (
             ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", "wJalrXUtnFEMI/K7MDENG"),
         ),
         decoys=("secretary=bob", "secret rotation completed", "secret_name: db-creds"),
+        prose=True,
     ),
     kv_rule(
         "token",
@@ -366,8 +381,10 @@ KV_RULES: tuple[Rule, ...] = (
             ("session_token: 0f8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c", "0f8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c"),
             ("--token abc123def456", "abc123def456"),
             ("token:abc123def456,next=1", "abc123def456"),
+            ("the token is 9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ here", "9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ"),
         ),
         decoys=("max_tokens=4096", "token refresh scheduled", "tokenizer=bpe", "token_ttl=3600"),
+        prose=True,
     ),
     kv_rule(
         "key",
@@ -379,6 +396,7 @@ KV_RULES: tuple[Rule, ...] = (
             ("LYFTDATA_AUTO_ENROLLMENT_KEY=ab12cd34", "ab12cd34"),
         ),
         decoys=("cache_key=abc", "keyboard=us", "monkey=see", "key: value"),
+        prose=True,
     ),
     kv_rule(
         "auth",
@@ -395,6 +413,7 @@ KV_RULES: tuple[Rule, ...] = (
         "credential",
         examples=(("credentials=u1:p2-secret", "u1:p2-secret"),),
         decoys=("credential_id=42",),
+        prose=True,
     ),
     kv_rule(
         "session",
