@@ -261,6 +261,13 @@ class NetworkPseudonymizer:
         self._names[key] = (kind, name)
         self._matcher = None
 
+    def export_names(self) -> list[tuple[str, bytes]]:
+        return list(self._names.values())
+
+    def import_names(self, names: Iterable[tuple[str, bytes]]) -> None:
+        for kind, name in names:
+            self.learn_name(kind, name)
+
     def name_hits(self, view: View) -> Iterator[Hit]:
         if not self._names:
             return

@@ -53,6 +53,11 @@ class Tokenizer:
             self._map[token] = (kind, value)
         return token
 
+    def merge_mapping(self, other: dict[str, tuple[str, bytes]]) -> None:
+        if self.keep_map:
+            for token, entry in other.items():
+                self._map.setdefault(token, entry)
+
     def mapping(self) -> dict[str, tuple[str, bytes]]:
         """token -> (kind, original value); empty unless ``keep_map``."""
         return dict(self._map)

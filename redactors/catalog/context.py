@@ -483,7 +483,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "url-userinfo",
         "url-password",
         "connection-string",
-        "Password in scheme://user:password@host (any scheme, unencoded @, percent-encoding).",
+        "Password in the user info of a URL of any scheme (unencoded @, percent-encoding).",
         rb"://",
         handler=_url_userinfo,
         examples=(
@@ -503,7 +503,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "azure-account-key",
         "azure-storage-key",
         "cloud",
-        "Azure AccountKey= / SharedAccessKey= in connection strings.",
+        "Azure account and shared access keys in connection strings.",
         rb"ac(?:count|cess)key=",
         lower=True,
         handler=_after_eq,
@@ -533,7 +533,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "cli-password-flag",
         "password",
         "cli",
-        "mysql -pPASSWORD, sshpass -p PASSWORD, curl/wget -u user:PASSWORD on a command line.",
+        "Passwords given to mysql, mariadb, sshpass, curl or wget on a command line.",
         rb" -(?:-user[ \t=]|[pu])",
         handler=_cli_password,
         examples=(

@@ -399,7 +399,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "lyftdata-api-key",
         "lyftdata-api-key",
         "product",
-        "LyftData API key as printed by `lyftdata api-key issue`.",
+        "LyftData API key, as the CLI prints it after API-KEY(name;role;scope).",
         rb"api-key\(",
         lower=True,
         handler=_after_paren,
