@@ -17,7 +17,7 @@ from schemas import RedactionReport, RedactionSummary, RuleInfo
 
 from .binary import SNIFF_BYTES, sniff
 from .catalog import BUILTIN_RULES, RULESET_ID, ruleset_sha256
-from .engine import Engine
+from .engine import Engine, resolve
 from .errors import MemberRefused
 from .keys import secret_kind
 from .literals import LiteralSet
@@ -25,6 +25,7 @@ from .network import NetworkPseudonymizer
 from .policy import Policy
 from .report import MemberRecord, ReportBuilder
 from .rules import Hit, Rule, View
+from .secretfiles import scanner_for
 from .stream import redact_stream
 from .structure import STRUCTURE_MAX, detect_format, find_secrets, parse, redact_object
 from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
@@ -82,8 +83,6 @@ class BundleRedactor:
         if not hits:
             self._names[name] = name
             return name
-        from .engine import resolve
-
         out, cursor = [], 0
         for hit in resolve(hits, data):
             out.append(data[cursor : hit.start])
@@ -152,9 +151,7 @@ class BundleRedactor:
             )
             yield from self._hashed(stored, gzip_chunks(inner))
             return
-        yield from self._hashed(
-            stored, redact_stream(chunks, scan, replace, chunk_size=self.policy.chunk_size)
-        )
+        yield from self._hashed(stored, redact_stream(chunks, scan, replace, **self._sizes))
 
     def redact_text(self, text: str) -> str:
         """Redact a short string (an error message, an option value) in one call."""
@@ -166,8 +163,6 @@ class BundleRedactor:
         view = View(data)
         hits = self.engine.scan(view)
         hits += self._literal_scan(view)
-        from .engine import resolve
-
         replace = self._replacer(record, None)
         out, cursor = [], 0
         for hit in resolve(hits, data):
@@ -249,6 +244,10 @@ class BundleRedactor:
         return self.tokens.mapping()
 
     # -- internals -------------------------------------------------------------------------
+    @property
+    def _sizes(self) -> dict[str, int]:
+        return {"chunk_size": self.policy.chunk_size, "overlap": self.policy.overlap}
+
     def _stored(self, name: str) -> str:
         if name in self._names:
             return self._names[name]
@@ -282,16 +281,23 @@ class BundleRedactor:
         engine = self._engine_for(name)
         head, chunks = peek(chunks, SNIFF_BYTES)
         fmt = detect_format(name, media_type, head)
+        special = scanner_for(name)
+        if special is not None:
+            replace = self._replacer(record, None)
+
+            def scan_special(view: View) -> list[Hit]:
+                return resolve([*engine.scan(view), *special(view)], view.data)
+
+            yield from redact_stream(chunks, scan_special, replace, **self._sizes)
+            return
         if fmt is None:
             replace = self._replacer(record, None)
-            yield from redact_stream(
-                chunks, engine.scan, replace, chunk_size=self.policy.chunk_size
-            )
+            yield from redact_stream(chunks, engine.scan, replace, **self._sizes)
             return
         buffered, rest = peek(chunks, min(self.policy.structure_max, STRUCTURE_MAX) + 1)
         replace = self._replacer(record, fmt)
         if len(buffered) > self.policy.structure_max:
-            yield from redact_stream(rest, engine.scan, replace, chunk_size=self.policy.chunk_size)
+            yield from redact_stream(rest, engine.scan, replace, **self._sizes)
             return
         yield from self._structured(buffered, fmt, engine, replace)
 
@@ -311,12 +317,10 @@ class BundleRedactor:
                 for s, e, k, i in local.find(view.data)
             ]
             if len(hits) > 1:
-                from .engine import resolve
-
                 return resolve(hits, view.data)
             return hits
 
-        yield from redact_stream([data], scan, replace, chunk_size=self.policy.chunk_size)
+        yield from redact_stream([data], scan, replace, **self._sizes)
 
     def _literal_scan(self, view: View) -> list[Hit]:
         hits = [
@@ -325,8 +329,6 @@ class BundleRedactor:
         ]
         if self.network is not None:
             hits += self.network.name_hits(view)
-            from .engine import resolve
-
             return resolve(hits, view.data)
         return hits
 

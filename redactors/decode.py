@@ -33,6 +33,13 @@ _SEGMENT_STOP = frozenset(b" \t\r\n\0\"'<>`")
 _ESCAPE_RE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([\"\\/bfnrt']))")
 _PERCENT_RE = re.compile(rb"%([0-9a-fA-F]{2})")
 _ENTITY_RE = re.compile(rb"&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_ANSI_RE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+_CONFUSABLE_RE = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xef\xbb\xbf|\xe2\x81\xa0|[\xd0\xd1][\x80-\xbf]")
+_HOMOGLYPHS = {
+    "а": b"a", "е": b"e", "о": b"o", "р": b"p", "с": b"c", "у": b"y", "х": b"x", "і": b"i",
+    "ј": b"j", "ѕ": b"s", "А": b"A", "В": b"B", "Е": b"E", "К": b"K", "М": b"M", "Н": b"H",
+    "О": b"O", "Р": b"P", "С": b"C", "Т": b"T", "Х": b"X", "ԁ": b"d",
+}  # fmt: skip
 _ENTITIES = {b"quot": b'"', b"amp": b"&", b"lt": b"<", b"gt": b">", b"apos": b"'"}
 _SIMPLE = {b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
 _DEEP_B64_RE = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
@@ -52,6 +59,8 @@ def _b64_signatures(word: bytes) -> list[bytes]:
 
 
 ESCAPE_ANCHORS: tuple[tuple[str, bytes], ...] = (
+    ("ansi", rb"\x1b\["),
+    ("confusable", rb"\xe2\x80[\x8b-\x8d]|\xef\xbb\xbf|\xe2\x81\xa0|[\xd0\xd1][\x80-\xbf]"),
     ("json-escape", rb"\\u00"),
     ("html-entity", rb"&(?:quot|#[0-9]{2,3}|#x[0-9a-fA-F]{2});"),
     ("percent", rb"%(?:3[AaDd]|40)"),
@@ -61,7 +70,7 @@ BLOCK_ANCHORS: tuple[bytes, ...] = (b"eyJ", b"LS0tLS1CRUdJTi", b"H4sI")
 
 def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:
     """Decoded bytes and, per decoded byte, the start and end of its source in ``text``."""
-    regex = {"json-escape": _ESCAPE_RE, "percent": _PERCENT_RE, "html-entity": _ENTITY_RE}[kind]
+    regex = _REGEXES[kind]
     out = bytearray()
     starts: list[int] = []
     ends: list[int] = []
@@ -85,7 +94,7 @@ def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]
 
 def _fast_decode(kind: str, text: bytes) -> bytes | None:
     """The decoded text without the offset map (built only when a secret is found)."""
-    regex = {"json-escape": _ESCAPE_RE, "percent": _PERCENT_RE, "html-entity": _ENTITY_RE}[kind]
+    regex = _REGEXES[kind]
     try:
         return regex.sub(lambda m: _escape_value(kind, m), text)
     except (ValueError, UnicodeEncodeError):
@@ -93,6 +102,13 @@ def _fast_decode(kind: str, text: bytes) -> bytes | None:
 
 
 def _escape_value(kind: str, found: re.Match[bytes]) -> bytes:
+    if kind == "ansi":
+        return b""
+    if kind == "confusable":
+        text = found.group().decode("utf-8", "replace")
+        return _HOMOGLYPHS.get(
+            text, b"" if text in "\u200b\u200c\u200d\ufeff\u2060" else found.group()
+        )
     if kind == "percent":
         return bytes([int(found.group(1), 16)])
     if kind == "html-entity":
@@ -106,6 +122,15 @@ def _escape_value(kind: str, found: re.Match[bytes]) -> bytes:
     if byte:
         return bytes([int(byte, 16)])
     return _SIMPLE.get(simple, simple)
+
+
+_REGEXES = {
+    "json-escape": _ESCAPE_RE,
+    "percent": _PERCENT_RE,
+    "html-entity": _ENTITY_RE,
+    "ansi": _ANSI_RE,
+    "confusable": _CONFUSABLE_RE,
+}
 
 
 def _segment(data: bytes, pos: int, stop: frozenset[int]) -> tuple[int, int]:
@@ -165,7 +190,7 @@ class Decoders:
     def _escaped(self, view: View, kind: str, start: int, end: int, depth: int) -> Iterator[Hit]:
         segment = view.data[start:end]
         decoded = _fast_decode(kind, segment)
-        if decoded is None or len(decoded) == len(segment):
+        if decoded is None or decoded == segment:
             return
         found = self._scan(View(decoded), depth + 1)
         if not found:

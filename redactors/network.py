@@ -109,7 +109,8 @@ class NetworkPseudonymizer:
             mk(
                 "net-mac",
                 "mac",
-                rb"[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}(?![0-9a-f:])",
+                rb"[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4,18}(?![0-9a-f:])"
+                rb"|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}(?![0-9a-f.])",
                 self._mac,
                 True,
             ),
@@ -302,11 +303,7 @@ class NetworkPseudonymizer:
         if kind == "ipv6":
             return self._map_ipv6(ipaddress.IPv6Address(value.decode())).encode()
         if kind == "mac":
-            d = self._digest("mac", value.lower())
-            sep = ":" if b":" in value else "-"
-            return sep.join(
-                ["02", "53", "4f", f"{d >> 16 & 255:02x}", f"{d >> 8 & 255:02x}", f"{d & 255:02x}"]
-            ).encode()
+            return self._map_mac(value)
         if kind == "username":
             return f"user-{self._digest('user', value):08x}"[:13].encode()
         labels = value.split(b".")
@@ -319,6 +316,14 @@ class NetworkPseudonymizer:
             parts.append(f"domain-{self._digest('domain', middle):08x}"[:11])
         parts.append(labels[-1].decode("latin-1").lower())
         return ".".join(parts).encode()
+
+    def _map_mac(self, value: bytes) -> bytes:
+        """Same length and separators; the first bytes mark it locally administered (02:53:4f)."""
+        text = value.decode().lower()
+        digits = sum(c in "0123456789abcdef" for c in text)
+        stream = "02534f" + self._tokens.digest(b"mac|" + text.encode()) * 8
+        fake = iter(stream[:digits])
+        return "".join(next(fake) if c in "0123456789abcdef" else c for c in text).encode()
 
     def _octet(self, parent: tuple[int, ...], value: int, lo: int, hi: int) -> int:
         table = self._octets[parent]
