@@ -42,7 +42,9 @@ def sniff(head: bytes) -> Sniff:
     """Classify a member by its first bytes (at least :data:`SNIFF_BYTES` when available)."""
     if head[:2] == b"\x1f\x8b":
         return Sniff("gzip", "gzip-compressed")
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_utf16(
+        head[2:], head[:2] == b"\xff\xfe"
+    ):
         return Sniff("utf-16-le" if head[:2] == b"\xff\xfe" else "utf-16-be", "UTF-16 text")
     for magic, detail in _MAGIC:
         if head.startswith(magic):
@@ -71,6 +73,12 @@ def sniff(head: bytes) -> Sniff:
     if control > len(sample) // 10:
         return Sniff("binary", "mostly control bytes")
     return Sniff("text")
+
+
+def _looks_utf16(body: bytes, little: bool) -> bool:
+    """A BOM alone proves nothing (Latin-1 text may start with 0xFF 0xFE): check the zeros."""
+    high = body[1::2] if little else body[0::2]
+    return len(high) < 4 or high.count(0) >= 0.5 * len(high)
 
 
 def _nul_separated_text(sample: bytes) -> bool:

@@ -65,7 +65,7 @@ ESCAPE_ANCHORS: tuple[tuple[str, bytes], ...] = (
     ("html-entity", rb"&(?:quot|#[0-9]{2,3}|#x[0-9a-fA-F]{2});"),
     ("percent", rb"%(?:3[AaDd]|40)"),
 )
-BLOCK_ANCHORS: tuple[bytes, ...] = (b"eyJ", b"LS0tLS1CRUdJTi", b"H4sI")
+BLOCK_ANCHORS: tuple[bytes, ...] = (b"eyJ", b"LS0tLS1CRUdJTi", b"H4sI", b"SDRzSUFB", b"ZXlK")
 
 
 def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:

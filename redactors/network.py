@@ -68,6 +68,7 @@ KEEP_USERS = frozenset(
         "_apt",
     }
 )
+PSEUDONYM_RE = re.compile(rb"(?:host|user|domain)-[0-9a-f]{6,8}")
 _HOST_RE = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*")
 _USER_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 
@@ -198,6 +199,14 @@ class NetworkPseudonymizer:
 
     def _mac(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
         if (
+            match.group()
+            .lower()
+            .replace(b"-", b":")
+            .replace(b".", b"")
+            .startswith((b"02:53:4f", b"02534f"))
+        ):
+            return  # one of ours
+        if (
             view.left_ok(match.start(), ALNUM | frozenset(b":"))
             and match.group().lower() != b"00:00:00:00:00:00"
         ):
@@ -226,6 +235,8 @@ class NetworkPseudonymizer:
             yield self._hit(match.start(1), match.end(1), "hostname", rule.id)
 
     def _hostlike(self, host: bytes) -> bool:
+        if PSEUDONYM_RE.fullmatch(host.split(b".")[0]):
+            return False  # already a pseudonym: redacting twice changes nothing
         if not host or not _HOST_RE.fullmatch(host) or host.lower().decode() in KEEP_HOSTS:
             return False
         if any(host.lower().endswith(b"." + k.encode()) for k in KEEP_HOSTS if k != "localhost"):
@@ -238,6 +249,8 @@ class NetworkPseudonymizer:
 
     def _user_at(self, view: View, pos: int, rule: Rule) -> Iterator[Hit]:
         found = _USER_RE.match(view.data, pos)
+        if found and PSEUDONYM_RE.fullmatch(found.group()):
+            return
         if found and found.group() not in KEEP_USERS and found.group().lower() not in KEEP_USERS:
             self.learn_name("username", found.group())
             yield self._hit(found.start(), found.end(), "username", rule.id)
@@ -275,8 +288,11 @@ class NetworkPseudonymizer:
         if self._matcher is None:
             self._matcher = _Matcher({k: v for k, v in self._names.items()})
         for start, end, kind, _ in self._matcher.find(view.low):
-            if (start == 0 or view.low[start - 1] not in ALNUM | frozenset(b"-_")) and (
-                end == len(view.low) or view.low[end] not in ALNUM | frozenset(b"-_")
+            # A short name must stand alone (db01 is not db01-old); an FQDN may be glued
+            # into a longer token (sosreport-db01.corp.example.com-2026).
+            edge = ALNUM if b"." in view.low[start:end] else ALNUM | frozenset(b"-_")
+            if (start == 0 or view.low[start - 1] not in edge) and (
+                end == len(view.low) or view.low[end] not in edge
             ):
                 yield self._hit(start, end, kind, "net-learned-names")
 

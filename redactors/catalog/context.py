@@ -89,6 +89,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             yield Hit(span[0], span[1], "high-entropy", rule.id)
         return
     sep = match.group("sep")
+    if sep is None and data[start : start + 1] != b"-":
+        return  # "--password value" is a flag; "split-pw-64 tail" is not
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C):
         return  # only <password>value</password>
     if sep == b"=" and view.low[start : match.end()] == b"key=":
@@ -333,9 +335,18 @@ def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if start == at:
         return
     local = view.low[start:at]
-    if local in (b"git",) or view.low[max(0, start - 3) : start] == b"://":
-        return  # git@github.com, and a URL's user (a network identifier, kept)
+    if local in (b"git",) or _in_url_authority(view.low, start):
+        return  # git@github.com, and a URL's user info (handled by the URL rule)
     yield Hit(start, match.end(), rule.kind, rule.id)
+
+
+def _in_url_authority(low: bytes, pos: int) -> bool:
+    """True when ``pos`` is after ``scheme://`` with no ``/`` or space in between."""
+    scheme = low.rfind(b"://", max(0, pos - 256), pos)
+    if scheme < 0:
+        return False
+    between = low[scheme + 3 : pos]
+    return not any(c in between for c in b"/ \t\n\"'<>?")
 
 
 _LOCAL = ALNUM | frozenset(b"._%+-")
