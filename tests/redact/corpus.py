@@ -1,3 +1,4 @@
+# ruff: noqa: E501, RUF005 - a data table: one case per entry reads better than wrapped strings
 """The adversarial corpus of redaction.md §5 (71 cases) with ground truth.
 
 Each case: files (name -> content), the secret values that must not survive at

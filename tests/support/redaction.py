@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import gzip
 import html
 import json
@@ -59,14 +60,10 @@ def layers(data: bytes, depth: int = 3) -> list[bytes]:
     candidates.append(html.unescape(data.decode("utf-8", "replace")).encode())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        try:
+        with contextlib.suppress(UnicodeDecodeError, ValueError):
             candidates.append(data.decode("unicode_escape").encode("utf-8", "replace"))
-        except (UnicodeDecodeError, ValueError):
-            pass
-    try:
+    with contextlib.suppress(ValueError, UnicodeDecodeError):
         candidates.append(json.loads(b'"' + data.replace(b"\n", b"\\n") + b'"').encode())
-    except (ValueError, UnicodeDecodeError):
-        pass
     for run_ in _B64_RUN.finditer(data):
         text = run_.group()
         for altchars in (None, b"-_"):
