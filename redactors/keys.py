@@ -114,7 +114,7 @@ def _kind_for(words: tuple[str, ...], word: str) -> str:
     joined = "_".join(words)
     if words[0] == "flux" and ("token" in words or word == "token"):
         return "flux-token"
-    if words[0] == "lyftdata":
+    if words[0] == "lyftdata" or joined.endswith("worker_api_key"):
         return "lyftdata-api-key" if "api" in words else "lyftdata-secret"
     if "enrollment" in words or "enrolment" in words:
         return "enrollment-secret"
@@ -156,4 +156,9 @@ def is_placeholder(value: bytes) -> bool:
         return True
     if len(stripped) <= 64 and _PLACEHOLDER_RE.match(stripped):
         return True
-    return len(set(stripped)) == 1 and len(stripped) >= 3
+    # "********", "xxxxxx", "------": masks; "00000000" is a (bad) password and stays secret.
+    return (
+        len(set(stripped)) == 1
+        and len(stripped) >= 3
+        and (stripped[0] in b"xX" or not stripped.isalnum())
+    )

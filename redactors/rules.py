@@ -57,9 +57,13 @@ class View:
         return self._low
 
     def need_more_from(self, pos: int) -> None:
-        """Ask the stream to keep text from the start of ``pos``'s line for the next round."""
-        line_start = self.data.rfind(b"\n", 0, pos) + 1
-        self.hold = min(self.hold, line_start)
+        """Ask the stream to keep text from ``pos`` (from its line's start, if near) for later.
+
+        On a giant line (minified JSON) holding from the line start would hold
+        everything; holding from ``pos`` is enough, since the rule anchors there.
+        """
+        line_start = self.data.rfind(b"\n", max(0, pos - 4096), pos) + 1
+        self.hold = min(self.hold, line_start if line_start > 0 or pos < 4096 else pos)
 
     def left_ok(self, pos: int, chars: frozenset[int] = ALNUM) -> bool:
         return pos == 0 or self.data[pos - 1] not in chars

@@ -34,6 +34,16 @@ EXTRA_KINDS = (
     "enrollment-secret",
     "lyftdata-secret",
     "private-key-id",
+    "gcp-api-key",
+    "age-secret-key",
+    "grafana-token",
+    "anthropic-key",
+    "high-entropy",
+    "ipv4",
+    "ipv6",
+    "mac",
+    "hostname",
+    "username",
 )
 """Kinds produced by the PEM scanner, the structure pass and key-name mapping."""
 

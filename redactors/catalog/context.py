@@ -198,7 +198,7 @@ def _bearer(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
 
 
 _SCHEME_BACK = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]{0,30}$")
-_AUTHORITY_END = frozenset(b"/?# \t\r\n\"'<>`\\|,;)]}")
+_AUTHORITY_END = frozenset(b"/?# \t\r\n\"'<>`\\|")
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
