@@ -59,10 +59,31 @@ def test_the_catalog_covers_forty_kinds_and_every_category() -> None:
         "product",
     }
     kinds = all_kinds()
-    needed = """aws-access-key-id gcp-api-key azure-storage-key github-token gitlab-token slack-token
-    webhook-url stripe-key sendgrid-key twilio-key openai-key jwt bearer-token basic-auth cookie
-    url-password private-key password email flux-token lyftdata-api-key enrollment-secret
-    bootstrap-token""".split()
+    needed = [
+        "aws-access-key-id",
+        "gcp-api-key",
+        "azure-storage-key",
+        "github-token",
+        "gitlab-token",
+        "slack-token",
+        "webhook-url",
+        "stripe-key",
+        "sendgrid-key",
+        "twilio-key",
+        "openai-key",
+        "jwt",
+        "bearer-token",
+        "basic-auth",
+        "cookie",
+        "url-password",
+        "private-key",
+        "password",
+        "email",
+        "flux-token",
+        "lyftdata-api-key",
+        "enrollment-secret",
+        "bootstrap-token",
+    ]
     for kind in needed:
         assert kind in kinds
 
