@@ -35,7 +35,8 @@ def test_a_rule_file_with_every_kind_of_rule(tmp_path: Path) -> None:
     path.write_text(GOOD_YAML)
     custom = load_rules(path)
     files = {
-        "a.log": "lic ACME-ABCDEF0123456789 by ACME CORP internal_ref=ref-9981 LOGONLY-123456 project Falcon\n"
+        "a.log": "lic ACME-ABCDEF0123456789 by ACME CORP internal_ref=ref-9981 LOGONLY-123456"
+        " project Falcon\n"
         "example key AKIAIOSFODNN7EXAMPLE\n",
         "b.txt": "LOGONLY-654321 stays here\n",
         "cap.pcap": "binaryish",
