@@ -22,6 +22,7 @@ Findings carry a masked preview: never more than two leading characters.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
@@ -41,7 +42,12 @@ MANIFEST = "manifest.json"
 REPORT = "redaction-report.json"
 CHECKS = ["detector", "entropy", "encoded-literal", "member-name", "manifest", "report"]
 _SECRET_WORDS = re.compile(rb"secret|token|passw|api_?key|credential|private")
-_RESIDUE = re.compile(rb"\][A-Za-z0-9+/]{4,}|[A-Za-z0-9+/]{4,}\[REDACTED:")
+_RESIDUE = re.compile(
+    rb"\[REDACTED:(?!keyword:)[a-z0-9-]+:[0-9a-f]{8}\][A-Za-z0-9]{4,}"
+    rb"|(?<![\\%A-Za-z0-9])[A-Za-z0-9]{4,}\[REDACTED:(?!keyword:)"
+)
+"""Alphanumerics glued to a token: a value replaced only in part (keyword tokens are substrings
+by design, and escape sequences like ``\u003d`` are not residue)."""
 
 
 class Source(Protocol):
@@ -91,6 +97,8 @@ class Reviewer:
         if sniff(head).kind == "gzip":
             stream = gunzip_chunks(stream)
         label = "manifest" if name == MANIFEST else "report" if name == REPORT else None
+        if label is not None:
+            stream = iter([_canonical(label, b"".join(stream))])
 
         def record(hit: Hit, data: bytes, start: int, line: int) -> bytes:
             check = label or ("detector" if hit.via not in ("encoded-literal",) else hit.via)
@@ -115,11 +123,19 @@ class Reviewer:
 
     def name(self, name: str) -> list[ResidualFinding]:
         data = name.encode("utf-8", "surrogateescape")
+        hits = self.engine.scan(View(data))
+        if not hits:
+            return []
+        masked, cursor = [], 0  # the finding must not print the secret it found in the name
+        for hit in hits:
+            masked += [data[cursor : hit.start].decode("utf-8", "replace"), "…"]
+            cursor = hit.end
+        shown = "".join(masked) + data[cursor:].decode("utf-8", "replace")
         return [
             ResidualFinding(
-                member=name, kind=h.kind, check="member-name", preview=mask(data[h.start : h.end])
+                member=shown, kind=h.kind, check="member-name", preview=mask(data[h.start : h.end])
             )
-            for h in self.engine.scan(View(data))
+            for h in hits
         ]
 
 
@@ -128,6 +144,34 @@ def _entropy_hits(view: View) -> Iterator[Hit]:
         span = run_after(view.data, word.end())
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", "entropy", via="entropy")
+
+
+def _canonical(label: str, data: bytes) -> bytes:
+    """The manifest or report as scanned: validated, and with its count maps reduced to keys.
+
+    ``{"password": 3}`` in ``by_kind`` is a count per kind, not a password;
+    the schema guarantees the values are integers, so only the keys (kind
+    names) are kept for scanning. A member that does not validate is scanned
+    as it is.
+    """
+    from schemas import Manifest
+
+    model = RedactionReport if label == "report" else Manifest
+    try:
+        parsed = model.model_validate_json(data)
+    except ValueError:
+        return data
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node and all(isinstance(v, int) and not isinstance(v, bool) for v in node.values()):
+                return sorted(node)
+            return {k: strip(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return json.dumps(strip(parsed.model_dump(mode="json", by_alias=True)), indent=2).encode()
 
 
 def review_source(
@@ -171,7 +215,3 @@ def load_report(data: bytes) -> RedactionReport | None:
         return RedactionReport.model_validate_json(data)
     except ValueError:
         return None
-
-
-def _unused(*_: Any) -> None:  # keeps the Protocol import honest for type checkers
-    return None

@@ -64,8 +64,8 @@ def _kv_hits(
     lowered = key.lower().lstrip("-")
     for span in spans:
         value = data[span.start : span.end]
-        if is_placeholder(value):
-            continue
+        if is_placeholder(value) or (value.isdigit() and len(value) < 4):
+            continue  # a count or a flag ("attempts: 3"), not a credential (PINs have 4+ digits)
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
         hit_kind, extra = kind, ()
