@@ -92,33 +92,28 @@ def test_cli_review_with_the_reversible_map(tmp_path: Path) -> None:
     src.mkdir()
     (src / "a.conf").write_text("db_password=Mapped-Secret-1\n")
     env = {"MAPPW": "correct horse battery staple"}
-    code, _, err = _cli("redact", str(src), "--out", str(tmp_path / "out"), "--map-out", str(tmp_path / "m.map"),
-                        "--map-password-env", "MAPPW", env=env)  # fmt: skip
+    out, mapfile = str(tmp_path / "out"), str(tmp_path / "m.map")
+    code, _, err = _cli(
+        "redact",
+        str(src),
+        "--out",
+        out,
+        "--map-out",
+        mapfile,
+        "--map-password-env",
+        "MAPPW",
+        env=env,
+    )
     assert code == 0, err
     assert b"Mapped-Secret-1" not in (tmp_path / "m.map").read_bytes()
-    code, _, _ = _cli(
-        "review",
-        str(tmp_path / "out"),
-        "--map",
-        str(tmp_path / "m.map"),
-        "--map-password-env",
-        "MAPPW",
-        env=env,
-    )
+    with_map = ("--map", mapfile, "--map-password-env", "MAPPW")
+    code, _, _ = _cli("review", out, *with_map, env=env)
     assert code == 0
     (tmp_path / "out" / "leak.txt").write_text("copied: Mapped-Secret-1\n")
-    code, out, _ = _cli(
-        "review",
-        str(tmp_path / "out"),
-        "--map",
-        str(tmp_path / "m.map"),
-        "--map-password-env",
-        "MAPPW",
-        env=env,
-    )
+    code, printed, _ = _cli("review", out, *with_map, env=env)
     assert code == 1
-    assert "known-value" in out
-    code, _, err = _cli("review", str(tmp_path / "out"), "--map", str(tmp_path / "m.map"), "--map-password-env", "WRONG",
-                        env={"WRONG": "not the password at all"})  # fmt: skip
+    assert "known-value" in printed
+    wrong = ("--map", mapfile, "--map-password-env", "WRONG")
+    code, _, err = _cli("review", out, *wrong, env={"WRONG": "not the password at all"})
     assert code == 2
     assert "cannot decrypt map file" in err
