@@ -78,7 +78,7 @@ def test_keep_binary_keeps_and_reports(tree: Path, tmp_path: Path) -> None:
 def test_a_pool_of_workers_gives_the_same_output_as_one_process(tree: Path, tmp_path: Path) -> None:
     big = tree / "logs" / "big.log"
     big.write_text(
-        ("Nov 29 12:00:01 h app[1]: db_password=Pool-Pw-5 sent to bob@example.org\n" * 40000)
+        "Nov 29 12:00:01 h app[1]: db_password=Pool-Pw-5 sent to bob@example.org\n" * 40000
     )
     key = os.urandom(32)
     one = redact_to_directory(
