@@ -1,4 +1,4 @@
-"""bundler redact: a tree into a redacted directory (and a bundle), symlinks and binaries handled."""
+"""bundler redact: a tree into a redacted directory or a bundle; symlinks and binaries handled."""
 
 from __future__ import annotations
 
