@@ -17,11 +17,12 @@ from collections.abc import Iterator
 
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
-WORDS = (
+_SENTENCE = (
     "worker heartbeat received execution completed scheduled claim released request served "
-    "connection pool checkpoint stored lease renewed job queued placement evaluated runner started "
-    "metrics flushed shutdown signal reconnect backoff slot acquired"
-).split()
+    "connection pool checkpoint stored lease renewed job queued placement evaluated runner "
+    "started metrics flushed shutdown signal reconnect backoff slot acquired"
+)
+WORDS = _SENTENCE.split()
 DECOYS = (
     "token refresh scheduled in 300s",
     "cache key computed for partition 7",
@@ -51,7 +52,9 @@ def _secret(rng: random.Random) -> tuple[str, list[str]]:
         return f'{{"level":"warn","msg":"slack notify","slack_token":"{t}"}}', [t]
     if k == 3:
         head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
-        body = base64.urlsafe_b64encode(f'{{"sub":"{uuid.UUID(int=rng.getrandbits(128))}"}}'.encode())
+        body = base64.urlsafe_b64encode(
+            f'{{"sub":"{uuid.UUID(int=rng.getrandbits(128))}"}}'.encode()
+        )
         jwt = f"{head}.{body.rstrip(b'=').decode()}.{_r(rng, ALNUM + '-_', 43)}"
         return f"GET /api/v1/jobs Authorization: Bearer {jwt}", [jwt]
     if k == 4:
@@ -62,7 +65,7 @@ def _secret(rng: random.Random) -> tuple[str, list[str]]:
         return f'{{"ts":"2026-11-29T12:00:00Z","event":"config","password":"{p}"}}', [p]
     if k == 6:
         s = "sk_live_" + _r(rng, ALNUM, 24)
-        return f"time=2026-11-29T12:00:00Z level=info msg=\"billing\" stripe_key={s}", [s]
+        return f'time=2026-11-29T12:00:00Z level=info msg="billing" stripe_key={s}', [s]
     if k == 7:
         g = "AIza" + _r(rng, ALNUM + "-_", 35)
         return f"maps client configured key={g}", [g]
@@ -88,10 +91,16 @@ def _secret(rng: random.Random) -> tuple[str, list[str]]:
         t = _r(rng, ALNUM, 64)
         return f"FLUX_WORKERS__BOOTSTRAP_TOKEN={t}", [t]
     if k == 15:
-        t = "F" + _r(rng, string.digits, 4) + "-" + _r(rng, string.ascii_uppercase + string.digits, 20)
+        t = (
+            "F"
+            + _r(rng, string.digits, 4)
+            + "-"
+            + _r(rng, string.ascii_uppercase + string.digits, 20)
+        )
         return f"API-KEY(worker{rng.randrange(9)};api_read;default) {t}", [t]
     if k == 16:
-        e = f"{_r(rng, string.ascii_lowercase, 6)}.{_r(rng, string.ascii_lowercase, 5)}@corp.example.com"
+        lower = string.ascii_lowercase
+        e = f"{_r(rng, lower, 6)}.{_r(rng, lower, 5)}@corp.example.com"
         return f"notification sent to {e}", [e]
     s = _r(rng, ALNUM, 32)
     return f"client_secret: {s}", [s]
@@ -124,26 +133,58 @@ def lines(seed: int = 12345) -> Iterator[tuple[str, list[str]]]:
             continue
         if r < 0.30:
             yield (
-                f"Nov 29 {n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d} node-{n % 7} "
-                f"flux-worker[{1000 + n % 977}]: {words} execution={u}"
-            ), []
+                (
+                    f"Nov 29 {n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d} node-{n % 7} "
+                    f"flux-worker[{1000 + n % 977}]: {words} execution={u}"
+                ),
+                [],
+            )
         elif r < 0.55:
             yield (
-                f'{{"ts":"{ts}","level":"info","logger":"flux.worker","msg":"{words}",'
-                f'"execution_id":"{u}","duration_ms":{n % 997},"worker":"w{n % 5}"}}'
-            ), []
+                (
+                    f'{{"ts":"{ts}","level":"info","logger":"flux.worker","msg":"{words}",'
+                    f'"execution_id":"{u}","duration_ms":{n % 997},"worker":"w{n % 5}"}}'
+                ),
+                [],
+            )
         elif r < 0.75:
             yield (
-                f'time={ts} level=debug msg="{words}" request_id={u.hex} '
-                f"latency={n % 97}ms component=scheduler"
-            ), []
+                (
+                    f'time={ts} level=debug msg="{words}" request_id={u.hex} '
+                    f"latency={n % 97}ms component=scheduler"
+                ),
+                [],
+            )
         elif r < 0.90:
             yield (
-                f'10.{n % 7}.{n % 250}.{n % 200 + 1} - - [29/Nov/2026:12:00:{n % 60:02d} +0000] '
-                f'"GET /api/v1/workers?page={n % 9}&q=%22w{n % 5}%22 HTTP/1.1" {200 + n % 3} {n % 9000} "-" "curl/8.5"'
-            ), []
+                (
+                    f"10.{n % 7}.{n % 250}.{n % 200 + 1} - - "
+                    f"[29/Nov/2026:12:00:{n % 60:02d} +0000] "
+                    f'"GET /api/v1/workers?page={n % 9}&q=%22w{n % 5}%22 HTTP/1.1" '
+                    f'{200 + n % 3} {n % 9000} "-" "curl/8.5"'
+                ),
+                [],
+            )
         else:
             yield f"    at io.flux.worker.Runner.step{n % 40}(Runner.java:{n % 900})", []
+
+
+def write(path: str, size: int, seed: int = 12345) -> list[str]:
+    """Stream ``size`` bytes of logs to ``path`` (for files too big to build in memory)."""
+    planted: list[str] = []
+    total = 0
+    batch: list[str] = []
+    with open(path, "w", encoding="utf-8") as out:
+        for line, secrets in lines(seed):
+            batch.append(line)
+            planted.extend(secrets)
+            total += len(line) + 1
+            if len(batch) >= 10000 or total >= size:
+                out.write("\n".join(batch) + "\n")
+                batch = []
+            if total >= size:
+                return planted
+    return planted
 
 
 def generate(size: int, seed: int = 12345) -> tuple[bytes, list[str]]:
