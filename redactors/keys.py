@@ -50,6 +50,7 @@ HARMLESS_SUFFIXES = frozenset({
     "enabled", "enable", "required", "min", "max", "policy", "policies", "header", "env", "var",
     "field", "prefix", "format", "alg", "algorithm", "method", "version", "url", "urls", "uri",
     "endpoint", "location", "hint", "label", "present", "configured", "rotation", "rotated",
+    "retention", "lifetime", "validity", "window", "period", "delay", "backoff", "rotate",
     "refresh", "age", "at", "time", "created", "updated", "interval", "size", "bits", "strength",
     "scope", "scopes", "status", "state", "mode", "source", "provider", "store", "backend",
     "issuer", "audience", "usage", "used", "limit", "reset", "changed", "ref", "reference", "set",
@@ -105,6 +106,8 @@ def secret_kind(name: str) -> str | None:
     # Compound words without separators: "dbpassword", "authtoken2".
     compact = "".join(words)
     for strong in ("password", "passwd", "passphrase", "secret", "apikey", "accesskey"):
+        if compact.endswith(("secrets", "passwords", "apikeys")):
+            break  # a collection ("secrets:", "/admin/secrets"), not a value
         if strong in compact and not compact.startswith(("secretary", "secretariat")):
             return _kind_for(words, strong)
     return None

@@ -59,6 +59,24 @@ def encoded_forms(value: bytes) -> set[bytes]:
     return {f for f in forms if len(f) >= MIN_LITERAL}
 
 
+def worth_propagating(value: bytes) -> bool:
+    """Whether a redacted value may be removed everywhere it occurs as a bare string.
+
+    A short plain word or number ("enabled", "read", "86400") that a rule once
+    redacted would otherwise eat every ordinary occurrence of that word in the
+    bundle; such values are redacted where a rule finds them, not propagated.
+    Anything of 8+ bytes, or with a digit *and* a letter, or a symbol, is.
+    """
+    if len(value) < MIN_LITERAL:
+        return False
+    if len(value) >= 8 and not value.isdigit():
+        return True
+    has_digit = any(48 <= c <= 57 for c in value)
+    has_alpha = any(65 <= c <= 90 or 97 <= c <= 122 for c in value)
+    has_other = any(not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) for c in value)
+    return (has_digit and has_alpha) or has_other
+
+
 class LiteralSet:
     """Learned literals -> (kind, identity of their token); the matcher is rebuilt lazily."""
 
@@ -73,7 +91,7 @@ class LiteralSet:
     def learn(self, value: bytes, kind: str, identity: bytes) -> bool:
         """Remember ``value`` (whose token is computed from ``identity``); True if new."""
         value = value.strip()
-        if len(value) < MIN_LITERAL or value in self._originals or b"[REDACTED:" in value:
+        if value in self._originals or b"[REDACTED:" in value or not worth_propagating(value):
             return False
         self._originals[value] = (kind, identity)
         for form in encoded_forms(value):

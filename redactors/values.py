@@ -15,7 +15,7 @@ from dataclasses import dataclass
 UNQUOTED_END = frozenset(b" \t\r\n\0,;&\"'<>`|]}")
 AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"ntlm", b"apikey")
 MAX_VALUE = 8192
-BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\", b"[", b"{"})
+BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\"})
 
 
 @dataclass(frozen=True)
