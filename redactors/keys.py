@@ -66,9 +66,12 @@ HARMLESS_SUFFIXES = frozenset({
 
 ALWAYS_SECRET_NAMES = frozenset({"private_key_id", "privatekeyid", "client_key_data"})
 
+_VARIABLE_RE = re.compile(rb"([$%])(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)%?")
+"""``$DB_PASSWORD``, ``%APPDATA%``: a reference in one naming style. ``$YMQd5JQHOz0`` (mixed
+case and digits) is a password that happens to start with a dollar sign."""
 _PLACEHOLDER_RE = re.compile(
     rb"""^(?:
-        |\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%
+        |\$\{[^}]*\}
         |\{\{.*\}\}|<[^<>]*>|\(?\*+[^*]*\*+\)?|\**(?:redacted|hidden|masked|removed|omitted)\**
         |null|none|nil|undefined|true|false|yes|no|on|off|\[\]|\{\}|-|x{3,}|\.{3,}|_{3,}
         |\#+|\?+
@@ -157,7 +160,9 @@ def is_placeholder(value: bytes) -> bool:
         return True
     if b"[REDACTED:" in stripped or b"REDACTED-" in stripped:
         return True
-    if len(stripped) <= 64 and _PLACEHOLDER_RE.match(stripped):
+    if len(stripped) <= 64 and (
+        _PLACEHOLDER_RE.match(stripped) or _VARIABLE_RE.fullmatch(stripped)
+    ):
         return True
     # "********", "xxxxxx", "------": masks; "00000000" is a (bad) password and stays secret.
     return (

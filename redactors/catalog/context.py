@@ -363,11 +363,13 @@ KV_RULES: tuple[Rule, ...] = (
             ("PGPASSWORD=Winter2026!", "Winter2026!"),
             ("<password>p4ss</password>", "p4ss"),
             ("password: >-\n  folded-secret\n", "folded-secret"),
+            ('{"password":"$YMQd5JQHOz0"}', "$YMQd5JQHOz0"),
         ),
         decoys=(
             "passthrough=true",
             "password=",
             "password: ${DB_PASSWORD}",
+            "password=$DB_PASSWORD",
             "password_file=/etc/pw",
             "password reset email sent",
             "tests passed=12",
