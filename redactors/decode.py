@@ -162,7 +162,10 @@ class Decoders:
         if depth >= self.max_depth:
             return
         data = view.data
+        ascii_only = data.isascii()  # word-at-a-time in C: skips the Unicode decoder on plain logs
         for kind, regex in self._escape:
+            if kind == "confusable" and ascii_only:
+                continue
             done = -1
             for found in regex.finditer(data):
                 if found.start() < done:

@@ -214,6 +214,7 @@ def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
         end += 1
     at = data.rfind(b"@", pos, end)
     if at < 0:
+        yield from _webhook_path(view, pos, end, limit)
         at = _late_at(data, pos, end, limit)
         if at < 0:
             return
@@ -225,6 +226,25 @@ def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     user = data[pos:at]
     if _looks_like_token(user):  # https://<token>@github.com, sentry DSN keys
         yield Hit(pos, at, "url-token", rule.id)
+
+
+_WEBHOOK_HOSTS = re.compile(
+    rb"(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
+    rb"|(?:discord|discordapp)\.com/api/webhooks/"
+    rb"|[a-z0-9-]+\.webhook\.office\.com/webhookb?2?/)"
+)
+
+
+def _webhook_path(view: View, pos: int, stop: int, limit: int) -> Iterable[Hit]:
+    """Slack, Discord and Teams webhook URLs: the path is the credential."""
+    found = _WEBHOOK_HOSTS.match(view.low, pos)
+    if found is None:
+        return
+    end = found.end()
+    while end < limit and view.data[end] not in _TOKEN_END:
+        end += 1
+    if end - found.end() >= 20:
+        yield Hit(found.end(), end, "webhook-url", "webhook-url")
 
 
 _TOKEN_END = frozenset(b" \t\r\n\"'<>`")
@@ -505,6 +525,18 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("redis://:pw0rd@h:6379", "pw0rd"),
             ("https://u:p%40ss%3Aword@host/", "p%40ss%3Aword"),
             ("postgres://app:kFDi#uJ/b?0@db:5432/x", "kFDi#uJ/b?0"),
+            (
+                "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/AbCdEfGhIjKlMnOpQrStUvWx",
+                "T0123ABCD/B0123ABCD/AbCdEfGhIjKlMnOpQrStUvWx",
+            ),
+            (
+                "https://discord.com/api/webhooks/123456789012345678/" + "Ab_-" * 17,
+                "123456789012345678/" + "Ab_-" * 17,
+            ),
+            (
+                "https://acme.webhook.office.com/webhookb2/0a1b2c3d-aaaa-bbbb@x/IncomingWebhook/abc123/def456",
+                "0a1b2c3d-aaaa-bbbb@x/IncomingWebhook/abc123/def456",
+            ),
         ),
         decoys=(
             "https://example.com/a:b",

@@ -164,17 +164,6 @@ TOKEN_RULES: tuple[Rule, ...] = (
         decoys=("glance-at-this-string-here",),
     ),
     Rule(
-        "gitlab-runner-registration",
-        "gitlab-token",
-        "vcs",
-        "GitLab runner registration token.",
-        rb"GR1348941[A-Za-z0-9_-]{20,}",
-        left_boundary=True,
-        examples=(
-            ("--registration-token GR1348941Ab3dEf6hIj9kLm2nOp5q", "GR1348941Ab3dEf6hIj9kLm2nOp5q"),
-        ),
-    ),
-    Rule(
         "npm-token",
         "npm-token",
         "vcs",
@@ -197,69 +186,17 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "slack-token",
         "slack-token",
         "saas",
-        "Slack bot, user, app-level and config tokens.",
-        rb"xox[abposre]-[A-Za-z0-9-]{10,}",
+        "Slack bot, user, config and app-level tokens.",
+        rb"x(?:ox[abposre]-[A-Za-z0-9-]{10,}|app-[0-9]-[A-Za-z0-9-]{10,})",
         left_boundary=True,
         examples=(
             (
                 "SLACK=xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
                 "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
             ),
-        ),
-    ),
-    Rule(
-        "slack-app-token",
-        "slack-token",
-        "saas",
-        "Slack app-level token.",
-        rb"xapp-[0-9]-[A-Za-z0-9-]{10,}",
-        left_boundary=True,
-        examples=(
             (
                 "xapp-1-A0123456789-1234567890123-abcdef0123456789",
                 "xapp-1-A0123456789-1234567890123-abcdef0123456789",
-            ),
-        ),
-    ),
-    Rule(
-        "slack-webhook",
-        "webhook-url",
-        "saas",
-        "Slack incoming webhook (the path is the secret).",
-        rb"hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})",
-        group=1,
-        examples=(
-            (
-                "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/AbCdEfGhIjKlMnOpQrStUvWx",
-                "T0123ABCD/B0123ABCD/AbCdEfGhIjKlMnOpQrStUvWx",
-            ),
-        ),
-    ),
-    Rule(
-        "discord-webhook",
-        "webhook-url",
-        "saas",
-        "Discord webhook (id and token in the path).",
-        rb"\.com/api/webhooks/([0-9]{17,20}/[A-Za-z0-9_-]{60,})",
-        group=1,
-        examples=(
-            (
-                "https://discord.com/api/webhooks/123456789012345678/" + "Ab_-" * 17,
-                "123456789012345678/" + "Ab_-" * 17,
-            ),
-        ),
-    ),
-    Rule(
-        "teams-webhook",
-        "webhook-url",
-        "saas",
-        "Microsoft Teams / Office 365 webhook.",
-        rb"\.office\.com/webhook(?:b2)?/([^\s\"'<>]{20,})",
-        group=1,
-        examples=(
-            (
-                "https://acme.webhook.office.com/webhookb2/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab@x/IncomingWebhook/abc123/def456",
-                "0a1b2c3d-aaaa-bbbb-cccc-0123456789ab@x/IncomingWebhook/abc123/def456",
             ),
         ),
     ),
