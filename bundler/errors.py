@@ -12,6 +12,7 @@
     │       ├── CorruptArchive        truncated zip, AES authentication failure
     │       └── ManifestInvalid       manifest missing or not valid against its schema
     ├── EncryptionError               cannot encrypt: nothing was written          (2)
+    ├── OutputError                   cannot write the output (exists, disk full)  (2)
     ├── NothingCollected              every collector failed: no bundle            (4)
     └── Interrupted                   Ctrl-C                                       (130)
 
@@ -77,6 +78,12 @@ class ManifestInvalid(BundleError):
 
 class EncryptionError(BundlerError):
     reference = "encryption-failed"
+
+
+class OutputError(BundlerError):
+    """An output file or folder cannot be created: it exists, or the disk refused."""
+
+    reference = "output-failed"
 
 
 class NothingCollected(BundlerError):

@@ -1,4 +1,12 @@
-"""What a product profile provides. One object per product, all data and small functions."""
+"""What a product profile provides. One object per product, all data and small functions.
+
+Optional attribute (read with ``getattr``, so profiles without it still
+satisfy :class:`Profile`): ``read_only_commands: Mapping[str,
+bundler.collect.readonly.ProgramRule]`` declares the product CLI's read-only
+subcommands (e.g. ``{"flux": ProgramRule(subcommands=(("worker", "list"),))}``)
+so plan steps may run it; without it, only the engine's built-in read-only
+programs are allowed (see :mod:`bundler.collect.readonly`).
+"""
 
 from __future__ import annotations
 

@@ -57,6 +57,13 @@ class HostSysinfo(RecordModel):
     uptime_s: float | None = None
     load_avg: list[float] | None = None
     clock: ClockReading | None = None
+    utc_offset: str | None = Field(
+        default=None,
+        description=(
+            "The host's UTC offset as printed by `date +%z` (e.g. '+0100'); log timestamps "
+            "without an offset were written in this local time."
+        ),
+    )
     time_sync: TimeSync | None = None
     services: list[ServiceStatus] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list, description="What could not be read, and why.")

@@ -25,6 +25,16 @@ class LogSource(RecordModel):
     omitted_lines: int | None = Field(
         default=None, description="Lines dropped between head and tail when truncated."
     )
+    utc_offset: str | None = Field(
+        default=None,
+        description=(
+            "UTC offset of the host that wrote the log (`date +%z`, e.g. '+0100'): read "
+            "timestamps without an offset in this local time."
+        ),
+    )
+    since: UTCDateTime | None = Field(
+        default=None, description="--since cut-off applied: earlier records were left out."
+    )
 
 
 class LogIndex(EvidenceDoc):

@@ -1,0 +1,263 @@
+"""The bundle builder: redact → encrypted spool → propagate literals → zip → manifest last.
+
+:class:`BundleBuilder` is the real :class:`~bundler.archive.contracts.BundleSink`.
+Collectors call :meth:`~BundleBuilder.add` (from several threads if they
+like); every name and byte passes through the :class:`MemberTransform` before
+it is stored, and is stored encrypted (:mod:`bundler.archive.spool`), so
+nothing readable reaches disk at any point. Normalizers and the live analyzer
+read the spool back through :meth:`~BundleBuilder.source`.
+
+:meth:`~BundleBuilder.finalize` streams every member through
+``transform.finalize`` (literals learned anywhere are removed everywhere) into
+the encrypted zip in name order, then writes the redaction report and the
+manifest last, closes, verifies and renames. :meth:`~BundleBuilder.abort`
+(or leaving the ``with`` block without finalizing) leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from schemas import (
+    MANIFEST_MEMBER,
+    REDACTION_REPORT_MEMBER,
+    CollectorOutcome,
+    MemberEntry,
+    TargetSummary,
+    utc_now,
+)
+
+from ..source import MemberNotFound, MemberSource
+from ._chunks import as_chunks
+from .contracts import MemberTransform
+from .finalizing import (
+    DroppedMember,
+    ManifestFields,
+    SealedBundle,
+    Spooled,
+    build_manifest,
+    drop_signals,
+    write_members,
+    write_report,
+)
+from .names import member_name_problem, printable_name
+from .passwords import Sealing
+from .spool import EncryptedSpool
+from .spool_source import SpoolSource
+from .transform import NoRedaction
+from .zipwriter import DEFAULT_COMPRESSLEVEL, EncryptedZipWriter, VerifyMode
+
+RESERVED_MEMBERS = frozenset({MANIFEST_MEMBER, REDACTION_REPORT_MEMBER})
+
+
+class BundleBuilder:
+    """Collects members into an encrypted spool and seals them into a bundle.
+
+    Usage::
+
+        with BundleBuilder(Path("support.zip"), sealing=sealing, transform=redactor) as bundle:
+            bundle.add("raw/http/workers.json", body, media_type="application/json")
+            ...
+            bundle.finalize(profile="flux", target=target, collectors=outcomes)
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        sealing: Sealing,
+        transform: MemberTransform | None = None,
+        overwrite: bool = False,
+        spool_dir: Path | None = None,
+        compresslevel: int = DEFAULT_COMPRESSLEVEL,
+        verify: VerifyMode = "mac",
+        clock: Callable[[], datetime] = utc_now,
+        bundle_id: str | None = None,
+    ) -> None:
+        from .atomic import check_can_create
+
+        self.path = Path(path)
+        check_can_create(self.path, overwrite=overwrite)
+        self._sealing = sealing
+        self._transform: MemberTransform = transform or NoRedaction()
+        self._overwrite = overwrite
+        self._compresslevel = compresslevel
+        self._verify: VerifyMode = verify
+        self._clock = clock
+        self._bundle_id = bundle_id or uuid.uuid4().hex
+        self._spool = EncryptedSpool(spool_dir or self.path.parent, prefix=f".{self.path.name}.")
+        self._lock = threading.Lock()
+        self._members: dict[str, Spooled] = {}
+        self._dropped: dict[str, DroppedMember] = {}
+        self._closed = False
+        self._drop_signals = drop_signals()
+
+    # -- BundleSink ---------------------------------------------------------------------------
+
+    def add(
+        self,
+        name: str,
+        content: bytes | Iterable[bytes],
+        *,
+        media_type: str = "application/octet-stream",
+        schema_name: str | None = None,
+        collector: str | None = None,
+        truncated: bool = False,
+        valid: bool | None = None,
+    ) -> MemberEntry | None:
+        """Redact and spool one member; a second add of the same name replaces the first."""
+        self._require_open()
+        stored = self._transform.member_name(name)
+        problem = member_name_problem(stored)
+        if problem:
+            raise ValueError(f"invalid member name {printable_name(stored)!r}: {problem}")
+        if stored in RESERVED_MEMBERS:
+            raise ValueError(f"{stored} is written by the bundle builder itself")
+        try:
+            spooled = self._spool.write(self._redacted(stored, content, media_type))
+        except self._drop_signals as dropped:
+            reason = getattr(dropped, "reason", "policy")
+            self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
+            return None
+        entry = MemberEntry(
+            path=stored,
+            sha256=spooled.sha256,
+            size=spooled.size,
+            media_type=media_type,
+            schema_name=schema_name,
+            collector=collector,
+            truncated=truncated,
+            valid=valid,
+        )
+        with self._lock:
+            if self._closed:
+                self._spool.delete(spooled)
+                raise RuntimeError("the bundle was finalized or aborted while a member was added")
+            old = self._members.get(stored)
+            self._members[stored] = Spooled(spooled, entry)
+            self._dropped.pop(stored, None)
+        if old is not None:
+            self._spool.delete(old.file)
+        return entry
+
+    def source(self) -> MemberSource:
+        """What was added so far, as stored (redacted, before literal propagation)."""
+        return SpoolSource(self)
+
+    def redact_text(self, text: str) -> str:
+        return self._transform.redact_text(text)
+
+    # -- the rest of the builder -------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[MemberEntry]:
+        with self._lock:
+            return [self._members[name].entry for name in sorted(self._members)]
+
+    @property
+    def dropped(self) -> list[DroppedMember]:
+        with self._lock:
+            return list(self._dropped.values())
+
+    def finalize(
+        self,
+        *,
+        command: str = "doctor",
+        profile: str | None = None,
+        target: TargetSummary | None = None,
+        options: Mapping[str, Any] | None = None,
+        collectors: Sequence[CollectorOutcome] = (),
+        interrupted: bool = False,
+    ) -> SealedBundle:
+        """Write the bundle and publish it; the arguments are the manifest fields the caller owns.
+
+        Collector messages and string option values pass through
+        ``transform.redact_text`` once more, so the manifest cannot carry a
+        secret even if a caller forgot to redact one.
+        """
+        with self._lock:
+            self._require_open()
+            self._closed = True
+            members = dict(self._members)
+        created_at = self._clock()
+        try:
+            with EncryptedZipWriter(
+                self.path,
+                password=self._sealing.password,
+                created_at=created_at,
+                compresslevel=self._compresslevel,
+                overwrite=self._overwrite,
+                comment=self._sealing.zip_comment(),
+                verify=self._verify,
+            ) as writer:
+                entries = write_members(
+                    writer, self._transform, self._spool, members, self._dropped
+                )
+                entries.append(write_report(writer, self._transform, list(self._dropped.values())))
+                manifest = build_manifest(
+                    self._transform,
+                    self._sealing,
+                    ManifestFields(command, profile, target, options, collectors, interrupted),
+                    created_at=created_at,
+                    bundle_id=self._bundle_id,
+                    members=entries,
+                )
+                writer.write_member(MANIFEST_MEMBER, [manifest.model_dump_json(indent=2).encode()])
+                path = writer.commit()
+        finally:
+            self._spool.wipe()
+        return SealedBundle(path, manifest)
+
+    def abort(self) -> None:
+        """Forget everything: the spool is wiped, no bundle is written. Idempotent."""
+        with self._lock:
+            self._closed = True
+        self._spool.wipe()
+
+    def member_chunks(self, name: str) -> Iterator[bytes]:
+        """Read a spooled member back (decrypted), for :class:`SpoolSource`."""
+        with self._lock:
+            spooled = self._members.get(name)
+        if spooled is None:
+            raise MemberNotFound(name)
+        return self._spool.read(spooled.file)
+
+    def has_member(self, name: str) -> bool:
+        with self._lock:
+            return name in self._members
+
+    def member_names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._members)
+
+    def _redacted(self, stored: str, content: bytes | Iterable[bytes], media_type: str) -> Any:
+        return self._transform.transform(stored, as_chunks(content), media_type=media_type)
+
+    def _forget(self, name: str, dropped: DroppedMember) -> None:
+        """A dropped replacement also removes the earlier content: the newest intent wins."""
+        with self._lock:
+            old = self._members.pop(name, None)
+            self._dropped[name] = dropped
+        if old is not None:
+            self._spool.delete(old.file)
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the bundle was already finalized or aborted")
+
+    def __enter__(self) -> BundleBuilder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.abort()  # after finalize() this only confirms the spool is gone

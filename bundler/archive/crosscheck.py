@@ -1,0 +1,83 @@
+"""Consistency of a bundle's zip directory with its manifest, and the password check.
+
+Both run at open, before any member is read: the cheap checks that decide
+whether a strict reader refuses the bundle, and what a lenient one reports.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
+
+from ..errors import DecryptionFailed, NotABundle
+from .aes_check import password_opens
+from .integrity import IntegrityProblem, ProblemKind
+from .names import printable_name
+from .zipscan import Entry
+
+PASSWORD_PROBES = 4
+"""Members whose password verifier is tried (PBKDF2 with 1000 rounds: about 1 ms each)."""
+
+
+def cross_check(
+    manifest: Manifest, entries: dict[str, Entry]
+) -> tuple[dict[str, MemberEntry], list[IntegrityProblem]]:
+    """The manifest's members by path, and every disagreement with the zip.
+
+    Listed but absent (``missing``), present but not listed (``unlisted``),
+    stored without AES-256 (``unencrypted``), a size that differs from the
+    zip's (``size_mismatch``), a path listed twice (``manifest_invalid``).
+    """
+    listed: dict[str, MemberEntry] = {}
+    problems: list[IntegrityProblem] = []
+
+    def problem(kind: ProblemKind, member: str | None, message: str) -> None:
+        problems.append(IntegrityProblem(kind, member, message))
+
+    for member in manifest.members:
+        label = printable_name(member.path)
+        if member.path == MANIFEST_MEMBER:
+            problem("manifest_invalid", None, "manifest.json lists itself")
+        elif member.path in listed:
+            problem("manifest_invalid", member.path, f"manifest lists {label!r} twice")
+        else:
+            listed[member.path] = member
+    for path, member in listed.items():
+        entry = entries.get(path)
+        label = printable_name(path)
+        if entry is None or entry.is_dir:
+            problem("missing", path, f"member {label!r} is in the manifest but missing")
+        elif not entry.encrypted:
+            problem("unencrypted", path, f"member {label!r} is not AES-256 encrypted")
+        elif entry.size != member.size:
+            problem("size_mismatch", path, f"member {label!r} has the wrong size")
+    for name, entry in entries.items():
+        if entry.is_dir or name == MANIFEST_MEMBER or name in listed:
+            continue
+        kind: ProblemKind = "unlisted" if entry.encrypted else "unencrypted"
+        problem(kind, name, f"member {printable_name(name)!r} is not in the manifest")
+    return listed, problems
+
+
+def check_password(
+    handle: BinaryIO, entries: dict[str, Entry], password: bytes, via_identity: bool
+) -> None:
+    """Refuse a wrong password or identity before reading anything.
+
+    The manifest is tried first, then a few other members: one damaged
+    verifier must not turn into "wrong password" (the damage is reported when
+    that member is read).
+    """
+    encrypted = [e for e in entries.values() if e.encrypted]
+    if not encrypted:
+        raise NotABundle("not a bundler bundle (none of its members is AES-256 encrypted)")
+    encrypted.sort(key=lambda e: e.name != MANIFEST_MEMBER)
+    if any(password_opens(handle, e.info, password) for e in encrypted[:PASSWORD_PROBES]):
+        return
+    if via_identity:
+        raise DecryptionFailed(
+            "the password sealed to this identity does not open the bundle "
+            "(its envelope was replaced or damaged)"
+        )
+    raise DecryptionFailed("wrong password for this bundle")

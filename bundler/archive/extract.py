@@ -1,0 +1,170 @@
+"""Safe extraction: nothing is ever written outside the target folder, nothing half-written.
+
+Member names were already vetted by the reader (relative, no ``..``, no
+backslashes, no links). Extraction adds the other half: the *destination*
+may contain symlinks planted to redirect writes, so no link is ever followed.
+Every folder is opened relative to its parent with ``O_NOFOLLOW`` (``openat``
+style, no path re-resolution, no race), every file is created with
+``O_EXCL | O_NOFOLLOW`` under a temporary name, filled from the verifying
+reader, and renamed only after its sha256 matched the manifest. A failure
+removes everything this run created. Files are 0600, folders 0700.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OutputError, UsageError
+from .atomic import TEMP_SUFFIX
+from .reader import BundleReader
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    folder: Path
+    files: int
+    bytes: int
+
+
+def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False) -> ExtractResult:
+    """Extract every sound member of ``reader`` under ``dest``."""
+    if os.open not in os.supports_dir_fd or os.mkdir not in os.supports_dir_fd:
+        raise UsageError("safe extraction needs a POSIX system (openat)")
+    dest = Path(dest)
+    created_root = _prepare_root(dest, overwrite=overwrite)
+    root = os.open(dest, _DIR_FLAGS)
+    created: list[tuple[str, ...]] = []
+    total = 0
+    try:
+        for name in reader.names():
+            total += _extract_member(reader, root, name, dest, overwrite, created)
+    except BaseException:
+        os.close(root)
+        if created_root:
+            shutil.rmtree(dest, ignore_errors=True)
+        else:
+            _remove_created(dest, created)
+        raise
+    os.close(root)
+    files = sum(1 for parts in created if parts[-1] != "/")
+    return ExtractResult(dest, files, total)
+
+
+def _prepare_root(dest: Path, *, overwrite: bool) -> bool:
+    """Create ``dest`` (True) or accept an existing, link-free one (False)."""
+    if dest.is_symlink():
+        raise OutputError(f"{dest} is a symbolic link; refusing to extract through it")
+    if not dest.exists():
+        if not dest.parent.is_dir():
+            raise OutputError(f"folder {dest.parent} does not exist")
+        try:
+            dest.mkdir(mode=0o700)
+        except OSError as exc:
+            raise OutputError(f"cannot create {dest}: {exc.strerror}") from exc
+        return True
+    if not dest.is_dir():
+        raise OutputError(f"{dest} exists and is not a folder")
+    if any(dest.iterdir()) and not overwrite:
+        raise OutputError(f"{dest} is not empty", hint="use --force to extract into it anyway")
+    _refuse_escaping_links(dest)
+    return False
+
+
+def _refuse_escaping_links(dest: Path) -> None:
+    root = dest.resolve()
+    for folder, dirs, files in os.walk(dest, followlinks=False):
+        for item in (*dirs, *files):
+            path = Path(folder) / item
+            if path.is_symlink() and not path.resolve().is_relative_to(root):
+                inside = path.relative_to(dest)
+                raise OutputError(f"{dest} contains a symbolic link pointing outside it ({inside})")
+
+
+def _extract_member(
+    reader: BundleReader,
+    root: int,
+    name: str,
+    dest: Path,
+    overwrite: bool,
+    created: list[tuple[str, ...]],
+) -> int:
+    parts = tuple(name.split("/"))
+    parent = _open_parents(root, parts[:-1], dest, created)
+    temp = f".{parts[-1][:64]}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    try:
+        size = _write_verified(reader, name, parent, temp)
+        try:
+            existing = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            existing = None
+        if existing is not None and (not overwrite or stat.S_ISDIR(existing.st_mode)):
+            raise OutputError(f"{dest.joinpath(*parts)} already exists", hint="use --force")
+        os.rename(temp, parts[-1], src_dir_fd=parent, dst_dir_fd=parent)
+        if existing is None:
+            created.append(parts)
+        return size
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=parent)
+        if parent != root:
+            os.close(parent)
+
+
+def _write_verified(reader: BundleReader, name: str, parent: int, temp: str) -> int:
+    """Stream a member into ``temp``; the reader raises at the end if it does not verify."""
+    fd = os.open(temp, _FILE_FLAGS, 0o600, dir_fd=parent)
+    size = 0
+    with os.fdopen(fd, "wb") as out:
+        for chunk in reader.iter_chunks(name):
+            out.write(chunk)
+            size += len(chunk)
+    return size
+
+
+def _open_parents(
+    root: int, parts: tuple[str, ...], dest: Path, created: list[tuple[str, ...]]
+) -> int:
+    """Open (creating as needed) each folder of ``parts`` under ``root``, following no link."""
+    current = root
+    for depth, part in enumerate(parts):
+        try:
+            os.mkdir(part, 0o700, dir_fd=current)
+            created.append((*parts[: depth + 1], "/"))
+        except FileExistsError:
+            pass
+        try:
+            opened = os.open(part, _DIR_FLAGS, dir_fd=current)
+        except OSError as exc:
+            where = dest.joinpath(*parts[: depth + 1])
+            raise OutputError(
+                f"{where} is a symbolic link or not a folder; refusing to write through it"
+            ) from exc
+        finally:
+            if current != root:
+                os.close(current)
+        current = opened
+    return current
+
+
+def _remove_created(dest: Path, created: list[tuple[str, ...]]) -> None:
+    """Undo this run in an existing folder: files first, then folders deepest first."""
+
+    def depth_then_files_first(parts: tuple[str, ...]) -> tuple[int, bool]:
+        return (len([p for p in parts if p != "/"]), parts[-1] != "/")
+
+    for parts in sorted(created, key=depth_then_files_first, reverse=True):
+        path = dest.joinpath(*(p for p in parts if p != "/"))
+        with contextlib.suppress(OSError):
+            if parts[-1] == "/":
+                path.rmdir()
+            elif not path.is_symlink():
+                path.unlink()

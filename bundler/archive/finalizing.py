@@ -1,0 +1,211 @@
+"""The last steps of a bundle: literal propagation per member, the redaction report, the manifest.
+
+Split from the builder so each piece is small and testable: how a dropped
+member is reported, what the manifest says, and how caller-provided manifest
+fields get a last redaction pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+import platform
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, get_args
+
+from schemas import (
+    REDACTION_REPORT_MEMBER,
+    REDACTION_REPORT_SCHEMA,
+    CollectorOutcome,
+    Manifest,
+    MemberEntry,
+    RedactionReport,
+    SkippedFile,
+    TargetSummary,
+    ToolInfo,
+)
+
+from .. import __version__
+from .contracts import MemberDropped, MemberTransform
+from .passwords import Sealing
+from .spool import EncryptedSpool, SpoolFile
+from .zipwriter import EncryptedZipWriter
+
+_SKIP_REASONS = set(get_args(SkippedFile.model_fields["reason"].annotation))
+
+
+def drop_signals() -> tuple[type[Exception], ...]:
+    """The exceptions that mean "leave this member out".
+
+    :class:`MemberDropped`, and the redaction layer's own ``MemberRefused``
+    (same ``reason``/``detail`` shape): ``redactors`` may not import
+    ``bundler``, so the builder recognises its exception here, where the
+    import points the allowed way (bundler -> redactors).
+    """
+    try:
+        from redactors.errors import MemberRefused
+    except ImportError:  # the redaction layer is not installed in this build
+        return (MemberDropped,)
+    return (MemberDropped, MemberRefused)
+
+
+@dataclass(frozen=True)
+class SealedBundle:
+    """A finished bundle: where it is and its manifest."""
+
+    path: Path
+    manifest: Manifest
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """A member waiting in the spool, with its entry as first stored."""
+
+    file: SpoolFile
+    entry: MemberEntry
+
+
+@dataclass(frozen=True)
+class DroppedMember:
+    """A member the transform refused to store, and why (reported, never silently lost)."""
+
+    name: str
+    reason: str
+    detail: str = ""
+
+
+def stream_finalized(
+    transform: MemberTransform, entry: MemberEntry, chunks: Iterable[bytes]
+) -> Iterator[bytes] | DroppedMember:
+    """``transform.finalize`` over a spooled member, or the drop it asked for.
+
+    The first chunk is pulled before anything reaches the zip, so a
+    :class:`MemberDropped` raised up front leaves no trace in the archive.
+    """
+    try:
+        stream = iter(transform.finalize(entry.path, chunks, media_type=entry.media_type))
+        first = next(stream, None)
+    except drop_signals() as dropped:
+        return DroppedMember(
+            entry.path, getattr(dropped, "reason", "policy"), getattr(dropped, "detail", "")
+        )
+    if first is None:
+        return iter(())
+    return itertools.chain((first,), stream)
+
+
+def write_members(
+    writer: EncryptedZipWriter,
+    transform: MemberTransform,
+    spool: EncryptedSpool,
+    members: Mapping[str, Spooled],
+    dropped: dict[str, DroppedMember],
+) -> list[MemberEntry]:
+    """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes."""
+    entries: list[MemberEntry] = []
+    for name in sorted(members):
+        spooled = members[name]
+        finalized = stream_finalized(transform, spooled.entry, spool.read(spooled.file))
+        if isinstance(finalized, DroppedMember):
+            dropped[name] = finalized
+            continue
+        written = writer.write_member(name, finalized)
+        update = {"sha256": written.sha256, "size": written.size}
+        entries.append(spooled.entry.model_copy(update=update))
+    return entries
+
+
+def write_report(
+    writer: EncryptedZipWriter, transform: MemberTransform, dropped: Sequence[DroppedMember]
+) -> MemberEntry:
+    """Write the redaction report member; members dropped here are listed as skipped."""
+    report = merge_dropped(transform.report(), dropped)
+    data = report.model_dump_json(by_alias=True, indent=2).encode()
+    written = writer.write_member(REDACTION_REPORT_MEMBER, [data])
+    return MemberEntry(
+        path=REDACTION_REPORT_MEMBER,
+        sha256=written.sha256,
+        size=written.size,
+        media_type="application/json",
+        schema_name=REDACTION_REPORT_SCHEMA,
+    )
+
+
+def merge_dropped(report: RedactionReport, dropped: Sequence[DroppedMember]) -> RedactionReport:
+    """Add each dropped member to ``report.skipped`` unless the transform already listed it."""
+    listed = {skipped.member for skipped in report.skipped}
+    extra = [
+        SkippedFile(
+            member=drop.name,
+            reason=drop.reason if drop.reason in _SKIP_REASONS else "policy",  # type: ignore[arg-type]
+            detail=drop.detail or (None if drop.reason in _SKIP_REASONS else drop.reason),
+        )
+        for drop in dropped
+        if drop.name not in listed
+    ]
+    if not extra:
+        return report
+    return report.model_copy(update={"skipped": [*report.skipped, *extra]})
+
+
+@dataclass(frozen=True)
+class ManifestFields:
+    """The manifest fields a caller (``doctor``, ``redact``) owns; the builder adds the rest."""
+
+    command: str = "doctor"
+    profile: str | None = None
+    target: TargetSummary | None = None
+    options: Mapping[str, Any] | None = None
+    collectors: Sequence[CollectorOutcome] = ()
+    interrupted: bool = False
+
+
+def build_manifest(
+    transform: MemberTransform,
+    sealing: Sealing,
+    fields: ManifestFields,
+    *,
+    created_at: datetime,
+    bundle_id: str,
+    members: list[MemberEntry],
+) -> Manifest:
+    summary = transform.summary()
+    if summary.report_member is None:
+        summary = summary.model_copy(update={"report_member": REDACTION_REPORT_MEMBER})
+    redact = transform.redact_text
+    return Manifest(
+        tool=ToolInfo(version=__version__, python=platform.python_version()),
+        created_at=created_at,
+        bundle_id=bundle_id,
+        command=fields.command,
+        profile=fields.profile,
+        target=fields.target or TargetSummary(),
+        options=redact_values(dict(fields.options or {}), redact),
+        members=members,
+        collectors=[redact_outcome(outcome, redact) for outcome in fields.collectors],
+        redaction=summary,
+        encryption=sealing.encryption_info(),
+        interrupted=fields.interrupted,
+    )
+
+
+def redact_outcome(outcome: CollectorOutcome, redact: Any) -> CollectorOutcome:
+    update = {
+        field: redact(value)
+        for field in ("error_message", "note")
+        if isinstance(value := getattr(outcome, field), str)
+    }
+    return outcome.model_copy(update=update) if update else outcome
+
+
+def redact_values(value: Any, redact: Any) -> Any:
+    """Every string inside ``value`` (dicts, lists) passed through ``redact``."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {key: redact_values(item, redact) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_values(item, redact) for item in value]
+    return value

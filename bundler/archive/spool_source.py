@@ -1,0 +1,42 @@
+"""A :class:`~bundler.source.MemberSource` over a builder's encrypted spool.
+
+``doctor`` normalizes evidence and computes its live verdict from what was
+collected so far, before the zip exists; it reads the spool through this, so
+the same parsing and rules run on a live run and on a sealed bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from ._chunks import rechunk
+
+
+class SpooledMembers(Protocol):
+    """What the builder offers for reading back (decrypted) members."""
+
+    def member_names(self) -> list[str]: ...
+
+    def has_member(self, name: str) -> bool: ...
+
+    def member_chunks(self, name: str) -> Iterator[bytes]: ...
+
+
+class SpoolSource:
+    """Members as stored so far (redacted, before literal propagation)."""
+
+    def __init__(self, members: SpooledMembers) -> None:
+        self._members = members
+
+    def names(self) -> list[str]:
+        return self._members.member_names()
+
+    def has(self, name: str) -> bool:
+        return self._members.has_member(name)
+
+    def read_bytes(self, name: str) -> bytes:
+        return b"".join(self._members.member_chunks(name))
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        return rechunk(self._members.member_chunks(name), chunk_size)

@@ -1,0 +1,224 @@
+"""The streaming WinZip AES-256 (AE-2) writer.
+
+Members are streamed through pyzipper's ``open(ZipInfo, 'w')`` in 1 MiB
+writes, deflated and encrypted incrementally, with their sha256 computed on
+the way, so memory stays bounded whatever the member sizes. Encryption is
+explicit (``nbits=256``, ``force_wz_aes_version=2``): AE-2 stores no CRC of
+the plaintext, which would otherwise leak information about small members.
+
+The writer fails closed. Without a password nothing is created; if pyzipper
+does not set up AES-256/AE-2 for an entry, the write stops before any content
+byte; after closing, :mod:`bundler.archive.aes_check` re-reads the file and
+proves every entry is AES-256 AE-2 with a valid MAC before the file is
+published under its final name (:mod:`bundler.archive.atomic`). Any error or
+Ctrl-C removes the temporary file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import stat
+import zlib
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import pyzipper
+from pyzipper.zipfile_aes import AESZipEncrypter, AESZipInfo
+
+from ..errors import EncryptionError, OutputError
+from ._chunks import rechunk
+from .aes_check import WrittenMember, verify_written
+from .atomic import AtomicOutput
+from .names import member_name_problem, printable_name
+from .secret import Secret
+
+AES_KWARGS: dict[str, int] = {"nbits": 256, "force_wz_aes_version": 2}
+"""Passed explicitly: pyzipper 0.3.x silently wrote AE-1 (plaintext CRCs)."""
+
+DEFAULT_COMPRESSLEVEL = 6
+MEMBER_MODE = stat.S_IFREG | 0o600
+
+VerifyMode = Literal["mac", "full"]
+
+
+def dos_date_time(moment: datetime) -> tuple[int, int, int, int, int, int]:
+    """UTC wall-clock fields for a zip entry (DOS time: 1980..2107, 2-second steps)."""
+    utc = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if utc.year < 1980:
+        return (1980, 1, 1, 0, 0, 0)
+    if utc.year > 2107:
+        return (2107, 12, 31, 23, 59, 58)
+    return (utc.year, utc.month, utc.day, utc.hour, utc.minute, utc.second)
+
+
+class EncryptedZipWriter:
+    """Write an encrypted zip member by member; publish it atomically on :meth:`commit`.
+
+    Usage::
+
+        with EncryptedZipWriter(path, password=secret, created_at=now) as zw:
+            zw.write_member("logs/1.log", chunks)
+            zw.commit()          # close, verify, rename; without it, nothing is left
+
+    A failure inside :meth:`write_member` aborts the whole writer: a zip with
+    a half-written member is never published.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        password: Secret,
+        created_at: datetime,
+        compresslevel: int = DEFAULT_COMPRESSLEVEL,
+        overwrite: bool = False,
+        comment: bytes = b"",
+        verify: VerifyMode = "mac",
+    ) -> None:
+        if not isinstance(password, Secret) or not password.reveal():
+            raise EncryptionError("no password: refusing to write an unencrypted bundle")
+        if not 0 <= compresslevel <= 9:
+            raise ValueError("compresslevel must be 0..9")
+        self.path = Path(path)
+        self._password = password
+        self._date_time = dos_date_time(created_at)
+        self._compresslevel = compresslevel
+        self._verify: VerifyMode = verify
+        self._members: dict[str, WrittenMember] = {}
+        self._handle: io.BufferedIOBase | None = None
+        self._output = AtomicOutput(self.path, overwrite=overwrite)
+        self._open = True
+        try:
+            self._zip = pyzipper.AESZipFile(
+                self._output.file,
+                "w",
+                compression=pyzipper.ZIP_DEFLATED,
+                compresslevel=compresslevel,
+                encryption=pyzipper.WZ_AES,
+                encryption_kwargs=dict(AES_KWARGS),
+            )
+            self._zip.setpassword(password.reveal())
+            self._zip.comment = comment
+        except Exception as exc:
+            self._output.discard()
+            self._open = False
+            raise EncryptionError(f"cannot set up AES encryption ({type(exc).__name__})") from exc
+
+    @property
+    def members(self) -> dict[str, WrittenMember]:
+        """What was written so far, in order."""
+        return dict(self._members)
+
+    def write_member(self, name: str, chunks: Iterable[bytes]) -> WrittenMember:
+        """Stream one member; returns its sha256, size and compressed size."""
+        self._require_open()
+        problem = member_name_problem(name)
+        if problem:
+            self.abort()
+            raise ValueError(f"invalid member name {printable_name(name)!r}: {problem}")
+        if name in self._members:
+            self.abort()
+            raise ValueError(f"member {printable_name(name)!r} written twice")
+        try:
+            return self._write(name, chunks)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _write(self, name: str, chunks: Iterable[bytes]) -> WrittenMember:
+        info = AESZipInfo(name, date_time=self._date_time)
+        info.compress_type = pyzipper.ZIP_DEFLATED
+        info._compresslevel = self._compresslevel
+        info.external_attr = MEMBER_MODE << 16
+        with _translated(self.path, name):
+            handle = self._handle = self._zip.open(info, "w", force_zip64=True)
+        _require_aes(handle)
+        digest = hashlib.sha256()
+        size = 0
+        for piece in rechunk(chunks):  # errors raised by the caller's chunks pass unchanged
+            digest.update(piece)
+            size += len(piece)
+            with _translated(self.path, name):
+                handle.write(piece)
+        with _translated(self.path, name):
+            handle.close()
+        self._handle = None
+        written = WrittenMember(name, digest.hexdigest(), size, info.compress_size)
+        self._members[name] = written
+        return written
+
+    def commit(self) -> Path:
+        """Close the zip, re-verify it from disk, and publish it under its final name."""
+        self._require_open()
+        try:
+            with _translated(self.path, "central directory"):
+                self._zip.close()
+            self._output.sync()
+            verify_written(self._output.temp, self._password, self._members, mode=self._verify)
+            final = self._output.publish()
+        except BaseException:
+            self.abort()
+            raise
+        self._open = False
+        return final
+
+    def abort(self) -> None:
+        """Drop everything written; the final path is untouched. Idempotent."""
+        if not self._open:
+            return
+        self._open = False
+        if self._handle is not None:
+            # Mark the entry closed without pyzipper's close(), which would write more.
+            io.BufferedIOBase.close(self._handle)
+            self._handle = None
+        zf: Any = getattr(self, "_zip", None)
+        if zf is not None:
+            # Release pyzipper's state without writing: the file is deleted next.
+            zf._writing = False
+            with contextlib.suppress(Exception):
+                zf.fp = None
+        self._output.discard()
+
+    def _require_open(self) -> None:
+        if not self._open:
+            raise RuntimeError("this bundle writer is closed (committed or aborted)")
+
+    def __enter__(self) -> EncryptedZipWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.abort()  # a no-op after commit()
+
+
+def _require_aes(handle: Any) -> None:
+    """Fail closed unless pyzipper set up AES-256 AE-2 for this entry (before any content)."""
+    encrypter = getattr(handle, "_encrypter", None)
+    if (
+        not isinstance(encrypter, AESZipEncrypter)
+        or encrypter.aes_strength != 3
+        or encrypter.force_wz_aes_version != 2
+    ):
+        raise EncryptionError("pyzipper did not set up AES-256 (AE-2) encryption; nothing written")
+
+
+@contextlib.contextmanager
+def _translated(path: Path, member: str) -> Any:
+    """pyzipper and OS errors → one-line bundler errors (never the password, never content)."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    except (RuntimeError, ValueError, zlib.error, pyzipper.BadZipFile) as exc:
+        raise EncryptionError(
+            f"encryption failed while writing {printable_name(member)!r} ({type(exc).__name__})"
+        ) from exc

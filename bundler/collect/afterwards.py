@@ -1,0 +1,145 @@
+"""After collection: normalize the product's evidence, analyze it live, describe the run.
+
+These steps read what the collectors stored (through the sink, redacted) and
+never talk to a target. A failing normalizer or analyzer is recorded and
+reported, never allowed to lose the bundle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from schemas import (
+    CollectorKind,
+    CollectorOutcome,
+    CollectorStatus,
+    EncryptionInfo,
+    Manifest,
+    TargetSummary,
+    ToolInfo,
+)
+from schemas.evidence import EvidenceDoc
+
+from .. import __version__
+from ..analyze.api import EvidenceSet
+from ..products.base import NormalizeContext
+from .engine import CollectionResult
+from .request import DoctorRequest
+
+ANALYSIS_MEMBER = "analysis.json"
+
+
+def normalize(
+    sink: Any,
+    result: CollectionResult,
+    profile: Any,
+    server_url: str | None,
+    request: DoctorRequest,
+) -> None:
+    context = NormalizeContext(
+        source=sink.source(),
+        results=result.results,
+        hosts=result.hosts,
+        observed_at=result.started_at,
+        server_url=shown_url(server_url),
+        settings={"since": request.since, "log_lines": request.log_lines},
+    )
+    try:
+        documents = list(profile.normalize(context))
+        bad = [d for d in documents if not isinstance(d, EvidenceDoc) or not d.member_path]
+        if bad:
+            raise TypeError(f"normalize returned {type(bad[0]).__name__}, not an EvidenceDoc")
+    except Exception as exc:  # a profile bug must not lose the bundle: record it
+        result.outcomes.append(
+            CollectorOutcome(
+                id=f"normalize.{profile.name}",
+                kind=CollectorKind.LOCAL,
+                target=f"profile {profile.name}",
+                status=CollectorStatus.FAILED,
+                error_class=type(exc).__name__,
+                error_message="the profile's normalizer failed; raw evidence is kept",
+            )
+        )
+        return
+    for document in documents:
+        sink.add(
+            document.member_path,
+            document.model_dump_json(indent=2, exclude_none=True, by_alias=True).encode(),
+            media_type="application/json",
+            schema_name=document.schema_name,
+        )
+
+
+def provisional_manifest(
+    request: DoctorRequest,
+    result: CollectionResult,
+    profile: Any,
+    server_url: str | None,
+    now: Callable[[], datetime],
+) -> Manifest:
+    """The manifest as it will be, so the live verdict lists failed collectors like a bundle's."""
+    return Manifest(
+        tool=ToolInfo(version=__version__, python=platform.python_version()),
+        created_at=now(),
+        bundle_id="live-check" if request.bundle is None else "pending",
+        profile=getattr(profile, "name", None),
+        target=TargetSummary(
+            server_url=shown_url(server_url), hosts=result.hosts, insecure_tls=request.insecure
+        ),
+        options=manifest_options(request, profile),
+        collectors=result.outcomes,
+        encryption=EncryptionInfo(mode="recipient" if request.seal.recipients else "password"),
+        interrupted=result.interrupted,
+    )
+
+
+def analyze(sink: Any, profile: Any, manifest: Manifest, warn: Callable[[str], None]) -> Any | None:
+    try:
+        engine = importlib.import_module("bundler.analyze.engine")
+    except ModuleNotFoundError:
+        return None  # INTEGRATION POINT: the analyzer is not on main yet
+    try:
+        report = engine.analyze(EvidenceSet(sink.source(), manifest=manifest), profile=profile)
+    except Exception as exc:  # a live verdict is a bonus; the bundle matters more
+        warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
+        return None
+    sink.add(
+        ANALYSIS_MEMBER,
+        report.model_dump_json(indent=2, by_alias=True).encode(),
+        media_type="application/json",
+        schema_name="bundler.analysis/1",
+    )
+    return report
+
+
+def manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
+    """Sanitized options: flags and counts, never values that could be secrets."""
+    return {
+        "profile": getattr(profile, "name", None),
+        "server_given": bool(request.server),
+        "token_env": request.token_env or getattr(profile, "token_env", None),
+        "ca_cert": request.ca_cert is not None,
+        "insecure": request.insecure,
+        "ssh_hosts": len(request.ssh),
+        "inventory": request.inventory is not None,
+        "local": request.local,
+        "accept_new_host_keys": request.accept_new_host_keys,
+        "since": request.since,
+        "log_lines": request.log_lines,
+        "log_bytes": request.log_bytes,
+        "concurrency": request.concurrency,
+        "timeout_s": request.timeout_s,
+        "deadline_s": request.deadline_s,
+    }
+
+
+def shown_url(server_url: str | None) -> str | None:
+    if server_url is None:
+        return None
+    from .http import display_url
+
+    return display_url(server_url)

@@ -1,0 +1,176 @@
+"""``bundler doctor`` as a library call: validate the request, collect, normalize, analyze, seal.
+
+Everything that can be wrong with the request (flags, inventory, ssh_config,
+known_hosts, the bundle password) is checked *before* the first connection,
+so a usage error never costs a collection and never leaves a file. Once
+collection has started, the bundle is written whenever anything was
+collected; a Ctrl-C during collection seals what was collected (manifest
+``interrupted``), a Ctrl-C while sealing leaves nothing.
+
+INTEGRATION POINT: the live verdict comes from ``bundler.analyze.engine.analyze``
+(branch ``analyze``). Until it is on main, doctor records no ``analysis.json``
+and ``--json`` prints the collection summary (:class:`~.summary.DoctorSummary`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from schemas import (
+    TargetSummary,
+    utc_now,
+)
+
+from ..errors import Interrupted
+from ..exit_codes import ExitCode
+from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
+from .engine import CollectionResult, Engine
+from .output import open_bundle, open_live, redaction_transform
+from .recorder import ProgressListener
+from .request import DoctorRequest, prepare
+from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
+
+
+@dataclass
+class DoctorOutcome:
+    result: CollectionResult
+    summary: DoctorSummary
+    analysis: Any | None
+    exit_code: ExitCode
+
+    def json_text(self) -> str:
+        """What ``--json`` prints: the verdict when analyzed, else the collection summary."""
+        if self.analysis is not None:
+            text: str = self.analysis.model_dump_json(indent=2, by_alias=True)
+            return text
+        return self.summary.model_dump_json(indent=2, by_alias=True)
+
+
+def run_doctor(
+    request: DoctorRequest,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    progress: ProgressListener | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+    now: Callable[[], datetime] = utc_now,
+    home: Path | None = None,
+) -> DoctorOutcome:
+    """Run doctor; returns the outcome (its exit code included) or raises a BundlerError."""
+    run = prepare(request, environ, warn, now, home or Path.home())
+    profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
+    transform = redaction_transform([token] if token else [])
+    sink: Any = (
+        open_bundle(request.bundle, request.seal, transform)
+        if request.bundle
+        else open_live(transform)
+    )
+    if server_url:
+        from .http import HttpCollector, HttpOptions
+    http = (
+        HttpCollector(
+            HttpOptions(
+                server_url,
+                token=token,
+                ca_cert=request.ca_cert,
+                insecure=request.insecure,
+                max_connections=request.concurrency,
+            )
+        )
+        if server_url
+        else None
+    )
+    try:
+        engine = Engine(
+            sink,
+            run.targets,
+            plan=profile.plan() if profile else None,
+            profile=profile,
+            settings=run.settings,
+            http=http,
+            connector=connector,
+            endpoints=run.endpoints,
+            progress=progress,
+            now=now,
+            secrets=[token] if token else [],
+        )
+        result = engine.run()
+        for note in result.notes:
+            warn(note)
+        return _conclude(request, sink, result, profile, server_url, now, warn)
+    except KeyboardInterrupt as exc:
+        _abort(sink)
+        raise Interrupted("interrupted while sealing: no bundle was written") from exc
+    except BaseException:
+        _abort(sink)
+        raise
+    finally:
+        if request.bundle is None:
+            _abort(sink)  # a live check keeps nothing
+        if http is not None:
+            http.close()
+        if connector is not None:
+            connector.close()
+
+
+def _conclude(
+    request: DoctorRequest,
+    sink: Any,
+    result: CollectionResult,
+    profile: Any,
+    server_url: str | None,
+    now: Callable[[], datetime],
+    warn: Callable[[str], None],
+) -> DoctorOutcome:
+    profile_name = getattr(profile, "name", None)
+    if profile is not None and result.collected:
+        normalize(sink, result, profile, server_url, request)
+    analysis = None
+    if result.collected and not result.interrupted:
+        provisional = provisional_manifest(request, result, profile, server_url, now)
+        analysis = analyze(sink, profile, provisional, warn)
+    verdict = getattr(getattr(analysis, "verdict", None), "value", None)
+    code = exit_code(
+        interrupted=result.interrupted,
+        collected=result.collected,
+        failed=len(result.failed),
+        verdict=verdict,
+    )
+    shown = shown_url(server_url)
+    bundle = None
+    if request.bundle and result.collected:
+        sealed = sink.finalize(
+            command="doctor",
+            profile=profile_name,
+            target=TargetSummary(
+                server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
+            ),
+            options=manifest_options(request, profile),
+            collectors=result.outcomes,
+            interrupted=result.interrupted,
+        )
+        bundle = BundleWritten(
+            sealed.path, sealed.path.stat().st_size, sealed.manifest.encryption.mode
+        )
+    elif request.bundle:
+        _abort(sink)
+    summary = build_summary(
+        result,
+        profile=profile_name,
+        server_url=shown,
+        bundle=bundle,
+        verdict=verdict,
+        code=code,
+        insecure_tls=request.insecure,
+    )
+    return DoctorOutcome(result, summary, analysis, code)
+
+
+def _abort(sink: Any) -> None:
+    abort = getattr(sink, "abort", None)
+    if abort is not None:
+        abort()

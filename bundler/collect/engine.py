@@ -1,0 +1,257 @@
+"""The collection engine: a plan and a set of hosts in, recorded evidence and outcomes out.
+
+The engine knows no product. It runs a profile's :class:`~.plan.Plan` (or
+none: then only the hosts' own facts and logs) against the control plane
+and the hosts, through the :class:`~bundler.archive.contracts.BundleSink`,
+and writes the generic evidence every bundle has: ``evidence/hosts.json``
+and ``evidence/logs.json``. Normalizing product evidence and analyzing it
+are the doctor's next steps (:mod:`bundler.collect.doctor`).
+
+Usage::
+
+    engine = Engine(sink, targets, plan=profile.plan(), profile=profile,
+                    http=HttpCollector(options), connector=connector)
+    result = engine.run()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from schemas import CollectorOutcome, CollectorStatus, HostSummary, utc_now
+from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
+
+from ..archive.contracts import BundleSink
+from ..products.base import StepResult
+from .context import EngineSettings, HostState, RunContext
+from .host_tasks import schedule_host
+from .http_tasks import schedule_http_steps
+from .local import LocalHost
+from .memory import limit_malloc_arenas
+from .plan import HttpStep, LogStep, Plan
+from .readonly import plan_violations, profile_rules
+from .recorder import ProgressListener, Recorder
+from .scheduler import RunEnd, Scheduler
+from .targets import HostTarget
+
+if TYPE_CHECKING:
+    from .http import HttpCollector
+    from .ssh import SshConnector
+    from .sshconfig import SshEndpoint
+
+DEFAULT_LOG_STEP = LogStep(id="logs")
+"""Logs named by the inventory are collected even when no profile asks for them."""
+
+FAILURES = frozenset(
+    {
+        CollectorStatus.FAILED,
+        CollectorStatus.TIMEOUT,
+        CollectorStatus.REFUSED,
+        CollectorStatus.INTERRUPTED,
+    }
+)
+
+
+class PlanNotReadOnly(Exception):
+    """A profile's plan breaks the read-only guard: a bug in the profile, never run."""
+
+
+@dataclass
+class CollectionResult:
+    outcomes: list[CollectorOutcome]
+    results: list[StepResult]
+    hosts: list[HostSummary]
+    end: RunEnd
+    started_at: datetime
+    finished_at: datetime
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.end is RunEnd.INTERRUPTED
+
+    @property
+    def collected(self) -> int:
+        """Collectors that produced evidence."""
+        return sum(1 for o in self.outcomes if o.status is CollectorStatus.OK)
+
+    @property
+    def failed(self) -> list[CollectorOutcome]:
+        return [o for o in self.outcomes if o.status in FAILURES]
+
+
+class Engine:
+    def __init__(
+        self,
+        sink: BundleSink,
+        targets: Sequence[HostTarget],
+        *,
+        plan: Plan | None = None,
+        profile: Any = None,
+        settings: EngineSettings | None = None,
+        http: HttpCollector | None = None,
+        connector: SshConnector | None = None,
+        endpoints: dict[str, SshEndpoint] | None = None,
+        progress: ProgressListener | None = None,
+        now: Callable[[], datetime] = utc_now,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        self.sink = sink
+        self.targets = list(targets)
+        self.plan = plan or Plan(profile=getattr(profile, "name", "none"))
+        self.profile = profile
+        self.settings = settings or EngineSettings()
+        self.now = now
+        problems = plan_violations(self.plan, profile)
+        if problems:
+            raise PlanNotReadOnly("; ".join(problems))
+        self.recorder = Recorder(sink, progress, now=now, secrets=secrets)
+        self.scheduler = Scheduler(
+            concurrency=self.settings.concurrency,
+            lane_limit=self._lane_limit,
+            deadline_s=self.settings.deadline_s,
+        )
+        fanned = frozenset(s.for_each.step for s in self.plan.http_steps() if s.for_each)
+        self.ctx = RunContext(
+            recorder=self.recorder,
+            scheduler=self.scheduler,
+            settings=self.settings,
+            http=http,
+            connector=connector,
+            mutating_routes=tuple(getattr(profile, "mutating_routes", ()) or ()),
+            program_rules=profile_rules(profile),
+            raw_models=getattr(profile, "raw_models", None) or {},
+            fanned_steps=fanned,
+            now=now,
+        )
+        self.endpoints = endpoints or {}
+        missing = [
+            t.alias for t in self.targets if not t.is_local and t.alias not in self.endpoints
+        ]
+        if missing and connector is None:
+            raise ValueError(f"SSH hosts {missing} need a connector and resolved endpoints")
+
+    def _lane_limit(self, lane: str) -> int:
+        if lane == "http":
+            return self.settings.http_lane_limit
+        if lane.startswith("host:"):
+            return self.settings.host_lane_limit
+        return 1 << 30
+
+    def run(self) -> CollectionResult:
+        limit_malloc_arenas()  # before the first collector thread starts
+        started = self.now()
+        schedule_http_steps(self.ctx, [s for s in self.plan.steps if isinstance(s, HttpStep)])
+        for target in self.targets:
+            self._schedule_host(target)
+        end = self.scheduler.run()
+        for state in self.ctx.hosts.values():
+            if end is RunEnd.COMPLETED:
+                continue
+            runner, state.runner = state.runner, None
+            if runner is not None:
+                runner.close()
+        self._write_generic_evidence(started)
+        notes = list(self.ctx.connector.bastion_notes) if self.ctx.connector else []
+        notes += self.ctx.notes
+        return CollectionResult(
+            outcomes=self.recorder.outcomes(),
+            results=self.recorder.step_results(),
+            hosts=[state.summary() for state in self.ctx.hosts.values()],
+            end=end,
+            started_at=started,
+            finished_at=self.now(),
+            notes=notes,
+        )
+
+    def _schedule_host(self, target: HostTarget) -> None:
+        state = HostState(target)
+        self.ctx.hosts[target.alias] = state
+        if target.is_local:
+            state.runner = LocalHost()
+        role_steps = [
+            s
+            for s in self.plan.host_steps()
+            if target.role in s.roles and not isinstance(s, LogStep)
+        ]
+        log_steps = [
+            s for s in self.plan.host_steps() if isinstance(s, LogStep) and target.role in s.roles
+        ]
+        schedule_host(
+            self.ctx,
+            state,
+            None if target.is_local else self.endpoints[target.alias],
+            role_steps,  # type: ignore[arg-type]
+            log_steps or [DEFAULT_LOG_STEP],
+        )
+
+    # -- generic evidence ---------------------------------------------------------------------
+    def _write_generic_evidence(self, started: datetime) -> None:
+        if not self.targets:
+            return
+        facts: list[HostSysinfo] = []
+        logs: list[LogSource] = []
+        host_gaps: list[str] = []
+        log_gaps: list[str] = []
+        log_step_ids = {s.id for s in self._log_steps()} | {DEFAULT_LOG_STEP.id}
+        failed = [o.id for o in self.recorder.outcomes() if o.status is not CollectorStatus.OK]
+        for state in self.ctx.hosts.values():
+            facts.append(state.sysinfo or self._missing_facts(state))
+            logs.extend(sorted(state.logs, key=lambda s: s.member))
+            prefix = state.collector_id("")
+            for collector_id in failed:
+                if not collector_id.startswith(prefix):
+                    continue
+                what = collector_id.removeprefix(prefix)
+                if what.split(".")[0] in log_step_ids:
+                    log_gaps.append(collector_id)
+                elif what in ("connect", "sysinfo"):
+                    host_gaps.append(collector_id)
+        product = getattr(self.profile, "name", None)
+        hosts_doc = HostsEvidence(
+            observed_at=started,
+            product=product,
+            complete=not host_gaps,
+            gaps=host_gaps,
+            hosts=facts,
+            collector_time=self.now().astimezone(UTC),
+        )
+        self.sink.add(
+            HostsEvidence.member_path,
+            hosts_doc.model_dump_json(indent=2, exclude_none=True).encode(),
+            media_type="application/json",
+            schema_name=HostsEvidence.schema_name,
+        )
+        if logs or log_gaps:
+            index = LogIndex(
+                observed_at=started,
+                product=product,
+                complete=not log_gaps,
+                gaps=log_gaps,
+                logs=logs,
+            )
+            self.sink.add(
+                LogIndex.member_path,
+                index.model_dump_json(indent=2, exclude_none=True).encode(),
+                media_type="application/json",
+                schema_name=LogIndex.schema_name,
+            )
+
+    def _log_steps(self) -> list[LogStep]:
+        return [s for s in self.plan.host_steps() if isinstance(s, LogStep)] or [DEFAULT_LOG_STEP]
+
+    @staticmethod
+    def _missing_facts(state: HostState) -> HostSysinfo:
+        target = state.target
+        return HostSysinfo(
+            alias=target.alias,
+            role=target.role.value,
+            worker=target.worker,
+            transport=target.transport,
+            clock=state.clock.reading if state.clock else None,
+            utc_offset=state.clock.utc_offset if state.clock else None,
+            errors=[f"no facts collected: {state.unavailable or 'sysinfo did not complete'}"],
+        )

@@ -1,0 +1,207 @@
+"""HTTP steps as tasks: plain GETs, and fan-outs expanded once their parent step is done.
+
+A fan-out waits for *every* expansion of the step it iterates, then expands
+in the parent's index order, so ``{index}`` (and thus member names) is the
+same for the same data. Bound values are percent-encoded into the path and
+the rendered path is checked against the profile's mutating routes again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from schemas import CollectorKind, CollectorStatus
+
+from .budget import Budget
+from .context import RunContext
+from .errors import (
+    CollectError,
+    HttpRefused,
+    HttpStatusError,
+    InvalidJSON,
+    ResponseTooLarge,
+    Skip,
+)
+from .plan import HttpStep
+from .readonly import path_violation
+from .recorder import CollectorRecord, PendingMember
+from .scheduler import Task
+from .templates import quote_path_value, render, render_member
+from .validate import check_json, expand
+
+if TYPE_CHECKING:
+    from .http import HttpCapture
+
+HTTP_LANE = "http"
+ERROR_SNIPPET = 200
+
+
+def group(step_id: str) -> str:
+    return f"http:{step_id}"
+
+
+def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
+    for step in steps:
+        if ctx.http is None:
+            record = ctx.recorder.register(
+                f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
+            )
+            ctx.recorder.skip(
+                record, "no control-plane URL (--server) given", CollectorStatus.SKIPPED
+            )
+            ctx.scheduler.seal(group(step.id))
+            continue
+        if step.for_each is None:
+            _add_fetch(ctx, step, f"http.{step.id}", {}, 0)
+            ctx.scheduler.seal(group(step.id))
+        else:
+            ctx.scheduler.add(
+                Task(
+                    key=f"expand:{step.id}",
+                    run=lambda budget, step=step: _expand(ctx, step, budget),
+                    timeout_s=ctx.settings.timeout_s,
+                    lane="expand",
+                    priority=(0,),
+                    groups=(group(step.id),),
+                    after=(group(step.for_each.step),),
+                    on_skip=lambda note, status, step=step: _skip_unexpanded(
+                        ctx, step, note, status
+                    ),
+                )
+            )
+
+
+def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
+    assert step.for_each is not None
+    parent = step.for_each.step
+    parents = ctx.fanout_documents(parent)
+    if not parents:
+        record = ctx.recorder.register(
+            f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
+        )
+        if budget.expired():
+            note = "not run: run deadline reached"
+        else:
+            results = ctx.recorder.step_results()
+            statuses = sorted({r.status.value for r in results if r.step == parent})
+            note = f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
+        ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
+    else:
+        bindings, cut = expand(step.for_each, parents)
+        for index, bound in enumerate(bindings):
+            _add_fetch(ctx, step, f"http.{step.id}.{index:03d}", bound, index, cut_note(cut))
+    ctx.scheduler.seal(group(step.id))
+
+
+def cut_note(cut: int) -> str | None:
+    return f"{cut} more items not fetched (fan-out limit)" if cut else None
+
+
+def _skip_unexpanded(ctx: RunContext, step: HttpStep, note: str, status: CollectorStatus) -> None:
+    record = ctx.recorder.register(f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id)
+    ctx.recorder.skip(record, note, status)
+
+
+def _add_fetch(
+    ctx: RunContext,
+    step: HttpStep,
+    collector_id: str,
+    bound: dict[str, str],
+    index: int,
+    note: str | None = None,
+) -> None:
+    record = ctx.recorder.register(
+        collector_id, CollectorKind.HTTP, step.path, step=step.id, bound=bound
+    )
+    ctx.scheduler.add(
+        Task(
+            key=collector_id,
+            run=lambda budget: _fetch(ctx, step, record, bound, index, budget, note),
+            timeout_s=step.timeout_s or ctx.settings.timeout_s,
+            lane=HTTP_LANE,
+            priority=(0,),
+            groups=(group(step.id),),
+            on_skip=lambda n, status: ctx.recorder.skip(record, n, status),
+            on_abandon=lambda status, n: ctx.recorder.abandon(record, status, n),
+        )
+    )
+
+
+def _fetch(
+    ctx: RunContext,
+    step: HttpStep,
+    record: CollectorRecord,
+    bound: dict[str, str],
+    index: int,
+    budget: Budget,
+    note: str | None,
+) -> None:
+    assert ctx.http is not None
+    ctx.recorder.started(record)
+    attempts = 1
+    try:
+        variables = {name: quote_path_value(value) for name, value in bound.items()}
+        path = render(step.path, variables, what="path")
+        violation = path_violation(path, ctx.mutating_routes)
+        if violation:
+            raise Skip(f"refused by the read-only guard: {violation}")
+        params = {k: render(v, bound, what="query parameter") for k, v in step.params.items()}
+        is_json = step.media_type == "application/json"
+        capture = ctx.http.get(
+            path, params, budget=budget, max_bytes=step.max_bytes, stop_when_over=is_json
+        )
+        attempts = capture.attempts
+        record.http_status = capture.status_code
+        _check_status(step, capture)
+        member = render_member(step.member, {"index": f"{index:03d}"})
+        pending, error, problem, parsed = _member_for(ctx, step, capture, member)
+    except CollectError as exc:
+        ctx.recorder.finish(record, error=exc, attempts=getattr(exc, "attempts", attempts))
+        return
+    notes = "; ".join(n for n in (problem, note) if n) or None
+    kept = ctx.recorder.finish(
+        record, members=[pending], error=error, note=notes, attempts=attempts
+    )
+    if kept and parsed is not None and step.id in ctx.fanned_steps:
+        ctx.keep_for_fanout(step.id, index, parsed)
+
+
+def _check_status(step: HttpStep, capture: HttpCapture) -> None:
+    code = capture.status_code
+    if 200 <= code < 300:
+        return
+    snippet = " ".join(capture.body.content[:ERROR_SNIPPET].decode("utf-8", "replace").split())
+    detail = f"HTTP {code}" + (f": {snippet}" if snippet else "")
+    if code == 404 and step.optional:
+        raise Skip(step.absent_note or "absent on this server (HTTP 404)")
+    if code in (401, 403):
+        raise HttpRefused(detail)
+    if 300 <= code < 400:
+        raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
+    raise HttpStatusError(detail)
+
+
+def _member_for(
+    ctx: RunContext, step: HttpStep, capture: HttpCapture, member: str
+) -> tuple[PendingMember, CollectError | None, str | None, Any]:
+    """The member to store, the error it implies (kept anyway), a note, the parsed JSON."""
+    body = capture.body
+    if step.media_type != "application/json":
+        text = PendingMember(member, body.content, "text/plain", truncated=body.truncated)
+        return text, None, None, None
+    if body.truncated:
+        error = ResponseTooLarge(
+            f"response exceeded {step.max_bytes} bytes; kept truncated (not parseable)"
+        )
+        pending = PendingMember(member, body.content, "text/plain", step.schema_name, True, False)
+        return pending, error, None, None
+    check = check_json(body.content, step.schema_name, ctx.raw_models)
+    if check.parse_error is not None:
+        pending = PendingMember(
+            member, body.content, "text/plain", step.schema_name, valid=check.valid
+        )
+        return pending, InvalidJSON(check.parse_error), None, None
+    pending = PendingMember(
+        member, body.content, "application/json", step.schema_name, valid=check.valid
+    )
+    return pending, None, check.problem, check.parsed

@@ -1,0 +1,159 @@
+"""Logs named by the inventory: files read by ranges, systemd units through journalctl.
+
+A file log is never read whole when it is large: ``--since`` is found by
+bisection over ranged reads, and a region larger than ``--log-bytes`` is read
+as its head and its tail only (the gap is marked, see :mod:`.capping`).
+``--log-lines`` caps lines the same way. Units use ``journalctl -u UNIT
+--since @EPOCH -n N --no-pager -o short-iso`` and the same byte cap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timezone
+from typing import Literal
+
+from .budget import Budget
+from .capping import HEAD_FRACTION, Capped, HeadTailCapper
+from .errors import CommandFailed, CommandNotFound, FileUnreadable
+from .runner import HostRunner
+from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
+from .timestamps import leading_timestamp
+
+READ_CHUNK = 1024 * 1024
+STAMP_SCAN_LINES = 200
+
+
+@dataclass(frozen=True)
+class LogOptions:
+    max_bytes: int
+    max_lines: int | None
+    since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class CollectedLog:
+    content: Capped
+    origin: Literal["file", "journald"]
+    first_at: datetime | None
+    last_at: datetime | None
+    note: str | None = None
+
+
+def collect_file_log(
+    runner: HostRunner,
+    path: str,
+    options: LogOptions,
+    budget: Budget,
+    host_tz: timezone = UTC,
+    now: datetime | None = None,
+) -> CollectedLog:
+    info = runner.stat(path, budget=budget)
+    if not info.is_regular:
+        raise FileUnreadable("not a regular file")
+
+    def read_at(offset: int, length: int) -> bytes:
+        return runner.read_range(path, offset, length, budget=budget)
+
+    size, start, gate, note = info.size, 0, None, None
+    if options.since is not None and size:
+        if has_timestamps(read_at(0, min(size, BISECT_WINDOW)), host_tz, now):
+            start = find_since_offset(read_at, size, options.since, host_tz, now)
+            gate = RecordGate(options.since, host_tz, now)
+        else:
+            note = "--since not applied: no recognizable timestamps in this log"
+    capper = HeadTailCapper(options.max_bytes, options.max_lines)
+    feeder = _GatedFeeder(capper, gate)
+    if size - start <= options.max_bytes:
+        for offset in range(start, size, READ_CHUNK):
+            feeder.feed(read_at(offset, min(READ_CHUNK, size - offset)))
+    else:
+        head = read_at(start, int(options.max_bytes * HEAD_FRACTION))
+        head = head[: head.rfind(b"\n") + 1]
+        tail = read_at(size - (options.max_bytes - len(head)), options.max_bytes - len(head))
+        tail = tail[tail.find(b"\n") + 1 :]
+        feeder.feed(head)
+        feeder.finish()
+        capper.skip(size - start - len(head) - len(tail))
+        feeder.gate = None  # the tail is newer than anything the head kept
+        feeder.feed(tail)
+    feeder.finish()
+    content = capper.finish()
+    first_at, last_at = stamp_range(content.content, host_tz, now)
+    return CollectedLog(content, "file", first_at, last_at, note)
+
+
+def journal_argv(unit: str, options: LogOptions) -> list[str]:
+    argv = ["journalctl", "-u", unit, "--no-pager", "-o", "short-iso"]
+    if options.since is not None:
+        argv += ["--since", f"@{int(options.since.timestamp())}"]
+    if options.max_lines:
+        argv += ["-n", str(options.max_lines)]
+    return argv
+
+
+def collect_unit_log(
+    runner: HostRunner, unit: str, options: LogOptions, budget: Budget
+) -> CollectedLog:
+    result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
+    if result.exit_code == 127:
+        raise CommandNotFound("journalctl is not installed on this host")
+    if result.exit_code != 0:
+        raise CommandFailed(f"journalctl exit {result.exit_code}: {result.stderr_line()}")
+    content = result.stdout
+    note = None
+    if content.content.strip() in (b"", b"-- No entries --"):
+        note = "journal has no entries for this unit" + (" in --since" if options.since else "")
+    elif options.max_lines:
+        note = f"newest {options.max_lines} entries at most (journalctl -n)"
+    first_at, last_at = stamp_range(content.content)
+    return CollectedLog(content, "journald", first_at, last_at, note)
+
+
+def stamp_range(
+    content: bytes, host_tz: timezone = UTC, now: datetime | None = None
+) -> tuple[datetime | None, datetime | None]:
+    """First and last leading timestamps of a (capped, so bounded) log."""
+    lines = content.split(b"\n")
+    first = next(
+        (s for s in (leading_timestamp(x, host_tz, now) for x in lines[:STAMP_SCAN_LINES]) if s),
+        None,
+    )
+    last = next(
+        (
+            s
+            for s in (
+                leading_timestamp(x, host_tz, now) for x in reversed(lines[-STAMP_SCAN_LINES:])
+            )
+            if s
+        ),
+        None,
+    )
+    return first, last
+
+
+class _GatedFeeder:
+    """Passes whole lines through a :class:`RecordGate` until it opens, then bytes straight on."""
+
+    def __init__(self, capper: HeadTailCapper, gate: RecordGate | None) -> None:
+        self.capper = capper
+        self.gate = gate
+        self._pending = b""
+
+    def feed(self, data: bytes) -> None:
+        if self.gate is None or self.gate.open:
+            self.capper.feed(self._pending + data)
+            self._pending = b""
+            return
+        *lines, self._pending = (self._pending + data).split(b"\n")
+        for index, line in enumerate(lines):
+            if self.gate.keep(line):
+                rest = b"\n".join(lines[index:]) + b"\n" + self._pending
+                self.capper.feed(rest)
+                self._pending = b""
+                return
+
+    def finish(self) -> None:
+        if self._pending and (self.gate is None or self.gate.keep(self._pending)):
+            self.capper.feed(self._pending)
+        self._pending = b""

@@ -1,0 +1,222 @@
+"""Every collector's outcome, and the only door through which evidence reaches the sink.
+
+A collector's members are handed to the sink when it *finishes*, under one
+lock, and only if its outcome is not already settled: when the deadline or
+Ctrl-C settles a running collector as ``timeout``/``interrupted``, whatever
+it produces afterwards is discarded, so nothing is written after the bundle
+is being finalized. Error messages pass through ``BundleSink.redact_text``
+before they reach the manifest. Collectors are listed in registration
+order, so manifests of the same plan read the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from schemas import CollectorKind, CollectorOutcome, CollectorStatus, MemberEntry, utc_now
+
+from ..archive.contracts import BundleSink
+from ..products.base import StepResult
+from .errors import CollectError
+
+
+@dataclass(frozen=True)
+class PendingMember:
+    name: str
+    content: bytes
+    media_type: str = "text/plain"
+    schema_name: str | None = None
+    truncated: bool = False
+    valid: bool | None = None
+
+
+@dataclass(eq=False)
+class CollectorRecord:
+    """One collector, from registration to its settled outcome."""
+
+    id: str
+    kind: CollectorKind
+    target: str
+    step: str | None = None
+    host: str | None = None
+    bound: dict[str, str] = field(default_factory=dict)
+    started_at: datetime | None = None
+    t0: float | None = None
+    outcome: CollectorOutcome | None = None
+    entries: list[MemberEntry] = field(default_factory=list)
+    http_status: int | None = None
+    exit_code: int | None = None
+
+
+class ProgressListener(Protocol):
+    def collector_registered(self, record: CollectorRecord) -> None: ...
+
+    def collector_started(self, record: CollectorRecord) -> None: ...
+
+    def collector_finished(self, record: CollectorRecord) -> None: ...
+
+
+class Recorder:
+    def __init__(
+        self,
+        sink: BundleSink,
+        progress: ProgressListener | None = None,
+        *,
+        now: Callable[[], datetime] = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        self.sink = sink
+        self.progress = progress
+        self._secrets = tuple(s for s in secrets if s)
+        self._now = now
+        self._monotonic = monotonic
+        self._lock = threading.RLock()
+        self._records: list[CollectorRecord] = []
+
+    def register(
+        self,
+        collector_id: str,
+        kind: CollectorKind,
+        target: str,
+        *,
+        step: str | None = None,
+        host: str | None = None,
+        bound: dict[str, str] | None = None,
+    ) -> CollectorRecord:
+        record = CollectorRecord(collector_id, kind, target, step, host, dict(bound or {}))
+        with self._lock:
+            self._records.append(record)
+        if self.progress:
+            self.progress.collector_registered(record)
+        return record
+
+    def started(self, record: CollectorRecord) -> None:
+        with self._lock:
+            record.started_at, record.t0 = self._now(), self._monotonic()
+        if self.progress:
+            self.progress.collector_started(record)
+
+    def finish(
+        self,
+        record: CollectorRecord,
+        *,
+        members: Sequence[PendingMember] = (),
+        error: CollectError | None = None,
+        note: str | None = None,
+        attempts: int = 1,
+        status: CollectorStatus | None = None,
+    ) -> bool:
+        """Settle the outcome and store its members; False if it was already settled."""
+        with self._lock:
+            if record.outcome is not None:
+                return False
+            for member in members:
+                entry = self.sink.add(
+                    member.name,
+                    member.content,
+                    media_type=member.media_type,
+                    schema_name=member.schema_name,
+                    collector=record.id,
+                    truncated=member.truncated,
+                    valid=member.valid,
+                )
+                if entry is not None:
+                    record.entries.append(entry)
+                else:
+                    dropped = f"{member.name} left out by redaction (see redaction-report.json)"
+                    note = f"{note}; {dropped}" if note else dropped
+            final = status or (error.status if error else CollectorStatus.OK)
+            if error is not None and error.status is CollectorStatus.SKIPPED:
+                note = note or error.message
+            self._settle(record, final, error, note, attempts)
+        return True
+
+    def skip(self, record: CollectorRecord, note: str, status: CollectorStatus) -> None:
+        """Settle a collector that never ran (skipped on purpose, or interrupted before it ran)."""
+        with self._lock:
+            if record.outcome is None:
+                self._settle(record, status, None, note, attempts=0)
+
+    def abandon(self, record: CollectorRecord, status: CollectorStatus, note: str) -> None:
+        """Settle a running collector from outside (deadline, watchdog, Ctrl-C)."""
+        error_class = {
+            CollectorStatus.TIMEOUT: "CollectorTimeout",
+            CollectorStatus.INTERRUPTED: "Interrupted",
+        }.get(status, "InternalError")
+        with self._lock:
+            if record.outcome is None:
+                self._settle(record, status, None, None, attempts=1)
+                assert record.outcome is not None
+                record.outcome.error_class = error_class
+                record.outcome.error_message = self.redact(note)
+
+    def _settle(
+        self,
+        record: CollectorRecord,
+        status: CollectorStatus,
+        error: CollectError | None,
+        note: str | None,
+        attempts: int,
+    ) -> None:
+        duration = self._monotonic() - record.t0 if record.t0 is not None else 0.0
+        message = self.redact(error.message) if error and error.message else None
+        record.outcome = CollectorOutcome(
+            id=record.id,
+            kind=record.kind,
+            target=record.target,
+            started_at=record.started_at,
+            duration_s=round(max(0.0, duration), 3),
+            status=status,
+            error_class=error.error_class if error else None,
+            error_message=message if status is not CollectorStatus.SKIPPED else None,
+            note=self.redact(note) if note else None,
+            bytes=sum(e.size for e in record.entries),
+            members=[e.path for e in record.entries],
+            attempts=attempts,
+        )
+        if self.progress:
+            self.progress.collector_finished(record)
+
+    def redact(self, text: str) -> str:
+        """The sink's redaction, plus the secrets doctor itself holds (the API token)."""
+        redacted = self.sink.redact_text(text)
+        for secret in self._secrets:
+            redacted = redacted.replace(secret, "[redacted]")
+        return redacted
+
+    # -- results ------------------------------------------------------------------------------
+    def records(self) -> list[CollectorRecord]:
+        with self._lock:
+            return list(self._records)
+
+    def outcomes(self) -> list[CollectorOutcome]:
+        return [r.outcome for r in self.records() if r.outcome is not None]
+
+    def step_results(self) -> list[StepResult]:
+        """What the profile's normalizer sees: one result per expansion of a plan step."""
+        results = []
+        for record in self.records():
+            if record.step is None or record.outcome is None:
+                continue
+            outcome = record.outcome
+            results.append(
+                StepResult(
+                    step=record.step,
+                    collector=record.id,
+                    status=outcome.status,
+                    member=record.entries[0].path if record.entries else None,
+                    host=record.host,
+                    bound=dict(record.bound),
+                    http_status=record.http_status,
+                    exit_code=record.exit_code,
+                    error_class=outcome.error_class,
+                    error_message=outcome.error_message,
+                )
+            )
+        return results

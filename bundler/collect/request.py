@@ -1,0 +1,161 @@
+"""A doctor request, checked completely before the first connection is made.
+
+Every flag, the inventory, the ssh_config and the known_hosts file are read
+and validated here, so a mistake is a one-line usage error (exit 2) that
+costs no collection and writes no file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..cli.options import SealOptions
+from ..errors import UsageError
+from ..products import get_profile
+from .context import EngineSettings
+from .defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_LOG_BYTES,
+    DEFAULT_LOG_LINES,
+    DEFAULT_TIMEOUT_S,
+)
+from .inventory import load_inventory
+from .since import parse_since
+from .targets import HostTarget, build_targets
+
+if TYPE_CHECKING:
+    from .ssh import SshConnector
+    from .sshconfig import SshEndpoint
+
+
+@dataclass(frozen=True)
+class DoctorRequest:
+    profile: str | None = None
+    server: str | None = None
+    token_env: str | None = None
+    ca_cert: Path | None = None
+    insecure: bool = False
+    ssh: tuple[str, ...] = ()
+    inventory: Path | None = None
+    local: bool = False
+    ssh_config: Path | None = None
+    known_hosts: Path | None = None
+    accept_new_host_keys: bool = False
+    since: str | None = None
+    log_lines: int = DEFAULT_LOG_LINES
+    log_bytes: int = DEFAULT_LOG_BYTES
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    deadline_s: float | None = DEFAULT_DEADLINE_S
+    bundle: Path | None = None
+    seal: SealOptions = field(default_factory=SealOptions)
+    use_agent: bool = True
+
+
+@dataclass
+class PreparedRun:
+    profile: Any
+    server_url: str | None
+    token: str | None = field(repr=False)
+    targets: list[HostTarget]
+    endpoints: dict[str, SshEndpoint]
+    connector: SshConnector | None
+    settings: EngineSettings
+
+
+def prepare(
+    request: DoctorRequest,
+    environ: Mapping[str, str],
+    warn: Callable[[str], None],
+    now: Callable[[], datetime],
+    home: Path,
+) -> PreparedRun:
+    """Validate ``request`` and resolve everything collection needs; UsageError on any problem."""
+    profile = load_profile(request.profile)
+    if request.server and profile is None:
+        raise UsageError("--server needs --profile (which API to read depends on the product)")
+    if request.insecure and request.ca_cert:
+        raise UsageError("use either --ca-cert or --insecure, not both")
+    server_url = request.server or (profile.default_server_url if profile else None)
+    if server_url:
+        from .http import display_url
+
+        display_url(server_url)  # validates
+    token_env = request.token_env or (profile.token_env if profile else None)
+    token = environ.get(token_env) if token_env else None
+    if request.token_env and not token:
+        raise UsageError(f"environment variable {request.token_env} (--token-env) is not set")
+    if server_url and token_env and not token:
+        warn(
+            f"note: no API token ({token_env} is not set); requests go unauthenticated "
+            "(use --token-env VAR if the server needs one)"
+        )
+    if request.insecure:
+        warn(
+            "warning: TLS certificate verification is disabled (--insecure); use it only for a "
+            "bounded evaluation with a self-signed certificate. The manifest records it."
+        )
+    inventory = load_inventory(request.inventory) if request.inventory else None
+    targets = build_targets(inventory, request.ssh, request.local)
+    if not server_url and not targets:
+        raise UsageError(
+            "nothing to collect",
+            hint="give --server (with --profile), --ssh, --inventory or --local",
+        )
+    for name, value in (("--concurrency", request.concurrency), ("--log-lines", request.log_lines)):
+        if value < 1:
+            raise UsageError(f"{name} must be at least 1")
+    if request.log_bytes < 1024:
+        raise UsageError("--log-bytes must be at least 1024")
+    if request.timeout_s <= 0 or (request.deadline_s is not None and request.deadline_s <= 0):
+        raise UsageError("--timeout and --deadline must be positive")
+    since = parse_since(request.since, now()) if request.since else None
+    endpoints: dict[str, SshEndpoint] = {}
+    connector = None
+    remote = [t for t in targets if not t.is_local]
+    if remote:
+        from .hostkeys import KnownHostsBook
+        from .ssh import SshConnector
+        from .sshconfig import SshConfigResolver
+
+        config = request.ssh_config or home / ".ssh" / "config"
+        if request.ssh_config and not request.ssh_config.exists():
+            raise UsageError(f"--ssh-config {request.ssh_config} does not exist")
+        resolver = SshConfigResolver(config, home=home)
+        endpoints = {t.alias: resolver.resolve(t.address) for t in remote}
+        known_path = request.known_hosts or home / ".ssh" / "known_hosts"
+        try:
+            known = KnownHostsBook(
+                [known_path],
+                explicit=request.known_hosts is not None,
+                accept_new=request.accept_new_host_keys,
+            )
+            for endpoint in endpoints.values():  # every file is read now: problems are usage errors
+                for hop in (*endpoint.jumps, endpoint):
+                    known.for_files(hop.known_hosts_files)
+        except OSError as exc:
+            raise UsageError(str(exc)) from exc
+        connector = SshConnector(resolver, known, use_agent=request.use_agent)
+    settings = EngineSettings(
+        concurrency=request.concurrency,
+        timeout_s=request.timeout_s,
+        deadline_s=request.deadline_s,
+        log_bytes=request.log_bytes,
+        log_lines=request.log_lines,
+        since=since,
+    )
+    return PreparedRun(profile, server_url, token, targets, endpoints, connector, settings)
+
+
+def load_profile(name: str | None) -> Any:
+    if name is None:
+        return None
+    try:
+        return get_profile(name)
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"profile {name!r} is not available in this build") from exc

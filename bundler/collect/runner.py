@@ -1,0 +1,135 @@
+"""What a host offers the engine, whether reached over SSH or this machine itself.
+
+Both :class:`~bundler.collect.ssh.SshHost` and
+:class:`~bundler.collect.local.LocalHost` implement :class:`HostRunner`, so
+every host step, sysinfo and log collector is written once. Commands are
+argument vectors; over SSH they become one ``/bin/sh -c`` line built here
+with :func:`shlex.quote` (the user's login shell may not be POSIX), so a
+templated value can never inject shell syntax.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from .budget import Budget
+from .capping import Capped
+
+STDERR_CAP = 64 * 1024
+"""stderr is kept only to explain failures."""
+
+CWD_MISSING_EXIT = 97
+CWD_MISSING_MARKER = "bundler: no such working directory"
+KILL_GRACE_S = 5
+"""Remote ``timeout -k``: seconds between SIGTERM and SIGKILL of a command over its budget."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    stdout: Capped
+    stderr: bytes
+    exit_code: int
+
+    def stderr_line(self) -> str:
+        """The last non-empty stderr line (what usually says why), for error messages."""
+        lines = [ln.strip() for ln in self.stderr.decode("utf-8", "replace").splitlines()]
+        meaningful = [ln for ln in lines if ln]
+        return meaningful[-1][:300] if meaningful else ""
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A probe's answer and the collector's clock just before asking and just after the answer."""
+
+    answer: bytes
+    before: datetime
+    after: datetime
+
+
+READY_MARKER = b"bundler-ready\n"
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    size: int
+    is_regular: bool
+
+
+class HostRunner(Protocol):
+    """A connected host. Every call is bounded by the budget it is given."""
+
+    transport: Literal["ssh", "local"]
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        budget: Budget,
+        max_bytes: int,
+        max_lines: int | None = None,
+        cwd: str | None = None,
+    ) -> CommandResult:
+        """Run a program (no shell); stdout capped head+tail. Exit 127: not installed."""
+        ...
+
+    def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
+        """Run one of the engine's own read-only ``sh`` snippets (sysinfo)."""
+        ...
+
+    def timed(
+        self, script: str, *, budget: Budget, now: Callable[[], datetime], max_bytes: int
+    ) -> Timed:
+        """Run ``script``, which prints :data:`READY_MARKER`, reads a line, then answers.
+
+        ``before`` is read just before the line is sent and ``after`` when the
+        first line of the answer arrives, so the round trip excludes process and
+        login-shell start-up (clock skew uncertainty). The whole answer (capped at
+        ``max_bytes``) is returned: a script may go on to print more.
+        """
+        ...
+
+    def stat(self, path: str, *, budget: Budget) -> FileInfo:
+        """Size and type; raises FileMissing / FileUnreadable."""
+        ...
+
+    def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
+        """Up to ``length`` bytes from ``offset`` (ranged reads keep huge logs cheap)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def quote_argv(argv: Sequence[str]) -> str:
+    return " ".join(shlex.quote(arg) for arg in argv)
+
+
+def remote_script(argv: Sequence[str], cwd: str | None, budget: Budget) -> str:
+    """A POSIX sh script that changes into ``cwd`` and runs ``argv`` under a remote timeout.
+
+    The remote ``timeout`` (when installed) kills the command even if our
+    connection drops, so a hung command never outlives the run on a
+    customer's host.
+    """
+    seconds = max(1, math.ceil(budget.left()) + 1)
+    command = quote_argv(argv)
+    lines = []
+    if cwd is not None:
+        lines.append(
+            f"cd -- {shlex.quote(cwd)} 2>/dev/null || "
+            f"{{ echo '{CWD_MISSING_MARKER}' >&2; exit {CWD_MISSING_EXIT}; }}"
+        )
+    lines.append(
+        "if command -v timeout >/dev/null 2>&1; then "
+        f"exec timeout -k {KILL_GRACE_S} {seconds} {command}; else exec {command}; fi"
+    )
+    return "\n".join(lines)
+
+
+def sh_command_line(script: str) -> str:
+    """Run ``script`` with /bin/sh whatever the remote login shell is."""
+    return f"/bin/sh -c {shlex.quote(script)}"

@@ -1,0 +1,160 @@
+"""The end of a doctor run: its exit code, the summary table, and the collection summary JSON.
+
+Exit codes (documented in ``bundler doctor --help`` and the README), when
+several apply the first in this list wins:
+
+===  ==========================================================================
+130  interrupted (Ctrl-C): what was collected is sealed, manifest ``interrupted``
+2    usage or configuration error (nothing was collected)
+4    nothing could be collected: no bundle written
+1    a ladder layer failed (verdict ``blocked``)
+5    partial: the bundle is written but some collectors failed
+3    inconclusive: nothing failed, but evidence for a layer is missing
+0    healthy (or degraded: warnings only)
+===  ==========================================================================
+
+The verdict outranks "partial" because it is what the reader acts on; a
+partial bundle is a caveat the summary lists collector by collector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from rich.console import Console
+from rich.table import Table
+
+from schemas import CollectorOutcome, CollectorStatus, HostSummary, RecordModel, UTCDateTime
+
+from ..exit_codes import ExitCode
+from .engine import CollectionResult
+from .progress import STATUS_STYLE, human_bytes
+
+SUMMARY_SCHEMA = "bundler.doctor-summary/1"
+
+
+def exit_code(*, interrupted: bool, collected: int, failed: int, verdict: str | None) -> ExitCode:
+    """The doctor's exit code; see the module docstring for the precedence."""
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    if collected == 0:
+        return ExitCode.NOTHING_COLLECTED
+    if verdict == "blocked":
+        return ExitCode.PROBLEM
+    if failed:
+        return ExitCode.PARTIAL
+    if verdict == "inconclusive":
+        return ExitCode.INCONCLUSIVE
+    return ExitCode.OK
+
+
+@dataclass(frozen=True)
+class BundleWritten:
+    path: Path
+    size: int
+    encryption: str
+
+
+class CollectorLine(RecordModel):
+    id: str
+    status: CollectorStatus
+    error_class: str | None = None
+    message: str | None = None
+
+
+class DoctorSummary(RecordModel):
+    """What ``doctor --json`` prints when no analysis is available (collection only)."""
+
+    schema_: str = Field(default=SUMMARY_SCHEMA, alias="schema")
+    profile: str | None = None
+    server_url: str | None = None
+    insecure_tls: bool = False
+    started_at: UTCDateTime
+    finished_at: UTCDateTime
+    interrupted: bool = False
+    deadline_reached: bool = False
+    collected: int
+    total: int
+    problems: list[CollectorLine] = Field(
+        default_factory=list, description="Every collector that did not end ok or skipped."
+    )
+    skipped: list[CollectorLine] = Field(default_factory=list)
+    hosts: list[HostSummary] = Field(default_factory=list)
+    bundle: dict[str, Any] | None = None
+    verdict: str | None = None
+    exit_code: int
+
+
+def _line(outcome: CollectorOutcome) -> CollectorLine:
+    return CollectorLine(
+        id=outcome.id,
+        status=outcome.status,
+        error_class=outcome.error_class,
+        message=outcome.error_message or outcome.note,
+    )
+
+
+def build_summary(
+    result: CollectionResult,
+    *,
+    profile: str | None,
+    server_url: str | None,
+    bundle: BundleWritten | None,
+    verdict: str | None,
+    code: ExitCode,
+    insecure_tls: bool = False,
+) -> DoctorSummary:
+    return DoctorSummary(
+        profile=profile,
+        server_url=server_url,
+        insecure_tls=insecure_tls,
+        started_at=result.started_at,
+        finished_at=result.finished_at,
+        interrupted=result.interrupted,
+        deadline_reached=result.end.value == "deadline",
+        collected=result.collected,
+        total=len(result.outcomes),
+        problems=[_line(o) for o in result.failed],
+        skipped=[_line(o) for o in result.outcomes if o.status is CollectorStatus.SKIPPED],
+        hosts=result.hosts,
+        bundle=(
+            {"path": str(bundle.path), "size": bundle.size, "encryption": bundle.encryption}
+            if bundle
+            else None
+        ),
+        verdict=verdict,
+        exit_code=int(code),
+    )
+
+
+def render_summary(console: Console, summary: DoctorSummary) -> None:
+    """The closing table: collected N of M, each problem with its reason, the bundle."""
+    headline = f"collected {summary.collected} of {summary.total} collectors"
+    if summary.interrupted:
+        headline += " (interrupted)"
+    elif summary.deadline_reached:
+        headline += " (run deadline reached)"
+    console.print(f"[bold]bundler doctor:[/] {headline}")
+    if summary.problems:
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        table.add_column("collector")
+        table.add_column("status")
+        table.add_column("reason", overflow="fold")
+        for line in summary.problems:
+            reason = " ".join(filter(None, (line.error_class, line.message)))
+            table.add_row(line.id, f"[{STATUS_STYLE[line.status]}]{line.status.value}[/]", reason)
+        console.print(table)
+    if summary.skipped:
+        console.print(f"[dim]{len(summary.skipped)} skipped (not applicable or absent)[/]")
+    if summary.bundle:
+        console.print(
+            f"bundle: {summary.bundle['path']} ({human_bytes(summary.bundle['size'])}, "
+            f"encryption: {summary.bundle['encryption']})"
+        )
+    elif summary.exit_code == ExitCode.NOTHING_COLLECTED:
+        console.print("[red]nothing could be collected: no bundle written[/]")
+    if summary.verdict:
+        console.print(f"verdict: [bold]{summary.verdict}[/]")

@@ -1,0 +1,135 @@
+"""Raw responses against the product's own models: kept either way, flagged when they differ.
+
+A record that does not match its model is evidence too (a newer product, a
+broken endpoint), so it is never dropped: its member is stored and marked
+``valid=False``, and the first validation error becomes the outcome's note.
+Fan-outs read their items with RFC 6901 JSON pointers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .plan import ForEach
+
+
+@dataclass(frozen=True)
+class JsonCheck:
+    parsed: Any | None
+    parse_error: str | None = None
+    valid: bool | None = None
+    problem: str | None = None
+
+
+def check_json(
+    content: bytes, schema_name: str | None, raw_models: Mapping[str, type[BaseModel]]
+) -> JsonCheck:
+    """Parse ``content`` and validate it against ``raw_models[schema_name]`` if named."""
+    try:
+        parsed = json.loads(content)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return JsonCheck(None, f"not valid JSON: {exc}", valid=False if schema_name else None)
+    if schema_name is None:
+        return JsonCheck(parsed)
+    is_list = schema_name.endswith("[]")
+    model = raw_models.get(schema_name) or raw_models.get(schema_name.removesuffix("[]"))
+    if model is None:
+        return JsonCheck(parsed, problem=f"profile declares no raw model {schema_name!r}")
+    try:
+        _adapter(model, is_list).validate_python(parsed)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "/".join(str(p) for p in first["loc"])
+        return JsonCheck(
+            parsed, valid=False, problem=f"does not match {schema_name} at /{where}: {first['msg']}"
+        )
+    return JsonCheck(parsed, valid=True)
+
+
+@lru_cache(maxsize=256)
+def _adapter(model: type[BaseModel], is_list: bool) -> TypeAdapter[Any]:
+    """Building a validator is costly; fan-outs validate hundreds of records of one model."""
+    return TypeAdapter(list[model] if is_list else model)  # type: ignore[valid-type]
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """RFC 6901; raises KeyError when the pointer does not resolve."""
+    if pointer == "":
+        return document
+    if not pointer.startswith("/"):
+        raise KeyError(pointer)
+    current = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(current, list):
+            if not token.isdigit() or int(token) >= len(current):
+                raise KeyError(pointer)
+            current = current[int(token)]
+        elif isinstance(current, dict) and token in current:
+            current = current[token]
+        else:
+            raise KeyError(pointer)
+    return current
+
+
+def expand(for_each: ForEach, documents: list[Any]) -> tuple[list[dict[str, str]], int]:
+    """Bindings of a fan-out over the parents' documents (in order), and how many were cut.
+
+    Items whose bound values do not resolve to scalars are left out (a value
+    that is not a string or number cannot be a path segment).
+    """
+    bindings: list[dict[str, str]] = []
+    seen = 0
+    for document in documents:
+        try:
+            items = resolve_pointer(document, for_each.items)
+        except KeyError:
+            continue
+        for item in items if isinstance(items, list) else []:
+            if not _matches(item, for_each.where):
+                continue
+            bound = _bind(item, for_each.bind)
+            if bound is None:
+                continue
+            seen += 1
+            if len(bindings) < for_each.limit:
+                bindings.append(bound)
+    return bindings, max(0, seen - for_each.limit)
+
+
+def _matches(item: Any, where: Mapping[str, list[str]]) -> bool:
+    for pointer, allowed in where.items():
+        try:
+            value = resolve_pointer(item, pointer)
+        except KeyError:
+            return False
+        if _scalar(value) not in allowed:
+            return False
+    return True
+
+
+def _bind(item: Any, bind: Mapping[str, str]) -> dict[str, str] | None:
+    bound = {}
+    for name, pointer in bind.items():
+        try:
+            value = _scalar(resolve_pointer(item, pointer))
+        except KeyError:
+            return None
+        if value is None:
+            return None
+        bound[name] = value
+    return bound
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None

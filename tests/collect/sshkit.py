@@ -1,0 +1,25 @@
+"""Helpers for SSH tests: connect to an SshLab host the way the engine does."""
+
+from __future__ import annotations
+
+from bundler.collect.budget import Budget
+from bundler.collect.hostkeys import KnownHostsBook
+from bundler.collect.ssh import Connection, SshConnector
+from bundler.collect.sshconfig import SshConfigResolver
+from tests.support.sshd import SshLab
+
+
+def connector(lab: SshLab, *, accept_new: bool = False) -> SshConnector:
+    return SshConnector(
+        SshConfigResolver(lab.ssh_config, home=lab.root),
+        KnownHostsBook([lab.known_hosts], explicit=True, accept_new=accept_new),
+        use_agent=False,
+    )
+
+
+def connect(
+    lab: SshLab, alias: str, *, accept_new: bool = False, timeout: float = 10
+) -> Connection:
+    conn = connector(lab, accept_new=accept_new)
+    endpoint = conn.resolver.resolve(alias)
+    return conn.connect(endpoint, Budget.start(timeout))

@@ -1,0 +1,340 @@
+"""``bundler doctor`` end to end: flags, exit codes, summaries, JSON, interrupts, bundles."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bundler import products
+from bundler.cli import cli
+from bundler.collect.doctor import run_doctor
+from bundler.collect.request import DoctorRequest
+from bundler.collect.summary import exit_code
+from bundler.exit_codes import ExitCode
+from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
+from tests.support.requirements import need
+from tests.support.sshd import SshLab, free_port
+
+
+@pytest.fixture
+def sample_profile(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(products.PROFILES, "testprod", "tests.collect.testprofile")
+    return "testprod"
+
+
+def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner(env=env).invoke(cli, ["doctor", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("verdict", "failed", "collected", "interrupted", "code"),
+    [
+        ("healthy", 0, 3, False, ExitCode.OK),
+        ("degraded", 0, 3, False, ExitCode.OK),
+        ("inconclusive", 0, 3, False, ExitCode.INCONCLUSIVE),
+        ("inconclusive", 1, 3, False, ExitCode.PARTIAL),
+        ("blocked", 1, 3, False, ExitCode.PROBLEM),
+        (None, 1, 0, False, ExitCode.NOTHING_COLLECTED),
+        ("blocked", 1, 0, True, ExitCode.INTERRUPTED),
+        (None, 0, 2, False, ExitCode.OK),
+    ],
+)
+def test_exit_code_precedence(
+    verdict: str | None, failed: int, collected: int, interrupted: bool, code: ExitCode
+) -> None:
+    assert (
+        exit_code(interrupted=interrupted, collected=collected, failed=failed, verdict=verdict)
+        == code
+    )
+
+
+VERDICT_EXIT = {"healthy": 0, "degraded": 0, "inconclusive": 3, "blocked": 1}
+
+
+def test_local_json_live_check() -> None:
+    code, stdout, stderr = _doctor("--local", "--json")
+    document = json.loads(stdout)
+    if document["schema"] == "bundler.doctor-summary/1":  # no analyzer in this build
+        assert code == 0, stderr
+        assert document["collected"] == document["total"] == 1
+        assert document["hosts"][0]["transport"] == "local"
+    else:  # INTEGRATION: the analyzer's live verdict
+        assert document["schema"] == "bundler.analysis/1"
+        assert document["bundle"]["collectors_total"] == 1
+        assert document["bundle"]["collectors_failed"] == []
+        assert code == VERDICT_EXIT[document["verdict"]]
+    assert "ok          local.h01.sysinfo" in stderr
+    assert "collected 1 of 1 collectors" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "nothing to collect"),
+        (("--server", "http://127.0.0.1:1"), "--server needs --profile"),
+        (("--local", "--since", "yesterday"), "invalid duration"),
+        (("--local", "--concurrency", "0"), "--concurrency must be at least 1"),
+        (("--local", "--log-bytes", "10"), "--log-bytes"),
+        (("--local", "--generate-password"), "need --bundle"),
+        (("--ssh", "bad host name"), "invalid SSH address"),
+        (("--ssh", "h", "--ssh-config", "/nonexistent/cfg"), "does not exist"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, stdout, stderr = _doctor(*args)
+    assert code == 2
+    assert message in stderr
+    assert "Traceback" not in stderr
+    assert stdout == ""
+
+
+def test_a_bad_inventory_names_the_line(tmp_path: Path) -> None:
+    inventory = tmp_path / "inv.yaml"
+    inventory.write_text("hosts:\n  - address: a\n    rol: server\n")
+    code, _, stderr = _doctor("--inventory", str(inventory))
+    assert code == 2
+    assert "hosts.0.rol" in stderr
+
+
+def test_profile_options_are_checked(sample_profile: str, tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="TESTPROD_MISSING"):
+        run_doctor(
+            DoctorRequest(profile=sample_profile, token_env="TESTPROD_MISSING", local=True),
+            environ={},
+        )
+    with pytest.raises(Exception, match="either --ca-cert or --insecure"):
+        run_doctor(
+            DoctorRequest(profile=sample_profile, insecure=True, ca_cert=tmp_path, local=True)
+        )
+
+
+def test_profile_run_normalizes_and_keeps_the_token_out(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    token = "tok-7f3a9c1e5b"
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", Reply(401, {"detail": f"bad token {token}"}))
+    warnings: list[str] = []
+    outcome = run_doctor(
+        DoctorRequest(profile=sample_profile, server=http_server.url, token_env="T", local=True),
+        environ={"T": token},
+        warn=warnings.append,
+    )
+    assert http_server.requests[0].headers["Authorization"] == f"Bearer {token}"
+    workers = next(o for o in outcome.result.outcomes if o.id == "http.workers")
+    assert workers.status.value == "refused"
+    assert token not in (workers.error_message or "")
+    assert "bad token [" in (workers.error_message or "")  # replaced by a marker, not dropped
+    assert token not in outcome.json_text()
+    assert outcome.exit_code == ExitCode.PARTIAL
+    assert outcome.summary.problems[0].id == "http.workers"
+
+
+@pytest.mark.sshd
+def test_ssh_trust_through_the_command_line(ssh_lab: SshLab) -> None:
+    instance = ssh_lab.start("fresh")
+    ssh_lab.add_host("fresh", instance)
+    files = ("--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(ssh_lab.known_hosts))
+    code, _, stderr = _doctor("--ssh", "fresh", *files, "--json")
+    assert code == ExitCode.NOTHING_COLLECTED, stderr
+    assert "HostKeyUnknown" in stderr
+    assert f"refused unknown host key ssh-ed25519 {instance.host_key.fingerprint}" in stderr
+    assert "nothing could be collected" in stderr
+    assert ssh_lab.known_hosts.read_text() == ""
+    code, _, stderr = _doctor("--ssh", "fresh", *files, "--accept-new-host-keys")
+    assert code in (ExitCode.OK, ExitCode.INCONCLUSIVE), stderr  # inconclusive: no profile
+    assert f"trusted new host key {instance.host_key.fingerprint}" in stderr
+    assert instance.known_hosts_line() in ssh_lab.known_hosts.read_text()
+    outcome = run_doctor(
+        DoctorRequest(
+            ssh=("fresh",), ssh_config=ssh_lab.ssh_config, known_hosts=ssh_lab.known_hosts
+        )
+    )
+    (host,) = outcome.summary.hosts
+    assert host.host_key_fingerprint == instance.host_key.fingerprint
+    assert not host.host_key_trusted_on_first_use  # known now: verified, not trusted anew
+
+
+@pytest.mark.sshd
+def test_some_failed_collectors_exit_5(ssh_lab: SshLab) -> None:
+    ssh_lab.add_host("down", hostname="127.0.0.1", port=free_port())
+    files = ("--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(ssh_lab.known_hosts))
+    code, _, stderr = _doctor("--local", "--ssh", "down", *files)
+    assert code == ExitCode.PARTIAL
+    assert "collected 1 of 3 collectors" in stderr
+    problem = next(line for line in stderr.splitlines() if line.startswith("ssh.h01.connect "))
+    assert "failed" in problem  # --ssh hosts come before --local
+    assert "ConnectFailed" in problem
+    outcome = run_doctor(
+        DoctorRequest(
+            local=True,
+            ssh=("down",),
+            ssh_config=ssh_lab.ssh_config,
+            known_hosts=ssh_lab.known_hosts,
+        )
+    )
+    assert [(p.id, p.error_class) for p in outcome.summary.problems] == [
+        ("ssh.h01.connect", "ConnectFailed")
+    ]
+
+
+def test_ctrl_c_keeps_what_was_collected(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", Reply(hang=True))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    finally:
+        timer.cancel()
+    assert outcome.exit_code == ExitCode.INTERRUPTED
+    statuses = {o.id: o.status.value for o in outcome.result.outcomes}
+    assert statuses["http.health"] == "ok"
+    assert statuses["http.workers"] == "interrupted"
+    assert outcome.summary.interrupted
+
+
+def test_bundle_needs_the_builder_and_the_redactor_or_writes_nothing(tmp_path: Path) -> None:
+    """INTEGRATION POINT: until both parts are in the build, --bundle refuses cleanly."""
+    import importlib.util
+
+    target = tmp_path / "support.zip"
+    env = {"BUNDLE_PW": "correct horse battery staple"}
+    code, _, stderr = _doctor(
+        "--local", "--bundle", str(target), "--password-env", "BUNDLE_PW", env=env
+    )
+    has_builder = importlib.util.find_spec("bundler.archive.builder") is not None
+    has_redactor = importlib.util.find_spec("redactors") is not None
+    if has_builder and has_redactor:
+        assert code in (ExitCode.OK, ExitCode.INCONCLUSIVE), stderr
+        assert target.exists()
+        return
+    assert code == 2
+    assert (
+        "cannot write bundles yet" if not has_builder else "cannot redact bundles yet"
+    ) in stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even a spool
+
+
+def test_local_bundle_end_to_end(tmp_path: Path) -> None:
+    """INTEGRATION: needs the redaction engine (``redactors``, branch ``redact``)."""
+    import importlib.util
+
+    need(importlib.util.find_spec("redactors") is not None, "redactors is not in this build yet")
+    log = tmp_path / "app.log"
+    log.write_text("2099-01-01 10:00:00 - app - INFO - password=hunter2-secret\n" * 3)
+    inventory = tmp_path / "inv.yaml"
+    inventory.write_text(
+        f"hosts:\n  - address: local\n    role: server\n    logs: [{{file: {log}}}]\n"
+    )
+    target = tmp_path / "support.zip"
+    env = {"BUNDLE_PW": "correct horse battery staple"}
+    code, _, stderr = _doctor(
+        "--inventory",
+        str(inventory),
+        "--bundle",
+        str(target),
+        "--password-env",
+        "BUNDLE_PW",
+        env=env,
+    )
+    assert code in (ExitCode.OK, ExitCode.INCONCLUSIVE), stderr  # no profile: no ladder verdict
+    assert target.exists()
+    assert b"hunter2-secret" not in target.read_bytes()
+    inspected = CliRunner(env=env).invoke(
+        cli, ["inspect", str(target), "--password-env", "BUNDLE_PW"]
+    )
+    assert inspected.exit_code == 0, inspected.stderr
+
+
+def test_a_failing_normalizer_is_recorded_and_the_raw_evidence_kept(
+    sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.collect.testprofile import SampleProfile
+
+    def broken(self: SampleProfile, ctx: object) -> list[object]:
+        raise KeyError("bug in the profile")
+
+    monkeypatch.setattr(SampleProfile, "normalize", broken)
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    failed = next(o for o in outcome.result.outcomes if o.id == "normalize.testprod")
+    assert (failed.status.value, failed.error_class) == ("failed", "KeyError")
+    assert outcome.exit_code == ExitCode.PARTIAL
+    assert outcome.summary.collected >= 1
+
+
+def test_normalized_evidence_is_added(
+    sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bundler.archive.contracts import MemorySink
+    from bundler.collect import doctor as doctor_module
+
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    sinks: list[MemorySink] = []
+
+    def keep_sink(transform: object) -> MemorySink:
+        sinks.append(MemorySink())
+        return sinks[-1]
+
+    monkeypatch.setattr(doctor_module, "open_live", keep_sink)
+    run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    (sink,) = sinks
+    product = json.loads(sink.source().read_bytes("evidence/product.json"))  # type: ignore[attr-defined]
+    assert product["server_version"] == "2.0.0"
+    (entry,) = [e for e in sink.entries if e.path == "evidence/product.json"]
+    assert entry.schema_name == "evidence.product"
+
+
+def test_tls_trust_options(
+    sample_profile: str, https_server: ScriptedHTTPServer, tls_files: TlsFiles
+) -> None:
+    https_server.route(
+        "/health", Reply(200, {"status": "healthy", "version": "2.0.0"}, delay_s=0.5)
+    )
+
+    def health(**options: object) -> tuple[str, str | None, list[str], bool]:
+        warnings: list[str] = []
+        request = DoctorRequest(profile=sample_profile, server=https_server.url, **options)  # type: ignore[arg-type]
+        outcome = run_doctor(request, warn=warnings.append)
+        found = next(o for o in outcome.result.outcomes if o.id == "http.health")
+        return found.status.value, found.error_class, warnings, outcome.summary.insecure_tls
+
+    status, error, warnings, insecure = health()
+    assert (status, error, insecure) == ("refused", "TLSVerifyFailed", False)
+    assert any("TESTPROD_TOKEN is not set" in w for w in warnings)
+    assert health(ca_cert=tls_files.ca_cert)[:2] == ("ok", None)  # slow (0.5 s) but in time
+    status, error, warnings, insecure = health(insecure=True)
+    assert (status, insecure) == ("ok", True)
+    assert any("--insecure" in w for w in warnings)
+
+
+@pytest.mark.sshd
+def test_known_hosts_named_by_ssh_config_are_used(ssh_lab: SshLab, tmp_path: Path) -> None:
+    """The lab's ssh_config says `UserKnownHostsFile <lab>/known_hosts` for every host."""
+    home = tmp_path / "home"  # its ~/.ssh/known_hosts does not exist
+    trusted, fresh = ssh_lab.start("trusted"), ssh_lab.start("fresh")
+    ssh_lab.add_host("trusted", trusted)
+    ssh_lab.add_host("fresh", fresh)
+    ssh_lab.trust(trusted)
+    outcome = run_doctor(
+        DoctorRequest(
+            ssh=("trusted", "fresh"), ssh_config=ssh_lab.ssh_config, accept_new_host_keys=True
+        ),
+        home=home,
+    )
+    hosts = {h.alias: h for h in outcome.summary.hosts}
+    assert hosts["h01"].host_key_fingerprint == trusted.host_key.fingerprint
+    assert not hosts["h01"].host_key_trusted_on_first_use
+    assert hosts["h02"].host_key_trusted_on_first_use
+    assert fresh.known_hosts_line() in ssh_lab.known_hosts.read_text()
+    assert not (home / ".ssh" / "known_hosts").exists()
