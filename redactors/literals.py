@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - exercised only without the wheel
 MIN_LITERAL = 4
 BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
+PREFIX = 8
 
 
 def encoded_forms(value: bytes) -> set[bytes]:
@@ -104,6 +105,52 @@ class LiteralSet:
 
     def max_len(self) -> int:
         return max((len(f) for f in self._forms), default=0)
+
+    def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
+        """Non-overlapping (start, end, kind, identity), longest first at each position."""
+        if not self._forms:
+            return []
+        if self._matcher is None:
+            self._matcher = _Matcher(self._forms)
+        return self._matcher.find(data)
+
+
+class _Matcher:
+    """Finds every learned form in a text: an automaton over short prefixes, then a check.
+
+    Indexing only the first :data:`PREFIX` bytes of each form keeps the
+    automaton small (tens of thousands of long forms share prefixes and fit in
+    cache), which is what makes one pass fast; the rare prefix hit is then
+    confirmed with ``startswith``.
+    """
+
+    def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
+        self.forms = forms
+        self.automaton = None
+        if ahocorasick is not None and len(forms) > FIND_LOOP_MAX:
+            by_prefix: dict[bytes, list[bytes]] = {}
+            for form in forms:
+                by_prefix.setdefault(form[:PREFIX], []).append(form)
+            automaton = ahocorasick.Automaton()
+            for prefix, group in by_prefix.items():
+                automaton.add_word(prefix.decode("latin-1"), (len(prefix), tuple(group)))
+            automaton.make_automaton()
+            self.automaton = automaton
+
+    def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
+        if self.automaton is not None:
+            text = data.decode("latin-1")
+            for end, (length, group) in self.automaton.iter(text):
+                start = end - length + 1
+                for form in group:
+                    if data.startswith(form, start):
+                        yield start, form
+            return
+        for form in self.forms:
+            pos = data.find(form)
+            while pos >= 0:
+                yield pos, form
+                pos = data.find(form, pos + 1)
 
     def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
         """Non-overlapping (start, end, kind, identity), longest first at each position."""
