@@ -10,10 +10,11 @@ Two families, because they map back differently:
   holds a secret the whole encoded run is replaced.
 
 Candidates are found cheaply in the raw text at depth 0 (a literal anchor:
-``%3A``, ``\\u00``, ``&quot;``, the base64 spellings of "password" in its three
-alignments, ``eyJ`` (base64 of ``{"``), ``LS0tLS1CRUdJTi`` (of ``-----BEGIN``),
-``H4sI`` (of a gzip header)); inside decoded text, which is small, every
-base64 or hex run is tried. Depth is bounded (``max_depth``).
+``%3A``, ``\\u00``, ``&quot;``, ``\\x1b[``, ``LS0tLS1CRUdJTi`` (base64 of
+``-----BEGIN``), ``H4sI`` (of a gzip header); ``eyJ``, base64 of ``{"``, is
+found by the JWT rule, which hands non-JWTs back here); inside decoded text,
+which is small, every base64 or hex run is tried. Depth is bounded
+(``max_depth``).
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ ESCAPE_ANCHORS: tuple[tuple[str, bytes], ...] = (
     ("html-entity", rb"&(?:quot|#[0-9]{2,3}|#x[0-9a-fA-F]{2});"),
     ("percent", rb"%(?:3[AaDd]|40)"),
 )
-BLOCK_ANCHORS: tuple[bytes, ...] = (b"eyJ", b"LS0tLS1CRUdJTi", b"H4sI", b"SDRzSUFB", b"ZXlK")
+BLOCK_ANCHORS: tuple[bytes, ...] = (b"LS0tLS1CRUdJTi", b"H4sI")
+"""``eyJ`` (base64 JSON) is found by the JWT rule's pass; deeper layers try every run."""
 
 
 def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:
@@ -211,6 +213,10 @@ class Decoders:
                 decoders=(kind, *hit.decoders),
                 extra=(decoded[hit.start : hit.end], *hit.extra),
             )
+
+    def block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+        """Decode ``view.data[start:end]`` (base64, hex, gzip inside) and rescan it."""
+        return self._block(view, start, end, depth)
 
     def _block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
         text = view.data[start:end].rstrip(b"=").strip(b"-_")

@@ -51,6 +51,8 @@ class Engine:
     def scan(self, view: View, depth: int = 0) -> list[Hit]:
         """Non-overlapping hits in ``view``, sorted by position."""
         hits: list[Hit] = []
+        if depth < self.decoders.max_depth:
+            view.rescan = lambda start, end: list(self.decoders.block(view, start, end, depth))
         for rule in self.rules:
             hits.extend(rule.hits(view))
         if self.pem:

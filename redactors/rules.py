@@ -42,13 +42,18 @@ class Hit:
 class View:
     """A window of text being scanned, with its lower-cased twin and a 'need more' mark."""
 
-    __slots__ = ("_low", "data", "final", "hold")
+    __slots__ = ("_low", "data", "final", "hold", "rescan")
 
     def __init__(self, data: bytes, *, final: bool = True) -> None:
         self.data = data
         self.final = final
         self.hold = len(data)
         self._low: bytes | None = None
+        self.rescan: Callable[[int, int], list[Hit]] | None = None
+        """Set by the engine: decode ``data[start:end]`` as a base64/hex block and rescan it."""
+
+    def rescan_block(self, start: int, end: int) -> list[Hit]:
+        return self.rescan(start, end) if self.rescan is not None else []
 
     @property
     def low(self) -> bytes:

@@ -119,7 +119,7 @@ def kv_rule(
     pattern = (
         kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48})"
         rb"(?:(?:\\*[\"']|&quot;|\\u0022)?[ \t]{0,4}(?P<sep>=>|:=|[:=]|>)"
-        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-])|(?!))" + prose_branch + rb")"
+        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-]|-[^ \t\r\n-]{5})|(?!))" + prose_branch + rb")"
     )
     return Rule(
         f"kv-{keyword.strip('-')}",
@@ -461,7 +461,6 @@ KV_RULES: tuple[Rule, ...] = (
         "webhook-url",
         examples=(("NOTIFY_WEBHOOK_URLS=https://h.example/x/y", "https://h.example/x/y"),),
     ),
-    kv_rule("dsn", "connection-string", examples=(("SENTRY_DSN=abc123", "abc123"),)),
     kv_rule("psk", "psk", examples=(("LYFTDATA_JWT_PSK=deadbeefcafe", "deadbeefcafe"),)),
     kv_rule(
         "pw",

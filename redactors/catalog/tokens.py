@@ -67,16 +67,25 @@ def _b64url_json(part: bytes) -> dict[str, object] | None:
 
 
 def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A JWT/JWE (its header is verified); otherwise base64 of JSON, decoded and rescanned.
+
+    ``eyJ`` is base64 of ``{"``: one pass finds both, and a Docker
+    ``config.json`` or an API payload logged in base64 is searched for secrets.
+    """
     start, end = match.span()
-    if not view.left_ok(start, ALNUM | frozenset(b"-_")):
-        return
-    header = _b64url_json(view.data[start : view.data.index(b".", start)])
-    if header is None or not ({"alg", "typ", "enc", "kid"} & set(header)):
+    if not view.left_ok(start, ALNUM | frozenset(b"-_+/")):
         return
     if end == len(view.data) and not view.final:
         view.need_more_from(start)
         return
-    yield Hit(start, end, rule.kind, rule.id)
+    text = view.data[start:end]
+    if text.count(b".") in (2, 4):
+        header = _b64url_json(text[: text.index(b".")])
+        if header is not None and {"alg", "typ", "enc", "kid"} & set(header):
+            yield Hit(start, end, rule.kind, rule.id)
+            return
+    if view.rescan is not None and b"." not in text:
+        yield from view.rescan_block(start, end)
 
 
 def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -287,38 +296,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "digitalocean-token",
-        "digitalocean-token",
-        "cloud",
-        "DigitalOcean personal access / OAuth token.",
-        rb"dop_v1_[a-f0-9]{64}",
-        left_boundary=True,
-        examples=(("dop_v1_" + "0123456789abcdef" * 4, "dop_v1_" + "0123456789abcdef" * 4),),
-    ),
-    Rule(
-        "databricks-token",
-        "databricks-token",
-        "cloud",
-        "Databricks personal access token.",
-        rb"dapi[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9])",
-        left_boundary=True,
-        examples=(("token dapi" + "0123456789abcdef" * 2, "dapi" + "0123456789abcdef" * 2),),
-    ),
-    Rule(
-        "shopify-token",
-        "shopify-token",
-        "saas",
-        "Shopify access tokens and shared secrets.",
-        rb"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
-        left_boundary=True,
-        examples=(("shpat_" + "0123456789abcdef" * 2, "shpat_" + "0123456789abcdef" * 2),),
-    ),
-    Rule(
         "jwt",
         "jwt",
         "token",
         "JSON Web Token / JWE (signed, unsigned or encrypted), header verified.",
-        rb"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+)?",
+        rb"eyJ[A-Za-z0-9_+/-]{4,}"
+        rb"(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+)?|={0,2})",
         handler=_jwt,
         examples=(
             (
