@@ -5,7 +5,7 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
 ``bench/out/``. Modes::
 
     taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
-    python bench/redact.py bundle --size-mb 200     # bundler redact -> .zip vs pyzipper alone
+    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
     python bench/redact.py rss --size-mb 2000                  # one 2 GB log: peak RSS of a child
 
@@ -85,14 +85,21 @@ def engine(args: argparse.Namespace) -> None:
 
 def _pyzipper_alone(path: Path, target: Path) -> float:
     import pyzipper
+    from pyzipper.zipfile_aes import AESZipInfo
 
     start = time.perf_counter()
-    with pyzipper.AESZipFile(target, "w", compression=pyzipper.ZIP_DEFLATED, compresslevel=6,
-                             encryption=pyzipper.WZ_AES) as zf:  # fmt: skip
+    with pyzipper.AESZipFile(
+        target,
+        "w",
+        compression=pyzipper.ZIP_DEFLATED,
+        compresslevel=6,
+        encryption=pyzipper.WZ_AES,
+        encryption_kwargs={"nbits": 256, "force_wz_aes_version": 2},
+    ) as zf:
         zf.setpassword(b"a long enough bundle password")
-        zf.setencryption(pyzipper.WZ_AES, nbits=256)
-        info = pyzipper.ZipInfo("app.log", date_time=(2026, 11, 29, 0, 0, 0))
+        info = AESZipInfo("app.log", date_time=(2026, 11, 29, 0, 0, 0))
         info.compress_type = pyzipper.ZIP_DEFLATED
+        info._compresslevel = 6
         with path.open("rb") as src, zf.open(info, "w", force_zip64=True) as dst:
             while chunk := src.read(CHUNK):
                 dst.write(chunk)
@@ -109,14 +116,13 @@ def bundle(args: argparse.Namespace) -> None:
     try:
         src = work / "src"
         src.mkdir()
-        os.link(path, src / "app.log")
+        _split(path, src, args.files)
         alone = _pyzipper_alone(path, work / "plain.zip")
         print(f"pyzipper deflate-6 + AES-256 alone: {mb / alone:.1f} MB/s")
         config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
         try:
-            from bundler.archive.passwords import Sealing
-
             from bundler.archive import BundleBuilder  # noqa: F401
+            from bundler.archive.passwords import Sealing
         except ImportError:
             Sealing = None
         start = time.perf_counter()
@@ -131,9 +137,26 @@ def bundle(args: argparse.Namespace) -> None:
             redact_to_directory(src, target, config)
             what = "bundler redact -> directory (the archive builder is not in this build)"
         took = time.perf_counter() - start
-        print(f"{what}: {mb / took:.1f} MB/s = {100 * alone / took:.0f} % of pyzipper alone")
+        share = 100 * alone / took
+        print(
+            f"{what}, {args.files} file(s): {mb / took:.1f} MB/s = {share:.0f} % of pyzipper alone"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _split(path: Path, folder: Path, files: int) -> None:
+    """``files`` members cut at line ends (one hard link when files == 1)."""
+    if files == 1:
+        os.link(path, folder / "app.log")
+        return
+    data = path.read_bytes()
+    cut = len(data) // files
+    start = 0
+    for i in range(files):
+        end = len(data) if i == files - 1 else data.index(b"\n", (i + 1) * cut) + 1
+        (folder / f"host{i}.log").write_bytes(data[start:end])
+        start = end
 
 
 def pool(args: argparse.Namespace) -> None:
@@ -214,7 +237,7 @@ def main() -> None:
     )
     parser.add_argument("mode", choices=["engine", "bundle", "pool", "rss", "gen"])
     parser.add_argument("--size-mb", type=int, default=200)
-    parser.add_argument("--files", type=int, default=8)
+    parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if args.mode == "gen":

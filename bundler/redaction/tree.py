@@ -122,16 +122,24 @@ def _pass_one(task: _Task) -> dict[str, Any]:
 
 
 def _pass_two(task: _Task, target: str) -> dict[str, Any]:
-    """Worker: literal propagation from the hand-off file into the output file."""
+    """Worker: literal propagation from the hand-off file into the output file.
+
+    A target ending in ``.handoff`` is written encrypted (for a bundle, whose
+    builder reads it back); anything else is the plaintext output file.
+    """
     redactor: BundleRedactor = _WORKER["redactor"]
     config: RedactConfig = _WORKER["config"]
     redactor.adopt_name(task.stored)
     chunks = handoff.read(Path(task.handoff), config.handoff_key)
+    final = redactor.finalize(task.stored, chunks, media_type=task.media_type)
     out = Path(target)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("xb") as handle:
-        for chunk in redactor.finalize(task.stored, chunks, media_type=task.media_type):
-            handle.write(chunk)
+    if target.endswith(".handoff"):
+        handoff.write(out, config.handoff_key, final)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("xb") as handle:
+            for chunk in final:
+                handle.write(chunk)
     Path(task.handoff).unlink(missing_ok=True)
     return redactor.export_member(task.stored)
 
@@ -187,14 +195,17 @@ class TreeRedaction:
         network = self.coordinator.network
         return [self.coordinator.export_learned(), network.export_names() if network else []]
 
+    def pass_two(self, tasks: list[_Task], targets: list[str]) -> None:
+        results = self._map(_pass_two, tasks, self.config, self.learned(), targets)
+        for state in results:
+            self.coordinator.import_member(state)
+
     def to_directory(self, tasks: list[_Task], staging: Path) -> None:
         targets = [str(staging / Path(*t.stored.split("/"))) for t in tasks]
         for target in targets:
             if not Path(target).resolve().is_relative_to(staging.resolve()):
                 raise InputError("a redacted member name escapes the output directory")
-        results = self._map(_pass_two, tasks, self.config, self.learned(), targets)
-        for state in results:
-            self.coordinator.import_member(state)
+        self.pass_two(tasks, targets)
 
 
 def redact_to_directory(
@@ -232,10 +243,10 @@ def redact_to_directory(
 
 
 class _Prepared:
-    """The builder's transform when pass one already ran (in the pool): names and text as given.
+    """The builder's transform when both passes already ran (in the pool): content as given.
 
-    ``finalize`` and the report come from the coordinator, which has merged
-    everything the workers learned.
+    The report comes from the coordinator, which has merged everything the
+    workers learned and recorded; ``redact_text`` (manifest strings) is its too.
     """
 
     def __init__(self, coordinator: BundleRedactor) -> None:
@@ -248,7 +259,7 @@ class _Prepared:
         yield from chunks
 
     def finalize(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
-        return self.coordinator.finalize(name, chunks, media_type=media_type)
+        yield from chunks
 
     def redact_text(self, text: str) -> str:
         return self.coordinator.redact_text(text)
@@ -272,7 +283,9 @@ def redact_to_bundle(
 ) -> RedactOutcome:
     """Redact into an encrypted bundle through the archive's builder (manifest, report inside)."""
     from ..archive import BundleBuilder
+    from ..archive.atomic import check_can_create
 
+    check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
     run = TreeRedaction(config, workers=workers)
     parent = path.resolve().parent
     scratch = Path(
@@ -280,13 +293,15 @@ def redact_to_bundle(
     )
     try:
         tasks = run.pass_one(src, scratch)
+        finals = [f"{task.handoff}.final.handoff" for task in tasks]
+        run.pass_two(tasks, finals)
         with BundleBuilder(
             path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
         ) as bundle:
-            for task in tasks:
-                chunks = handoff.read(Path(task.handoff), config.handoff_key)
+            for task, final in zip(tasks, finals, strict=True):
+                chunks = handoff.read(Path(final), config.handoff_key)
                 bundle.add(task.stored, chunks, media_type=task.media_type, collector="redact")
-                Path(task.handoff).unlink(missing_ok=True)
+                Path(final).unlink(missing_ok=True)
             bundle.finalize(command="redact", options=options or {})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
