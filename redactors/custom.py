@@ -36,7 +36,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from schemas import InputModel
 
-from .catalog.context import _kv_hits
+from .catalog.keyvalue import _kv_hits
 from .engine import Allowlist
 from .errors import RulesError
 from .rules import Hit, Rule, View
