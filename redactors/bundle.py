@@ -26,6 +26,7 @@ from .policy import Policy
 from .report import MemberRecord, ReportBuilder
 from .rules import Hit, Rule, View
 from .secretfiles import scanner_for
+from .sharing import SharedState
 from .stream import redact_stream
 from .structure import STRUCTURE_MAX, detect_format, find_secrets, parse, redact_object
 from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
@@ -34,7 +35,7 @@ from .tokens import Tokenizer
 REPORT_MEMBER = "redaction-report.json"
 
 
-class BundleRedactor:
+class BundleRedactor(SharedState):
     """Redacts every member of one bundle consistently; see the module docstring."""
 
     def __init__(
@@ -195,49 +196,6 @@ class BundleRedactor:
     def skip(self, member: str, reason: str, detail: str | None = None) -> None:
         """Record a file left out by the caller (a symlink, a special file)."""
         self.builder.skip(member, reason, detail)
-
-    # -- sharing state between processes (bundler redact runs pass one in a pool) -------------
-    def adopt_name(self, stored: str) -> None:
-        """Treat ``stored`` as a final member name (another process redacted it)."""
-        self._names[stored] = stored
-
-    def export_member(self, stored: str) -> dict[str, Any]:
-        """What this process learned from one member, for the coordinating process."""
-        return {
-            "stored": stored,
-            "state": self._state.get(stored),
-            "record": self.builder.members.get(stored),
-            "skipped": [s for s in self.builder.skipped if s.member == stored],
-            "learned": [(v, k, i) for v, (k, i) in self.literals.originals().items()],
-            "names": self.network.export_names() if self.network else [],
-            "map": self.tokens.mapping(),
-        }
-
-    def import_member(self, state: dict[str, Any]) -> None:
-        stored = state["stored"]
-        if state["state"] is not None:
-            self._state[stored] = state["state"]
-        record = state["record"]
-        if record is not None:
-            mine = self.builder.member(stored)
-            mine.hits.update(record.hits)
-            mine.by_kind.update(record.by_kind)
-            mine.name_redacted = mine.name_redacted or record.name_redacted
-            if record.sha256 is not None:
-                mine.sha256, mine.size = record.sha256, record.size
-        for skipped in state["skipped"]:
-            self.builder.skip(skipped.member, skipped.reason, skipped.detail, kept=skipped.kept)
-        self.import_learned(state["learned"])
-        if self.network is not None:
-            self.network.import_names(state["names"])
-        self.tokens.merge_mapping(state["map"])
-
-    def export_learned(self) -> list[tuple[bytes, str, bytes]]:
-        return [(v, k, i) for v, (k, i) in self.literals.originals().items()]
-
-    def import_learned(self, learned: Iterable[tuple[bytes, str, bytes]]) -> None:
-        for value, kind, identity in learned:
-            self.literals.learn(value, kind, identity)
 
     def token_map(self) -> dict[str, tuple[str, bytes]]:
         """token -> (kind, original); only with ``keep_map=True`` (for ``--map-out``)."""
