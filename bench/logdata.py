@@ -112,7 +112,9 @@ def _pem(rng: random.Random) -> tuple[list[str], list[str]]:
     return lines, body
 
 
-def lines(seed: int = 12345) -> Iterator[tuple[str, list[str]]]:
+def lines(seed: int = 12345, distinct: int = 0) -> Iterator[tuple[str, list[str]]]:
+    """Log lines; with ``distinct``, planted secrets repeat from a pool of that many values
+    (real logs repeat the same few credentials; the default plants a new value every time)."""
     rng = random.Random(seed)
     n = 0
     while True:
@@ -124,12 +126,13 @@ def lines(seed: int = 12345) -> Iterator[tuple[str, list[str]]]:
         if rng.random() < 0.05:
             words = rng.choice(DECOYS)
         if rng.random() < 0.005:
-            if rng.random() < 0.06:
-                pem, body = _pem(rng)
+            source = random.Random(rng.randrange(distinct)) if distinct else rng
+            if source.random() < 0.06:
+                pem, body = _pem(source)
                 for i, line in enumerate(pem):
                     yield line, body if i == 0 else []
                 continue
-            yield _secret(rng)
+            yield _secret(source)
             continue
         if r < 0.30:
             yield (
@@ -169,13 +172,13 @@ def lines(seed: int = 12345) -> Iterator[tuple[str, list[str]]]:
             yield f"    at io.flux.worker.Runner.step{n % 40}(Runner.java:{n % 900})", []
 
 
-def write(path: str, size: int, seed: int = 12345) -> list[str]:
+def write(path: str, size: int, seed: int = 12345, distinct: int = 0) -> list[str]:
     """Stream ``size`` bytes of logs to ``path`` (for files too big to build in memory)."""
     planted: list[str] = []
     total = 0
     batch: list[str] = []
     with open(path, "w", encoding="utf-8") as out:
-        for line, secrets in lines(seed):
+        for line, secrets in lines(seed, distinct):
             batch.append(line)
             planted.extend(secrets)
             total += len(line) + 1

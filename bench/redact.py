@@ -7,7 +7,7 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
     taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
     python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
-    python bench/redact.py rss --size-mb 2000                  # one 2 GB log: peak RSS of a child
+    python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
 
 Every mode prints MB/s of *input* (MB = 10^6 bytes) and checks that no
 planted secret survived.
@@ -37,12 +37,12 @@ OUT = HERE / "out"
 CHUNK = 1 << 20
 
 
-def dataset(size_mb: int, seed: int = 12345) -> tuple[Path, list[str]]:
+def dataset(size_mb: int, seed: int = 12345, distinct: int = 0) -> tuple[Path, list[str]]:
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"mixed-{size_mb}mb-{seed}.log"
+    path = OUT / f"mixed-{size_mb}mb-{seed}{f'-d{distinct}' if distinct else ''}.log"
     planted_path = path.with_suffix(".planted.json")
     if not path.exists() or not planted_path.exists():
-        planted = write(str(path), size_mb * 1_000_000, seed)
+        planted = write(str(path), size_mb * 1_000_000, seed, distinct)
         planted_path.write_text(json.dumps(planted))
     return path, json.loads(planted_path.read_text())
 
@@ -190,7 +190,7 @@ def pool(args: argparse.Namespace) -> None:
 
 
 def rss(args: argparse.Namespace) -> None:
-    path, _ = dataset(args.size_mb)
+    path, _ = dataset(args.size_mb, distinct=args.distinct)
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, __file__, "_rss_child", str(path)],
@@ -239,9 +239,15 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--distinct",
+        type=int,
+        default=0,
+        help="plant secrets from a pool of this many values (default: every one new)",
+    )
     args = parser.parse_args()
     if args.mode == "gen":
-        print(dataset(args.size_mb)[0])
+        print(dataset(args.size_mb, distinct=args.distinct)[0])
         return
     {"engine": engine, "bundle": bundle, "pool": pool, "rss": rss}[args.mode](args)
 

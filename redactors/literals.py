@@ -94,9 +94,10 @@ class LiteralSet:
         value = value.strip()
         if value in self._originals or b"[REDACTED:" in value or not worth_propagating(value):
             return False
-        self._originals[value] = (kind, identity)
+        entry = (kind, identity)
+        self._originals[value] = entry
         for form in encoded_forms(value):
-            self._forms.setdefault(form, (kind, identity))
+            self._forms.setdefault(form, entry)
         self._matcher = None
         return True
 
