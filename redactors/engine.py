@@ -52,7 +52,7 @@ class Engine:
         """Non-overlapping hits in ``view``, sorted by position."""
         hits: list[Hit] = []
         if depth < self.decoders.max_depth:
-            view.rescan = lambda start, end: list(self.decoders.block(view, start, end, depth))
+            view.rescan = (self.decoders, depth)
         for rule in self.rules:
             hits.extend(rule.hits(view))
         if self.pem:

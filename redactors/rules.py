@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 SMALL_VIEW = 8192
 """Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
@@ -49,11 +50,16 @@ class View:
         self.final = final
         self.hold = len(data)
         self._low: bytes | None = None
-        self.rescan: Callable[[int, int], list[Hit]] | None = None
-        """Set by the engine: decode ``data[start:end]`` as a base64/hex block and rescan it."""
+        self.rescan: tuple[Any, int] | None = None
+        """Set by the engine: (decoders, depth), to decode a base64/hex block and rescan it.
+        A tuple, not a closure over the view: a view -> closure -> view cycle would keep
+        every 1 MiB view alive until the cyclic garbage collector happened to run."""
 
     def rescan_block(self, start: int, end: int) -> list[Hit]:
-        return self.rescan(start, end) if self.rescan is not None else []
+        if self.rescan is None:
+            return []
+        decoders, depth = self.rescan
+        return list(decoders.block(self, start, end, depth))
 
     @property
     def low(self) -> bytes:
