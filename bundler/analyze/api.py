@@ -14,6 +14,7 @@ pointer or a line range.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -78,17 +79,34 @@ class Timeline:
     """All timeline events of a bundle, in time order (undated events last, by line)."""
 
     events: list[TimelineEvent] = field(default_factory=list)
+    totals: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    """Events per (kind, worker) as the logs held them, when the engine kept only a
+    sample of a huge log (see :meth:`count`); empty when nothing was left out."""
+    _by_kind: dict[str, list[TimelineEvent]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.events.sort(key=_event_order)
+        for event in self.events:
+            self._by_kind.setdefault(event.kind, []).append(event)
 
     def for_worker(self, worker: str) -> list[TimelineEvent]:
         return [e for e in self.events if e.worker == worker]
 
     def of_kind(self, *kinds: str, worker: str | None = None) -> list[TimelineEvent]:
-        return [
-            e for e in self.events if e.kind in kinds and (worker is None or e.worker == worker)
-        ]
+        """Events of these kinds (optionally of one worker), in time order."""
+        pools = [self._by_kind.get(kind, []) for kind in dict.fromkeys(kinds)]
+        merged = pools[0] if len(pools) == 1 else heapq.merge(*pools, key=_event_order)
+        return [e for e in merged if worker is None or e.worker == worker]
+
+    def count(self, kind: str, worker: str | None = None) -> int:
+        """How many ``kind`` events the logs held: exact even when the timeline is a sample."""
+        if not self.totals:
+            return len(self.of_kind(kind, worker=worker))
+        return sum(
+            n for (k, w), n in self.totals.items() if k == kind and (worker is None or w == worker)
+        )
 
     def __iter__(self) -> Iterator[TimelineEvent]:
         return iter(self.events)

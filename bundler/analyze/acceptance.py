@@ -1,0 +1,116 @@
+"""Seed 000's recovery acceptance checklist, evaluated per target from its ladder.
+
+The checklist is what a *recovered* worker must show, so it is read off the
+same rung results the ladder produced, with two extra facts the rungs do not
+carry alone: system information for the heartbeat check, and whether the job
+needs an external receipt at all. A rung that was skipped or unknown makes
+its check ``unknown`` — never ``pass``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from schemas import AcceptanceCheck, LayerResult, LayerStatus
+from schemas.evidence import OutcomeEvidence
+
+from .api import EvidenceSet, Target
+from .facts import find_worker, host_for_worker
+from .recovery import ACCEPTANCE_CHECKS
+
+CheckStatus = Literal["pass", "fail", "unknown", "not_applicable"]
+
+CANARY_FAILURES = {"CANARY_FAILED", "CANARY_TIMED_OUT", "JOB_RUN_FAILED", "CANARY_NO_OUTPUT"}
+CANARY_UNSETTLED = {"CANARY_NOT_CONCLUSIVE", "NO_FINISHED_RUN"}
+RECEIPT_FAILURES = {"RECEIPT_MISSING", "RECEIPT_NONCE_MISMATCH", "RECEIPT_ACCEPTED_ONLY"}
+
+_CHECKS = list(ACCEPTANCE_CHECKS)
+
+
+ADVISORY = {
+    "ENROLLMENT_KEY_STILL_CONFIGURED",
+    "CLOCK_SKEW",
+    "TIME_NOT_SYNCHRONIZED",
+    "STALE_CONTROL_SOCKET",
+    "TLS_INSECURE_IN_USE",
+}
+"""Warnings that do not stop a worker from counting as recovered."""
+
+
+def _status(results: Sequence[LayerResult]) -> CheckStatus:
+    """Strict: a recovered worker passes, so a rung that warns (beyond advice) fails its check."""
+    statuses = {r.status for r in results}
+    warned = any(
+        f.severity == "warn" and f.code not in ADVISORY for r in results for f in r.findings
+    )
+    if LayerStatus.FAIL in statuses or (LayerStatus.WARN in statuses and warned):
+        return "fail"
+    if statuses & {LayerStatus.UNKNOWN, LayerStatus.SKIPPED}:
+        return "unknown"
+    if statuses <= {LayerStatus.NOT_APPLICABLE}:
+        return "not_applicable"
+    return "pass"
+
+
+def evaluate(
+    ev: EvidenceSet, target: Target, layers: Sequence[LayerResult]
+) -> list[AcceptanceCheck]:
+    by_layer = {r.name: r for r in layers}
+    checks: list[AcceptanceCheck] = []
+    for text, needed in ACCEPTANCE_CHECKS.items():
+        results = [by_layer[layer] for layer in needed]
+        status = _status(results)
+        if text == _CHECKS[0]:
+            status = _heartbeat(ev, target, status)
+        elif text == _CHECKS[5]:
+            status = _canary(results[0], status)
+        elif text == _CHECKS[6]:
+            status = _receipt(ev, target, results[0])
+        checks.append(AcceptanceCheck(check=text, layer=needed[-1], status=status))
+    return checks
+
+
+def _heartbeat(ev: EvidenceSet, target: Target, status: CheckStatus) -> CheckStatus:
+    if target.worker is None:
+        return "not_applicable"
+    if status != "pass":
+        return status
+    listed = find_worker(ev, target.worker)
+    has_sysinfo = host_for_worker(ev, target.worker) is not None or (
+        listed is not None and (listed[1].resources is not None or listed[1].runtime is not None)
+    )
+    return "pass" if has_sysinfo else "unknown"
+
+
+def _codes(result: LayerResult) -> set[str]:
+    return {f.code for f in result.findings}
+
+
+def _canary(outcome: LayerResult, status: CheckStatus) -> CheckStatus:
+    codes = _codes(outcome)
+    if codes & CANARY_FAILURES:
+        return "fail"
+    if codes & CANARY_UNSETTLED:
+        return "unknown"
+    failing = {f.code for f in outcome.findings if f.severity == "fail"}
+    if status == "fail" and failing <= RECEIPT_FAILURES:
+        return "pass"  # the canary ran fine; only its receipt is missing (next check)
+    return status
+
+
+def _receipt(ev: EvidenceSet, target: Target, outcome: LayerResult) -> CheckStatus:
+    if outcome.status in (LayerStatus.SKIPPED, LayerStatus.UNKNOWN):
+        return "unknown"
+    if outcome.status is LayerStatus.NOT_APPLICABLE:
+        return "not_applicable"
+    if _codes(outcome) & RECEIPT_FAILURES:
+        return "fail"
+    doc = ev.get(OutcomeEvidence)
+    job = target.job.name if target.job else None
+    required = any(
+        run.receipt_required for run in (doc.canaries if doc else []) if job in (None, run.job)
+    )
+    if not required:
+        return "not_applicable"
+    return "pass" if outcome.status in (LayerStatus.PASS, LayerStatus.WARN) else "unknown"

@@ -1,0 +1,213 @@
+"""The ladder engine: from a bundle's evidence to one :class:`~schemas.AnalysisReport`.
+
+``analyze()`` is the single entry point for both ``bundler analyze`` (a sealed
+bundle, offline) and ``bundler doctor --json`` (the in-progress spool, live):
+it knows nothing of the command line, of files or of output formats. It
+
+1. builds one shared :class:`~bundler.analyze.api.Timeline` from the
+   profile's log parser,
+2. chooses the targets (:mod:`.targets`),
+3. walks each target's ladder with the generic rules plus the profile's own
+   (:mod:`.ladder`), and evaluates the acceptance checklist,
+4. adds fleet-wide findings and the bundle's provenance and integrity.
+
+A profile that breaks (its parser or its rule list raises) degrades the
+report to generic rules with a visible note; it never aborts the analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from schemas import (
+    AnalysisReport,
+    BundleInfo,
+    Finding,
+    Integrity,
+    Layer,
+    TargetReport,
+    Verdict,
+)
+from schemas.manifest import CollectorStatus
+
+from .. import __version__
+from . import acceptance
+from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
+from .fleet import UNTRUSTWORTHY, fleet_findings, note
+from .ladder import VERDICT_ORDER, overall, target_verdict, walk
+from .rules import GENERIC_RULES
+from .sampling import FIRST_KEPT, LATEST_KEPT, sample
+from .targets import select_targets
+
+if TYPE_CHECKING:
+    from ..products.base import Profile
+
+MAX_TARGETS = 50
+"""A report past this many ladders is unreadable; the rest are counted in a fleet note."""
+MAX_EVALUATED = 4 * MAX_TARGETS
+"""Ladders walked to choose the most severe MAX_TARGETS (bounded: each costs a little)."""
+
+
+def analyze(
+    evidence: EvidenceSet,
+    *,
+    profile: Profile | None = None,
+    worker: str | None = None,
+    job: str | None = None,
+    integrity: Integrity | None = None,
+) -> AnalysisReport:
+    """Replay the serviceability ladder on ``evidence`` (see the module docstring).
+
+    Raises :class:`~bundler.errors.UsageError` when ``worker`` or ``job`` names
+    nothing in the bundle (the message lists the known names).
+    """
+    notes: list[Finding] = []
+    name = profile.name if profile is not None else _profile_name(evidence)
+    if profile is None and name is not None:
+        notes.append(
+            note(
+                "PROFILE_UNAVAILABLE",
+                f"The bundle was collected with profile {name!r}, which this bundler "
+                "does not have: only generic rules ran, and logs were not parsed.",
+                severity="info",
+            )
+        )
+    timeline = _timeline(evidence, profile, notes)
+    rules = _rules(profile, name, notes)
+    targets = select_targets(evidence, worker=worker, job=job)
+    evaluated = targets[:MAX_EVALUATED]
+    reports = sorted(
+        (_target_report(evidence, t, timeline, rules, name) for t in evaluated), key=_order
+    )
+    if len(targets) > MAX_TARGETS:
+        notes.append(
+            note(
+                "TARGETS_TRUNCATED",
+                f"{len(targets)} targets need attention; the {MAX_TARGETS} most severe of the "
+                f"first {len(evaluated)} are shown. Narrow with --worker or --job.",
+                severity="info",
+            )
+        )
+        reports = reports[:MAX_TARGETS]
+    fleet = notes + fleet_findings(evidence)
+    verdict = overall([r.verdict for r in reports])
+    if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
+        verdict = Verdict.DEGRADED
+    if verdict in (Verdict.HEALTHY, Verdict.DEGRADED) and any(
+        f.code in UNTRUSTWORTHY for f in fleet
+    ):
+        verdict = Verdict.INCONCLUSIVE
+    failed = [r.first_failed_layer for r in reports if r.first_failed_layer is not None]
+    return AnalysisReport(
+        tool_version=__version__,
+        bundle=_bundle_info(evidence, name, integrity),
+        verdict=verdict,
+        first_failed_layer=min(failed, key=lambda layer: layer.index) if failed else None,
+        targets=reports,
+        fleet_findings=fleet,
+    )
+
+
+def _profile_name(evidence: EvidenceSet) -> str | None:
+    return evidence.manifest.profile if evidence.manifest is not None else None
+
+
+def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Finding]) -> Timeline:
+    if profile is None:
+        return Timeline()
+    try:
+        sampled = sample(profile.parse_logs(evidence))
+    except Exception as exc:  # a parser bug must not cost the whole report
+        notes.append(
+            note(
+                "LOG_PARSER_ERROR",
+                f"The {profile.name} log parser failed ({type(exc).__name__}: "
+                f"{excerpt(str(exc), 160)}); log-based evidence is missing.",
+            )
+        )
+        return Timeline()
+    if sampled.kept < sampled.seen:
+        notes.append(
+            note(
+                "TIMELINE_SAMPLED",
+                f"The logs held {sampled.seen} timeline events; {sampled.kept} were kept (per "
+                f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}), so "
+                "memory stays bounded. Counts stay exact.",
+                severity="info",
+                seen=sampled.seen,
+                kept=sampled.kept,
+            )
+        )
+    return sampled.timeline
+
+
+def _rules(profile: Profile | None, name: str | None, notes: list[Finding]) -> list[Rule]:
+    rules: list[Rule] = list(GENERIC_RULES)
+    if profile is None:
+        return rules
+    try:
+        rules += list(profile.rules())
+    except Exception as exc:
+        notes.append(
+            note(
+                "PROFILE_RULES_ERROR",
+                f"The {profile.name} rules could not be loaded ({type(exc).__name__}); "
+                "only generic rules ran.",
+            )
+        )
+    return [r for r in rules if r.applies_to(name)]
+
+
+def _target_report(
+    evidence: EvidenceSet,
+    target: Target,
+    timeline: Timeline,
+    rules: Sequence[Rule],
+    profile: str | None,
+) -> TargetReport:
+    ctx = RuleContext(evidence=evidence, target=target, timeline=timeline, profile=profile)
+    layers = walk(ctx, rules)
+    verdict, first_failed = target_verdict(layers)
+    return TargetReport(
+        worker=target.worker,
+        job=target.job.name if target.job else None,
+        job_id=target.job.id if target.job else None,
+        reason=target.reason or None,
+        verdict=verdict,
+        first_failed_layer=first_failed,
+        layers=layers,
+        acceptance=acceptance.evaluate(evidence, target, layers),
+    )
+
+
+def _order(report: TargetReport) -> tuple[int, int]:
+    layer = report.first_failed_layer
+    return VERDICT_ORDER[report.verdict], layer.index if layer else len(Layer)
+
+
+def _bundle_info(
+    evidence: EvidenceSet, profile: str | None, integrity: Integrity | None
+) -> BundleInfo:
+    manifest = evidence.manifest
+    checked = integrity or Integrity(
+        status="unverified", problems=["checksums were not verified (live or in-memory evidence)"]
+    )
+    if manifest is None:
+        return BundleInfo(profile=profile, integrity=checked)
+    failed = []
+    for outcome in manifest.collectors:
+        if outcome.status is CollectorStatus.OK or outcome.status is CollectorStatus.SKIPPED:
+            continue
+        why = ": ".join(x for x in (outcome.error_class, outcome.error_message) if x)
+        failed.append(f"{outcome.id}: {outcome.status.value}" + (f" ({why})" if why else ""))
+    return BundleInfo(
+        bundle_id=manifest.bundle_id,
+        created_at=manifest.created_at,
+        profile=profile or manifest.profile,
+        format=manifest.format,
+        tool_version=manifest.tool.version,
+        integrity=checked,
+        collectors_total=len(manifest.collectors),
+        collectors_failed=failed,
+    )

@@ -1,0 +1,238 @@
+"""Shared look-ups over canonical evidence, so every rule finds and cites facts the same way.
+
+Rules ask "where is worker w3, and how do I cite its heartbeat age?" many
+times over; answering it once here keeps citations consistent (always
+``evidence/workers.json#/workers/<i>/<field>``) and keeps rules to their one
+question. Nothing here judges anything: judging is the rules' job.
+
+Times are never read from the wall clock: a bundle is analyzed long after it
+was collected, so "now" is the moment the evidence was observed
+(:func:`reference_time`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from schemas import Citation
+from schemas.evidence import (
+    ConnectionState,
+    EvidenceDoc,
+    HeartbeatPolicy,
+    HostsEvidence,
+    HostSysinfo,
+    Job,
+    JobsEvidence,
+    ProductInfo,
+    Source,
+    WorkersEvidence,
+    WorkerStatus,
+)
+
+from .api import EvidenceSet, cite_json, cite_lines
+
+
+def pointer(*parts: str | int) -> str:
+    """An RFC 6901 JSON pointer from path parts (``~`` and ``/`` escaped)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def cite(ev: EvidenceSet, cls: type[EvidenceDoc], *parts: str | int, value: Any = None) -> Citation:
+    """Cite a canonical document at the pointer built from ``parts``, the value as JSON text."""
+    return ev.cite(cls, pointer(*parts), _as_text(value))
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, default=str, sort_keys=True)
+
+
+def cite_source(source: Source | None) -> Citation | None:
+    """Cite the raw member a canonical fact was normalized from (the product's own words)."""
+    if source is None or not source.member:
+        return None
+    if source.pointer is not None:
+        return cite_json(source.member, source.pointer)
+    if source.line_start is not None:
+        return cite_lines(source.member, source.line_start, source.line_end)
+    return Citation(member=source.member)
+
+
+def citations(*items: Citation | None) -> list[Citation]:
+    """Drop the Nones, keep the order."""
+    return [c for c in items if c is not None]
+
+
+# --- time -------------------------------------------------------------------------------------
+
+
+def reference_time(ev: EvidenceSet, *docs: EvidenceDoc | None) -> datetime | None:
+    """When the facts were true: the document's own ``observed_at``, else the bundle's.
+
+    Falls back to the hosts' collector time and then the manifest's creation
+    time; None when the bundle says nothing about time at all.
+    """
+    for doc in docs:
+        if doc is not None and doc.observed_at is not None:
+            return doc.observed_at
+    for cls in (WorkersEvidence, JobsEvidence, HostsEvidence):
+        doc = ev.get(cls)
+        if doc is not None and doc.observed_at is not None:
+            return doc.observed_at
+    hosts = ev.get(HostsEvidence)
+    if hosts is not None and hosts.collector_time is not None:
+        return hosts.collector_time
+    if ev.manifest is not None:
+        return ev.manifest.created_at
+    return None
+
+
+def seconds_between(earlier: datetime | None, later: datetime | None) -> float | None:
+    if earlier is None or later is None:
+        return None
+    return (later - earlier).total_seconds()
+
+
+# --- workers ----------------------------------------------------------------------------------
+
+
+def workers(ev: EvidenceSet) -> list[WorkerStatus]:
+    doc = ev.get(WorkersEvidence)
+    return list(doc.workers) if doc is not None else []
+
+
+def find_worker(ev: EvidenceSet, name: str | None) -> tuple[int, WorkerStatus] | None:
+    """The worker called ``name`` (or with that id) and its index in workers.json."""
+    if name is None:
+        return None
+    for index, worker in enumerate(workers(ev)):
+        if worker.name == name or (worker.id is not None and worker.id == name):
+            return index, worker
+    return None
+
+
+def cite_worker(ev: EvidenceSet, index: int, *field: str | int, value: Any = None) -> Citation:
+    return cite(ev, WorkersEvidence, "workers", index, *field, value=value)
+
+
+def is_available(worker: WorkerStatus) -> bool:
+    """Online, not self-reporting unhealthy, not paused or draining: can take new work."""
+    return (
+        worker.connection is ConnectionState.ONLINE
+        and worker.health.value != "unhealthy"
+        and worker.admin.value not in ("paused", "draining")
+    )
+
+
+def heartbeat_policy(ev: EvidenceSet) -> tuple[HeartbeatPolicy, Citation] | None:
+    """The product's heartbeat timings, from workers.json or else product.json."""
+    doc = ev.get(WorkersEvidence)
+    if doc is not None and doc.heartbeat is not None:
+        return doc.heartbeat, cite(ev, WorkersEvidence, "heartbeat")
+    info = ev.get(ProductInfo)
+    if info is not None and info.heartbeat is not None:
+        return info.heartbeat, cite(ev, ProductInfo, "heartbeat")
+    return None
+
+
+def stale_after(policy: HeartbeatPolicy | None) -> float | None:
+    """Silence after which a worker counts as stale: the timeout, else three intervals."""
+    if policy is None:
+        return None
+    if policy.timeout_s is not None:
+        return policy.timeout_s
+    return 3 * policy.interval_s if policy.interval_s else None
+
+
+def heartbeat_age(ev: EvidenceSet, worker: WorkerStatus) -> float | None:
+    """Seconds of silence at collection time, as reported or computed from the last heartbeat."""
+    if worker.heartbeat_age_s is not None:
+        return worker.heartbeat_age_s
+    return seconds_between(worker.last_heartbeat_at, reference_time(ev, ev.get(WorkersEvidence)))
+
+
+# --- hosts ------------------------------------------------------------------------------------
+
+
+def host_for_worker(ev: EvidenceSet, name: str | None) -> tuple[int, HostSysinfo] | None:
+    """The collected host running worker ``name`` (by the host's worker or the worker's alias)."""
+    if name is None:
+        return None
+    doc = ev.get(HostsEvidence)
+    if doc is None:
+        return None
+    found = find_worker(ev, name)
+    alias = found[1].host_alias if found else None
+    for index, host in enumerate(doc.hosts):
+        if host.worker == name or (alias is not None and host.alias == alias):
+            return index, host
+    return None
+
+
+# --- jobs -------------------------------------------------------------------------------------
+
+
+def jobs(ev: EvidenceSet) -> list[Job]:
+    doc = ev.get(JobsEvidence)
+    return list(doc.jobs) if doc is not None else []
+
+
+def job_index(ev: EvidenceSet, job: Job) -> int | None:
+    """Index of ``job`` in jobs.json (matched by id when it has one, else by name)."""
+    for index, candidate in enumerate(jobs(ev)):
+        if candidate is job:
+            return index
+    for index, candidate in enumerate(jobs(ev)):
+        same_id = job.id is not None and candidate.id == job.id
+        if same_id or (job.id is None and candidate.name == job.name):
+            return index
+    return None
+
+
+def cite_job(ev: EvidenceSet, job: Job, *field: str | int, value: Any = None) -> Citation | None:
+    index = job_index(ev, job)
+    if index is None:
+        return None
+    return cite(ev, JobsEvidence, "jobs", index, *field, value=value)
+
+
+def job_time(job: Job) -> float:
+    """When the job last changed (or was created), as a sortable number; unknown sorts first."""
+    stamp = job.updated_at or job.created_at
+    return stamp.timestamp() if stamp else float("-inf")
+
+
+def job_label(job: Job) -> str:
+    """``name`` or ``name (id)`` for messages."""
+    return f"{job.name} ({job.id})" if job.id else job.name
+
+
+def waiting(job: Job) -> bool:
+    """The job wants to run but no worker runs it yet."""
+    return job.phase.value in ("unassigned", "scheduled")
+
+
+def dependents(ev: EvidenceSet, worker: str) -> list[Job]:
+    """Unfinished jobs that rely on ``worker``: assigned to it, pinned to it, or listed for it."""
+    found: list[Job] = []
+    for job in jobs(ev):
+        if job.phase.terminal:
+            continue
+        req = job.requirements
+        pinned = req is not None and (
+            req.required_worker == worker or worker in (req.intended_workers or [])
+        )
+        if job.assigned_worker == worker or pinned:
+            found.append(job)
+    return found
+
+
+def names(items: Iterable[str], limit: int = 8) -> str:
+    """A short comma list for messages: ``a, b, c (+4 more)``."""
+    listed = list(items)
+    shown = ", ".join(listed[:limit])
+    return shown + (f" (+{len(listed) - limit} more)" if len(listed) > limit else "")

@@ -1,0 +1,105 @@
+"""Findings about the bundle and the fleet as a whole, shown above the targets.
+
+Some facts belong to no single (worker, job) pair: host clocks that disagree
+with each other, evidence documents that are invalid or incomplete, a log
+parser that broke. They are reported once, at the top, so an engineer knows
+how far to trust everything below before reading it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas import EVIDENCE_KINDS, Citation, Finding
+from schemas.evidence import JobsEvidence, WorkersEvidence
+
+from .api import EvidenceSet, make_finding
+from .rules.clock import fleet_clock_findings
+
+
+def evidence_findings(ev: EvidenceSet) -> list[Finding]:
+    """Invalid documents (unusable: their rungs read unknown) and incomplete ones."""
+    findings: list[Finding] = []
+    for cls in EVIDENCE_KINDS.values():
+        doc = ev.get(cls)
+        if doc is not None and (not doc.complete or doc.gaps):
+            gaps = ", ".join(doc.gaps) or "unspecified collectors"
+            findings.append(
+                make_finding(
+                    "EVIDENCE_INCOMPLETE",
+                    "info",
+                    f"{cls.member_path} is incomplete (failed: {gaps}); what it lacks reads as "
+                    "unknown, not as absent.",
+                    evidence=[ev.cite(cls, "/gaps", doc.gaps or None)],
+                    member=cls.member_path,
+                    gaps=doc.gaps,
+                )
+            )
+    for problem in ev.problems:
+        member = problem.split(":", 1)[0]
+        findings.append(
+            make_finding(
+                "EVIDENCE_INVALID",
+                "warn",
+                f"Evidence document unusable: {problem}. Its rungs read unknown.",
+                evidence=[Citation(member=member)],
+                member=member,
+            )
+        )
+    return findings
+
+
+CORE_DOCUMENTS = (WorkersEvidence, JobsEvidence)
+"""Without these, targets cannot be chosen: a verdict can be at best inconclusive."""
+
+UNTRUSTWORTHY = frozenset({"EVIDENCE_INVALID", "EVIDENCE_MISSING"})
+"""Fleet codes that cap the verdict at inconclusive: what the rungs read may be wrong or absent."""
+
+
+def missing_core(ev: EvidenceSet) -> list[Finding]:
+    present = [cls for cls in CORE_DOCUMENTS if ev.source.has(cls.member_path)]
+    return [
+        make_finding(
+            "EVIDENCE_MISSING",
+            "warn",
+            f"{cls.member_path} is not in the bundle: targets that depend on it cannot be chosen.",
+            member=cls.member_path,
+        )
+        for cls in CORE_DOCUMENTS
+        if cls not in present
+    ]
+
+
+def invalid_raw_records(ev: EvidenceSet) -> list[Finding]:
+    """Raw product responses that failed their model when collected (kept, flagged)."""
+    if ev.manifest is None:
+        return []
+    invalid = [m.path for m in ev.manifest.members if m.valid is False]
+    if not invalid:
+        return []
+    shown = ", ".join(invalid[:5]) + (f" (+{len(invalid) - 5} more)" if len(invalid) > 5 else "")
+    return [
+        make_finding(
+            "RAW_RECORDS_INVALID",
+            "info",
+            f"{len(invalid)} raw response(s) did not match the product's expected shape when "
+            f"collected ({shown}): a product version this profile does not know yet? Facts "
+            "normalized from them may be missing.",
+            evidence=[Citation(member=path) for path in invalid[:5]],
+            members=invalid,
+        )
+    ]
+
+
+def note(code: str, message: str, severity: str = "warn", **details: Any) -> Finding:
+    """A fleet-level remark from the engine itself (profile or log-parser trouble)."""
+    return make_finding(code, severity, message, **details)
+
+
+def fleet_findings(ev: EvidenceSet) -> list[Finding]:
+    return (
+        missing_core(ev)
+        + evidence_findings(ev)
+        + invalid_raw_records(ev)
+        + fleet_clock_findings(ev)
+    )

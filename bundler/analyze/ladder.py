@@ -1,0 +1,150 @@
+"""Walk one target's ladder: run each rung's rules, combine, stop at the first failure.
+
+The engine owns three decisions so that rules stay small and honest:
+
+* **silence is unknown** — a rung where no rule had anything to say is
+  ``unknown`` (missing evidence), never ``pass``;
+* **a broken rule is visible** — an exception inside a rule becomes a
+  ``RULE_ERROR`` finding on an ``unknown`` rung, never a crash and never a pass;
+* **stop at the first failed rung** — rungs above it are ``skipped`` with
+  ``blocked_by``, because seed 000 says to repair the lowest failure first.
+
+Combining several rules on one rung: fail > unknown > warn > pass >
+not_applicable. Unknown outranks warn because a rung we could not fully see
+is not one we can call merely "degraded".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
+
+from .api import Rule, RuleContext, RuleResult, excerpt
+from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
+
+PRECEDENCE = {
+    LayerStatus.FAIL: 5,
+    LayerStatus.UNKNOWN: 4,
+    LayerStatus.WARN: 3,
+    LayerStatus.PASS: 2,
+    LayerStatus.NOT_APPLICABLE: 1,
+}
+_SEVERITY_ORDER = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
+
+
+def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
+    """Every rung of the ladder for ``ctx.target``, lowest first."""
+    layers: list[LayerResult] = []
+    failed: Layer | None = None
+    for layer in Layer.ordered():
+        if failed is not None:
+            layers.append(LayerResult(name=layer, status=LayerStatus.SKIPPED, blocked_by=failed))
+            continue
+        result = evaluate(layer, [r for r in rules if r.layer is layer], ctx)
+        layers.append(result)
+        if result.status is LayerStatus.FAIL:
+            failed = layer
+    return layers
+
+
+def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResult:
+    """One rung: run its rules (each isolated), combine their answers."""
+    answers = [answer for r in rules if (answer := _run(r, ctx)) is not None]
+    if not answers:
+        return LayerResult(
+            name=layer,
+            status=LayerStatus.UNKNOWN,
+            findings=[
+                Finding(
+                    code="NO_EVIDENCE",
+                    severity="info",
+                    message=f"No evidence in the bundle answers: {layer.question}",
+                )
+            ],
+        )
+    status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
+    findings = _dedupe([f for a in answers for f in a.findings])
+    findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
+    return LayerResult(name=layer, status=status, findings=[advise(f, layer) for f in findings])
+
+
+def _run(rule: Rule, ctx: RuleContext) -> RuleResult | None:
+    try:
+        answer = rule(ctx)
+    except Exception as exc:  # a rule bug must never crash the report, nor pass a rung
+        return RuleResult(LayerStatus.UNKNOWN, [_rule_error(rule, f"{type(exc).__name__}: {exc}")])
+    if answer is not None and not isinstance(answer, RuleResult):
+        return RuleResult(
+            LayerStatus.UNKNOWN, [_rule_error(rule, f"returned {type(answer).__name__}")]
+        )
+    if answer is not None and answer.status is LayerStatus.SKIPPED:
+        return RuleResult(LayerStatus.UNKNOWN, [_rule_error(rule, "answered 'skipped'")])
+    return answer
+
+
+def _rule_error(rule: Rule, what: str) -> Finding:
+    return Finding(
+        code="RULE_ERROR",
+        severity="warn",
+        message=f"Rule {rule.name} could not judge this rung ({excerpt(what, 160)}); "
+        "treated as unknown. This is a bug in bundler: please report it.",
+        details={"rule": rule.name},
+    )
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """Generic and product rules may report the very same thing; keep it once."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for finding in findings:
+        key = (finding.code, finding.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept
+
+
+_LAYER_CHECKS = {
+    layer: [check for check, layers in ACCEPTANCE_CHECKS.items() if layer in layers]
+    for layer in Layer
+}
+
+
+def advise(finding: Finding, layer: Layer) -> Finding:
+    """Attach the recovery path and acceptance checks for a failing or warning finding."""
+    if finding.severity not in ("fail", "warn"):
+        return finding
+    if finding.recovery is None:
+        finding.recovery = recovery_for(finding.code)
+    if not finding.acceptance:
+        finding.acceptance = acceptance_for(finding.code) or list(_LAYER_CHECKS[layer])
+    return finding
+
+
+def target_verdict(layers: Sequence[LayerResult]) -> tuple[Verdict, Layer | None]:
+    """(verdict, first failed layer) of one ladder."""
+    statuses = {layer.status for layer in layers}
+    first_failed = next((lr.name for lr in layers if lr.status is LayerStatus.FAIL), None)
+    if first_failed is not None:
+        return Verdict.BLOCKED, first_failed
+    if LayerStatus.UNKNOWN in statuses:
+        return Verdict.INCONCLUSIVE, None
+    if LayerStatus.WARN in statuses:
+        return Verdict.DEGRADED, None
+    return Verdict.HEALTHY, None
+
+
+VERDICT_ORDER = {
+    Verdict.BLOCKED: 0,
+    Verdict.INCONCLUSIVE: 1,
+    Verdict.DEGRADED: 2,
+    Verdict.HEALTHY: 3,
+}
+
+
+def overall(verdicts: Sequence[Verdict]) -> Verdict:
+    """The worst verdict wins; an empty report is inconclusive, never healthy."""
+    if not verdicts:
+        return Verdict.INCONCLUSIVE
+    return min(verdicts, key=VERDICT_ORDER.__getitem__)

@@ -1,0 +1,253 @@
+"""What a job asks of a worker, compared with what each worker offers.
+
+Two questions, kept apart because seed 000 puts them on different rungs:
+
+* **placement** — is the job *intended* for this worker (pinning, explicit
+  assignment, worker group, labels/affinity, operating system)?
+* **capacity** — does the worker *have* what the job needs right now
+  (component capabilities, CPU, memory, GPUs, disk, a free slot)?
+
+Each comparison yields :class:`Mismatch` records naming the exact unmatched
+label or resource, so a finding can say "w2 lacks zone=mars (has zone=b)"
+instead of "no match". A fact the evidence does not carry is *unknown*
+(``certain=False``), never a silent match. Target selection uses the same
+comparison to pick the best candidate worker for a waiting job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from schemas.evidence import JobRequirements, WorkerCapacity, WorkerStatus
+
+from .facts import is_available
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    code: str
+    message: str
+    requirement: str
+    """Which requirement field it concerns, e.g. 'labels/zone', 'resources/gpu'."""
+    certain: bool = True
+    """False when the worker's side is not in the evidence."""
+
+
+def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
+    """Why ``worker`` is not where this job is meant to run (empty: it is)."""
+    found: list[Mismatch] = []
+    if req.required_worker and req.required_worker not in (worker.name, worker.id):
+        found.append(
+            Mismatch("NOT_PINNED_WORKER", f"pinned to {req.required_worker}", "required_worker")
+        )
+    if req.intended_workers is not None and not {worker.name, worker.id} & set(
+        req.intended_workers
+    ):
+        found.append(
+            Mismatch("NOT_INTENDED_FOR_WORKER", "not in the job's assignment", "intended_workers")
+        )
+    if req.worker_group and worker.group != req.worker_group:
+        group = worker.group or "none"
+        found.append(
+            Mismatch(
+                "NOT_IN_WORKER_GROUP",
+                f"group {req.worker_group} wanted, worker is in {group}",
+                "worker_group",
+                certain=worker.group is not None,
+            )
+        )
+    for key, wanted in sorted(req.labels.items()):
+        label = worker.labels.get(key)
+        if label != wanted:
+            has = f"has {key}={label}" if label is not None else f"has no {key} label"
+            found.append(
+                Mismatch("LABEL_MISMATCH", f"{key}={wanted} wanted, {has}", f"labels/{key}")
+            )
+    if req.os:
+        os_name = worker.runtime.os_name if worker.runtime else None
+        if os_name is None or os_name.lower() != req.os.lower():
+            found.append(
+                Mismatch(
+                    "OS_UNSUPPORTED",
+                    f"os {req.os} wanted, worker runs {os_name or 'an unknown os'}",
+                    "os",
+                    certain=os_name is not None,
+                )
+            )
+    return found
+
+
+def availability(worker: WorkerStatus) -> list[str]:
+    """Why an otherwise matching worker cannot take new work now (codes)."""
+    reasons = []
+    if worker.connection.value != "online":
+        reasons.append("WORKER_NOT_ONLINE")
+    if worker.health.value == "unhealthy":
+        reasons.append("WORKER_UNHEALTHY")
+    if worker.admin.value in ("paused", "draining"):
+        reasons.append(f"WORKER_{worker.admin.value.upper()}")
+    return reasons
+
+
+def capacity_shortfalls(
+    req: JobRequirements | None, worker: WorkerStatus, capacity: WorkerCapacity | None
+) -> list[Mismatch]:
+    """What ``worker`` lacks right now for this job: capabilities, resources, a free slot."""
+    found: list[Mismatch] = []
+    if req is not None:
+        found += _capabilities(req, worker)
+        found += _resources(req, worker, capacity)
+    slots = slot_usage(worker, capacity)
+    if slots is not None and slots[1] > 0 and slots[0] >= slots[1]:
+        found.append(
+            Mismatch(
+                "SLOTS_SATURATED", f"all {slots[1]} slots in use ({slots[0]} running)", "slots"
+            )
+        )
+    elif capacity is not None and capacity.slots_free is not None and capacity.slots_free <= 0:
+        found.append(Mismatch("SLOTS_SATURATED", "no free slot", "slots"))
+    return found
+
+
+def slot_usage(worker: WorkerStatus, capacity: WorkerCapacity | None) -> tuple[int, int] | None:
+    """(in use, max) when both are known; max 0 means unlimited."""
+    limit = capacity.slots_max if capacity and capacity.slots_max is not None else worker.slots_max
+    used = capacity.slots_in_use if capacity and capacity.slots_in_use is not None else None
+    if used is None:
+        used = worker.in_flight
+    if limit is None or used is None:
+        return None
+    return used, limit
+
+
+def _capabilities(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
+    missing = [c for c in req.capabilities if c not in worker.capabilities]
+    if not missing:
+        return []
+    known = bool(worker.capabilities) or worker.limited_capabilities is not None
+    why = " (worker runs with limited capabilities)" if worker.limited_capabilities else ""
+    return [
+        Mismatch(
+            "CAPABILITY_MISSING",
+            f"capability {name} not offered{why}",
+            f"capabilities/{name}",
+            certain=known,
+        )
+        for name in missing
+    ]
+
+
+@dataclass(frozen=True)
+class _Offer:
+    cpu: float | None = None
+    memory: float | None = None
+    disk: float | None = None
+    gpus: int | None = None
+    source: dict[str, str] = field(default_factory=dict)
+
+
+def _offer(worker: WorkerStatus, capacity: WorkerCapacity | None) -> _Offer:
+    res = worker.resources
+    cpu = capacity.cpu_available if capacity and capacity.cpu_available is not None else None
+    mem = capacity.memory_available_bytes if capacity else None
+    disk = capacity.disk_free_bytes if capacity else None
+    gpus = capacity.gpus if capacity else None
+    if res is not None:
+        cpu = cpu if cpu is not None else _first(res.cpu_available, res.cpu_total)
+        mem = mem if mem is not None else _first(res.memory_available_bytes, res.memory_total_bytes)
+        disk = disk if disk is not None else res.disk_free_bytes
+        gpus = gpus if gpus is not None else (len(res.gpus) if res.gpus is not None else None)
+    return _Offer(cpu=cpu, memory=mem, disk=disk, gpus=gpus)
+
+
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
+
+
+def _resources(
+    req: JobRequirements, worker: WorkerStatus, capacity: WorkerCapacity | None
+) -> list[Mismatch]:
+    wanted = req.resources
+    if wanted is None:
+        return []
+    offer = _offer(worker, capacity)
+    checks = (
+        ("CPU_INSUFFICIENT", "cpu", wanted.cpu, offer.cpu, _plain),
+        ("MEMORY_INSUFFICIENT", "memory", wanted.memory_bytes, offer.memory, human_bytes),
+        ("GPU_INSUFFICIENT", "gpu", wanted.gpu, offer.gpus, _plain),
+        ("DISK_INSUFFICIENT", "disk", wanted.disk_bytes, offer.disk, human_bytes),
+    )
+    found = []
+    for code, name, need, have, fmt in checks:
+        if need is None or need <= 0:
+            continue
+        if have is None:
+            found.append(
+                Mismatch(
+                    code,
+                    f"{name} {fmt(need)} requested, worker's {name} unknown",
+                    f"resources/{name}",
+                    certain=False,
+                )
+            )
+        elif have < need:
+            found.append(
+                Mismatch(
+                    code,
+                    f"{name} {fmt(need)} requested, {fmt(have)} available",
+                    f"resources/{name}",
+                )
+            )
+    return found
+
+
+def _plain(value: float) -> str:
+    return f"{value:g}"
+
+
+def human_bytes(value: float) -> str:
+    """1536 -> '1.5 KiB'."""
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TiB"  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Candidate:
+    worker: WorkerStatus
+    placement: list[Mismatch]
+    capacity: list[Mismatch]
+
+    @property
+    def intended(self) -> bool:
+        return not any(m.certain for m in self.placement)
+
+    def rank(self) -> tuple[int, int, int, int]:
+        """Lower is better: intended, available, fits, fewest unknowns."""
+        return (
+            0 if self.intended else 1,
+            0 if is_available(self.worker) else 1,
+            len([m for m in self.capacity if m.certain]),
+            len(self.placement) + len(self.capacity),
+        )
+
+
+def rank_candidates(
+    req: JobRequirements | None,
+    fleet: list[WorkerStatus],
+    capacities: dict[str, WorkerCapacity],
+) -> list[Candidate]:
+    """Every worker compared with the job, best first (stable for equal ranks)."""
+    empty = JobRequirements()
+    ranked = [
+        Candidate(
+            worker=w,
+            placement=placement_mismatches(req or empty, w),
+            capacity=capacity_shortfalls(req, w, capacities.get(w.name)),
+        )
+        for w in fleet
+    ]
+    return sorted(ranked, key=Candidate.rank)

@@ -1,0 +1,162 @@
+"""Rung 2, runtime authorization: can the worker obtain and keep the right to run work?
+
+For LyftData this is the signed auth lease of an external worker; for Flux it
+is registration (a 401 loop on register lives only in the worker log). A
+license problem fails here rather than at the server rung, because the server
+keeps working while its external workers lose their leases — and seed 000 is
+explicit that recovering the license needs no worker restart.
+"""
+
+from __future__ import annotations
+
+from schemas import Layer
+from schemas.evidence import AuthorizationEvidence, ServerEvidence, WorkerAuthorization
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_source, find_worker
+from ._lease import check_lease, check_registration
+from ._outcome import Outcome
+
+NATIVE_CODES = {
+    "community_edition_no_external_workers": (
+        "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
+        "the server runs Community Edition, which allows no external workers",
+    ),
+    "license_expired_or_invalid": (
+        "LICENSE_EXPIRED_OR_INVALID",
+        "the server's license is expired or invalid",
+    ),
+}
+"""Product codes (verbatim, lower snake) that seed 000 names, and what they mean."""
+
+
+def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthorization] | None:
+    for index, entry in enumerate(doc.workers):
+        if entry.worker == worker:
+            return index, entry
+    return None
+
+
+@rule(Layer.AUTHORIZATION)
+def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(AuthorizationEvidence)
+    if doc is None:
+        return RuleResult.unknown(
+            "AUTHORIZATION_EVIDENCE_MISSING",
+            "No runtime-authorization evidence in the bundle (evidence/authorization.json).",
+        )
+    if not doc.applicable:
+        return RuleResult.not_applicable(
+            "AUTHORIZATION_NOT_APPLICABLE", "This product's workers need no runtime authorization."
+        )
+    if ctx.target.worker is None:
+        return RuleResult.not_applicable(
+            "NO_TARGET_WORKER", "No worker is selected; authorization is judged per worker."
+        )
+    found = _entry(doc, ctx.target.worker)
+    worker = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None:
+        if worker is not None and worker[1].kind == "builtin":
+            return RuleResult.not_applicable(
+                "BUILTIN_WORKER", f"{ctx.target.worker} is the built-in worker: no lease needed."
+            )
+        derived = _from_server_license(ctx, worker[1].kind if worker else None)
+        return derived or RuleResult.unknown(
+            "AUTHORIZATION_RECORD_MISSING",
+            f"The bundle has no runtime-authorization record for worker {ctx.target.worker}.",
+            [cite(ctx.evidence, AuthorizationEvidence, "workers")],
+        )
+    index, entry = found
+    if not entry.applicable:
+        return RuleResult.not_applicable(
+            "AUTHORIZATION_NOT_APPLICABLE", f"Worker {entry.worker} needs no runtime authorization."
+        )
+    return _judge(ctx, doc, index, entry)
+
+
+def _judge(
+    ctx: RuleContext, doc: AuthorizationEvidence, index: int, entry: WorkerAuthorization
+) -> RuleResult:
+    ev = ctx.evidence
+    here = [cite(ev, AuthorizationEvidence, "workers", index, "decision", value=entry.decision)]
+    raw = cite_source(entry.source)
+    out = Outcome()
+    native = entry.native_code or ""
+    if native in NATIVE_CODES:
+        code, meaning = NATIVE_CODES[native]
+        out.fail(
+            code,
+            f"Worker {entry.worker} is not authorized: {meaning} ({native}).",
+            evidence=citations(
+                cite(ev, AuthorizationEvidence, "workers", index, "native_code", value=native), raw
+            ),
+            native_code=native,
+            worker=entry.worker,
+        )
+    elif entry.decision == "deny":
+        detail = f": {entry.message}" if entry.message else ""
+        out.fail(
+            "AUTHORIZATION_DENIED",
+            f"The server denies runtime authorization to worker {entry.worker}{detail}.",
+            evidence=citations(*here, raw),
+            native_code=entry.native_code or None,
+        )
+    check_lease(ctx, doc, index, entry, out)
+    check_registration(ctx, index, entry, out)
+    if entry.enrollment_key_still_configured:
+        out.warn(
+            "ENROLLMENT_KEY_STILL_CONFIGURED",
+            f"Worker {entry.worker} still has its enrollment key configured after enrolling; "
+            "remove it, the worker reuses its cached identity.",
+            evidence=[
+                cite(
+                    ev,
+                    AuthorizationEvidence,
+                    "workers",
+                    index,
+                    "enrollment_key_still_configured",
+                    value=True,
+                )
+            ],
+        )
+    if not out and entry.decision == "unknown" and entry.lease is None:
+        listed = find_worker(ev, entry.worker)
+        derived = _from_server_license(ctx, listed[1].kind if listed else None)
+        if derived is not None:
+            return derived
+        out.unknown(
+            "AUTHORIZATION_UNDECIDED",
+            f"The bundle does not say whether worker {entry.worker} is authorized.",
+            evidence=here,
+        )
+    return out.result(
+        make_finding(
+            "AUTHORIZED", "pass", f"Worker {entry.worker} holds valid authorization.", evidence=here
+        )
+    )
+
+
+def _from_server_license(ctx: RuleContext, kind: str | None) -> RuleResult | None:
+    """No per-worker record: an external worker still fails on the server's license."""
+    server = ctx.evidence.get(ServerEvidence)
+    lic = server.license if server else None
+    if lic is None or kind != "external":
+        return None
+    where = [cite(ctx.evidence, ServerEvidence, "license", value=lic.state)]
+    if lic.external_workers_allowed is False:
+        return RuleResult.fail(
+            "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
+            f"The server's edition allows no external workers, and {ctx.target.worker} is one.",
+            evidence=where,
+        )
+    if lic.state in ("expired", "invalid"):
+        return RuleResult.fail(
+            "LICENSE_EXPIRED_OR_INVALID",
+            f"The server's license is {lic.state}, so external worker {ctx.target.worker} "
+            "cannot be authorized.",
+            evidence=where,
+        )
+    return None
+
+
+RULES = (runtime_authorization,)

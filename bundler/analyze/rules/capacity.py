@@ -1,0 +1,244 @@
+"""Rung 6, capacity: does the worker have the resources and capabilities the job needs?
+
+What blocks a *waiting* job fails here: every slot busy (naming the worker
+and its limit), a resource below the job's request, a missing component
+capability, or a worker declining new work (unhealthy, paused). For a job
+already running, or a worker on its own, the same facts only warn: the work
+is flowing, new work will queue.
+"""
+
+from __future__ import annotations
+
+from schemas import Citation, Layer
+from schemas.evidence import CapacityEvidence, Job, WorkerCapacity, WorkerStatus
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting, workers
+from ..matching import Mismatch, availability, capacity_shortfalls, rank_candidates, slot_usage
+from ._outcome import Outcome
+
+DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
+"""LyftData's published scale signals; a product's own thresholds win."""
+
+
+def _capacity(ctx: RuleContext, worker: str) -> tuple[int, WorkerCapacity] | None:
+    doc = ctx.evidence.get(CapacityEvidence)
+    for index, entry in enumerate(doc.workers if doc else []):
+        if entry.worker == worker:
+            return index, entry
+    return None
+
+
+@rule(Layer.CAPACITY)
+def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
+    if ctx.target.worker is None:
+        return RuleResult.not_applicable(
+            "NO_TARGET_WORKER", "No worker is selected: capacity is judged per worker."
+        )
+    found = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None:
+        return RuleResult.unknown(
+            "WORKER_NOT_IN_EVIDENCE", f"Worker {ctx.target.worker} is not in the worker list."
+        )
+    w_index, worker = found
+    cap = _capacity(ctx, worker.name)
+    job = ctx.target.job
+    blocking = job is not None and waiting(job)
+    req = job.requirements if blocking and job is not None else None
+    shortfalls = capacity_shortfalls(req, worker, cap[1] if cap else None)
+    out = Outcome()
+    for miss in shortfalls:
+        _report(ctx, worker, w_index, cap, miss, blocking, out)
+    if blocking:
+        _declining(ctx, worker, w_index, out)
+    if out.failures and job is not None:
+        _note_alternatives(ctx, job, worker.name, out)
+    if not out and cap is None and worker.resources is None and slot_usage(worker, None) is None:
+        out.unknown(
+            "CAPACITY_EVIDENCE_MISSING",
+            f"The bundle has no resource or slot figures for {worker.name}.",
+        )
+    return out.result(
+        make_finding(
+            "CAPACITY_ADEQUATE",
+            "pass",
+            _adequate(worker, cap[1] if cap else None),
+            evidence=citations(_slots_cite(ctx, worker, w_index, cap)),
+        )
+    )
+
+
+def _report(
+    ctx: RuleContext,
+    worker: WorkerStatus,
+    w_index: int,
+    cap: tuple[int, WorkerCapacity] | None,
+    miss: Mismatch,
+    blocking: bool,
+    out: Outcome,
+) -> None:
+    if not miss.certain:
+        out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+        return
+    job = ctx.target.job
+    if miss.code == "SLOTS_SATURATED":
+        where = citations(_slots_cite(ctx, worker, w_index, cap))
+        if blocking and job is not None:
+            out.fail(
+                "SLOTS_SATURATED",
+                f"{job.name} waits because {worker.name} is full: {miss.message}. It starts "
+                "when a slot frees.",
+                evidence=where,
+                worker=worker.name,
+            )
+        else:
+            out.warn(
+                "SLOTS_SATURATED",
+                f"{worker.name} is full: {miss.message}; new work queues.",
+                evidence=where,
+                worker=worker.name,
+            )
+        return
+    code = "CAPABILITY_MISSING" if miss.code == "CAPABILITY_MISSING" else "RESOURCES_INSUFFICIENT"
+    where = citations(
+        cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")) if job else None,
+        cite(ctx.evidence, CapacityEvidence, "workers", cap[0])
+        if cap
+        else cite_worker(
+            ctx.evidence, w_index, "resources" if code != "CAPABILITY_MISSING" else "capabilities"
+        ),
+    )
+    name = job.name if job else "the job"
+    out.fail(
+        code,
+        f"{worker.name} cannot run {name}: {miss.message}.",
+        evidence=where,
+        worker=worker.name,
+        shortfall=miss.code,
+        requirement=miss.requirement,
+    )
+
+
+def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) -> None:
+    """Say how every *other* worker the job is meant for compares (the fleet view)."""
+    doc = ctx.evidence.get(CapacityEvidence)
+    caps = {c.worker: c for c in (doc.workers if doc else [])}
+    others = [
+        c
+        for c in rank_candidates(job.requirements, workers(ctx.evidence), caps)
+        if c.intended and c.worker.name != chosen
+    ]
+    verdicts: dict[str, str] = {}
+    for other in others:
+        short = [m.message for m in other.capacity if m.certain]
+        blocked = availability(other.worker)
+        verdicts[other.worker.name] = ", ".join(short + [b.lower() for b in blocked]) or "fits"
+    if not verdicts:
+        text = "No other worker is meant for this job."
+    else:
+        text = (
+            "Other workers meant for it: "
+            + "; ".join(f"{name}: {why}" for name, why in list(verdicts.items())[:8])
+            + "."
+        )
+    first = out.failures[0]
+    first.message = f"{first.message} {text}"
+    first.details["other_workers"] = verdicts
+
+
+def _declining(ctx: RuleContext, worker: WorkerStatus, w_index: int, out: Outcome) -> None:
+    job = ctx.target.job
+    name = job.name if job else "the job"
+    if worker.health.value == "unhealthy":
+        out.fail(
+            "WORKER_UNHEALTHY",
+            f"{name} waits because {worker.name} reports itself unhealthy and declines new "
+            "work until it recovers.",
+            evidence=[cite_worker(ctx.evidence, w_index, "health", value="unhealthy")],
+        )
+    if worker.admin.value in ("paused", "draining"):
+        state = worker.admin.value
+        out.fail(
+            f"WORKER_{state.upper()}",
+            f"{name} waits because {worker.name} is {state} and takes no new work.",
+            evidence=[cite_worker(ctx.evidence, w_index, "admin", value=state)],
+        )
+
+
+def _slots_cite(
+    ctx: RuleContext, worker: WorkerStatus, w_index: int, cap: tuple[int, WorkerCapacity] | None
+) -> Citation | None:
+    if cap is not None:
+        entry = cap[1]
+        field = "slots_free" if entry.slots_free is not None else "slots_in_use"
+        return cite(
+            ctx.evidence, CapacityEvidence, "workers", cap[0], field, value=getattr(entry, field)
+        )
+    if worker.in_flight is not None:
+        return cite_worker(ctx.evidence, w_index, "in_flight", value=worker.in_flight)
+    return None
+
+
+def _adequate(worker: WorkerStatus, cap: WorkerCapacity | None) -> str:
+    slots = slot_usage(worker, cap)
+    if slots is not None and slots[1] > 0:
+        return f"{worker.name} has room: {slots[0]} of {slots[1]} slots in use."
+    return f"{worker.name} has the resources and capabilities the job asks for."
+
+
+@rule(Layer.CAPACITY)
+def worker_pressure(ctx: RuleContext) -> RuleResult | None:
+    """Load signals: warn, never block.
+
+    CPU and memory are single readings at collection time, not sustained
+    averages, so they only warn when a job is waiting for this worker; otherwise
+    they are shown as notes (a busy second must not turn a healthy fleet
+    degraded). A queue backlog or backpressure is state, and always warns.
+    """
+    if ctx.target.worker is None:
+        return None
+    found = _capacity(ctx, ctx.target.worker)
+    if found is None:
+        return None
+    index, cap = found
+    doc = ctx.evidence.get(CapacityEvidence)
+    limits = {**DEFAULT_THRESHOLDS, **(doc.thresholds if doc else {})}
+    out = Outcome()
+    job = ctx.target.job
+    momentary = out.warn if job is not None and waiting(job) else out.note
+
+    def at(field: str, value: object) -> list[Citation]:
+        return [cite(ctx.evidence, CapacityEvidence, "workers", index, field, value=value)]
+
+    if cap.cpu_util_pct is not None and cap.cpu_util_pct > limits["cpu_pct"]:
+        momentary(
+            "CPU_SATURATED",
+            f"{cap.worker}'s CPU is {cap.cpu_util_pct:.0f}% busy "
+            f"(threshold {limits['cpu_pct']:.0f}%).",
+            evidence=at("cpu_util_pct", cap.cpu_util_pct),
+        )
+    if cap.memory_total_bytes and cap.memory_available_bytes is not None:
+        used = 100.0 * (1 - cap.memory_available_bytes / cap.memory_total_bytes)
+        if used > limits["mem_pct"]:
+            momentary(
+                "MEMORY_PRESSURE",
+                f"{cap.worker}'s memory is {used:.0f}% used (threshold {limits['mem_pct']:.0f}%).",
+                evidence=at("memory_available_bytes", cap.memory_available_bytes),
+            )
+    if cap.queue_pending is not None and cap.queue_pending > limits["queue_pending"]:
+        out.warn(
+            "QUEUE_BACKLOG",
+            f"{cap.queue_pending} items are queued on {cap.worker} "
+            f"(threshold {limits['queue_pending']:.0f}).",
+            evidence=at("queue_pending", cap.queue_pending),
+        )
+    if cap.backpressure:
+        out.warn(
+            "BACKPRESSURE",
+            f"{cap.worker} reports backpressure from its outputs.",
+            evidence=at("backpressure", True),
+        )
+    return out.result() if out else None
+
+
+RULES = (job_fits_worker, worker_pressure)

@@ -1,0 +1,191 @@
+"""Rung 4, deployment: did the exact rendered job reach a runnable state on the worker?
+
+Products without a deployment step (Flux) write ``applicable: false`` and the
+rung reads not_applicable. Otherwise the job's deployment on the target
+worker is found and judged on its state, its machine reason, missing context
+keys at render time, and the worker's verdict on the bundle signature.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas import Citation, Layer
+from schemas.evidence import DeploymentEvidence, JobDeployment
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_source, names
+from ._outcome import Outcome
+
+RUNNABLE = ("deployed", "active")
+IN_PROGRESS = ("pending", "staged", "rendering", "delivering")
+GONE = ("removing", "removed")
+
+
+def _deployments(doc: DeploymentEvidence) -> list[tuple[tuple[int, int], JobDeployment]]:
+    return [
+        ((d_index, j_index), jd)
+        for d_index, record in enumerate(doc.deployments)
+        for j_index, jd in enumerate(record.job_deployments)
+    ]
+
+
+@rule(Layer.DEPLOYMENT)
+def job_deployment(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(DeploymentEvidence)
+    if doc is None:
+        return RuleResult.unknown(
+            "DEPLOYMENT_EVIDENCE_MISSING", "No deployment evidence in the bundle."
+        )
+    if not doc.applicable:
+        return RuleResult.not_applicable(
+            "DEPLOYMENT_NOT_APPLICABLE", "This product has no deployment step."
+        )
+    job, worker = ctx.target.job, ctx.target.worker
+    every = _deployments(doc)
+    if job is None:
+        mine = [(at, jd) for at, jd in every if jd.worker == worker]
+        if not mine:
+            return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected.")
+        return _judge_all(ctx, mine)
+    of_job = [(at, jd) for at, jd in every if jd.job == job.name]
+    chosen = [(at, jd) for at, jd in of_job if worker is None or jd.worker == worker]
+    if chosen:
+        return _judge_all(ctx, chosen)
+    if of_job:
+        elsewhere = names(jd.worker for _, jd in of_job)
+        return RuleResult.fail(
+            "JOB_NOT_DEPLOYED",
+            f"{job.name} is deployed to {elsewhere}, not to {worker}.",
+            evidence=[_cite(ctx, of_job[0][0])],
+            deployed_to=[jd.worker for _, jd in of_job],
+        )
+    if doc.complete:
+        return RuleResult.fail(
+            "JOB_NOT_DEPLOYED",
+            f"{job.name} has no deployment" + (f" on {worker}" if worker else "") + ".",
+            evidence=[cite(ctx.evidence, DeploymentEvidence, "deployments")],
+        )
+    return RuleResult.unknown(
+        "DEPLOYMENT_RECORD_MISSING",
+        f"No deployment record for {job.name} in the (incomplete) deployment evidence.",
+        [cite(ctx.evidence, DeploymentEvidence, "gaps", value=doc.gaps)],
+    )
+
+
+def _cite(ctx: RuleContext, at: tuple[int, int], *field: str, value: Any = None) -> Citation:
+    return cite(
+        ctx.evidence,
+        DeploymentEvidence,
+        "deployments",
+        at[0],
+        "job_deployments",
+        at[1],
+        *field,
+        value=value,
+    )
+
+
+def _judge_all(ctx: RuleContext, items: list[tuple[tuple[int, int], JobDeployment]]) -> RuleResult:
+    out = Outcome()
+    passed = []
+    for at, jd in items:
+        before = len(out.failures) + len(out.warnings) + len(out.unknowns)
+        _judge(ctx, at, jd, out)
+        if len(out.failures) + len(out.warnings) + len(out.unknowns) == before:
+            passed.append(f"{jd.job} on {jd.worker}")
+    return out.result(
+        make_finding(
+            "DEPLOYMENT_RUNNABLE",
+            "pass",
+            f"Deployed and runnable: {names(passed)}.",
+            evidence=[_cite(ctx, items[0][0], "state", value=items[0][1].state)],
+        )
+    )
+
+
+def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcome) -> None:
+    where = citations(_cite(ctx, at, "state", value=jd.state), cite_source(jd.source))
+    what = f"{jd.job} on {jd.worker}"
+    reason = f" ({jd.reason})" if jd.reason else ""
+    message = f": {jd.message}" if jd.message else ""
+    missing = jd.rendered.context_keys_missing if jd.rendered else []
+    if missing:
+        out.fail(
+            "RENDER_CONTEXT_MISSING",
+            f"{what} could not render: context key(s) {', '.join(missing)} resolve at no scope "
+            "(job, worker, global, definition).",
+            evidence=[_cite(ctx, at, "rendered", "context_keys_missing", value=missing)],
+            missing_keys=missing,
+            native_code=jd.reason,
+        )
+    if jd.bundle_signature_verified is False:
+        out.fail(
+            "BUNDLE_SIGNATURE_INVALID",
+            f"The worker refused {what}: its job bundle signature does not verify.",
+            evidence=[_cite(ctx, at, "bundle_signature_verified", value=False)],
+            native_code=jd.reason,
+        )
+    if jd.state == "failed" and not missing and jd.bundle_signature_verified is not False:
+        out.fail(
+            "DEPLOYMENT_FAILED",
+            f"Deployment of {what} failed{reason}{message}.",
+            evidence=where,
+            native_code=jd.reason,
+        )
+    elif jd.state in GONE:
+        out.fail(
+            "JOB_NOT_DEPLOYED",
+            f"{what} is {jd.state}{reason}.",
+            evidence=where,
+            native_code=jd.reason,
+        )
+    elif jd.state in IN_PROGRESS:
+        since = f" since {jd.state_since:%Y-%m-%d %H:%M:%S}Z" if jd.state_since else ""
+        out.warn(
+            "DEPLOYMENT_IN_PROGRESS",
+            f"{what} is still {jd.state}{since}: not yet runnable{reason}.",
+            evidence=where,
+        )
+    elif jd.state not in RUNNABLE and jd.state != "failed":
+        out.unknown(
+            "DEPLOYMENT_STATE_UNKNOWN", f"The state of {what} is {jd.state}.", evidence=where
+        )
+    if jd.staged is False:
+        out.fail(
+            "JOB_NOT_DEPLOYED",
+            f"{jd.job} is not staged: only staged jobs can be deployed.",
+            evidence=[_cite(ctx, at, "staged", value=False)],
+            native_code="NOT_STAGED",
+        )
+
+
+@rule(Layer.DEPLOYMENT)
+def deployment_drift(ctx: RuleContext) -> RuleResult | None:
+    """Reconciliation drift on the job's deployment record (warn: it may self-heal)."""
+    doc = ctx.evidence.get(DeploymentEvidence)
+    job = ctx.target.job
+    if doc is None or not doc.applicable or job is None:
+        return None
+    for index, record in enumerate(doc.deployments):
+        if record.drift and any(jd.job == job.name for jd in record.job_deployments):
+            return RuleResult.warn(
+                "DRIFT_DETECTED",
+                f"Deployment {record.deployment_id or index} of {job.name} has drifted: "
+                f"{', '.join(record.drift)}.",
+                evidence=[
+                    cite(
+                        ctx.evidence,
+                        DeploymentEvidence,
+                        "deployments",
+                        index,
+                        "drift",
+                        value=record.drift,
+                    )
+                ],
+                drift=record.drift,
+            )
+    return None
+
+
+RULES = (job_deployment, deployment_drift)

@@ -1,0 +1,234 @@
+"""Rung 1, heartbeat: is the worker connected and reporting recent status?
+
+Freshness is judged against the product's own interval, timeout and grace
+(``WorkersEvidence.heartbeat``), at the time the evidence was observed — never
+against the analyst's clock. A worker listed "online" whose last heartbeat is
+older than the timeout fails here: some products (Flux) keep listing a stale
+worker as online until its grace period ends.
+"""
+
+from __future__ import annotations
+
+from schemas import Citation, Layer
+from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import (
+    citations,
+    cite,
+    cite_source,
+    cite_worker,
+    dependents,
+    find_worker,
+    heartbeat_age,
+    heartbeat_policy,
+    stale_after,
+)
+
+HISTORY_KINDS = ("stale", "evicted", "disconnected", "connection_lost", "unhealthy")
+FLAP_KINDS = ("evicted", "disconnected", "connection_lost")
+FLAP_THRESHOLD = 3
+"""Disconnect-type events for an online worker that make it 'flapping'."""
+
+_STATE_FAILURES = {
+    ConnectionState.STALE: ("WORKER_HEARTBEAT_STALE", "is marked stale: heartbeats stopped"),
+    ConnectionState.LOST: ("WORKER_HEARTBEAT_LOST", "went silent past its grace period"),
+    ConnectionState.OFFLINE: ("WORKER_OFFLINE", "is offline (disconnected or evicted)"),
+    ConnectionState.NEVER_CONNECTED: ("WORKER_NEVER_CONNECTED", "has never connected"),
+    ConnectionState.REMOVED: ("WORKER_REMOVED", "was removed from the control plane"),
+}
+
+
+@rule(Layer.HEARTBEAT)
+def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
+    """Connection state and heartbeat age of the target worker (or of the fleet)."""
+    doc = ctx.evidence.get(WorkersEvidence)
+    if doc is None:
+        return RuleResult.unknown(
+            "WORKERS_EVIDENCE_MISSING", "No worker list in the bundle (evidence/workers.json)."
+        )
+    if ctx.target.worker is None:
+        return _fleet(ctx, doc)
+    found = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None:
+        if not doc.complete:
+            return RuleResult.unknown(
+                "WORKER_NOT_IN_EVIDENCE",
+                f"Worker {ctx.target.worker} is not in the (incomplete) worker list.",
+                [cite(ctx.evidence, WorkersEvidence, "gaps", value=doc.gaps)],
+            )
+        return RuleResult.fail(
+            "WORKER_UNKNOWN_TO_SERVER",
+            f"The control plane does not know a worker called {ctx.target.worker}: it was "
+            "removed, never registered, or registered with another server.",
+            evidence=[cite(ctx.evidence, WorkersEvidence, "workers")],
+        )
+    index, worker = found
+    if worker.connection in _STATE_FAILURES:
+        return _disconnected(ctx, index, worker)
+    if worker.connection is ConnectionState.UNKNOWN:
+        return RuleResult.unknown(
+            "WORKER_CONNECTION_UNKNOWN",
+            f"The bundle does not say whether worker {worker.name} is connected.",
+            [cite_worker(ctx.evidence, index, "connection", value="unknown")],
+        )
+    return _freshness(ctx, index, worker)
+
+
+def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
+    online = [w.name for w in doc.workers if w.connection is ConnectionState.ONLINE]
+    where = [cite(ctx.evidence, WorkersEvidence, "workers")]
+    if online:
+        return RuleResult.pass_(
+            make_finding(
+                "WORKERS_ONLINE",
+                "pass",
+                f"{len(online)} of {len(doc.workers)} workers are online.",
+                evidence=where,
+                online=online,
+            )
+        )
+    if not doc.complete:
+        return RuleResult.unknown(
+            "WORKERS_EVIDENCE_INCOMPLETE", "No online worker in an incomplete worker list.", where
+        )
+    return RuleResult.fail(
+        "NO_WORKERS_ONLINE",
+        f"No worker is online ({len(doc.workers)} known, none connected).",
+        evidence=where,
+        known=[w.name for w in doc.workers],
+    )
+
+
+def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
+    code, text = _STATE_FAILURES[worker.connection]
+    native = f" (product status: {worker.native_status})" if worker.native_status else ""
+    evidence = citations(
+        cite_worker(ctx.evidence, index, "connection", value=worker.connection.value),
+        cite_source(worker.source),
+        *_history(ctx, worker.name),
+    )
+    details = {"worker": worker.name, "age_s": heartbeat_age(ctx.evidence, worker)}
+    busy = dependents(ctx.evidence, worker.name)
+    if ctx.target.job is None and not busy and worker.connection is not ConnectionState.STALE:
+        return RuleResult.warn(
+            "WORKER_OFFLINE_IDLE",
+            f"Worker {worker.name} {text}{native}, but no unfinished job depends on it "
+            "(a leftover record, or a worker that was stopped on purpose).",
+            evidence=evidence,
+            **details,
+        )
+    work = f"; {len(busy)} unfinished job(s) depend on it" if busy else ""
+    return RuleResult.fail(
+        code,
+        f"Worker {worker.name} {text}{native}{work}.",
+        evidence=evidence,
+        **details,
+        dependent_jobs=[j.id or j.name for j in busy],
+    )
+
+
+def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
+    age = heartbeat_age(ctx.evidence, worker)
+    found = heartbeat_policy(ctx.evidence)
+    policy, policy_cite = found if found else (None, None)
+    timeout = stale_after(policy)
+    grace = (policy.grace_s or 0.0) if policy else 0.0
+    where = citations(
+        cite_worker(
+            ctx.evidence,
+            index,
+            "heartbeat_age_s" if worker.heartbeat_age_s is not None else "last_heartbeat_at",
+            value=age if age is not None else None,
+        ),
+        policy_cite,
+    )
+    if age is not None and timeout is not None and age > timeout:
+        lost = age > timeout + grace
+        code = "WORKER_HEARTBEAT_LOST" if lost else "WORKER_HEARTBEAT_STALE"
+        return RuleResult.fail(
+            code,
+            f"Worker {worker.name} is listed online, but its last heartbeat was {age:.0f}s "
+            f"before collection (timeout {timeout:.0f}s"
+            + (f", grace {grace:.0f}s" if grace else "")
+            + ").",
+            evidence=where + _history(ctx, worker.name),
+            worker=worker.name,
+            age_s=age,
+            timeout_s=timeout,
+            grace_s=grace,
+        )
+    if age is None:
+        message = f"Worker {worker.name} is online (the bundle has no heartbeat time for it)."
+    elif timeout is None:
+        message = f"Worker {worker.name} is online; last heartbeat {age:.0f}s before collection."
+    else:
+        message = (
+            f"Worker {worker.name} is online; last heartbeat {age:.0f}s before "
+            f"collection (timeout {timeout:.0f}s)."
+        )
+    evidence = where or [cite_worker(ctx.evidence, index, "connection", value="online")]
+    return RuleResult.pass_(make_finding("WORKER_ONLINE", "pass", message, evidence=evidence))
+
+
+def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
+    """The latest connection events for ``worker`` from the logs, newest last."""
+    events = ctx.timeline.of_kind(*HISTORY_KINDS, worker=worker)
+    return [e.citation() for e in events[-limit:]]
+
+
+@rule(Layer.HEARTBEAT)
+def worker_health(ctx: RuleContext) -> RuleResult | None:
+    """Self-reported unhealthy: still connected, but declining new work."""
+    found = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None or found[1].health.value != "unhealthy":
+        return None
+    index, worker = found
+    return RuleResult.warn(
+        "WORKER_UNHEALTHY",
+        f"Worker {worker.name} is connected but reports itself unhealthy (e.g. a starved event "
+        "loop): it finishes running work and declines new work until it recovers.",
+        evidence=citations(
+            cite_worker(ctx.evidence, index, "health", value="unhealthy"),
+            *_history(ctx, worker.name),
+        ),
+        worker=worker.name,
+    )
+
+
+@rule(Layer.HEARTBEAT)
+def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
+    """Paused or draining by an operator: connected, deliberately taking no new work."""
+    found = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None or found[1].admin.value not in ("paused", "draining"):
+        return None
+    index, worker = found
+    state = worker.admin.value
+    return RuleResult.warn(
+        f"WORKER_{state.upper()}",
+        f"Worker {worker.name} is {state}: it takes no new work until an operator resumes it.",
+        evidence=[cite_worker(ctx.evidence, index, "admin", value=state)],
+        worker=worker.name,
+    )
+
+
+@rule(Layer.HEARTBEAT)
+def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
+    """Online now, but the logs show it dropping out again and again."""
+    found = find_worker(ctx.evidence, ctx.target.worker)
+    if found is None or found[1].connection is not ConnectionState.ONLINE:
+        return None
+    events = ctx.timeline.of_kind(*FLAP_KINDS, worker=found[1].name)
+    if len(events) < FLAP_THRESHOLD:
+        return None
+    return RuleResult.warn(
+        "HEARTBEAT_FLAPPING",
+        f"Worker {found[1].name} is online now, but the logs show {len(events)} disconnections "
+        "or evictions: something keeps cutting its heartbeat.",
+        evidence=[e.citation() for e in events[-4:]],
+        worker=found[1].name,
+        events=len(events),
+    )
+
+
+RULES = (worker_heartbeat, worker_health, worker_admin_state, heartbeat_flapping)

@@ -1,0 +1,193 @@
+"""Rung 7, outcome: did a bounded canary run and, where required, produce an external receipt?
+
+Receipts have strengths (accepted < buffered < durable < indexed): an HTTP
+2xx only says the destination *accepted* the data, so a job whose purpose is
+an external effect is not proven by it. Products without canaries (Flux)
+report their most recent finished run as ``mode='last_run'``; with no outcome
+evidence at all, the job's own phase is the fallback (completed passes,
+failed fails, anything else is unknown).
+"""
+
+from __future__ import annotations
+
+from schemas import Layer
+from schemas.evidence import CanaryRun, Job, OutcomeEvidence, Receipt
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_job, cite_source, job_label
+from ._outcome import Outcome
+
+STRENGTH = {"accepted": 0, "buffered": 1, "durable": 2, "indexed": 3}
+
+
+def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
+    def when(item: tuple[int, CanaryRun]) -> float:
+        run = item[1]
+        stamp = run.finished_at or run.started_at
+        return stamp.timestamp() if stamp else float("-inf")
+
+    return max(items, key=when) if items else None
+
+
+@rule(Layer.OUTCOME)
+def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(OutcomeEvidence)
+    job, worker = ctx.target.job, ctx.target.worker
+    runs = list(enumerate(doc.canaries)) if doc else []
+    mine = [
+        (i, r)
+        for i, r in runs
+        if (job is None or r.job == job.name) and (worker is None or r.worker in (None, worker))
+    ]
+    latest = _latest(mine)
+    if job is None and latest is None:
+        return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected: outcome is per job.")
+    out = Outcome()
+    if job is not None and job.phase.value == "failed":
+        _job_failed(ctx, job, out)
+    if latest is None:
+        return _from_phase(ctx, job, out) if job is not None else out.result()
+    index, run = latest
+    _judge_run(ctx, doc or OutcomeEvidence(), index, run, out)
+    what = "last run" if run.mode == "last_run" else "canary"
+    return out.result(
+        make_finding(
+            "CANARY_PASSED",
+            "pass",
+            f"The {what} of {run.job}"
+            + (f" on {run.worker}" if run.worker else "")
+            + " succeeded"
+            + (" with its receipt." if run.receipt_required else "."),
+            evidence=[
+                cite(ctx.evidence, OutcomeEvidence, "canaries", index, "phase", value=run.phase)
+            ],
+        )
+    )
+
+
+def _job_failed(ctx: RuleContext, job: Job, out: Outcome) -> None:
+    error = f": {job.error}" if job.error else ""
+    out.fail(
+        "JOB_RUN_FAILED",
+        f"{job_label(job)} failed{error}.",
+        evidence=citations(
+            cite_job(
+                ctx.evidence,
+                job,
+                "error" if job.error else "phase",
+                value=job.error or job.phase.value,
+            ),
+            cite_source(job.source),
+        ),
+        native_state=job.native_state,
+    )
+
+
+def _from_phase(ctx: RuleContext, job: Job, out: Outcome) -> RuleResult:
+    if out:
+        return out.result()
+    where = citations(cite_job(ctx.evidence, job, "phase", value=job.phase.value))
+    if job.phase.value == "completed":
+        return RuleResult.pass_(
+            make_finding(
+                "LAST_RUN_COMPLETED", "pass", f"{job_label(job)} completed.", evidence=where
+            )
+        )
+    return RuleResult.unknown(
+        "NO_FINISHED_RUN",
+        f"No canary or finished run of {job_label(job)} in the bundle (it is {job.phase.value}).",
+        where,
+    )
+
+
+def _judge_run(
+    ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, out: Outcome
+) -> None:
+    ev = ctx.evidence
+    where = citations(
+        cite(ev, OutcomeEvidence, "canaries", index, "phase", value=run.phase),
+        cite_source(run.source),
+    )
+    what = "last run" if run.mode == "last_run" else "canary"
+    label = f"The {what} of {run.job}" + (f" on {run.worker}" if run.worker else "")
+    if run.phase in ("failed", "error"):
+        errors = f" ({run.errors} errors)" if run.errors else ""
+        out.fail("CANARY_FAILED", f"{label} {run.phase}{errors}.", evidence=where)
+        return
+    if run.phase == "timed_out":
+        out.fail("CANARY_TIMED_OUT", f"{label} timed out.", evidence=where)
+        return
+    if run.phase != "successful":
+        out.unknown(
+            "CANARY_NOT_CONCLUSIVE", f"{label} is {run.phase}: no verdict yet.", evidence=where
+        )
+        return
+    if run.events_in and run.events_out == 0:
+        out.warn(
+            "CANARY_NO_OUTPUT",
+            f"{label} read {run.events_in} event(s) and wrote none: a filter or drop "
+            "swallowed them.",
+            evidence=[cite(ev, OutcomeEvidence, "canaries", index, "events_out", value=0)],
+        )
+    _receipts(ctx, doc, index, run, label, out)
+
+
+def _receipts(
+    ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, label: str, out: Outcome
+) -> None:
+    mine: list[tuple[int, Receipt]] = [
+        (i, r)
+        for i, r in enumerate(doc.receipts)
+        if (run.canary_id and r.canary_id == run.canary_id)
+        or (not r.canary_id and r.job == run.job)
+    ]
+    for r_index, receipt in mine:
+        if receipt.nonce_matched is False:
+            out.fail(
+                "RECEIPT_NONCE_MISMATCH",
+                f"{label}: the receipt from {receipt.sink} carries another run's nonce.",
+                evidence=[
+                    cite(
+                        ctx.evidence,
+                        OutcomeEvidence,
+                        "receipts",
+                        r_index,
+                        "nonce_matched",
+                        value=False,
+                    )
+                ],
+            )
+    if not run.receipt_required:
+        return
+    confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
+    if not confirmed:
+        out.fail(
+            "RECEIPT_MISSING",
+            f"{label} ran, but the external receipt it requires never came.",
+            evidence=[
+                cite(
+                    ctx.evidence, OutcomeEvidence, "canaries", index, "receipt_required", value=True
+                )
+            ],
+        )
+        return
+    best_index, best = max(confirmed, key=lambda item: STRENGTH.get(item[1].strength or "", -1))
+    if best.strength in (None, "accepted"):
+        out.warn(
+            "RECEIPT_ACCEPTED_ONLY",
+            f"{label}: {best.sink} only accepted the data; nothing confirms it was stored or "
+            "indexed.",
+            evidence=[
+                cite(
+                    ctx.evidence,
+                    OutcomeEvidence,
+                    "receipts",
+                    best_index,
+                    "strength",
+                    value=best.strength,
+                )
+            ],
+        )
+
+
+RULES = (canary_and_receipt,)

@@ -1,0 +1,201 @@
+"""Rung 5, runtime requirements: credentials, bindings, worker settings, ACLs, sources.
+
+Every blocker in the (job, worker) report becomes its own finding, coded by
+the blocker's own code and carrying the one repair seed 000 names for it, so
+a report with three blockers reads as a three-item to-do list. Requirements
+the product could not probe (e.g. a database ACL behind an unreleased
+credential) are *unknown*, not failed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schemas import Citation, Finding, Layer, Recovery
+from schemas.evidence import Blocker, RequirementsEvidence, RequirementsReport
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_source
+from ..recovery_paths import PATHS
+from ._outcome import Outcome
+
+_BIND = "Bind the required credential to the job."
+_ALLOW = "Add the worker to the credential's allowed workers."
+_DB = "Update the worker's database settings or the job's exact ACL."
+_STAGE = "Stage and deploy the required job."
+_SOURCE = "Repair the source or Provider Pack setup on the worker."
+
+REPAIRS: dict[str, str] = {
+    "CREDENTIAL_NOT_BOUND": _BIND,
+    "CREDENTIAL_WORKER_NOT_ALLOWED": _ALLOW,
+    "DB_ACL_DENIED": _DB,
+    "DB_UNREACHABLE": "Check the worker's database settings and its network path to the database.",
+    "NOT_STAGED": _STAGE,
+    "JOB_NOT_STAGED": _STAGE,
+    "JOB_NOT_DEPLOYED": _STAGE,
+    "SOURCE_PATH_MISSING": _SOURCE,
+    "SOURCE_PERMISSION_DENIED": _SOURCE,
+    "EXEC_BINARY_MISSING": "Install the binary or script the exec input runs on every worker host.",
+    "CONTEXT_KEY_UNRESOLVED": "Define the context key at job, worker or global scope.",
+    "INPUT_OS_UNSUPPORTED": "Place the job on a worker whose operating system supports the input.",
+    "INPUT_FEATURE_GATED": "Enable the feature flag or license the input needs.",
+    "EGRESS_BLOCKED": "Open the network path from the worker to the destination.",
+    "TLS_TRUST_MISSING": "Install the destination's CA certificate in the worker's trust store.",
+    "WORKER_CHANNEL_PEER_ABSENT": "Place the channel's producer and consumer on the same worker.",
+}
+"""Blocker code -> the repair seed 000 (or the evidence note) names for it."""
+
+BY_KIND: dict[str, str] = {
+    "credential": _BIND,
+    "binding": _BIND,
+    "credential_allowed_workers": _ALLOW,
+    "database_acl": _DB,
+    "source_prerequisite": _SOURCE,
+    "context": REPAIRS["CONTEXT_KEY_UNRESOLVED"],
+    "egress": REPAIRS["EGRESS_BLOCKED"],
+}
+
+_TRUST = re.compile(r"TRUST", re.IGNORECASE)
+_CODE = re.compile(r"[^A-Z0-9_]+")
+
+
+def _reports(
+    doc: RequirementsEvidence, job: str | None, worker: str | None
+) -> list[tuple[int, RequirementsReport]]:
+    return [
+        (i, r)
+        for i, r in enumerate(doc.reports)
+        if (job is None or r.job == job) and (worker is None or r.worker == worker)
+    ]
+
+
+@rule(Layer.REQUIREMENTS)
+def runtime_requirements(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(RequirementsEvidence)
+    if doc is None:
+        return RuleResult.unknown(
+            "REQUIREMENTS_EVIDENCE_MISSING", "No runtime-requirements evidence in the bundle."
+        )
+    if not doc.applicable:
+        return RuleResult.not_applicable(
+            "REQUIREMENTS_NOT_APPLICABLE", "This product has no runtime-requirements report."
+        )
+    job = ctx.target.job.name if ctx.target.job else None
+    found = _reports(doc, job, ctx.target.worker)
+    if not found:
+        if job is None:
+            return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected.")
+        on = f" on {ctx.target.worker}" if ctx.target.worker else ""
+        return RuleResult.unknown(
+            "REQUIREMENTS_REPORT_MISSING",
+            f"No runtime-requirements report for {job}{on}.",
+            [cite(ctx.evidence, RequirementsEvidence, "reports")],
+        )
+    out = Outcome()
+    for index, report in found:
+        _judge(ctx, index, report, out)
+    first = found[0]
+    return out.result(
+        make_finding(
+            "REQUIREMENTS_SATISFIED",
+            "pass",
+            f"No runtime-requirements blockers for {first[1].job} on {first[1].worker}.",
+            evidence=[
+                cite(ctx.evidence, RequirementsEvidence, "reports", first[0], "blockers", value=[])
+            ],
+        )
+    )
+
+
+def _judge(ctx: RuleContext, index: int, report: RequirementsReport, out: Outcome) -> None:
+    ev = ctx.evidence
+    raw = cite_source(report.source)
+    blocked_ids = set()
+    for b_index, blocker in enumerate(report.blockers):
+        blocked_ids.add(blocker.requirement)
+        out.failures.append(_blocker_finding(ctx, index, b_index, report, blocker, raw))
+    for r_index, req in enumerate(report.requirements):
+        if req.id in blocked_ids:
+            continue
+        where = [
+            cite(
+                ev,
+                RequirementsEvidence,
+                "reports",
+                index,
+                "requirements",
+                r_index,
+                value=req.status,
+            )
+        ]
+        if req.status in ("missing", "denied"):
+            repair = REPAIRS.get(req.code or "") or BY_KIND.get(req.kind, "")
+            out.fail(
+                "REQUIREMENT_NOT_SATISFIED",
+                f"Requirement {req.id} ({req.kind}) is {req.status} for {report.job} on "
+                f"{report.worker}" + (f": {req.message}" if req.message else "") + ".",
+                evidence=where,
+                native_code=req.code,
+                repair=repair or None,
+            )
+        elif req.status == "unknown":
+            out.unknown(
+                "REQUIREMENT_UNKNOWN",
+                f"Requirement {req.id} ({req.kind}) could not be checked for {report.job} on "
+                f"{report.worker}" + (f": {req.message}" if req.message else "") + ".",
+                evidence=where,
+            )
+
+
+def _blocker_finding(
+    ctx: RuleContext,
+    index: int,
+    b_index: int,
+    report: RequirementsReport,
+    blocker: Blocker,
+    raw: Citation | None,
+) -> Finding:
+    code = _CODE.sub("_", blocker.code.upper()).strip("_") or "RUNTIME_REQUIREMENTS_BLOCKED"
+    detail = f": {blocker.message}" if blocker.message else ""
+    where = citations(
+        cite(
+            ctx.evidence,
+            RequirementsEvidence,
+            "reports",
+            index,
+            "blockers",
+            b_index,
+            value=blocker.message or blocker.code,
+        ),
+        raw,
+    )
+    common: dict[str, Any] = {
+        "native_code": blocker.code,
+        "requirement": blocker.requirement,
+        "job": report.job,
+        "worker": report.worker,
+    }
+    message = f"{report.job} on {report.worker} is blocked by {blocker.code}{detail}."
+    if _TRUST.search(code):
+        return make_finding(
+            "TRUST_ROOT_PROBLEM",
+            "fail",
+            message,
+            evidence=where,
+            recovery=PATHS["trust-root"].model_copy(deep=True),
+            **common,
+        )
+    kind = next((r.kind for r in report.requirements if r.id == blocker.requirement), "")
+    repair = REPAIRS.get(code) or BY_KIND.get(kind)
+    base = PATHS["prerequisites"]
+    recovery = Recovery(
+        summary=repair or base.summary,
+        steps=[*([repair] if repair else base.steps[:-1]), base.steps[-1]],
+        cautions=list(base.cautions),
+        reference=base.reference,
+    )
+    return make_finding(code, "fail", message, evidence=where, recovery=recovery, **common)
+
+
+RULES = (runtime_requirements,)

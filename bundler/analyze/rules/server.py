@@ -1,0 +1,196 @@
+"""Rung 0, server: is the control plane reachable, trusted, authorized and healthy?
+
+Everything above this rung is read through the control plane, so a failure
+here blocks every target: the report then says "fix the server first" instead
+of blaming workers for what the collector could not see.
+"""
+
+from __future__ import annotations
+
+from schemas import Citation, Layer
+from schemas.evidence import ServerEvidence
+
+from ..api import RuleContext, RuleResult, make_finding, rule
+from ..facts import citations, cite, cite_source
+
+STORAGE_WARN_PCT = 80.0
+"""LyftData prunes logs above 80 % disk use by default; warn from there."""
+
+
+def _server(ctx: RuleContext) -> ServerEvidence | None:
+    return ctx.evidence.get(ServerEvidence)
+
+
+@rule(Layer.SERVER)
+def server_reachable(ctx: RuleContext) -> RuleResult | None:
+    """Did any request get an HTTP answer, over TLS we trust?"""
+    server = _server(ctx)
+    if server is None:
+        return RuleResult.unknown(
+            "SERVER_EVIDENCE_MISSING", "No server evidence in the bundle (evidence/server.json)."
+        )
+    ev = ctx.evidence
+    tls = server.tls
+    if tls is not None and tls.verified is False and not tls.insecure_override:
+        why = tls.error or "verification failed"
+        return RuleResult.fail(
+            "TLS_NOT_TRUSTED",
+            f"The server's TLS certificate is not trusted ({why}"
+            + (f": {tls.error_message}" if tls.error_message else "")
+            + ").",
+            evidence=citations(
+                cite(ev, ServerEvidence, "tls", value=tls.error or "verified=false"),
+                cite_source(server.source),
+            ),
+            tls_error=tls.error,
+        )
+    if server.reachable is False:
+        error = ": ".join(x for x in (server.error_class, server.error_message) if x)
+        return RuleResult.fail(
+            "SERVER_UNREACHABLE",
+            f"The control plane at {server.url or 'the configured URL'} did not answer"
+            + (f" ({error})." if error else "."),
+            evidence=citations(
+                cite(ev, ServerEvidence, "error_message", value=error or None),
+                cite_source(server.source),
+            ),
+            url=server.url,
+            error_class=server.error_class,
+        )
+    if server.reachable is None:
+        return RuleResult.unknown(
+            "SERVER_REACHABILITY_UNKNOWN",
+            "The bundle does not say whether the control plane answered.",
+            [cite(ev, ServerEvidence, "reachable")],
+        )
+    if tls is not None and tls.insecure_override:
+        return RuleResult.warn(
+            "TLS_INSECURE_IN_USE",
+            "TLS verification was disabled for collection: fine for a short evaluation with a "
+            "self-signed certificate, not for production.",
+            evidence=[cite(ev, ServerEvidence, "tls", "insecure_override", value=True)],
+        )
+    return RuleResult.pass_(
+        make_finding(
+            "SERVER_REACHABLE",
+            "pass",
+            "The control plane answered.",
+            evidence=[cite(ev, ServerEvidence, "reachable", value=True)],
+        )
+    )
+
+
+@rule(Layer.SERVER)
+def api_token_accepted(ctx: RuleContext) -> RuleResult | None:
+    """A rejected API token means most evidence above this rung is missing, not negative."""
+    server = _server(ctx)
+    if server is None or server.auth.status in ("ok", "anonymous", "unknown"):
+        return None
+    code = "API_TOKEN_REJECTED" if server.auth.status == "rejected" else "API_TOKEN_MISSING"
+    status = f" (HTTP {server.auth.http_status})" if server.auth.http_status else ""
+    text = "rejected the API token" if code == "API_TOKEN_REJECTED" else "required an API token"
+    return RuleResult.fail(
+        code,
+        f"The control plane {text}{status}; the collector could not read protected evidence.",
+        evidence=[cite(ctx.evidence, ServerEvidence, "auth", value=server.auth.detail or None)],
+        http_status=server.auth.http_status,
+    )
+
+
+@rule(Layer.SERVER)
+def server_healthy(ctx: RuleContext) -> RuleResult | None:
+    """Health, readiness, the database behind the server, and server-side errors."""
+    server = _server(ctx)
+    if server is None or server.reachable is False:
+        return None
+    ev = ctx.evidence
+    checks = (
+        ("healthy", server.healthy, "SERVER_UNHEALTHY", "reports itself unhealthy"),
+        ("ready", server.ready, "SERVER_NOT_READY", "reports itself not ready"),
+        ("database_ok", server.database_ok, "SERVER_DATABASE_DOWN", "cannot reach its database"),
+    )
+    for field, value, code, text in checks:
+        if value is False:
+            return RuleResult.fail(
+                code,
+                f"The control plane {text}.",
+                evidence=citations(
+                    cite(ev, ServerEvidence, field, value=False), _native_body(ctx, server)
+                ),
+            )
+    errors = [p for p in server.probes if p.status_code is not None and p.status_code >= 500]
+    if errors:
+        first = errors[0]
+        index = server.probes.index(first)
+        return RuleResult.warn(
+            "SERVER_ERRORS",
+            f"{len(errors)} request(s) got a server error, e.g. {first.endpoint} -> "
+            f"HTTP {first.status_code}.",
+            evidence=[cite(ev, ServerEvidence, "probes", index, value=first.status_code)],
+            endpoints=[p.endpoint for p in errors],
+        )
+    if server.healthy is None and server.ready is None:
+        return RuleResult.unknown(
+            "SERVER_HEALTH_UNKNOWN",
+            "The control plane answered, but its health was not collected.",
+            [cite(ev, ServerEvidence, "healthy")],
+        )
+    return RuleResult.pass_(
+        make_finding(
+            "SERVER_HEALTHY",
+            "pass",
+            "The control plane reports healthy.",
+            evidence=[cite(ev, ServerEvidence, "healthy", value=server.healthy)],
+        )
+    )
+
+
+def _native_body(ctx: RuleContext, server: ServerEvidence) -> Citation | None:
+    """The product's own health body, when it kept one."""
+    if not server.native:
+        return None
+    return cite(ctx.evidence, ServerEvidence, "native", value=server.native)
+
+
+@rule(Layer.SERVER)
+def server_license(ctx: RuleContext) -> RuleResult | None:
+    """License problems warn here; the authorization rung decides what they block."""
+    server = _server(ctx)
+    lic = server.license if server else None
+    if lic is None:
+        return None
+    where = [cite(ctx.evidence, ServerEvidence, "license", value=lic.state)]
+    if lic.state in ("expired", "invalid"):
+        return RuleResult.warn(
+            "LICENSE_EXPIRED_OR_INVALID",
+            f"The server's license is {lic.state}; external workers lose runtime authorization.",
+            evidence=where,
+            native_code=lic.native_code,
+            license_mode=lic.mode,
+        )
+    if lic.state == "expiring":
+        when = f" on {lic.expires_at:%Y-%m-%d}" if lic.expires_at else ""
+        return RuleResult.warn(
+            "LICENSE_EXPIRING",
+            f"The server's license expires{when}.",
+            evidence=where,
+            native_code=lic.native_code,
+        )
+    return None
+
+
+@rule(Layer.SERVER)
+def server_storage(ctx: RuleContext) -> RuleResult | None:
+    server = _server(ctx)
+    used = server.storage_used_pct if server else None
+    if used is None or used < STORAGE_WARN_PCT:
+        return None
+    return RuleResult.warn(
+        "STORAGE_PRESSURE",
+        f"The server's storage is {used:.0f}% used (logs and metrics are pruned above "
+        f"{STORAGE_WARN_PCT:.0f}%).",
+        evidence=[cite(ctx.evidence, ServerEvidence, "storage_used_pct", value=used)],
+    )
+
+
+RULES = (server_reachable, api_token_accepted, server_healthy, server_license, server_storage)

@@ -1,0 +1,208 @@
+"""Which (worker, job) ladders to walk.
+
+Without ``--worker``/``--job`` the analyzer looks where trouble is: every job
+or execution that is not running well (waiting, failed and not superseded by
+a later success, paused, claimed by a worker that is gone) and
+every worker that is not serviceable (not online, unhealthy, paused, stale,
+denied authorization, corrupt local state). When nothing is wrong it still
+shows the healthy picture — the latest run of each job with its worker, and
+every worker — so a healthy fleet reads "every layer passes", not "no output".
+
+A job that waits with no worker gets its *best candidate* as the target's
+worker (the one the job is meant for and that could take it soonest), or none
+when no worker is even intended; placement and capacity then explain why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from schemas.evidence import (
+    AuthorizationEvidence,
+    CapacityEvidence,
+    DeploymentEvidence,
+    Job,
+    JobPlacement,
+    PlacementEvidence,
+)
+
+from ..errors import UsageError
+from .api import EvidenceSet, Target
+from .facts import find_worker, is_available, job_time, jobs, names, waiting, workers
+from .matching import rank_candidates
+from .trouble import job_trouble, latest_success, worker_trouble
+
+MAX_HEALTHY_JOBS = 10
+
+
+def known_workers(ev: EvidenceSet) -> list[str]:
+    """Every worker name the bundle mentions anywhere."""
+    seen: dict[str, None] = {w.name: None for w in workers(ev)}
+    seen.update({j.assigned_worker: None for j in jobs(ev) if j.assigned_worker})
+    auth = ev.get(AuthorizationEvidence)
+    seen.update({a.worker: None for a in (auth.workers if auth else [])})
+    return list(seen)
+
+
+def known_jobs(ev: EvidenceSet) -> list[str]:
+    return list(dict.fromkeys(job.name for job in jobs(ev)))
+
+
+def select_targets(
+    ev: EvidenceSet, *, worker: str | None = None, job: str | None = None
+) -> list[Target]:
+    """The targets to analyze, most specific request first. Unknown names are usage errors."""
+    if worker is not None and worker not in known_workers(ev) and find_worker(ev, worker) is None:
+        raise UsageError(
+            f"no worker called {worker!r} in this bundle", hint=_known("workers", known_workers(ev))
+        )
+    matching = _matching_jobs(ev, job) if job is not None else None
+    if matching is not None and not matching:
+        raise UsageError(
+            f"no job or execution called {job!r} in this bundle",
+            hint=_known("jobs", known_jobs(ev)),
+        )
+    if matching is not None:
+        chosen = _troubled(ev, matching) or [(_latest(matching), "latest run")]
+        return [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
+    if worker is not None:
+        related = [j for j in jobs(ev) if worker in _workers_for(ev, j)]
+        chosen = _troubled(ev, related)
+        targets = [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
+        reason = worker_trouble(ev, worker) or "requested worker"
+        return targets or [Target(worker=worker, job=None, reason=reason)]
+    return _everything(ev)
+
+
+def _known(what: str, items: list[str]) -> str:
+    return f"known {what}: {names(items, limit=20)}" if items else f"the bundle lists no {what}"
+
+
+def _matching_jobs(ev: EvidenceSet, wanted: str) -> list[Job]:
+    return [j for j in jobs(ev) if wanted in (j.name, j.id)]
+
+
+def _latest(items: list[Job]) -> Job:
+    return max(items, key=job_time)
+
+
+def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
+    items = list(items)
+    succeeded = latest_success(items)
+    found = []
+    for job in items:
+        reason = job_trouble(ev, job, succeeded)
+        if reason is not None:
+            found.append((job, reason))
+    return found
+
+
+def _collapse(chosen: list[tuple[Job, str]], worker: str | None) -> list[tuple[Job, str]]:
+    """One target per (job, phase, worker): many identical stuck executions read as one.
+
+    Executions of one job with the same phase, assignment and requirements get
+    the same candidate worker, so they are grouped before any worker is picked.
+    """
+    groups: dict[tuple[str, ...], list[tuple[Job, str]]] = {}
+    for job, why in chosen:
+        req = job.requirements.model_dump_json() if job.requirements else ""
+        key = (job.name, job.phase.value, worker or job.assigned_worker or "", req)
+        groups.setdefault(key, []).append((job, why))
+    collapsed = []
+    for members in groups.values():
+        job, why = members[0]
+        extra = f" (+{len(members) - 1} similar)" if len(members) > 1 else ""
+        collapsed.append((job, why + extra))
+    return collapsed
+
+
+def _target(ev: EvidenceSet, job: Job, why: str, worker: str | None) -> Target:
+    if worker is not None:
+        return Target(worker=worker, job=job, reason=why)
+    chosen, role = _pick_worker(ev, job)
+    return Target(worker=chosen, job=job, reason=f"{why}; {role}" if role else why)
+
+
+def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
+    """Workers the job runs on or is meant for, by the strongest evidence available."""
+    if job.assigned_worker:
+        return [job.assigned_worker]
+    native = _native_placement(ev, job)
+    if native is not None:
+        placed = [v.worker for v in native.per_worker if v.verdict == "placed"]
+        if placed:
+            return placed
+    deployments = ev.get(DeploymentEvidence)
+    if deployments is not None and deployments.applicable:
+        deployed = [
+            jd.worker
+            for d in deployments.deployments
+            for jd in d.job_deployments
+            if jd.job == job.name
+        ]
+        if deployed:
+            return deployed
+    req = job.requirements
+    if req is not None and req.required_worker:
+        return [req.required_worker]
+    if req is not None and req.intended_workers:
+        return list(req.intended_workers)
+    return []
+
+
+def _native_placement(ev: EvidenceSet, job: Job) -> JobPlacement | None:
+    doc = ev.get(PlacementEvidence)
+    return next((p for p in (doc.placements if doc else []) if p.job == job.name), None)
+
+
+def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
+    """(worker, why it is the one) for a job; the troubled one first among several."""
+    listed = _workers_for(ev, job)
+    if listed:
+        troubled = [w for w in listed if worker_trouble(ev, w, job=job)]
+        role = "assigned worker" if job.assigned_worker else "worker it is meant for"
+        return (troubled or listed)[0], role
+    native = _native_placement(ev, job)
+    if native is not None:
+        eligible = [v.worker for v in native.per_worker if v.verdict == "eligible_not_placed"]
+        if eligible:
+            return eligible[0], f"eligible worker {eligible[0]} (product's placement)"
+        if native.per_worker or native.eligible == 0:
+            return None, "no eligible worker (product's placement)"
+    if not waiting(job) and not job.requirements:
+        return None, ""
+    caps = {c.worker: c for c in (ev.get(CapacityEvidence) or CapacityEvidence()).workers}
+    ranked = rank_candidates(job.requirements, workers(ev), caps)
+    intended = [c for c in ranked if c.intended]
+    if not intended:
+        return None, "no worker matches its placement"
+    best = intended[0]
+    state = "" if is_available(best.worker) else f" ({best.worker.connection.value})"
+    return best.worker.name, f"best candidate {best.worker.name}{state}"
+
+
+def _everything(ev: EvidenceSet) -> list[Target]:
+    troubled_jobs = _collapse(_troubled(ev, jobs(ev)), None)
+    targets = [_target(ev, j, why, None) for j, why in troubled_jobs]
+    covered = {t.worker for t in targets}
+    for w in known_workers(ev):
+        reason = worker_trouble(ev, w)
+        if reason is not None and w not in covered:
+            targets.append(Target(worker=w, job=None, reason=reason))
+    if targets:
+        return targets
+    return _healthy(ev)
+
+
+def _healthy(ev: EvidenceSet) -> list[Target]:
+    latest: dict[str, Job] = {}
+    for job in jobs(ev):
+        if job.name not in latest or job_time(job) >= job_time(latest[job.name]):
+            latest[job.name] = job
+    recent = sorted(latest.values(), key=job_time, reverse=True)[:MAX_HEALTHY_JOBS]
+    targets = [_target(ev, j, "latest run", None) for j in recent]
+    covered = {t.worker for t in targets}
+    targets += [
+        Target(worker=w, job=None, reason="worker") for w in known_workers(ev) if w not in covered
+    ]
+    return targets or [Target(worker=None, job=None, reason="control plane")]

@@ -1,0 +1,143 @@
+"""Quick triage: is this job or worker worth a ladder of its own, and why?
+
+These are cheap screens over canonical evidence used to *choose* targets and
+to say why each was chosen ("waiting, no worker assigned (CREATED)"). They
+never decide a layer's status: the rules do that, with citations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from schemas.evidence import (
+    AuthorizationEvidence,
+    DeploymentEvidence,
+    Job,
+    LocalStateEvidence,
+    OutcomeEvidence,
+    RequirementsEvidence,
+    WorkersEvidence,
+    WorkerStatus,
+)
+
+from .api import EvidenceSet
+from .facts import (
+    find_worker,
+    heartbeat_age,
+    heartbeat_policy,
+    is_available,
+    job_time,
+    stale_after,
+)
+
+
+def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
+    """Per job name, when it last ran or completed: failures older than that are history."""
+    latest: dict[str, float] = {}
+    for job in jobs:
+        if job.phase.value in ("completed", "running"):
+            latest[job.name] = max(latest.get(job.name, float("-inf")), job_time(job))
+    return latest
+
+
+def job_trouble(
+    ev: EvidenceSet, job: Job, succeeded: Mapping[str, float] | None = None
+) -> str | None:
+    """Why ``job`` is not running well, or None when it is (or finished well).
+
+    ``succeeded`` is :func:`latest_success` of the job's siblings: a failure
+    followed by a later success of the same job is history, not trouble.
+
+    Re-dispatch alone is not trouble: a job running again after its worker was
+    evicted is the fencing mechanism working (seed 004).."""
+    phase = job.phase.value
+    native = ""
+    if job.native_state and job.native_state.lower() != phase:
+        native = f" ({job.native_state})"
+    on = f" on {job.assigned_worker}" if job.assigned_worker else ""
+    if phase == "unassigned":
+        return f"waiting, no worker assigned{native}"
+    if phase == "scheduled":
+        return f"scheduled{on}, not yet claimed{native}"
+    if phase in ("paused", "unknown"):
+        return f"{phase}{native}"
+    if phase == "failed":
+        later = (succeeded or {}).get(job.name, float("-inf")) > job_time(job)
+        return None if later else f"last run failed{native}"
+    if phase in ("claimed", "running") and job.assigned_worker:
+        found = find_worker(ev, job.assigned_worker)
+        if found is not None and not is_available(found[1]):
+            return f"{phase}{on}, which is {found[1].connection.value}/{found[1].health.value}"
+    if job.phase.terminal:
+        return None
+    return _evidence_trouble(ev, job.name, None)
+
+
+def _evidence_trouble(ev: EvidenceSet, job: str, worker: str | None) -> str | None:
+    deployments = ev.get(DeploymentEvidence)
+    if deployments is not None and deployments.applicable:
+        for record in deployments.deployments:
+            for jd in record.job_deployments:
+                if jd.job == job and worker in (None, jd.worker) and jd.state == "failed":
+                    return f"deployment failed on {jd.worker}"
+    requirements = ev.get(RequirementsEvidence)
+    for report in requirements.reports if requirements else []:
+        if report.job == job and worker in (None, report.worker) and report.blockers:
+            return f"runtime requirements blocked on {report.worker}"
+    outcome = ev.get(OutcomeEvidence)
+    for run in outcome.canaries if outcome else []:
+        if (
+            run.job == job
+            and worker in (None, run.worker)
+            and run.phase in ("failed", "error", "timed_out")
+        ):
+            return "canary failed"
+    return None
+
+
+def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str | None:
+    """Why worker ``name`` cannot be trusted with work, or None."""
+    found = find_worker(ev, name)
+    doc = ev.get(WorkersEvidence)
+    if found is None:
+        if doc is not None and doc.complete:
+            return "unknown to the control plane"
+    else:
+        worker = found[1]
+        if worker.connection.value != "online":
+            return f"worker {worker.connection.value}"
+        if worker.health.value == "unhealthy":
+            return "worker reports unhealthy"
+        if worker.admin.value in ("paused", "draining"):
+            return f"worker {worker.admin.value}"
+        stale = _stale(ev, found[1])
+        if stale:
+            return stale
+    auth = ev.get(AuthorizationEvidence)
+    for entry in auth.workers if auth and auth.applicable else []:
+        if (
+            entry.worker == name
+            and entry.applicable
+            and (
+                entry.decision in ("deny", "expired")
+                or entry.native_code
+                or (entry.registration is not None and entry.registration.rejected)
+            )
+        ):
+            return "runtime authorization failing"
+    state = ev.get(LocalStateEvidence)
+    for check in state.files if state else []:
+        if check.worker == name and check.integrity == "corrupt":
+            return "corrupt local state"
+    if job is not None:
+        return _evidence_trouble(ev, job.name, name)
+    return None
+
+
+def _stale(ev: EvidenceSet, worker: WorkerStatus) -> str | None:
+    age = heartbeat_age(ev, worker)
+    policy = heartbeat_policy(ev)
+    timeout = stale_after(policy[0] if policy else None)
+    if age is not None and timeout is not None and age > timeout:
+        return f"listed online, last heartbeat {age:.0f}s old"
+    return None

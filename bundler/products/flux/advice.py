@@ -1,0 +1,163 @@
+"""Recovery advice for Flux findings: what to do, what not to do, how to know it worked.
+
+Kept apart from the rules so the wording is reviewed in one place. Facts
+come from flux-observed (what 0.87.5 really does) and seed 004 (Flux's
+operator guidance); the words are ours.
+"""
+
+from __future__ import annotations
+
+from schemas import Recovery
+
+SEED_004 = "seed 004: Flux worker observability"
+OBSERVED = "flux-observed (flux-core 0.87.5 run locally)"
+
+
+def server_down(url: str | None) -> Recovery:
+    return Recovery(
+        summary=f"Start the Flux server at {url or 'its URL'} again; workers reconnect alone.",
+        steps=[
+            "Check the server process or service on the server host (`systemctl status`, the "
+            "process list) and its log for the reason it stopped.",
+            "Start it again from its working directory (Flux reads flux.toml and .flux/ "
+            "relative to it; a missing .flux/ makes it exit at once).",
+            "Confirm GET /health answers 200 with database true.",
+        ],
+        cautions=[
+            "Do not restart the workers: they retry with backoff (up to reconnect_max_delay) and "
+            "reconnect with their existing session once the server answers.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+def eviction_loop(interval_s: float) -> Recovery:
+    minimum = max(5 * interval_s, 50.0)
+    return Recovery(
+        summary="Stop whatever cuts the worker's idle SSE stream or freezes its host.",
+        steps=[
+            f"If a load balancer or reverse proxy sits between workers and the server, set its "
+            f"idle timeout to at least 5x heartbeat_interval ({minimum:.0f}s here), ideally 5 "
+            "minutes; for nginx raise proxy_read_timeout and set proxy_buffering off on "
+            "GET /workers/{name}/connect.",
+            "If the worker host pauses (sleeping laptop, throttled container, VM live "
+            "migration), give it dedicated capacity, or raise heartbeat_timeout and "
+            "eviction_grace_period in flux.toml on the server.",
+            "If the worker log shows 'Connection lost (...)', fix the network path between "
+            "worker and server.",
+        ],
+        cautions=["Restarting the worker does not help: it will be evicted again."],
+        reference=SEED_004,
+    )
+
+
+def evicted(worker: str) -> Recovery:
+    return Recovery(
+        summary=f"Find out why {worker} stopped answering heartbeats, then let it reconnect.",
+        steps=[
+            f"On {worker}'s host, check whether the process is stopped, hung or starved "
+            "(process state, CPU throttling, VM pauses) and the network path to the server.",
+            "Once it runs again it reconnects by itself; its executions were unclaimed and "
+            "re-dispatched, so stale-claim warnings in its log right after are expected.",
+        ],
+        cautions=[
+            "Do not start a second worker under the same name while the original may resume.",
+        ],
+        reference=SEED_004,
+    )
+
+
+def worker_offline(worker: str, stale_socket: bool) -> Recovery:
+    steps = [
+        f"Find out why {worker}'s process ended (its log tail, the kernel log for OOM kills, "
+        "the service manager).",
+        f"Start it again: `flux start worker {worker}` in its working directory, with its "
+        "labels and bootstrap token.",
+    ]
+    if stale_socket:
+        steps.insert(
+            1,
+            f"The control socket .flux/worker-{worker}.sock was left behind (the process did "
+            "not shut down cleanly); the worker replaces it when it starts.",
+        )
+    return Recovery(
+        summary=f"Restart {worker}; its running executions are requeued by the server.",
+        steps=steps,
+        cautions=[
+            "Executions it held stay CLAIMED until the orphan sweep (heartbeat_timeout + "
+            "eviction_grace_period after its last heartbeat) requeues them.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+def unhealthy(inprocess: bool, after_pause: bool) -> Recovery:
+    if after_pause:
+        return Recovery(
+            summary="The lag was measured across a pause of the whole process or host, not code.",
+            steps=[
+                "Check what froze the worker (SIGSTOP, VM migration, a throttled container); "
+                "the worker recovers after three clean probes.",
+            ],
+            reference=SEED_004,
+        )
+    steps = [
+        "Move the CPU-bound workflow to the subprocess runner (runner='subprocess' in "
+        "@workflow.with_options, Flux's default) so it no longer blocks the worker's loop.",
+        "Or give the worker host dedicated CPU capacity.",
+        "If it flaps between healthy and unhealthy, spread work over more workers rather than "
+        "raising loop_lag_threshold.",
+    ]
+    if not inprocess:
+        steps[0] = "Find what blocks the worker's event loop (CPU-bound code, a throttled host)."
+    return Recovery(
+        summary="The worker's event loop is starved: it declines new work until it recovers.",
+        steps=steps,
+        cautions=["It clears after three clean 1-second probes; a restart only hides the cause."],
+        reference=SEED_004,
+    )
+
+
+def registration_refused() -> Recovery:
+    return Recovery(
+        summary="Let the workers register: allow anonymous writes, or turn authentication on.",
+        steps=[
+            "On a trusted network: set allow_anonymous = true under [flux.security.auth] in the "
+            "server's flux.toml (or FLUX_SECURITY__AUTH__ALLOW_ANONYMOUS=true) and restart the "
+            "server.",
+            "Otherwise enable authentication ([flux.security.auth] with api_keys or oidc) and "
+            "register workers with the bootstrap token or a join token.",
+            "The workers retry on their own; confirm 'Worker registered successfully' in the "
+            "server log.",
+        ],
+        cautions=["The server logs nothing about these 401s: only the worker logs show them."],
+        reference=OBSERVED,
+    )
+
+
+def no_eligible_worker(requirements: list[str]) -> Recovery:
+    wanted = ", ".join(requirements) or "its requirements"
+    return Recovery(
+        summary=f"Start a worker that offers {wanted}, or change the workflow's constraints.",
+        steps=[
+            "Compare `flux execution show ID --detailed` and the workflow's affinity/requests "
+            "with `flux worker list --format json`.",
+            "Start a matching worker (`flux start worker NAME --label key=value`), or fix the "
+            "workflow's affinity/requests and re-register it.",
+            "Give runs a park_ttl so an unplaceable execution fails with a reason instead of "
+            "waiting forever.",
+        ],
+        reference=SEED_004,
+    )
+
+
+def saturated(workers: list[str]) -> Recovery:
+    return Recovery(
+        summary=f"Every eligible slot is busy on {', '.join(workers)}: wait, or add capacity.",
+        steps=[
+            "The execution dispatches as soon as a slot frees (first in, first out).",
+            "To run more at once, raise FLUX_WORKERS__MAX_CONCURRENT_EXECUTIONS on the worker "
+            "(0 = unlimited) or start another worker with the same labels.",
+        ],
+        reference=SEED_004,
+    )

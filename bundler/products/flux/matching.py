@@ -1,0 +1,170 @@
+"""Which workers may take an execution, by Flux's own dispatch rules.
+
+Mirrors ``flux.domain.resource_request.ResourceRequest`` (0.87): a worker is
+eligible when it carries every affinity label with the same value, has at
+least the requested CPU, memory and disk *available*, enough GPUs with
+memory left (unreadable GPU memory counts as available), every requested
+package (``name``, ``name>=v``, ``name==v``), and — when the execution is
+pinned — is the required worker. It must also be connected, healthy and not
+paused to be dispatched to. Each reason names the unmet requirement and what
+the worker has instead, which is what an operator needs to act.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schemas.evidence import (
+    AdminState,
+    ConnectionState,
+    HealthState,
+    JobRequirements,
+    ResourceRequest,
+    WorkerStatus,
+)
+
+UNITS = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One reason a worker cannot take an execution."""
+
+    code: str
+    """LABEL_MISMATCH, CPU_INSUFFICIENT, MEMORY_INSUFFICIENT, DISK_INSUFFICIENT,
+    GPU_INSUFFICIENT, PACKAGE_MISSING, NOT_REQUIRED_WORKER (eligibility) or
+    OFFLINE, UNHEALTHY, PAUSED, DRAINING (availability)."""
+    requirement: str
+    """The unmet requirement as the workflow states it, e.g. 'zone=mars' or 'gpu=1'."""
+    detail: str
+
+    @property
+    def eligibility(self) -> bool:
+        """True for a static mismatch (labels, resources, pin), False for a state."""
+        return self.code not in AVAILABILITY_CODES
+
+
+AVAILABILITY_CODES = frozenset({"OFFLINE", "UNHEALTHY", "PAUSED", "DRAINING"})
+
+
+def memory_bytes(value: object) -> float | None:
+    """Flux's memory notation ('4Gi', '512M', 1073741824) in bytes."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value).strip()
+    number = ""
+    for char in text:
+        if not (char.isdigit() or char == "."):
+            break
+        number += char
+    if not number:
+        return None
+    unit = text[len(number) :].strip()
+    power = UNITS.get(unit[:1], 0) if unit[1:] in ("", "i") else 0
+    return float(number) * 1024**power
+
+
+def label_mismatches(wanted: dict[str, str], labels: dict[str, str]) -> list[Mismatch]:
+    found = []
+    for key, value in wanted.items():
+        if labels.get(key) != value:
+            has = f"{key}={labels[key]}" if key in labels else f"no {key} label"
+            found.append(Mismatch("LABEL_MISMATCH", f"{key}={value}", f"worker has {has}"))
+    return found
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split("."):
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def package_mismatches(packages: list[str], worker: WorkerStatus) -> list[Mismatch]:
+    have = {p.name.lower(): p.version or "" for p in worker.packages or []}
+    found = []
+    for spec in packages:
+        for operator in (">=", "=="):
+            if operator in spec:
+                name, version = (s.strip() for s in spec.split(operator, 1))
+                break
+        else:
+            name, operator, version = spec.strip(), "", ""
+        got = have.get(name.lower())
+        ok = got is not None and (
+            not operator
+            or (operator == "==" and got == version)
+            or (operator == ">=" and _version_tuple(got) >= _version_tuple(version))
+        )
+        if not ok:
+            detail = "not installed" if got is None else f"has {name} {got}"
+            found.append(Mismatch("PACKAGE_MISSING", f"package {spec}", f"worker {detail}"))
+    return found
+
+
+def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[Mismatch]:
+    res = worker.resources
+    found = []
+    checks = (
+        ("CPU_INSUFFICIENT", "cpu", request.cpu, res.cpu_available if res else None, ""),
+        (
+            "MEMORY_INSUFFICIENT",
+            "memory",
+            request.memory_bytes,
+            res.memory_available_bytes if res else None,
+            " bytes",
+        ),
+        (
+            "DISK_INSUFFICIENT",
+            "disk",
+            request.disk_bytes,
+            res.disk_free_bytes if res else None,
+            " bytes",
+        ),
+    )
+    for code, name, wanted, available, unit in checks:
+        if wanted is not None and (available is None or available < wanted):
+            shown = "unknown" if available is None else f"{available:g}{unit}"
+            found.append(Mismatch(code, f"{name}={wanted:g}", f"worker has {shown} available"))
+    if request.gpu:
+        gpus = [g for g in (res.gpus if res else None) or [] if g.memory_available != 0]
+        if len(gpus) < request.gpu:
+            found.append(
+                Mismatch("GPU_INSUFFICIENT", f"gpu={request.gpu}", f"worker has {len(gpus)} GPU(s)")
+            )
+    packages = request.other.get("packages") or []
+    if isinstance(packages, list):
+        found += package_mismatches([str(p) for p in packages], worker)
+    return found
+
+
+def availability(worker: WorkerStatus) -> list[Mismatch]:
+    """Why a connected-or-not worker would not be dispatched to right now."""
+    if worker.connection is not ConnectionState.ONLINE:
+        state = worker.native_status or worker.connection.value
+        return [Mismatch("OFFLINE", "connected worker", f"worker is {state}")]
+    found = []
+    if worker.health is HealthState.UNHEALTHY:
+        found.append(
+            Mismatch("UNHEALTHY", "healthy worker", "worker reports event-loop starvation")
+        )
+    if worker.admin in (AdminState.PAUSED, AdminState.DRAINING):
+        code = "PAUSED" if worker.admin is AdminState.PAUSED else "DRAINING"
+        found.append(Mismatch(code, "active worker", f"worker is {worker.admin.value}"))
+    return found
+
+
+def mismatches(requirements: JobRequirements | None, worker: WorkerStatus) -> list[Mismatch]:
+    """Every static reason ``worker`` cannot run a job with these requirements."""
+    if requirements is None:
+        return []
+    found = label_mismatches(requirements.labels, worker.labels)
+    if requirements.resources is not None:
+        found += resource_mismatches(requirements.resources, worker)
+    pinned = requirements.required_worker
+    if pinned and pinned != worker.name:
+        found.append(Mismatch("NOT_REQUIRED_WORKER", f"worker={pinned}", "pinned elsewhere"))
+    return found

@@ -1,0 +1,57 @@
+"""Flux raw members -> canonical evidence documents (``schemas/evidence``).
+
+One module per document; this one only orders them (capacity is derived from
+the canonical workers and jobs) and stamps each with the run's
+``observed_at`` and the product name. Flux has no deployment step and no
+runtime-requirements report, so those two documents say ``applicable:
+false`` instead of being absent (absent would read *unknown*).
+
+No ``evidence/placement.json`` is written: Flux does not compute placement,
+and that document means the *product's* verdict. The analyzer derives
+placement from jobs and workers; the Flux placement rule does the same with
+Flux's exact dispatch semantics (:mod:`..matching`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bundler.products.base import NormalizeContext
+from schemas.evidence import DeploymentEvidence, EvidenceDoc, RequirementsEvidence
+
+from .authorization import authorization_evidence
+from .capacity import capacity_evidence
+from .jobs import jobs_evidence
+from .outcome import outcome_evidence
+from .product import product_info, server_settings
+from .raw import FluxRaw
+from .server import server_evidence
+from .worker_host import local_state_evidence
+from .workers import from_canonical, to_canonical, workers_evidence
+
+
+def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
+    raw = FluxRaw(ctx)
+    settings = server_settings(raw)
+    workers = workers_evidence(raw)
+    workers.heartbeat = settings.heartbeat_policy()
+    jobs = jobs_evidence(raw)
+    documents: Sequence[EvidenceDoc] = (
+        product_info(raw, settings),
+        server_evidence(raw, settings),
+        workers,
+        authorization_evidence(raw, settings),
+        jobs,
+        DeploymentEvidence(applicable=False),
+        RequirementsEvidence(applicable=False),
+        capacity_evidence(workers, jobs),
+        outcome_evidence(raw),
+        local_state_evidence(raw),
+    )
+    for document in documents:
+        document.observed_at = ctx.observed_at
+        document.product = "flux"
+    return list(documents)
+
+
+__all__ = ["from_canonical", "normalize", "to_canonical"]

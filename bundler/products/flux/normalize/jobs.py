@@ -1,0 +1,144 @@
+"""Flux executions as canonical jobs: phase, worker, requirements, events, claim generation.
+
+An execution's requirements live in three places: its workflow's
+``affinity`` and ``requests`` (API), and its pins (``required_worker``,
+``preferred_worker``: SQLite only, set by the ``X-Flux-Require-Worker`` /
+``X-Flux-Preferred-Worker`` headers). ``claim_generation`` > 1 means it was
+dispatched more than once (evicted, released, reclaimed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.evidence import Job, JobEvent, JobPhase, JobRequirements, JobsEvidence, ResourceRequest
+
+from ..matching import memory_bytes
+from ..models import DbExecution, ExecutionDetail, ExecutionSummary, Workflow
+from .raw import FluxRaw, Located
+from .workers import as_utc
+
+PHASES: dict[str, JobPhase] = {
+    "CREATED": JobPhase.UNASSIGNED,
+    "RESUMING": JobPhase.UNASSIGNED,
+    "SCHEDULED": JobPhase.SCHEDULED,
+    "RESUME_SCHEDULED": JobPhase.SCHEDULED,
+    "CLAIMED": JobPhase.CLAIMED,
+    "RESUME_CLAIMED": JobPhase.CLAIMED,
+    "RUNNING": JobPhase.RUNNING,
+    "CANCELLING": JobPhase.RUNNING,
+    "PAUSED": JobPhase.PAUSED,
+    "COMPLETED": JobPhase.COMPLETED,
+    "FAILED": JobPhase.FAILED,
+    "CANCELLED": JobPhase.CANCELLED,
+}
+MAX_EVENTS = 200
+
+
+def requirements(workflow: Workflow | None, db: DbExecution | None) -> JobRequirements:
+    """What the execution asks of a worker (workflow constraints plus pins)."""
+    wanted = JobRequirements()
+    if workflow is not None:
+        if isinstance(workflow.affinity, dict):
+            wanted.labels = dict(workflow.affinity)
+        requests = workflow.requests or {}
+        other: dict[str, Any] = {}
+        if workflow.affinity and not isinstance(workflow.affinity, dict):
+            other["affinity_expression"] = workflow.affinity
+        if requests.get("packages"):
+            other["packages"] = list(requests["packages"])
+        if workflow.runner:
+            other["runner"] = workflow.runner
+        if requests or other:
+            wanted.resources = ResourceRequest(
+                cpu=requests.get("cpu"),
+                memory_bytes=memory_bytes(requests.get("memory")),
+                gpu=requests.get("gpu"),
+                disk_bytes=requests.get("disk"),
+                other=other,
+            )
+    if db is not None:
+        wanted.required_worker = db.required_worker or None
+        wanted.preferred_worker = db.preferred_worker or None
+    return wanted
+
+
+def _events(detail: ExecutionDetail | None) -> list[JobEvent]:
+    if detail is None:
+        return []
+    events = [
+        JobEvent(type=e.type, at=as_utc(e.time), source=e.source_id, detail=e.name)
+        for e in detail.events
+    ]
+    return events[-MAX_EVENTS:]
+
+
+def _error(detail: ExecutionDetail | None) -> str | None:
+    if detail is None or detail.state != "FAILED":
+        return None
+    output = detail.output
+    if isinstance(output, dict) and output.get("message"):
+        return f"{output.get('type', 'Error')}: {output['message']}"
+    return str(output) if output else None
+
+
+def build_job(
+    execution_id: str,
+    summary: Located[ExecutionSummary] | None,
+    detail: Located[ExecutionDetail] | None,
+    db: DbExecution | None,
+    workflow: Workflow | None,
+) -> Job:
+    record = detail.value if detail else None
+    listed = summary.value if summary else None
+    head = record or listed or db
+    assert head is not None, "an execution comes from at least one source"
+    namespace, name, state = head.workflow_namespace, head.workflow_name, head.state
+    worker = (record.current_worker if record else None) or (listed.worker_name if listed else None)
+    worker = worker or (db.worker_name if db else None) or None
+    events = _events(record)
+    job = Job(
+        name=f"{namespace}/{name}",
+        id=execution_id,
+        kind="execution",
+        native_state=state,
+        phase=PHASES.get(state, JobPhase.UNKNOWN),
+        assigned_worker=worker,
+        requirements=requirements(workflow, db),
+        events=events,
+        claim_generation=db.claim_generation if db else None,
+        created_at=events[0].at if events else as_utc(db.first_event_at if db else None),
+        updated_at=events[-1].at if events else as_utc(db.last_event_at if db else None),
+        error=_error(record),
+        source=(summary or detail).source if (summary or detail) else None,
+        park_deadline=as_utc(db.park_deadline) if db else None,
+    )
+    return job
+
+
+def jobs_evidence(raw: FluxRaw) -> JobsEvidence:
+    summaries = raw.execution_summaries
+    details = raw.execution_details
+    ids = set(summaries) | set(details) | set(raw.db_executions)
+    jobs = []
+    for execution_id in sorted(ids):
+        summary, detail = summaries.get(execution_id), details.get(execution_id)
+        db_row = raw.db_executions.get(execution_id)
+        db = db_row.value if db_row else None
+        head = detail.value if detail else summary.value if summary else db
+        if head is None or head.state == "COMPLETED":
+            continue  # finished runs are the outcome layer's canaries, not jobs to debug
+        workflow = raw.workflows.get(f"{head.workflow_namespace}/{head.workflow_name}")
+        jobs.append(
+            build_job(execution_id, summary, detail, db, workflow.value if workflow else None)
+        )
+    gaps = sorted(
+        {s for s in raw.failed(*[r.step for r in raw.ctx.results]) if s.startswith("execution")}
+        | set(raw.failed("workflows", "workflow", "db-executions"))
+    )
+    return JobsEvidence(
+        jobs=jobs,
+        selection="non-terminal executions (up to 200 per state) and up to 20 failed ones",
+        complete=not gaps,
+        gaps=gaps,
+    )

@@ -1,0 +1,76 @@
+"""Layer 7 facts: Flux has no canary, so each workflow's last finished run plays it.
+
+SQLite knows the latest finished run of every workflow (``db-last-runs``);
+without it, the finished executions fetched through the API are used, the
+latest per workflow by its last event time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from schemas.evidence import CanaryRun, OutcomeEvidence
+
+from .raw import FluxRaw
+from .workers import as_utc
+
+PHASES = {"COMPLETED": "successful", "FAILED": "failed", "CANCELLED": "inconclusive"}
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _finished(canary: CanaryRun) -> datetime:
+    return canary.finished_at or NEVER
+
+
+def _from_db(raw: FluxRaw) -> list[CanaryRun]:
+    return [
+        CanaryRun(
+            canary_id=row.value.execution_id,
+            job=f"{row.value.workflow_namespace}/{row.value.workflow_name}",
+            worker=row.value.worker_name,
+            mode="last_run",
+            phase=PHASES.get(row.value.state, "inconclusive"),  # type: ignore[arg-type]
+            started_at=as_utc(row.value.started_at),
+            finished_at=as_utc(row.value.finished_at),
+            errors=1 if row.value.state == "FAILED" else 0,
+            source=row.source,
+        )
+        for row in raw.db_last_runs
+    ]
+
+
+def _from_api(raw: FluxRaw) -> list[CanaryRun]:
+    latest: dict[str, CanaryRun] = {}
+    for located in raw.execution_details.values():
+        run = located.value
+        if run.state not in PHASES or not run.events:
+            continue
+        times = [t for t in (as_utc(e.time) for e in run.events) if t is not None]
+        canary = CanaryRun(
+            canary_id=run.execution_id,
+            job=f"{run.workflow_namespace}/{run.workflow_name}",
+            worker=run.current_worker or None,
+            mode="last_run",
+            phase=PHASES[run.state],  # type: ignore[arg-type]
+            started_at=min(times, default=None),
+            finished_at=max(times, default=None),
+            errors=1 if run.state == "FAILED" else 0,
+            source=located.source,
+        )
+        known = latest.get(canary.job)
+        if known is None or _finished(canary) > _finished(known):
+            latest[canary.job] = canary
+    return sorted(latest.values(), key=lambda c: c.job)
+
+
+def outcome_evidence(raw: FluxRaw) -> OutcomeEvidence:
+    canaries = _from_db(raw) or _from_api(raw)
+    gaps = raw.failed("db-last-runs", "executions.completed", "executions.failed")
+    successes = [c for c in canaries if c.phase == "successful"]
+    last_good = max(successes, key=_finished, default=None)
+    return OutcomeEvidence(
+        canaries=canaries,
+        last_known_good=f"{last_good.job} run {last_good.canary_id}" if last_good else None,
+        complete=not gaps,
+        gaps=gaps,
+    )

@@ -1,0 +1,87 @@
+"""Layer 0 facts: could we reach the Flux server, and did it say it is healthy and ready?
+
+A transport failure is evidence, not silence: the error class and message of
+the failed requests are kept (``ConnectError: All connection attempts
+failed``), so the server rule can say *why* it failed.
+"""
+
+from __future__ import annotations
+
+from bundler.products.base import StepResult
+from schemas.evidence import APIAuth, HTTPProbe, ServerEvidence
+
+from ..models import Health, Ready
+from ..settings import EffectiveSettings
+from .raw import FluxRaw
+
+PROBED_STEPS = ("health", "ready", "openapi", "workers", "metrics")
+ENDPOINTS = {
+    "health": "/health",
+    "ready": "/ready",
+    "openapi": "/openapi.json",
+    "workers": "/workers",
+    "metrics": "/metrics",
+}
+
+
+def _probe(result: StepResult) -> HTTPProbe:
+    return HTTPProbe(
+        endpoint=ENDPOINTS.get(result.step, result.step),
+        status_code=result.http_status,
+        error_class=result.error_class,
+        error_message=result.error_message,
+        member=result.member,
+    )
+
+
+def _auth(results: list[StepResult], settings: EffectiveSettings) -> APIAuth:
+    rejected = [r for r in results if r.http_status in (401, 403)]
+    if rejected:
+        return APIAuth(status="rejected", http_status=rejected[0].http_status)
+    if not any(r.http_status for r in results):
+        return APIAuth(status="unknown")
+    if settings.get("security.auth.enabled") is False:
+        return APIAuth(status="anonymous", detail="auth disabled: every request is the admin")
+    return APIAuth(status="ok")
+
+
+def server_evidence(raw: FluxRaw, settings: EffectiveSettings) -> ServerEvidence:
+    results = [r for step in PROBED_STEPS for r in raw.ctx.results_for(step)]
+    http_results = [r for r in raw.ctx.results if r.http_status is not None]
+    evidence = ServerEvidence(
+        url=raw.ctx.server_url,
+        probes=[_probe(r) for r in results],
+        auth=_auth(results, settings),
+    )
+    if results:
+        evidence.reachable = bool(http_results)
+    if not http_results:
+        failed = next((r for r in results if r.error_class), None)
+        if failed is not None:
+            evidence.error_class = failed.error_class
+            evidence.error_message = failed.error_message
+    health_result = raw.first("health")
+    if health_result is not None:
+        health = raw.model(health_result, Health)
+        if health is not None:
+            evidence.healthy = health_result.http_status in (None, 200) and (
+                health.status == "healthy"
+            )
+            evidence.database_ok = health.database
+            evidence.version = health.version
+            evidence.native = health.model_dump(mode="json")
+            evidence.source = raw.api_source(health_result, "GET /health", "")
+        elif health_result.http_status is not None:
+            evidence.healthy = False
+    ready_result = raw.first("ready")
+    if ready_result is not None:
+        ready = raw.model(ready_result, Ready)
+        if ready is not None:
+            evidence.ready = ready.status == "ready"
+        elif ready_result.http_status is not None:
+            evidence.ready = False
+    gaps = raw.failed("health", "ready")
+    if gaps and evidence.reachable:
+        evidence.complete = False
+        evidence.gaps = gaps
+    return evidence

@@ -1,0 +1,175 @@
+"""What a Flux host says about itself: control-socket status, ``.flux/`` listing, process.
+
+``flux worker status NAME`` answers from the worker's own event loop, so it
+knows the worker is starved before the server does; a refused connection on
+a socket file that still exists means the worker died without cleaning up
+(SIGKILL, OOM): a stale socket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bundler.products.base import StepResult
+from schemas.evidence import ControlSocket, LocalStateEvidence, Source, StateFileCheck
+from schemas.manifest import CollectorStatus, HostRole
+
+from ..models import ControlStatus
+from .raw import FluxRaw
+
+REFUSED = "Connection refused"
+NOT_FOUND = "not found"
+
+
+@dataclass(frozen=True)
+class StateEntry:
+    """One line of the ``find -printf '%y %m %s %T@ %f'`` listing of ``.flux/``."""
+
+    kind: str
+    mode: str
+    size: int
+    modified_at: datetime
+    name: str
+
+    @classmethod
+    def parse(cls, line: str) -> StateEntry | None:
+        parts = line.split(" ", 4)
+        if len(parts) != 5:
+            return None
+        try:
+            stamp = datetime.fromtimestamp(float(parts[3]), UTC)
+            return cls(parts[0], parts[1], int(parts[2]), stamp, parts[4])
+        except ValueError:
+            return None
+
+
+def control_result(raw: FluxRaw, worker: str) -> StepResult | None:
+    """The ``flux worker status`` run on ``worker``'s host, if any."""
+    alias = raw.alias_of(worker)
+    return next((r for r in raw.ctx.results_for("worker-status") if r.host == alias), None)
+
+
+def control_timed_out(raw: FluxRaw, worker: str) -> bool:
+    """True when ``flux worker status`` got no answer in time (a hung or stopped process)."""
+    result = control_result(raw, worker)
+    return result is not None and result.status is CollectorStatus.TIMEOUT
+
+
+def control_status(raw: FluxRaw, worker: str) -> ControlStatus | None:
+    """The worker's own answer, or its CLI's error (``Connection refused``, ``not found``)."""
+    result = control_result(raw, worker)
+    if result is None:
+        return None
+    if raw.ok(result):
+        return raw.model(result, ControlStatus)
+    if result.error_message and result.status is CollectorStatus.FAILED:
+        return ControlStatus(error=result.error_message)
+    return None
+
+
+@dataclass(frozen=True)
+class FluxProcess:
+    """One line of ``ps -C flux -o pid=,etimes=,args=``."""
+
+    pid: int
+    elapsed_s: int
+    args: str
+
+    @classmethod
+    def parse(cls, line: str) -> FluxProcess | None:
+        parts = line.split(None, 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            return None
+        return cls(int(parts[0]), int(parts[1]), parts[2])
+
+    def runs(self, role: HostRole, worker: str | None) -> bool:
+        command = f"{self.args} "
+        if role is HostRole.SERVER:
+            return " start server " in command
+        return worker is not None and f" start worker {worker} " in command
+
+
+def process_running(raw: FluxRaw, alias: str) -> bool | None:
+    """Whether the host's own Flux process (server, or its worker) was running."""
+    host = raw.hosts.get(alias)
+    for result in raw.ctx.results_for("processes"):
+        if result.host == alias and host is not None:
+            text = raw.text(result)
+            if text is None:
+                return None
+            found = [p for p in map(FluxProcess.parse, text.splitlines()) if p]
+            return any(p.runs(host.role, host.worker) for p in found)
+    return None
+
+
+def state_entries(raw: FluxRaw, alias: str) -> tuple[list[StateEntry], Source | None]:
+    for result in raw.ctx.results_for("state-dir"):
+        if result.host == alias:
+            text = raw.text(result)
+            if text is None:
+                continue
+            entries = [e for e in map(StateEntry.parse, text.splitlines()) if e and e.name]
+            source = Source(method="local", collector=result.collector, member=result.member)
+            return entries, source
+    return [], None
+
+
+def _kind(entry: StateEntry) -> str:
+    if entry.name.startswith("flux.db"):
+        return "sqlite"
+    if "token" in entry.name or "key" in entry.name:
+        return "key"
+    return "other"
+
+
+def local_state_evidence(raw: FluxRaw) -> LocalStateEvidence:
+    evidence = LocalStateEvidence()
+    for alias, host in raw.hosts.items():
+        entries, source = state_entries(raw, alias)
+        for entry in entries:
+            if entry.kind == "d" or entry.name.endswith(".sock"):
+                continue
+            evidence.files.append(
+                StateFileCheck(
+                    host_alias=alias,
+                    worker=host.worker,
+                    path=entry.name,
+                    kind=_kind(entry),
+                    size=entry.size,
+                    modified_at=entry.modified_at,
+                    source=source,
+                )
+            )
+        sockets = [e for e in entries if e.kind == "s" and e.name.startswith("worker-")]
+        for entry in sockets:
+            worker = entry.name.removeprefix("worker-").removesuffix(".sock")
+            evidence.sockets.append(_socket(raw, alias, host.role, worker, entry, source))
+    gaps = raw.failed("state-dir")
+    evidence.complete, evidence.gaps = not gaps, gaps
+    return evidence
+
+
+def _socket(
+    raw: FluxRaw, alias: str, role: HostRole, worker: str, entry: StateEntry, src: Source | None
+) -> ControlSocket:
+    socket = ControlSocket(host_alias=alias, worker=worker, path=entry.name, source=src)
+    control = control_status(raw, worker) if raw.alias_of(worker) == alias else None
+    running = process_running(raw, alias)
+    if control is not None and control.status is not None:
+        socket.responsive = True
+        socket.detail = f"status {control.status}, in_flight {control.in_flight}"
+    elif control is not None and control.error and REFUSED in control.error:
+        socket.responsive = False
+        socket.detail = "stale: the socket file exists but nothing accepts on it (" + (
+            "worker process not running)" if running is False else "connection refused)"
+        )
+    elif running is False:
+        socket.responsive = False
+        socket.detail = "stale: no worker process is running on this host"
+    elif raw.alias_of(worker) == alias and control_timed_out(raw, worker):
+        # The kernel still accepts on the socket of a stopped process: not stale, hung.
+        socket.detail = "no answer before the timeout: the worker process is hung or stopped"
+    elif control is not None and control.error:
+        socket.detail = control.error
+    return socket

@@ -1,0 +1,63 @@
+"""The Flux profile object: everything ``doctor`` and ``analyze`` need to know about Flux."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+
+from pydantic import BaseModel
+
+from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
+from bundler.collect.plan import Plan
+from bundler.products.base import NormalizeContext
+from schemas.evidence import EvidenceDoc
+
+from .logs import parse_logs
+from .models import RAW_MODELS
+from .normalize import normalize
+from .plan import build_plan
+from .routes import MUTATING_ROUTES
+from .rules import RULES
+
+
+class FluxProfile:
+    """Flux (flux-core 0.87): open-source workflow engine with outbound-only workers."""
+
+    name = "flux"
+    title = "Flux"
+    token_env = "FLUX_AUTH_TOKEN"  # noqa: S105 (the variable's name, not a secret)
+    default_server_url = "http://localhost:8000"
+    mutating_routes: tuple[str, ...] = MUTATING_ROUTES
+    raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
+
+    @property
+    def read_only_commands(self) -> Mapping[str, object]:
+        """Product CLI calls the engine's read-only guard may allow: ``flux worker status``.
+
+        It only asks the worker's control socket for its state (``pause``,
+        ``resume`` and ``cancel-all`` are the writes, and are not listed).
+        INTEGRATION POINT: ``ProgramRule`` comes with the collect engine; until it
+        is on main there is no guard to declare this to.
+        """
+        try:
+            from bundler.collect.readonly import ProgramRule  # type: ignore[import-not-found]
+        except ImportError:
+            return {}
+        return {"flux": ProgramRule(subcommands=(("worker", "status"),))}
+
+    def plan(self) -> Plan:
+        return _plan()
+
+    def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
+        return normalize(ctx)
+
+    def parse_logs(self, evidence: EvidenceSet) -> Iterable[TimelineEvent]:
+        return parse_logs(evidence)
+
+    def rules(self) -> Sequence[Rule]:
+        return RULES
+
+
+@cache
+def _plan() -> Plan:
+    return build_plan()

@@ -1,0 +1,97 @@
+"""Layer 2 for Flux: did the worker's registration (bootstrap token -> session) succeed?
+
+Also flags a worker stuck re-registering because the server answers 403 to
+the checkpoints of an execution it no longer owns (after an eviction the
+worker reads the 403 as a bad session token, re-registers and retries).
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Layer
+from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
+
+from .. import advice
+from .common import FLUX, cite_events, events, subject_worker
+
+SESSION_LOOP = 3
+
+
+def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResult:
+    rejected = events(ctx, "auth_rejected", worker=item.worker)
+    evidence = [ctx.evidence.cite(AuthorizationEvidence, f"/workers/{index}/decision", "deny")]
+    evidence += cite_events(rejected[:1] + rejected[-1:]) if rejected else []
+    product = ctx.evidence.get(ProductInfo)
+    if product is not None and "security.auth.allow_anonymous" in product.settings:
+        value = product.settings["security.auth.allow_anonymous"]
+        evidence.append(
+            ctx.evidence.cite(ProductInfo, "/settings/security.auth.allow_anonymous", value)
+        )
+    return RuleResult.fail(
+        "FLUX_REGISTRATION_REJECTED",
+        f"Worker {item.worker} cannot register: {item.message or 'registration refused'}.",
+        evidence=evidence,
+        recovery=advice.registration_refused(),
+        acceptance=[
+            f"'Worker registered successfully: {item.worker}' in the server log",
+            f"{item.worker} online in GET /workers",
+        ],
+        native_code=item.native_code,
+        rejected=item.registration.rejected if item.registration else None,
+    )
+
+
+@rule(Layer.AUTHORIZATION, products=FLUX)
+def flux_registration(ctx: RuleContext) -> RuleResult | None:
+    auth = ctx.evidence.get(AuthorizationEvidence)
+    if auth is None:
+        return None
+    name = subject_worker(ctx)
+    indexed = list(enumerate(auth.workers))
+    if name is None:
+        # No worker in view: the fleet fails here when no worker at all could register.
+        denied = [(i, w) for i, w in indexed if w.decision == "deny"]
+        if denied and len(denied) == len(indexed):
+            return _denied(ctx, denied[0][1], denied[0][0])
+        if any(w.decision == "allow" for _, w in indexed):
+            return RuleResult.pass_(
+                make_finding(
+                    "FLUX_WORKERS_REGISTERED",
+                    "pass",
+                    "Workers register with the server: "
+                    + ", ".join(w.worker for _, w in indexed if w.decision == "allow")
+                    + ".",
+                    evidence=[ctx.evidence.cite(AuthorizationEvidence, "/workers")],
+                )
+            )
+        return None
+    for index, item in indexed:
+        if item.worker != name:
+            continue
+        if item.decision == "deny":
+            return _denied(ctx, item, index)
+        if item.decision == "allow":
+            loop = events(ctx, "session_rejected", worker=name)
+            if len(loop) >= SESSION_LOOP:
+                return RuleResult.warn(
+                    "FLUX_SESSION_REREGISTER_LOOP",
+                    f"Worker {name} re-registered {len(loop)} times after 'Session token "
+                    "rejected': the server refuses checkpoints of an execution that was "
+                    "reassigned while the worker was away, and the worker takes that for a bad "
+                    "token. It gives up after terminal_checkpoint_deadline; the run is requeued.",
+                    evidence=cite_events(loop),
+                    session_rejections=len(loop),
+                )
+            return RuleResult.pass_(
+                make_finding(
+                    "FLUX_WORKER_REGISTERED",
+                    "pass",
+                    f"Worker {name} registered with the server ({item.bootstrap_method}).",
+                    evidence=[
+                        ctx.evidence.cite(
+                            AuthorizationEvidence, f"/workers/{index}/decision", "allow"
+                        )
+                    ],
+                )
+            )
+    return None

@@ -1,0 +1,108 @@
+"""Layer 6 for Flux: is there a free slot on a worker that may take the execution?
+
+A saturated worker looks exactly like an unplaceable execution from the
+outside (CREATED, no event, no log line). The only signs are ``in_flight``
+at the worker's ``max_concurrent_executions`` (a SQLite-only setting) and
+its advertised ``flux.slots_free`` of 0.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Layer
+from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
+
+from .. import advice
+from ..matching import availability, mismatches
+from .common import FLUX, cite_job, job_label, subject_worker
+
+
+def _capacity(ctx: RuleContext, name: str) -> tuple[int, WorkerCapacity] | None:
+    doc = ctx.evidence.get(CapacityEvidence)
+    for index, item in enumerate(doc.workers if doc else []):
+        if item.worker == name:
+            return index, item
+    return None
+
+
+def saturated(item: WorkerCapacity) -> bool:
+    if item.slots_free is not None:
+        return item.slots_free <= 0
+    return bool(item.slots_max) and (item.slots_in_use or 0) >= (item.slots_max or 0)
+
+
+def _describe(item: WorkerCapacity) -> str:
+    used = "?" if item.slots_in_use is None else str(item.slots_in_use)
+    limit = "unlimited" if item.slots_max == 0 else str(item.slots_max or "?")
+    free = "" if item.slots_free is None else f", flux.slots_free {item.slots_free:g}"
+    return f"{item.worker} runs {used} of {limit} slot(s){free}"
+
+
+@rule(Layer.CAPACITY, products=FLUX)
+def flux_slots(ctx: RuleContext) -> RuleResult | None:
+    job = ctx.target.job
+    if job is not None and job.phase is JobPhase.UNASSIGNED:
+        return _waiting_job(ctx)
+    name = subject_worker(ctx)
+    found = _capacity(ctx, name) if name else None
+    if found is None:
+        return None
+    index, item = found
+    if saturated(item) and item.queue_pending:
+        return RuleResult.warn(
+            "FLUX_WORKER_SATURATED",
+            f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
+            evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free")],
+            recovery=advice.saturated([item.worker]),
+        )
+    return RuleResult.pass_(
+        make_finding(
+            "FLUX_SLOTS_AVAILABLE",
+            "pass",
+            f"{_describe(item)}.",
+            evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}")],
+        )
+    )
+
+
+def _waiting_job(ctx: RuleContext) -> RuleResult | None:
+    job = ctx.target.job
+    assert job is not None
+    workers = ctx.evidence.get(WorkersEvidence)
+    if workers is None:
+        return None
+    eligible = [
+        w for w in workers.workers if not mismatches(job.requirements, w) and not availability(w)
+    ]
+    if not eligible:
+        return None  # placement already says why nobody can take it
+    slots = [f for f in (_capacity(ctx, w.name) for w in eligible) if f is not None]
+    full = [(i, c) for i, c in slots if saturated(c)]
+    evidence = [cite_job(ctx, job)]
+    evidence += [
+        ctx.evidence.cite(CapacityEvidence, f"/workers/{i}/slots_free", c.slots_free)
+        for i, c in full
+    ]
+    if slots and len(full) == len(eligible):
+        names = [c.worker for _, c in full]
+        return RuleResult.fail(
+            "FLUX_SLOTS_SATURATED",
+            f"{job_label(job)} waits for a slot: every worker that may run it is full "
+            f"({'; '.join(_describe(c) for _, c in full)}).",
+            evidence=evidence,
+            recovery=advice.saturated(names),
+            acceptance=[
+                f"{job_label(job)} is CLAIMED",
+                "flux.slots_free > 0 on an eligible worker",
+            ],
+            saturated=names,
+        )
+    if not full:
+        return RuleResult.warn(
+            "FLUX_DISPATCH_PENDING",
+            f"{job_label(job)} is unassigned although {', '.join(w.name for w in eligible)} "
+            "could take it and has free slots; if it stays so, set FLUX_LOG_LEVEL=DEBUG on the "
+            "server to see the dispatch decision for each candidate.",
+            evidence=evidence,
+        )
+    return None

@@ -1,0 +1,215 @@
+"""Layer 1 for Flux: is the worker connected, answering heartbeats, and taking work?
+
+Flux's ``GET /workers`` says ``online`` for a silent worker for up to
+heartbeat_timeout + eviction_grace_period, and never says *why* a worker is
+offline. So the verdict combines the status word with the server log's
+eviction history, the persisted heartbeat in SQLite, the worker's own
+control socket and the stale-socket check on its host.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Layer
+from schemas.evidence import (
+    AuthorizationEvidence,
+    ConnectionState,
+    JobsEvidence,
+    LocalStateEvidence,
+    WorkersEvidence,
+    WorkerStatus,
+)
+
+from .. import advice
+from ..matching import mismatches
+from .common import (
+    FLUX,
+    cite_events,
+    cite_worker,
+    events,
+    policy,
+    server_side,
+    subject_worker,
+    worker_record,
+    worker_side,
+)
+from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
+from .health import unhealthy_now
+
+
+@rule(Layer.HEARTBEAT, products=FLUX)
+def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
+    name = subject_worker(ctx)
+    if name is None:
+        return _eligible_connected(ctx)
+    record = worker_record(ctx, name)
+    if record is None:
+        return _not_registered(ctx, name)
+    index, worker = record
+    cycles = eviction_cycles(ctx.timeline, name)
+    returned = returned_evictions(cycles)
+    if len(returned) >= LOOP_CYCLES:
+        interval = policy(ctx).interval_s or 10.0
+        cited = [line for cycle in returned for line in (cycle.stale, cycle.evicted, cycle.back)]
+        return RuleResult.fail(
+            "FLUX_EVICTION_LOOP",
+            f"Worker {name} was evicted {len(returned)} times and came back each time "
+            "(STALE -> evicted -> connected): an eviction loop. The usual cause is a load "
+            "balancer closing the idle SSE stream: its idle timeout must be at least 5x "
+            f"heartbeat_interval ({5 * interval:.0f}s here; never under 50s, ideally 5 minutes).",
+            evidence=cite_events(e for e in cited if e is not None),
+            recovery=advice.eviction_loop(interval),
+            acceptance=[f"no 'Worker {name} evicted' line over several heartbeat timeouts"],
+            evictions=len(returned),
+        )
+    open_cycle = still_evicted(cycles)
+    if open_cycle is not None and worker.connection is not ConnectionState.ONLINE:
+        reclaimed = [e.execution for e in open_cycle.unclaimed if e.execution]
+        message = f"Worker {name} stopped answering heartbeats: marked STALE, then evicted"
+        message += (
+            f" ({len(reclaimed)} execution(s) unclaimed: {', '.join(reclaimed)})."
+            if (reclaimed)
+            else "."
+        )
+        return RuleResult.fail(
+            "FLUX_WORKER_EVICTED",
+            message,
+            evidence=[
+                cite_worker(ctx, index, "native_status", worker.native_status),
+                *cite_events(open_cycle.lines),
+            ],
+            recovery=advice.evicted(name),
+            acceptance=[f"{name} online in GET /workers", "no new STALE line for it"],
+            unclaimed=reclaimed,
+        )
+    if worker.connection is not ConnectionState.ONLINE:
+        return _offline(ctx, index, worker)
+    stale = _persisted_heartbeat_stale(ctx, index, worker)
+    if stale is not None:
+        return stale
+    unhealthy = unhealthy_now(ctx, index, worker)
+    if unhealthy is not None:
+        return unhealthy
+    age = worker.heartbeat_age_s
+    return RuleResult.pass_(
+        make_finding(
+            "FLUX_WORKER_CONNECTED",
+            "pass",
+            f"Worker {name} is {worker.native_status}"
+            + (f"; its persisted heartbeat was {age:.0f}s old when read." if age else "."),
+            evidence=[cite_worker(ctx, index, "native_status", worker.native_status)],
+        )
+    )
+
+
+def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
+    """An unassigned execution: are the workers that may take it connected?"""
+    job = ctx.target.job
+    doc = ctx.evidence.get(WorkersEvidence)
+    if job is None or doc is None:
+        return None
+    eligible = [(i, w) for i, w in enumerate(doc.workers) if not mismatches(job.requirements, w)]
+    if not eligible:
+        return RuleResult.not_applicable()  # nobody may take it: placement says why
+    online = [(i, w) for i, w in eligible if w.connection is ConnectionState.ONLINE]
+    if online:
+        return RuleResult.pass_(
+            make_finding(
+                "FLUX_ELIGIBLE_WORKER_CONNECTED",
+                "pass",
+                f"{len(online)} worker(s) that may run {job.name} are connected: "
+                f"{', '.join(w.name for _, w in online)}.",
+                evidence=[cite_worker(ctx, i, "native_status", w.native_status) for i, w in online],
+            )
+        )
+    return None  # the per-worker ladders of the offline candidates say why
+
+
+def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
+    name = worker.name
+    local = ctx.evidence.get(LocalStateEvidence)
+    sockets = [
+        (i, s)
+        for i, s in enumerate(local.sockets if local else [])
+        if s.worker == name and s.responsive is False
+    ]
+    disconnected = server_side(events(ctx, "disconnected", worker=name))[-1:]
+    unclaimed = server_side(events(ctx, "unclaimed", worker=name))
+    own_log = worker_side(ctx.timeline.for_worker(name))
+    clean = bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
+    if worker.host_alias is None and not _holds_work(ctx, name):
+        return RuleResult.not_applicable(
+            "FLUX_PHANTOM_WORKER",
+            f"Worker {name} is offline and not in the inventory: a row Flux keeps so a "
+            "departed worker can re-register under its name (expected, not an incident).",
+        )
+    how = "it shut down cleanly" if clean else "its process ended without shutting down"
+    message = f"Worker {name} is offline: the server saw it disconnect and {how}."
+    if sockets:
+        message += f" A stale control socket was left on its host ({sockets[0][1].path})."
+    if unclaimed:
+        message += f" The server unclaimed {len(unclaimed)} execution(s) it held."
+    evidence = [cite_worker(ctx, index, "native_status", worker.native_status)]
+    evidence += cite_events(disconnected + unclaimed + own_log[-1:])
+    evidence += [
+        ctx.evidence.cite(LocalStateEvidence, f"/sockets/{i}/responsive", False) for i, _ in sockets
+    ]
+    return RuleResult.fail(
+        "FLUX_WORKER_OFFLINE",
+        message,
+        evidence=evidence,
+        recovery=advice.worker_offline(name, bool(sockets)),
+        acceptance=[f"{name} online in GET /workers", f"flux worker status {name} answers"],
+        stale_socket=sockets[0][1].path if sockets else None,
+        clean_shutdown=clean,
+    )
+
+
+def _holds_work(ctx: RuleContext, name: str) -> bool:
+    jobs = ctx.evidence.get(JobsEvidence)
+    return any(
+        not j.phase.terminal
+        and (
+            j.assigned_worker == name or (j.requirements and j.requirements.required_worker == name)
+        )
+        for j in (jobs.jobs if jobs else [])
+    )
+
+
+def _persisted_heartbeat_stale(
+    ctx: RuleContext, index: int, worker: WorkerStatus
+) -> RuleResult | None:
+    """Online per the API, but SQLite's heartbeat froze longer than the STALE threshold.
+
+    ``last_seen_at`` is flushed once per reaper tick, so one interval of slack
+    is allowed on top of heartbeat_timeout.
+    """
+    hb = policy(ctx)
+    age = worker.heartbeat_age_s
+    if age is None or hb.timeout_s is None:
+        return None
+    limit = hb.timeout_s + (hb.interval_s or 0)
+    if age <= limit:
+        return None
+    return RuleResult.fail(
+        "FLUX_HEARTBEAT_STALE",
+        f"Worker {worker.name} is listed {worker.native_status}, but its last persisted "
+        f"heartbeat is {age:.0f}s old (STALE after {hb.timeout_s:.0f}s): it has stopped "
+        "answering and will be evicted.",
+        evidence=[cite_worker(ctx, index, "last_heartbeat_at", str(worker.last_heartbeat_at))],
+        recovery=advice.evicted(worker.name),
+        heartbeat_age_s=age,
+    )
+
+
+def _not_registered(ctx: RuleContext, name: str) -> RuleResult | None:
+    """A worker the server has never listed: blocked before heartbeats, at registration."""
+    auth = ctx.evidence.get(AuthorizationEvidence)
+    for item in auth.workers if auth else []:
+        if item.worker == name and item.decision == "deny":
+            return RuleResult.unknown(
+                "FLUX_WORKER_NEVER_REGISTERED",
+                f"Worker {name} never registered, so it has no heartbeat yet: see runtime "
+                "authorization.",
+            )
+    return None

@@ -1,0 +1,39 @@
+"""Layers 4 and 5 do not exist in Flux: no deployment step, no runtime-requirements report.
+
+Flux runs a registered workflow directly on any eligible worker, and its
+secrets and settings are not checked per (job, worker) before a run. The
+normalizer writes both documents with ``applicable: false``; these rules
+turn that into *not applicable* so the ladder neither fails nor waits on
+evidence that can never exist.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, rule
+from schemas import Layer
+from schemas.evidence import DeploymentEvidence, RequirementsEvidence
+
+from .common import FLUX
+
+
+@rule(Layer.DEPLOYMENT, products=FLUX)
+def flux_no_deployment_step(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(DeploymentEvidence)
+    if doc is None or doc.applicable:
+        return None
+    return RuleResult.not_applicable(
+        "FLUX_NO_DEPLOYMENT_STEP",
+        "Flux has no deployment step: a registered workflow runs directly on an eligible worker.",
+    )
+
+
+@rule(Layer.REQUIREMENTS, products=FLUX)
+def flux_no_requirements_report(ctx: RuleContext) -> RuleResult | None:
+    doc = ctx.evidence.get(RequirementsEvidence)
+    if doc is None or doc.applicable:
+        return None
+    return RuleResult.not_applicable(
+        "FLUX_NO_REQUIREMENTS_REPORT",
+        "Flux has no runtime-requirements report; its requirements (affinity, resources, pins) "
+        "are judged at placement and capacity.",
+    )

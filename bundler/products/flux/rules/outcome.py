@@ -1,0 +1,97 @@
+"""Layer 7 for Flux: did the last finished run succeed (Flux has no canary)?
+
+Also flags the one way a worker's log lies about an outcome: after
+``Terminal checkpoint ... not delivered within 300s; giving up`` the worker
+still logs ``Execution COMPLETED``, but the server never recorded it and
+will requeue the run.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Layer
+from schemas.evidence import CanaryRun, OutcomeEvidence
+
+from .common import FLUX, cite_events, cite_job, events, job_label, subject_worker
+
+
+def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
+    dated = [r for r in runs if r[1].finished_at is not None]
+    if not dated:
+        return runs[-1] if runs else None
+    return max(dated, key=lambda r: r[1].finished_at)  # type: ignore[arg-type, return-value]
+
+
+def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResult:
+    cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
+    if run.phase == "successful":
+        return RuleResult.pass_(
+            make_finding(
+                "FLUX_LAST_RUN_SUCCEEDED",
+                "pass",
+                f"{about}: the last run of {run.job} ({run.canary_id}) completed"
+                + (f" on {run.worker}." if run.worker else "."),
+                evidence=[cite],
+            )
+        )
+    if run.phase == "failed":
+        return RuleResult.fail(
+            "FLUX_LAST_RUN_FAILED",
+            f"{about}: the last run of {run.job} ({run.canary_id}) failed.",
+            evidence=[cite],
+        )
+    return RuleResult.unknown(
+        "FLUX_LAST_RUN_INCONCLUSIVE", f"The last run of {run.job} was cancelled.", [cite]
+    )
+
+
+@rule(Layer.OUTCOME, products=FLUX)
+def flux_last_run(ctx: RuleContext) -> RuleResult | None:
+    outcome = ctx.evidence.get(OutcomeEvidence)
+    if outcome is None:
+        return None
+    runs = list(enumerate(outcome.canaries))
+    job = ctx.target.job
+    if job is not None:
+        if job.phase.value == "failed":
+            return RuleResult.fail(
+                "FLUX_EXECUTION_FAILED",
+                f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
+                evidence=[cite_job(ctx, job, "error")],
+            )
+        mine = [r for r in runs if r[1].job == job.name]
+        latest = _latest(mine)
+        if latest is None:
+            return RuleResult.unknown(
+                "FLUX_NO_FINISHED_RUN", f"{job.name} has no finished run to judge by."
+            )
+        return _judge(ctx, *latest, about=job.name)
+    name = subject_worker(ctx)
+    own = _latest([r for r in runs if name is not None and r[1].worker == name])
+    if own is not None:
+        return _judge(ctx, *own, about=f"worker {name}")
+    fleet = _latest([r for r in runs if r[1].phase == "successful"])
+    if fleet is not None:
+        return _judge(ctx, *fleet, about=f"worker {name}" if name else "fleet")
+    return None
+
+
+@rule(Layer.OUTCOME, products=FLUX)
+def flux_terminal_checkpoint_lost(ctx: RuleContext) -> RuleResult | None:
+    name = subject_worker(ctx)
+    job = ctx.target.job
+    lost = [
+        e
+        for e in events(ctx, "terminal_checkpoint_given_up", worker=name)
+        if job is None or job.id is None or e.execution == job.id
+    ]
+    if not lost:
+        return None
+    ids = sorted({str(e.execution) for e in lost})
+    return RuleResult.warn(
+        "FLUX_TERMINAL_CHECKPOINT_LOST",
+        f"Worker {lost[-1].worker} gave up delivering the final result of {', '.join(ids)}; "
+        "its log may still say COMPLETED, but the server never recorded it and requeues the run.",
+        evidence=cite_events(lost),
+        executions=ids,
+    )

@@ -1,0 +1,85 @@
+"""Layer 3 for Flux: can any worker take this execution at all?
+
+A Flux execution that no worker can take stays CREATED with no event and no
+log line, forever (unless it has a park TTL). This rule compares what it
+asks (workflow affinity and requests, pins) with every worker by Flux's own
+dispatch rules and names each unmatched requirement and the workers that
+fail it.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Layer
+from schemas.evidence import JobPhase, WorkersEvidence
+
+from .. import advice
+from ..matching import availability, mismatches
+from .common import FLUX, cite_job, job_label
+
+WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
+
+
+@rule(Layer.PLACEMENT, products=FLUX)
+def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
+    job = ctx.target.job
+    if job is None:
+        return RuleResult.not_applicable()
+    if job.phase.terminal:
+        return None
+    if job.phase not in WAITING and job.assigned_worker:
+        return RuleResult.pass_(
+            make_finding(
+                "FLUX_EXECUTION_PLACED",
+                "pass",
+                f"{job_label(job)} is held by worker {job.assigned_worker} ({job.native_state}).",
+                evidence=[cite_job(ctx, job, "assigned_worker")],
+            )
+        )
+    workers_doc = ctx.evidence.get(WorkersEvidence)
+    if workers_doc is None:
+        return None
+    workers = workers_doc.workers
+    statically = [w for w in workers if not mismatches(job.requirements, w)]
+    available = [w for w in statically if not availability(w)]
+    evidence = [cite_job(ctx, job), ctx.evidence.cite(WorkersEvidence, "/workers")]
+    if available:
+        names = ", ".join(w.name for w in available)
+        return RuleResult.pass_(
+            make_finding(
+                "FLUX_ELIGIBLE_WORKERS",
+                "pass",
+                f"{job_label(job)} can run on {names}.",
+                evidence=evidence,
+            )
+        )
+    if statically:
+        states = "; ".join(
+            f"{w.name}: {', '.join(m.detail for m in availability(w))}" for w in statically
+        )
+        return RuleResult.fail(
+            "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE",
+            f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "
+            f"work now ({states}).",
+            evidence=evidence,
+            eligible=[w.name for w in statically],
+        )
+    online = [w for w in workers if not availability(w)] or workers
+    unmatched: dict[str, list[str]] = {}
+    for worker in online:
+        for miss in mismatches(job.requirements, worker):
+            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+    universal = {req: who for req, who in unmatched.items() if len(who) == len(online)}
+    named = universal or unmatched
+    parts = "; ".join(f"{req}: {', '.join(who)}" for req, who in sorted(named.items()))
+    scope = "online worker" if online is not workers else "worker"
+    return RuleResult.fail(
+        "FLUX_NO_ELIGIBLE_WORKER",
+        f"{job_label(job)} stays {job.native_state}: no {scope} meets "
+        f"{', '.join(sorted(named)) or 'its requirements'} ({parts}).",
+        evidence=evidence,
+        recovery=advice.no_eligible_worker(sorted(named)),
+        acceptance=[f"{job_label(job)} is CLAIMED by a worker"],
+        unmatched=sorted(named),
+        workers_checked=[w.name for w in online],
+    )

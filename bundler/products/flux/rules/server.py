@@ -1,0 +1,96 @@
+"""Layer 0 for Flux: is the server up, healthy and ready?
+
+When it is down, the workers' own logs are the best witness of *when* and
+*how*: each one logs ``Connection lost (ConnectError: ...)`` and backs off,
+so those lines are cited next to the collector's connection error.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from schemas import Finding, Layer
+from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
+
+from .. import advice
+from .common import FLUX, cite_events, events, worker_side
+
+
+@rule(Layer.SERVER, products=FLUX)
+def flux_server_up(ctx: RuleContext) -> RuleResult | None:
+    server = ctx.evidence.get(ServerEvidence)
+    if server is None:
+        return None
+    if server.reachable is False:
+        lost = worker_side(events(ctx, "connection_lost", "sse_error"))
+        latest = {}
+        for event in lost:
+            latest[event.worker] = event
+        first = {}
+        for event in lost:
+            first.setdefault(event.worker, event)
+        cited = [server.error_class, server.error_message]
+        message = (
+            f"The Flux server at {server.url} did not answer: "
+            f"{': '.join(p for p in cited if p) or 'no response'}."
+        )
+        if latest:
+            message += (
+                f" {len(latest)} worker(s) logged that they lost the connection "
+                f"({', '.join(sorted(str(w) for w in latest))})."
+            )
+        stopping = events(ctx, "server_stopping")
+        evidence = [ctx.evidence.cite(ServerEvidence, "/error_class", server.error_class)]
+        evidence += cite_events(list(first.values()) + list(latest.values()))
+        evidence += cite_events(stopping[-1:])
+        return RuleResult.fail(
+            "FLUX_SERVER_UNREACHABLE",
+            message,
+            evidence=evidence,
+            recovery=advice.server_down(server.url),
+            acceptance=["GET /health answers 200", "every worker shows online in GET /workers"],
+            error_class=server.error_class,
+            workers_lost=sorted(str(w) for w in latest),
+        )
+    if server.healthy is False or server.database_ok is False:
+        return RuleResult.fail(
+            "FLUX_SERVER_UNHEALTHY",
+            f"GET /health says the server is not healthy (database {server.database_ok}).",
+            evidence=[ctx.evidence.cite(ServerEvidence, "/native", server.native)],
+            native_code=str(server.native.get("status")) if server.native else None,
+        )
+    if server.ready is False:
+        return RuleResult.fail(
+            "FLUX_SERVER_NOT_READY",
+            "GET /ready says the server is not ready.",
+            evidence=[ctx.evidence.cite(ServerEvidence, "/ready", server.ready)],
+        )
+    if server.healthy and server.ready:
+        result = RuleResult.pass_(
+            make_finding(
+                "FLUX_SERVER_HEALTHY",
+                "pass",
+                f"Flux {server.version or ''} answers: healthy, database up, ready.",
+                evidence=[ctx.evidence.cite(ServerEvidence, "/healthy", True)],
+            )
+        )
+        note = _sqlite_fleet(ctx)
+        if note is not None:
+            result.findings.append(note)
+        return result
+    return None
+
+
+def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
+    """Flux itself warns that SQLite is for single-node use; several workers contend on it."""
+    product = ctx.evidence.get(ProductInfo)
+    workers = ctx.evidence.get(WorkersEvidence)
+    url = str((product.settings if product else {}).get("database_url", ""))
+    if not url.startswith("sqlite") or workers is None or len(workers.workers) < 2:
+        return None
+    return make_finding(
+        "FLUX_SQLITE_MULTI_WORKER",
+        "info",
+        f"The server uses SQLite with {len(workers.workers)} workers; Flux supports SQLite for "
+        "single-node use only and recommends PostgreSQL for a fleet.",
+        evidence=[ctx.evidence.cite(ProductInfo, "/settings/database_url", url)],
+    )

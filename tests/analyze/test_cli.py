@@ -1,0 +1,135 @@
+"""``bundler analyze``: formats, exit codes, usage errors, and strictly offline."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bundler.cli import cli
+from schemas.evidence import ConnectionState, JobPhase
+from tests.support.evidence import Fleet, write_bundle_dir
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["analyze", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("bundler analyze tried to open a network connection")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def test_analyze_is_strictly_offline(no_network: None, tmp_path: Path, fleet: Fleet) -> None:
+    bundle = write_bundle_dir(fleet, tmp_path / "b", profile="flux")
+    for fmt in ("json", "text", "markdown"):
+        code, out, err = _run(str(bundle), "--format", fmt)
+        assert code == 0, err
+        assert out
+    with pytest.raises(AssertionError):
+        socket.create_connection(("127.0.0.1", 9))  # the guard really is in place
+
+
+def test_json_output_and_exit_0_when_healthy(tmp_path: Path, fleet: Fleet) -> None:
+    code, out, _ = _run(str(write_bundle_dir(fleet, tmp_path / "b")), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["verdict"] == "healthy"
+    assert data["bundle"]["integrity"]["status"] == "verified"
+    assert data["bundle"]["bundle_id"] == "b-test"
+
+
+def test_exit_1_when_a_layer_fails(tmp_path: Path, fleet: Fleet) -> None:
+    fleet.worker("w1").connection = ConnectionState.OFFLINE
+    code, out, _ = _run(str(write_bundle_dir(fleet, tmp_path / "b")), "--format", "json")
+    assert code == 1
+    assert json.loads(out)["first_failed_layer"] == "heartbeat"
+
+
+def test_exit_3_when_inconclusive(tmp_path: Path, fleet: Fleet) -> None:
+    fleet.outcome = None
+    code, out, _ = _run(str(write_bundle_dir(fleet, tmp_path / "b")), "--job", "ingest")
+    assert code == 3
+    assert "INCONCLUSIVE" in out
+
+
+def test_exit_0_when_degraded(tmp_path: Path, fleet: Fleet) -> None:
+    assert fleet.outcome is not None
+    fleet.outcome.receipts[0].strength = "accepted"
+    code, out, _ = _run(str(write_bundle_dir(fleet, tmp_path / "b")), "--format", "markdown")
+    assert code == 0
+    assert out.startswith("# bundler analyze: **DEGRADED")
+
+
+def test_worker_and_job_filters(tmp_path: Path, fleet: Fleet) -> None:
+    fleet.job("ingest").phase = JobPhase.COMPLETED
+    bundle = str(write_bundle_dir(fleet, tmp_path / "b"))
+    code, out, _ = _run(bundle, "--worker", "w2", "--format", "json")
+    assert code == 0
+    assert [(t["worker"], t["job"]) for t in json.loads(out)["targets"]] == [("w2", None)]
+    code, out, _ = _run(bundle, "--job", "ingest", "--worker", "w2", "--format", "json")
+    assert code == 1
+    assert json.loads(out)["first_failed_layer"] == "placement"
+
+
+def test_unknown_worker_is_a_one_line_usage_error(tmp_path: Path, fleet: Fleet) -> None:
+    code, out, err = _run(str(write_bundle_dir(fleet, tmp_path / "b")), "--worker", "w9")
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [
+        "bundler: error: no worker called 'w9' in this bundle",
+        "bundler: hint: known workers: w1, w2",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty-dir", "zip-file"])
+def test_unreadable_input_exits_2_without_traceback(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "x"
+    if kind == "empty-dir":
+        path.mkdir()
+    elif kind == "zip-file":
+        path.write_bytes(b"PK\x03\x04not really")
+    code, _out, err = _run(str(path))
+    assert code == 2
+    assert "Traceback" not in err
+    assert err.startswith("bundler: error: ")
+
+
+def test_tampered_bundle_is_analyzed_and_flagged_at_the_top(tmp_path: Path, fleet: Fleet) -> None:
+    bundle = write_bundle_dir(fleet, tmp_path / "b")
+    path = bundle / "evidence" / "capacity.json"
+    path.write_text(path.read_text().replace('"cpu_util_pct": 30.0', '"cpu_util_pct": 31.0'))
+    code, out, _ = _run(str(bundle))
+    assert code == 0
+    head = out[: out.index("Targets")]
+    assert "Integrity: TAMPERED — checksum mismatch: evidence/capacity.json" in head
+
+
+def test_help_documents_exit_codes() -> None:
+    result = CliRunner().invoke(cli, ["analyze", "--help"])
+    assert result.exit_code == 0
+    assert "3 inconclusive" in result.output
+    assert "--password-env" in result.output
+
+
+def test_console_script_runs_in_a_subprocess(tmp_path: Path, fleet: Fleet) -> None:
+    bundle = write_bundle_dir(fleet, tmp_path / "b")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bundler", "analyze", str(bundle), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "healthy"

@@ -1,0 +1,72 @@
+"""Recovery texts: every referenced code resolves, and seed 000's cautions are kept."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from bundler.analyze import recovery
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "bundler" / "analyze" / "rules"
+
+
+def _codes_raised_by_rules() -> set[str]:
+    """String constants passed as the first argument of .fail/.warn/make_finding in rules."""
+    found: set[str] = set()
+    for path in RULES_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            first = node.args[0]
+            if name in ("fail", "warn") and isinstance(first, ast.Constant):
+                found.add(str(first.value))
+    return found
+
+
+def test_every_failing_or_warning_code_of_the_generic_rules_has_advice() -> None:
+    codes = _codes_raised_by_rules()
+    assert len(codes) > 30
+    missing = {c for c in codes if recovery.recovery_for(c) is None}
+    assert missing == set()
+
+
+def test_every_path_is_complete_and_acceptance_checks_exist() -> None:
+    for name, path in recovery.PATHS.items():
+        assert path.summary, name
+        assert path.reference, name
+    for code in recovery.CODE_PATHS:
+        for check in recovery.acceptance_for(code):
+            assert check in recovery.ACCEPTANCE_CHECKS
+
+
+def test_license_recovery_says_no_worker_restart() -> None:
+    rec = recovery.recovery_for("LICENSE_EXPIRED_OR_INVALID")
+    assert rec is not None
+    assert any("does not need a worker restart" in c for c in rec.cautions)
+    assert any("lease-refresh" in s for s in rec.steps)
+
+
+def test_local_state_recovery_keeps_seed_cautions() -> None:
+    rec = recovery.recovery_for("LOCAL_STATE_CORRUPT")
+    assert rec is not None
+    assert rec.steps[0] == "Stop the worker service."
+    text = " ".join(rec.steps + rec.cautions)
+    for needle in (
+        "--reset-state repair",
+        "--reset-state auth",
+        "--yes",
+        "last resort",
+        "auth-cache or settings databases",
+        "without --reset-state",
+    ):
+        assert needle in text
+
+
+def test_recovery_objects_are_copies() -> None:
+    first = recovery.recovery_for("WORKER_OFFLINE")
+    assert first is not None
+    first.steps.append("mutated")
+    second = recovery.recovery_for("WORKER_OFFLINE")
+    assert second is not None
+    assert "mutated" not in second.steps

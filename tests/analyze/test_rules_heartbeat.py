@@ -1,0 +1,148 @@
+"""Rung 1 rules: connection state, freshness against the policy, health, admin, flapping."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bundler.analyze.api import TimelineEvent
+from bundler.analyze.rules import heartbeat as rules
+from schemas import LayerStatus
+from schemas.evidence import AdminState, ConnectionState, HealthState, JobPhase
+from tests.support.evidence import T0, Fleet
+
+from .conftest import codes, judge, status
+
+
+def _event(kind: str, line: int, worker: str = "w1") -> TimelineEvent:
+    return TimelineEvent(
+        kind=kind,
+        member="hosts/h01/logs/1.log",
+        line=line,
+        text=f"Worker {worker} {kind}",
+        at=T0 - timedelta(seconds=100 - line),
+        worker=worker,
+    )
+
+
+def test_fresh_online_worker_passes(fleet: Fleet) -> None:
+    result = judge(rules.worker_heartbeat, fleet)
+    assert status(result) is LayerStatus.PASS
+    assert codes(result) == ["WORKER_ONLINE"]
+
+
+def test_listed_online_but_silent_past_timeout_is_stale(fleet: Fleet) -> None:
+    fleet.worker("w1").heartbeat_age_s = 45
+    result = judge(rules.worker_heartbeat, fleet)
+    assert codes(result) == ["WORKER_HEARTBEAT_STALE"]
+    assert result is not None
+    assert "45s" in result.findings[0].message
+    assert "timeout 30s" in result.findings[0].message
+
+
+def test_silent_past_timeout_and_grace_is_lost(fleet: Fleet) -> None:
+    fleet.worker("w1").heartbeat_age_s = 75
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_HEARTBEAT_LOST"]
+
+
+def test_age_is_computed_from_last_heartbeat_at_collection_time_not_now(fleet: Fleet) -> None:
+    w1 = fleet.worker("w1")
+    w1.heartbeat_age_s = None
+    w1.last_heartbeat_at = T0 - timedelta(seconds=40)
+    result = judge(rules.worker_heartbeat, fleet)
+    assert codes(result) == ["WORKER_HEARTBEAT_STALE"]
+    w1.last_heartbeat_at = T0 - timedelta(seconds=5)
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_ONLINE"]
+
+
+def test_offline_worker_with_work_fails_and_cites_log_history(fleet: Fleet) -> None:
+    w1 = fleet.worker("w1")
+    w1.connection = ConnectionState.OFFLINE
+    w1.native_status = "offline"
+    events = [_event("stale", 10), _event("evicted", 40), _event("stale", 5, worker="w2")]
+    result = judge(rules.worker_heartbeat, fleet, events=events)
+    assert codes(result) == ["WORKER_OFFLINE"]
+    assert result is not None
+    labels = [c.label() for c in result.findings[0].evidence]
+    assert labels[0] == "evidence/workers.json#/workers/0/connection"
+    assert "hosts/h01/logs/1.log:10" in labels
+    assert "hosts/h01/logs/1.log:40" in labels
+    assert "hosts/h01/logs/1.log:5" not in labels  # another worker's line
+    assert "1 unfinished job" in result.findings[0].message
+
+
+def test_offline_worker_nothing_depends_on_only_warns(fleet: Fleet) -> None:
+    fleet.worker("w2").connection = ConnectionState.OFFLINE
+    result = judge(rules.worker_heartbeat, fleet, worker="w2")
+    assert status(result) is LayerStatus.WARN
+    assert codes(result) == ["WORKER_OFFLINE_IDLE"]
+
+
+def test_offline_worker_is_a_failure_for_a_job_target(fleet: Fleet) -> None:
+    fleet.worker("w1").connection = ConnectionState.OFFLINE
+    fleet.job("ingest").phase = JobPhase.COMPLETED
+    assert status(judge(rules.worker_heartbeat, fleet, job="ingest")) is LayerStatus.FAIL
+
+
+def test_never_connected_and_removed_fail(fleet: Fleet) -> None:
+    w1 = fleet.worker("w1")
+    w1.connection = ConnectionState.NEVER_CONNECTED
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_NEVER_CONNECTED"]
+    w1.connection = ConnectionState.REMOVED
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_REMOVED"]
+
+
+def test_unknown_connection_is_unknown(fleet: Fleet) -> None:
+    fleet.worker("w1").connection = ConnectionState.UNKNOWN
+    assert status(judge(rules.worker_heartbeat, fleet)) is LayerStatus.UNKNOWN
+
+
+def test_worker_missing_from_a_complete_list_is_unknown_to_server(fleet: Fleet) -> None:
+    assert codes(judge(rules.worker_heartbeat, fleet, worker="ghost")) == [
+        "WORKER_UNKNOWN_TO_SERVER"
+    ]
+
+
+def test_worker_missing_from_an_incomplete_list_is_unknown(fleet: Fleet) -> None:
+    assert fleet.workers is not None
+    fleet.workers.complete = False
+    fleet.workers.gaps = ["http.workers"]
+    result = judge(rules.worker_heartbeat, fleet, worker="ghost")
+    assert status(result) is LayerStatus.UNKNOWN
+
+
+def test_no_worker_evidence_is_unknown(fleet: Fleet) -> None:
+    fleet.workers = None
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKERS_EVIDENCE_MISSING"]
+
+
+def test_fleet_level_without_a_worker(fleet: Fleet) -> None:
+    assert status(judge(rules.worker_heartbeat, fleet, worker=None)) is LayerStatus.PASS
+    for w in ("w1", "w2"):
+        fleet.worker(w).connection = ConnectionState.OFFLINE
+    assert codes(judge(rules.worker_heartbeat, fleet, worker=None)) == ["NO_WORKERS_ONLINE"]
+
+
+def test_without_policy_online_passes_on_the_products_word(fleet: Fleet) -> None:
+    assert fleet.workers is not None
+    fleet.workers.heartbeat = None
+    fleet.worker("w1").heartbeat_age_s = 500
+    assert status(judge(rules.worker_heartbeat, fleet)) is LayerStatus.PASS
+
+
+def test_unhealthy_and_paused_warn(fleet: Fleet) -> None:
+    fleet.worker("w1").health = HealthState.UNHEALTHY
+    assert codes(judge(rules.worker_health, fleet)) == ["WORKER_UNHEALTHY"]
+    assert judge(rules.worker_admin_state, fleet) is None
+    fleet.worker("w1").admin = AdminState.PAUSED
+    assert codes(judge(rules.worker_admin_state, fleet)) == ["WORKER_PAUSED"]
+    assert judge(rules.worker_health, fleet, worker="w2") is None
+
+
+def test_flapping_needs_repeated_disconnects(fleet: Fleet) -> None:
+    two = [_event("evicted", 10), _event("disconnected", 20)]
+    assert judge(rules.heartbeat_flapping, fleet, events=two) is None
+    three = [*two, _event("connection_lost", 30)]
+    result = judge(rules.heartbeat_flapping, fleet, events=three)
+    assert codes(result) == ["HEARTBEAT_FLAPPING"]
+    assert result is not None
+    assert len(result.findings[0].evidence) == 3

@@ -1,0 +1,105 @@
+"""Rung 7 rules: canary phase, receipts and their strength, and the job-phase fallback."""
+
+from __future__ import annotations
+
+from bundler.analyze.rules import outcome as rules
+from schemas import LayerStatus
+from schemas.evidence import CanaryRun, JobPhase, Receipt
+from tests.support.evidence import Fleet
+
+from .conftest import codes, judge, status
+
+
+def _canary(fleet: Fleet) -> CanaryRun:
+    assert fleet.outcome is not None
+    return fleet.outcome.canaries[0]
+
+
+def _receipt(fleet: Fleet) -> Receipt:
+    assert fleet.outcome is not None
+    return fleet.outcome.receipts[0]
+
+
+def test_canary_with_durable_receipt_passes(fleet: Fleet) -> None:
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
+
+
+def test_failed_and_timed_out_canaries_fail(fleet: Fleet) -> None:
+    _canary(fleet).phase = "failed"
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_FAILED"]
+    _canary(fleet).phase = "timed_out"
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_TIMED_OUT"]
+
+
+def test_running_canary_is_unknown(fleet: Fleet) -> None:
+    _canary(fleet).phase = "running"
+    assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.UNKNOWN
+
+
+def test_ran_without_required_receipt_fails(fleet: Fleet) -> None:
+    assert fleet.outcome is not None
+    fleet.outcome.receipts = []
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert codes(result) == ["RECEIPT_MISSING"]
+    assert result is not None
+    assert result.findings[0].evidence[0].label() == (
+        "evidence/outcome.json#/canaries/0/receipt_required"
+    )
+
+
+def test_unacked_receipt_counts_as_missing(fleet: Fleet) -> None:
+    _receipt(fleet).acked = False
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RECEIPT_MISSING"]
+
+
+def test_accepted_only_receipt_warns(fleet: Fleet) -> None:
+    _receipt(fleet).strength = "accepted"
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert status(result) is LayerStatus.WARN
+    assert codes(result) == ["RECEIPT_ACCEPTED_ONLY"]
+
+
+def test_nonce_mismatch_fails(fleet: Fleet) -> None:
+    _receipt(fleet).nonce_matched = False
+    assert "RECEIPT_NONCE_MISMATCH" in codes(judge(rules.canary_and_receipt, fleet, job="ingest"))
+
+
+def test_no_output_warns(fleet: Fleet) -> None:
+    _canary(fleet).events_out = 0
+    assert "CANARY_NO_OUTPUT" in codes(judge(rules.canary_and_receipt, fleet, job="ingest"))
+
+
+def test_no_receipt_needed_passes_without_one(fleet: Fleet) -> None:
+    assert fleet.outcome is not None
+    fleet.outcome.receipts = []
+    _canary(fleet).receipt_required = False
+    assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
+
+
+def test_latest_canary_wins(fleet: Fleet) -> None:
+    older = _canary(fleet).model_copy(
+        update={"canary_id": "c0", "phase": "failed", "finished_at": None, "started_at": None}
+    )
+    assert fleet.outcome is not None
+    fleet.outcome.canaries.insert(0, older)
+    assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
+
+
+def test_job_phase_is_the_fallback_without_outcome_evidence(fleet: Fleet) -> None:
+    fleet.outcome = None
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["NO_FINISHED_RUN"]
+    fleet.job("ingest").phase = JobPhase.COMPLETED
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["LAST_RUN_COMPLETED"]
+    fleet.job("ingest").phase = JobPhase.FAILED
+    fleet.job("ingest").error = "ValueError: bad input"
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert codes(result) == ["JOB_RUN_FAILED"]
+    assert result is not None
+    assert "bad input" in result.findings[0].message
+
+
+def test_worker_only_target(fleet: Fleet) -> None:
+    assert status(judge(rules.canary_and_receipt, fleet, worker="w2")) is (
+        LayerStatus.NOT_APPLICABLE
+    )
+    assert status(judge(rules.canary_and_receipt, fleet, worker="w1")) is LayerStatus.PASS

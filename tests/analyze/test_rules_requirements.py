@@ -1,0 +1,122 @@
+"""Rung 5 rules: every runtime-requirements blocker named, with seed 000's repair."""
+
+from __future__ import annotations
+
+import pytest
+
+from bundler.analyze.rules import requirements as rules
+from schemas import LayerStatus
+from schemas.evidence import Blocker, Requirement, RequirementsEvidence, RequirementsReport
+from tests.support.evidence import Fleet
+
+from .conftest import codes, judge, status
+
+
+def _report(fleet: Fleet) -> RequirementsReport:
+    assert fleet.requirements is not None
+    return fleet.requirements.reports[0]
+
+
+def test_no_blockers_pass(fleet: Fleet) -> None:
+    assert codes(judge(rules.runtime_requirements, fleet, job="ingest")) == [
+        "REQUIREMENTS_SATISFIED"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "repair"),
+    [
+        ("CREDENTIAL_NOT_BOUND", "credential", "Bind the required credential to the job."),
+        (
+            "CREDENTIAL_WORKER_NOT_ALLOWED",
+            "credential_allowed_workers",
+            "Add the worker to the credential's allowed workers.",
+        ),
+        (
+            "DB_ACL_DENIED",
+            "database_acl",
+            "Update the worker's database settings or the job's exact ACL.",
+        ),
+        (
+            "SOURCE_PATH_MISSING",
+            "source_prerequisite",
+            "Repair the source or Provider Pack setup on the worker.",
+        ),
+        ("NOT_STAGED", "binding", "Stage and deploy the required job."),
+    ],
+)
+def test_each_blocker_is_named_with_its_repair(
+    fleet: Fleet, code: str, kind: str, repair: str
+) -> None:
+    report = _report(fleet)
+    report.requirements.append(Requirement(id="r1", kind=kind, status="missing", code=code))
+    report.blockers.append(Blocker(code=code, requirement="r1", message="it is broken"))
+    result = judge(rules.runtime_requirements, fleet, job="ingest")
+    assert status(result) is LayerStatus.FAIL
+    assert codes(result) == [code]
+    assert result is not None
+    finding = result.findings[0]
+    assert finding.recovery is not None
+    assert finding.recovery.steps[0] == repair
+    assert any("converge" in c for c in finding.recovery.cautions)
+    assert finding.evidence[0].label() == "evidence/requirements.json#/reports/0/blockers/0"
+
+
+def test_several_blockers_are_all_reported(fleet: Fleet) -> None:
+    report = _report(fleet)
+    report.blockers += [Blocker(code="CREDENTIAL_NOT_BOUND"), Blocker(code="DB_ACL_DENIED")]
+    assert codes(judge(rules.runtime_requirements, fleet, job="ingest")) == [
+        "CREDENTIAL_NOT_BOUND",
+        "DB_ACL_DENIED",
+    ]
+
+
+def test_trust_root_blocker_points_at_trust_operations(fleet: Fleet) -> None:
+    _report(fleet).blockers.append(Blocker(code="WORKER_AUTH_TRUST_ROOT_INVALID"))
+    result = judge(rules.runtime_requirements, fleet, job="ingest")
+    assert codes(result) == ["TRUST_ROOT_PROBLEM"]
+    assert result is not None
+    rec = result.findings[0].recovery
+    assert rec is not None
+    assert any("trust-reset" in s for s in rec.steps)
+    assert any("auth-cache" in c for c in rec.cautions)
+
+
+def test_unsatisfied_requirement_without_blocker_fails(fleet: Fleet) -> None:
+    _report(fleet).requirements.append(Requirement(id="r2", kind="database_acl", status="denied"))
+    assert codes(judge(rules.runtime_requirements, fleet, job="ingest")) == [
+        "REQUIREMENT_NOT_SATISFIED"
+    ]
+
+
+def test_unprobed_requirement_is_unknown_not_failed(fleet: Fleet) -> None:
+    _report(fleet).requirements.append(
+        Requirement(
+            id="dbacl",
+            kind="database_acl",
+            status="unknown",
+            message="credential not released to worker",
+        )
+    )
+    result = judge(rules.runtime_requirements, fleet, job="ingest")
+    assert status(result) is LayerStatus.UNKNOWN
+
+
+def test_missing_report_is_unknown_and_not_applicable_products(fleet: Fleet) -> None:
+    assert codes(judge(rules.runtime_requirements, fleet, worker="w2", job="ingest")) == [
+        "REQUIREMENTS_REPORT_MISSING"
+    ]
+    fleet.requirements = RequirementsEvidence(applicable=False)
+    assert status(judge(rules.runtime_requirements, fleet, job="ingest")) is (
+        LayerStatus.NOT_APPLICABLE
+    )
+    fleet.requirements = None
+    assert status(judge(rules.runtime_requirements, fleet, job="ingest")) is LayerStatus.UNKNOWN
+
+
+def test_worker_only_target_sees_its_blockers(fleet: Fleet) -> None:
+    assert status(judge(rules.runtime_requirements, fleet, worker="w2")) is (
+        LayerStatus.NOT_APPLICABLE
+    )
+    _report(fleet).blockers.append(Blocker(code="CREDENTIAL_NOT_BOUND"))
+    assert codes(judge(rules.runtime_requirements, fleet, worker="w1")) == ["CREDENTIAL_NOT_BOUND"]

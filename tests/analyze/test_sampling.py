@@ -1,0 +1,58 @@
+"""The timeline of a huge log is a bounded sample with exact counts."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bundler.analyze import sampling
+from bundler.analyze.api import Timeline, TimelineEvent
+from bundler.analyze.engine import analyze
+from tests.support.evidence import T0, Fleet, StubProfile
+
+
+def _events(kind: str, worker: str | None, n: int) -> list[TimelineEvent]:
+    return [
+        TimelineEvent(
+            kind=kind,
+            member="hosts/h01/logs/1.log",
+            line=i + 1,
+            text=f"{kind} {i}",
+            at=T0 + timedelta(seconds=i),
+            worker=worker,
+        )
+        for i in range(n)
+    ]
+
+
+def test_small_timelines_are_kept_whole() -> None:
+    events = _events("evicted", "w1", 10)
+    result = sampling.sample(events)
+    assert (result.seen, result.kept) == (10, 10)
+    assert result.timeline.totals == {}
+    assert result.timeline.count("evicted", worker="w1") == 10
+
+
+def test_big_timelines_keep_first_and_latest_per_kind_and_worker() -> None:
+    claimed = _events("claimed", "w1", 10_000)
+    evicted = _events("evicted", "w2", 3)
+    result = sampling.sample([*reversed(claimed), *evicted])  # log order is not time order
+    kept = result.timeline.of_kind("claimed", worker="w1")
+    assert len(kept) == sampling.FIRST_KEPT + sampling.LATEST_KEPT
+    latest = {e.line for e in kept[-sampling.LATEST_KEPT :]}
+    assert latest == set(range(10_000 - sampling.LATEST_KEPT + 1, 10_001))  # the latest in time
+    assert result.timeline.count("claimed") == 10_000
+    assert result.timeline.count("claimed", worker="w2") == 0
+    assert len(result.timeline.of_kind("evicted", worker="w2")) == 3
+
+
+def test_of_kind_merges_kinds_in_time_order() -> None:
+    timeline = Timeline(_events("stale", "w1", 3) + _events("evicted", "w1", 3))
+    found = timeline.of_kind("stale", "evicted", worker="w1")
+    assert [e.at for e in found] == sorted(e.at for e in found)
+    assert len(found) == 6
+
+
+def test_engine_notes_sampling(fleet: Fleet) -> None:
+    report = analyze(fleet.evidence(), profile=StubProfile(events=_events("claimed", "w1", 500)))
+    [note] = [f for f in report.fleet_findings if f.code == "TIMELINE_SAMPLED"]
+    assert note.details == {"seen": 500, "kept": sampling.FIRST_KEPT + sampling.LATEST_KEPT}

@@ -1,0 +1,249 @@
+"""Target selection: where trouble is, the best candidate for waiting work, the healthy view."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from bundler.analyze.engine import analyze
+from bundler.analyze.targets import select_targets
+from bundler.errors import UsageError
+from schemas import Layer, Verdict
+from schemas.evidence import (
+    ConnectionState,
+    HealthState,
+    JobPhase,
+    JobRequirements,
+    LocalStateEvidence,
+    StateFileCheck,
+    WorkerCapacity,
+)
+from tests.support.evidence import T0, Fleet, job, without_optional_rungs, worker
+
+
+def _pairs(fleet: Fleet, **kw: str) -> list[tuple[str | None, str | None]]:
+    return [
+        (t.worker, t.job.name if t.job else None) for t in select_targets(fleet.evidence(), **kw)
+    ]
+
+
+def _add(fleet: Fleet, *jobs: object) -> None:
+    assert fleet.jobs is not None
+    fleet.jobs.jobs.extend(jobs)  # type: ignore[arg-type]
+
+
+def test_healthy_view_shows_latest_runs_and_every_worker(fleet: Fleet) -> None:
+    _add(
+        fleet, job("ingest", id="old", phase=JobPhase.COMPLETED, updated_at=T0 - timedelta(hours=1))
+    )
+    targets = select_targets(fleet.evidence())
+    assert [(t.worker, t.job.id if t.job else None) for t in targets] == [
+        ("w1", "ingest-1"),
+        ("w2", None),
+    ]
+    assert targets[0].reason.startswith("latest run")
+
+
+def test_failure_superseded_by_a_later_success_is_history(fleet: Fleet) -> None:
+    _add(fleet, job("ingest", id="old", phase=JobPhase.FAILED, updated_at=T0 - timedelta(hours=1)))
+    assert all(
+        t.reason.startswith(("latest run", "worker")) for t in select_targets(fleet.evidence())
+    )
+    _add(fleet, job("ingest", id="new", phase=JobPhase.FAILED, updated_at=T0))
+    targets = select_targets(fleet.evidence())
+    assert [t.job.id for t in targets if t.job] == ["new"]
+    assert targets[0].reason.startswith("last run failed")
+
+
+def test_waiting_job_gets_its_best_candidate(fleet: Fleet) -> None:
+    _add(
+        fleet,
+        job(
+            "sleeper",
+            phase=JobPhase.UNASSIGNED,
+            native_state="CREATED",
+            assigned_worker=None,
+            requirements=JobRequirements(labels={"zone": "b"}),
+        ),
+    )
+    [t] = select_targets(fleet.evidence())
+    assert (t.worker, t.job.name if t.job else None) == ("w2", "sleeper")
+    assert "best candidate w2" in t.reason
+    assert "(CREATED)" in t.reason
+
+
+def test_waiting_job_nobody_matches_has_no_worker(fleet: Fleet) -> None:
+    _add(
+        fleet,
+        job(
+            "sleeper",
+            phase=JobPhase.UNASSIGNED,
+            assigned_worker=None,
+            requirements=JobRequirements(labels={"zone": "mars"}),
+        ),
+    )
+    assert _pairs(fleet) == [(None, "sleeper")]
+
+
+def test_available_candidate_beats_an_offline_one(fleet: Fleet) -> None:
+    assert fleet.workers is not None
+    fleet.workers.workers.append(
+        worker("w0", labels={"zone": "b"}, connection=ConnectionState.OFFLINE)
+    )
+    _add(
+        fleet,
+        job(
+            "sleeper",
+            phase=JobPhase.UNASSIGNED,
+            assigned_worker=None,
+            requirements=JobRequirements(labels={"zone": "b"}),
+        ),
+    )
+    pairs = _pairs(fleet)
+    assert ("w2", "sleeper") in pairs
+    assert ("w0", None) in pairs  # offline worker reported on its own
+
+
+def test_identical_stuck_executions_collapse_into_one_target(fleet: Fleet) -> None:
+    for n in range(3):
+        _add(
+            fleet,
+            job(
+                "sleeper",
+                id=f"e{n}",
+                phase=JobPhase.UNASSIGNED,
+                assigned_worker=None,
+                requirements=JobRequirements(labels={"zone": "mars"}),
+            ),
+        )
+    [t] = select_targets(fleet.evidence())
+    assert t.job is not None
+    assert t.job.id == "e0"
+    assert "(+2 similar)" in t.reason
+
+
+def test_job_claimed_by_a_vanished_worker_is_trouble(fleet: Fleet) -> None:
+    fleet.worker("w1").connection = ConnectionState.OFFLINE
+    fleet.job("ingest").phase = JobPhase.CLAIMED
+    assert _pairs(fleet) == [("w1", "ingest")]
+
+
+def test_troubled_workers_get_their_own_target(fleet: Fleet) -> None:
+    fleet.worker("w2").health = HealthState.UNHEALTHY
+    assert _pairs(fleet) == [("w2", None)]
+    fleet.worker("w2").health = HealthState.HEALTHY
+    fleet.worker("w2").heartbeat_age_s = 120
+    [t] = select_targets(fleet.evidence())
+    assert t.worker == "w2"
+    assert "last heartbeat 120s old" in t.reason
+
+
+@pytest.mark.parametrize("trouble", ["auth", "state"])
+def test_online_but_unserviceable_workers_are_targets(fleet: Fleet, trouble: str) -> None:
+    if trouble == "auth":
+        assert fleet.authorization is not None
+        fleet.authorization.workers[1].decision = "deny"
+    else:
+        fleet.extra.append(
+            LocalStateEvidence(
+                files=[
+                    StateFileCheck(worker="w2", path="/x.db", kind="sqlite", integrity="corrupt")
+                ]
+            )
+        )
+    assert _pairs(fleet) == [("w2", None)]
+
+
+def test_worker_filter(fleet: Fleet) -> None:
+    assert _pairs(fleet, worker="w2") == [("w2", None)]
+    fleet.job("ingest").phase = JobPhase.PAUSED
+    assert _pairs(fleet, worker="w1") == [("w1", "ingest")]
+
+
+def test_job_filter_by_name_or_id_and_worker_override(fleet: Fleet) -> None:
+    assert _pairs(fleet, job="ingest") == [("w1", "ingest")]
+    assert _pairs(fleet, job="ingest-1") == [("w1", "ingest")]
+    assert _pairs(fleet, job="ingest", worker="w2") == [("w2", "ingest")]
+
+
+def test_unknown_names_list_the_known_ones(fleet: Fleet) -> None:
+    with pytest.raises(UsageError, match="no worker called 'w9'"):
+        select_targets(fleet.evidence(), worker="w9")
+    with pytest.raises(UsageError, match="no job or execution called 'x'"):
+        select_targets(fleet.evidence(), job="x")
+
+
+def test_slots_full_scenario_reads_capacity(fleet: Fleet) -> None:
+    """Flux scenario e: w3 (zone=c, 1 slot) runs one execution; two more wait, CREATED."""
+    without_optional_rungs(fleet)
+    assert fleet.workers is not None
+    assert fleet.capacity is not None
+    fleet.workers.workers.append(worker("w3", labels={"zone": "c"}, slots_max=1, in_flight=1))
+    fleet.capacity.workers.append(
+        WorkerCapacity(worker="w3", slots_max=1, slots_in_use=1, slots_free=0)
+    )
+    zone_c = JobRequirements(labels={"zone": "c"})
+    _add(
+        fleet,
+        job(
+            "zone_c_sleeper",
+            id="x1",
+            phase=JobPhase.RUNNING,
+            assigned_worker="w3",
+            requirements=zone_c,
+        ),
+        job(
+            "zone_c_sleeper",
+            id="x2",
+            phase=JobPhase.UNASSIGNED,
+            native_state="CREATED",
+            assigned_worker=None,
+            requirements=zone_c,
+            created_at=T0 - timedelta(seconds=20),
+        ),
+        job(
+            "zone_c_sleeper",
+            id="x3",
+            phase=JobPhase.UNASSIGNED,
+            native_state="CREATED",
+            assigned_worker=None,
+            requirements=zone_c,
+            created_at=T0 - timedelta(seconds=10),
+        ),
+    )
+    report = analyze(fleet.evidence())
+    assert report.verdict is Verdict.BLOCKED
+    assert report.first_failed_layer is Layer.CAPACITY
+    [t] = report.targets
+    assert (t.worker, t.job_id) == ("w3", "x2")
+    assert "(+1 similar)" in (t.reason or "")
+    capacity = t.layers[Layer.CAPACITY.index]
+    assert [f.code for f in capacity.findings] == ["SLOTS_SATURATED"]
+    assert "w3 is full: all 1 slots in use" in capacity.findings[0].message
+
+
+def test_products_placement_decides_the_candidate(fleet: Fleet) -> None:
+    from schemas.evidence import JobPlacement, PlacementEvidence, WorkerPlacementVerdict
+
+    _add(
+        fleet,
+        job(
+            "needs_gpu",
+            phase=JobPhase.UNASSIGNED,
+            assigned_worker=None,
+            requirements=JobRequirements(),
+        ),
+    )
+    verdicts = [
+        WorkerPlacementVerdict(worker=w, verdict="filtered", reasons=["GPU_INSUFFICIENT"])
+        for w in ("w1", "w2")
+    ]
+    fleet.extra.append(
+        PlacementEvidence(placements=[JobPlacement(job="needs_gpu", per_worker=verdicts)])
+    )
+    [t] = select_targets(fleet.evidence())
+    assert t.worker is None
+    assert "no eligible worker (product's placement)" in t.reason
+    report = analyze(fleet.evidence())
+    assert report.first_failed_layer is Layer.PLACEMENT

@@ -1,0 +1,466 @@
+"""Every Flux rule on small hand-made evidence: the case it must fail, and the one it must not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bundler.products.flux.normalize.capacity import capacity_evidence
+from bundler.products.flux.rules.authorization import flux_registration
+from bundler.products.flux.rules.capacity import flux_slots
+from bundler.products.flux.rules.claims import flux_release_storm, flux_stale_claims
+from bundler.products.flux.rules.gauges import flux_untrusted_gauges
+from bundler.products.flux.rules.health import flux_starvation_history
+from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
+from bundler.products.flux.rules.inapplicable import (
+    flux_no_deployment_step,
+    flux_no_requirements_report,
+)
+from bundler.products.flux.rules.outcome import flux_last_run, flux_terminal_checkpoint_lost
+from bundler.products.flux.rules.placement import flux_execution_placement
+from bundler.products.flux.rules.server import flux_server_up
+from schemas import LayerStatus
+from schemas.evidence import (
+    AuthorizationEvidence,
+    CanaryRun,
+    ConnectionState,
+    ControlSocket,
+    DeploymentEvidence,
+    HealthState,
+    Job,
+    JobPhase,
+    JobRequirements,
+    JobsEvidence,
+    LocalStateEvidence,
+    OutcomeEvidence,
+    ProductInfo,
+    RegistrationAttempts,
+    RequirementsEvidence,
+    ResourceRequest,
+    ServerEvidence,
+    WorkerAuthorization,
+    WorkersEvidence,
+)
+from tests.support.flux_evidence import FluxCase, line, online, waiting
+
+SERVER = "flux.server"
+ROUTES = "flux.api.worker_routes"
+WORKER = "flux.worker"
+
+
+def codes(result) -> list[str]:
+    return [f.code for f in result.findings]
+
+
+def cycle(worker: str, start: int) -> list[str]:
+    """One STALE -> evicted -> connected sequence, ``start`` seconds past 17:00."""
+    return [
+        line(f"17:00:{start:02d}", SERVER, f"Worker {worker} missed heartbeat, marked STALE "
+             "(grace period: 6s)"),
+        line(f"17:00:{start + 6:02d}", SERVER, f"Worker {worker} evicted (stale for >6s)"),
+        line(f"17:00:{start + 7:02d}", ROUTES, f"Worker connected: {worker}"),
+    ]  # fmt: skip
+
+
+# -- server -------------------------------------------------------------------------------------
+
+
+def test_server_down_cites_the_error_and_every_worker_that_lost_it():
+    lost = "Connection lost (ConnectError: All connection attempts failed). Reconnecting in 0.5s..."
+    case = FluxCase(
+        documents=[
+            ServerEvidence(
+                url="http://flux:8000",
+                reachable=False,
+                error_class="ConnectError",
+                error_message="All connection attempts failed",
+            )
+        ],
+        worker_logs={w: [line("17:00:01", WORKER, lost)] for w in ("w1", "w2")},
+    )
+    result = case.run(flux_server_up, worker="w1")
+    assert result.status is LayerStatus.FAIL
+    assert codes(result) == ["FLUX_SERVER_UNREACHABLE"]
+    finding = result.findings[0]
+    assert "ConnectError" in finding.message
+    assert finding.details["workers_lost"] == ["w1", "w2"]
+    members = {c.member for c in finding.evidence}
+    assert {"evidence/server.json", "hosts/h02/logs/0.log", "hosts/h03/logs/0.log"} <= members
+    assert finding.recovery is not None
+
+
+def test_server_unhealthy_and_healthy():
+    sick = FluxCase(documents=[ServerEvidence(reachable=True, healthy=False, database_ok=False)])
+    assert codes(sick.run(flux_server_up)) == ["FLUX_SERVER_UNHEALTHY"]
+    well = FluxCase().run(flux_server_up)
+    assert well.status is LayerStatus.PASS
+
+
+# -- heartbeat ----------------------------------------------------------------------------------
+
+
+def test_an_eviction_loop_fails_with_the_load_balancer_advice():
+    case = FluxCase(workers=[online("w2")], server_log=cycle("w2", 0) + cycle("w2", 20))
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert result.status is LayerStatus.FAIL
+    assert codes(result) == ["FLUX_EVICTION_LOOP"]
+    finding = result.findings[0]
+    assert finding.details["evictions"] == 2
+    assert "5x heartbeat_interval" in finding.message
+    assert len(finding.evidence) == 6
+    assert any("idle timeout" in step for step in finding.recovery.steps)
+
+
+def test_one_eviction_that_came_back_is_not_a_loop():
+    case = FluxCase(workers=[online("w2")], server_log=cycle("w2", 0))
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert result.status is LayerStatus.PASS
+
+
+def test_an_evicted_worker_names_the_executions_taken_from_it():
+    evicted = [
+        *cycle("w2", 0)[:2],
+        line("17:00:07", SERVER, "Unclaimed execution e1 from evicted worker w2"),
+    ]
+    offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    result = FluxCase(workers=[offline], server_log=evicted).run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_WORKER_EVICTED"]
+    assert result.findings[0].details["unclaimed"] == ["e1"]
+    assert len(result.findings[0].evidence) == 4
+
+
+def test_a_job_pinned_to_an_evicted_worker_is_blocked_at_its_heartbeat():
+    offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    job = waiting(required_worker="w2")
+    case = FluxCase(workers=[offline], jobs=[job], server_log=cycle("w2", 0)[:2])
+    assert codes(case.run(flux_worker_heartbeat, job=job)) == ["FLUX_WORKER_EVICTED"]
+
+
+def test_a_killed_worker_is_offline_with_its_stale_socket():
+    offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    local = LocalStateEvidence(
+        sockets=[ControlSocket(worker="w2", path="worker-w2.sock", responsive=False)]
+    )
+    case = FluxCase(
+        workers=[offline],
+        documents=[local],
+        server_log=[line("17:00:01", ROUTES, "Worker w2 disconnected (remaining: 1)")],
+        worker_logs={"w2": [line("16:59:00", WORKER, "Connection established successfully")]},
+    )
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_WORKER_OFFLINE"]
+    details = result.findings[0].details
+    assert details == details | {"stale_socket": "worker-w2.sock", "clean_shutdown": False}
+    assert "stale control socket" in result.findings[0].message
+
+
+def test_a_cleanly_stopped_worker_is_said_to_be_so():
+    offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    case = FluxCase(
+        workers=[offline], worker_logs={"w2": [line("16:59:00", WORKER, "Worker shutting down...")]}
+    )
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert result.findings[0].details["clean_shutdown"] is True
+
+
+def test_an_offline_worker_nobody_runs_is_a_phantom_not_an_incident():
+    phantom = online(
+        "old", connection=ConnectionState.OFFLINE, native_status="offline", host_alias=None
+    )
+    result = FluxCase(workers=[phantom]).run(flux_worker_heartbeat, worker="old")
+    assert result.status is LayerStatus.NOT_APPLICABLE
+    assert codes(result) == ["FLUX_PHANTOM_WORKER"]
+
+
+def test_a_frozen_persisted_heartbeat_fails_before_the_server_says_stale():
+    frozen = FluxCase(workers=[online("w1", heartbeat_age_s=20.0)])
+    result = frozen.run(flux_worker_heartbeat, worker="w1")
+    assert codes(result) == ["FLUX_HEARTBEAT_STALE"]
+    within_a_tick = FluxCase(workers=[online("w1", heartbeat_age_s=7.5)])
+    assert within_a_tick.run(flux_worker_heartbeat, worker="w1").status is LayerStatus.PASS
+
+
+def test_starvation_on_the_inprocess_runner_is_explained():
+    starver = Job(
+        name="default/loop_starver",
+        id="s1",
+        native_state="CLAIMED",
+        phase=JobPhase.CLAIMED,
+        assigned_worker="w1",
+        requirements=JobRequirements(resources=ResourceRequest(other={"runner": "inprocess"})),
+    )
+    starved = "Event loop starved (lag 1.55s >= 1.0s for 3 probes); marking worker unhealthy"
+    case = FluxCase(
+        workers=[online("w1", health=HealthState.UNHEALTHY)],
+        jobs=[starver],
+        worker_logs={"w1": [line("17:09:30", WORKER, starved)]},
+    )
+    result = case.run(flux_worker_heartbeat, worker="w1")
+    assert codes(result) == ["FLUX_WORKER_UNHEALTHY"]
+    finding = result.findings[0]
+    assert finding.details["inprocess_executions"] == ["s1"]
+    assert finding.details["after_freeze"] is False
+    assert "for 30s" in finding.message
+    assert "subprocess runner" in finding.recovery.steps[0]
+
+
+def test_a_lag_measured_across_a_freeze_is_not_blamed_on_code():
+    starved = "Event loop starved (lag 6.02s >= 1.0s for 3 probes); marking worker unhealthy"
+    case = FluxCase(
+        workers=[online("w2", health=HealthState.UNHEALTHY)],
+        server_log=cycle("w2", 0)[:1],
+        worker_logs={"w2": [line("17:00:08", WORKER, starved)]},
+    )
+    finding = case.run(flux_worker_heartbeat, worker="w2").findings[0]
+    assert finding.details["after_freeze"] is True
+    assert "frozen" in finding.message
+
+
+def test_a_worker_refused_registration_has_no_heartbeat_to_judge():
+    auth = AuthorizationEvidence(workers=[WorkerAuthorization(worker="w1", decision="deny")])
+    result = FluxCase(documents=[auth]).run(flux_worker_heartbeat, worker="w1")
+    assert result.status is LayerStatus.UNKNOWN
+    assert codes(result) == ["FLUX_WORKER_NEVER_REGISTERED"]
+
+
+def test_an_unassigned_job_is_judged_by_the_workers_that_may_take_it():
+    job = waiting(labels={"zone": "a"})
+    case = FluxCase(workers=[online("w1", labels={"zone": "a"}), online("w2")], jobs=[job])
+    result = case.run(flux_worker_heartbeat, job=job)
+    assert codes(result) == ["FLUX_ELIGIBLE_WORKER_CONNECTED"]
+    nobody = waiting(labels={"zone": "mars"})
+    assert case.run(flux_worker_heartbeat, job=nobody).status is LayerStatus.NOT_APPLICABLE
+
+
+def test_stale_claims_are_expected_after_an_eviction_and_flagged_without_one():
+    claim = line(
+        "17:00:30", WORKER, "Execution e1 was reassigned (stale claim); aborting the local copy"
+    )
+    explained = FluxCase(workers=[online("w2")], server_log=cycle("w2", 0),
+                         worker_logs={"w2": [claim]})  # fmt: skip
+    assert explained.run(flux_stale_claims, worker="w2") is None
+    unexplained = FluxCase(workers=[online("w2")], worker_logs={"w2": [claim]})
+    result = unexplained.run(flux_stale_claims, worker="w2")
+    assert result.status is LayerStatus.WARN
+    assert codes(result) == ["FLUX_UNEXPLAINED_STALE_CLAIM"]
+
+
+# -- authorization ------------------------------------------------------------------------------
+
+REFUSED = (
+    "Connection lost (HTTPStatusError: Client error '401 Unauthorized' for url "
+    "'http://127.0.0.1:8000/workers/register'). Reconnecting in 1.2s..."
+)
+
+
+def denied_case() -> FluxCase:
+    auth = AuthorizationEvidence(
+        workers=[
+            WorkerAuthorization(
+                worker=w,
+                decision="deny",
+                message="2 registration attempt(s) refused with 401",
+                native_code="anonymous_writes_refused",
+                registration=RegistrationAttempts(attempts=2, rejected=2, last_status_code=401),
+            )
+            for w in ("w1", "w2")
+        ]
+    )
+    product = ProductInfo(name="flux", settings={"security.auth.allow_anonymous": False})
+    logs = {w: [line("17:00:01", WORKER, REFUSED), line("17:00:03", WORKER, REFUSED)]
+            for w in ("w1", "w2")}  # fmt: skip
+    return FluxCase(documents=[auth, product], worker_logs=logs)
+
+
+def test_a_401_registration_loop_fails_authorization_with_the_fix():
+    result = denied_case().run(flux_registration, worker="w1")
+    assert result.status is LayerStatus.FAIL
+    assert codes(result) == ["FLUX_REGISTRATION_REJECTED"]
+    finding = result.findings[0]
+    assert finding.native_code == "anonymous_writes_refused"
+    cited = {c.member for c in finding.evidence}
+    assert {"evidence/authorization.json", "hosts/h02/logs/0.log", "evidence/product.json"} <= cited
+    assert "allow_anonymous" in finding.recovery.steps[0]
+
+
+def test_the_fleet_fails_authorization_when_no_worker_could_register():
+    assert codes(denied_case().run(flux_registration)) == ["FLUX_REGISTRATION_REJECTED"]
+
+
+def test_a_registered_worker_passes_and_a_session_loop_warns():
+    auth = AuthorizationEvidence(
+        workers=[
+            WorkerAuthorization(worker="w2", decision="allow", bootstrap_method="bootstrap_token")
+        ]
+    )
+    case = FluxCase(documents=[auth])
+    assert case.run(flux_registration, worker="w2").status is LayerStatus.PASS
+    rejected = "Session token rejected mid-operation, re-registering..."
+    lines = [line(f"17:00:0{i}", WORKER, rejected) for i in range(4)]
+    loop = FluxCase(documents=[auth], worker_logs={"w2": lines})
+    assert codes(loop.run(flux_registration, worker="w2")) == ["FLUX_SESSION_REREGISTER_LOOP"]
+
+
+# -- placement ----------------------------------------------------------------------------------
+
+
+def test_no_worker_with_the_label_names_the_label_and_every_worker():
+    job = waiting("default/affinity_nomatch", labels={"zone": "mars"})
+    case = FluxCase(
+        workers=[online("w1", labels={"zone": "a"}), online("w2", labels={"zone": "b"})], jobs=[job]
+    )
+    result = case.run(flux_execution_placement, job=job)
+    assert result.status is LayerStatus.FAIL
+    finding = result.findings[0]
+    assert finding.code == "FLUX_NO_ELIGIBLE_WORKER"
+    assert finding.details["unmatched"] == ["zone=mars"]
+    assert "w1 (worker has zone=a)" in finding.message
+    assert "w2 (worker has zone=b)" in finding.message
+
+
+def test_no_worker_with_a_gpu():
+    job = waiting("default/needs_gpu", resources=ResourceRequest(gpu=1))
+    case = FluxCase(workers=[online("w1"), online("w2")], jobs=[job])
+    finding = case.run(flux_execution_placement, job=job).findings[0]
+    assert finding.details["unmatched"] == ["gpu=1"]
+
+
+def test_the_only_eligible_worker_being_offline_is_said_so():
+    job = waiting(required_worker="w2")
+    offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    result = FluxCase(workers=[online("w1"), offline], jobs=[job]).run(
+        flux_execution_placement, job=job
+    )
+    assert codes(result) == ["FLUX_ELIGIBLE_WORKERS_UNAVAILABLE"]
+    assert result.findings[0].details["eligible"] == ["w2"]
+
+
+def test_placement_passes_when_held_or_when_someone_can_take_it():
+    held = Job(name="default/s", id="e2", native_state="CLAIMED", phase=JobPhase.CLAIMED,
+               assigned_worker="w1")  # fmt: skip
+    case = FluxCase(workers=[online("w1")], jobs=[held])
+    assert codes(case.run(flux_execution_placement, job=held)) == ["FLUX_EXECUTION_PLACED"]
+    free = waiting()
+    assert codes(case.run(flux_execution_placement, job=free)) == ["FLUX_ELIGIBLE_WORKERS"]
+    worker_only = case.run(flux_execution_placement, worker="w1")
+    assert worker_only.status is LayerStatus.NOT_APPLICABLE
+
+
+# -- capacity -----------------------------------------------------------------------------------
+
+
+def saturation(slots_free: float) -> tuple[FluxCase, Job]:
+    job = waiting("default/zone_c_sleeper", labels={"zone": "c"})
+    busy = Job(name="default/zone_c_sleeper", id="e0", native_state="CLAIMED",
+               phase=JobPhase.CLAIMED, assigned_worker="w3")  # fmt: skip
+    w3 = online("w3", labels={"zone": "c"}, slots_max=1, in_flight=1,
+                metrics={"flux.slots_free": slots_free})  # fmt: skip
+    workers = [online("w1", labels={"zone": "a"}), w3]
+    jobs = [busy, job]
+    capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=jobs))
+    return FluxCase(workers=workers, jobs=jobs, documents=[capacity]), job
+
+
+def test_every_eligible_slot_busy_names_the_saturated_worker():
+    case, job = saturation(0.0)
+    result = case.run(flux_slots, job=job)
+    assert result.status is LayerStatus.FAIL
+    finding = result.findings[0]
+    assert finding.code == "FLUX_SLOTS_SATURATED"
+    assert finding.details["saturated"] == ["w3"]
+    assert "w3 runs 1 of 1 slot(s), flux.slots_free 0" in finding.message
+
+
+def test_a_free_slot_and_still_waiting_points_at_dispatch_debugging():
+    case, job = saturation(1.0)
+    result = case.run(flux_slots, job=job)
+    assert codes(result) == ["FLUX_DISPATCH_PENDING"]
+    assert "FLUX_LOG_LEVEL=DEBUG" in result.findings[0].message
+
+
+def test_worker_capacity_warns_only_when_full_with_work_waiting():
+    case, _ = saturation(0.0)
+    assert codes(case.run(flux_slots, worker="w3")) == ["FLUX_WORKER_SATURATED"]
+    assert codes(case.run(flux_slots, worker="w1")) == ["FLUX_SLOTS_AVAILABLE"]
+
+
+def test_past_starvation_is_a_capacity_warning_with_its_duration():
+    logs = [
+        line("17:00:00", WORKER, "Event loop starved (lag 2.00s >= 1.0s for 3 probes)"),
+        line("17:00:16", WORKER, "Event loop recovered; worker healthy — accepting work again"),
+    ]
+    case = FluxCase(workers=[online("w1")], worker_logs={"w1": logs})
+    result = case.run(flux_starvation_history, worker="w1")
+    assert codes(result) == ["FLUX_EVENT_LOOP_STARVATION"]
+    assert result.findings[0].details["longest_s"] == 16
+    assert FluxCase(workers=[online("w1")]).run(flux_starvation_history, worker="w1") is None
+
+
+def test_a_release_storm_is_flagged():
+    message = "Worker w1 released execution e1 (state now CREATED); re-dispatching"
+    storm = [line(f"17:00:{i:02d}", ROUTES, message) for i in range(12)]
+    case = FluxCase(workers=[online("w1")], server_log=storm)
+    assert codes(case.run(flux_release_storm, worker="w1")) == ["FLUX_RELEASE_STORM"]
+    calm = FluxCase(workers=[online("w1")], server_log=storm[:3])
+    assert calm.run(flux_release_storm, worker="w1") is None
+
+
+def test_a_negative_active_workers_gauge_is_called_untrusted_once():
+    product = ProductInfo(name="flux", untrusted_gauges={"flux_workers_active": -2.0})
+    case = FluxCase(workers=[online("w1"), online("w2")], documents=[product])
+    result = case.run(flux_untrusted_gauges)
+    assert result.status is LayerStatus.NOT_APPLICABLE
+    assert codes(result) == ["FLUX_GAUGE_UNTRUSTED"]
+    assert "-2" in result.findings[0].message
+    assert case.run(flux_untrusted_gauges, worker="w1") is None
+
+
+# -- outcome and inapplicable layers ------------------------------------------------------------
+
+
+def outcome(*phases: str) -> OutcomeEvidence:
+    return OutcomeEvidence(
+        canaries=[
+            CanaryRun(
+                job="default/job",
+                canary_id=f"r{i}",
+                worker="w1",
+                mode="last_run",
+                phase=phase,
+                finished_at=datetime(2026, 11, 29, 17, i, tzinfo=UTC),
+            )
+            for i, phase in enumerate(phases)
+        ]
+    )
+
+
+def test_the_last_run_judges_the_outcome():
+    job = waiting()
+    assert codes(
+        FluxCase(documents=[outcome("successful", "failed")]).run(flux_last_run, job=job)
+    ) == ["FLUX_LAST_RUN_FAILED"]
+    good = FluxCase(documents=[outcome("failed", "successful")])
+    assert good.run(flux_last_run, job=job).status is LayerStatus.PASS
+    assert good.run(flux_last_run, worker="w1").status is LayerStatus.PASS
+    assert good.run(flux_last_run, worker="w9").status is LayerStatus.PASS  # the fleet's canary
+    none = FluxCase(documents=[OutcomeEvidence()]).run(flux_last_run, job=job)
+    assert none.status is LayerStatus.UNKNOWN
+
+
+def test_a_lost_terminal_checkpoint_warns_that_completed_is_misleading():
+    given_up = (
+        "Terminal checkpoint for execution e1 (sleeper, state=COMPLETED) not delivered "
+        "within 300s; giving up. The server reaper will requeue the execution."
+    )
+    case = FluxCase(worker_logs={"w2": [line("17:05:00", WORKER, given_up)]})
+    result = case.run(flux_terminal_checkpoint_lost, worker="w2")
+    assert codes(result) == ["FLUX_TERMINAL_CHECKPOINT_LOST"]
+    assert case.run(flux_terminal_checkpoint_lost, worker="w1") is None
+
+
+def test_deployment_and_requirements_are_not_applicable_to_flux():
+    case = FluxCase(
+        documents=[DeploymentEvidence(applicable=False), RequirementsEvidence(applicable=False)]
+    )
+    assert case.run(flux_no_deployment_step).status is LayerStatus.NOT_APPLICABLE
+    assert case.run(flux_no_requirements_report).status is LayerStatus.NOT_APPLICABLE
+    assert FluxCase().run(flux_no_deployment_step) is None
