@@ -54,7 +54,7 @@ def _leaks(data: bytes, planted: list[str]) -> int:
 def engine(args: argparse.Namespace) -> None:
     from redactors import BundleRedactor
 
-    path, planted = dataset(args.size_mb)
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
     data = path.read_bytes()
     chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
     mb = len(data) / 1e6
@@ -110,7 +110,7 @@ def bundle(args: argparse.Namespace) -> None:
     from bundler.redaction.handoff import new_key
     from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
 
-    path, _ = dataset(args.size_mb)
+    path, _ = dataset(args.size_mb, distinct=args.distinct)
     mb = path.stat().st_size / 1e6
     work = Path(tempfile.mkdtemp(dir=OUT))
     try:
@@ -163,7 +163,7 @@ def pool(args: argparse.Namespace) -> None:
     from bundler.redaction.handoff import new_key
     from bundler.redaction.tree import RedactConfig, redact_to_directory
 
-    path, planted = dataset(args.size_mb)
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
     data = path.read_bytes()
     work = Path(tempfile.mkdtemp(dir=OUT))
     try:
