@@ -43,6 +43,11 @@ class FileRedaction(RecordModel):
     size: int | None = None
     hits: list[RedactionHit] = Field(default_factory=list)
     by_kind: dict[str, int] = Field(default_factory=dict)
+    hits_omitted: int = Field(
+        default=0,
+        ge=0,
+        description="Redactions counted in by_kind but left out of hits (the list is capped).",
+    )
 
 
 class SkippedFile(RecordModel):

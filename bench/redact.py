@@ -1,0 +1,256 @@
+"""Benchmarks of the redaction engine and ``bundler redact`` (run on demand, never in CI).
+
+Data: deterministic mixed logs (``bench/logdata.py``: syslog, JSON app logs,
+logfmt, nginx, stack frames; planted secrets and decoys), cached in
+``bench/out/``. Modes::
+
+    taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
+    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper
+    python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
+    python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
+
+Every mode prints MB/s of *input* (MB = 10^6 bytes) and checks that no
+planted secret survived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from logdata import write  # noqa: E402
+
+OUT = HERE / "out"
+CHUNK = 1 << 20
+
+
+def dataset(size_mb: int, seed: int = 12345, distinct: int = 0) -> tuple[Path, list[str]]:
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"mixed-{size_mb}mb-{seed}{f'-d{distinct}' if distinct else ''}.log"
+    planted_path = path.with_suffix(".planted.json")
+    if not path.exists() or not planted_path.exists():
+        planted = write(str(path), size_mb * 1_000_000, seed, distinct)
+        planted_path.write_text(json.dumps(planted))
+    return path, json.loads(planted_path.read_text())
+
+
+def _leaks(data: bytes, planted: list[str]) -> int:
+    return sum(1 for value in set(planted) if value.encode() in data)
+
+
+def engine(args: argparse.Namespace) -> None:
+    from redactors import BundleRedactor
+
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
+    data = path.read_bytes()
+    chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
+    mb = len(data) / 1e6
+    first_times, final_times = [], []
+    for _ in range(args.repeat):
+        redactor = BundleRedactor()
+        start = time.perf_counter()
+        first = b"".join(redactor.transform("app.log", chunks, media_type="text/plain"))
+        middle = time.perf_counter()
+        final = b"".join(
+            redactor.finalize(
+                "app.log", [first[i : i + CHUNK] for i in range(0, len(first), CHUNK)]
+            )
+        )
+        end = time.perf_counter()
+        first_times.append(middle - start)
+        final_times.append(end - middle)
+    report = redactor.report()
+    print(f"data: {mb:.1f} MB, {len(planted)} planted values, {report.total} redactions, "
+          f"{len(redactor.literals)} literals learned")  # fmt: skip
+    print(f"pass one (rules, structure, decoders): best {mb / min(first_times):.1f} MB/s, "
+          f"median {mb / statistics.median(first_times):.1f} MB/s")  # fmt: skip
+    print(f"pass two (literal propagation):        best {mb / min(final_times):.1f} MB/s")
+    both = [a + b for a, b in zip(first_times, final_times, strict=True)]
+    print(f"both passes:                           best {mb / min(both):.1f} MB/s")
+    print(f"planted values left in the output: {_leaks(final, planted)}")
+
+
+def _pyzipper_alone(path: Path, target: Path) -> float:
+    import pyzipper
+    from pyzipper.zipfile_aes import AESZipInfo
+
+    start = time.perf_counter()
+    with pyzipper.AESZipFile(
+        target,
+        "w",
+        compression=pyzipper.ZIP_DEFLATED,
+        compresslevel=6,
+        encryption=pyzipper.WZ_AES,
+        encryption_kwargs={"nbits": 256, "force_wz_aes_version": 2},
+    ) as zf:
+        zf.setpassword(b"a long enough bundle password")
+        info = AESZipInfo("app.log", date_time=(2026, 11, 29, 0, 0, 0))
+        info.compress_type = pyzipper.ZIP_DEFLATED
+        info._compresslevel = 6
+        with path.open("rb") as src, zf.open(info, "w", force_zip64=True) as dst:
+            while chunk := src.read(CHUNK):
+                dst.write(chunk)
+    return time.perf_counter() - start
+
+
+def bundle(args: argparse.Namespace) -> None:
+    from bundler.redaction.handoff import new_key
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+
+    path, _ = dataset(args.size_mb, distinct=args.distinct)
+    mb = path.stat().st_size / 1e6
+    work = Path(tempfile.mkdtemp(dir=OUT))
+    try:
+        src = work / "src"
+        src.mkdir()
+        _split(path, src, args.files)
+        alone = _pyzipper_alone(path, work / "plain.zip")
+        print(f"pyzipper deflate-6 + AES-256 alone: {mb / alone:.1f} MB/s")
+        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+        try:
+            from bundler.archive import BundleBuilder  # noqa: F401
+            from bundler.archive.passwords import Sealing
+        except ImportError:
+            Sealing = None
+        start = time.perf_counter()
+        if Sealing is not None:
+            target = work / "out.zip"
+            redact_to_bundle(
+                src, target, config, Sealing.with_password("a long enough bundle password")
+            )
+            what = "bundler redact -> encrypted bundle"
+        else:
+            target = work / "out"
+            redact_to_directory(src, target, config)
+            what = "bundler redact -> directory (the archive builder is not in this build)"
+        took = time.perf_counter() - start
+        share = 100 * alone / took
+        print(
+            f"{what}, {args.files} file(s): {mb / took:.1f} MB/s = {share:.0f} % of pyzipper alone"
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _split(path: Path, folder: Path, files: int) -> None:
+    """``files`` members cut at line ends (one hard link when files == 1)."""
+    if files == 1:
+        os.link(path, folder / "app.log")
+        return
+    data = path.read_bytes()
+    cut = len(data) // files
+    start = 0
+    for i in range(files):
+        end = len(data) if i == files - 1 else data.index(b"\n", (i + 1) * cut) + 1
+        (folder / f"host{i}.log").write_bytes(data[start:end])
+        start = end
+
+
+def pool(args: argparse.Namespace) -> None:
+    from bundler.redaction.handoff import new_key
+    from bundler.redaction.tree import RedactConfig, redact_to_directory
+
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
+    data = path.read_bytes()
+    work = Path(tempfile.mkdtemp(dir=OUT))
+    try:
+        src = work / "src"
+        src.mkdir()
+        cut = len(data) // args.files
+        for i in range(args.files):
+            piece = data[i * cut : (i + 1) * cut if i < args.files - 1 else len(data)]
+            (src / f"host{i}.log").write_bytes(piece)
+        mb = len(data) / 1e6
+        for workers in (1, 2):
+            config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+            start = time.perf_counter()
+            ru_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            redact_to_directory(src, work / f"out{workers}", config, workers=workers)
+            took = time.perf_counter() - start
+            ru_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = ru_after.ru_utime - ru_before.ru_utime
+            out = b"".join(p.read_bytes() for p in (work / f"out{workers}").glob("*.log"))
+            print(f"{args.files} files, workers={workers}: {mb / took:.1f} MB/s wall, "
+                  f"children CPU {cpu:.1f} s, leaks {_leaks(out, planted)}")  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def rss(args: argparse.Namespace) -> None:
+    path, _ = dataset(args.size_mb, distinct=args.distinct)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, __file__, "_rss_child", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    took = time.perf_counter() - start
+    child = json.loads(proc.stdout)
+    mb = path.stat().st_size / 1e6
+    print(
+        f"one {mb:.0f} MB log, both passes streamed from disk to disk: {mb / took:.1f} MB/s, "
+        f"peak RSS of the child {child['maxrss_mb']:.0f} MB"
+    )
+
+
+def _rss_child(path: str) -> None:
+    from redactors import BundleRedactor
+
+    def read(p: str):  # type: ignore[no-untyped-def]
+        with open(p, "rb") as handle:
+            while chunk := handle.read(CHUNK):
+                yield chunk
+
+    redactor = BundleRedactor()
+    with tempfile.TemporaryDirectory(dir=OUT) as tmp:
+        first = Path(tmp) / "first"
+        with first.open("wb") as out:
+            for piece in redactor.transform("big.log", read(path), media_type="text/plain"):
+                out.write(piece)
+        with open(os.devnull, "wb") as out:
+            for piece in redactor.finalize("big.log", read(str(first))):
+                out.write(piece)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"maxrss_mb": maxrss}))
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "_rss_child":
+        _rss_child(sys.argv[2])
+        return
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("mode", choices=["engine", "bundle", "pool", "rss", "gen"])
+    parser.add_argument("--size-mb", type=int, default=200)
+    parser.add_argument("--files", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--distinct",
+        type=int,
+        default=0,
+        help="plant secrets from a pool of this many values (default: every one new)",
+    )
+    args = parser.parse_args()
+    if args.mode == "gen":
+        print(dataset(args.size_mb, distinct=args.distinct)[0])
+        return
+    {"engine": engine, "bundle": bundle, "pool": pool, "rss": rss}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""``bundler review BUNDLE_OR_DIR``: prove nothing secret is left (what an upload pipeline runs).
+
+Exit codes: 0 clean · 1 residual findings (or a report that does not match
+the members) · 2 unreadable input or usage error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..exit_codes import ExitCode
+from ..redaction.mapfile import read_map
+from ..redaction.reviewing import review_path
+from .options import OpenSecrets, open_options
+from .secrets_input import read_map_password
+
+
+@click.command("review")
+@click.argument("target", type=click.Path(path_type=Path, exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the ReviewResult as JSON on stdout.")
+@click.option(
+    "--map",
+    "map_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="The reversible map from `redact --map-out`: also search every original value.",
+)
+@click.option(
+    "--map-password-env", metavar="VAR", help="Password of --map from this environment variable."
+)
+@click.option(
+    "--map-password-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Password of --map from this file (first line).",
+)
+@open_options
+@click.pass_context
+def command(
+    ctx: click.Context,
+    target: Path,
+    as_json: bool,
+    map_path: Path | None,
+    map_password_env: str | None,
+    map_password_file: Path | None,
+    secrets: OpenSecrets,
+) -> None:
+    """Scan every member, member name, the manifest and the report for residual secrets.
+
+    \b
+    bundler review support.zip --password-env BUNDLE_PW
+    bundler review ./redacted-dir --json
+    """
+    originals: list[bytes] = []
+    if map_path is not None:
+        mapping = read_map(map_path, read_map_password(map_password_env, map_password_file))
+        originals = [value for _kind, value in mapping.values()]
+    result = review_path(target, secrets, originals)
+    if as_json:
+        click.echo(result.model_dump_json(by_alias=True, indent=2))
+    else:
+        for finding in result.findings:
+            where = f"{finding.member}:{finding.line}" if finding.line else finding.member
+            click.echo(f"{where}\t{finding.kind}\t{finding.check}\t{finding.preview}")
+        state = "clean" if result.clean else f"{len(result.findings)} residual finding(s)"
+        if result.report_consistent is False:
+            state += "; the redaction report does not match the members"
+        size = result.bytes_checked / 1e6
+        click.echo(
+            f"bundler: review: {result.members_checked} member(s), {size:.1f} MB: {state}", err=True
+        )
+    ctx.exit(int(ExitCode.OK if result.clean else ExitCode.PROBLEM))

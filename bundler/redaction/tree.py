@@ -1,0 +1,310 @@
+"""``bundler redact SRC --out DST``: redact a file or a tree into a directory or a bundle.
+
+Two passes, as in ``doctor``: pass one redacts each file by rules and
+structure and learns every redacted value; pass two removes every learned
+value from every file. Between the passes the text waits in encrypted
+hand-off files (:mod:`.handoff`). With several files pass one (and, for a
+directory, pass two) runs in a process pool, one file per task, so both
+cores work; all workers share the bundle's HMAC key, so tokens agree.
+
+Output is all or nothing: a directory is built under a temporary name and
+renamed at the end; a bundle is written by the archive's builder, which does
+the same.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from redactors import BundleRedactor, MemberRefused, Policy, load_rules
+from redactors.errors import RulesError
+from schemas import RedactionReport
+
+from ..errors import InputError, UsageError
+from . import handoff
+from .walk import SourceFile, open_regular, walk
+
+READ_CHUNK = 1 << 20
+POOL_MIN_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class RedactConfig:
+    """Everything a worker needs to rebuild the same redactor (picklable)."""
+
+    key: bytes
+    handoff_key: bytes
+    obfuscate_network: bool = False
+    keep_binary: bool = False
+    keywords: tuple[str, ...] = ()
+    rules_path: str | None = None
+    keep_map: bool = False
+
+    def redactor(self) -> BundleRedactor:
+        custom = None
+        if self.rules_path is not None:
+            try:
+                custom = load_rules(Path(self.rules_path))
+            except RulesError as exc:
+                raise UsageError(str(exc)) from None
+        policy = Policy(
+            obfuscate_network=self.obfuscate_network,
+            keep_binary=self.keep_binary,
+            keywords=self.keywords,
+            custom=custom,
+        )
+        return BundleRedactor(policy, key=self.key, keep_map=self.keep_map)
+
+
+@dataclass
+class RedactOutcome:
+    output: Path
+    report: RedactionReport
+    files: int
+    bytes_in: int
+    token_map: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Task:
+    source: str
+    stored: str
+    handoff: str
+    media_type: str
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
+    redactor = config.redactor()
+    if learned:
+        redactor.import_learned(learned[0])
+        if redactor.network is not None:
+            redactor.network.import_names(learned[1])
+    _WORKER["redactor"] = redactor
+    _WORKER["config"] = config
+
+
+def _read(path: Path) -> Iterator[bytes]:
+    with os.fdopen(open_regular(path), "rb") as handle:
+        while chunk := handle.read(READ_CHUNK):
+            yield chunk
+
+
+def _pass_one(task: _Task) -> dict[str, Any]:
+    """Worker: rules + structure over one file, output to an encrypted hand-off file."""
+    redactor: BundleRedactor = _WORKER["redactor"]
+    config: RedactConfig = _WORKER["config"]
+    redactor.adopt_name(task.stored)
+    refused = None
+    try:
+        stream = redactor.transform(
+            task.stored, _read(Path(task.source)), media_type=task.media_type
+        )
+        handoff.write(Path(task.handoff), config.handoff_key, stream)
+    except MemberRefused as exc:
+        refused = (exc.reason, exc.detail)
+        Path(task.handoff).unlink(missing_ok=True)
+    except OSError as exc:
+        refused = ("decode_error", f"unreadable: {exc.strerror}")
+        Path(task.handoff).unlink(missing_ok=True)
+    state = redactor.export_member(task.stored)
+    state["refused"] = refused
+    return state
+
+
+def _pass_two(task: _Task, target: str) -> dict[str, Any]:
+    """Worker: literal propagation from the hand-off file into the output file.
+
+    A target ending in ``.handoff`` is written encrypted (for a bundle, whose
+    builder reads it back); anything else is the plaintext output file.
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    config: RedactConfig = _WORKER["config"]
+    redactor.adopt_name(task.stored)
+    chunks = handoff.read(Path(task.handoff), config.handoff_key)
+    final = redactor.finalize(task.stored, chunks, media_type=task.media_type)
+    out = Path(target)
+    if target.endswith(".handoff"):
+        handoff.write(out, config.handoff_key, final)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("xb") as handle:
+            for chunk in final:
+                handle.write(chunk)
+    Path(task.handoff).unlink(missing_ok=True)
+    return redactor.export_member(task.stored)
+
+
+def media_type_for(name: str) -> str:
+    return "application/json" if name.lower().endswith(".json") else "text/plain"
+
+
+class TreeRedaction:
+    """One ``bundler redact`` run; see the module docstring."""
+
+    def __init__(self, config: RedactConfig, *, workers: int | None = None) -> None:
+        self.config = config
+        self.workers = workers or os.cpu_count() or 1
+        self.coordinator = config.redactor()
+
+    def pass_one(self, src: Path, scratch: Path) -> list[_Task]:
+        found = walk(src)
+        for rel, reason, detail in found.skipped:
+            self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
+        tasks = [self._task(f, scratch, i) for i, f in enumerate(found.files)]
+        self.bytes_in = found.total
+        self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
+        results = self._map(_pass_one, tasks, self.config)
+        kept = []
+        for task, state in zip(tasks, results, strict=True):
+            self.coordinator.import_member(state)
+            if state["refused"] is None:
+                kept.append(task)
+        return kept
+
+    def _task(self, file: SourceFile, scratch: Path, index: int) -> _Task:
+        stored = self.coordinator.member_name(file.rel)
+        return _Task(
+            str(file.path), stored, str(scratch / f"{index:06d}.handoff"), media_type_for(file.rel)
+        )
+
+    def _map(
+        self, func: Any, tasks: list[Any], config: RedactConfig, learned: Any = None, *extra: Any
+    ) -> list[Any]:
+        if not self.use_pool:
+            _init_worker(config, learned)
+            return [func(task, *(e[i] for e in extra)) for i, task in enumerate(tasks)]
+        with ProcessPoolExecutor(
+            self.workers, initializer=_init_worker, initargs=(config, learned)
+        ) as pool:
+            futures = [
+                pool.submit(func, task, *(e[i] for e in extra)) for i, task in enumerate(tasks)
+            ]
+            return [f.result() for f in futures]
+
+    def learned(self) -> list[Any]:
+        network = self.coordinator.network
+        return [self.coordinator.export_learned(), network.export_names() if network else []]
+
+    def pass_two(self, tasks: list[_Task], targets: list[str]) -> None:
+        results = self._map(_pass_two, tasks, self.config, self.learned(), targets)
+        for state in results:
+            self.coordinator.import_member(state)
+
+    def to_directory(self, tasks: list[_Task], staging: Path) -> None:
+        targets = [str(staging / Path(*t.stored.split("/"))) for t in tasks]
+        for target in targets:
+            if not Path(target).resolve().is_relative_to(staging.resolve()):
+                raise InputError("a redacted member name escapes the output directory")
+        self.pass_two(tasks, targets)
+
+
+def redact_to_directory(
+    src: Path, dst: Path, config: RedactConfig, *, workers: int | None = None
+) -> RedactOutcome:
+    src_resolved = src.resolve()
+    dst_resolved = dst.resolve()
+    if dst_resolved == src_resolved or dst_resolved.is_relative_to(src_resolved):
+        raise UsageError("--out must not be inside SRC")
+    if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
+        raise UsageError(f"{dst} already exists and is not an empty directory")
+    run = TreeRedaction(config, workers=workers)
+    parent = dst_resolved.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(
+        tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".handoff.tmp-bundler", dir=parent)
+    )
+    staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".tmp-bundler", dir=parent))
+    try:
+        tasks = run.pass_one(src, scratch)
+        run.to_directory(tasks, staging)
+        report = run.coordinator.report()
+        (staging / "redaction-report.json").write_text(
+            report.model_dump_json(by_alias=True, indent=2)
+        )
+        if dst.exists():
+            dst.rmdir()
+        os.replace(staging, dst)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return RedactOutcome(dst, report, len(tasks), run.bytes_in, run.coordinator.token_map())
+
+
+class _Prepared:
+    """The builder's transform when both passes already ran (in the pool): content as given.
+
+    The report comes from the coordinator, which has merged everything the
+    workers learned and recorded; ``redact_text`` (manifest strings) is its too.
+    """
+
+    def __init__(self, coordinator: BundleRedactor) -> None:
+        self.coordinator = coordinator
+
+    def member_name(self, name: str) -> str:
+        return name
+
+    def transform(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
+        yield from chunks
+
+    def finalize(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
+        yield from chunks
+
+    def redact_text(self, text: str) -> str:
+        return self.coordinator.redact_text(text)
+
+    def report(self) -> RedactionReport:
+        return self.coordinator.report()
+
+    def summary(self) -> Any:
+        return self.coordinator.summary()
+
+
+def redact_to_bundle(
+    src: Path,
+    path: Path,
+    config: RedactConfig,
+    sealing: Any,
+    *,
+    workers: int | None = None,
+    overwrite: bool = False,
+    options: dict[str, Any] | None = None,
+) -> RedactOutcome:
+    """Redact into an encrypted bundle through the archive's builder (manifest, report inside)."""
+    from ..archive import BundleBuilder
+    from ..archive.atomic import check_can_create
+
+    check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
+    run = TreeRedaction(config, workers=workers)
+    parent = path.resolve().parent
+    scratch = Path(
+        tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
+    )
+    try:
+        tasks = run.pass_one(src, scratch)
+        finals = [f"{task.handoff}.final.handoff" for task in tasks]
+        run.pass_two(tasks, finals)
+        with BundleBuilder(
+            path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
+        ) as bundle:
+            for task, final in zip(tasks, finals, strict=True):
+                chunks = handoff.read(Path(final), config.handoff_key)
+                bundle.add(task.stored, chunks, media_type=task.media_type, collector="redact")
+                Path(final).unlink(missing_ok=True)
+            bundle.finalize(command="redact", options=options or {})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return RedactOutcome(
+        path, run.coordinator.report(), len(tasks), run.bytes_in, run.coordinator.token_map()
+    )

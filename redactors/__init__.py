@@ -1,0 +1,55 @@
+"""Secret detection and redaction for support bundles (pure transforms: no network, no bundler).
+
+Public API::
+
+    from redactors import BundleRedactor, Policy
+
+    redactor = BundleRedactor(Policy(obfuscate_network=False))
+    stored = redactor.member_name("hosts/h01/app.log")
+    first = b"".join(redactor.transform(stored, chunks, media_type="text/plain"))
+    final = b"".join(redactor.finalize(stored, [first], media_type="text/plain"))
+    report = redactor.report()                  # schemas.RedactionReport, never values
+
+    redactor.redact_object(api_response)        # parsed JSON: secrets by key name
+    redactor.redact_text("error: bad password=hunter2")
+
+``BundleRedactor`` implements ``bundler.archive.contracts.MemberTransform``
+structurally. :func:`review_source` is the independent residual-secret scan
+behind ``bundler review``.
+"""
+
+from __future__ import annotations
+
+from .bundle import REPORT_MEMBER, BundleRedactor
+from .catalog import BUILTIN_RULES, RULESET_ID, all_kinds, ruleset_sha256
+from .custom import CustomRules, load_rules
+from .engine import Engine
+from .errors import MemberRefused, RulesError
+from .keys import is_placeholder, secret_kind
+from .policy import Policy
+from .review import review_source
+from .rules import Hit, Rule, View
+from .tokens import TOKEN_RE, Tokenizer
+
+__all__ = [
+    "BUILTIN_RULES",
+    "REPORT_MEMBER",
+    "RULESET_ID",
+    "TOKEN_RE",
+    "BundleRedactor",
+    "CustomRules",
+    "Engine",
+    "Hit",
+    "MemberRefused",
+    "Policy",
+    "Rule",
+    "RulesError",
+    "Tokenizer",
+    "View",
+    "all_kinds",
+    "is_placeholder",
+    "load_rules",
+    "review_source",
+    "ruleset_sha256",
+    "secret_kind",
+]

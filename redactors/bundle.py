@@ -1,0 +1,338 @@
+"""``BundleRedactor``: the redaction hook of one bundle (``MemberTransform``, structurally).
+
+One object per bundle. It owns the per-bundle HMAC key (so tokens are
+consistent across members), the learned literals, and the report. Pass one
+(:meth:`transform`) streams each member through structure and line rules and
+learns every redacted value; pass two (:meth:`finalize`) removes every
+learned value, in every encoded form, from every member.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from schemas import RedactionReport, RedactionSummary, RuleInfo
+
+from .binary import SNIFF_BYTES, sniff
+from .catalog import BUILTIN_RULES, RULESET_ID, ruleset_sha256
+from .engine import Engine, resolve
+from .errors import MemberRefused
+from .keys import secret_kind
+from .literals import LiteralSet
+from .network import NetworkPseudonymizer
+from .policy import Policy
+from .report import MemberRecord, ReportBuilder
+from .rules import Hit, Rule, View
+from .secretfiles import scanner_for
+from .sharing import SharedState
+from .stream import redact_stream
+from .structure import STRUCTURE_MAX, detect_format, find_secrets, parse, redact_object
+from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
+from .tokens import Tokenizer
+
+REPORT_MEMBER = "redaction-report.json"
+
+
+class BundleRedactor(SharedState):
+    """Redacts every member of one bundle consistently; see the module docstring."""
+
+    def __init__(
+        self, policy: Policy | None = None, *, key: bytes | None = None, keep_map: bool = False
+    ) -> None:
+        self.policy = policy or Policy()
+        self.tokens = Tokenizer(key, keep_map=keep_map)
+        self.literals = LiteralSet()
+        custom = self.policy.custom
+        rules: list[Rule] = list(BUILTIN_RULES)
+        if custom is not None:
+            rules += custom.rules
+        rules += self.policy.keyword_rules(custom.keywords if custom else ())
+        self.network = NetworkPseudonymizer(self.tokens) if self.policy.obfuscate_network else None
+        if self.network is not None:
+            rules += self.network.rules(self.policy.known_hosts)
+        self.rules = tuple(rules)
+        self.engine = Engine(
+            self.rules,
+            max_depth=self.policy.max_decode_depth,
+            allowlist=custom.allowlist if custom else None,
+        )
+        self._scoped: dict[tuple[str, ...], Engine] = {}
+        if custom is not None:
+            for value, kind in custom.literals:
+                self.literals.learn(value, kind, value)
+        self.builder = ReportBuilder(
+            RULESET_ID, ruleset_sha256(self.rules), _rule_infos(self.rules)
+        )
+        self.builder.obfuscate_network = self.policy.obfuscate_network
+        self.builder.custom_rules_sha256 = custom.sha256 if custom else None
+        self.builder.keywords = len(self.policy.keywords) + (len(custom.keywords) if custom else 0)
+        self._names: dict[str, str] = {}
+        self._state: dict[str, str] = {}
+
+    # -- MemberTransform -------------------------------------------------------------------
+    def member_name(self, name: str) -> str:
+        """The name to store: secrets, e-mails (and with --obfuscate network, hosts) replaced."""
+        data = name.encode("utf-8", "surrogateescape")
+        view = View(data)
+        hits = self.engine.scan(view)
+        hits += [
+            Hit(s, e, k, "literal", "literal", identity=i)
+            for s, e, k, i in self.literals.find(data)
+        ]
+        if not hits:
+            self._names[name] = name
+            return name
+        out, cursor = [], 0
+        for hit in resolve(hits, data):
+            out.append(data[cursor : hit.start])
+            value = data[hit.start : hit.end]
+            if hit.via == "pseudonym" and self.network is not None:
+                out.append(self.network.replace(hit.kind, value))
+            else:
+                out.append(self.tokens.name_token(hit.kind, hit.identity or value).encode())
+                self._learn(value, hit.kind, hit.identity or value)
+            cursor = hit.end
+        out.append(data[cursor:])
+        stored = b"".join(out).decode("utf-8", "surrogateescape")
+        self._names[name] = stored
+        self.builder.member(stored).name_redacted = True
+        return stored
+
+    def transform(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
+    ) -> Iterator[bytes]:
+        stored = self._stored(name)
+        if self.policy.custom is not None and self.policy.custom.dropped(name):
+            self.builder.skip(stored, "policy", "dropped by the rule file")
+            raise MemberRefused("policy", "dropped by the rule file")
+        head, stream = peek(chunks, SNIFF_BYTES)
+        kind = sniff(head)
+        if kind.kind == "archive":
+            self.builder.skip(stored, "policy", f"nested {kind.detail}: not redacted, left out")
+            raise MemberRefused("policy", f"nested {kind.detail}")
+        if kind.kind == "binary":
+            if not self.policy.keep_binary:
+                self.builder.skip(stored, "binary", kind.detail)
+                raise MemberRefused("binary", kind.detail)
+            self.builder.skip(
+                stored, "binary", f"{kind.detail}; kept unredacted (--keep-binary)", kept=True
+            )
+            self._state[stored] = "binary"
+            yield from self._hashed(stored, stream)
+            return
+        record = self.builder.member(stored)
+        if kind.kind == "gzip":
+            self._state[stored] = "gzip"
+            inner = gunzip_chunks(stream)
+            yield from self._hashed(
+                stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
+            )
+            return
+        if kind.kind.startswith("utf-16"):
+            stream = utf16_to_utf8(stream, kind.kind)
+        self._state[stored] = "text"
+        yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
+
+    def finalize(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
+    ) -> Iterator[bytes]:
+        stored = self._stored(name)
+        state = self._state.get(stored, "text")
+        if state == "binary":
+            yield from self._hashed(stored, chunks)
+            return
+        record = self.builder.member(stored)
+        scan = self._literal_scan
+        replace = self._replacer(record, None)
+        if state == "gzip":
+            inner = redact_stream(
+                gunzip_chunks(chunks), scan, replace, chunk_size=self.policy.chunk_size
+            )
+            yield from self._hashed(stored, gzip_chunks(inner))
+            return
+        yield from self._hashed(stored, redact_stream(chunks, scan, replace, **self._sizes))
+
+    def redact_text(self, text: str) -> str:
+        """Redact a short string (an error message, an option value) in one call."""
+        data = text.encode("utf-8", "surrogateescape")
+        return self.redact_bytes(data).decode("utf-8", "surrogateescape")
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        record = MemberRecord("<text>")
+        view = View(data)
+        hits = self.engine.scan(view)
+        hits += self._literal_scan(view)
+        replace = self._replacer(record, None)
+        out, cursor = [], 0
+        for hit in resolve(hits, data):
+            out.append(data[cursor : hit.start])
+            out.append(replace(hit, data, hit.start, 1))
+            cursor = hit.end
+        out.append(data[cursor:])
+        return b"".join(out)
+
+    def redact_object(self, obj: Any) -> Any:
+        """A parsed JSON/YAML value with secrets replaced by tokens (for API responses)."""
+
+        def token_for(kind: str, value: bytes, extra: tuple[bytes, ...]) -> str:
+            self._learn(value, kind, value)
+            for form in extra:
+                self._learn(form, kind, value)
+            return self.tokens.token(kind, value).decode()
+
+        return redact_object(obj, token_for, self.redact_text, self._classify)
+
+    def report(self) -> RedactionReport:
+        if self.network is not None:
+            self.builder.pseudonyms.update(self.network.counts())
+        return self.builder.build()
+
+    def summary(self) -> RedactionSummary:
+        self.report()
+        return self.builder.summary(REPORT_MEMBER)
+
+    def skip(self, member: str, reason: str, detail: str | None = None) -> None:
+        """Record a file left out by the caller (a symlink, a special file)."""
+        self.builder.skip(member, reason, detail)
+
+    def token_map(self) -> dict[str, tuple[str, bytes]]:
+        """token -> (kind, original); only with ``keep_map=True`` (for ``--map-out``)."""
+        return self.tokens.mapping()
+
+    # -- internals -------------------------------------------------------------------------
+    @property
+    def _sizes(self) -> dict[str, int]:
+        return {"chunk_size": self.policy.chunk_size, "overlap": self.policy.overlap}
+
+    def _stored(self, name: str) -> str:
+        if name in self._names:
+            return self._names[name]
+        if name in self._names.values():
+            return name
+        return self.member_name(name)
+
+    def _classify(self, key: str) -> str | None:
+        custom = self.policy.custom
+        if custom is not None and key.lower() in custom.key_names:
+            return "custom"
+        return secret_kind(key)
+
+    def _engine_for(self, name: str) -> Engine:
+        custom = self.policy.custom
+        if custom is None or not custom.scoped:
+            return self.engine
+        skip = tuple(sorted(r.id for r in custom.rules if not custom.applies(r.id, name)))
+        if not skip:
+            return self.engine
+        if skip not in self._scoped:
+            rules = [r for r in self.rules if r.id not in skip]
+            self._scoped[skip] = Engine(
+                rules, max_depth=self.policy.max_decode_depth, allowlist=custom.allowlist
+            )
+        return self._scoped[skip]
+
+    def _text(
+        self, name: str, stored: str, chunks: Iterable[bytes], media_type: str, record: MemberRecord
+    ) -> Iterator[bytes]:
+        engine = self._engine_for(name)
+        head, chunks = peek(chunks, SNIFF_BYTES)
+        fmt = detect_format(name, media_type, head)
+        special = scanner_for(name)
+        if special is not None:
+            replace = self._replacer(record, None)
+
+            def scan_special(view: View) -> list[Hit]:
+                return resolve([*engine.scan(view), *special(view)], view.data)
+
+            yield from redact_stream(chunks, scan_special, replace, **self._sizes)
+            return
+        if fmt is None:
+            replace = self._replacer(record, None)
+            yield from redact_stream(chunks, engine.scan, replace, **self._sizes)
+            return
+        buffered, rest = peek(chunks, min(self.policy.structure_max, STRUCTURE_MAX) + 1)
+        replace = self._replacer(record, fmt)
+        if len(buffered) > self.policy.structure_max:
+            yield from redact_stream(rest, engine.scan, replace, **self._sizes)
+            return
+        yield from self._structured(buffered, fmt, engine, replace)
+
+    def _structured(self, data: bytes, fmt: str, engine: Engine, replace: Any) -> Iterator[bytes]:
+        documents = parse(data, fmt)
+        local = LiteralSet()
+        if documents is not None:
+            for found in find_secrets(documents, self._classify):
+                local.learn(found.value, found.kind, found.value)
+                for form in found.extra:
+                    local.learn(form, found.kind, found.value)
+
+        def scan(view: View) -> list[Hit]:
+            hits = engine.scan(view)
+            hits += [
+                Hit(s, e, k, "structure", "structure", identity=i)
+                for s, e, k, i in local.find(view.data)
+            ]
+            if len(hits) > 1:
+                return resolve(hits, view.data)
+            return hits
+
+        yield from redact_stream([data], scan, replace, **self._sizes)
+
+    def _literal_scan(self, view: View) -> list[Hit]:
+        hits = [
+            Hit(s, e, k, "literal", "literal", identity=i)
+            for s, e, k, i in self.literals.find(view.data)
+        ]
+        if self.network is not None:
+            hits += self.network.name_hits(view)
+            return resolve(hits, view.data)
+        return hits
+
+    def _learn(self, value: bytes, kind: str, identity: bytes) -> None:
+        self.literals.learn(value, kind, identity)
+
+    def _replacer(self, record: MemberRecord, fmt: str | None) -> Any:
+        def replace(hit: Hit, data: bytes, start: int, line: int) -> bytes:
+            value = data[start : hit.end]
+            if hit.via == "pseudonym" and self.network is not None:
+                return self.network.replace(hit.kind, value)
+            identity = hit.identity or value
+            token = self.tokens.token(hit.kind, identity)
+            self._learn(value, hit.kind, identity)
+            for form in hit.extra:
+                self._learn(form, hit.kind, identity)
+            record.add(hit.rule, hit.kind, line, token, hit.via, hit.decoders)
+            if fmt is not None and _bare_scalar(data, start, hit.end, fmt):
+                return (b'"%s"' if fmt == "json" else b"'%s'") % token
+            return token
+
+        return replace
+
+    def _hashed(self, stored: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """Pass chunks through, recording sha256 and size of the stored content."""
+        digest, size = hashlib.sha256(), 0
+        for chunk in chunks:
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+        record = self.builder.member(stored)
+        record.sha256, record.size = digest.hexdigest(), size
+
+
+def _bare_scalar(data: bytes, start: int, end: int, fmt: str) -> bool:
+    """True when the span is a whole unquoted scalar (a JSON number, a plain YAML value)."""
+    before = data[max(0, start - 3) : start].rstrip(b" \t")
+    after = data[end : end + 2].lstrip(b" \t")
+    if fmt == "json":
+        return before[-1:] in (b":", b",", b"[") and (
+            after[:1] in (b",", b"}", b"]", b"\n", b"\r", b"")
+        )
+    return before[-1:] in (b":", b"-") and after[:1] in (b"\n", b"\r", b"", b"#")
+
+
+def _rule_infos(rules: tuple[Rule, ...]) -> list[RuleInfo]:
+    return [
+        RuleInfo(id=r.id, kind=r.kind, description=r.description, source=r.source) for r in rules
+    ]  # type: ignore[arg-type]

@@ -1,0 +1,59 @@
+"""The built-in rule catalog and its identity (id + sha256 of the definitions).
+
+The catalog is data: :data:`BUILTIN_RULES` lists every rule with its kind,
+category, description, and the examples it must redact and the decoys it must
+leave. The rule-set hash goes into every redaction report, so a reviewer can
+tell exactly which rules a bundle was redacted with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..rules import Rule
+from .context import CONTEXT_RULES, KV_RULES
+from .tokens import TOKEN_RULES
+
+RULESET_ID = "bundler-builtin/1"
+
+BUILTIN_RULES: tuple[Rule, ...] = (*TOKEN_RULES, *KV_RULES, *CONTEXT_RULES)
+
+EXTRA_KINDS = (
+    "private-key",
+    "putty-private-key",
+    "k8s-secret",
+    "keyword",
+    "custom",
+    "url-token",
+    "basic-auth",
+    "bearer-token",
+    "flux-token",
+    "session-token",
+    "exec-token",
+    "bootstrap-token",
+    "enrollment-secret",
+    "lyftdata-secret",
+    "private-key-id",
+    "gcp-api-key",
+    "age-secret-key",
+    "grafana-token",
+    "anthropic-key",
+    "high-entropy",
+    "ipv4",
+    "ipv6",
+    "mac",
+    "hostname",
+    "username",
+)
+"""Kinds produced by the PEM scanner, the structure pass and key-name mapping."""
+
+
+def ruleset_sha256(rules: tuple[Rule, ...] = BUILTIN_RULES) -> str:
+    digest = hashlib.sha256(RULESET_ID.encode())
+    for rule in rules:
+        digest.update(rule.fingerprint().encode())
+    return digest.hexdigest()
+
+
+def all_kinds() -> set[str]:
+    return {rule.kind for rule in BUILTIN_RULES} | set(EXTRA_KINDS)

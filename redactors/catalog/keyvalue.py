@@ -1,0 +1,266 @@
+"""Secrets found by their key: ``key=value`` in every syntax, whatever the value looks like.
+
+The value's shape is not trusted (``hunter2`` and ``P@ss w0rd!`` are real
+passwords), so these rules find a *secret-looking key* and then take the
+value by syntax (:mod:`redactors.values`). The key is judged on its whole
+name by :func:`redactors.keys.secret_kind`, found by walking back from the
+keyword that anchored the match: ``FLUX_WORKERS__BOOTSTRAP_TOKEN=``,
+``"client_secret":``, ``--password x``, ``<password>x</password>``,
+``<add key="ClearTextPassword" value="x"/>``, ``.netrc`` lines, and
+``{"name": "DB_PASSWORD", "value": "x"}`` pairs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterable
+
+from ..entropy import run_after
+from ..keys import is_placeholder, secret_kind
+from ..rules import ALNUM, Hit, Rule, View
+from ..values import NeedMore, value_spans
+
+KEY_CHARS = ALNUM | frozenset(b"_.-")
+_SCHEME_KINDS = {b"basic": "basic-auth", b"bearer": "bearer-token", b"token": "bearer-token"}
+
+
+def _key_start(data: bytes, pos: int) -> int:
+    while pos > 0 and data[pos - 1] in KEY_CHARS:
+        pos -= 1
+    return pos
+
+
+def _basic_extra(value: bytes) -> tuple[bytes, ...]:
+    """A Basic credential decodes to ``user:password``: propagate both forms."""
+    try:
+        decoded = base64.b64decode(value + b"=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return ()
+    if b":" not in decoded or not decoded.isascii():
+        return ()
+    password = decoded.split(b":", 1)[1]
+    return (decoded, password) if len(password) >= 4 else (decoded,)
+
+
+def _kv_hits(
+    view: View,
+    key_start: int,
+    key_end: int,
+    value_pos: int,
+    rule: Rule,
+    *,
+    next_line: bool = True,
+    classify: Callable[[str], str | None] = secret_kind,
+) -> Iterable[Hit]:
+    data = view.data
+    key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
+    kind = classify(key)
+    if kind is None:
+        return
+    try:
+        spans = value_spans(data, value_pos, final=view.final, allow_next_line=next_line)
+    except NeedMore:
+        view.need_more_from(key_start)
+        return
+    lowered = key.lower().lstrip("-")
+    for span in spans:
+        value = data[span.start : span.end]
+        if is_placeholder(value) or (value.isdigit() and len(value) < 4):
+            continue  # a count or a flag ("attempts: 3"), not a credential (PINs have 4+ digits)
+        if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
+            continue  # the shell's working directory, not a password
+        hit_kind, extra = kind, ()
+        lead = data[value_pos : span.start].strip(b" \t\"'\\").lower()
+        scheme = lead.split()[-1] if lead.split() else b""
+        if scheme in _SCHEME_KINDS:
+            hit_kind = _SCHEME_KINDS[scheme]
+            if scheme == b"basic":
+                extra = _basic_extra(value)
+        elif kind == "auth" and len(value) < 8:
+            continue  # "auth: ok", "auth=none": a state, not a credential
+        yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
+
+
+def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    data = view.data
+    start = _key_start(data, match.start())
+    if match.groupdict().get("prose") is not None:
+        span = run_after(data, match.start("prose"))
+        if span is not None:
+            yield Hit(span[0], span[1], "high-entropy", rule.id)
+        return
+    sep = match.group("sep")
+    if sep is None and data[start : start + 1] != b"-":
+        return  # "--password value" is a flag; "split-pw-64 tail" is not
+    if sep == b">" and (start == 0 or data[start - 1] != 0x3C):
+        return  # only <password>value</password>
+    if sep == b"=" and view.low[start : match.end()] == b"key=":
+        yield from _xml_pair(view, match.end(), rule)
+        return
+    yield from _kv_hits(
+        view, start, match.end("rest"), match.end(), rule, next_line=sep not in (None, b">")
+    )
+
+
+def kv_rule(
+    keyword: str,
+    kind: str,
+    examples: tuple[tuple[str, str], ...] = (),
+    decoys: tuple[str, ...] = (),
+    *,
+    prose: bool = False,
+) -> Rule:
+    """``<...keyword...><sep><value>``; a bare space separates only after ``-`` (CLI flags).
+
+    With ``prose``, a random-looking run shortly after the keyword is taken too
+    ("token is 9f8ZqA7b..."): the high-entropy fallback.
+    """
+    kw = re.escape(keyword.encode())
+    prose_branch = rb"|(?P<prose>[^\n]{0,40}?[ \t:=])(?=[a-z0-9+/_=-]{24})" if prose else b""
+    pattern = (
+        kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48})"
+        rb"(?:(?:\\*[\"']|&quot;|\\u0022)?[ \t]{0,4}(?P<sep>=>|:=|[:=]|>)"
+        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-]|-[^ \t\r\n-]{5})|(?!))" + prose_branch + rb")"
+    )
+    return Rule(
+        f"kv-{keyword.strip('-')}",
+        kind,
+        "key-value",
+        f"Value of a key, flag or header whose name contains '{keyword}'.",
+        pattern,
+        lower=True,
+        handler=_kv,
+        examples=examples,
+        decoys=decoys,
+    )
+
+
+def _netrc(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``.netrc``: ``machine h login u password p`` (tokens, possibly over several lines)."""
+    low = view.low
+    end = min(len(low), match.end() + 1024)
+    nxt = low.find(b"machine ", match.end(), end)
+    end = nxt if nxt >= 0 else end
+    for found in re.finditer(
+        rb"(?:^|\s)(?:password|passwd|account)[ \t]+(\S+)", low[match.end() : end]
+    ):
+        start, stop = match.end() + found.start(1), match.end() + found.end(1)
+        if not is_placeholder(view.data[start:stop]):
+            yield Hit(start, stop, rule.kind, rule.id)
+
+
+def _name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``{"name": "DB_PASSWORD", "value": "..."}`` and ``- name: X\\n  value: Y``."""
+    name_start, name_end = match.span("n")
+    yield from _kv_hits(view, name_start, name_end, match.end(), rule, next_line=False)
+
+
+_XML_PAIR = re.compile(rb"[\"']([A-Za-z0-9_.:-]{2,80})[\"'][ \t]+value=")
+
+
+def _xml_pair(view: View, pos: int, rule: Rule) -> Iterable[Hit]:
+    """``<add key="ClearTextPassword" value="..."/>`` (NuGet, .NET app settings)."""
+    found = _XML_PAIR.match(view.data, pos)
+    if found:
+        yield from _kv_hits(view, found.start(1), found.end(1), found.end(), rule, next_line=False)
+
+
+KV_RULES: tuple[Rule, ...] = (
+    kv_rule(
+        "pass",
+        "password",
+        examples=(
+            ("db_password=hunter2", "hunter2"),
+            ('{"password": "P@ss w0rd!#"}', "P@ss w0rd!#"),
+            ("--password hunter2", "hunter2"),
+            ("PGPASSWORD=Winter2026!", "Winter2026!"),
+            ("<password>p4ss</password>", "p4ss"),
+            ("password: >-\n  folded-secret\n", "folded-secret"),
+            ('{"password":"$YMQd5JQHOz0"}', "$YMQd5JQHOz0"),
+        ),
+        decoys=(
+            "passthrough=true",
+            "password=",
+            "password: ${DB_PASSWORD}",
+            "password=$DB_PASSWORD",
+            "password_file=/etc/pw",
+            "password reset email sent",
+            "tests passed=12",
+        ),
+        prose=True,
+    ),
+    kv_rule(
+        "secret",
+        "secret",
+        examples=(
+            ("client_secret: s3cr3t-value", "s3cr3t-value"),
+            ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", "wJalrXUtnFEMI/K7MDENG"),
+        ),
+        decoys=("secretary=bob", "secret rotation completed", "secret_name: db-creds"),
+        prose=True,
+    ),
+    kv_rule(
+        "token",
+        "token",
+        examples=(
+            ("FLUX_WORKERS__BOOTSTRAP_TOKEN=Zx81kQ", "Zx81kQ"),
+            ("session_token: 0f8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c", "0f8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c"),
+            ("--token abc123def456", "abc123def456"),
+            ("token:abc123def456,next=1", "abc123def456"),
+            ("the token is 9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ here", "9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ"),
+        ),
+        decoys=("max_tokens=4096", "token refresh scheduled", "tokenizer=bpe", "token_ttl=3600"),
+        prose=True,
+    ),
+    kv_rule(
+        "key",
+        "secret-key",
+        examples=(
+            ("x-api-key: 9f8e7d6c5b4a", "9f8e7d6c5b4a"),
+            ('"sharedKey": "abc+/def=="', "abc+/def=="),
+            ('<add key="ClearTextPassword" value="nuget-p4ss" />', "nuget-p4ss"),
+            ("LYFTDATA_AUTO_ENROLLMENT_KEY=ab12cd34", "ab12cd34"),
+        ),
+        decoys=("cache_key=abc", "keyboard=us", "monkey=see", "key: value"),
+        prose=True,
+    ),
+    kv_rule(
+        "auth",
+        "auth",
+        examples=(
+            ("Authorization: Bearer abcdefghij0123456789XYZ", "abcdefghij0123456789XYZ"),
+            ('"auth": "dXNlcjpzM2NyM3Q="', "dXNlcjpzM2NyM3Q="),
+            ("Proxy-Authorization: Basic dXNlcjpzM2NyM3Q=", "dXNlcjpzM2NyM3Q="),
+        ),
+        decoys=("authorName=bob", "auth=ok", "auth_method: oidc"),
+    ),
+    kv_rule(
+        "cred",
+        "credential",
+        examples=(("credentials=u1:p2-secret", "u1:p2-secret"),),
+        decoys=("credential_id=42",),
+        prose=True,
+    ),
+    kv_rule(
+        "session",
+        "session-token",
+        examples=(
+            ("sessionid=8f14e45fceea167a5a36dedd4bea2543", "8f14e45fceea167a5a36dedd4bea2543"),
+        ),
+        decoys=("session_count=3",),
+    ),
+    kv_rule(
+        "webhook",
+        "webhook-url",
+        examples=(("NOTIFY_WEBHOOK_URLS=https://h.example/x/y", "https://h.example/x/y"),),
+    ),
+    kv_rule("psk", "psk", examples=(("LYFTDATA_JWT_PSK=deadbeefcafe", "deadbeefcafe"),)),
+    kv_rule(
+        "pw",
+        "password",
+        examples=(('{"pw": "tiny-pw-1"}', "tiny-pw-1"), ("Pwd={x}}y};", "x}}y")),
+        decoys=("pwm=3", "PWD=/home/alice"),
+    ),
+)

@@ -1,0 +1,333 @@
+"""Known-format credentials: fixed prefixes, lengths and alphabets (redaction.md §1.7 rows 1-4, 7).
+
+Each pattern starts with its literal prefix so ``re`` can skip ahead at
+memory speed; boundaries are checked after the literal (``left_boundary``
+or a handler), never with a leading ``\\b``. Examples are synthetic values
+with the right prefix, length and alphabet.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterable
+
+from ..rules import ALNUM, Hit, Rule, View
+
+A36 = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+AGE_KEY = "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
+
+
+def _prefixed(prefixes: dict[str, str], default: str) -> object:
+    """Handler: kind chosen by the matched prefix; left boundary checked."""
+
+    def handler(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+        start, end = match.span()
+        if not view.left_ok(start):
+            return
+        if end == len(view.data) and not view.final:
+            view.need_more_from(start)
+            return
+        text = match.group().decode("latin-1")
+        kind = next((k for p, k in prefixes.items() if text.startswith(p)), default)
+        yield Hit(start, end, kind, rule.id)
+
+    handler.__qualname__ = f"prefixed:{default}"
+    return handler
+
+
+def _stripe(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    start = match.start() - 1
+    if start < 0 or view.data[start] not in b"sr" or not view.left_ok(start):
+        return
+    yield Hit(start, match.end(), rule.kind, rule.id)
+
+
+def _azure_ad(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    start = match.start() - 4
+    head = view.data[max(start, 0) : match.start()]
+    if start < 0 or not re.fullmatch(rb"[A-Za-z0-9_~.-]{3}[0-9]", head) or not view.left_ok(start):
+        return
+    yield Hit(start, match.end(), rule.kind, rule.id)
+
+
+def _b64url_json(part: bytes) -> dict[str, object] | None:
+    try:
+        raw = base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4))
+        value = json.loads(raw)
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A JWT/JWE (its header is verified); otherwise base64 of JSON, decoded and rescanned.
+
+    ``eyJ`` is base64 of ``{"``: one pass finds both, and a Docker
+    ``config.json`` or an API payload logged in base64 is searched for secrets.
+    """
+    start, end = match.span()
+    if not view.left_ok(start, ALNUM | frozenset(b"-_+/")):
+        return
+    if end == len(view.data) and not view.final:
+        view.need_more_from(start)
+        return
+    text = view.data[start:end]
+    if text.count(b".") in (2, 4):
+        header = _b64url_json(text[: text.index(b".")])
+        if header is not None and {"alg", "typ", "enc", "kid"} & set(header):
+            yield Hit(start, end, rule.kind, rule.id)
+            return
+    if view.rescan is not None and b"." not in text:
+        yield from view.rescan_block(start, end)
+
+
+def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """LyftData prints ``API-KEY(name;role;scope) F4177-AM9PZIEW7MPI7IL28ERE``."""
+    close = view.data.find(b")", match.end(), match.end() + 200)
+    if close < 0:
+        return
+    found = re.compile(rb"[ \t]*([A-Z0-9]{3,10}-[A-Z0-9]{8,64})").match(view.data, close + 1)
+    if found:
+        yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
+
+
+TOKEN_RULES: tuple[Rule, ...] = (
+    Rule(
+        "a-prefixed-keys",
+        "aws-access-key-id",
+        "cloud",
+        "AWS access key ids (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza) and age identities.",
+        rb"A(?:(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])|Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"
+        rb"|GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
+        handler=_prefixed({"AIza": "gcp-api-key", "AGE-": "age-secret-key"}, "aws-access-key-id"),
+        examples=(
+            ("aws_access_key_id=AKIAQWERTYUIOPASDF23", "AKIAQWERTYUIOPASDF23"),
+            ("creds ASIAZXCVBNMASDFGHJ45 expire", "ASIAZXCVBNMASDFGHJ45"),
+            (
+                "key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+                "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+            ),
+            (AGE_KEY, AGE_KEY),
+        ),
+        decoys=("AKIA is a prefix", "XAKIAQWERTYUIOPASDF23X"),
+    ),
+    Rule(
+        "azure-ad-client-secret",
+        "azure-client-secret",
+        "cloud",
+        "Azure AD application secret.",
+        rb"Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        handler=_azure_ad,
+        examples=(
+            (
+                "secret Abc8Q~dEf3gHi7jKl1mNo5pQr9sTu3vWx7yZa1bC",
+                "Abc8Q~dEf3gHi7jKl1mNo5pQr9sTu3vWx7yZa1bC",
+            ),
+        ),
+    ),
+    Rule(
+        "github-token",
+        "github-token",
+        "vcs",
+        "GitHub personal, OAuth, app and refresh tokens.",
+        rb"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])",
+        left_boundary=True,
+        examples=(
+            ("token ghp_" + A36, "ghp_" + A36),
+            ("https://x:ghs_" + A36 + "@github.com", "ghs_" + A36),
+        ),
+        decoys=("ghp_short",),
+    ),
+    Rule(
+        "github-fine-grained-pat",
+        "github-token",
+        "vcs",
+        "GitHub fine-grained personal access token.",
+        rb"github_pat_[A-Za-z0-9_]{50,255}",
+        left_boundary=True,
+        examples=(
+            (
+                "github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7 + "xY",
+                "github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7 + "xY",
+            ),
+        ),
+    ),
+    Rule(
+        "gitlab-grafana-token",
+        "gitlab-token",
+        "vcs",
+        "GitLab tokens (glpat-, glrt-, ...) and Grafana service tokens.",
+        rb"gl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas|agent|rtr)-[A-Za-z0-9_-]{20,}|glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=_-]{32,}",
+        handler=_prefixed({"glsa_": "grafana-token", "glc_": "grafana-token"}, "gitlab-token"),
+        examples=(
+            ("PRIVATE-TOKEN: glpat-Ab3dEf6hIj9kLm2nOp5q", "glpat-Ab3dEf6hIj9kLm2nOp5q"),
+            ("runner glrt-t1_Ab3dEf6hIj9kLm2nOp5q", "glrt-t1_Ab3dEf6hIj9kLm2nOp5q"),
+        ),
+        decoys=("glance-at-this-string-here",),
+    ),
+    Rule(
+        "npm-token",
+        "npm-token",
+        "vcs",
+        "npm access token.",
+        rb"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+        left_boundary=True,
+        examples=(("//registry.npmjs.org/:_authToken=npm_" + A36, "npm_" + A36),),
+    ),
+    Rule(
+        "pypi-token",
+        "pypi-token",
+        "vcs",
+        "PyPI upload token.",
+        rb"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+        examples=(
+            ("password = pypi-AgEIcHlwaS5vcmc" + "Ab9_" * 15, "pypi-AgEIcHlwaS5vcmc" + "Ab9_" * 15),
+        ),
+    ),
+    Rule(
+        "slack-token",
+        "slack-token",
+        "saas",
+        "Slack bot, user, config and app-level tokens.",
+        rb"x(?:ox[abposre]-[A-Za-z0-9-]{10,}|app-[0-9]-[A-Za-z0-9-]{10,})",
+        left_boundary=True,
+        examples=(
+            (
+                "SLACK=xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
+                "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
+            ),
+            (
+                "xapp-1-A0123456789-1234567890123-abcdef0123456789",
+                "xapp-1-A0123456789-1234567890123-abcdef0123456789",
+            ),
+        ),
+    ),
+    Rule(
+        "stripe-key",
+        "stripe-key",
+        "saas",
+        "Stripe secret and restricted keys (live and test).",
+        rb"k_(?:live|test)_[A-Za-z0-9]{20,}",
+        handler=_stripe,
+        examples=(
+            (
+                "Stripe.api_key='sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc'",
+                "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            ),
+            ("rk_test_" + "51AbCdEfGhIjKlMnOpQrStUv", "rk_test_51AbCdEfGhIjKlMnOpQrStUv"),
+        ),
+        decoys=("pk_live_publishablekey0123456789ab",),
+    ),
+    Rule(
+        "stripe-webhook-secret",
+        "stripe-key",
+        "saas",
+        "Stripe webhook signing secret.",
+        rb"whsec_[A-Za-z0-9]{32,}",
+        left_boundary=True,
+        examples=(("whsec_" + "AbCd0123" * 4, "whsec_" + "AbCd0123" * 4),),
+    ),
+    Rule(
+        "sendgrid-key",
+        "sendgrid-key",
+        "saas",
+        "SendGrid API key.",
+        rb"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+        left_boundary=True,
+        examples=(
+            (
+                "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",
+                "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",
+            ),
+        ),
+    ),
+    Rule(
+        "twilio-api-key",
+        "twilio-key",
+        "saas",
+        "Twilio API key SID.",
+        rb"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])",
+        left_boundary=True,
+        examples=(("TWILIO_API_KEY=SK" + "0123456789abcdef" * 2, "SK" + "0123456789abcdef" * 2),),
+        decoys=("TASKS" + "0" * 10,),
+    ),
+    Rule(
+        "ai-api-key",
+        "openai-key",
+        "saas",
+        "OpenAI (sk-proj-, legacy T3BlbkFJ) and Anthropic (sk-ant-) keys.",
+        rb"sk-(?:ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
+        handler=_prefixed({"sk-ant-": "anthropic-key"}, "openai-key"),
+        examples=(
+            ("OPENAI_API_KEY=sk-proj-" + "Ab1_Cd2-" * 8, "sk-proj-" + "Ab1_Cd2-" * 8),
+            ("sk-ant-api03-" + "Ab1_Cd2-Ef" * 9, "sk-ant-api03-" + "Ab1_Cd2-Ef" * 9),
+            (
+                "sk-AbCdEfGhIj0123456789T3BlbkFJAbCdEfGhIj0123456789",
+                "sk-AbCdEfGhIj0123456789T3BlbkFJAbCdEfGhIj0123456789",
+            ),
+        ),
+        decoys=("disk-usage-report",),
+    ),
+    Rule(
+        "huggingface-token",
+        "huggingface-token",
+        "saas",
+        "Hugging Face access token.",
+        rb"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])",
+        left_boundary=True,
+        examples=(("HF_TOKEN=hf_" + "AbCdEfGhIj" * 3 + "KlMn", "hf_" + "AbCdEfGhIj" * 3 + "KlMn"),),
+    ),
+    Rule(
+        "vault-token",
+        "vault-token",
+        "saas",
+        "HashiCorp Vault service, batch and recovery tokens.",
+        rb"hv[sbr]\.[A-Za-z0-9_-]{24,}",
+        left_boundary=True,
+        examples=(
+            ("VAULT_TOKEN=hvs.CAESIAbCdEfGhIjKlMnOpQrStUvWx", "hvs.CAESIAbCdEfGhIjKlMnOpQrStUvWx"),
+        ),
+    ),
+    Rule(
+        "jwt",
+        "jwt",
+        "token",
+        "JSON Web Token / JWE (signed, unsigned or encrypted), header verified.",
+        rb"eyJ[A-Za-z0-9_+/-]{4,}"
+        rb"(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+)?|={0,2})",
+        handler=_jwt,
+        examples=(
+            (
+                "Bearer " + JWT,
+                JWT,
+            ),
+            (
+                "unsigned eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
+                "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
+            ),
+        ),
+        decoys=("eyJustAWord.here.too",),
+    ),
+    Rule(
+        "lyftdata-api-key",
+        "lyftdata-api-key",
+        "product",
+        "LyftData API key, as the CLI prints it after API-KEY(name;role;scope).",
+        rb"api-key\(",
+        lower=True,
+        handler=_after_paren,
+        examples=(
+            (
+                "API-KEY(worker1;api_read;default) F4177-AM9PZIEW7MPI7IL28ERE",
+                "F4177-AM9PZIEW7MPI7IL28ERE",
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,280 @@
+"""Decode and rescan: secrets hidden under percent-, JSON-, HTML-, base64- and hex-encoding.
+
+Two families, because they map back differently:
+
+* *Escapes* (``%40``, ``\\u0022``, ``&quot;``) decode character by character,
+  so a secret found in the decoded text maps back to the exact encoded bytes
+  (each decoded byte remembers the source span it came from) and only those
+  bytes are replaced.
+* *Blocks* (base64, hex) do not map byte for byte, so when the decoded text
+  holds a secret the whole encoded run is replaced.
+
+Candidates are found cheaply in the raw text at depth 0 (a literal anchor:
+``%3A``, ``\\u00``, ``&quot;``, ``\\x1b[``, ``LS0tLS1CRUdJTi`` (base64 of
+``-----BEGIN``), ``H4sI`` (of a gzip header); ``eyJ``, base64 of ``{"``, is
+found by the JWT rule, which hands non-JWTs back here); inside decoded text,
+which is small, every base64 or hex run is tried. Depth is bounded
+(``max_depth``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import zlib
+from collections.abc import Callable, Iterator
+
+from .rules import Hit, View
+
+Scan = Callable[[View, int], list[Hit]]
+
+_B64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_SEGMENT_STOP = frozenset(b" \t\r\n\0\"'<>`")
+_ESCAPE_RE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([\"\\/bfnrt']))")
+_PERCENT_RE = re.compile(rb"%([0-9a-fA-F]{2})")
+_ENTITY_RE = re.compile(rb"&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_ANSI_RE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+_CONFUSABLE_RE = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xef\xbb\xbf|\xe2\x81\xa0|[\xd0\xd1][\x80-\xbf]")
+_HOMOGLYPHS = {
+    "а": b"a", "е": b"e", "о": b"o", "р": b"p", "с": b"c", "у": b"y", "х": b"x", "і": b"i",
+    "ј": b"j", "ѕ": b"s", "А": b"A", "В": b"B", "Е": b"E", "К": b"K", "М": b"M", "Н": b"H",
+    "О": b"O", "Р": b"P", "С": b"C", "Т": b"T", "Х": b"X", "ԁ": b"d",
+}  # fmt: skip
+_ENTITIES = {b"quot": b'"', b"amp": b"&", b"lt": b"<", b"gt": b">", b"apos": b"'"}
+_SIMPLE = {b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
+_DEEP_B64_RE = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
+_DEEP_HEX_RE = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
+MAX_BLOCK = 1 << 20
+
+
+def _b64_signatures(word: bytes) -> list[bytes]:
+    """The parts of base64(x + word + y) that do not depend on x or y, for each alignment."""
+    sigs = []
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + word + b"\0\0")
+        first = (shift * 8 + 5) // 6 + (1 if shift else 0)
+        last = ((shift + len(word)) * 8) // 6
+        sigs.append(encoded[first:last])
+    return [s for s in sigs if len(s) >= 4]
+
+
+ESCAPE_ANCHORS: tuple[tuple[str, bytes], ...] = (
+    ("ansi", rb"\x1b\["),
+    ("confusable", rb"\xe2\x80[\x8b-\x8d]|\xef\xbb\xbf|\xe2\x81\xa0|[\xd0\xd1][\x80-\xbf]"),
+    ("json-escape", rb"\\u00"),
+    ("html-entity", rb"&(?:quot|#[0-9]{2,3}|#x[0-9a-fA-F]{2});"),
+    ("percent", rb"%(?:3[AaDd]|40)"),
+)
+BLOCK_ANCHORS: tuple[bytes, ...] = (b"LS0tLS1CRUdJTi", b"H4sI")
+"""``eyJ`` (base64 JSON) is found by the JWT rule's pass; deeper layers try every run."""
+
+
+def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:
+    """Decoded bytes and, per decoded byte, the start and end of its source in ``text``."""
+    regex = _REGEXES[kind]
+    out = bytearray()
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for found in regex.finditer(text):
+        for i in range(pos, found.start()):
+            out.append(text[i])
+            starts.append(i)
+            ends.append(i + 1)
+        piece = _escape_value(kind, found)
+        out += piece
+        starts.extend([found.start()] * len(piece))
+        ends.extend([found.end()] * len(piece))
+        pos = found.end()
+    for i in range(pos, len(text)):
+        out.append(text[i])
+        starts.append(i)
+        ends.append(i + 1)
+    return bytes(out), starts, ends
+
+
+def _fast_decode(kind: str, text: bytes) -> bytes | None:
+    """The decoded text without the offset map (built only when a secret is found)."""
+    regex = _REGEXES[kind]
+    try:
+        return regex.sub(lambda m: _escape_value(kind, m), text)
+    except (ValueError, UnicodeEncodeError):
+        return None
+
+
+def _escape_value(kind: str, found: re.Match[bytes]) -> bytes:
+    if kind == "ansi":
+        return b""
+    if kind == "confusable":
+        text = found.group().decode("utf-8", "replace")
+        return _HOMOGLYPHS.get(
+            text, b"" if text in "\u200b\u200c\u200d\ufeff\u2060" else found.group()
+        )
+    if kind == "percent":
+        return bytes([int(found.group(1), 16)])
+    if kind == "html-entity":
+        name, dec, hexa = found.groups()
+        if name:
+            return _ENTITIES[name]
+        return chr(min(int(dec or hexa, 10 if dec else 16), 0x10FFFF)).encode("utf-8", "replace")
+    code, byte, simple = found.groups()
+    if code:
+        return chr(int(code, 16)).encode("utf-8", "surrogatepass")
+    if byte:
+        return bytes([int(byte, 16)])
+    return _SIMPLE.get(simple, simple)
+
+
+_REGEXES = {
+    "json-escape": _ESCAPE_RE,
+    "percent": _PERCENT_RE,
+    "html-entity": _ENTITY_RE,
+    "ansi": _ANSI_RE,
+    "confusable": _CONFUSABLE_RE,
+}
+
+
+def _segment(data: bytes, pos: int, stop: frozenset[int]) -> tuple[int, int]:
+    start = pos
+    while start > 0 and data[start - 1] not in stop and pos - start < 65536:
+        start -= 1
+    end = pos
+    while end < len(data) and data[end] not in stop and end - pos < 65536:
+        end += 1
+    return start, end
+
+
+def _line(data: bytes, pos: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return start, len(data) if end < 0 else end
+
+
+class Decoders:
+    """Finds encoded candidates in a view, decodes them and rescans with ``scan``."""
+
+    def __init__(self, scan: Scan, max_depth: int = 3) -> None:
+        self._scan = scan
+        self.max_depth = max_depth
+        self._escape = [(kind, re.compile(anchor)) for kind, anchor in ESCAPE_ANCHORS]
+        self._blocks = [re.compile(re.escape(anchor)) for anchor in BLOCK_ANCHORS]
+
+    def hits(self, view: View, depth: int) -> Iterator[Hit]:
+        if depth >= self.max_depth:
+            return
+        data = view.data
+        ascii_only = data.isascii()  # word-at-a-time in C: skips the Unicode decoder on plain logs
+        for kind, regex in self._escape:
+            if kind == "confusable" and ascii_only:
+                continue
+            done = -1
+            for found in regex.finditer(data):
+                if found.start() < done:
+                    continue
+                if kind == "percent":
+                    start, end = _segment(data, found.start(), _SEGMENT_STOP)
+                else:
+                    start, end = _line(data, found.start())
+                done = end
+                yield from self._escaped(view, kind, start, end, depth)
+        runs: set[tuple[int, int]] = set()
+        if depth == 0:
+            for regex in self._blocks:
+                for found in regex.finditer(data):
+                    runs.add(_segment(data, found.start(), frozenset(range(256)) - _B64_CHARS))
+        else:
+            runs.update(m.span() for m in _DEEP_B64_RE.finditer(data))
+            runs.update(m.span() for m in _DEEP_HEX_RE.finditer(data))
+        for start, end in sorted(runs):
+            if end == len(data) and not view.final:
+                view.need_more_from(start)
+                continue
+            yield from self._block(view, start, end, depth)
+
+    def _escaped(self, view: View, kind: str, start: int, end: int, depth: int) -> Iterator[Hit]:
+        segment = view.data[start:end]
+        decoded = _fast_decode(kind, segment)
+        if decoded is None or decoded == segment:
+            return
+        found = self._scan(View(decoded), depth + 1)
+        if not found:
+            return
+        decoded, starts, ends = _decode_escapes(kind, segment)
+        for hit in self._scan(View(decoded), depth + 1):
+            src_start = start + starts[hit.start]
+            src_end = start + ends[hit.end - 1]
+            yield Hit(
+                src_start,
+                src_end,
+                hit.kind,
+                hit.rule,
+                via=hit.via,
+                decoders=(kind, *hit.decoders),
+                extra=(decoded[hit.start : hit.end], *hit.extra),
+            )
+
+    def block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+        """Decode ``view.data[start:end]`` (base64, hex, gzip inside) and rescan it."""
+        return self._block(view, start, end, depth)
+
+    def _block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+        text = view.data[start:end].rstrip(b"=").strip(b"-_")
+        if len(text) < 12 or end - start > MAX_BLOCK:
+            return
+        name, decoded = _decode_block(text)
+        if decoded is None:
+            return
+        inner = self._scan(View(decoded), depth + 1)
+        if inner:
+            values = tuple(decoded[h.start : h.end] for h in inner)
+            yield Hit(
+                start,
+                end,
+                inner[0].kind,
+                inner[0].rule,
+                via=inner[0].via,
+                decoders=(name, *inner[0].decoders),
+                extra=tuple(v for v in values if len(v) >= 4),
+            )
+
+
+def _decode_block(text: bytes) -> tuple[str, bytes | None]:
+    if len(text) % 2 == 0 and all(c in b"0123456789abcdefABCDEF" for c in text[:64]):
+        try:
+            decoded = binascii.unhexlify(text)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        if _printable(decoded):
+            return "hex", decoded
+    for alphabet in (None, b"-_"):
+        try:
+            padded = text + b"=" * (-len(text) % 4)
+            decoded = base64.b64decode(padded, altchars=alphabet, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if decoded[:2] == b"\x1f\x8b":
+            decoded = _gunzip(decoded)
+            if decoded is not None and _printable(decoded):
+                return "base64+gzip", decoded
+            continue
+        if _printable(decoded):
+            return "base64", decoded
+    return "base64", None
+
+
+def _gunzip(data: bytes) -> bytes | None:
+    try:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        return inflater.decompress(data, MAX_BLOCK)
+    except zlib.error:
+        return None
+
+
+def _printable(data: bytes) -> bool:
+    """Mostly text: decoding random bytes (ids, digests) gives binary, which is skipped."""
+    if len(data) < 6:
+        return False
+    sample = data[:4096]
+    good = sum(1 for c in sample if 32 <= c < 127 or c in (9, 10, 13))
+    return good >= 0.9 * len(sample)

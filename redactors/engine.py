@@ -1,0 +1,143 @@
+"""The detection engine: run every rule over a view, decode and rescan, resolve overlaps.
+
+Rules run one by one (in CPython ``re`` one literal-first pass per rule is
+faster than any alternation of them). The result is a sorted list of
+non-overlapping hits; overlapping hits are merged into one span, so a URL
+password that is also found by the decoder is replaced once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .decode import Decoders
+from .pem import scan_pem
+from .rules import Hit, Rule, View
+from .tokens import token_spans
+
+
+class Allowlist:
+    """Values that are never redacted (custom rule files: known test keys, public ids)."""
+
+    def __init__(self, values: Iterable[bytes] = (), patterns: Iterable[object] = ()) -> None:
+        self.values = frozenset(values)
+        self.patterns = tuple(patterns)
+
+    def allows(self, value: bytes) -> bool:
+        if value in self.values:
+            return True
+        return any(p.fullmatch(value) for p in self.patterns)  # type: ignore[attr-defined]
+
+    def __bool__(self) -> bool:
+        return bool(self.values or self.patterns)
+
+
+class Engine:
+    """Scans bytes for secrets with a fixed rule list."""
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        *,
+        max_depth: int = 3,
+        allowlist: Allowlist | None = None,
+        pem: bool = True,
+    ) -> None:
+        self.rules = tuple(rules)
+        self.allowlist = allowlist or Allowlist()
+        self.decoders = Decoders(self.scan, max_depth=max_depth)
+        self.pem = pem
+
+    def scan(self, view: View, depth: int = 0) -> list[Hit]:
+        """Non-overlapping hits in ``view``, sorted by position."""
+        hits: list[Hit] = []
+        if depth < self.decoders.max_depth:
+            view.rescan = (self.decoders, depth)
+        for rule in self.rules:
+            hits.extend(rule.hits(view))
+        if self.pem:
+            hits.extend(scan_pem(view))
+        hits.extend(self.decoders.hits(view, depth))
+        if not hits:
+            return hits
+        return resolve(hits, view.data, self.allowlist)
+
+
+def resolve(hits: list[Hit], data: bytes, allowlist: Allowlist | None = None) -> list[Hit]:
+    """Merge overlapping hits, skip tokens already in the text and allowlisted values."""
+    existing = token_spans(data)
+    hits.sort(key=lambda h: (h.start, -h.end))
+    merged: list[Hit] = []
+    for hit in hits:
+        if hit.end <= hit.start:
+            continue
+        if allowlist and allowlist.allows(data[hit.start : hit.end]):
+            continue
+        if existing:
+            pieces = _outside_tokens(hit, existing, data)
+            if not pieces:
+                continue
+            if len(pieces) > 1 or pieces[0] != hit:
+                merged.extend(pieces)
+                continue
+        if merged and hit.start < merged[-1].end:
+            last = merged[-1]
+            if hit.end > last.end:
+                merged[-1] = Hit(
+                    last.start,
+                    hit.end,
+                    last.kind,
+                    last.rule,
+                    last.via,
+                    last.decoders or hit.decoders,
+                    last.extra + hit.extra,
+                    None,
+                )
+            elif hit.extra:
+                merged[-1] = Hit(
+                    last.start,
+                    last.end,
+                    last.kind,
+                    last.rule,
+                    last.via,
+                    last.decoders,
+                    last.extra + hit.extra,
+                    last.identity,
+                )
+            continue
+        merged.append(hit)
+    if existing:
+        merged.sort(key=lambda h: (h.start, -h.end))
+        return _drop_overlaps(merged)
+    return merged
+
+
+def _drop_overlaps(hits: list[Hit]) -> list[Hit]:
+    out: list[Hit] = []
+    for hit in hits:
+        if out and hit.start < out[-1].end:
+            continue
+        out.append(hit)
+    return out
+
+
+def _outside_tokens(hit: Hit, tokens: list[tuple[int, int]], data: bytes) -> list[Hit]:
+    """The parts of ``hit`` that are not inside an existing token (idempotency)."""
+    pieces = [(hit.start, hit.end)]
+    for t_start, t_end in tokens:
+        if t_end <= hit.start or t_start >= hit.end:
+            continue
+        next_pieces = []
+        for a, b in pieces:
+            if t_end <= a or t_start >= b:
+                next_pieces.append((a, b))
+                continue
+            if a < t_start:
+                next_pieces.append((a, t_start))
+            if t_end < b:
+                next_pieces.append((t_end, b))
+        pieces = next_pieces
+    kept = [(a, b) for a, b in pieces if data[a:b].strip(b" \t\r\n\"',;:@/") and b - a >= 2]
+    if kept == [(hit.start, hit.end)]:
+        return [hit]
+    return [Hit(a, b, hit.kind, hit.rule, hit.via, hit.decoders, hit.extra) for a, b in kept]

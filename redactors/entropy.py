@@ -1,0 +1,38 @@
+"""High-entropy fallback (redaction.md §1.7 row 16): a random-looking run near a secret word.
+
+Catches prose forms that have no separator ("token is 9f8ZqA7b..."), shared by
+the redactor (a branch of the key/value rules) and the reviewer. The run must
+be 24+ characters of a token alphabet, contain a digit, not be a hex digest
+or UUID (commit SHAs, request ids are decoys) and have Shannon entropy of at
+least 4.2 bits per character.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+RUN = re.compile(rb"[A-Za-z0-9+/_=-]{24,}")
+HEXISH = re.compile(rb"(?:0x)?[0-9a-fA-F-]+=*")
+WINDOW = 48
+MIN_BITS = 4.2
+
+
+def entropy(value: bytes) -> float:
+    counts = Counter(value)
+    return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
+
+
+def random_looking(value: bytes) -> bool:
+    if b"REDACTED" in value or HEXISH.fullmatch(value):
+        return False
+    return entropy(value) >= MIN_BITS and any(0x30 <= c <= 0x39 for c in value)
+
+
+def run_after(data: bytes, pos: int) -> tuple[int, int] | None:
+    """The first token-alphabet run in the window after ``pos``, if it looks random."""
+    found = RUN.search(data, pos, min(len(data), pos + WINDOW))
+    if found is None or not random_looking(found.group()):
+        return None
+    return found.span()

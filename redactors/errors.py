@@ -1,0 +1,20 @@
+"""Exceptions of the redaction layer (``bundler`` maps them to its own user errors)."""
+
+from __future__ import annotations
+
+
+class MemberRefused(Exception):
+    """A member is left out of the bundle (binary, nested archive, policy); the reason is kept.
+
+    Same shape as ``bundler.archive.contracts.MemberDropped`` (``reason``,
+    ``detail``); the bundler adapter re-raises it as that.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class RulesError(ValueError):
+    """A custom rule file is invalid; the message is one line and names the rule."""

@@ -1,0 +1,204 @@
+"""Literal propagation: a value redacted anywhere is removed from every member, in every form.
+
+A password that a rule found in ``app.conf`` may sit elsewhere in the bundle
+with nothing around it to give it away (a stack trace, an access log with it
+percent-encoded, a base64 blob). Every redacted value is learned here with its
+encoded forms (percent, ``+``-for-space, JSON-escaped once and twice, HTML,
+base64 in both alphabets, hex); the finalize pass replaces all of them.
+
+Matching many literals at once needs a multi-pattern matcher: CPython ``re``
+alternations of hundreds of literals run below 1 MB/s (redaction.md §3.4),
+``pyahocorasick`` runs one pass whatever the count. Short values (< 8 bytes)
+match only between non-alphanumeric bytes so ``guest`` does not eat
+``guestbook``; values under 4 bytes are not propagated at all (too many false
+matches) and are reported as such by the tests' documented limits.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import json
+from collections.abc import Iterator
+from urllib.parse import quote, quote_plus
+
+from .rules import ALNUM
+
+try:  # a C extension; the fallback below is correct but linear in the number of literals
+    import ahocorasick
+except ImportError:  # pragma: no cover - exercised only without the wheel
+    ahocorasick = None
+
+MIN_LITERAL = 4
+BOUNDED_BELOW = 8
+FIND_LOOP_MAX = 24
+PREFIX = 8
+
+
+def encoded_forms(value: bytes) -> set[bytes]:
+    """The forms in which ``value`` may appear elsewhere (itself included)."""
+    forms = {value}
+    forms.add(quote(value, safe="").encode())
+    forms.add(quote(value, safe="@:/").encode())
+    forms.add(quote_plus(value, safe="").encode())
+    forms.add(binascii.hexlify(value))
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None:
+        once = json.dumps(text)[1:-1]
+        forms.add(once.encode())
+        forms.add(json.dumps(once)[1:-1].encode())
+        forms.add(json.dumps(text, ensure_ascii=False)[1:-1].encode())
+        forms.add(html.escape(text).encode())
+    if len(value) >= 6:
+        for encoded in (base64.b64encode(value), base64.urlsafe_b64encode(value)):
+            forms.add(encoded)
+            forms.add(encoded.rstrip(b"="))
+    return {f for f in forms if len(f) >= MIN_LITERAL}
+
+
+def worth_propagating(value: bytes) -> bool:
+    """Whether a redacted value may be removed everywhere it occurs as a bare string.
+
+    A short plain word or number ("enabled", "read", "86400") that a rule once
+    redacted would otherwise eat every ordinary occurrence of that word in the
+    bundle; such values are redacted where a rule finds them, not propagated.
+    Anything of 8+ bytes, or with a digit *and* a letter, or a symbol, is.
+    """
+    if len(value) < MIN_LITERAL:
+        return False
+    if len(value) >= 8 and not value.isdigit():
+        return True
+    has_digit = any(48 <= c <= 57 for c in value)
+    has_alpha = any(65 <= c <= 90 or 97 <= c <= 122 for c in value)
+    has_other = any(not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) for c in value)
+    return (has_digit and has_alpha) or has_other
+
+
+class LiteralSet:
+    """Learned literals -> (kind, identity of their token); the matcher is rebuilt lazily."""
+
+    def __init__(self) -> None:
+        self._forms: dict[bytes, tuple[str, bytes]] = {}
+        self._originals: dict[bytes, tuple[str, bytes]] = {}
+        self._matcher: _Matcher | None = None
+
+    def __len__(self) -> int:
+        return len(self._originals)
+
+    def learn(self, value: bytes, kind: str, identity: bytes) -> bool:
+        """Remember ``value`` (whose token is computed from ``identity``); True if new."""
+        value = value.strip()
+        if value in self._originals or b"[REDACTED:" in value or not worth_propagating(value):
+            return False
+        entry = (kind, identity)
+        self._originals[value] = entry
+        for form in encoded_forms(value):
+            self._forms.setdefault(form, entry)
+        self._matcher = None
+        return True
+
+    def originals(self) -> dict[bytes, tuple[str, bytes]]:
+        return dict(self._originals)
+
+    def max_len(self) -> int:
+        return max((len(f) for f in self._forms), default=0)
+
+    def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
+        """Non-overlapping (start, end, kind, identity), longest first at each position."""
+        if not self._forms:
+            return []
+        if self._matcher is None:
+            self._matcher = _Matcher(self._forms)
+        return self._matcher.find(data)
+
+
+class _Matcher:
+    """Finds every learned form in a text: an automaton over short prefixes, then a check.
+
+    Indexing only the first :data:`PREFIX` bytes of each form keeps the
+    automaton small (tens of thousands of long forms share prefixes and fit in
+    cache), which is what makes one pass fast; the rare prefix hit is then
+    confirmed with ``startswith``.
+    """
+
+    def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
+        self.forms = forms
+        self.automaton = None
+        if ahocorasick is not None and len(forms) > FIND_LOOP_MAX:
+            by_prefix: dict[bytes, list[bytes]] = {}
+            for form in forms:
+                by_prefix.setdefault(form[:PREFIX], []).append(form)
+            automaton = ahocorasick.Automaton()
+            for prefix, group in by_prefix.items():
+                automaton.add_word(prefix.decode("latin-1"), (len(prefix), tuple(group)))
+            automaton.make_automaton()
+            self.automaton = automaton
+
+    def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
+        if self.automaton is not None:
+            text = data.decode("latin-1")
+            for end, (length, group) in self.automaton.iter(text):
+                start = end - length + 1
+                for form in group:
+                    if data.startswith(form, start):
+                        yield start, form
+            return
+        for form in self.forms:
+            pos = data.find(form)
+            while pos >= 0:
+                yield pos, form
+                pos = data.find(form, pos + 1)
+
+    def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
+        """Non-overlapping (start, end, kind, identity), longest first at each position."""
+        if not self._forms:
+            return []
+        if self._matcher is None:
+            self._matcher = _Matcher(self._forms)
+        return self._matcher.find(data)
+
+
+class _Matcher:
+    def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
+        self.forms = forms
+        self.automaton = None
+        if ahocorasick is not None and len(forms) > FIND_LOOP_MAX:
+            automaton = ahocorasick.Automaton()
+            for form in forms:
+                automaton.add_word(form.decode("latin-1"), form)
+            automaton.make_automaton()
+            self.automaton = automaton
+
+    def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
+        if self.automaton is not None:
+            text = data.decode("latin-1")
+            for end, form in self.automaton.iter(text):
+                yield end - len(form) + 1, form
+            return
+        for form in self.forms:
+            pos = data.find(form)
+            while pos >= 0:
+                yield pos, form
+                pos = data.find(form, pos + 1)
+
+    def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
+        found = []
+        for start, form in self._raw(data):
+            end = start + len(form)
+            if len(form) < BOUNDED_BELOW and (
+                (start > 0 and data[start - 1] in ALNUM) or (end < len(data) and data[end] in ALNUM)
+            ):
+                continue
+            kind, token = self.forms[form]
+            found.append((start, end, kind, token))
+        found.sort(key=lambda f: (f[0], -f[1]))
+        out: list[tuple[int, int, str, bytes]] = []
+        for item in found:
+            if out and item[0] < out[-1][1]:
+                continue
+            out.append(item)
+        return out

@@ -1,0 +1,130 @@
+"""Collects what was redacted where, as :class:`schemas.RedactionReport` (never a value).
+
+Hits are aggregated per member by (rule, kind, line, token): a log with the
+same token on ten thousand lines stays readable. The per-hit list of one
+member is capped; ``by_kind`` always counts everything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from schemas import (
+    FileRedaction,
+    RedactionHit,
+    RedactionReport,
+    RedactionSummary,
+    RuleInfo,
+    SkippedFile,
+)
+
+MAX_HITS_PER_MEMBER = 5000
+
+
+@dataclass
+class MemberRecord:
+    member: str
+    name_redacted: bool = False
+    hits: Counter[tuple[str, str, int | None, str, str, tuple[str, ...]]] = field(
+        default_factory=Counter
+    )
+    by_kind: Counter[str] = field(default_factory=Counter)
+    sha256: str | None = None
+    size: int | None = None
+
+    def add(
+        self,
+        rule: str,
+        kind: str,
+        line: int | None,
+        token: bytes,
+        via: str,
+        decoders: tuple[str, ...] = (),
+    ) -> None:
+        self.by_kind[kind] += 1
+        key = (rule, kind, line, token.decode("latin-1"), via, decoders)
+        if key in self.hits or len(self.hits) < MAX_HITS_PER_MEMBER:
+            self.hits[key] += 1
+
+
+class ReportBuilder:
+    def __init__(self, ruleset_id: str, ruleset_sha256: str, rules: list[RuleInfo]) -> None:
+        self.ruleset_id = ruleset_id
+        self.ruleset_sha256 = ruleset_sha256
+        self.rules = rules
+        self.members: dict[str, MemberRecord] = {}
+        self.skipped: list[SkippedFile] = []
+        self.pseudonyms: Counter[str] = Counter()
+        self.obfuscate_network = False
+        self.custom_rules_sha256: str | None = None
+        self.keywords = 0
+
+    def member(self, name: str) -> MemberRecord:
+        record = self.members.get(name)
+        if record is None:
+            record = self.members[name] = MemberRecord(name)
+        return record
+
+    def skip(
+        self, member: str, reason: str, detail: str | None = None, *, kept: bool = False
+    ) -> None:
+        self.skipped = [s for s in self.skipped if s.member != member]
+        self.skipped.append(SkippedFile(member=member, reason=reason, detail=detail, kept=kept))  # type: ignore[arg-type]
+
+    def build(self) -> RedactionReport:
+        files = []
+        total: Counter[str] = Counter()
+        for record in self.members.values():
+            total.update(record.by_kind)
+            hits = [
+                RedactionHit(
+                    rule=rule,
+                    kind=kind,
+                    line=line,
+                    count=count,
+                    token=token,
+                    decoders=list(decoders),
+                    via=via,
+                )  # type: ignore[arg-type]
+                for (rule, kind, line, token, via, decoders), count in record.hits.items()
+            ]
+            hits.sort(key=lambda h: (h.line or 0, h.rule))
+            files.append(
+                FileRedaction(
+                    member=record.member,
+                    name_redacted=record.name_redacted,
+                    sha256=record.sha256,
+                    size=record.size,
+                    hits=hits,
+                    by_kind=dict(sorted(record.by_kind.items())),
+                    hits_omitted=max(0, sum(record.by_kind.values()) - sum(h.count for h in hits)),
+                )
+            )
+        files.sort(key=lambda f: f.member)
+        return RedactionReport(
+            ruleset_id=self.ruleset_id,
+            ruleset_sha256=self.ruleset_sha256,
+            rules=self.rules,
+            obfuscate_network=self.obfuscate_network,
+            custom_rules_sha256=self.custom_rules_sha256,
+            keywords=self.keywords,
+            files=files,
+            skipped=sorted(self.skipped, key=lambda s: s.member),
+            total=sum(total.values()),
+            by_kind=dict(sorted(total.items())),
+            pseudonyms=dict(sorted(self.pseudonyms.items())),
+        )
+
+    def summary(self, report_member: str | None = None) -> RedactionSummary:
+        report = self.build()
+        return RedactionSummary(
+            ruleset_id=report.ruleset_id,
+            ruleset_sha256=report.ruleset_sha256,
+            report_member=report_member,
+            total=report.total,
+            by_kind=report.by_kind,
+            files_redacted=sum(1 for f in report.files if f.by_kind or f.name_redacted),
+            files_skipped=len(report.skipped),
+            obfuscate_network=report.obfuscate_network,
+        )

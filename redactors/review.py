@@ -1,0 +1,217 @@
+"""The independent residual-secret scan behind ``bundler review`` (what an upload pipeline runs).
+
+It trusts nothing the redactor wrote. Over every member (and every member
+name) it runs:
+
+* ``detector``: the whole catalog again, with decode-and-rescan, so a secret
+  that survives in any encoding is found; redacted output is a fixed point of
+  the rules, so anything found is residue.
+* ``entropy``: high-entropy runs near secret words, even without a
+  separator ("token is 9f8Zq..."), skipping hex digests and UUIDs.
+* ``encoded-literal``: the redacted *values* are not in the bundle (the report
+  holds keyed tokens only), so two things stand in for them: *token-adjacent
+  residue* (a token glued to base64/alnum characters means a value was only
+  partly replaced), and, when the customer supplies the reversible map
+  (``--map``), a search for every original value in all its encoded forms.
+* ``manifest`` / ``report``: the same scans over those members, plus a check
+  that the report's sha256 of each member matches the member.
+
+Findings carry a masked preview: never more than two leading characters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from schemas import RedactionReport, ResidualFinding, ReviewResult
+
+from .binary import SNIFF_BYTES, sniff
+from .catalog import BUILTIN_RULES
+from .engine import Engine
+from .entropy import run_after
+from .literals import LiteralSet
+from .rules import Hit, View
+from .stream import redact_stream
+from .textcodecs import gunzip_chunks, peek
+
+MANIFEST = "manifest.json"
+REPORT = "redaction-report.json"
+CHECKS = ["detector", "entropy", "encoded-literal", "member-name", "manifest", "report"]
+_SECRET_WORDS = re.compile(rb"secret|token|passw|api_?key|credential|private")
+_RESIDUE = re.compile(
+    rb"\[REDACTED:(?!keyword:)[a-z0-9-]+:[0-9a-f]{8}\][A-Za-z0-9]{4,}"
+    rb"|(?<![\\%A-Za-z0-9])[A-Za-z0-9]{4,}\[REDACTED:(?!keyword:)"
+)
+"""Alphanumerics glued to a token: a value replaced only in part (keyword tokens are substrings
+by design, and escape sequences like ``\u003d`` are not residue)."""
+
+
+class Source(Protocol):
+    def names(self) -> list[str]: ...
+    def iter_chunks(self, name: str, chunk_size: int = ...) -> Iterator[bytes]: ...
+
+
+def mask(value: bytes) -> str:
+    """A preview that identifies nothing: two leading characters at most, and the length."""
+    text = value.decode("utf-8", "replace")
+    shown = text[:2] if len(text) >= 12 else ""
+    return f"{shown}…({len(text)} chars)"
+
+
+class Reviewer:
+    def __init__(self, originals: Iterable[bytes] = (), engine: Engine | None = None) -> None:
+        self.engine = engine or Engine(BUILTIN_RULES)
+        self.literals = LiteralSet()
+        for value in originals:
+            self.literals.learn(value, "original", value)
+
+    def scan(self, view: View) -> list[Hit]:
+        hits = self.engine.scan(view)
+        for start, end, _kind, _identity in self.literals.find(view.data):
+            hits.append(Hit(start, end, "known-value", "encoded-literal", via="encoded-literal"))
+        hits.extend(_entropy_hits(view))
+        hits.extend(
+            Hit(m.start(), m.end(), "token-residue", "encoded-literal", via="encoded-literal")
+            for m in _RESIDUE.finditer(view.data)
+        )
+        hits.sort(key=lambda h: (h.start, -h.end))
+        return hits
+
+    def member(self, name: str, chunks: Iterable[bytes]) -> tuple[list[ResidualFinding], str, int]:
+        findings: list[ResidualFinding] = []
+        digest = hashlib.sha256()
+        size = 0
+
+        def counted(stream: Iterable[bytes]) -> Iterator[bytes]:
+            nonlocal size
+            for chunk in stream:
+                digest.update(chunk)
+                size += len(chunk)
+                yield chunk
+
+        head, stream = peek(counted(chunks), SNIFF_BYTES)
+        if sniff(head).kind == "gzip":
+            stream = gunzip_chunks(stream)
+        label = "manifest" if name == MANIFEST else "report" if name == REPORT else None
+        if label is not None:
+            stream = iter([_canonical(label, b"".join(stream))])
+
+        def record(hit: Hit, data: bytes, start: int, line: int) -> bytes:
+            check = label or ("detector" if hit.via not in ("encoded-literal",) else hit.via)
+            if hit.rule == "entropy":
+                check = label or "entropy"
+            findings.append(
+                ResidualFinding(
+                    member=name,
+                    line=line,
+                    kind=hit.kind,
+                    check=check,
+                    preview=mask(data[start : hit.end]),
+                )  # type: ignore[arg-type]
+            )
+            return data[start : hit.end]
+
+        for _ in redact_stream(stream, self.scan, record):
+            pass
+        for _ in stream:  # drain (a gzip that failed early)
+            pass
+        return findings, digest.hexdigest(), size
+
+    def name(self, name: str) -> list[ResidualFinding]:
+        data = name.encode("utf-8", "surrogateescape")
+        hits = self.engine.scan(View(data))
+        if not hits:
+            return []
+        masked, cursor = [], 0  # the finding must not print the secret it found in the name
+        for hit in hits:
+            masked += [data[cursor : hit.start].decode("utf-8", "replace"), "…"]
+            cursor = hit.end
+        shown = "".join(masked) + data[cursor:].decode("utf-8", "replace")
+        return [
+            ResidualFinding(
+                member=shown, kind=h.kind, check="member-name", preview=mask(data[h.start : h.end])
+            )
+            for h in hits
+        ]
+
+
+def _entropy_hits(view: View) -> Iterator[Hit]:
+    for word in _SECRET_WORDS.finditer(view.low):
+        span = run_after(view.data, word.end())
+        if span is not None:
+            yield Hit(span[0], span[1], "high-entropy", "entropy", via="entropy")
+
+
+def _canonical(label: str, data: bytes) -> bytes:
+    """The manifest or report as scanned: validated, and with its count maps reduced to keys.
+
+    ``{"password": 3}`` in ``by_kind`` is a count per kind, not a password;
+    the schema guarantees the values are integers, so only the keys (kind
+    names) are kept for scanning. A member that does not validate is scanned
+    as it is.
+    """
+    from schemas import Manifest
+
+    model = RedactionReport if label == "report" else Manifest
+    try:
+        parsed = model.model_validate_json(data)
+    except ValueError:
+        return data
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node and all(isinstance(v, int) and not isinstance(v, bool) for v in node.values()):
+                return sorted(node)
+            return {k: strip(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return json.dumps(strip(parsed.model_dump(mode="json", by_alias=True)), indent=2).encode()
+
+
+def review_source(
+    source: Source,
+    *,
+    originals: Iterable[bytes] = (),
+    report: RedactionReport | None = None,
+    engine: Engine | None = None,
+) -> ReviewResult:
+    """Scan every member of ``source``; ``clean`` only when nothing residual is found."""
+    reviewer = Reviewer(originals, engine)
+    findings: list[ResidualFinding] = []
+    hashes: dict[str, str] = {}
+    total = 0
+    names = source.names()
+    for name in names:
+        findings += reviewer.name(name)
+        found, sha256, size = reviewer.member(name, source.iter_chunks(name))
+        findings += found
+        hashes[name] = sha256
+        total += size
+    consistent = None
+    if report is not None:
+        consistent = all(
+            f.sha256 is None or hashes.get(f.member) == f.sha256
+            for f in report.files
+            if f.member in hashes
+        ) and all(f.member in hashes for f in report.files if f.sha256 is not None)
+    return ReviewResult(
+        clean=not findings and consistent is not False,
+        members_checked=len(names),
+        bytes_checked=total,
+        checks=list(CHECKS) if list(originals) or True else CHECKS,
+        findings=findings,
+        report_consistent=consistent,
+    )
+
+
+def load_report(data: bytes) -> RedactionReport | None:
+    try:
+        return RedactionReport.model_validate_json(data)
+    except ValueError:
+        return None

@@ -1,0 +1,175 @@
+"""The shapes every rule shares: a rule record, a text view, a hit.
+
+Rules are data (the troubleshoot and Datadog lesson): an id, a kind for the
+token, a literal-first regular expression over bytes, and optionally a small
+handler that finds the exact secret span around a match (key-name checks,
+quoted values, the last ``@`` of a URL authority). Every pattern starts with a
+literal, because CPython's ``re`` only skips ahead quickly to a literal
+prefix; case-insensitive rules match the lower-cased view (ASCII lowering
+keeps offsets), never ``(?i)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+SMALL_VIEW = 8192
+"""Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
+
+ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+WORDISH = ALNUM | frozenset(b"_")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One secret span in a view, with the kind its token gets."""
+
+    start: int
+    end: int
+    kind: str
+    rule: str
+    via: str = "rule"
+    decoders: tuple[str, ...] = ()
+    extra: tuple[bytes, ...] = ()
+    """Other forms of the same secret to propagate (e.g. a Basic header's decoded password)."""
+    identity: bytes | None = None
+    """When several spans are one secret (a PEM body over many lines), the value the token is
+    computed from, so every span gets the same token."""
+
+
+class View:
+    """A window of text being scanned, with its lower-cased twin and a 'need more' mark."""
+
+    __slots__ = ("_low", "data", "final", "hold", "rescan")
+
+    def __init__(self, data: bytes, *, final: bool = True) -> None:
+        self.data = data
+        self.final = final
+        self.hold = len(data)
+        self._low: bytes | None = None
+        self.rescan: tuple[Any, int] | None = None
+        """Set by the engine: (decoders, depth), to decode a base64/hex block and rescan it.
+        A tuple, not a closure over the view: a view -> closure -> view cycle would keep
+        every 1 MiB view alive until the cyclic garbage collector happened to run."""
+
+    def rescan_block(self, start: int, end: int) -> list[Hit]:
+        if self.rescan is None:
+            return []
+        decoders, depth = self.rescan
+        return list(decoders.block(self, start, end, depth))
+
+    @property
+    def low(self) -> bytes:
+        if self._low is None:
+            self._low = self.data.lower()
+        return self._low
+
+    def need_more_from(self, pos: int) -> None:
+        """Ask the stream to keep text from ``pos`` (from its line's start, if near) for later.
+
+        On a giant line (minified JSON) holding from the line start would hold
+        everything; holding from ``pos`` is enough, since the rule anchors there.
+        """
+        line_start = self.data.rfind(b"\n", max(0, pos - 4096), pos) + 1
+        self.hold = min(self.hold, line_start if line_start > 0 or pos < 4096 else pos)
+
+    def left_ok(self, pos: int, chars: frozenset[int] = ALNUM) -> bool:
+        return pos == 0 or self.data[pos - 1] not in chars
+
+
+MatchHandler = Callable[[View, "re.Match[bytes]", "Rule"], Iterable[Hit]]
+ViewScanner = Callable[[View], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A detection rule. ``examples`` must be redacted (the secret given); ``decoys`` must not."""
+
+    id: str
+    kind: str
+    category: str
+    description: str
+    pattern: bytes | None = None
+    lower: bool = False
+    group: int = 0
+    left_boundary: bool = False
+    handler: MatchHandler | None = None
+    scanner: ViewScanner | None = None
+    source: str = "builtin"
+    examples: tuple[tuple[str, str], ...] = ()
+    decoys: tuple[str, ...] = ()
+    regex: re.Pattern[bytes] | None = field(default=None, compare=False, repr=False)
+
+    anchors: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.pattern is not None and self.regex is None:
+            object.__setattr__(self, "regex", re.compile(self.pattern))
+        if self.regex is not None and self.anchors is None:
+            object.__setattr__(self, "anchors", literal_prefixes(self.regex))
+
+    def hits(self, view: View) -> Iterable[Hit]:
+        if self.scanner is not None:
+            yield from self.scanner(view)
+            return
+        assert self.regex is not None
+        text = view.low if self.lower else view.data
+        if len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
+            return  # a short text without the rule's literal cannot match
+        for match in self.regex.finditer(text):
+            if self.handler is not None:
+                yield from self.handler(view, match, self)
+                continue
+            start, end = match.span(self.group)
+            if self.left_boundary and not view.left_ok(match.start()):
+                continue
+            if end == len(view.data) and not view.final:
+                view.need_more_from(start)
+                continue
+            if end > start:
+                yield Hit(start, end, self.kind, self.id)
+
+    def fingerprint(self) -> str:
+        pattern = self.pattern.decode("latin-1") if self.pattern else ""
+        handler = getattr(self.handler or self.scanner, "__qualname__", "")
+        return f"{self.id}|{self.kind}|{pattern}|{int(self.lower)}|{self.group}|{handler}"
+
+
+def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
+    """The literal(s) every match starts with, or None when there is no such literal.
+
+    Read from the compiled pattern's parse tree, so a rule's prefilter can never
+    disagree with its regex.
+    """
+    try:
+        from re import _constants as constants
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - CPython internals moved
+        return None
+    try:
+        tree = parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE)
+    except Exception:
+        return None
+    if regex.flags & re.IGNORECASE:
+        return None
+    return _prefixes(list(tree), constants)
+
+
+def _prefixes(items: list[tuple[object, object]], c: object) -> tuple[bytes, ...] | None:
+    literal = bytearray()
+    for op, av in items:
+        if op is c.LITERAL:  # type: ignore[attr-defined]
+            literal.append(av)  # type: ignore[arg-type]
+            continue
+        if not literal and op is c.BRANCH:  # type: ignore[attr-defined]
+            branches = [_prefixes(list(b), c) for b in av[1]]  # type: ignore[index]
+            if all(branches):
+                return tuple(p for b in branches for p in b)  # type: ignore[union-attr]
+            return None
+        if not literal and op is c.SUBPATTERN:  # type: ignore[attr-defined]
+            return _prefixes(list(av[3]), c)  # type: ignore[index]
+        break
+    return (bytes(literal),) if literal else None

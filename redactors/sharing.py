@@ -1,0 +1,71 @@
+"""Sharing what one redactor learned with another (``bundler redact`` runs a process pool).
+
+Workers share the bundle's HMAC key, so their tokens agree; what differs is
+what each learned. The coordinator imports every worker's learned literals,
+network names, per-member records and skipped files, so pass two and the
+report see the whole bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .literals import LiteralSet
+    from .network import NetworkPseudonymizer
+    from .report import ReportBuilder
+    from .tokens import Tokenizer
+
+
+class SharedState:
+    """Mixed into :class:`~redactors.bundle.BundleRedactor`."""
+
+    literals: LiteralSet
+    network: NetworkPseudonymizer | None
+    builder: ReportBuilder
+    tokens: Tokenizer
+    _names: dict[str, str]
+    _state: dict[str, str]
+
+    def adopt_name(self, stored: str) -> None:
+        """Treat ``stored`` as a final member name (another process redacted it)."""
+        self._names[stored] = stored
+
+    def export_member(self, stored: str) -> dict[str, Any]:
+        """What this process learned from one member, for the coordinating process."""
+        return {
+            "stored": stored,
+            "state": self._state.get(stored),
+            "record": self.builder.members.get(stored),
+            "skipped": [s for s in self.builder.skipped if s.member == stored],
+            "learned": [(v, k, i) for v, (k, i) in self.literals.originals().items()],
+            "names": self.network.export_names() if self.network else [],
+            "map": self.tokens.mapping(),
+        }
+
+    def import_member(self, state: dict[str, Any]) -> None:
+        stored = state["stored"]
+        if state["state"] is not None:
+            self._state[stored] = state["state"]
+        record = state["record"]
+        if record is not None:
+            mine = self.builder.member(stored)
+            mine.hits.update(record.hits)
+            mine.by_kind.update(record.by_kind)
+            mine.name_redacted = mine.name_redacted or record.name_redacted
+            if record.sha256 is not None:
+                mine.sha256, mine.size = record.sha256, record.size
+        for skipped in state["skipped"]:
+            self.builder.skip(skipped.member, skipped.reason, skipped.detail, kept=skipped.kept)
+        self.import_learned(state["learned"])
+        if self.network is not None:
+            self.network.import_names(state["names"])
+        self.tokens.merge_mapping(state["map"])
+
+    def export_learned(self) -> list[tuple[bytes, str, bytes]]:
+        return [(v, k, i) for v, (k, i) in self.literals.originals().items()]
+
+    def import_learned(self, learned: Iterable[tuple[bytes, str, bytes]]) -> None:
+        for value, kind, identity in learned:
+            self.literals.learn(value, kind, identity)

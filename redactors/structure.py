@@ -1,0 +1,211 @@
+"""Structure first: parse JSON/YAML/TOML and find secrets by key name, whatever their layout.
+
+Line rules see ``password: |`` and a pretty-printed ``"name": "DB_PASSWORD",
+"value": ...`` only by luck; a parser sees them always. The walk below finds
+the secret *values* of a document: values under secret key names
+(:func:`redactors.keys.secret_kind` or a custom key), the ``value`` of a
+``name``/``value`` pair whose name is secret (Kubernetes env lists), every
+value of a Kubernetes ``Secret``'s ``data`` (base64, decoded and learned
+too, also when base64'd twice) and ``stringData``, and a Docker ``auth``
+(base64 of ``user:password``).
+
+The member's text is then redacted by replacing those values where they
+occur (so formatting, comments and line numbers survive), and the line rules
+run as well. :func:`redact_object` is the same policy for data already in
+memory (collectors redact parsed API responses with it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from .keys import is_placeholder, secret_kind
+
+Classify = Callable[[str], str | None]
+STRUCTURE_MAX = 16 << 20
+_B64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: str
+    value: bytes
+    path: str
+    quoted_in_json: bool = True
+    extra: tuple[bytes, ...] = ()
+
+
+def detect_format(name: str, media_type: str, head: bytes) -> str | None:
+    lower = name.lower()
+    if lower.endswith((".json", ".json.txt")) or media_type == "application/json":
+        return "json"
+    if lower.endswith((".yaml", ".yml")) or media_type in ("application/yaml", "text/yaml"):
+        return "yaml"
+    if lower.endswith(".toml"):
+        return "toml"
+    stripped = head.lstrip()
+    if stripped[:1] in (b"{", b"[") and not lower.endswith((".log", ".jsonl", ".ndjson")):
+        return "json"
+    if stripped.startswith((b"apiVersion:", b"---\n", b"kind:")):
+        return "yaml"
+    return None
+
+
+def parse(data: bytes, fmt: str) -> list[Any] | None:
+    """Documents of ``data``, or None if it does not parse (then line rules alone apply)."""
+    try:
+        if fmt == "json":
+            return [json.loads(data)]
+        if fmt == "toml":
+            return [tomllib.loads(data.decode("utf-8"))]
+        if data.count(b"*") > 10000 and b"&" in data:
+            return None  # alias bombs
+        return [
+            d for d in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        ]
+    except (
+        ValueError,
+        UnicodeDecodeError,
+        yaml.YAMLError,
+        tomllib.TOMLDecodeError,
+        RecursionError,
+    ):
+        return None
+
+
+def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:
+    found: list[Found] = []
+    for document in documents:
+        _walk(document, "", classify, found, depth=0)
+    return found
+
+
+def _scalar(value: Any) -> bytes | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogateescape")
+        return None if is_placeholder(data) else data
+    if isinstance(value, int | float):
+        return str(value).encode()
+    return None
+
+
+def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: int) -> None:
+    if depth > 64:
+        return
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            _walk(item, f"{path}/{index}", classify, found, depth + 1)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("kind") == "Secret" and isinstance(
+        node.get("data") or node.get("stringData"), dict
+    ):
+        _k8s_secret(node, path, found)
+    pair_kind = _pair_kind(node, classify)
+    for key, value in node.items():
+        child = f"{path}/{key}"
+        kind = classify(str(key)) if isinstance(key, str) else None
+        if pair_kind and key in ("value", "Value"):
+            kind = pair_kind
+        if kind:
+            items = enumerate(value) if isinstance(value, list) else [(None, value)]
+            for index, item in items:
+                data = _scalar(item)
+                if data is not None:
+                    where = child if index is None else f"{child}/{index}"
+                    found.append(
+                        Found(kind, data, where, isinstance(item, str), _derived(kind, data))
+                    )
+        if isinstance(value, dict | list):
+            _walk(value, child, classify, found, depth + 1)
+
+
+def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:
+    name = node.get("name", node.get("Name", node.get("key")))
+    if isinstance(name, str) and ("value" in node or "Value" in node):
+        return classify(name)
+    return None
+
+
+def _k8s_secret(node: dict[str, Any], path: str, found: list[Found]) -> None:
+    for field in ("data", "stringData"):
+        values = node.get(field)
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            data = _scalar(value)
+            if data is None:
+                continue
+            extra = tuple(_decoded_layers(data)) if field == "data" else ()
+            found.append(Found("k8s-secret", data, f"{path}/{field}/{key}", True, extra))
+
+
+def _decoded_layers(data: bytes, depth: int = 3) -> Iterator[bytes]:
+    """base64, base64 of base64, ...: every printable layer is a form of the secret."""
+    for _ in range(depth):
+        compact = data.replace(b"\n", b"")
+        if not _B64.fullmatch(compact):
+            return
+        try:
+            data = base64.b64decode(compact, validate=True)
+        except (binascii.Error, ValueError):
+            return
+        if len(data) >= 4:
+            yield data
+        for line in data.splitlines():
+            if len(line.strip()) >= 8 and line.strip() != data.strip():
+                yield line.strip()
+
+
+def _derived(kind: str, data: bytes) -> tuple[bytes, ...]:
+    """Other forms worth propagating: decoded Basic/Docker auth, lines of a multi-line value."""
+    extra: list[bytes] = []
+    if kind == "auth" and _B64.fullmatch(data):
+        try:
+            decoded = base64.b64decode(data + b"=" * (-len(data) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        if b":" in decoded and decoded.isascii():
+            extra += [decoded, decoded.split(b":", 1)[1]]
+    if b"\n" in data.strip():
+        extra += [line.strip() for line in data.splitlines() if len(line.strip()) >= 4]
+    return tuple(extra)
+
+
+def redact_object(
+    obj: Any,
+    token_for: Callable[[str, bytes, tuple[bytes, ...]], str],
+    redact_string: Callable[[str], str],
+    classify: Classify = secret_kind,
+) -> Any:
+    """A copy of ``obj`` with secret values replaced by tokens and every string redacted."""
+    secrets = {(f.path, f.value): f for f in find_secrets([obj], classify)}
+
+    def walk(node: Any, path: str, depth: int) -> Any:
+        if depth > 64:
+            return node
+        if isinstance(node, dict):
+            return {k: walk(v, f"{path}/{k}", depth + 1) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, f"{path}/{i}", depth + 1) for i, v in enumerate(node)]
+        data = _scalar(node)
+        found = secrets.get((path, data)) if data is not None else None
+        if found is not None:
+            return token_for(found.kind, found.value, found.extra)
+        if isinstance(node, str):
+            return redact_string(node)
+        return node
+
+    return walk(obj, "", 0)

@@ -1,0 +1,76 @@
+"""Byte-stream plumbing: peeking, gzip in and out, UTF-16 to UTF-8 (all streaming)."""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import zlib
+from collections.abc import Iterable, Iterator
+
+OUT_CHUNK = 1 << 20
+MAX_INFLATE_RATIO = 1000
+
+
+def peek(chunks: Iterable[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
+    """The first ``size`` bytes (or fewer at the end) and an iterator over *all* the bytes."""
+    iterator = iter(chunks)
+    taken: list[bytes] = []
+    have = 0
+    for chunk in iterator:
+        taken.append(chunk)
+        have += len(chunk)
+        if have >= size:
+            break
+    head = b"".join(taken)
+    return head, itertools.chain([head] if head else [], iterator)
+
+
+def gunzip_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Decompress gzip (also concatenated members), refusing absurd ratios (zip bombs)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    consumed = produced = 0
+    for chunk in chunks:
+        consumed += len(chunk)
+        data = chunk
+        while data:
+            out = inflater.decompress(data, OUT_CHUNK)
+            produced += len(out)
+            if produced > max(consumed, 1 << 20) * MAX_INFLATE_RATIO:
+                raise ValueError("gzip member inflates beyond the safety ratio")
+            if out:
+                yield out
+            if inflater.eof:
+                data = inflater.unused_data
+                inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            else:
+                data = inflater.unconsumed_tail
+    tail = inflater.flush()
+    if tail:
+        yield tail
+
+
+def gzip_chunks(chunks: Iterable[bytes], level: int = 6) -> Iterator[bytes]:
+    deflater = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    for chunk in chunks:
+        out = deflater.compress(chunk)
+        if out:
+            yield out
+    yield deflater.flush()
+
+
+def utf16_to_utf8(chunks: Iterable[bytes], kind: str) -> Iterator[bytes]:
+    """Windows exports are UTF-16; rules match bytes, so transcode (BOM dropped)."""
+    decoder = codecs.getincrementaldecoder("utf-16" if kind != "utf-16-le" else "utf-16-le")(
+        "replace"
+    )
+    first = True
+    for chunk in chunks:
+        if first and kind == "utf-16-le" and chunk[:2] == b"\xff\xfe":
+            chunk = chunk[2:]
+        first = False
+        text = decoder.decode(chunk)
+        if text:
+            yield text.encode("utf-8", "surrogateescape")
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail.encode("utf-8")

@@ -1,0 +1,76 @@
+"""Typed, keyed replacement tokens: ``[REDACTED:<kind>:<hmac8>]``.
+
+The suffix is HMAC-SHA256 of the original value under a per-bundle random
+key, truncated to 8 hex digits. The same value therefore gets the same token
+in every file of one bundle (an analyst can still see "the password in
+app.conf is the one in the access log") while the token reveals nothing: an
+unkeyed hash of a short password could be reversed by brute force, a keyed
+one cannot without the key, and the key never leaves the redacting process
+(unless the customer asks for the reversible map, which is encrypted and kept
+outside the bundle).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+
+TOKEN_RE = re.compile(rb"\[REDACTED:([a-z0-9][a-z0-9-]{0,39}):([0-9a-f]{8})\]")
+"""A token as written into content (bytes)."""
+
+NAME_TOKEN_RE = re.compile(rb"REDACTED-([a-z0-9][a-z0-9-]{0,39})-([0-9a-f]{8})")
+"""The file-name-safe form used in member names (no brackets or colons)."""
+
+TOKEN_MARK = b"[REDACTED:"
+
+
+class Tokenizer:
+    """Makes tokens and, when asked, remembers token -> original for the reversible map."""
+
+    def __init__(self, key: bytes | None = None, *, keep_map: bool = False) -> None:
+        self._key = key if key is not None else secrets.token_bytes(32)
+        self.keep_map = keep_map
+        self._map: dict[str, tuple[str, bytes]] = {}
+
+    def digest(self, value: bytes) -> str:
+        return hmac.new(self._key, value, hashlib.sha256).hexdigest()[:8]
+
+    def token(self, kind: str, value: bytes) -> bytes:
+        """The content token for ``value``; the suffix depends on the value only."""
+        digest = self.digest(value)
+        token = f"[REDACTED:{kind}:{digest}]"
+        if self.keep_map and token not in self._map:
+            self._map[token] = (kind, value)
+        return token.encode()
+
+    def name_token(self, kind: str, value: bytes) -> str:
+        """The member-name form of a token (safe on every file system)."""
+        digest = self.digest(value)
+        token = f"REDACTED-{kind}-{digest}"
+        if self.keep_map and token not in self._map:
+            self._map[token] = (kind, value)
+        return token
+
+    def merge_mapping(self, other: dict[str, tuple[str, bytes]]) -> None:
+        if self.keep_map:
+            for token, entry in other.items():
+                self._map.setdefault(token, entry)
+
+    def mapping(self) -> dict[str, tuple[str, bytes]]:
+        """token -> (kind, original value); empty unless ``keep_map``."""
+        return dict(self._map)
+
+
+def is_token_only(value: bytes) -> bool:
+    """True when ``value`` is nothing but tokens (and separators): already redacted."""
+    rest = TOKEN_RE.sub(b"", value)
+    return len(rest.strip(b" \t,;:\"'")) == 0 and rest != value
+
+
+def token_spans(data: bytes) -> list[tuple[int, int]]:
+    """Offsets of every token in ``data`` (cheap when there are none)."""
+    if TOKEN_MARK not in data:
+        return []
+    return [m.span() for m in TOKEN_RE.finditer(data)]

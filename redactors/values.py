@@ -1,0 +1,228 @@
+"""Find the extent of a value that follows ``key<sep>`` in text, whatever its shape.
+
+Human passwords have spaces, quotes, symbols and low entropy, so the value is
+found by syntax, never by what it looks like: a quoted string (also with
+JSON-escaped quotes ``\\"`` at any depth, or ``&quot;``), a braced ODBC value
+(``{a}}b}``), an unquoted run up to a delimiter, or, when the key ends its
+line (``password: |``, ``secret_key = (``, ``export TOKEN=\\``), the
+indented or continued lines below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNQUOTED_END = frozenset(b" \t\r\n\0,;&\"'<>`|]}")
+AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"ntlm", b"apikey")
+MAX_VALUE = 8192
+BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\"})
+
+
+@dataclass(frozen=True)
+class ValueSpan:
+    start: int
+    end: int
+
+
+class NeedMore(Exception):
+    """The value may continue past the end of the text seen so far."""
+
+
+def value_spans(
+    data: bytes, pos: int, *, final: bool, allow_next_line: bool = True
+) -> list[ValueSpan]:
+    """Spans of the value starting at ``pos`` (just after the separator).
+
+    Raises :class:`NeedMore` when the value reaches the end of ``data`` and
+    more text may follow (the caller keeps that text for the next round).
+    """
+    n = len(data)
+    while pos < n and data[pos] in b" \t":
+        pos += 1
+    if pos >= n:
+        if not final:
+            raise NeedMore
+        return []
+    line_end = data.find(b"\n", pos)
+    if line_end < 0:
+        line_end = n
+    rest = data[pos:line_end].rstrip(b"\r").rstrip()
+    if allow_next_line and rest in BLOCK_MARKERS:
+        return _next_lines(data, pos, line_end, rest, final=final)
+    span = _one_value(data, pos, line_end, final=final)
+    return [span] if span is not None else []
+
+
+def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
+    char = data[pos]
+    if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
+        return _quoted(data, pos, line_end, final=final)
+    if data.startswith(b"&quot;", pos):
+        close = data.find(b"&quot;", pos + 6, pos + 6 + MAX_VALUE)
+        if close < 0:
+            return _need_or(final, ValueSpan(pos + 6, line_end))
+        return ValueSpan(pos + 6, close)
+    if data.startswith((b"${", b"{{"), pos):  # a template reference, kept whole
+        close = data.find(b"}}" if char == 0x7B else b"}", pos, line_end)
+        if close > 0:
+            return ValueSpan(pos, close + (2 if char == 0x7B else 1))
+    if char == 0x7B:  # "{": ODBC braces, or a nested object (no value)
+        return _braced(data, pos, line_end)
+    end = pos
+    limit = min(line_end, pos + MAX_VALUE)
+    while end < limit and data[end] not in UNQUOTED_END:
+        if data[end] == 0x5C and end + 1 < limit and data[end + 1] in b"\"'":
+            break
+        end += 1
+    if end == limit and limit == len(data) and not final:
+        raise NeedMore
+    word = data[pos:end]
+    if word.lower() in AUTH_SCHEMES and end < line_end and data[end] == 0x20:
+        return _one_value(data, end + 1, line_end, final=final)
+    return ValueSpan(pos, end) if end > pos else None
+
+
+def _escaped_quote_at(data: bytes, pos: int) -> bool:
+    end = pos
+    while end < len(data) and data[end] == 0x5C:
+        end += 1
+    return end < len(data) and data[end] in b"\"'"
+
+
+def _quoted(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
+    slashes = 0
+    while data[pos + slashes] == 0x5C:
+        slashes += 1
+    quote = data[pos + slashes]
+    opener = data[pos : pos + slashes + 1]
+    start = pos + slashes + 1
+    search = start
+    limit = min(len(data), start + MAX_VALUE)
+    while True:
+        close = data.find(opener, search, limit)
+        if close < 0:
+            if not final and limit == len(data):
+                raise NeedMore
+            return ValueSpan(start, min(line_end, limit)) if line_end > start else None
+        # An escaped quote inside the value has more backslashes than the opener.
+        before = close
+        while before > start and data[before - 1] == 0x5C:
+            before -= 1
+        if slashes == 0 and (close - before) % 2 == 1 and quote == 0x22:
+            search = close + 1
+            continue
+        if slashes and close - before > 0:
+            search = close + len(opener)
+            continue
+        inner = ValueSpan(start, close)
+        if slashes == 0 and data[start:close].lower().startswith(AUTH_SCHEMES):
+            space = data.find(b" ", start, close)
+            if space > 0 and data[start:space].lower() in AUTH_SCHEMES:
+                return ValueSpan(space + 1, close)
+        return inner
+
+
+def _braced(data: bytes, pos: int, line_end: int) -> ValueSpan | None:
+    end = pos + 1
+    while end < line_end:
+        if data[end] == 0x7D:
+            if end + 1 < line_end and data[end + 1] == 0x7D:
+                end += 2
+                continue
+            break
+        if data[end] in b'":\n':
+            return None  # a nested object, not an ODBC value
+        end += 1
+    if end >= line_end:
+        return None
+    return ValueSpan(pos + 1, end) if end > pos + 1 else None
+
+
+def _need_or(final: bool, span: ValueSpan) -> ValueSpan:
+    if not final:
+        raise NeedMore
+    return span
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _next_lines(
+    data: bytes, pos: int, line_end: int, marker: bytes, *, final: bool
+) -> list[ValueSpan]:
+    """Values on the following lines: YAML block scalars, ``(`` and ``\\`` continuations."""
+    line_start = data.rfind(b"\n", 0, pos) + 1
+    key_indent = _indent(data[line_start:pos])
+    spans: list[ValueSpan] = []
+    cursor = line_end + 1
+    block = marker[:1] in (b"|", b">")
+    while True:
+        if cursor >= len(data):
+            if not final:
+                raise NeedMore
+            return spans
+        nl = data.find(b"\n", cursor)
+        if nl < 0:
+            if not final:
+                raise NeedMore
+            nl = len(data)
+        line = data[cursor:nl].rstrip(b"\r")
+        stripped = line.strip()
+        if not stripped:
+            if spans and not block:
+                return spans
+            cursor = nl + 1
+            continue
+        indent = _indent(line)
+        if marker == b"" and not spans and indent <= key_indent:
+            split = _continued_record(data[line_start:line_end], line)
+            if split is not None:
+                return [
+                    s
+                    for s in [_one_value(data, cursor + split, cursor + len(line), final=True)]
+                    if s
+                ]
+        if block or marker == b"":
+            if indent <= key_indent and not (marker == b"" and not spans and indent > 0):
+                return spans
+            if marker == b"" and spans:
+                return spans  # plain "key:" then one value line
+            if marker == b"" and stripped[:1] in b"-{[" and not stripped.startswith(b"-----"):
+                return spans  # a YAML list or mapping follows: not a scalar
+            if marker == b"" and b": " in stripped and not stripped.startswith(b"-----"):
+                return spans
+            first = cursor + indent
+            span = _one_value(data, first, cursor + len(line), final=True) if not block else None
+            spans.append(span or ValueSpan(first, cursor + len(line.rstrip())))
+            if marker == b"":
+                return spans
+        else:  # "(" or "\" or "[" or "{": the next non-empty line holds the value
+            first = cursor + indent
+            if stripped in (b")", b"]", b"}"):
+                return spans
+            span = _one_value(data, first, cursor + len(line), final=True)
+            if span is not None:
+                spans.append(span)
+            return spans
+        cursor = nl + 1
+        if len(spans) > 200:
+            return spans
+
+
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+
+
+def _continued_record(key_line: bytes, next_line: bytes) -> int | None:
+    """Offset of the payload in ``next_line`` when it continues ``key_line``'s log record.
+
+    journald and syslog split long records at a size limit, so ``password=``
+    can end one record and its value start the next; both carry the same
+    prefix (``Nov 29 12:00:01 host app[12]: ``), up to digits.
+    """
+    for sep in (b"]: ", b": "):
+        a = key_line.find(sep, 0, 120)
+        b = next_line.find(sep, 0, 120)
+        if a > 0 and b > 0 and key_line[:a].translate(_DIGITS) == next_line[:b].translate(_DIGITS):
+            return b + len(sep)
+    return None

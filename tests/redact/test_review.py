@@ -1,0 +1,119 @@
+"""bundler review: the independent pass finds what redaction missed, and nothing in clean output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from bundler.cli import cli
+from bundler.source import MemorySource
+from redactors.review import review_source
+from tests.support.redaction import run
+
+from .corpus import CASES
+
+
+def test_redacted_corpus_output_reviews_clean() -> None:
+    """Every case of the corpus, redacted, passes the independent review."""
+    for case in CASES:
+        outputs, redactor, _ = run(case.files)
+        members = {
+            **outputs,
+            "redaction-report.json": redactor.report().model_dump_json(by_alias=True),
+        }
+        result = review_source(MemorySource(members), report=redactor.report())
+        assert result.findings == [], (case.id, result.findings[:3])
+        assert result.report_consistent is True
+
+
+def test_raw_secrets_are_found_with_masked_previews() -> None:
+    raw = {
+        "a.log": "password=hunter2-Raw\ntoken is 9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ\n",
+        "ghp_" + "a1" * 18 + ".txt": "x",
+    }
+    result = review_source(MemorySource(raw))
+    assert not result.clean
+    checks = {(f.member, f.check) for f in result.findings}
+    assert ("a.log", "detector") in checks
+    assert ("a.log", "entropy") in checks
+    assert any(f.check == "member-name" for f in result.findings)
+    dumped = result.model_dump_json()
+    assert "hunter2-Raw" not in dumped
+    assert "9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ" not in dumped
+    assert "a1a1a1" not in dumped
+
+
+def test_token_adjacent_residue_is_reported() -> None:
+    result = review_source(MemorySource({"a.log": "key=[REDACTED:api-key:0a1b2c3d]Xy9Q tail\n"}))
+    assert [f.check for f in result.findings] == ["encoded-literal"]
+
+
+def test_known_values_are_searched_in_every_encoding() -> None:
+    members = {"a.log": "GET /?q=Kn0wn%2FValue%21 and S24wd24vVmFsdWUh\n"}
+    result = review_source(MemorySource(members), originals=[b"Kn0wn/Value!"])
+    assert sum(f.kind == "known-value" for f in result.findings) == 2
+
+
+def test_a_report_that_does_not_match_the_members_is_not_clean() -> None:
+    outputs, redactor, _ = run({"a.log": "password=hunter2-x\n"})
+    outputs["a.log"] += b"appended later\n"
+    result = review_source(MemorySource(outputs), report=redactor.report())
+    assert result.report_consistent is False
+    assert not result.clean
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_review_exit_codes_and_json(tmp_path: Path) -> None:
+    dirty = tmp_path / "dirty"
+    dirty.mkdir()
+    (dirty / "a.log").write_text("password=hunter2-cli\n")
+    clean = tmp_path / "clean"
+    code, _, err = _cli("redact", str(dirty), "--out", str(clean))
+    assert code == 0, err
+    code, out, _ = _cli("review", str(clean), "--json")
+    assert code == 0
+    assert json.loads(out)["clean"] is True
+    code, out, _ = _cli("review", str(dirty))
+    assert code == 1
+    assert "a.log:1\tpassword\tdetector" in out
+    assert "hunter2-cli" not in out
+    code, _, err = _cli("review", str(tmp_path / "missing"))
+    assert code == 2
+
+
+def test_cli_review_with_the_reversible_map(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.conf").write_text("db_password=Mapped-Secret-1\n")
+    env = {"MAPPW": "correct horse battery staple"}
+    out, mapfile = str(tmp_path / "out"), str(tmp_path / "m.map")
+    code, _, err = _cli(
+        "redact",
+        str(src),
+        "--out",
+        out,
+        "--map-out",
+        mapfile,
+        "--map-password-env",
+        "MAPPW",
+        env=env,
+    )
+    assert code == 0, err
+    assert b"Mapped-Secret-1" not in (tmp_path / "m.map").read_bytes()
+    with_map = ("--map", mapfile, "--map-password-env", "MAPPW")
+    code, _, _ = _cli("review", out, *with_map, env=env)
+    assert code == 0
+    (tmp_path / "out" / "leak.txt").write_text("copied: Mapped-Secret-1\n")
+    code, printed, _ = _cli("review", out, *with_map, env=env)
+    assert code == 1
+    assert "known-value" in printed
+    wrong = ("--map", mapfile, "--map-password-env", "WRONG")
+    code, _, err = _cli("review", out, *wrong, env={"WRONG": "not the password at all"})
+    assert code == 2
+    assert "cannot decrypt map file" in err

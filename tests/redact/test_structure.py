@@ -1,0 +1,97 @@
+"""Structure first: documents stay parseable, secrets found by key wherever they sit."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from redactors import BundleRedactor
+from tests.support.redaction import run
+
+
+def test_json_stays_valid_and_numbers_under_secret_keys_become_strings() -> None:
+    doc = {
+        "db": {"password": 123456, "port": 5432},
+        "pin": 9876,
+        "items": [{"token": "t0k-abcdef12"}],
+    }
+    outputs, _, _ = run({"c.json": json.dumps(doc, indent=2)})
+    parsed = json.loads(outputs["c.json"])
+    assert parsed["db"]["password"].startswith("[REDACTED:password:")
+    assert parsed["db"]["port"] == 5432
+    assert parsed["items"][0]["token"].startswith("[REDACTED:")
+
+
+def test_yaml_stays_valid_and_redacted_scalars_stay_strings() -> None:
+    text = (
+        "db:\n  password: hunter2-yml\n  host: db\n"
+        "token: |\n  multi-line-tok-1\n  multi-line-tok-2\nport: 5432\n"
+    )
+    outputs, _, _ = run({"c.yaml": text})
+    parsed = yaml.safe_load(outputs["c.yaml"])
+    assert isinstance(parsed["db"]["password"], str)
+    assert parsed["db"]["password"].startswith("[REDACTED:")
+    assert parsed["db"]["host"] == "db"
+    assert b"multi-line-tok" not in outputs["c.yaml"]
+    assert parsed["port"] == 5432
+
+
+def test_comments_and_layout_survive() -> None:
+    text = "# production\ndb:\n    password: 'x-Secret-91'   # rotated monthly\n    pool: 10\n"
+    outputs, _, _ = run({"c.yaml": text})
+    out = outputs["c.yaml"].decode()
+    assert "# production" in out
+    assert "# rotated monthly" in out
+    assert "    pool: 10" in out
+
+
+def test_toml_by_key() -> None:
+    outputs, _, _ = run(
+        {"flux.toml": '[flux.workers]\nbootstrap_token = "Toml-Boot-77"\nheartbeat_interval = 10\n'}
+    )
+    assert b"Toml-Boot-77" not in outputs["flux.toml"]
+    assert b"heartbeat_interval = 10" in outputs["flux.toml"]
+
+
+def test_unparseable_documents_fall_back_to_line_rules() -> None:
+    outputs, _, _ = run({"bad.json": '{"password": "Broken-Json-1", oops'})
+    assert b"Broken-Json-1" not in outputs["bad.json"]
+
+
+def test_redact_object_for_api_responses() -> None:
+    redactor = BundleRedactor(key=b"k" * 32)
+    response = {
+        "workers": [
+            {
+                "name": "w1",
+                "session_token": "0f8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+                "labels": {"zone": "a"},
+            }
+        ],
+        "env": [
+            {"name": "DB_PASSWORD", "value": "Env-Pw-1"},
+            {"name": "LOG_LEVEL", "value": "info"},
+        ],
+        "note": "contact ops@corp.example.com",
+        "count": 3,
+    }
+    out = redactor.redact_object(response)
+    assert out["workers"][0]["name"] == "w1"
+    assert out["workers"][0]["session_token"].startswith("[REDACTED:session-token:")
+    assert out["workers"][0]["labels"] == {"zone": "a"}
+    assert out["env"][0]["value"].startswith("[REDACTED:password:")
+    assert out["env"][1]["value"] == "info"
+    assert "ops@corp.example.com" not in out["note"]
+    assert out["count"] == 3
+    # values learned here are propagated to text members later
+    text = b"".join(redactor.finalize("x.log", [b"token was Env-Pw-1\n"]))
+    assert b"Env-Pw-1" not in text
+
+
+def test_the_same_secret_in_json_and_in_a_log_gets_one_token() -> None:
+    outputs, _, _ = run(
+        {"a.json": '{"api_key": "Same-Key-12345"}', "b.log": "key Same-Key-12345 used\n"}
+    )
+    token = json.loads(outputs["a.json"])["api_key"]
+    assert token.encode() in outputs["b.log"]

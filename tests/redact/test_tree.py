@@ -1,0 +1,197 @@
+"""bundler redact: a tree into a redacted directory or a bundle; symlinks and binaries handled."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bundler.cli import cli
+from bundler.redaction.handoff import new_key
+from bundler.redaction.tree import RedactConfig, redact_to_directory
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), env=env)
+    return result.exit_code, result.stderr
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "logs").mkdir(parents=True)
+    (src / "app.conf").write_text("db_password=Tree-Pw-1\nowner=alice@corp.example.com\n")
+    (src / "logs" / "app.log").write_text(
+        "connect with Tree-Pw-1 ok\nGET /x?password=Tree-Pw-2 200\n" * 200
+    )
+    (src / "logs" / "old.log.gz").write_bytes(gzip.compress(b"rotated token=Tree-Tok-3\n", mtime=0))
+    (src / "flux.db").write_bytes(b"SQLite format 3\0" + b"\0" * 64 + b"session_token=Tree-Db-4")
+    (src / "alice@corp.example.com.txt").write_text("named after a person\n")
+    os.symlink("/etc/shadow", src / "shadow")
+    os.symlink("app.conf", src / "inner-link")
+    return src
+
+
+def _all_bytes(root: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
+
+
+def test_redact_a_tree_to_a_directory(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, err = _cli("redact", str(tree), "--out", str(out), "--report", str(tmp_path / "r.json"))
+    assert code == 0, err
+    data = _all_bytes(out)
+    for secret in (b"Tree-Pw-1", b"Tree-Pw-2", b"alice@corp.example.com", b"Tree-Db-4"):
+        assert secret not in data
+    assert b"Tree-Tok-3" not in gzip.decompress((out / "logs" / "old.log.gz").read_bytes())
+    assert not (out / "flux.db").exists()
+    assert not (out / "shadow").exists()
+    names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert not any("alice" in n for n in names)
+    report = json.loads((out / "redaction-report.json").read_text())
+    assert report == json.loads((tmp_path / "r.json").read_text())
+    skipped = {s["member"]: (s["reason"], s["detail"]) for s in report["skipped"]}
+    assert skipped["flux.db"][0] == "binary"
+    assert skipped["shadow"] == (
+        "symlink",
+        "symbolic link pointing outside the source tree (not followed)",
+    )
+    assert skipped["inner-link"][0] == "symlink"
+    assert "Tree-Pw" not in json.dumps(report)
+    code, _ = _cli("review", str(out))
+    assert code == 0
+    assert [p.name for p in tmp_path.iterdir() if "tmp-bundler" in p.name] == []
+
+
+def test_keep_binary_keeps_and_reports(tree: Path, tmp_path: Path) -> None:
+    code, err = _cli("redact", str(tree), "--out", str(tmp_path / "out"), "--keep-binary")
+    assert code == 0, err
+    assert (tmp_path / "out" / "flux.db").read_bytes() == (tree / "flux.db").read_bytes()
+    report = json.loads((tmp_path / "out" / "redaction-report.json").read_text())
+    assert [s["kept"] for s in report["skipped"] if s["member"] == "flux.db"] == [True]
+
+
+def test_a_pool_of_workers_gives_the_same_output_as_one_process(tree: Path, tmp_path: Path) -> None:
+    big = tree / "logs" / "big.log"
+    big.write_text(
+        "Nov 29 12:00:01 h app[1]: db_password=Pool-Pw-5 sent to bob@example.org\n" * 40000
+    )
+    key = os.urandom(32)
+    one = redact_to_directory(
+        tree, tmp_path / "one", RedactConfig(key=key, handoff_key=new_key()), workers=1
+    )
+    two = redact_to_directory(
+        tree, tmp_path / "two", RedactConfig(key=key, handoff_key=new_key()), workers=2
+    )
+    assert _all_bytes(tmp_path / "one") == _all_bytes(tmp_path / "two")
+    assert one.report.by_kind == two.report.by_kind
+    assert b"Pool-Pw-5" not in _all_bytes(tmp_path / "two")
+
+
+def test_symlinks_are_never_followed_even_to_directories(tmp_path: Path) -> None:
+    """redaction.md §5 case 69."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("password=Outside-Pw-69\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.txt").write_text("fine\n")
+    os.symlink(outside, src / "linked-dir")
+    os.symlink(outside / "secret.txt", src / "linked-file")
+    code, err = _cli("redact", str(src), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert b"Outside-Pw-69" not in _all_bytes(tmp_path / "out")
+    assert b"Outside" not in _all_bytes(tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "ok.txt",
+        "redaction-report.json",
+    ]
+
+
+def test_a_single_file(tmp_path: Path) -> None:
+    src = tmp_path / "one.log"
+    src.write_text("token: ghp_" + "a1B2" * 9 + "\n")
+    code, err = _cli("redact", str(src), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert b"ghp_" not in (tmp_path / "out" / "one.log").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--out", "{tmp}/src/inside"], "must not be inside SRC"),
+        (["--out", "{tmp}/taken"], "already exists"),
+        (["--out", "{tmp}/o", "--rules", "{tmp}/bad.yaml"], "rule file"),
+        (
+            ["--out", "{tmp}/o", "--generate-password"],
+            "sealing options apply to a .zip output only",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_text("x\n")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "f").write_text("x")
+    (tmp_path / "bad.yaml").write_text("rules:\n  - id: x\n    regex: '('\n")
+    code, err = _cli("redact", str(tmp_path / "src"), *[a.format(tmp=tmp_path) for a in args])
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("bundler: error:")]
+    assert len(lines) == 1
+    assert message in lines[0]
+    assert not (tmp_path / "o").exists()
+
+
+def test_obfuscate_network_and_keywords_on_the_command_line(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.log").write_text("Nov 29 12:00:01 db01 app[1]: peer 10.9.8.7 tenant AcmeProd\n")
+    code, err = _cli(
+        "redact",
+        str(src),
+        "--out",
+        str(tmp_path / "out"),
+        "--obfuscate",
+        "network",
+        "--keyword",
+        "acmeprod",
+    )
+    assert code == 0, err
+    text = (tmp_path / "out" / "a.log").read_text()
+    assert "10.9.8.7" not in text
+    assert "db01" not in text
+    assert "AcmeProd" not in text
+    report = json.loads((tmp_path / "out" / "redaction-report.json").read_text())
+    assert report["obfuscate_network"] is True
+    assert report["keywords"] == 1
+
+
+def test_redact_into_an_encrypted_bundle(tree: Path, tmp_path: Path) -> None:
+    archive = pytest.importorskip("bundler.archive")
+    if not hasattr(archive, "BundleBuilder"):
+        pytest.skip("the archive builder has not landed in this build")
+    bundle = tmp_path / "support.zip"
+    env = {"BPW": "a long enough bundle password"}
+    code, err = _cli("redact", str(tree), "--out", str(bundle), "--password-env", "BPW", env=env)
+    assert code == 0, err
+    raw = bundle.read_bytes()
+    assert b"Tree-Pw-1" not in raw
+    with archive.open_bundle(bundle, _secrets("BPW"), environ=env) as reader:
+        names = reader.names()
+        assert "manifest.json" in names
+        assert "redaction-report.json" in names
+        assert b"Tree-Pw-1" not in reader.read_bytes("app.conf")
+    code, _ = _cli("review", str(bundle), "--password-env", "BPW", env=env)
+    assert code == 0
+
+
+def _secrets(env: str) -> object:
+    from bundler.cli.options import OpenSecrets
+
+    return OpenSecrets(password_env=env)

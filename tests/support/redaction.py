@@ -1,0 +1,99 @@
+"""Helpers for redaction tests: run a whole bundle's worth of files, decode output layers."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import gzip
+import html
+import json
+import random
+import re
+import string
+import warnings
+import zlib
+from urllib.parse import unquote_to_bytes
+
+from redactors import BundleRedactor, MemberRefused, Policy
+
+ALNUM = string.ascii_letters + string.digits
+B64 = ALNUM + "+/"
+
+
+def rand(alphabet: str, n: int, seed: object) -> str:
+    """A deterministic synthetic value of the right alphabet and length."""
+    rng = random.Random(str(seed))
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def run(
+    files: dict[str, bytes | str], policy: Policy | None = None, *, key: bytes = b"k" * 32
+) -> tuple[dict[str, bytes], BundleRedactor, dict[str, str]]:
+    """Both passes over ``files`` as a bundle would: (stored name -> output, redactor, refused)."""
+    redactor = BundleRedactor(policy or Policy(), key=key)
+    first: dict[str, bytes] = {}
+    refused: dict[str, str] = {}
+    for name, data in files.items():
+        raw = data.encode() if isinstance(data, str) else data
+        stored = redactor.member_name(name)
+        media = "application/json" if name.endswith(".json") else "text/plain"
+        try:
+            first[stored] = b"".join(redactor.transform(stored, [raw], media_type=media))
+        except MemberRefused as exc:
+            refused[stored] = exc.reason
+    out = {s: b"".join(redactor.finalize(s, [d])) for s, d in first.items()}
+    return out, redactor, refused
+
+
+_B64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{12,}={0,2}")
+_HEX_RUN = re.compile(rb"(?:[0-9a-fA-F]{2}){6,}")
+
+
+def layers(data: bytes, depth: int = 3) -> list[bytes]:
+    """``data`` and its decodings: JSON/percent/HTML unescaped, base64/hex runs, gzip."""
+    found = [data]
+    if depth == 0:
+        return found
+    candidates: list[bytes] = []
+    candidates.append(unquote_to_bytes(data))
+    candidates.append(html.unescape(data.decode("utf-8", "replace")).encode())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with contextlib.suppress(UnicodeDecodeError, ValueError):
+            candidates.append(data.decode("unicode_escape").encode("utf-8", "replace"))
+    with contextlib.suppress(ValueError, UnicodeDecodeError):
+        candidates.append(json.loads(b'"' + data.replace(b"\n", b"\\n") + b'"').encode())
+    for run_ in _B64_RUN.finditer(data):
+        text = run_.group()
+        for altchars in (None, b"-_"):
+            try:
+                decoded = base64.b64decode(text + b"=" * (-len(text) % 4), altchars=altchars)
+            except (binascii.Error, ValueError):
+                continue
+            if decoded[:2] == b"\x1f\x8b":
+                try:
+                    decoded = gzip.decompress(decoded)
+                except (OSError, EOFError, zlib.error):
+                    continue
+            candidates.append(decoded)
+    for run_ in _HEX_RUN.finditer(data):
+        candidates.append(binascii.unhexlify(run_.group()))
+    if data[:2] == b"\x1f\x8b":
+        candidates.append(gzip.decompress(data))
+    for candidate in candidates:
+        if candidate != data and candidate not in found:
+            found.extend(layers(candidate, depth - 1))
+    return found
+
+
+def leaks(outputs: dict[str, bytes], secrets: list[str]) -> list[tuple[str, str]]:
+    """(member, secret) for every secret still present at any decoding layer of any output."""
+    found = []
+    for name, data in outputs.items():
+        all_layers = layers(data)
+        for secret in secrets:
+            needle = secret.encode()
+            if any(needle in layer for layer in all_layers) or needle in name.encode():
+                found.append((name, secret))
+    return found
