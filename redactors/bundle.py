@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from dataclasses import replace as with_span
 from typing import Any
 
 from schemas import RedactionReport, RedactionSummary, RuleInfo
@@ -274,6 +275,8 @@ class BundleRedactor(SharedState):
                 Hit(s, e, k, "structure", "structure", identity=i)
                 for s, e, k, i in local.find(view.data)
             ]
+            if fmt == "json":
+                hits = outside_escapes(hits, view.data)
             if len(hits) > 1:
                 return resolve(hits, view.data)
             return hits
@@ -319,6 +322,37 @@ class BundleRedactor(SharedState):
             yield chunk
         record = self.builder.member(stored)
         record.sha256, record.size = digest.hexdigest(), size
+
+
+def outside_escapes(hits: list[Hit], data: bytes) -> list[Hit]:
+    """Shrink spans so none starts or ends inside a JSON escape sequence.
+
+    A line rule reads JSON as text: in ``"a\\n@host.example"`` it may take the
+    ``n`` of the ``\\n`` escape as the first letter of an address. Replacing from
+    there would leave a lone backslash before the token, which is invalid JSON and
+    makes the whole record unreadable. The escape belongs to the text around the
+    secret, so the span moves past it (or drops, when nothing is left).
+    """
+    adjusted: list[Hit] = []
+    for hit in hits:
+        start, end = hit.start, hit.end
+        if _odd_backslashes_before(data, start):
+            start += 5 if data[start : start + 1] == b"u" else 1
+        if end > start and _odd_backslashes_before(data, end) and data[end - 1 : end] == b"\\":
+            end -= 1
+        if end <= start:
+            continue
+        adjusted.append(
+            hit if (start, end) == (hit.start, hit.end) else with_span(hit, start=start, end=end)
+        )
+    return adjusted
+
+
+def _odd_backslashes_before(data: bytes, index: int) -> bool:
+    count = 0
+    while index - count > 0 and data[index - count - 1] == 0x5C:
+        count += 1
+    return count % 2 == 1
 
 
 def _bare_scalar(data: bytes, start: int, end: int, fmt: str) -> bool:

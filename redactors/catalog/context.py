@@ -258,13 +258,18 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "email",
         "pii",
         "E-mail addresses (personal data).",
-        rb"@(?:tcp\(|unix\(|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-]))",
+        rb"@(?:tcp\(|unix\(|[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9_-]))",
         handler=_email,
         examples=(
             ("contact Alice.B+ops@mail.corp.example.com", "Alice.B+ops@mail.corp.example.com"),
             ("mailto:ADMIN@EXAMPLE.ORG", "ADMIN@EXAMPLE.ORG"),
             ("dsn user:s3cret@tcp(db:3306)/app", "s3cret"),
         ),
-        decoys=("git@github.com:org/repo", "image@sha256:abc", "ssh-ed25519 AAAAC3 user@host"),
+        decoys=(
+            "git@github.com:org/repo",
+            "image@sha256:abc",
+            "ssh-ed25519 AAAAC3 user@host",
+            "@workflow.with_options(affinity=x)",
+        ),
     ),
 )

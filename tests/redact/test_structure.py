@@ -95,3 +95,29 @@ def test_the_same_secret_in_json_and_in_a_log_gets_one_token() -> None:
     )
     token = json.loads(outputs["a.json"])["api_key"]
     assert token.encode() in outputs["b.log"]
+
+
+def test_text_rules_never_split_a_json_escape() -> None:
+    """A workflow's source in a JSON string holds ``\\n@workflow.with_options``.
+
+    The e-mail rule must not read ``n@workflow.with`` as an address, and no rule may
+    replace the letter of an escape sequence: the member must stay valid JSON.
+    """
+    import json
+
+    from redactors import BundleRedactor
+
+    record = {
+        "source": "@workflow\n@workflow.with_options(affinity={'zone': 'a'})\ndef f(): ...",
+        "note": "line\n@host.example.com and caf\u00e9@mail.example.org",
+        "owner": "alice@example.com",
+    }
+    raw = json.dumps(record).encode()
+    out = b"".join(
+        BundleRedactor().transform("raw/http/workflow.json", [raw], media_type="application/json")
+    )
+    parsed = json.loads(out)
+    assert parsed["source"] == record["source"]
+    assert "alice@example.com" not in out.decode()
+    assert parsed["owner"].startswith("[REDACTED:email:")
+    assert "mail.example.org" not in parsed["note"]

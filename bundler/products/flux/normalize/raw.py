@@ -9,7 +9,6 @@ marked incomplete, so the analyzer says *unknown* rather than *pass*.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
@@ -28,10 +27,6 @@ from .. import models
 from ..logs import parse_member, utc_offset
 
 M = TypeVar("M", bound=BaseModel)
-BROKEN_ESCAPE = re.compile(r"\\(?=\[REDACTED)")
-"""A text redaction that replaced the letter after a backslash in a JSON string (``\\n@x``
-read as an e-mail address) leaves ``\\[REDACTED...`` behind: an invalid JSON escape. The
-backslash is made literal again so the rest of the record stays readable."""
 T = TypeVar("T")
 
 
@@ -65,13 +60,11 @@ class FluxRaw:
         text = self.text(result)
         if text is None:
             return None
-        for candidate in dict.fromkeys((text, BROKEN_ESCAPE.sub(r"\\\\", text))):
-            try:
-                return json.loads(candidate)
-            except ValueError:
-                continue
-        self.gaps.add(result.step)
-        return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            self.gaps.add(result.step)
+            return None
 
     def model(self, result: StepResult, cls: type[M]) -> M | None:
         data = self.document(result)
