@@ -61,6 +61,13 @@ class WorkerAuthorization(RecordModel):
         description="Product's own code verbatim, e.g. 'license_expired_or_invalid'.",
     )
     message: str | None = None
+    clock_skew_s: float | None = Field(
+        default=None,
+        description=(
+            "Worker clock minus control-plane clock, in seconds, as the product measured it "
+            "(compared with lease_clock_tolerance_s)."
+        ),
+    )
     lease: Lease | None = None
     registration: RegistrationAttempts | None = None
     source: Source | None = None

@@ -1,0 +1,95 @@
+"""LyftData worker log lines -> the shared timeline.
+
+Line format (the Edge IQ build's, with LyftData's module prefix [S/I])::
+
+    2026-01-10T11:53:08.422Z ERROR lyftdata_worker::auth > runtime authorization denied: ...
+
+Read from the host logs the collector indexed (``evidence/logs.json``) and from
+``lyftdata workers logs`` output captured on hosts with the CLI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+
+from schemas.evidence import LogIndex
+
+from ...analyze.api import EvidenceSet, TimelineEvent
+from ...source import MemberNotFound, iter_lines
+
+LINE = re.compile(
+    r"(?P<at>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+"
+    r"(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<target>[A-Za-z0-9_:]+)\s+>\s+(?P<message>.*)$"
+)
+"""Searched, not anchored: in the journal the worker's own line follows journald's prefix."""
+
+_NATIVE = re.compile(r"\b(?P<code>[a-z]+(?:_[a-z]+){2,})\b")
+
+KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"database disk image is malformed|state .*corrupt", re.I), "state_corrupt"),
+    (re.compile(r"authorization denied|lease renewal rejected|lease .*refused", re.I),
+     "auth_rejected"),
+    (re.compile(r"lease \S+ renewed", re.I), "lease_renewed"),
+    (re.compile(r"heartbeat to server failed|cannot reach the server", re.I), "connection_lost"),
+    (re.compile(r"starting job: \[(?P<job>[^\]]+)\]", re.I), "job_started"),
+    (re.compile(r"lyftdata-worker \S+ starting", re.I), "started"),
+)  # fmt: skip
+
+CLI_LOGS_SUFFIX = "/lyftdata-workers-logs.txt"
+
+
+def parse_line(text: str) -> tuple[datetime, str, str, str] | None:
+    match = LINE.search(text)
+    if not match:
+        return None
+    at = datetime.fromisoformat(match["at"].replace("Z", "+00:00")).astimezone(UTC)
+    return at, match["level"], match["target"], match["message"]
+
+
+def events_in(
+    member: str, lines: Iterable[tuple[int, str]], worker: str | None
+) -> Iterator[TimelineEvent]:
+    for number, text in lines:
+        parsed = parse_line(text)
+        if parsed is None:
+            continue
+        at, level, target, message = parsed
+        for pattern, kind in KINDS:
+            found = pattern.search(message)
+            if not found:
+                continue
+            detail: dict[str, str] = {"level": level, "target": target}
+            native = _NATIVE.search(message.split(":", 1)[-1]) if kind == "auth_rejected" else None
+            if native:
+                detail["native_code"] = native["code"]
+            yield TimelineEvent(
+                kind=kind,
+                member=member,
+                line=number,
+                text=text,
+                at=at,
+                worker=worker,
+                execution=found.groupdict().get("job"),
+                detail=detail,
+            )
+            break
+
+
+def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None]]:
+    index = evidence.get(LogIndex)
+    found = [(log.member, log.worker) for log in (index.logs if index else [])]
+    listed = {member for member, _ in found}
+    for name in evidence.source.names():
+        if name.endswith(CLI_LOGS_SUFFIX) and name not in listed:
+            found.append((name, None))
+    return found
+
+
+def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+    for member, worker in _sources(evidence):
+        try:
+            yield from events_in(member, iter_lines(evidence.source, member), worker)
+        except MemberNotFound:
+            continue

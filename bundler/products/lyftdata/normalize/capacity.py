@@ -1,0 +1,67 @@
+"""Layer 6: measured worker capacity against the job's needs, with LyftData's scale thresholds.
+
+Metrics collection is off by default for new workers [S]; such a worker's
+capacity is recorded as unmeasured (``limits.metrics_enabled = false``), never as zero.
+"""
+
+from __future__ import annotations
+
+from schemas.evidence import CapacityEvidence, WorkerCapacity
+
+from ...base import NormalizeContext
+from ..raw import WorkerCapacityRaw, WorkerStatusRaw
+from ._util import fetched, gaps
+
+DEFAULT_THRESHOLDS = {
+    "cpu_pct": 80.0,
+    "mem_pct": 85.0,
+    "queue_pending": 100.0,
+    "error_retry_pct": 5.0,
+}
+"""LyftData's documented scale signals [S]."""
+
+
+def normalize_capacity(ctx: NormalizeContext) -> CapacityEvidence:
+    doc = CapacityEvidence(
+        product="lyftdata",
+        observed_at=ctx.observed_at,
+        thresholds=dict(DEFAULT_THRESHOLDS),
+        gaps=gaps(ctx, "worker-capacity"),
+    )
+    doc.complete = not doc.gaps
+    for fetch in fetched(ctx, "worker-capacity"):
+        raw = fetch.model(WorkerCapacityRaw)
+        if raw is None:
+            continue
+        if raw.thresholds:
+            doc.thresholds.update(raw.thresholds)
+        limits: dict[str, object] = dict(raw.limits)
+        record = WorkerCapacity(worker=raw.worker_id, limits=limits, source=fetch.source())
+        if raw.metrics_enabled is False:
+            limits["metrics_enabled"] = False
+        res = raw.resources
+        if res is not None and raw.metrics_enabled is not False:
+            record.cpu_cores = res.cpu_cores
+            record.cpu_util_pct = res.cpu_util_pct
+            if res.cpu_cores is not None and res.cpu_util_pct is not None:
+                record.cpu_available = round(res.cpu_cores * (1 - res.cpu_util_pct / 100), 3)
+            record.memory_total_bytes = res.memory_total_bytes
+            record.memory_available_bytes = res.memory_available_bytes
+            record.disk_free_bytes = res.jobs_dir_disk_free_bytes
+        if raw.load is not None:
+            record.jobs_assigned = raw.load.jobs_assigned
+            record.jobs_running = raw.load.jobs_running
+            record.queue_pending = raw.load.queue_pending
+            record.backpressure = raw.load.backpressure
+        doc.workers.append(record)
+    _capabilities_into_limits(ctx, doc)
+    return doc
+
+
+def _capabilities_into_limits(ctx: NormalizeContext, doc: CapacityEvidence) -> None:
+    """Advertised component capabilities (the capacity question's second half) per worker."""
+    by_worker = {w.worker: w for w in doc.workers}
+    for fetch in fetched(ctx, "worker-status"):
+        status = fetch.model(WorkerStatusRaw)
+        if status is not None and status.id in by_worker:
+            by_worker[status.id].limits["capabilities"] = list(status.capabilities)

@@ -1,0 +1,144 @@
+"""Layer 1: workers and their heartbeat, plus the heartbeat policy they are judged by.
+
+The policy comes from the server's effective settings when it publishes them,
+else from the per-worker status, else LyftData's documented default poll
+interval (15 s [S]) with our inferred grace (45 s [I]).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from schemas.evidence import (
+    ConnectionState,
+    HeartbeatPolicy,
+    WorkerResources,
+    WorkerRuntime,
+    WorkersEvidence,
+    WorkerStatus,
+)
+
+from ...base import NormalizeContext
+from ..raw import EffectiveSettings, WorkerStatusRaw, WorkerSysinfo
+from ._util import (
+    Fetched,
+    fetched,
+    first,
+    gaps,
+    host_of_worker,
+    labels_dict,
+    model_list,
+    utc,
+)
+from .host_files import service_metadata
+
+DEFAULT_POLL_INTERVAL_S = 15.0
+"""LYFTDATA_WORKER_POLL_INTERVAL default [S]."""
+DEFAULT_GRACE_S = 45.0
+"""Our inferred grace before a silent worker is offline [I]."""
+
+_CONNECTION = {
+    "online": ConnectionState.ONLINE,
+    "stale": ConnectionState.STALE,
+    "offline": ConnectionState.OFFLINE,
+    "lost": ConnectionState.LOST,
+    "never_connected": ConnectionState.NEVER_CONNECTED,
+    "never connected": ConnectionState.NEVER_CONNECTED,
+    "removed": ConnectionState.REMOVED,
+}
+
+
+def connection_state(native: str | None) -> ConnectionState:
+    """LyftData's word (the UI says 'Online' [S]) as the canonical connection state."""
+    return _CONNECTION.get((native or "").strip().lower(), ConnectionState.UNKNOWN)
+
+
+def heartbeat_policy(ctx: NormalizeContext) -> HeartbeatPolicy:
+    """Stale after two silent poll intervals, offline after interval + grace."""
+    settings = first(ctx, "settings")
+    model = settings.model(EffectiveSettings) if settings else None
+    interval = model.worker_poll_interval_s if model else None
+    grace = model.worker_heartbeat_grace_s if model else None
+    source = "settings" if interval is not None else "default"
+    if interval is None:
+        status = next((f.model(WorkerStatusRaw) for f in fetched(ctx, "worker-status")), None)
+        interval = status.heartbeat_interval_s if status else None
+        grace = status.heartbeat_grace_s if status and grace is None else grace
+        source = "settings" if interval is not None else "default"
+    interval = interval or DEFAULT_POLL_INTERVAL_S
+    grace = grace if grace is not None else DEFAULT_GRACE_S
+    return HeartbeatPolicy(
+        interval_s=interval,
+        timeout_s=2 * interval,
+        grace_s=max(0.0, interval + grace - 2 * interval),
+        source=source,  # type: ignore[arg-type]
+    )
+
+
+def _by_worker(ctx: NormalizeContext, step: str) -> dict[str, Fetched]:
+    return {f.result.bound.get("id", ""): f for f in fetched(ctx, step)}
+
+
+def _age(last: datetime | None, observed_at: datetime, reported: float | None) -> float | None:
+    if last is None:
+        return reported
+    return round(max(0.0, (observed_at - last).total_seconds()), 3)
+
+
+def normalize_workers(ctx: NormalizeContext) -> WorkersEvidence:
+    listing = first(ctx, "workers")
+    statuses = _by_worker(ctx, "worker-status")
+    sysinfos = _by_worker(ctx, "worker-sysinfo")
+    doc = WorkersEvidence(
+        product="lyftdata",
+        observed_at=ctx.observed_at,
+        heartbeat=heartbeat_policy(ctx),
+        gaps=gaps(ctx, "workers", "worker-status", "worker-sysinfo"),
+    )
+    doc.complete = listing is not None and not doc.gaps
+    for index, summary in model_list(listing, "lyftdata.worker[]"):
+        record = WorkerStatus(
+            name=summary.name or summary.id,
+            id=summary.id,
+            native_status=summary.state,
+            connection=connection_state(summary.state),
+            kind=summary.kind if summary.kind in ("builtin", "external") else None,
+            group=summary.group,
+            labels=labels_dict(summary.labels),
+            limited_capabilities=summary.limit_job_capabilities,
+            version=summary.version,
+            last_heartbeat_at=utc(summary.last_heartbeat_at),
+            host_alias=host_of_worker(ctx, summary.id),
+            source=listing.source(f"/{index}") if listing else None,
+        )
+        status_fetch = statuses.get(summary.id)
+        status = status_fetch.model(WorkerStatusRaw) if status_fetch else None
+        if status_fetch is not None and status is not None:
+            record.native_status = status.state
+            record.connection = connection_state(status.state)
+            record.last_heartbeat_at = utc(status.last_heartbeat_at) or record.last_heartbeat_at
+            record.first_seen_at = utc(status.first_seen_at)
+            record.capabilities = list(status.capabilities)
+            record.in_flight = status.jobs_running
+            record.version = status.version or record.version
+            record.source = status_fetch.source()
+        record.heartbeat_age_s = _age(
+            record.last_heartbeat_at, ctx.observed_at, status.heartbeat_age_s if status else None
+        )
+        sysinfo_fetch = sysinfos.get(summary.id)
+        sysinfo = sysinfo_fetch.model(WorkerSysinfo) if sysinfo_fetch else None
+        if sysinfo is not None:
+            record.runtime = WorkerRuntime(
+                os_name=sysinfo.os, os_version=sysinfo.os_version, arch=sysinfo.arch
+            )
+            record.resources = WorkerResources(
+                cpu_total=sysinfo.cpu_cores,
+                memory_total_bytes=sysinfo.memory_total_bytes,
+                memory_available_bytes=sysinfo.memory_available_bytes,
+                disk_free_bytes=sysinfo.jobs_dir_disk_free_bytes,
+            )
+        metadata = service_metadata(ctx, record.host_alias)
+        if metadata:
+            record.metadata = metadata
+        doc.workers.append(record)
+    return doc

@@ -1,0 +1,64 @@
+"""The LyftData profile object: plan, raw models, normalizer, log parser and rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from schemas.evidence import EvidenceDoc
+
+from ...analyze.api import EvidenceSet, Rule, TimelineEvent
+from ...collect.plan import Plan
+from ..base import NormalizeContext
+from .plan import MUTATING_ROUTES, PROFILE_NAME, build_plan
+from .raw import RAW_MODELS
+
+TOKEN_ENV = "LYFTDATA_API_TOKEN"  # noqa: S105 (a variable name, not a secret)
+"""Our choice [I]: LyftData documents LYFTDATA_URL and JWT bearer auth, not a token variable."""
+
+DEFAULT_SERVER_URL = "https://127.0.0.1:3000"
+"""Default bind address 127.0.0.1:3000, HTTPS by default [S]."""
+
+
+class LyftDataProfile:
+    name = PROFILE_NAME
+    title = "LyftData"
+    token_env = TOKEN_ENV
+    default_server_url: str | None = DEFAULT_SERVER_URL
+    mutating_routes: tuple[str, ...] = MUTATING_ROUTES
+    raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
+
+    @property
+    def read_only_commands(self) -> Mapping[str, Any]:
+        """The product's own read-only commands, for the collection engine's guard."""
+        from .read_only import read_only_commands
+
+        try:
+            return read_only_commands()
+        except ModuleNotFoundError as exc:  # no engine guard in this build: nothing to declare
+            if exc.name != "bundler.collect.readonly":
+                raise
+            return {}
+
+    def plan(self) -> Plan:
+        return build_plan()
+
+    def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
+        from .normalize import normalize
+
+        return normalize(ctx)
+
+    def parse_logs(self, evidence: EvidenceSet) -> Iterable[TimelineEvent]:
+        from .logs import parse_logs
+
+        return parse_logs(evidence)
+
+    def rules(self) -> Sequence[Rule]:
+        from .rules import RULES
+
+        return RULES
+
+
+PROFILE = LyftDataProfile()

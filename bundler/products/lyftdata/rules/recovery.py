@@ -1,0 +1,60 @@
+"""LyftData's own recovery paths (seed 000's wording, LyftData's commands) for product findings."""
+
+from __future__ import annotations
+
+from schemas import Recovery
+
+SEED = "seed 000, Worker Recovery and Serviceability"
+
+CLOCK_SYNC = Recovery(
+    summary="Synchronize the worker host's clock, then let the lease refresh on its own.",
+    steps=[
+        "Check time synchronization on the worker host and the server "
+        "(`timedatectl`, `chronyc tracking`); fix NTP reachability or the time source.",
+        "Wait for the next lease-refresh cycle: a worker whose clock is back within tolerance "
+        "gets a fresh lease without a restart.",
+        "Confirm with `lyftdata workers status <worker-id>` and the worker's runtime "
+        "authorization (decision allow, no failed renewals).",
+    ],
+    cautions=[
+        "Do not run `lyftdata-worker --reset-state auth` or re-enroll: the cached identity is "
+        "sound, and a new lease is refused again while the clock is off.",
+    ],
+    reference=f"{SEED}: Connectivity or TLS (clock synchronization); License or runtime "
+    "authorization",
+)
+
+RESET_STATE_REPAIR = Recovery(
+    summary="Stop the worker and run LyftData's one-time state repair; restarting alone "
+    "will not bring it back.",
+    steps=[
+        "Record the worker identity, its local state path (LYFTDATA_JOBS_DIR) and deployed jobs.",
+        "Stop the worker service (e.g. `systemctl stop lyftdata-worker`).",
+        "Run `lyftdata-worker --reset-state repair` once: it checks the worker's SQLite state "
+        "and rebuilds unhealthy files from a logical dump (sqlite3 must be on the host).",
+        "If only cached authorization is affected, use `lyftdata-worker --reset-state auth`.",
+        "Start the worker normally, without --reset-state, and confirm heartbeat and runtime "
+        "authorization.",
+    ],
+    cautions=[
+        "Each reset mode asks for confirmation; add --yes only in deliberately reviewed, "
+        "non-interactive automation.",
+        "Never edit the auth-cache or settings databases by hand.",
+        "`--reset-state full` is a last resort: it recreates local runtime state and can "
+        "require the worker API key or a fresh auto-enrollment.",
+        "Do not start a replacement with the same identity and state while this worker can "
+        "still run.",
+    ],
+    reference=f"{SEED}: Corrupt local state",
+)
+
+ENABLE_METRICS = Recovery(
+    summary="Enable metrics collection for the worker, then measure again.",
+    steps=[
+        "Enable worker metrics (new workers collect none by default; the interval is "
+        "LYFTDATA_WORKER_METRICS_INTERVAL, 60 s by default).",
+        "Collect a new bundle after a few intervals so capacity can be judged.",
+    ],
+    cautions=[],
+    reference="LyftData install/workers (metrics for new workers are disabled by default)",
+)

@@ -1,0 +1,51 @@
+"""The route table: contract paths (``openapi.yaml``) to handlers, and the GET dispatcher."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from .api import Body, Handler, health, license_show, settings, version
+from .api_delivery import canaries, canary_receipts, deployments
+from .api_jobs import job_placement, job_requirements, jobs, with_job
+from .api_workers import (
+    with_worker,
+    worker_auth,
+    worker_capacity,
+    worker_logs,
+    worker_status,
+    worker_sysinfo,
+    workers,
+)
+from .scenario import Scenario
+
+ROUTES: list[tuple[re.Pattern[str], Handler]] = [
+    (re.compile(pattern), handler)
+    for pattern, handler in [
+        (r"^/api/health$", health),
+        (r"^/api/version$", version),
+        (r"^/api/license/show$", license_show),
+        (r"^/api/settings/effective$", settings),
+        (r"^/api/workers$", workers),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/status$", with_worker(worker_status)),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/sysinfo$", with_worker(worker_sysinfo)),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/logs$", with_worker(worker_logs)),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/auth$", with_worker(worker_auth)),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/capacity$", with_worker(worker_capacity)),
+        (r"^/api/jobs$", jobs),
+        (r"^/api/jobs/(?P<name>[A-Za-z0-9._-]+)/placement$", with_job(job_placement)),
+        (r"^/api/jobs/(?P<name>[A-Za-z0-9._-]+)/runtime-requirements$", with_job(job_requirements)),
+        (r"^/api/deployments$", deployments),
+        (r"^/api/canaries$", canaries),
+        (r"^/api/canaries/(?P<id>[A-Za-z0-9._-]+)/receipts$", canary_receipts),
+    ]
+]
+
+
+def respond(sc: Scenario, now: datetime, path: str, query: dict[str, str]) -> tuple[int, Body]:
+    """Answer a GET of the contract; 404 for anything else."""
+    for pattern, handler in ROUTES:
+        match = pattern.match(path)
+        if match:
+            return handler(sc, now, match.groupdict(), query)
+    return 404, {"error": "not_found", "message": "no such route"}

@@ -1,0 +1,238 @@
+"""LyftData's own rules on small hand-made evidence, and the log parser on real log lines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bundler.analyze.api import EvidenceSet, RuleContext, Target, Timeline
+from bundler.products.lyftdata import PROFILE
+from bundler.products.lyftdata.logs import parse_line, parse_logs
+from bundler.products.lyftdata.rules.authorization import lease_clock_skew
+from bundler.products.lyftdata.rules.capacity import metrics_not_enabled
+from bundler.products.lyftdata.rules.local_state import corrupt_state_keeps_worker_down
+from bundler.source import MemorySource
+from schemas import LayerStatus
+from schemas.evidence import (
+    AuthorizationEvidence,
+    CapacityEvidence,
+    ConnectionState,
+    EvidenceDoc,
+    LocalStateEvidence,
+    LogIndex,
+    LogSource,
+    StateFileCheck,
+    WorkerAuthorization,
+    WorkerCapacity,
+    WorkersEvidence,
+    WorkerStatus,
+)
+
+
+def _ctx(
+    *docs: EvidenceDoc, worker: str | None = "edge-01", extra: dict[str, str] | None = None
+) -> RuleContext:
+    source = MemorySource({d.member_path: d.model_dump(mode="json") for d in docs})
+    for name, text in (extra or {}).items():
+        source.add(name, text)
+    return RuleContext(EvidenceSet(source), Target(worker=worker, job=None), Timeline(), "lyftdata")
+
+
+def _auth(
+    skew: float | None, native: str | None = None, applicable: bool = True
+) -> AuthorizationEvidence:
+    return AuthorizationEvidence(
+        lease_clock_tolerance_s=60,
+        workers=[
+            WorkerAuthorization(
+                worker="edge-01",
+                applicable=applicable,
+                clock_skew_s=skew,
+                native_code=native,
+                decision="deny" if native else "allow",
+            )
+        ],
+    )
+
+
+def test_lease_clock_skew_fails_beyond_tolerance_with_the_clock_sync_path() -> None:
+    result = lease_clock_skew(_ctx(_auth(-300)))
+    assert result is not None
+    assert result.status is LayerStatus.FAIL
+    (finding,) = result.findings
+    assert finding.code == "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE"
+    assert "300s behind" in finding.message
+    assert finding.details == {"skew_s": -300, "tolerance_s": 60}
+    assert any("--reset-state auth" in c for c in finding.recovery.cautions)
+    assert finding.evidence[0].pointer == "/workers/0/clock_skew_s"
+
+
+def test_lease_clock_skew_trusts_the_native_code_even_without_a_figure() -> None:
+    result = lease_clock_skew(_ctx(_auth(None, native="lease_clock_skew")))
+    assert result is not None
+    assert result.findings[0].native_code == "lease_clock_skew"
+
+
+def test_lease_clock_skew_is_silent_within_tolerance_and_for_the_builtin_worker() -> None:
+    assert lease_clock_skew(_ctx(_auth(59))) is None
+    assert lease_clock_skew(_ctx(_auth(500, applicable=False))) is None
+    assert lease_clock_skew(_ctx(_auth(500), worker="someone-else")) is None
+    assert lease_clock_skew(_ctx(worker="edge-01")) is None
+
+
+def _workers(state: ConnectionState, restarts: int = 14) -> WorkersEvidence:
+    return WorkersEvidence(
+        workers=[
+            WorkerStatus(
+                name="edge-01",
+                connection=state,
+                host_alias="h01",
+                metadata={"service.NRestarts": restarts},
+            )
+        ]
+    )
+
+
+def _state(*files: tuple[str, str]) -> LocalStateEvidence:
+    return LocalStateEvidence(
+        files=[
+            StateFileCheck(
+                host_alias="h01",
+                worker=None,
+                path=path,
+                kind="sqlite",
+                integrity=integrity,
+                detail="database disk image is malformed" if integrity == "corrupt" else "ok",
+            )
+            for path, integrity in files
+        ]
+    )
+
+
+def test_silent_worker_with_corrupt_state_fails_heartbeat_with_the_repair_path() -> None:
+    ctx = _ctx(
+        _workers(ConnectionState.OFFLINE), _state(("worker.db", "corrupt"), ("settings.db", "ok"))
+    )
+    result = corrupt_state_keeps_worker_down(ctx)
+    assert result is not None
+    assert result.status is LayerStatus.FAIL
+    (finding,) = result.findings
+    assert finding.code == "LOCAL_STATE_CORRUPT"
+    assert "worker.db" in finding.message
+    assert "restarted 14 times" in finding.message
+    steps = " ".join(finding.recovery.steps)
+    assert "Stop the worker service" in steps
+    assert "lyftdata-worker --reset-state repair" in steps
+    cautions = " ".join(finding.recovery.cautions)
+    assert "Never edit the auth-cache or settings databases" in cautions
+    assert "--yes only in deliberately reviewed" in cautions
+    assert "`--reset-state full` is a last resort" in cautions
+    assert finding.details["files"] == ["worker.db"]
+
+
+def test_corrupt_auth_cache_alone_gets_the_narrower_auth_reset() -> None:
+    ctx = _ctx(_workers(ConnectionState.STALE), _state(("auth-cache.db", "corrupt")))
+    result = corrupt_state_keeps_worker_down(ctx)
+    assert result is not None
+    assert "--reset-state auth" in result.findings[0].recovery.steps[2]
+
+
+def test_online_worker_or_healthy_state_leaves_it_to_the_generic_rules() -> None:
+    assert (
+        corrupt_state_keeps_worker_down(
+            _ctx(_workers(ConnectionState.ONLINE), _state(("worker.db", "corrupt")))
+        )
+        is None
+    )
+    assert (
+        corrupt_state_keeps_worker_down(
+            _ctx(_workers(ConnectionState.OFFLINE), _state(("worker.db", "ok")))
+        )
+        is None
+    )
+
+
+def test_metrics_off_makes_capacity_unknown_not_zero() -> None:
+    doc = CapacityEvidence(
+        workers=[WorkerCapacity(worker="edge-01", limits={"metrics_enabled": False})]
+    )
+    result = metrics_not_enabled(_ctx(doc))
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
+    assert result.findings[0].code == "METRICS_NOT_ENABLED"
+    assert result.findings[0].recovery is not None
+    enabled = CapacityEvidence(workers=[WorkerCapacity(worker="edge-01")])
+    assert metrics_not_enabled(_ctx(enabled)) is None
+
+
+def test_rules_are_declared_for_lyftdata_only() -> None:
+    assert {r.name.rsplit(".", 1)[-1] for r in PROFILE.rules()} == {
+        "lease_clock_skew",
+        "corrupt_state_keeps_worker_down",
+        "metrics_not_enabled",
+    }
+
+
+LOG_LINES = [
+    ("40", "INFO  lyftdata_worker::main", "lyftdata-worker 1.4.2 starting, jobs dir x"),
+    ("45", "INFO  lyftdata_worker::auth", "runtime lease wl_edge-01 renewed, expires in 900s"),
+    (None, "", "not a log line"),
+    (
+        "55",
+        "ERROR lyftdata_worker::auth",
+        "runtime authorization denied: license_expired_or_invalid",
+    ),
+    ("56", "WARN  lyftdata_worker::comms", "heartbeat to server failed: connection refused"),
+    (
+        "57",
+        "ERROR lyftdata_worker::state",
+        "failed to open worker.db: database disk image is malformed",
+    ),
+    ("58", "INFO  lyftdata_worker::scheduler", "Worker [edge-01], starting job: [ingest-events]"),
+]
+LOG = "".join(
+    f"2026-01-10T11:{minute}:00.000Z {where} > {text}\n" if minute else f"{text}\n"
+    for minute, where, text in LOG_LINES
+)
+
+
+def test_log_lines_become_timeline_events() -> None:
+    parsed = parse_line("2026-01-10T11:45:00.123Z INFO  lyftdata_worker::auth > lease renewed")
+    assert parsed == (
+        datetime(2026, 1, 10, 11, 45, 0, 123000, tzinfo=UTC),
+        "INFO",
+        "lyftdata_worker::auth",
+        "lease renewed",
+    )
+    index = LogIndex(
+        logs=[LogSource(member="hosts/h01/logs/0.log", worker="edge-01", role="worker")]
+    )
+    events = list(parse_logs(_ctx(index, extra={"hosts/h01/logs/0.log": LOG}).evidence))
+    assert [e.kind for e in events] == [
+        "started",
+        "lease_renewed",
+        "auth_rejected",
+        "connection_lost",
+        "state_corrupt",
+        "job_started",
+    ]
+    denied = events[2]
+    assert denied.detail["native_code"] == "license_expired_or_invalid"
+    assert denied.line == 4
+    assert denied.worker == "edge-01"
+    assert events[-1].execution == "ingest-events"
+
+
+def test_journal_lines_carry_the_workers_own_line() -> None:
+    journal = (
+        "2026-01-10T11:55:00+0000 edge lyftdata-worker[812]: 2026-01-10T11:55:00.000Z ERROR "
+        "lyftdata_worker::auth > authorization denied: community_edition_no_external_workers"
+    )
+    parsed = parse_line(journal)
+    assert parsed is not None
+    assert parsed[3].endswith("community_edition_no_external_workers")
+
+
+def test_cli_log_output_is_parsed_too() -> None:
+    events = list(parse_logs(_ctx(extra={"hosts/h02/lyftdata-workers-logs.txt": LOG}).evidence))
+    assert len(events) == 6
+    assert events[0].member == "hosts/h02/lyftdata-workers-logs.txt"
