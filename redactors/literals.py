@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - exercised only without the wheel
 MIN_LITERAL = 4
 BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
+PREFIX = 16
 
 
 def encoded_forms(value: bytes) -> set[bytes]:
@@ -120,29 +121,37 @@ class _Matcher:
     """Finds every learned form in a text in one pass over its bytes.
 
     ``ahocorasick_rs`` (Rust's ``aho-corasick`` crate) searches bytes
-    directly: no latin-1 decode, and its contiguous NFA stays compact with tens
-    of thousands of forms while scanning ~180 MB/s on this machine, four times
-    pyahocorasick over the same forms (``bench/redact.py engine``: pass two).
-    Without the wheel, a ``find`` loop per form is correct but linear in the
-    number of forms.
+    directly: no latin-1 decode, ~130-180 MB/s over tens of thousands of forms
+    on this machine, three to four times pyahocorasick over the same forms.
+    The automaton indexes only the first :data:`PREFIX` bytes of each form:
+    with 47k forms from a 200 MB log that builds in 0.12 s instead of 0.8 s
+    and scans as fast (random secrets rarely share 16 bytes with ordinary
+    text); a prefix hit is confirmed with ``startswith``. Without the wheel, a
+    ``find`` loop per form is correct but linear in the number of forms.
     """
 
     def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
         self.forms = forms
-        self.patterns = list(forms)
         self.automaton: Any = None
         if ahocorasick_rs is not None and len(forms) > FIND_LOOP_MAX:
+            groups: dict[bytes, list[bytes]] = {}
+            for form in forms:
+                groups.setdefault(form[:PREFIX], []).append(form)
+            self.prefixes = list(groups)
+            self.groups = [tuple(group) for group in groups.values()]
             self.automaton = ahocorasick_rs.BytesAhoCorasick(
-                self.patterns, implementation=ahocorasick_rs.Implementation.ContiguousNFA
+                self.prefixes, implementation=ahocorasick_rs.Implementation.ContiguousNFA
             )
 
     def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
         if self.automaton is not None:
-            patterns = self.patterns
+            groups = self.groups
             for index, start, _end in self.automaton.find_matches_as_indexes(
                 data, overlapping=True
             ):
-                yield start, patterns[index]
+                for form in groups[index]:
+                    if data.startswith(form, start):
+                        yield start, form
             return
         for form in self.forms:
             pos = data.find(form)
