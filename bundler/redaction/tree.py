@@ -3,9 +3,15 @@
 Two passes, as in ``doctor``: pass one redacts each file by rules and
 structure and learns every redacted value; pass two removes every learned
 value from every file. Between the passes the text waits in encrypted
-hand-off files (:mod:`.handoff`). With several files pass one (and, for a
-directory, pass two) runs in a process pool, one file per task, so both
-cores work; all workers share the bundle's HMAC key, so tokens agree.
+hand-off files (:mod:`.handoff`). With several files both passes run in a
+process pool, one file per task, largest first, so both cores work; all
+workers share the bundle's HMAC key, so tokens agree.
+
+For a bundle, pass one also deflates its output (on a helper thread beside
+the redaction, :mod:`bundler.archive.deflate`), and pass two keeps that
+compressed stream whenever no learned literal occurs in it, which is the
+common case; the main process then only encrypts into the zip. So deflate
+runs where the redaction runs, on every core, instead of serially after it.
 
 Output is all or nothing: a directory is built under a temporary name and
 renamed at the end; a bundle is written by the archive's builder, which does
@@ -20,6 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +34,10 @@ from redactors import BundleRedactor, MemberRefused, Policy, load_rules
 from redactors.errors import RulesError
 from schemas import RedactionReport
 
+from ..archive.deflate import DeflateStats, deflate_in_background, inflate_raw
 from ..errors import InputError, UsageError
 from . import handoff
+from .hashing import Hashed
 from .walk import SourceFile, open_regular, walk
 
 READ_CHUNK = 1 << 20
@@ -78,6 +87,9 @@ class _Task:
     stored: str
     handoff: str
     media_type: str
+    size: int = 0
+    deflate: bool = False
+    """Pass one deflates its output (bundle output: the zip takes the stream as is)."""
 
 
 _WORKER: dict[str, Any] = {}
@@ -105,11 +117,17 @@ def _pass_one(task: _Task) -> dict[str, Any]:
     config: RedactConfig = _WORKER["config"]
     redactor.adopt_name(task.stored)
     refused = None
+    deflated = None
     try:
         stream = redactor.transform(
             task.stored, _read(Path(task.source)), media_type=task.media_type
         )
+        if task.deflate:
+            stats = DeflateStats()
+            stream = deflate_in_background(stream, stats)
         handoff.write(Path(task.handoff), config.handoff_key, stream)
+        if task.deflate:
+            deflated = (stats.size, stats.sha256)
     except MemberRefused as exc:
         refused = (exc.reason, exc.detail)
         Path(task.handoff).unlink(missing_ok=True)
@@ -118,6 +136,7 @@ def _pass_one(task: _Task) -> dict[str, Any]:
         Path(task.handoff).unlink(missing_ok=True)
     state = redactor.export_member(task.stored)
     state["refused"] = refused
+    state["deflated"] = deflated
     return state
 
 
@@ -144,6 +163,39 @@ def _pass_two(task: _Task, target: str) -> dict[str, Any]:
     return redactor.export_member(task.stored)
 
 
+def _pass_two_deflated(
+    task: _Task, target: str, state: str | None, first: tuple[int, str]
+) -> dict[str, Any]:
+    """Worker, bundle output: keep pass one's deflated stream unless a literal is in it.
+
+    Inflating and scanning costs a fraction of deflating again, and in a
+    typical bundle no learned literal occurs where no rule already caught it:
+    the stream is then kept as it is (after checking it still inflates to the
+    size and sha256 pass one hashed). Otherwise the member goes through
+    ``finalize`` and is deflated again into ``target``.
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    key = _WORKER["config"].handoff_key
+    redactor.adopt_name(task.stored, state)
+    source = Path(task.handoff)
+    hashed = Hashed(inflate_raw(handoff.read(source, key)))
+    if not redactor.finalize_changes(task.stored, hashed):
+        if hashed.finish() != first:
+            raise handoff.HandoffError("a redacted member does not inflate to what was hashed")
+        output, (size, sha256) = task.handoff, first
+    else:
+        stats = DeflateStats()
+        final = redactor.finalize(
+            task.stored, inflate_raw(handoff.read(source, key)), media_type=task.media_type
+        )
+        handoff.write(Path(target), key, deflate_in_background(final, stats))
+        source.unlink(missing_ok=True)
+        output, size, sha256 = target, stats.size, stats.sha256
+    result = redactor.export_member(task.stored)
+    result.update(output=output, size=size, sha256=sha256)
+    return result
+
+
 def media_type_for(name: str) -> str:
     return "application/json" if name.lower().endswith(".json") else "text/plain"
 
@@ -156,25 +208,29 @@ class TreeRedaction:
         self.workers = workers or os.cpu_count() or 1
         self.coordinator = config.redactor()
 
-    def pass_one(self, src: Path, scratch: Path) -> list[_Task]:
+    def pass_one(self, src: Path, scratch: Path, *, deflate: bool = False) -> list[_Task]:
         found = walk(src)
         for rel, reason, detail in found.skipped:
             self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
-        tasks = [self._task(f, scratch, i) for i, f in enumerate(found.files)]
+        tasks = [self._task(f, scratch, i, deflate) for i, f in enumerate(found.files)]
         self.bytes_in = found.total
         self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
         results = self._map(_pass_one, tasks, self.config)
         kept = []
+        self.deflated: dict[str, tuple[int, str]] = {}
         for task, state in zip(tasks, results, strict=True):
             self.coordinator.import_member(state)
             if state["refused"] is None:
                 kept.append(task)
+                if state["deflated"] is not None:
+                    self.deflated[task.stored] = state["deflated"]
         return kept
 
-    def _task(self, file: SourceFile, scratch: Path, index: int) -> _Task:
+    def _task(self, file: SourceFile, scratch: Path, index: int, deflate: bool) -> _Task:
         stored = self.coordinator.member_name(file.rel)
+        handoff_path = str(scratch / f"{index:06d}.handoff")
         return _Task(
-            str(file.path), stored, str(scratch / f"{index:06d}.handoff"), media_type_for(file.rel)
+            str(file.path), stored, handoff_path, media_type_for(file.rel), file.size, deflate
         )
 
     def _map(
@@ -183,13 +239,13 @@ class TreeRedaction:
         if not self.use_pool:
             _init_worker(config, learned)
             return [func(task, *(e[i] for e in extra)) for i, task in enumerate(tasks)]
+        # Largest files first, so the last one to finish is a small one (both cores busy).
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].size)
         with ProcessPoolExecutor(
             self.workers, initializer=_init_worker, initargs=(config, learned)
         ) as pool:
-            futures = [
-                pool.submit(func, task, *(e[i] for e in extra)) for i, task in enumerate(tasks)
-            ]
-            return [f.result() for f in futures]
+            futures = {i: pool.submit(func, tasks[i], *(e[i] for e in extra)) for i in order}
+            return [futures[i].result() for i in range(len(tasks))]
 
     def learned(self) -> list[Any]:
         network = self.coordinator.network
@@ -199,6 +255,18 @@ class TreeRedaction:
         results = self._map(_pass_two, tasks, self.config, self.learned(), targets)
         for state in results:
             self.coordinator.import_member(state)
+
+    def pass_two_deflated(self, tasks: list[_Task]) -> list[dict[str, Any]]:
+        """Pass two for a bundle: where each final deflated stream is, its size and sha256."""
+        targets = [f"{task.handoff}.final.handoff" for task in tasks]
+        states = [self.coordinator.member_state(task.stored) for task in tasks]
+        firsts = [self.deflated[task.stored] for task in tasks]
+        results = self._map(
+            _pass_two_deflated, tasks, self.config, self.learned(), targets, states, firsts
+        )
+        for state in results:
+            self.coordinator.import_member(state)
+        return results
 
     def to_directory(self, tasks: list[_Task], staging: Path) -> None:
         targets = [str(staging / Path(*t.stored.split("/"))) for t in tasks]
@@ -292,16 +360,20 @@ def redact_to_bundle(
         tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
     )
     try:
-        tasks = run.pass_one(src, scratch)
-        finals = [f"{task.handoff}.final.handoff" for task in tasks]
-        run.pass_two(tasks, finals)
+        tasks = run.pass_one(src, scratch, deflate=True)
+        finals = run.pass_two_deflated(tasks)
         with BundleBuilder(
             path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
         ) as bundle:
             for task, final in zip(tasks, finals, strict=True):
-                chunks = handoff.read(Path(final), config.handoff_key)
-                bundle.add(task.stored, chunks, media_type=task.media_type, collector="redact")
-                Path(final).unlink(missing_ok=True)
+                bundle.add_precompressed(
+                    task.stored,
+                    partial(handoff.read, Path(final["output"]), config.handoff_key),
+                    size=final["size"],
+                    sha256=final["sha256"],
+                    media_type=task.media_type,
+                    collector="redact",
+                )
             bundle.finalize(command="redact", options=options or {})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
