@@ -5,7 +5,8 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
 ``bench/out/``. Modes::
 
     taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
-    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper
+    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper,
+                                                             # interleaved, wall and CPU columns
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
     python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
 
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -83,11 +85,10 @@ def engine(args: argparse.Namespace) -> None:
     print(f"planted values left in the output: {_leaks(final, planted)}")
 
 
-def _pyzipper_alone(path: Path, target: Path) -> float:
+def _pyzipper_alone(path: Path, target: Path) -> None:
     import pyzipper
     from pyzipper.zipfile_aes import AESZipInfo
 
-    start = time.perf_counter()
     with pyzipper.AESZipFile(
         target,
         "w",
@@ -103,46 +104,74 @@ def _pyzipper_alone(path: Path, target: Path) -> float:
         with path.open("rb") as src, zf.open(info, "w", force_zip64=True) as dst:
             while chunk := src.read(CHUNK):
                 dst.write(chunk)
-    return time.perf_counter() - start
+
+
+def _timed(action) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, CPU) seconds of ``action()``: CPU of this process (all threads) + reaped children."""
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    wall, cpu, kids = time.perf_counter(), time.process_time(), children()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu + children() - kids
 
 
 def bundle(args: argparse.Namespace) -> None:
+    """pyzipper alone and ``bundler redact`` -> bundle, interleaved, on the same data."""
+    from bundler.archive import BundleReader, PasswordKey, Secret
+    from bundler.archive.passwords import Sealing
     from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle
 
-    path, _ = dataset(args.size_mb, distinct=args.distinct)
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
     mb = path.stat().st_size / 1e6
+    cores = len(os.sched_getaffinity(0))
+    password = "a long enough bundle password"  # noqa: S105 - a benchmark's throwaway
+    print(f"data: {mb:.1f} MB, {args.files} file(s), --distinct {args.distinct}; "
+          f"{cores} core(s) usable; {args.repeat} interleaved repeats")  # fmt: skip
     work = Path(tempfile.mkdtemp(dir=OUT))
+    rows: dict[str, list[tuple[float, float]]] = {"pyzipper": [], "bundler": []}
     try:
         src = work / "src"
         src.mkdir()
         _split(path, src, args.files)
-        alone = _pyzipper_alone(path, work / "plain.zip")
-        print(f"pyzipper deflate-6 + AES-256 alone: {mb / alone:.1f} MB/s")
-        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
-        try:
-            from bundler.archive import BundleBuilder  # noqa: F401
-            from bundler.archive.passwords import Sealing
-        except ImportError:
-            Sealing = None
-        start = time.perf_counter()
-        if Sealing is not None:
-            target = work / "out.zip"
-            redact_to_bundle(
-                src, target, config, Sealing.with_password("a long enough bundle password")
-            )
-            what = "bundler redact -> encrypted bundle"
-        else:
-            target = work / "out"
-            redact_to_directory(src, target, config)
-            what = "bundler redact -> directory (the archive builder is not in this build)"
-        took = time.perf_counter() - start
-        share = 100 * alone / took
-        print(
-            f"{what}, {args.files} file(s): {mb / took:.1f} MB/s = {share:.0f} % of pyzipper alone"
-        )
+        for run in range(args.repeat):
+            for target in (work / "plain.zip", work / "out.zip"):
+                target.unlink(missing_ok=True)
+            rows["pyzipper"].append(_timed(lambda: _pyzipper_alone(path, work / "plain.zip")))
+            config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+            sealing = Sealing.with_password(password)
+            rows["bundler"].append(
+                _timed(
+                    partial(
+                        redact_to_bundle, src, work / "out.zip", config, sealing,
+                        workers=args.workers,
+                    )
+                )
+            )  # fmt: skip
+            (pw, pc), (bw, bc) = rows["pyzipper"][-1], rows["bundler"][-1]
+            print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
+                  f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
+                  f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+        with BundleReader.open(work / "out.zip", PasswordKey(Secret(password))) as reader:
+            out = b"".join(reader.read_bytes(n) for n in reader.names() if n.endswith(".log"))
+            problems = reader.check().problems
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print(f"{'row':<38}{'best wall':>10}{'MB/s':>8}{'median wall':>13}{'median CPU':>12}")
+    for label, key in (("pyzipper deflate-6 + AES-256 alone", "pyzipper"),
+                       ("bundler redact -> encrypted bundle", "bundler")):  # fmt: skip
+        walls = [w for w, _ in rows[key]]
+        cpus = [c for _, c in rows[key]]
+        print(f"{label:<38}{min(walls):>9.2f}s{mb / min(walls):>8.1f}"
+              f"{statistics.median(walls):>12.2f}s{statistics.median(cpus):>11.2f}s")  # fmt: skip
+    ratios = [p[0] / b[0] for p, b in zip(rows["pyzipper"], rows["bundler"], strict=True)]
+    print(f"bundler / pyzipper throughput, same run: best {100 * max(ratios):.0f} %, "
+          f"median {100 * statistics.median(ratios):.0f} % (target >= 50 %)")  # fmt: skip
+    print(f"planted values left in the bundle: {_leaks(out, planted)}; "
+          f"integrity problems: {len(problems)}")  # fmt: skip
 
 
 def _split(path: Path, folder: Path, files: int) -> None:
@@ -239,6 +268,7 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=None, help="bundle mode: pool size")
     parser.add_argument(
         "--distinct",
         type=int,
