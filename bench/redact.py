@@ -125,12 +125,21 @@ def bundle(args: argparse.Namespace) -> None:
     from bundler.redaction.handoff import new_key
     from bundler.redaction.tree import RedactConfig, redact_to_bundle
 
+    if args.stdlib_zlib:  # the pool forks after this, so its workers use it too
+        import zlib
+
+        import bundler.archive.deflate as deflate_module
+
+        deflate_module.codec = zlib  # type: ignore[assignment]
     path, planted = dataset(args.size_mb, distinct=args.distinct)
     mb = path.stat().st_size / 1e6
     cores = len(os.sched_getaffinity(0))
     password = "a long enough bundle password"  # noqa: S105 - a benchmark's throwaway
+    from bundler.archive.deflate import codec
+
     print(f"data: {mb:.1f} MB, {args.files} file(s), --distinct {args.distinct}; "
-          f"{cores} core(s) usable; {args.repeat} interleaved repeats")  # fmt: skip
+          f"{cores} core(s) usable; {args.repeat} interleaved repeats; "
+          f"bundler deflates with {codec.__name__}")  # fmt: skip
     work = Path(tempfile.mkdtemp(dir=OUT))
     rows: dict[str, list[tuple[float, float]]] = {"pyzipper": [], "bundler": []}
     try:
@@ -269,6 +278,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", type=int, default=None, help="bundle mode: pool size")
+    parser.add_argument(
+        "--stdlib-zlib", action="store_true", help="bundle mode: deflate with zlib, not zlib-ng"
+    )
     parser.add_argument(
         "--distinct",
         type=int,
