@@ -115,6 +115,45 @@ def deflate_in_background(
         helper.join()
 
 
+def prefetched(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Iterate ``chunks`` on a helper thread, up to :data:`QUEUE_DEPTH` pieces ahead.
+
+    For a chain of GIL-releasing steps (decrypt, inflate, sha256) feeding a
+    Python consumer (the literal scan): both run at once. Closing the
+    generator early stops the helper; its errors are raised here.
+    """
+    outbox: queue.Queue[object] = queue.Queue(maxsize=QUEUE_DEPTH)
+    cancel = threading.Event()
+
+    def put(item: object) -> bool:
+        while not cancel.is_set():
+            try:
+                outbox.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for chunk in chunks:
+                if not put(chunk):
+                    return
+        except BaseException as exc:  # raised in the consuming thread
+            put(exc)
+        put(_DONE)
+
+    helper = threading.Thread(target=work, name="bundler-prefetch", daemon=True)
+    helper.start()
+    try:
+        while (item := outbox.get()) is not _DONE:
+            _raise_if_error(item)
+            yield item  # type: ignore[misc]
+    finally:
+        cancel.set()
+        helper.join()
+
+
 def _raise_if_error(item: object) -> None:
     if isinstance(item, BaseException):
         raise item

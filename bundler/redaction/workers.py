@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from redactors import BundleRedactor, MemberRefused
 
-from ..archive.deflate import DeflateStats, deflate_in_background, inflate_raw
+from ..archive.deflate import DeflateStats, deflate_in_background, inflate_raw, prefetched
 from . import handoff
 from .hashing import Hashed
 from .walk import open_regular
@@ -120,7 +121,9 @@ def pass_two_deflated(
     redactor.adopt_name(task.stored, state)
     source = Path(task.handoff)
     hashed = Hashed(inflate_raw(handoff.read(source, key)))
-    if not redactor.finalize_changes(task.stored, hashed):
+    with closing(prefetched(hashed)) as plain:  # decrypt, inflate, hash beside the scan
+        changes = redactor.finalize_changes(task.stored, plain)
+    if not changes:
         if hashed.finish() != first:
             raise handoff.HandoffError("a redacted member does not inflate to what was hashed")
         output, (size, sha256) = task.handoff, first

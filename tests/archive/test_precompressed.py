@@ -185,3 +185,23 @@ def test_builder_writes_precompressed_members_in_name_order_with_their_hash(
         assert reader.names()[:2] == ["a.txt", "logs/0.log"]
         assert reader.read_bytes("logs/0.log") == LOG
         assert not reader.check().problems
+
+
+def test_prefetched_yields_everything_and_stops_when_closed_early() -> None:
+    from bundler.archive.deflate import prefetched
+
+    pieces = [bytes([i]) * 1000 for i in range(50)]
+    assert list(prefetched(iter(pieces))) == pieces
+    before = threading.active_count()
+    stream = prefetched(iter(pieces))
+    next(stream)
+    stream.close()
+    assert threading.active_count() == before
+
+    def failing() -> Iterator[bytes]:
+        yield b"x"
+        raise ValueError("damaged")
+
+    with pytest.raises(ValueError, match="damaged"):
+        list(prefetched(failing()))
+    assert threading.active_count() == before
