@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from datetime import UTC, tzinfo
-from operator import itemgetter, methodcaller
+from itertools import compress
+from operator import itemgetter, methodcaller, not_
 
 from bundler.analyze.api import TimelineEvent
 from bundler.analyze.sampling import FIRST_KEPT
@@ -38,8 +39,8 @@ from .blocks import Block, blocks
 from .formats import NAME
 from .parser import SPAM_LOGGER, LogParser
 
-TAIL_BLOCKS = 8
-"""Blocks at the end of each log parsed line by line (about 512 KiB)."""
+TAIL_BLOCKS = 2
+"""Blocks at the end of each log parsed line by line (about 128 KiB): the latest events."""
 BOUNDARY = "0000-00-00 00:00:00 - ~"
 """A record start no format matches: stands for skipped routine lines, ending any open record."""
 
@@ -54,6 +55,8 @@ PROGRESS = {
 }
 """Marker of a worker's progress line -> its event kind (what :class:`LogParser` would call it)."""
 WORKER_NAME = re.compile(NAME)
+STAMP_WIDTH = len("2026-11-29 17:05:27")
+_AFTER_STAMP = methodcaller("startswith", (SPAM, *PROGRESS), STAMP_WIDTH)
 _first_line = methodcaller("partition", b"\n")
 _head = itemgetter(0)
 
@@ -136,21 +139,28 @@ class BlockScanner:
             keys[("claimed", name)] += n
         return True
 
-    def _others(self, block: Block, routine: int) -> Iterator[tuple[int, str]]:
-        """Yield the block's non-routine lines; False (nothing yielded) if the counts disagree."""
-        markers = [m for m, _ in self._hits.most_common()]
+    def _others(self, block: Block, routine: int) -> Generator[tuple[int, str], None, bool]:
+        """Yield the block's non-routine lines; False (nothing yielded) if the counts disagree.
+
+        Spam and progress markers sit right after the timestamp, so one C-level
+        ``startswith`` per line settles almost every line; only the rest are
+        searched for a claim.
+        """
         raws = block.raw_lines()
-        flags = [any(m in raw for m in markers) for raw in raws]
-        if sum(flags) != routine:
+        unsettled = compress(range(len(raws)), map(not_, map(_AFTER_STAMP, raws)))
+        others = [i for i in unsettled if CLAIM not in raws[i]]
+        if len(raws) - len(others) != routine:
             return False
-        for number, (raw, skip) in enumerate(zip(raws, flags, strict=True), block.first):
-            if skip:
-                if self._boundary_due:
-                    self._boundary_due = False
-                    yield number, BOUNDARY
-                continue
-            self._boundary_due = True
-            yield number, raw.rstrip(b"\r").decode("utf-8", "replace")
+        due, last = self._boundary_due, -1
+        for i in others:
+            if due and i > last + 1:  # routine lines in between: the first ends the open record
+                yield block.first + last + 1, BOUNDARY
+            yield block.first + i, raws[i].rstrip(b"\r").decode("utf-8", "replace")
+            due, last = True, i
+        if due and last + 1 < len(raws):
+            yield block.first + last + 1, BOUNDARY
+            due = False
+        self._boundary_due = due
         return True
 
     def _every_line(self, block: Block) -> Iterator[tuple[int, str]]:
