@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-BLOCK_BYTES = 64 * 1024
+BLOCK_BYTES = 128 * 1024
 """Small enough that a rare record leaves most blocks free of anything but routine lines."""
 
 
@@ -38,21 +38,33 @@ class Block:
 
 
 def blocks(chunks: Iterable[bytes], size: int = BLOCK_BYTES) -> Iterator[Block]:
-    """Cut a member's chunks into blocks of about ``size`` bytes of whole lines."""
+    """Cut a member's chunks into blocks of about ``size`` bytes of whole lines.
+
+    A line that straddles two chunks is a small block of its own, so a chunk
+    is never copied (a 1 MiB copy per chunk costs a fresh allocation and its
+    page faults every time).
+    """
     carry = b""
     number = 1
     for chunk in chunks:
-        buf = carry + chunk if carry else chunk
-        last = buf.rfind(b"\n") + 1
         start = 0
+        if carry:
+            first = chunk.find(b"\n") + 1
+            if not first:
+                carry += chunk
+                continue
+            yield Block(carry + chunk[:first], 0, len(carry) + first, number, 1)
+            number += 1
+            start = first
+        last = chunk.rfind(b"\n") + 1
         while start < last:
-            end = buf.rfind(b"\n", start, min(start + size, last)) + 1
+            end = chunk.rfind(b"\n", start, min(start + size, last)) + 1
             if end <= start:  # one line longer than a block: it is a block of its own
-                end = buf.find(b"\n", start) + 1
-            lines = buf.count(b"\n", start, end)
-            yield Block(buf, start, end, number, lines)
+                end = chunk.find(b"\n", start) + 1
+            lines = chunk.count(b"\n", start, end)
+            yield Block(chunk, start, end, number, lines)
             number += lines
             start = end
-        carry = buf[last:]
+        carry = chunk[max(last, start) :]
     if carry:
         yield Block(carry + b"\n", 0, len(carry) + 1, number, 1)

@@ -35,11 +35,11 @@ from operator import itemgetter, methodcaller, not_
 from bundler.analyze.api import TimelineEvent
 from bundler.analyze.sampling import FIRST_KEPT
 
-from .blocks import Block, blocks
+from .blocks import BLOCK_BYTES, Block, blocks
 from .formats import NAME
 from .parser import SPAM_LOGGER, LogParser
 
-TAIL_BLOCKS = 2
+TAIL_BLOCKS = 1
 """Blocks at the end of each log parsed line by line (about 128 KiB): the latest events."""
 BOUNDARY = "0000-00-00 00:00:00 - ~"
 """A record start no format matches: stands for skipped routine lines, ending any open record."""
@@ -57,6 +57,7 @@ PROGRESS = {
 WORKER_NAME = re.compile(NAME)
 STAMP_WIDTH = len("2026-11-29 17:05:27")
 _AFTER_STAMP = methodcaller("startswith", (SPAM, *PROGRESS), STAMP_WIDTH)
+MARKERS = (SPAM, CLAIM, *PROGRESS)
 _first_line = methodcaller("partition", b"\n")
 _head = itemgetter(0)
 
@@ -64,13 +65,23 @@ _head = itemgetter(0)
 class BlockScanner:
     """Events of one log member; routine ones only counted (in :attr:`counted`) where skipped."""
 
-    def __init__(self, member: str, *, worker: str | None = None, tz: tzinfo = UTC) -> None:
+    def __init__(
+        self,
+        member: str,
+        *,
+        worker: str | None = None,
+        tz: tzinfo = UTC,
+        block_bytes: int = BLOCK_BYTES,
+    ) -> None:
         self.parser = LogParser(member, worker=worker, tz=tz)
         self.worker = worker
+        self.block_bytes = block_bytes
         self.counted: Counter[Key] = Counter()
-        self._seen: Counter[Key] = Counter()
-        # Markers are counted most frequent first, so a block is settled after one or two.
-        self._hits: Counter[bytes] = Counter({SPAM: 2, CLAIM: 1} | dict.fromkeys(PROGRESS, 1))
+        self._seen: dict[Key, int] = {}
+        # Markers seen in this log are counted most frequent first, so a block is usually
+        # settled after one or two scans; the others are only counted when lines are left.
+        self._hits: dict[bytes, int] = dict.fromkeys(MARKERS, 0)
+        self._live: list[bytes] = []
         self._boundary_due = False
 
     def scan(self, chunks: Iterable[bytes]) -> Iterator[TimelineEvent]:
@@ -78,7 +89,7 @@ class BlockScanner:
 
     def _lines(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
         tail: deque[Block] = deque()
-        for block in blocks(chunks):
+        for block in blocks(chunks, self.block_bytes):
             tail.append(block)
             if len(tail) > TAIL_BLOCKS:
                 yield from self._block(tail.popleft())
@@ -87,56 +98,75 @@ class BlockScanner:
 
     def _block(self, block: Block) -> Iterator[tuple[int, str]]:
         found = self._routine(block)
-        if found is None or any(self._seen[key] < FIRST_KEPT for key in found[0]):
-            if found is not None:
-                self._seen.update(found[0])
+        if found is None:
             yield from self._every_line(block)
             return
         keys, routine = found
-        if routine < block.lines and not (yield from self._others(block, routine)):
-            self._seen.update(keys)
+        seen = self._seen
+        fresh = False
+        for key, n in keys.items():
+            before = seen.get(key, 0)
+            fresh = fresh or before < FIRST_KEPT
+            seen[key] = before + n
+        if fresh:  # the first routine events of a kind and worker are kept as events
             yield from self._every_line(block)
             return
-        if self._boundary_due:
+        if routine < block.lines:
+            if not (yield from self._others(block, routine)):
+                yield from self._every_line(block)
+                return
+        elif self._boundary_due:  # only routine lines: the first ends an open record
             self._boundary_due = False
             yield block.first, BOUNDARY
-        self._seen.update(keys)
-        self.counted.update(keys)
+        counted = self.counted
+        for key, n in keys.items():
+            counted[key] += n
 
-    def _routine(self, block: Block) -> tuple[Counter[Key], int] | None:
+    def _routine(self, block: Block) -> tuple[dict[Key, int], int] | None:
         """Routine lines of ``block`` by (kind, worker), and how many lines are routine.
 
-        None when the counts cannot be trusted (a marker twice on a line, an odd
+        None when the counts cannot be trusted (more markers than lines, an odd
         worker name): the block is then parsed line by line.
         """
+        keys: dict[Key, int] = {}
+        remaining = self._count(block, self._live, keys, block.lines)
+        if remaining > 0:  # other lines, or a marker this log had not shown yet
+            dead = [m for m in MARKERS if m not in self._live]
+            remaining = self._count(block, dead, keys, remaining)
+            self._live = sorted((m for m in MARKERS if self._hits[m]), key=self._hits.__getitem__)
+            self._live.reverse()
+        if remaining < 0:
+            return None
+        return keys, block.lines - remaining
+
+    def _count(
+        self, block: Block, markers: list[bytes], keys: dict[Key, int], remaining: int
+    ) -> int:
         buf, start, end = block.buf, block.start, block.end
-        keys: Counter[Key] = Counter()
-        remaining = block.lines
-        for marker, _ in self._hits.most_common():
+        for marker in markers:
             if remaining <= 0:
                 break
             n = buf.count(marker, start, end)
             if not n:
                 continue
+            if marker is CLAIM:
+                if not self._claims(buf[start:end], keys):
+                    return -1
+            elif marker is not SPAM:
+                key = (PROGRESS[marker], self.worker)
+                keys[key] = keys.get(key, 0) + n
             self._hits[marker] += n
             remaining -= n
-            if marker == CLAIM:
-                if not self._claims(buf[start:end], keys):
-                    return None
-            elif marker != SPAM:
-                keys[(PROGRESS[marker], self.worker)] += n
-        if remaining < 0:
-            return None
-        return keys, block.lines - remaining
+        return remaining
 
     @staticmethod
-    def _claims(text: bytes, keys: Counter[Key]) -> bool:
+    def _claims(text: bytes, keys: dict[Key, int]) -> bool:
         names = Counter(map(_head, map(_first_line, text.split(CLAIM)[1:])))
         for raw, n in names.items():
             name = raw.rstrip(b"\r").decode("utf-8", "replace")
             if not WORKER_NAME.fullmatch(name):
                 return False
-            keys[("claimed", name)] += n
+            keys[("claimed", name)] = keys.get(("claimed", name), 0) + n
         return True
 
     def _others(self, block: Block, routine: int) -> Generator[tuple[int, str], None, bool]:
