@@ -146,13 +146,15 @@ class BlockScanner:
         for marker in markers:
             if remaining <= 0:
                 break
-            n = buf.count(marker, start, end)
+            if marker is CLAIM:  # splitting counts them too: no separate scan
+                n = self._claims(buf[start:end], keys)
+                if n < 0:
+                    return -1
+            else:
+                n = buf.count(marker, start, end)
             if not n:
                 continue
-            if marker is CLAIM:
-                if not self._claims(buf[start:end], keys):
-                    return -1
-            elif marker is not SPAM:
+            if marker is not SPAM and marker is not CLAIM:
                 key = (PROGRESS[marker], self.worker)
                 keys[key] = keys.get(key, 0) + n
             self._hits[marker] += n
@@ -160,14 +162,16 @@ class BlockScanner:
         return remaining
 
     @staticmethod
-    def _claims(text: bytes, keys: dict[Key, int]) -> bool:
-        names = Counter(map(_head, map(_first_line, text.split(CLAIM)[1:])))
+    def _claims(text: bytes, keys: dict[Key, int]) -> int:
+        """How many claim lines ``text`` holds, by worker into ``keys``; -1 for an odd name."""
+        pieces = text.split(CLAIM)
+        names = Counter(map(_head, map(_first_line, pieces[1:])))
         for raw, n in names.items():
             name = raw.rstrip(b"\r").decode("utf-8", "replace")
             if not WORKER_NAME.fullmatch(name):
-                return False
+                return -1
             keys[("claimed", name)] = keys.get(("claimed", name), 0) + n
-        return True
+        return len(pieces) - 1
 
     def _others(self, block: Block, routine: int) -> Generator[tuple[int, str], None, bool]:
         """Yield the block's non-routine lines; False (nothing yielded) if the counts disagree.
