@@ -40,7 +40,7 @@ from .formats import NAME
 from .parser import SPAM_LOGGER, LogParser
 
 TAIL_BLOCKS = 1
-"""Blocks at the end of each log parsed line by line (about 128 KiB): the latest events."""
+"""Blocks' worth of bytes at the end of each log parsed line by line: the latest events."""
 BOUNDARY = "0000-00-00 00:00:00 - ~"
 """A record start no format matches: stands for skipped routine lines, ending any open record."""
 
@@ -89,10 +89,14 @@ class BlockScanner:
 
     def _lines(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
         tail: deque[Block] = deque()
+        held = 0  # bytes in ``tail``: the oldest block leaves once the rest make a full tail
         for block in blocks(chunks, self.block_bytes):
             tail.append(block)
-            if len(tail) > TAIL_BLOCKS:
-                yield from self._block(tail.popleft())
+            held += block.end - block.start
+            while held - (tail[0].end - tail[0].start) >= self.block_bytes * TAIL_BLOCKS:
+                oldest = tail.popleft()
+                held -= oldest.end - oldest.start
+                yield from self._block(oldest)
         for block in tail:
             yield from self._every_line(block)
 
