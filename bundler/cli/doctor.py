@@ -25,7 +25,7 @@ Exit codes (the first that applies wins):
   1    a ladder layer failed (verdict blocked)
   5    partial: bundle written, some collectors failed (listed in the summary)
   3    inconclusive: nothing failed, evidence for a layer is missing
-  0    healthy
+  0    healthy; or, without --profile, every host collector succeeded
 
 \b
 Host keys are checked against known_hosts: an unknown or changed key is

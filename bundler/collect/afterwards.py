@@ -7,7 +7,6 @@ reported, never allowed to lose the bundle.
 
 from __future__ import annotations
 
-import importlib
 import platform
 from collections.abc import Callable
 from datetime import datetime
@@ -26,6 +25,7 @@ from schemas.evidence import EvidenceDoc
 
 from .. import __version__
 from ..analyze.api import EvidenceSet
+from ..analyze.engine import analyze as analyze_bundle
 from ..products.base import NormalizeContext
 from .engine import CollectionResult
 from .request import DoctorRequest
@@ -98,12 +98,16 @@ def provisional_manifest(
 
 
 def analyze(sink: Any, profile: Any, manifest: Manifest, warn: Callable[[str], None]) -> Any | None:
+    """The live ladder verdict, or None when there is no product to judge.
+
+    Without a profile only hosts were collected: there is no control plane, worker
+    or job evidence, so a ladder verdict would only ever say "inconclusive". A
+    host-only run is a collection, and its exit code says how the collection went.
+    """
+    if profile is None:
+        return None
     try:
-        engine = importlib.import_module("bundler.analyze.engine")
-    except ModuleNotFoundError:
-        return None  # INTEGRATION POINT: the analyzer is not on main yet
-    try:
-        report = engine.analyze(EvidenceSet(sink.source(), manifest=manifest), profile=profile)
+        report = analyze_bundle(EvidenceSet(sink.source(), manifest=manifest), profile=profile)
     except Exception as exc:  # a live verdict is a bonus; the bundle matters more
         warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
         return None

@@ -10,7 +10,8 @@ several apply the first in this list wins:
 1    a ladder layer failed (verdict ``blocked``)
 5    partial: the bundle is written but some collectors failed
 3    inconclusive: nothing failed, but evidence for a layer is missing
-0    healthy (or degraded: warnings only)
+0    healthy (or degraded: warnings only); or, without --profile, every host
+     collector succeeded (a host-only run has no ladder verdict)
 ===  ==========================================================================
 
 The verdict outranks "partial" because it is what the reader acts on; a
@@ -158,3 +159,5 @@ def render_summary(console: Console, summary: DoctorSummary) -> None:
         console.print("[red]nothing could be collected: no bundle written[/]")
     if summary.verdict:
         console.print(f"verdict: [bold]{summary.verdict}[/]")
+    elif summary.profile is None and summary.exit_code in (ExitCode.OK, ExitCode.PARTIAL):
+        console.print("[dim]no ladder verdict: hosts only (give --profile to check a product)[/]")
