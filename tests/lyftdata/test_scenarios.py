@@ -1,9 +1,9 @@
 """Every scenario through collection, normalization and the ladder engine (component level).
 
-The simulator runs as a real process; collection is the component double
-(tests/support/lyftdata_collect.py) until ``bundler doctor`` lands; the
-ladder is the real analyzer engine with the LyftData profile's rules. Each
-scenario's ``expect`` block says what the analysis must conclude.
+The simulator runs as a real process; collection is the real doctor, in-process
+(tests/support/lyftdata_collect.py); the ladder is the real analyzer engine
+with the LyftData profile's rules. Each scenario's ``expect`` block says what
+the analysis must conclude.
 """
 
 from __future__ import annotations
