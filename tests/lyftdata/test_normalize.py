@@ -103,11 +103,6 @@ def test_healthy_every_rung_is_evidenced(collected: Collected) -> None:
     assert files["identity/api-key"].integrity == "not_checked"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: doctor's NormalizeContext.settings carries neither ca_cert nor "
-    "insecure (bundler/collect/afterwards.py), so the normalizer cannot see --ca-cert",
-)
 @pytest.mark.parametrize("collected", ["healthy"], indirect=True)
 def test_the_ca_file_given_is_recorded(collected: Collected) -> None:
     assert collected.doc(ServerEvidence).tls.ca_file_used
@@ -148,9 +143,9 @@ def test_stale_heartbeat(collected: Collected) -> None:
     workers = collected.doc(WorkersEvidence)
     (worker,) = workers.workers
     assert worker.connection is ConnectionState.OFFLINE
-    # 412 s before the simulator answered; doctor measures ages from when collection
-    # started, so the age reads low by the seconds collection took to get there
-    assert worker.heartbeat_age_s >= 400
+    # 412 s before the simulator answered; the age is measured from when that
+    # response arrived, not from the start of the run, so it never reads low
+    assert 412 <= worker.heartbeat_age_s < 412 + 60
     policy = workers.heartbeat
     assert worker.heartbeat_age_s > policy.timeout_s + policy.grace_s
 
