@@ -1,18 +1,19 @@
-"""Benchmark: analyzing a large bundle costs about one decompression, in bounded memory.
+"""Benchmark: analyzing a large Flux bundle costs about one decompression, in bounded memory.
 
 Builds (once, cached under ``bench/out/``) a sealed bundle of about ``--size-mb``
-megabytes, mostly worker and server logs, with the real archive writer. Then,
-each in a fresh child process so ``ru_maxrss`` is that child's own peak:
+megabytes shaped like a ``bundler doctor --profile flux`` run (manifest
+``profile: flux``, the canonical evidence documents, ``evidence/logs.json``,
+one server and seven worker logs: see ``bench/flux_bundle.py``) with the real
+archive writer. Then, each in a fresh child process so ``ru_maxrss`` is that
+child's own peak, interleaved:
 
 * **decompress** — open the bundle with the reader and stream every member
   (decrypt + inflate + the reader's own checks): the floor;
-* **analyze (CLI)** — ``bundler analyze BUNDLE --format json``, exactly what a
-  support engineer runs (generic rules; members the rules never read are
-  verified by the final integrity pass);
-* **analyze (+log parser)** — the library entry point with a profile whose
-  log parser reads every log (``grep_lines``: literal prefilter over whole
-  chunks, regex on the hits), the shape of a real product parser: the logs are
-  read once, for parsing and verification together.
+* **analyze (CLI, flux)** — ``bundler analyze BUNDLE --format json``, exactly
+  what a support engineer runs: the Flux profile parses every log, its rules
+  and the generic ones run, the integrity pass reads what nothing else did;
+* **analyze (no profile)** — the library entry point without a profile
+  (generic rules; the logs are only read by the integrity pass).
 
 Target (task): analyze <= 1.5x decompress, memory bounded (independent of
 bundle size). Run: ``.venv/bin/python bench/analyze.py [--size-mb 1024]``.
@@ -21,16 +22,12 @@ bundle size). Run: ``.venv/bin/python bench/analyze.py [--size-mb 1024]``.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
-import random
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,66 +36,36 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench" / "out"
 PASSWORD_ENV = "BUNDLER_BENCH_PASSWORD"  # noqa: S105 (a variable name)
 PASSWORD = "bench-password-not-secret"  # noqa: S105 (a throwaway benchmark bundle)
-LOGS = 8
-
-
-def _log_lines(seed: int, size: int) -> Iterator[bytes]:
-    """Flux-shaped log text of about ``size`` bytes, varied enough to compress like real logs."""
-    rng = random.Random(seed)
-    kinds = [
-        "flux.server - INFO - Execution {x} claimed by worker w{w}",
-        "flux.worker - INFO - Execution Claimed - etl v3 - {x}",
-        "flux.worker - INFO - Execution COMPLETED - etl v3 - {x}",
-        "flux.security.auth_service - WARNING - Auth disabled — request treated as admin",
-        "flux.server - WARNING - Worker w{w} missed heartbeat, marked STALE (grace period: 30s)",
-        "flux.server - WARNING - Worker w{w} evicted (stale for >30s)",
-        "flux.worker - WARNING - Connection lost (ConnectError: All connection attempts "
-        "failed). Reconnecting in {d:.1f}s...",
-    ]
-    weights = [30, 30, 30, 60, 1, 1, 1]
-    produced, second = 0, 0
-    batch: list[str] = []
-    while produced < size:
-        second += rng.random() < 0.05  # about 20 lines a second
-        stamp = (
-            f"2026-11-29 {(second // 3600) % 24:02d}:{(second // 60) % 60:02d}:{second % 60:02d}"
-        )
-        kind = rng.choices(kinds, weights)[0]
-        line = f"{stamp} - " + kind.format(
-            x=f"{rng.getrandbits(128):032x}", w=rng.randint(1, 40), d=rng.random() * 60
-        )
-        batch.append(line)
-        produced += len(line) + 1
-        if len(batch) >= 4096:
-            yield ("\n".join(batch) + "\n").encode()
-            batch = []
-    if batch:
-        yield ("\n".join(batch) + "\n").encode()
+WORKERS = 7
 
 
 def build(size_mb: int) -> Path:
-    """Write (or reuse) the benchmark bundle."""
+    """Write (or reuse) the benchmark bundle: 30 % server log, 70 % worker logs."""
+    from bench.flux_bundle import SERVER_LOG, evidence, log_lines, worker_log
     from bundler.archive import BundleBuilder, Sealing
-    from tests.support.evidence import healthy_fleet
 
-    path = OUT / f"analyze-{size_mb}mb.zip"
+    path = OUT / f"analyze-flux-{size_mb}mb.zip"
     if path.exists():
         return path
     OUT.mkdir(parents=True, exist_ok=True)
-    per_log = size_mb * (1 << 20) // LOGS
+    total = size_mb * (1 << 20)
     started = time.perf_counter()
-    fleet = healthy_fleet()
-    source = fleet.source()
-    with BundleBuilder(path, sealing=Sealing.with_password(PASSWORD)) as builder:
-        for name in source.names():
-            builder.add(name, source.read_bytes(name), media_type="application/json")
-        for index in range(LOGS):
+    partial = path.with_suffix(".partial.zip")
+    with BundleBuilder(partial, sealing=Sealing.with_password(PASSWORD)) as builder:
+        for document in evidence(WORKERS):
+            data = document.model_dump_json(indent=2).encode()
+            builder.add(document.member_path, data, media_type="application/json")
+        builder.add(
+            SERVER_LOG, log_lines(0, total * 3 // 10, None, WORKERS), media_type="text/plain"
+        )
+        for index in range(1, WORKERS + 1):
             builder.add(
-                f"hosts/h{index + 1:02d}/logs/1.log",
-                _log_lines(index, per_log),
+                worker_log(index),
+                log_lines(index, total * 7 // 10 // WORKERS, f"w{index}", WORKERS),
                 media_type="text/plain",
             )
-        builder.finalize(profile="bench")
+        builder.finalize(profile="flux")
+    partial.rename(path)
     print(
         f"built {path.name}: {path.stat().st_size / 2**20:.0f} MiB on disk "
         f"in {time.perf_counter() - started:.1f}s",
@@ -122,49 +89,14 @@ def child_decompress(path: Path) -> None:
     print(json.dumps({"bytes": total}))
 
 
-NEEDLES = (b"evicted", b"marked STALE", b"Connection lost")
-"""What a Flux-like parser looks for first: a few literals, scanned at memory speed."""
-EVICTED = re.compile(r"^(\S+ \S+) - flux\.server - WARNING - Worker (\S+) evicted")
-
-
-def child_analyze_with_parser(path: Path) -> None:
-    from datetime import UTC, datetime
-
-    from bundler.analyze.api import EvidenceSet, TimelineEvent
+def child_analyze_generic(path: Path) -> None:
+    """The analysis without a product profile: generic rules, logs read by the integrity pass."""
     from bundler.analyze.engine import analyze
     from bundler.analyze.opening import open_bundle
     from bundler.cli.options import OpenSecrets
-    from bundler.source import grep_lines
-
-    @functools.lru_cache(maxsize=4096)
-    def stamp(text: str) -> datetime:  # logs repeat a second many times: parse it once
-        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
-
-    class LogReadingProfile:
-        name, title = "bench", "bench"
-
-        def parse_logs(self, evidence: EvidenceSet) -> Iterator[TimelineEvent]:
-            for member in evidence.source.names():
-                if not member.endswith(".log"):
-                    continue
-                for number, text in grep_lines(evidence.source, member, NEEDLES):
-                    match = EVICTED.match(text)
-                    if match:
-                        at = stamp(match[1])
-                        yield TimelineEvent(
-                            kind="evicted",
-                            member=member,
-                            line=number,
-                            text=text,
-                            at=at,
-                            worker=match[2],
-                        )
-
-        def rules(self) -> list:  # type: ignore[type-arg]
-            return []
 
     with open_bundle(path, OpenSecrets(password_env=PASSWORD_ENV)) as opened:
-        report = analyze(opened.evidence(), profile=LogReadingProfile())  # type: ignore[arg-type]
+        report = analyze(opened.evidence(), profile=None)
         report.bundle.integrity = opened.integrity()
     print(
         json.dumps({"verdict": report.verdict.value, "integrity": report.bundle.integrity.status})
@@ -198,14 +130,14 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=1024)
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (best kept)")
     parser.add_argument(
-        "--child", choices=["build", "decompress", "parser"], help=argparse.SUPPRESS
+        "--child", choices=["build", "decompress", "generic"], help=argparse.SUPPRESS
     )
     parser.add_argument("--bundle", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "decompress":
         return child_decompress(args.bundle)
-    if args.child == "parser":
-        return child_analyze_with_parser(args.bundle)
+    if args.child == "generic":
+        return child_analyze_generic(args.bundle)
     if args.child == "build":
         build(args.size_mb)
         return None
@@ -214,11 +146,11 @@ def main() -> None:
     subprocess.run(
         [sys.executable, __file__, "--size-mb", str(args.size_mb), "--child", "build"], check=True
     )
-    path = OUT / f"analyze-{args.size_mb}mb.zip"
+    path = OUT / f"analyze-flux-{args.size_mb}mb.zip"
     me = [sys.executable, __file__, "--bundle", str(path)]
     runs = {
         "decompress": [*me, "--child", "decompress"],
-        "analyze (CLI)": [
+        "analyze (CLI, flux)": [
             sys.executable,
             "-m",
             "bundler",
@@ -229,7 +161,7 @@ def main() -> None:
             "--password-env",
             PASSWORD_ENV,
         ],
-        "analyze (+log parser)": [*me, "--child", "parser"],
+        "analyze (no profile)": [*me, "--child", "generic"],
     }
     samples: dict[str, list[dict[str, float | str]]] = {label: [] for label in runs}
     for _ in range(args.repeat):  # interleaved, so a busy moment hurts every run alike

@@ -74,6 +74,30 @@ class TimelineEvent:
         return cite_lines(self.member, self.line, self.line, self.text)
 
 
+class TimelineStream:
+    """A log parser's events, plus the routine ones it only *counted*.
+
+    A 1 GB log holds millions of routine events (an execution claimed, completed
+    ...); making an object of each would cost many times the decompression. A
+    parser may instead count them by ``(kind, worker)`` in :attr:`counted` and
+    yield only the events worth keeping (every rare one; the first and the latest
+    routine ones). Iterating yields the events; :attr:`counted` is complete once
+    they are exhausted, and the engine adds it to the timeline's exact totals.
+    A plain iterable of events remains a valid ``parse_logs`` result.
+    """
+
+    def __init__(
+        self,
+        events: Iterable[TimelineEvent],
+        counted: dict[tuple[str, str | None], int] | None = None,
+    ) -> None:
+        self._events = events
+        self.counted: dict[tuple[str, str | None], int] = counted if counted is not None else {}
+
+    def __iter__(self) -> Iterator[TimelineEvent]:
+        return iter(self._events)
+
+
 @dataclass
 class Timeline:
     """All timeline events of a bundle, in time order (undated events last, by line)."""

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .api import Timeline, TimelineEvent
+from .api import Timeline, TimelineEvent, TimelineStream
 from .api import _event_order as event_order  # the timeline's own order
 
 FIRST_KEPT = 5
@@ -35,7 +35,10 @@ class Sampled:
 
 
 def sample(events: Iterable[TimelineEvent]) -> Sampled:
-    """A :class:`Timeline` of at most FIRST_KEPT + LATEST_KEPT events per (kind, worker)."""
+    """A :class:`Timeline` of at most FIRST_KEPT + LATEST_KEPT events per (kind, worker).
+
+    Events a :class:`~bundler.analyze.api.TimelineStream` only counted are added to the totals.
+    """
     totals: Counter[Key] = Counter()
     first: dict[Key, list[TimelineEvent]] = {}
     latest: dict[Key, list[tuple[tuple[int, float, str, int], int, TimelineEvent]]] = {}
@@ -53,6 +56,8 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
             heapq.heappush(heap, item)
         else:
             heapq.heappushpop(heap, item)  # drops the earliest: the latest LATEST_KEPT stay
+    if isinstance(events, TimelineStream):
+        totals.update(events.counted)  # complete now that the events are exhausted
     kept = [e for head in first.values() for e in head]
     kept += [item[2] for heap in latest.values() for item in heap]
     seen = sum(totals.values())

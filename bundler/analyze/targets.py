@@ -160,8 +160,8 @@ def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
     listed = _workers_for(ev, job)
     if listed:
         troubled = [w for w in listed if worker_trouble(ev, w, job=job)]
-        role = "assigned worker" if job.assigned_worker else "worker it is meant for"
-        return (troubled or listed)[0], role
+        chosen = (troubled or listed)[0]
+        return chosen, f"assigned to {chosen}" if job.assigned_worker else f"meant for {chosen}"
     native = _native_placement(ev, job)
     if native is not None:
         eligible = [v.worker for v in native.per_worker if v.verdict == "eligible_not_placed"]

@@ -135,6 +135,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
     residual secret) · 2 usage error or unreadable input · 3 inconclusive ·
     4 nothing collected · 5 partial bundle · 70 internal error · 130 interrupted.
     Each command's --help lists the codes it uses.
+
+    \b
+    Shell completion (bash; for zsh or fish use zsh_source or fish_source):
+      eval "$(_BUNDLER_COMPLETE=bash_source bundler)"
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-READ_EPILOG = """\b
-Exit codes: 0 ok · 1 a problem was found in the bundle · 2 usage error, or
-unreadable / hostile / undecryptable input.
-
-\b
+LIMITS = """\b
 Safety limits (environment variables; sizes accept KiB, MiB, GiB):
   BUNDLER_MAX_MEMBERS=100000       BUNDLER_MAX_TOTAL_BYTES=20GiB
   BUNDLER_MAX_MEMBER_BYTES=8GiB    BUNDLER_MAX_RATIO=200
 """
+
+READ_EPILOG = (
+    """\b
+Exit codes: 0 ok · 1 a problem was found in the bundle · 2 usage error, or
+unreadable / hostile / undecryptable input.
+
+"""
+    + LIMITS
+)
+
+EXTRACT_EPILOG = (
+    """\b
+Exit codes: 0 extracted · 2 usage error, unreadable / hostile / undecryptable
+input, a member that fails verification, or a file in the way (nothing
+extracted is left behind).
+
+"""
+    + LIMITS
+)
+"""extract has no exit 1: a problem found while extracting aborts the whole extraction."""

@@ -9,11 +9,11 @@ import click
 from ..archive.extract import extract_bundle
 from ..archive.opening import open_bundle
 from ..archive.render import human_size
-from ._archive_help import READ_EPILOG
+from ._archive_help import EXTRACT_EPILOG
 from .options import OpenSecrets, open_options
 
 
-@click.command("extract", epilog=READ_EPILOG)
+@click.command("extract", epilog=EXTRACT_EPILOG)
 @click.argument("bundle", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--to",

@@ -18,7 +18,11 @@ from .options import SealOptions, seal_options
 from .secrets_input import map_password
 
 
-@click.command("redact")
+@click.command(
+    "redact",
+    epilog="\b\nExit codes: 0 redacted (the report lists what, where) · 2 usage error, a bad\n"
+    "rule file, unreadable input, or an output that exists or cannot be written.",
+)
 @click.argument("src", type=click.Path(path_type=Path, exists=True, file_okay=True, dir_okay=True))
 @click.option(
     "--out",

@@ -17,7 +17,11 @@ from .options import OpenSecrets, open_options
 from .secrets_input import read_map_password
 
 
-@click.command("review")
+@click.command(
+    "review",
+    epilog="\b\nExit codes: 0 clean · 1 residual findings, or a redaction report that does\n"
+    "not match the members · 2 usage error, or unreadable / undecryptable input.",
+)
 @click.argument("target", type=click.Path(path_type=Path, exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the ReviewResult as JSON on stdout.")
 @click.option(

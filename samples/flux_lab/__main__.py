@@ -1,16 +1,15 @@
-"""``python -m samples.flux_lab``: run the Flux lab by hand, demo a scenario, rebuild samples.
+"""``python -m samples.flux_lab``: run the Flux lab by hand, or demo a scenario.
 
 ::
 
     python -m samples.flux_lab list                        # the nine scenarios
     python -m samples.flux_lab up --scenario hung          # a live faulty fleet, until Ctrl-C
     python -m samples.flux_lab demo --scenario unmatched   # doctor + analyze on it, printed
-    python -m samples.flux_lab regenerate samples/bundles  # one sealed bundle per scenario
 
-``demo`` and ``regenerate`` drive the real ``bundler doctor`` and ``bundler
-analyze`` (``--local`` with the lab's inventory). Sample bundles are sealed
-with the password in ``BUNDLER_SAMPLE_PASSWORD`` (default ``bundler-sample``):
-they hold only lab data, no real secret.
+``demo`` drives the real ``bundler doctor`` and ``bundler analyze``
+(``--local`` with the lab's inventory); its bundles are sealed with the
+password in ``BUNDLER_SAMPLE_PASSWORD`` (default ``bundler-sample``). The
+committed sample bundles are rebuilt by ``python -m samples regenerate``.
 """
 
 from __future__ import annotations
@@ -94,29 +93,9 @@ def _run(item: Scenario, out: Path, *, show: bool) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    if not _has_commands():
-        return 2
     out = Path(args.out or ".").resolve()
     out.mkdir(parents=True, exist_ok=True)
     return max(_run(item, out, show=True) for item in _chosen(args.scenario))
-
-
-def cmd_regenerate(args: argparse.Namespace) -> int:
-    if not _has_commands():
-        return 2
-    out = Path(args.outdir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    return max(_run(item, out, show=False) for item in _chosen(args.scenario))
-
-
-def _has_commands() -> bool:
-    import importlib.util
-
-    commands = ("doctor", "analyze")
-    missing = [c for c in commands if not importlib.util.find_spec(f"bundler.cli.{c}")]
-    if missing:
-        print(f"not in this checkout yet: bundler {', '.join(missing)}", file=sys.stderr)
-    return not missing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,10 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--scenario", action="append")
     demo.add_argument("--out", help="where bundles go [current directory]")
     demo.set_defaults(func=cmd_demo)
-    regen = sub.add_parser("regenerate", help="write one sealed sample bundle per scenario")
-    regen.add_argument("outdir")
-    regen.add_argument("--scenario", action="append")
-    regen.set_defaults(func=cmd_regenerate)
     args = parser.parse_args(argv)
     try:
         result: int = args.func(args)

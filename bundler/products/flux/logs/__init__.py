@@ -10,15 +10,17 @@ attribution then coming from the lines alone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, timedelta, timezone, tzinfo
 
-from bundler.analyze.api import EvidenceSet, TimelineEvent
+from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream
 from bundler.source import MemberSource, iter_lines
 from schemas.evidence import LogIndex
 
 from .formats import EXPECTED_KINDS
 from .parser import LogParser
+from .scan import BlockScanner
 
 LOG_MEMBER = re.compile(r"^hosts/[^/]+/logs/[^/]+\.log$")
 OFFSET = re.compile(r"^(?P<sign>[+-])(?P<hours>\d{2}):?(?P<minutes>\d{2})$")
@@ -27,7 +29,7 @@ OFFSET = re.compile(r"^(?P<sign>[+-])(?P<hours>\d{2}):?(?P<minutes>\d{2})$")
 def parse_member(
     source: MemberSource, member: str, *, worker: str | None = None, tz: tzinfo = UTC
 ) -> Iterator[TimelineEvent]:
-    """Events of one log member (``worker`` names the worker it belongs to, if any)."""
+    """Every event of one log member (``worker`` names the worker it belongs to, if any)."""
     yield from LogParser(member, worker=worker, tz=tz).parse(iter_lines(source, member))
 
 
@@ -59,13 +61,22 @@ def log_members(evidence: EvidenceSet) -> list[tuple[str, str | None, tzinfo]]:
     return [(name, None, UTC) for name in evidence.source.names() if LOG_MEMBER.match(name)]
 
 
-def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
-    for member, worker, tz in log_members(evidence):
-        yield from parse_member(evidence.source, member, worker=worker, tz=tz)
+def parse_logs(evidence: EvidenceSet) -> TimelineStream:
+    """The timeline of every log: rare events all, routine ones counted (see :mod:`.scan`)."""
+    counted: Counter[tuple[str, str | None]] = Counter()
+
+    def events() -> Iterator[TimelineEvent]:
+        for member, worker, tz in log_members(evidence):
+            scanner = BlockScanner(member, worker=worker, tz=tz)
+            yield from scanner.scan(evidence.source.iter_chunks(member))
+            counted.update(scanner.counted)
+
+    return TimelineStream(events(), counted)
 
 
 __all__ = [
     "EXPECTED_KINDS",
+    "BlockScanner",
     "LogParser",
     "log_members",
     "parse_logs",

@@ -1,0 +1,146 @@
+"""The block scanner agrees with the line-by-line parser, whatever the block and chunk cuts.
+
+Agreement means: every non-routine event identical (kind, line, text, time,
+detail), routine events yielded + counted = the parser's per-(kind, worker)
+totals, every yielded routine event is one the parser also produced, and the
+log's last event is the same.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream
+from bundler.analyze.sampling import sample
+from bundler.products.flux.logs import BlockScanner, LogParser, parse_logs
+from bundler.products.flux.logs.blocks import blocks
+from bundler.source import MemorySource, iter_lines
+
+ROUTINE = {"claimed", "execution_scheduled", "execution_claimed", "execution_completed"}
+SPAM = "flux.security.auth_service - WARNING - Auth disabled — request treated as admin (anonymous)"
+RARE = [
+    "flux.server - WARNING - Worker w{n} missed heartbeat, marked STALE (grace period: 30s)",
+    "flux.server - WARNING - Worker w{n} evicted (stale for >30s)",
+    "flux.worker - WARNING - Connection lost (HTTPStatusError: Client error '401 Unauthorized' "
+    "for url 'http://127.0.0.1:8000/workers/register'\nFor more information check: "
+    "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/401). Reconnecting in 1.2s...",
+    "flux.worker - WARNING - Connection lost (ConnectError: All connection attempts failed",
+    'flux.worker - ERROR - Boom\nTraceback (most recent call last):\n  File "x.py", line 1',
+    "flux.worker - INFO - Execution FAILED - etl v3 - {x}",
+]
+
+
+def _log(seed: int, lines: int, rare: float) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(lines):
+        stamp = f"2026-11-29 10:{i // 600 % 60:02d}:{i // 10 % 60:02d}"
+        n, x = rng.randint(1, 4), f"{rng.getrandbits(64):016x}"
+        roll = rng.random()
+        if roll < rare:
+            body = rng.choice(RARE).format(n=n, x=x)
+        elif roll < 0.5:
+            body = SPAM
+        elif roll < 0.6:
+            body = f"flux.api.worker_routes - INFO - Execution {x} claimed by worker w{n}"
+        else:
+            phase = rng.choice(["Scheduled", "Claimed", "COMPLETED"])
+            body = f"flux.worker - INFO - Execution {phase} - etl v3 - {x}"
+        out.append(f"{stamp} - {body}")
+    return out
+
+
+def _compare(data: bytes, worker: str | None, block: int, chunk: int) -> BlockScanner:
+    source = MemorySource({"x.log": data})
+    expected = list(LogParser("x.log", worker=worker).parse(iter_lines(source, "x.log")))
+    scanner = BlockScanner("x.log", worker=worker, block_bytes=block)
+    got = list(scanner.scan(source.iter_chunks("x.log", chunk)))
+    assert [e for e in got if e.kind not in ROUTINE] == [
+        e for e in expected if e.kind not in ROUTINE
+    ]
+    totals = Counter((e.kind, e.worker) for e in got) + scanner.counted
+    assert totals == Counter((e.kind, e.worker) for e in expected)
+    known = {(e.line, e.kind, e.text) for e in expected}
+    assert all((e.line, e.kind, e.text) in known for e in got)
+    assert got[-1:] == expected[-1:]
+    return scanner
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("block", "chunk"), [(512, 97), (4096, 1 << 20), (2048, 3000)])
+def test_agrees_with_the_line_parser(seed: int, block: int, chunk: int) -> None:
+    lines = _log(seed, 3000, rare=0.01)
+    newline = "\r\n" if seed % 2 else "\n"
+    text = newline.join(lines) + ("" if seed % 3 == 0 else newline)
+    scanner = _compare(text.encode(), "w9" if seed % 2 else None, block, chunk)
+    assert sum(scanner.counted.values()) > 500  # the fast path did run
+
+
+def test_a_401_record_split_by_a_block_and_a_chunk_boundary_keeps_its_continuation() -> None:
+    routine = [f"2026-11-29 10:00:00 - {SPAM}"] * 200
+    record = (
+        "2026-11-29 10:00:01 - flux.worker - WARNING - Connection lost (HTTPStatusError: Client "
+        "error '401 Unauthorized' for url 'http://127.0.0.1:8000/workers/register'"
+    )
+    follow = (
+        "For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/"
+        "Status/401). Reconnecting in 1.2s..."
+    )
+    lines = [*routine, record, follow, *routine, "  stray traceback line", *routine]
+    data = ("\n".join(lines) + "\n").encode()
+    cut = data.index(b"For more")  # the continuation starts a new block and a new chunk
+    chunks = [data[:cut], data[cut:]]
+    scanner = BlockScanner("x.log", worker="w1", block_bytes=1024)
+    events = list(scanner.scan(chunks))
+    (event,) = [e for e in events if e.kind == "auth_rejected"]
+    assert event.line == 201
+    assert event.detail["status_code"] == 401
+    assert event.detail["delay_s"] == 1.2
+    assert "stray" not in event.text  # the routine lines after it ended the record
+
+
+def test_a_continuation_after_skipped_routine_lines_is_not_glued_to_an_earlier_record() -> None:
+    head = [f"2026-11-29 10:00:00 - {SPAM}"] * 300
+    lost = (
+        "2026-11-29 10:00:01 - flux.worker - WARNING - Connection lost (ConnectError: All "
+        "connection attempts failed"
+    )
+    lines = [*head, lost, *head, "  File 'late.py', line 9", *head]
+    data = ("\n".join(lines) + "\n").encode()
+    _compare(data, "w1", 1024, 1000)
+    events = list(BlockScanner("x.log", worker="w1", block_bytes=1024).scan([data]))
+    (event,) = [e for e in events if e.kind == "connection_lost"]
+    assert "late.py" not in event.text
+
+
+def test_blocks_number_lines_like_iter_lines_across_chunk_cuts() -> None:
+    data = b"a\r\nbb\n\nccc\nlong line without end"
+    for size in (1, 2, 5, 64):
+        for chunk in (1, 3, 7, 100):
+            parts = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+            got = [line for b in blocks(parts, size) for line in b.text_lines()]
+            assert got == list(iter_lines(MemorySource({"x": data}), "x"))
+
+
+def test_parse_logs_hands_counted_events_to_the_sampler() -> None:
+    lines = _log(1, 40_000, rare=0.0)
+    source = MemorySource({"hosts/h01/logs/0.log": "\n".join(lines) + "\n"})
+    stream = parse_logs(EvidenceSet(source))
+    assert isinstance(stream, TimelineStream)
+    sampled = sample(stream)
+    expected = Counter(
+        (e.kind, e.worker)
+        for e in LogParser("hosts/h01/logs/0.log").parse(iter_lines(source, "hosts/h01/logs/0.log"))
+    )
+    assert sum(stream.counted.values()) > 0
+    assert sampled.seen == sum(expected.values())
+    for (kind, worker), n in expected.items():
+        assert sampled.timeline.count(kind, worker) == n
+
+
+def test_a_plain_event_list_still_samples() -> None:
+    event = TimelineEvent(kind="stale", member="m", line=1, text="t")
+    assert sample([event]).seen == 1
