@@ -9,6 +9,7 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
                                                              # interleaved, wall and CPU columns
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
     python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
+    python bench/redact.py rss --size-mb 2000 --distinct 1000 --bundle  # same, redact -> .zip
 
 Every mode prints MB/s of *input* (MB = 10^6 bytes) and checks that no
 planted secret survived.
@@ -234,8 +235,9 @@ def pool(args: argparse.Namespace) -> None:
 def rss(args: argparse.Namespace) -> None:
     path, _ = dataset(args.size_mb, distinct=args.distinct)
     start = time.perf_counter()
+    child_mode = "_rss_bundle_child" if args.bundle else "_rss_child"
     proc = subprocess.run(
-        [sys.executable, __file__, "_rss_child", str(path)],
+        [sys.executable, __file__, child_mode, str(path)],
         capture_output=True,
         text=True,
         check=True,
@@ -243,10 +245,27 @@ def rss(args: argparse.Namespace) -> None:
     took = time.perf_counter() - start
     child = json.loads(proc.stdout)
     mb = path.stat().st_size / 1e6
+    what = "bundler redact -> encrypted bundle" if args.bundle else "both passes, disk to disk"
     print(
-        f"one {mb:.0f} MB log, both passes streamed from disk to disk: {mb / took:.1f} MB/s, "
+        f"one {mb:.0f} MB log, {what}: {mb / took:.1f} MB/s, "
         f"peak RSS of the child {child['maxrss_mb']:.0f} MB"
     )
+
+
+def _rss_bundle_child(path: str) -> None:
+    from bundler.archive.passwords import Sealing
+    from bundler.redaction.handoff import new_key
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle
+
+    with tempfile.TemporaryDirectory(dir=OUT) as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        os.link(path, src / "big.log")
+        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+        sealing = Sealing.with_password("a long enough bundle password")
+        redact_to_bundle(src, Path(tmp) / "out.zip", config, sealing)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"maxrss_mb": maxrss}))
 
 
 def _rss_child(path: str) -> None:
@@ -274,6 +293,9 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_rss_child":
         _rss_child(sys.argv[2])
         return
+    if len(sys.argv) > 2 and sys.argv[1] == "_rss_bundle_child":
+        _rss_bundle_child(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -282,6 +304,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", type=int, default=None, help="bundle mode: pool size")
+    parser.add_argument(
+        "--bundle", action="store_true", help="rss mode: the whole bundler redact -> .zip path"
+    )
     parser.add_argument(
         "--stdlib-zlib", action="store_true", help="bundle mode: deflate with zlib, not zlib-ng"
     )
