@@ -20,6 +20,14 @@ early (``break``, ``close()``, its own exception, Ctrl-C) the producer is told
 to stop and is joined before control returns, so no thread outlives its
 member or touches a zip that is about to close.
 
+While a read-ahead runs, the interpreter's switch interval is lowered (and
+restored when the last one stops). The producer gives up the GIL around each
+C call (several per chunk: inflate grows its output in blocks) and then must
+win it back from a consumer that holds it almost all the time (``bytes.count``
+does not release it); at the default 5 ms each hand-back would stall the
+producer far longer than the work itself. A short interval costs little
+because a switch is only requested when the other thread is waiting.
+
 ``BUNDLER_READAHEAD`` sets the depth in chunks (default 4); ``0`` or ``off``
 turns the thread off and reads inline, as before.
 """
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -38,7 +47,35 @@ DEFAULT_DEPTH = 4
 _POLL_SECONDS = 0.05
 """How often a producer blocked on a full queue looks for a stop request."""
 
+SWITCH_INTERVAL = 0.0001
+"""Seconds a thread waits for the GIL before asking for it, while a read-ahead runs."""
+
 _DONE = object()
+
+
+class _SwitchInterval:
+    """Lower ``sys.setswitchinterval`` while at least one read-ahead runs; restore it after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved = sys.getswitchinterval()
+
+    def acquire(self) -> None:
+        with self._lock:
+            if self._users == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(self._saved, SWITCH_INTERVAL))
+            self._users += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                sys.setswitchinterval(self._saved)
+
+
+_switching = _SwitchInterval()
 
 
 def depth_from_env(environ: dict[str, str] | None = None) -> int:
@@ -67,6 +104,8 @@ class ReadAhead:
         self._queue: queue.Queue[object] = queue.Queue(maxsize=depth)
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._produce, name=name, daemon=True)
+        self._released = False
+        _switching.acquire()
         self._thread.start()
 
     def __iter__(self) -> Iterator[bytes]:
@@ -93,6 +132,9 @@ class ReadAhead:
             self._drain()
             self._thread.join(_POLL_SECONDS)
         self._drain()
+        if not self._released:
+            self._released = True
+            _switching.release()
 
     def _drain(self) -> None:
         try:

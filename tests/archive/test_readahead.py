@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bundler.archive import MemberUnsound
-from bundler.archive.readahead import ReadAhead, depth_from_env
+from bundler.archive.readahead import SWITCH_INTERVAL, ReadAhead, depth_from_env
 from bundler.errors import CorruptArchive, HostileArchive, UsageError
 from tests.support.archive import build_bundle, data_offset, flip_byte, open_test_bundle
 
@@ -180,3 +181,16 @@ def test_tampered_member_raises_the_same_error_in_the_consumer(tmp_path: Path, d
         with pytest.raises(MemberUnsound):
             _drain(reader.iter_chunks("logs/w1.log", chunk_size=50_000))
         assert [p.kind for p in reader.integrity.problems] == ["auth_failed"]
+
+
+def test_switch_interval_is_lowered_while_reading_ahead_and_restored_after() -> None:
+    before = sys.getswitchinterval()
+    chunks = iter(ReadAhead(Source(100).chunks(), 2))
+    next(chunks)
+    assert sys.getswitchinterval() <= SWITCH_INTERVAL
+    second = iter(ReadAhead(Source(100).chunks(), 2))
+    next(second)
+    chunks.close()  # type: ignore[attr-defined]
+    assert sys.getswitchinterval() <= SWITCH_INTERVAL  # the other one still runs
+    second.close()  # type: ignore[attr-defined]
+    assert sys.getswitchinterval() == before
