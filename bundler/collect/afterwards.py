@@ -46,7 +46,12 @@ def normalize(
         hosts=result.hosts,
         observed_at=result.started_at,
         server_url=shown_url(server_url),
-        settings={"since": request.since, "log_lines": request.log_lines},
+        settings={
+            "since": request.since,
+            "log_lines": request.log_lines,
+            "ca_cert": str(request.ca_cert) if request.ca_cert else None,
+            "insecure": request.insecure,
+        },
     )
     try:
         documents = list(profile.normalize(context))

@@ -7,9 +7,8 @@ collection has started, the bundle is written whenever anything was
 collected; a Ctrl-C during collection seals what was collected (manifest
 ``interrupted``), a Ctrl-C while sealing leaves nothing.
 
-INTEGRATION POINT: the live verdict comes from ``bundler.analyze.engine.analyze``
-(branch ``analyze``). Until it is on main, doctor records no ``analysis.json``
-and ``--json`` prints the collection summary (:class:`~.summary.DoctorSummary`).
+With a profile, the live verdict comes from the same ladder engine as
+``bundler analyze`` (:mod:`.afterwards`) and is stored as ``analysis.json``.
 """
 
 from __future__ import annotations

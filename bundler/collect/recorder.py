@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, MemberEntry, utc_now
@@ -217,6 +217,13 @@ class Recorder:
                     exit_code=record.exit_code,
                     error_class=outcome.error_class,
                     error_message=outcome.error_message,
+                    finished_at=_finished(outcome),
                 )
             )
         return results
+
+
+def _finished(outcome: CollectorOutcome) -> datetime | None:
+    if outcome.started_at is None:
+        return None
+    return outcome.started_at + timedelta(seconds=outcome.duration_s)

@@ -41,6 +41,10 @@ class StepResult:
     exit_code: int | None = None
     error_class: str | None = None
     error_message: str | None = None
+    finished_at: datetime | None = None
+    """When the response or output was complete (UTC). Ages read from a response (a
+    heartbeat's, a lease's) are measured from here: measured from the start of the run
+    they would read low by however long collection took to reach this step."""
 
 
 @dataclass

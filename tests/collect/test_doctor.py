@@ -18,7 +18,6 @@ from bundler.collect.request import DoctorRequest
 from bundler.collect.summary import exit_code
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
-from tests.support.requirements import need
 from tests.support.sshd import SshLab, free_port
 
 
@@ -61,17 +60,29 @@ VERDICT_EXIT = {"healthy": 0, "degraded": 0, "inconclusive": 3, "blocked": 1}
 def test_local_json_live_check() -> None:
     code, stdout, stderr = _doctor("--local", "--json")
     document = json.loads(stdout)
-    if document["schema"] == "bundler.doctor-summary/1":  # no analyzer in this build
-        assert code == 0, stderr
-        assert document["collected"] == document["total"] == 1
-        assert document["hosts"][0]["transport"] == "local"
-    else:  # INTEGRATION: the analyzer's live verdict
-        assert document["schema"] == "bundler.analysis/1"
-        assert document["bundle"]["collectors_total"] == 1
-        assert document["bundle"]["collectors_failed"] == []
-        assert code == VERDICT_EXIT[document["verdict"]]
+    # No profile, so no ladder verdict (a host-only run is a collection): the summary.
+    assert document["schema"] == "bundler.doctor-summary/1"
+    assert code == 0, stderr
+    assert document["collected"] == document["total"] == 1
+    assert document["hosts"][0]["transport"] == "local"
     assert "ok          local.h01.sysinfo" in stderr
     assert "collected 1 of 1 collectors" in stderr
+
+
+def test_profile_live_check_json_is_the_verdict(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    """With a profile, ``--json`` prints the analyzer's live verdict, and it sets the exit."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", Reply(200, []))
+    outcome = run_doctor(
+        DoctorRequest(profile=sample_profile, server=http_server.url, local=True), environ={}
+    )
+    document = json.loads(outcome.json_text())
+    assert document["schema"] == "bundler.analysis/1"
+    assert document["bundle"]["collectors_failed"] == []
+    assert document["bundle"]["collectors_total"] >= 3  # sysinfo and the profile's two GETs
+    assert outcome.exit_code == VERDICT_EXIT[document["verdict"]]
 
 
 @pytest.mark.parametrize(
@@ -203,33 +214,17 @@ def test_ctrl_c_keeps_what_was_collected(
     assert outcome.summary.interrupted
 
 
-def test_bundle_needs_the_builder_and_the_redactor_or_writes_nothing(tmp_path: Path) -> None:
-    """INTEGRATION POINT: until both parts are in the build, --bundle refuses cleanly."""
-    import importlib.util
-
+def test_local_bundle_is_sealed_and_leaves_nothing_else(tmp_path: Path) -> None:
     target = tmp_path / "support.zip"
     env = {"BUNDLE_PW": "correct horse battery staple"}
     code, _, stderr = _doctor(
         "--local", "--bundle", str(target), "--password-env", "BUNDLE_PW", env=env
     )
-    has_builder = importlib.util.find_spec("bundler.archive.builder") is not None
-    has_redactor = importlib.util.find_spec("redactors") is not None
-    if has_builder and has_redactor:
-        assert code == ExitCode.OK, stderr
-        assert target.exists()
-        return
-    assert code == 2
-    assert (
-        "cannot write bundles yet" if not has_builder else "cannot redact bundles yet"
-    ) in stderr
-    assert list(tmp_path.iterdir()) == []  # nothing written, not even a spool
+    assert code == ExitCode.OK, stderr
+    assert list(tmp_path.iterdir()) == [target]  # no spool or temporary file left beside it
 
 
 def test_local_bundle_end_to_end(tmp_path: Path) -> None:
-    """INTEGRATION: needs the redaction engine (``redactors``, branch ``redact``)."""
-    import importlib.util
-
-    need(importlib.util.find_spec("redactors") is not None, "redactors is not in this build yet")
     log = tmp_path / "app.log"
     log.write_text("2099-01-01 10:00:00 - app - INFO - password=hunter2-secret\n" * 3)
     inventory = tmp_path / "inv.yaml"

@@ -2,14 +2,15 @@
 
 Against a live server: every route the plan asks exists as a GET with the
 parameters used, the set of routes bundler must never call is exactly what
-the live route table implies, and every raw response validates against the
-profile's models.
+the live route table implies, and every raw response the real ``bundler
+doctor`` collects validates against the profile's models.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,8 +20,8 @@ from bundler.products.flux import PROFILE
 from bundler.products.flux.routes import MUTATING_GETS, NEVER_COLLECT_PREFIXES
 from samples.flux_lab import FluxInstall, FluxLab, LabConfig, faults
 from schemas.evidence import ProductInfo
-from schemas.manifest import CollectorStatus
-from tests.support.flux import bundle_source, collect_lab
+from schemas.manifest import Manifest
+from tests.support.flux import collect_bundle
 
 pytestmark = pytest.mark.flux
 
@@ -82,23 +83,23 @@ def test_the_mutating_gets_are_still_gets(openapi: dict):
         assert "get" in openapi["paths"][path]
 
 
-def test_every_raw_response_validates_against_the_profile_models(lab: FluxLab):
-    collected = collect_lab(lab)
-    steps = {s.id: s for s in PROFILE.plan().steps}
+def test_every_raw_response_validates_against_the_profile_models(lab: FluxLab, tmp_path: Path):
+    extracted = collect_bundle(lab, tmp_path)
+    manifest = Manifest.model_validate_json((extracted / "manifest.json").read_bytes())
     checked = set()
-    for result in collected.results:
-        schema = steps[result.step].schema_name if result.step in steps else None
-        if result.status is not CollectorStatus.OK or schema is None:
-            continue
+    for entry in manifest.members:
+        if entry.schema_name not in PROFILE.raw_models:
+            continue  # canonical evidence (its own test) or a member without a schema
+        schema = entry.schema_name
         model = PROFILE.raw_models[schema]
-        data = json.loads(collected.source.read_bytes(result.member or ""))
+        data = json.loads((extracted / entry.path).read_bytes())
         adapter = TypeAdapter(list[model] if schema.endswith("[]") else model)  # type: ignore[valid-type]
         adapter.validate_python(data)
+        assert entry.valid is not False, f"doctor flagged {entry.path} invalid"
         checked.add(schema)
     assert checked >= {"flux.health", "flux.worker[]", "flux.worker", "flux.execution_list",
                        "flux.execution", "flux.workflow", "flux.db.worker[]",
                        "flux.db.execution[]", "flux.db.last_run[]"}  # fmt: skip
-    source = bundle_source(collected)
-    product = ProductInfo.model_validate_json(source.read_bytes(ProductInfo.member_path))
+    product = ProductInfo.model_validate_json((extracted / ProductInfo.member_path).read_bytes())
     assert product.server_version == "0.87.5"
     assert product.observability_enabled is True

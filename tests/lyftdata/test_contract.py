@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from bundler.collect.plan import CommandStep, HttpStep
+from bundler.collect.readonly import command_violation
 from bundler.products import get_profile
 from bundler.products.lyftdata import PROFILE
 from bundler.products.lyftdata.plan import MUTATING_ROUTES, STATE_DATABASES
@@ -203,17 +204,16 @@ def test_union_types_are_handled_by_the_field_walker() -> None:
 
 
 def test_the_engines_guard_admits_every_plan_command_and_no_write() -> None:
-    readonly = pytest.importorskip("bundler.collect.readonly", reason="engine guard not on main")
     rules = PROFILE.read_only_commands
     variables = {"state_dir": "/var/lib/lyftdata-worker", "worker": "edge-01", "alias": "h01"}
     for step in PROFILE.plan().host_steps():
         if isinstance(step, CommandStep):
             argv = [a.format(**variables) for a in step.argv]
-            assert readonly.command_violation(argv, rules) is None, step.id
+            assert command_violation(argv, rules) is None, step.id
     for writes in (
         ["lyftdata", "doctor", "--bundle", "/tmp/x.zip"],
         ["lyftdata", "workers", "remove", "edge-01"],
         ["lyftdata-worker", "--reset-state", "repair"],
         ["lyftdata-worker", "run"],
     ):
-        assert readonly.command_violation(writes, rules) is not None, writes
+        assert command_violation(writes, rules) is not None, writes

@@ -1,9 +1,9 @@
 """Every scenario through collection, normalization and the ladder engine (component level).
 
-The simulator runs as a real process; collection is the component double
-(tests/support/lyftdata_collect.py) until ``bundler doctor`` lands; the
-ladder is the real analyzer engine with the LyftData profile's rules. Each
-scenario's ``expect`` block says what the analysis must conclude.
+The simulator runs as a real process; collection is the real doctor, in-process
+(tests/support/lyftdata_collect.py); the ladder is the real analyzer engine
+with the LyftData profile's rules. Each scenario's ``expect`` block says what
+the analysis must conclude.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bundler.analyze.engine import analyze
 from bundler.products.lyftdata import PROFILE
 from samples.lyftdata_sim.loader import load_scenario, scenario_names
 from tests.support.lyftdata_collect import collect
@@ -22,20 +23,18 @@ from .expectations import UNTRUSTED, assert_matches_expectation, failed_layer_fi
 
 @pytest.mark.parametrize("name", scenario_names())
 def test_scenario_reaches_its_expected_rung(name: str, tmp_path: Path) -> None:
-    engine = pytest.importorskip("bundler.analyze.engine", reason="ladder engine not on main yet")
     expect = load_scenario(name).expect
     with running_simulator(name, tmp_path) as sim:
         collected = collect(sim, trust_ca=name not in UNTRUSTED)
         writes = [r for r in sim.requests() if r["method"] != "GET"]
     assert writes == []
-    report = engine.analyze(collected.evidence(), profile=PROFILE)
+    report = analyze(collected.evidence(), profile=PROFILE)
     assert_matches_expectation(report, expect)
 
 
 def test_license_recovery_says_no_restart_is_needed(tmp_path: Path) -> None:
-    engine = pytest.importorskip("bundler.analyze.engine", reason="ladder engine not on main yet")
     with running_simulator("license_expired", tmp_path) as sim:
-        report = engine.analyze(collect(sim).evidence(), profile=PROFILE)
+        report = analyze(collect(sim).evidence(), profile=PROFILE)
     finding = next(
         f for f in failed_layer_findings(report) if f.code == "LICENSE_EXPIRED_OR_INVALID"
     )
@@ -48,10 +47,9 @@ def test_license_recovery_says_no_restart_is_needed(tmp_path: Path) -> None:
 
 
 def test_corrupt_state_points_at_the_repair_path_with_its_cautions(tmp_path: Path) -> None:
-    engine = pytest.importorskip("bundler.analyze.engine", reason="ladder engine not on main yet")
     for name in ("corrupt_state", "corrupt_state_crashloop"):
         with running_simulator(name, tmp_path / name) as sim:
-            report = engine.analyze(collect(sim).evidence(), profile=PROFILE)
+            report = analyze(collect(sim).evidence(), profile=PROFILE)
         finding = next(f for f in failed_layer_findings(report) if f.code == "LOCAL_STATE_CORRUPT")
         assert finding.recovery is not None
         text = " ".join([*finding.recovery.steps, *finding.recovery.cautions])
@@ -61,9 +59,8 @@ def test_corrupt_state_points_at_the_repair_path_with_its_cautions(tmp_path: Pat
 
 
 def test_trust_root_problem_points_at_trust_health_and_reset(tmp_path: Path) -> None:
-    engine = pytest.importorskip("bundler.analyze.engine", reason="ladder engine not on main yet")
     with running_simulator("trust_root_broken", tmp_path) as sim:
-        report = engine.analyze(collect(sim).evidence(), profile=PROFILE)
+        report = analyze(collect(sim).evidence(), profile=PROFILE)
     finding = next(f for f in failed_layer_findings(report) if f.code == "TRUST_ROOT_PROBLEM")
     assert finding.recovery is not None
     text = " ".join([*finding.recovery.steps, *finding.recovery.cautions])

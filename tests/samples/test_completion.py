@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.requirements import need, need_executable
 
 BIN = Path(sys.executable).parent
 BUNDLER = BIN / "bundler"
@@ -20,8 +21,7 @@ def completion_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture
 def bundler_bin() -> Path:
-    if not BUNDLER.exists():
-        pytest.skip("the bundler console script is not installed in this interpreter's venv")
+    need(BUNDLER.exists(), "the bundler console script is not installed in this interpreter's venv")
     return BUNDLER
 
 
@@ -63,9 +63,7 @@ def test_options_and_choices_complete(bundler_bin: Path) -> None:
 
 def test_bash_completes_through_the_sourced_script(bundler_bin: Path) -> None:
     """What a user gets after `eval "$(_BUNDLER_COMPLETE=bash_source bundler)"` in bash."""
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.skip("bash is not installed")
+    bash = need_executable("bash")
     script = (
         'eval "$(_BUNDLER_COMPLETE=bash_source bundler)"\n'
         "complete -p bundler\n"

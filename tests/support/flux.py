@@ -4,27 +4,28 @@
 checkout's ``.cache/flux-venv``, created through ``scripts/setup.sh`` when
 missing); a machine without Python 3.12 skips locally and fails in CI
 (``tests/support/requirements.need``). ``flux_lab`` starts a lab and always
-stops it, also when the test fails. ``collect_lab`` and ``analyze_source``
-are the component-level path (plan -> raw members -> evidence -> rules),
-used until ``bundler doctor`` and ``bundler analyze`` land on main.
+stops it, also when the test fails. ``collect_bundle`` runs the real
+``bundler doctor --local`` against a lab and extracts the sealed bundle, for
+tests that read what collection wrote.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from bundler.analyze.api import EvidenceSet, Timeline
-from bundler.collect.inventory import load_inventory
-from bundler.products.flux import PROFILE
-from bundler.source import MemorySource
 from samples.flux_lab import FluxInstall, FluxLab, FluxUnavailable, LabConfig, find_flux
 
-from .ladder import MiniReport, walk
-from .plan_runner import Collected, collect
 from .requirements import need
+
+BUNDLE_PASSWORD_ENV = "FLUX_TEST_BUNDLE_PASSWORD"
+BUNDLE_ENV = os.environ | {BUNDLE_PASSWORD_ENV: "flux tests: correct horse battery staple"}
+"""The environment every bundler command here runs in: the bundle password by name only."""
 
 
 @pytest.fixture(scope="session")
@@ -64,20 +65,39 @@ def flux_lab(flux_lab_factory: LabFactory) -> FluxLab:
     return flux_lab_factory()
 
 
-def collect_lab(lab: FluxLab) -> Collected:
-    """Run the Flux plan against the lab (the stand-in for `doctor --local`)."""
-    inventory = load_inventory(lab.write_inventory())
-    return collect(PROFILE.plan(), server_url=lab.url, inventory=inventory)
+def run_bundler(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """``python -m bundler ARGS`` in a child process, as a user runs it (output captured)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bundler", *args],
+        capture_output=True,
+        text=True,
+        env=BUNDLE_ENV,
+        timeout=timeout,
+        check=False,
+    )
 
 
-def bundle_source(collected: Collected) -> MemorySource:
-    """Normalize into the collected source, as ``doctor`` would: evidence/*.json added."""
-    for document in PROFILE.normalize(collected.context()):
-        collected.source.add(document.member_path, document.model_dump(mode="json"))
-    return collected.source
+def doctor_lab(lab: FluxLab, bundle: Path) -> subprocess.CompletedProcess[str]:
+    """``bundler doctor --profile flux --local`` against ``lab``, sealed into ``bundle``."""
+    inventory = lab.write_inventory()
+    return run_bundler(
+        "doctor", "--profile", "flux", "--server", lab.url, "--inventory", str(inventory),
+        "--local", "--bundle", str(bundle), "--password-env", BUNDLE_PASSWORD_ENV,
+    )  # fmt: skip
 
 
-def analyze_source(source: MemorySource) -> MiniReport:
-    evidence = EvidenceSet(source)
-    timeline = Timeline(list(PROFILE.parse_logs(evidence)))
-    return walk(evidence, PROFILE.rules(), timeline)
+def extract(bundle: Path, folder: Path) -> Path:
+    """``bundler extract`` of ``bundle`` into ``folder`` (which must not exist yet)."""
+    unpacked = run_bundler(
+        "extract", str(bundle), "--to", str(folder), "--password-env", BUNDLE_PASSWORD_ENV
+    )
+    assert unpacked.returncode == 0, unpacked.stderr
+    return folder
+
+
+def collect_bundle(lab: FluxLab, workdir: Path) -> Path:
+    """Collect ``lab`` through the real doctor and return the extracted bundle's folder."""
+    bundle = workdir / "flux.zip"
+    doctor = doctor_lab(lab, bundle)
+    assert bundle.exists(), doctor.stderr[-2000:]
+    return extract(bundle, workdir / "extracted")

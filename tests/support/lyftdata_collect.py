@@ -1,45 +1,51 @@
-"""A minimal stand-in for the collection engine, to test the LyftData profile at component level.
+"""Collect a running LyftData simulator with the real doctor, in-process, and read the bundle back.
 
-It runs the profile's plan the way the plan contract describes
-(``bundler/collect/plan.py``): HTTP GETs with fan-out against the running
-simulator (httpx, real sockets), host commands as local subprocesses with the
-prepared host's ``bin/`` first on PATH, logs read from the prepared files;
-results are laid out like a bundle in a MemorySource. No SSH, redaction or
-archive, so normalizer and rule tests stay fast and isolated. The real engine
-is exercised through the CLI in ``test_doctor_live.py`` (real sshd) and
-``test_end_to_end.py`` (doctor -> sealed bundle -> analyze).
+``collect(sim)`` runs :func:`bundler.collect.doctor.run_doctor` (plan, HTTP
+collector, local host runner, normalizers, redaction, sealing) against the
+simulator and its prepared worker host, then extracts the sealed bundle and
+hands the members, step results and evidence documents to normalizer and
+rule tests. A single prepared host is collected as this machine
+(``address: local``) with its stand-in tools first on PATH, so most of these
+tests need no sshd; a scenario with several hosts is served over real sshd
+(one per host, :func:`~.lyftdata_fleet.serving_hosts`). The CLI runs are
+``test_doctor_live.py`` and ``test_end_to_end.py``.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
+import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
+import pytest
+import yaml
 
 from bundler.analyze.api import EvidenceSet
-from bundler.collect.plan import CommandStep, FileStep, HttpStep, LogStep
-from bundler.products.base import NormalizeContext, StepResult
+from bundler.archive import extract_bundle, open_bundle
+from bundler.cli.options import OpenSecrets, SealOptions
+from bundler.collect.doctor import run_doctor
+from bundler.collect.request import DoctorRequest
+from bundler.products.base import StepResult
 from bundler.products.lyftdata import PROFILE
-from bundler.source import MemorySource
-from schemas.evidence import EvidenceDoc, LogIndex, LogSource
-from schemas.manifest import CollectorStatus, HostRole, HostSummary
+from bundler.source import DirectorySource
+from schemas import EVIDENCE_KINDS, Manifest
+from schemas.evidence import EvidenceDoc
 
+from .lyftdata_fleet import serving_hosts
 from .lyftdata_sim import RunningSim
+
+PASSWORD_ENV = "LYFTDATA_COMPONENT_BUNDLE_PW"
+PASSWORD = "lyftdata component tests: a long bundle password"
 
 
 @dataclass
 class Collected:
-    source: MemorySource
+    source: DirectorySource
     results: list[StepResult]
     docs: list[EvidenceDoc]
-    ctx: NormalizeContext
 
     def evidence(self) -> EvidenceSet:
         return EvidenceSet(self.source)
@@ -48,177 +54,62 @@ class Collected:
         return next(d for d in self.docs if isinstance(d, cls))
 
 
-def pointer_get(document: Any, pointer: str) -> Any:
-    if pointer in ("", "/"):
-        return document
-    for part in pointer.lstrip("/").split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        document = document[int(part)] if isinstance(document, list) else document.get(part)
-    return document
-
-
-def _http(
-    client: httpx.Client,
-    step: HttpStep,
-    bound: dict[str, str],
-    index: int | None,
-    sink: MemorySource,
-) -> StepResult:
-    member = step.member.format(**bound, index=f"{index:03d}" if index is not None else "")
-    collector = f"http.{step.id}" + (f"[{index}]" if index is not None else "")
-    try:
-        response = client.get(step.path.format(**bound), params=step.params)
-    except httpx.HTTPError as exc:
-        return StepResult(
-            step.id,
-            collector,
-            CollectorStatus.FAILED,
-            bound=bound,
-            error_class=type(exc).__name__,
-            error_message=str(exc),
-        )
-    code = response.status_code
-    if code == 200:
-        sink.add(member, response.content)
-        return StepResult(
-            step.id, collector, CollectorStatus.OK, member, bound=bound, http_status=code
-        )
-    status = (
-        CollectorStatus.SKIPPED
-        if code == 404 and step.optional
-        else CollectorStatus.REFUSED
-        if code in (401, 403)
-        else CollectorStatus.FAILED
-    )
-    return StepResult(
-        step.id,
-        collector,
-        status,
-        bound=bound,
-        http_status=code,
-        error_class=f"HTTP{code}",
-        error_message=f"HTTP {code}",
-    )
-
-
-def _expand(
-    step: HttpStep, done: dict[str, list[StepResult]], sink: MemorySource
-) -> list[dict[str, str]]:
-    assert step.for_each is not None
-    out: list[dict[str, str]] = []
-    for parent in done.get(step.for_each.step, []):
-        if parent.status is not CollectorStatus.OK or parent.member is None:
-            continue
-        items = pointer_get(json.loads(sink.read_bytes(parent.member)), step.for_each.items)
-        for item in items or []:
-            keep = all(str(pointer_get(item, k)) in v for k, v in step.for_each.where.items())
-            if keep:
-                out.append(
-                    {var: str(pointer_get(item, p)) for var, p in step.for_each.bind.items()}
-                )
-    return out[: step.for_each.limit]
-
-
-def _run_host_step(
-    step: CommandStep, host: dict[str, str], alias: str, sink: MemorySource
-) -> StepResult:
-    variables = {
-        "alias": alias,
+def _local_inventory(sim: RunningSim, workdir: Path) -> Path | None:
+    """The one prepared worker host as this machine; None when the scenario prepared none."""
+    if not sim.hosts:
+        return None
+    (host,) = sim.hosts
+    spec = {
+        "address": "local",
         "role": "worker",
         "worker": host["worker"],
         "state_dir": host["state_dir"],
+        "logs": [{"file": host["log_file"]}],
     }
-    argv = [a.format(**variables) for a in step.argv]
-    member = step.member.format(**variables)
-    collector = f"ssh.{alias}.{step.id}"
-    env = {**os.environ, "PATH": host["bin_dir"] + os.pathsep + os.environ.get("PATH", "")}
-    if shutil.which(argv[0], path=env["PATH"]) is None:
-        status = CollectorStatus.SKIPPED if step.missing_ok else CollectorStatus.FAILED
-        return StepResult(
-            step.id,
-            collector,
-            status,
-            host=alias,
-            error_class="CommandNotFound",
-            error_message=f"{argv[0]}: not installed",
-        )
-    done = subprocess.run(argv, env=env, capture_output=True, timeout=60, check=False)
-    if done.returncode not in step.ok_exit_codes:
-        return StepResult(
-            step.id,
-            collector,
-            CollectorStatus.FAILED,
-            host=alias,
-            exit_code=done.returncode,
-            error_class="ExitStatus",
-            error_message=done.stderr.decode(errors="replace")[-300:],
-        )
-    sink.add(member, done.stdout)
-    return StepResult(
-        step.id, collector, CollectorStatus.OK, member, host=alias, exit_code=done.returncode
-    )
+    inventory = workdir / "inventory.yaml"
+    inventory.write_text(yaml.safe_dump({"hosts": [spec]}))
+    return inventory
 
 
 def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True) -> Collected:
-    """Run the LyftData plan against ``sim`` and normalize, the way doctor will.
+    """Run the real doctor against ``sim`` into a sealed bundle, and read it back.
 
     ``trust_ca=False`` leaves the simulator's CA out of the trust store (as a
     client that was never given it).
     """
-    sink = MemorySource()
-    results: list[StepResult] = []
-    done: dict[str, list[StepResult]] = {}
-    plan = PROFILE.plan()
-    trust = sim.verify if trust_ca else True
-    with httpx.Client(
-        base_url=sim.url, headers=sim.headers(token), verify=trust, timeout=10
-    ) as client:
-        for step in plan.http_steps():
-            if step.for_each is None:
-                step_results = [_http(client, step, {}, None, sink)]
-            else:
-                step_results = [
-                    _http(client, step, bound, i, sink)
-                    for i, bound in enumerate(_expand(step, done, sink))
-                ]
-            done[step.id] = step_results
-            results += step_results
-    hosts: list[HostSummary] = []
-    logs = LogIndex(product="lyftdata")
-    for number, host in enumerate(sim.hosts, start=1):
-        alias = f"h{number:02d}"
-        hosts.append(
-            HostSummary(alias=alias, role=HostRole.WORKER, worker=host["worker"], transport="local")
+    workdir = Path(tempfile.mkdtemp(prefix="collect-", dir=sim.hosts_dir.parent))
+    bundle = workdir / "support.zip"
+    with ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
+        if len(sim.hosts) > 1:  # one PATH per process: several hosts need their own sshd each
+            fleet = stack.enter_context(serving_hosts(sim, workdir))
+            hosts: dict[str, Any] = {
+                "inventory": fleet.inventory,
+                "ssh_config": fleet.ssh_config,
+                "known_hosts": fleet.known_hosts,
+            }
+        else:
+            hosts = {"inventory": _local_inventory(sim, workdir)}
+            if sim.hosts:  # the host's stand-in tools (lyftdata, systemctl, ...) come first
+                patch.setenv("PATH", sim.hosts[0]["bin_dir"] + os.pathsep + os.environ["PATH"])
+        patch.setenv(PASSWORD_ENV, PASSWORD)
+        patch.setenv(PROFILE.token_env, token or sim.token)
+        request = DoctorRequest(
+            profile=PROFILE.name,
+            server=sim.url,
+            ca_cert=sim.ca_file if trust_ca else None,
+            bundle=bundle,
+            seal=SealOptions(password_env=PASSWORD_ENV),
+            **hosts,
         )
-        for step in plan.host_steps():
-            if isinstance(step, CommandStep):
-                results.append(_run_host_step(step, host, alias, sink))
-            elif isinstance(step, LogStep):
-                member = f"hosts/{alias}/logs/0.log"
-                sink.add(member, Path(host["log_file"]).read_bytes())
-                logs.logs.append(
-                    LogSource(
-                        member=member,
-                        host_alias=alias,
-                        role="worker",
-                        worker=host["worker"],
-                        origin="file",
-                    )
-                )
-                results.append(
-                    StepResult(step.id, f"ssh.{alias}.logs", CollectorStatus.OK, member, host=alias)
-                )
-            elif isinstance(step, FileStep):  # pragma: no cover - the plan has none today
-                raise NotImplementedError(step.id)
-    ctx = NormalizeContext(
-        source=sink,
-        results=results,
-        hosts=hosts,
-        observed_at=datetime.now(UTC),
-        server_url=sim.url,
-        settings={"ca_cert": trust_ca and sim.ca_file is not None},
-    )
-    docs = list(PROFILE.normalize(ctx))
-    for doc in [*docs, logs]:
-        sink.add(doc.member_path, doc.model_dump(mode="json"))
-    return Collected(sink, results, docs, ctx)
+        outcome = run_doctor(request, environ=os.environ)
+    unlock = OpenSecrets(password_env=PASSWORD_ENV)
+    with open_bundle(bundle, unlock, environ={PASSWORD_ENV: PASSWORD}) as reader:
+        extract_bundle(reader, workdir / "extracted")
+    source = DirectorySource(workdir / "extracted")
+    manifest = Manifest.model_validate_json(source.read_bytes("manifest.json"))
+    docs = [
+        EVIDENCE_KINDS[m.schema_name].model_validate_json(source.read_bytes(m.path))
+        for m in manifest.members
+        if m.schema_name in EVIDENCE_KINDS
+    ]
+    return Collected(source, outcome.result.results, docs)

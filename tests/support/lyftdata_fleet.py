@@ -60,7 +60,15 @@ class Fleet:
 @contextmanager
 def lyftdata_fleet(scenario: str, workdir: Path) -> Iterator[Fleet]:
     need(sshd.sshd_available(), "OpenSSH sshd (as root) is needed for LyftData CLI tests")
-    with running_simulator(scenario, workdir) as sim, sshd.SshLab() as lab:
+    with running_simulator(scenario, workdir) as sim, serving_hosts(sim, workdir) as fleet:
+        yield fleet
+
+
+@contextmanager
+def serving_hosts(sim: RunningSim, workdir: Path) -> Iterator[Fleet]:
+    """One real sshd per host ``sim`` prepared, for as long as the block runs."""
+    need(sshd.sshd_available(), "OpenSSH sshd (as root) is needed for LyftData CLI tests")
+    with sshd.SshLab() as lab:
         hosts = []
         for number, host in enumerate(sim.hosts, start=1):
             name = f"worker{number}"

@@ -36,13 +36,9 @@ class FluxProfile:
 
         It only asks the worker's control socket for its state (``pause``,
         ``resume`` and ``cancel-all`` are the writes, and are not listed).
-        INTEGRATION POINT: ``ProgramRule`` comes with the collect engine; until it
-        is on main there is no guard to declare this to.
         """
-        try:
-            from bundler.collect.readonly import ProgramRule  # type: ignore[import-not-found]
-        except ImportError:
-            return {}
+        from bundler.collect.readonly import ProgramRule  # deferred: collect imports products
+
         return {"flux": ProgramRule(subcommands=(("worker", "status"),))}
 
     def plan(self) -> Plan:

@@ -122,8 +122,12 @@ def normalize_workers(ctx: NormalizeContext) -> WorkersEvidence:
             record.in_flight = status.jobs_running
             record.version = status.version or record.version
             record.source = status_fetch.source()
+        answered_by = status_fetch or listing
+        answered = answered_by.result.finished_at if answered_by else None
         record.heartbeat_age_s = _age(
-            record.last_heartbeat_at, ctx.observed_at, status.heartbeat_age_s if status else None
+            record.last_heartbeat_at,
+            answered or ctx.observed_at,
+            status.heartbeat_age_s if status else None,
         )
         sysinfo_fetch = sysinfos.get(summary.id)
         sysinfo = sysinfo_fetch.model(WorkerSysinfo) if sysinfo_fetch else None
