@@ -38,7 +38,7 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from ..errors import UsageError
 
@@ -97,7 +97,9 @@ class ReadAhead:
     is abandoned) asks the producer to finish and joins it.
     """
 
-    def __init__(self, chunks: Iterator[bytes], depth: int, *, name: str = "bundler-readahead"):
+    def __init__(
+        self, chunks: Generator[bytes, None, None], depth: int, *, name: str = "bundler-readahead"
+    ) -> None:
         if depth < 1:
             raise ValueError("depth must be at least 1")
         self._chunks = chunks
@@ -109,6 +111,10 @@ class ReadAhead:
         self._thread.start()
 
     def __iter__(self) -> Iterator[bytes]:
+        return self.chunks()
+
+    def chunks(self) -> Generator[bytes, None, None]:
+        """The chunks in order, then the producer's exception if it failed; stops it when done."""
         try:
             while True:
                 item = self._queue.get()
@@ -120,10 +126,6 @@ class ReadAhead:
                 yield item  # type: ignore[misc]
         finally:
             self.stop()
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
 
     def stop(self) -> None:
         """Ask the producer to stop, unblock it, and wait for it (idempotent)."""
@@ -153,7 +155,7 @@ class ReadAhead:
             outcome = exc
         finally:
             if self._stopping.is_set():
-                self._chunks.close()  # type: ignore[attr-defined]
+                self._chunks.close()  # in this thread, where it runs
         self._put(outcome)
 
     def _put(self, item: object) -> bool:
