@@ -55,8 +55,6 @@ if TYPE_CHECKING:
     from hashlib import _Hash as Hash
 
 CHUNK = 1 << 20
-READ_AHEAD_BYTES = 4 << 20
-"""What the read-ahead thread inflates per call (then handed out in chunks)."""
 
 
 class BundleReader:
@@ -214,11 +212,9 @@ class BundleReader:
         digest = hashlib.sha256()
         count = 0
         failure: tuple[ProblemKind, str] | None = None
-        ahead_of_time = bool(self._readahead) and entry.size > chunk_size
-        read_size = max(chunk_size, READ_AHEAD_BYTES) if ahead_of_time else chunk_size
-        pieces = self._pieces(entry, chunk_size, read_size, digest)
+        pieces = self._pieces(entry, chunk_size, digest)
         try:
-            if ahead_of_time:
+            if self._readahead and entry.size > chunk_size:
                 ahead = ReadAhead(pieces, self._readahead)
                 self._ahead.add(ahead)
                 pieces = ahead.chunks()
@@ -256,28 +252,17 @@ class BundleReader:
             self._problem(failure[0], entry.name, failure[1])
             raise MemberUnsound(IntegrityProblem(failure[0], entry.name, failure[1]))
 
-    def _pieces(
-        self, entry: Entry, chunk_size: int, read_size: int, digest: Hash
-    ) -> Generator[bytes, None, None]:
-        """Decrypt, authenticate, inflate and hash one member (maybe on the read-ahead thread).
-
-        Reads ``read_size`` bytes at a time and hands them out in ``chunk_size``
-        slices: on the read-ahead thread, fewer and larger C calls mean fewer
-        times it must win the GIL back from the consumer.
-        """
+    def _pieces(self, entry: Entry, chunk_size: int, digest: Hash) -> Generator[bytes, None, None]:
+        """Decrypt, authenticate, inflate and hash one member (maybe on the read-ahead thread)."""
         count = 0
         with self._zf.open(entry.info) as member:
-            while piece := member.read(read_size):
+            while piece := member.read(chunk_size):
                 count += len(piece)
                 if count > entry.size:
                     label = printable_name(entry.name)
                     raise HostileArchive(f"member {label!r} inflates past its declared size")
                 digest.update(piece)
-                if len(piece) <= chunk_size:
-                    yield piece
-                    continue
-                for start in range(0, len(piece), chunk_size):
-                    yield piece[start : start + chunk_size]
+                yield piece
 
     def _mac_intact(self, entry: Entry) -> bool:
         password = self._zf.pwd
