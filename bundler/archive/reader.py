@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from hashlib import _Hash as Hash
 
 CHUNK = 1 << 20
+READ_AHEAD_BYTES = 4 << 20
+"""What the read-ahead thread inflates per call (then handed out in chunks)."""
 
 
 class BundleReader:
@@ -212,9 +214,11 @@ class BundleReader:
         digest = hashlib.sha256()
         count = 0
         failure: tuple[ProblemKind, str] | None = None
-        pieces = self._pieces(entry, chunk_size, digest)
+        ahead_of_time = bool(self._readahead) and entry.size > chunk_size
+        read_size = max(chunk_size, READ_AHEAD_BYTES) if ahead_of_time else chunk_size
+        pieces = self._pieces(entry, chunk_size, read_size, digest)
         try:
-            if self._readahead and entry.size > chunk_size:
+            if ahead_of_time:
                 ahead = ReadAhead(pieces, self._readahead)
                 self._ahead.add(ahead)
                 pieces = ahead.chunks()
@@ -252,17 +256,29 @@ class BundleReader:
             self._problem(failure[0], entry.name, failure[1])
             raise MemberUnsound(IntegrityProblem(failure[0], entry.name, failure[1]))
 
-    def _pieces(self, entry: Entry, chunk_size: int, digest: Hash) -> Generator[bytes, None, None]:
-        """Decrypt, authenticate, inflate and hash one member (maybe on the read-ahead thread)."""
+    def _pieces(
+        self, entry: Entry, chunk_size: int, read_size: int, digest: Hash
+    ) -> Generator[bytes, None, None]:
+        """Decrypt, authenticate, inflate and hash one member (maybe on the read-ahead thread).
+
+        The read-ahead thread reads 4 MiB per call and hands out ``chunk_size``
+        slices: it gives up the GIL around each C call and must win it back from
+        a busy consumer, so fewer, larger calls are what let it overlap at all
+        (1 MiB reads measured no overlap; 4 MiB cost ~20 MiB of peak RSS, bounded).
+        """
         count = 0
         with self._zf.open(entry.info) as member:
-            while piece := member.read(chunk_size):
+            while piece := member.read(read_size):
                 count += len(piece)
                 if count > entry.size:
                     label = printable_name(entry.name)
                     raise HostileArchive(f"member {label!r} inflates past its declared size")
                 digest.update(piece)
-                yield piece
+                if len(piece) <= chunk_size:
+                    yield piece
+                    continue
+                for start in range(0, len(piece), chunk_size):
+                    yield piece[start : start + chunk_size]
 
     def _mac_intact(self, entry: Entry) -> bool:
         password = self._zf.pwd
