@@ -28,10 +28,11 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+from weakref import WeakSet
 
 import pyzipper
 
@@ -46,10 +47,16 @@ from .limits import ReaderLimits
 from .manifest_load import parse_manifest
 from .names import printable_name
 from .passwords import IdentityKey, KeySource
+from .readahead import ReadAhead, depth_from_env
 from .sealing import Envelope, read_envelope
 from .zipscan import Entry, open_zip, scan_entries
 
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
+
 CHUNK = 1 << 20
+READ_AHEAD_BYTES = 4 << 20
+"""What the read-ahead thread inflates per call (then handed out in chunks)."""
 
 
 class BundleReader:
@@ -65,6 +72,7 @@ class BundleReader:
         envelope: Envelope | None,
         lenient: bool,
         limits: ReaderLimits,
+        readahead: int | None = None,
     ) -> None:
         self.path = path
         self.envelope = envelope
@@ -79,6 +87,8 @@ class BundleReader:
         self._manifest_bytes: bytes | None = None
         self._names: list[str] | None = None
         self._sound: frozenset[str] = frozenset()
+        self._readahead = depth_from_env() if readahead is None else readahead
+        self._ahead: WeakSet[ReadAhead] = WeakSet()
 
     @classmethod
     def open(
@@ -88,6 +98,7 @@ class BundleReader:
         *,
         lenient: bool = False,
         limits: ReaderLimits | None = None,
+        readahead: int | None = None,
     ) -> BundleReader:
         """Open, check safety, unlock, load the manifest and cross-check it with the zip."""
         limits = limits or ReaderLimits.from_env()
@@ -100,7 +111,14 @@ class BundleReader:
             check_password(handle, entries, password.reveal(), isinstance(keys, IdentityKey))
             zf.setpassword(password.reveal())
             reader = cls(
-                path, handle, zf, entries, envelope=envelope, lenient=lenient, limits=limits
+                path,
+                handle,
+                zf,
+                entries,
+                envelope=envelope,
+                lenient=lenient,
+                limits=limits,
+                readahead=readahead,
             )
             reader._load_manifest()
             reader._cross_check()
@@ -162,6 +180,8 @@ class BundleReader:
         return self.integrity
 
     def close(self) -> None:
+        for ahead in list(self._ahead):  # no thread may read the zip once it is closed
+            ahead.stop()
         self._zf.close()
         self._handle.close()
 
@@ -194,14 +214,20 @@ class BundleReader:
         digest = hashlib.sha256()
         count = 0
         failure: tuple[ProblemKind, str] | None = None
+        ahead_of_time = bool(self._readahead) and entry.size > chunk_size
+        read_size = max(chunk_size, READ_AHEAD_BYTES) if ahead_of_time else chunk_size
+        pieces = self._pieces(entry, chunk_size, read_size, digest)
         try:
-            with self._zf.open(entry.info) as member:
-                while piece := member.read(chunk_size):
+            if ahead_of_time:
+                ahead = ReadAhead(pieces, self._readahead)
+                self._ahead.add(ahead)
+                pieces = ahead.chunks()
+            try:
+                for piece in pieces:
                     count += len(piece)
-                    if count > entry.size:
-                        raise HostileArchive(f"member {label!r} inflates past its declared size")
-                    digest.update(piece)
                     yield piece
+            finally:
+                pieces.close()  # stops the thread (if any) and closes the member
         except RuntimeError:  # pyzipper: "Bad password for file" (another key than the bundle's)
             failure = ("auth_failed", f"member {label!r} is encrypted with another password")
         except pyzipper.BadZipFile as exc:
@@ -229,6 +255,30 @@ class BundleReader:
         if failure is not None:
             self._problem(failure[0], entry.name, failure[1])
             raise MemberUnsound(IntegrityProblem(failure[0], entry.name, failure[1]))
+
+    def _pieces(
+        self, entry: Entry, chunk_size: int, read_size: int, digest: Hash
+    ) -> Generator[bytes, None, None]:
+        """Decrypt, authenticate, inflate and hash one member (maybe on the read-ahead thread).
+
+        The read-ahead thread reads 4 MiB per call and hands out ``chunk_size``
+        slices: it gives up the GIL around each C call and must win it back from
+        a busy consumer, so fewer, larger calls are what let it overlap at all
+        (1 MiB reads measured no overlap; 4 MiB cost ~20 MiB of peak RSS, bounded).
+        """
+        count = 0
+        with self._zf.open(entry.info) as member:
+            while piece := member.read(read_size):
+                count += len(piece)
+                if count > entry.size:
+                    label = printable_name(entry.name)
+                    raise HostileArchive(f"member {label!r} inflates past its declared size")
+                digest.update(piece)
+                if len(piece) <= chunk_size:
+                    yield piece
+                    continue
+                for start in range(0, len(piece), chunk_size):
+                    yield piece[start : start + chunk_size]
 
     def _mac_intact(self, entry: Entry) -> bool:
         password = self._zf.pwd
