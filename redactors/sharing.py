@@ -28,9 +28,19 @@ class SharedState:
     _names: dict[str, str]
     _state: dict[str, str]
 
-    def adopt_name(self, stored: str) -> None:
-        """Treat ``stored`` as a final member name (another process redacted it)."""
+    def adopt_name(self, stored: str, state: str | None = None) -> None:
+        """Treat ``stored`` as a final member name (another process redacted it).
+
+        ``state`` is what pass one recorded for it (``text``, ``gzip``,
+        ``binary``), so pass two in another process treats it the same way.
+        """
         self._names[stored] = stored
+        if state is not None:
+            self._state[stored] = state
+
+    def member_state(self, stored: str) -> str | None:
+        """What pass one recorded for ``stored`` (``text``, ``gzip``, ``binary``), if anything."""
+        return self._state.get(stored)
 
     def export_member(self, stored: str) -> dict[str, Any]:
         """What this process learned from one member, for the coordinating process."""

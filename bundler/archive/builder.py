@@ -36,9 +36,11 @@ from schemas import (
 from ..source import MemberNotFound, MemberSource
 from ._chunks import as_chunks
 from .contracts import MemberTransform
+from .deflate import inflate_raw
 from .finalizing import (
     DroppedMember,
     ManifestFields,
+    Precompressed,
     SealedBundle,
     Spooled,
     build_manifest,
@@ -93,7 +95,7 @@ class BundleBuilder:
         self._bundle_id = bundle_id or uuid.uuid4().hex
         self._spool = EncryptedSpool(spool_dir or self.path.parent, prefix=f".{self.path.name}.")
         self._lock = threading.Lock()
-        self._members: dict[str, Spooled] = {}
+        self._members: dict[str, Spooled | Precompressed] = {}
         self._dropped: dict[str, DroppedMember] = {}
         self._closed = False
         self._drop_signals = drop_signals()
@@ -142,7 +144,43 @@ class BundleBuilder:
             old = self._members.get(stored)
             self._members[stored] = Spooled(spooled, entry)
             self._dropped.pop(stored, None)
-        if old is not None:
+        if isinstance(old, Spooled):
+            self._spool.delete(old.file)
+        return entry
+
+    def add_precompressed(
+        self,
+        name: str,
+        open_deflated: Callable[[], Iterable[bytes]],
+        *,
+        size: int,
+        sha256: str,
+        media_type: str = "application/octet-stream",
+        collector: str | None = None,
+    ) -> MemberEntry:
+        """Add a member that is final (redacted, literals propagated) and already deflated.
+
+        For callers that redact and compress in worker processes (``bundler
+        redact``): nothing is spooled; at :meth:`finalize` the stream from
+        ``open_deflated()`` is only encrypted into the zip. The caller owns
+        where the stream waits meanwhile, and must keep it encrypted.
+        """
+        self._require_open()
+        stored = self._transform.member_name(name)
+        problem = member_name_problem(stored)
+        if problem:
+            raise ValueError(f"invalid member name {printable_name(stored)!r}: {problem}")
+        if stored in RESERVED_MEMBERS:
+            raise ValueError(f"{stored} is written by the bundle builder itself")
+        entry = MemberEntry(
+            path=stored, sha256=sha256, size=size, media_type=media_type, collector=collector
+        )
+        with self._lock:
+            self._require_open()
+            old = self._members.get(stored)
+            self._members[stored] = Precompressed(open_deflated, entry)
+            self._dropped.pop(stored, None)
+        if isinstance(old, Spooled):
             self._spool.delete(old.file)
         return entry
 
@@ -226,6 +264,8 @@ class BundleBuilder:
             spooled = self._members.get(name)
         if spooled is None:
             raise MemberNotFound(name)
+        if isinstance(spooled, Precompressed):
+            return inflate_raw(spooled.open())
         return self._spool.read(spooled.file)
 
     def has_member(self, name: str) -> bool:
@@ -244,7 +284,7 @@ class BundleBuilder:
         with self._lock:
             old = self._members.pop(name, None)
             self._dropped[name] = dropped
-        if old is not None:
+        if isinstance(old, Spooled):
             self._spool.delete(old.file)
 
     def _require_open(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import platform
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -68,6 +68,20 @@ class Spooled:
 
 
 @dataclass(frozen=True)
+class Precompressed:
+    """A member that arrives final and already deflated (``bundler redact``'s pool path).
+
+    ``open`` gives the raw deflate stream each time it is called (it may be
+    read again after a failed attempt); ``size`` and ``sha256`` describe the
+    plaintext. The caller has already run literal propagation over it: the
+    builder writes it as is, without ``transform.finalize``.
+    """
+
+    open: Callable[[], Iterable[bytes]]
+    entry: MemberEntry
+
+
+@dataclass(frozen=True)
 class DroppedMember:
     """A member the transform refused to store, and why (reported, never silently lost)."""
 
@@ -100,13 +114,21 @@ def write_members(
     writer: EncryptedZipWriter,
     transform: MemberTransform,
     spool: EncryptedSpool,
-    members: Mapping[str, Spooled],
+    members: Mapping[str, Spooled | Precompressed],
     dropped: dict[str, DroppedMember],
 ) -> list[MemberEntry]:
-    """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes."""
+    """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes.
+
+    :class:`Precompressed` members are final already: they are only encrypted.
+    """
     entries: list[MemberEntry] = []
     for name in sorted(members):
         spooled = members[name]
+        if isinstance(spooled, Precompressed):
+            entry = spooled.entry
+            writer.write_precompressed(name, spooled.open(), size=entry.size, sha256=entry.sha256)
+            entries.append(entry)
+            continue
         finalized = stream_finalized(transform, spooled.entry, spool.read(spooled.file))
         if isinstance(finalized, DroppedMember):
             dropped[name] = finalized

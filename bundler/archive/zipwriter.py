@@ -130,7 +130,54 @@ class EncryptedZipWriter:
             self.abort()
             raise
 
-    def _write(self, name: str, chunks: Iterable[bytes]) -> WrittenMember:
+    def write_precompressed(
+        self, name: str, deflated: Iterable[bytes], *, size: int, sha256: str
+    ) -> WrittenMember:
+        """Store one member whose raw deflate stream was made elsewhere; only encrypt it here.
+
+        ``deflated`` is a raw deflate stream (``wbits=-15``, as
+        :mod:`bundler.archive.deflate` makes it) of ``size`` plaintext bytes
+        whose sha256 is ``sha256``; the caller vouches for both (``bundler
+        redact`` re-inflates and re-hashes every stream before it gets here).
+        AE-2 stores no CRC, so nothing else about the plaintext is needed; the
+        sizes go in the local header's zip64 field and the central directory,
+        as for any member. Members up to 4 MiB are still inflated and hashed by
+        the post-write check.
+        """
+        self._require_open()
+        problem = member_name_problem(name)
+        if problem or name in self._members or size < 0:
+            self.abort()
+            raise ValueError(
+                f"invalid member {printable_name(name)!r}: {problem or 'written twice or bad size'}"
+            )
+        try:
+            return self._write_deflated(name, deflated, size, sha256)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _write_deflated(
+        self, name: str, deflated: Iterable[bytes], size: int, sha256: str
+    ) -> WrittenMember:
+        handle = self._open_entry(name)
+        handle._compressor = None  # the stream is deflate already: encrypt it as it comes
+        for piece in deflated:
+            with _translated(self.path, name):
+                handle.write(piece)
+        # pyzipper counted the compressed bytes as the file size; the entry records the
+        # plaintext's (the CRC is not stored with AE-2: finalize_zipinfo zeroes it).
+        handle._file_size = size
+        handle._crc = 0
+        with _translated(self.path, name):
+            handle.close()
+        self._handle = None
+        info = handle._zinfo
+        written = WrittenMember(name, sha256, size, info.compress_size)
+        self._members[name] = written
+        return written
+
+    def _open_entry(self, name: str) -> Any:
         info = AESZipInfo(name, date_time=self._date_time)
         info.compress_type = pyzipper.ZIP_DEFLATED
         info._compresslevel = self._compresslevel
@@ -138,6 +185,11 @@ class EncryptedZipWriter:
         with _translated(self.path, name):
             handle = self._handle = self._zip.open(info, "w", force_zip64=True)
         _require_aes(handle)
+        return handle
+
+    def _write(self, name: str, chunks: Iterable[bytes]) -> WrittenMember:
+        handle = self._open_entry(name)
+        info = handle._zinfo
         digest = hashlib.sha256()
         size = 0
         for piece in rechunk(chunks):  # errors raised by the caller's chunks pass unchanged

@@ -3,9 +3,15 @@
 Two passes, as in ``doctor``: pass one redacts each file by rules and
 structure and learns every redacted value; pass two removes every learned
 value from every file. Between the passes the text waits in encrypted
-hand-off files (:mod:`.handoff`). With several files pass one (and, for a
-directory, pass two) runs in a process pool, one file per task, so both
-cores work; all workers share the bundle's HMAC key, so tokens agree.
+hand-off files (:mod:`.handoff`). With several files both passes run in a
+process pool, one file per task, largest first, so both cores work; all
+workers share the bundle's HMAC key, so tokens agree.
+
+For a bundle, pass one also deflates its output (on a helper thread beside
+the redaction, :mod:`bundler.archive.deflate`), and pass two keeps that
+compressed stream whenever no learned literal occurs in it, which is the
+common case; the main process then only encrypts into the zip. So deflate
+runs where the redaction runs, on every core, instead of serially after it.
 
 Output is all or nothing: a directory is built under a temporary name and
 renamed at the end; a bundle is written by the archive's builder, which does
@@ -19,19 +25,23 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from redactors import BundleRedactor, MemberRefused, Policy, load_rules
+from redactors import BundleRedactor, Policy, load_rules
 from redactors.errors import RulesError
 from schemas import RedactionReport
 
-from ..errors import InputError, UsageError
+from ..archive.deflate import DeflateError
+from ..errors import InputError, OutputError, UsageError
 from . import handoff
-from .walk import SourceFile, open_regular, walk
+from . import workers as worker
+from .walk import SourceFile, walk
+from .workers import Task
 
-READ_CHUNK = 1 << 20
 POOL_MIN_BYTES = 4 << 20
 
 
@@ -72,78 +82,6 @@ class RedactOutcome:
     token_map: dict[str, tuple[str, bytes]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class _Task:
-    source: str
-    stored: str
-    handoff: str
-    media_type: str
-
-
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
-    redactor = config.redactor()
-    if learned:
-        redactor.import_learned(learned[0])
-        if redactor.network is not None:
-            redactor.network.import_names(learned[1])
-    _WORKER["redactor"] = redactor
-    _WORKER["config"] = config
-
-
-def _read(path: Path) -> Iterator[bytes]:
-    with os.fdopen(open_regular(path), "rb") as handle:
-        while chunk := handle.read(READ_CHUNK):
-            yield chunk
-
-
-def _pass_one(task: _Task) -> dict[str, Any]:
-    """Worker: rules + structure over one file, output to an encrypted hand-off file."""
-    redactor: BundleRedactor = _WORKER["redactor"]
-    config: RedactConfig = _WORKER["config"]
-    redactor.adopt_name(task.stored)
-    refused = None
-    try:
-        stream = redactor.transform(
-            task.stored, _read(Path(task.source)), media_type=task.media_type
-        )
-        handoff.write(Path(task.handoff), config.handoff_key, stream)
-    except MemberRefused as exc:
-        refused = (exc.reason, exc.detail)
-        Path(task.handoff).unlink(missing_ok=True)
-    except OSError as exc:
-        refused = ("decode_error", f"unreadable: {exc.strerror}")
-        Path(task.handoff).unlink(missing_ok=True)
-    state = redactor.export_member(task.stored)
-    state["refused"] = refused
-    return state
-
-
-def _pass_two(task: _Task, target: str) -> dict[str, Any]:
-    """Worker: literal propagation from the hand-off file into the output file.
-
-    A target ending in ``.handoff`` is written encrypted (for a bundle, whose
-    builder reads it back); anything else is the plaintext output file.
-    """
-    redactor: BundleRedactor = _WORKER["redactor"]
-    config: RedactConfig = _WORKER["config"]
-    redactor.adopt_name(task.stored)
-    chunks = handoff.read(Path(task.handoff), config.handoff_key)
-    final = redactor.finalize(task.stored, chunks, media_type=task.media_type)
-    out = Path(target)
-    if target.endswith(".handoff"):
-        handoff.write(out, config.handoff_key, final)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("xb") as handle:
-            for chunk in final:
-                handle.write(chunk)
-    Path(task.handoff).unlink(missing_ok=True)
-    return redactor.export_member(task.stored)
-
-
 def media_type_for(name: str) -> str:
     return "application/json" if name.lower().endswith(".json") else "text/plain"
 
@@ -156,51 +94,73 @@ class TreeRedaction:
         self.workers = workers or os.cpu_count() or 1
         self.coordinator = config.redactor()
 
-    def pass_one(self, src: Path, scratch: Path) -> list[_Task]:
+    def pass_one(self, src: Path, scratch: Path, *, deflate: bool = False) -> list[Task]:
         found = walk(src)
         for rel, reason, detail in found.skipped:
             self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
-        tasks = [self._task(f, scratch, i) for i, f in enumerate(found.files)]
+        tasks = [self._task(f, scratch, i, deflate) for i, f in enumerate(found.files)]
         self.bytes_in = found.total
         self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
-        results = self._map(_pass_one, tasks, self.config)
+        results = self._map(worker.pass_one, tasks, self.config)
         kept = []
+        self.deflated: dict[str, tuple[int, str]] = {}
         for task, state in zip(tasks, results, strict=True):
             self.coordinator.import_member(state)
             if state["refused"] is None:
                 kept.append(task)
+                if state["deflated"] is not None:
+                    self.deflated[task.stored] = state["deflated"]
         return kept
 
-    def _task(self, file: SourceFile, scratch: Path, index: int) -> _Task:
+    def _task(self, file: SourceFile, scratch: Path, index: int, deflate: bool) -> Task:
         stored = self.coordinator.member_name(file.rel)
-        return _Task(
-            str(file.path), stored, str(scratch / f"{index:06d}.handoff"), media_type_for(file.rel)
+        handoff_path = str(scratch / f"{index:06d}.handoff")
+        return Task(
+            str(file.path), stored, handoff_path, media_type_for(file.rel), file.size, deflate
         )
 
     def _map(
         self, func: Any, tasks: list[Any], config: RedactConfig, learned: Any = None, *extra: Any
     ) -> list[Any]:
         if not self.use_pool:
-            _init_worker(config, learned)
+            worker.init_worker(config, learned)
             return [func(task, *(e[i] for e in extra)) for i, task in enumerate(tasks)]
-        with ProcessPoolExecutor(
-            self.workers, initializer=_init_worker, initargs=(config, learned)
-        ) as pool:
-            futures = [
-                pool.submit(func, task, *(e[i] for e in extra)) for i, task in enumerate(tasks)
-            ]
-            return [f.result() for f in futures]
+        # Largest files first, so the last one to finish is a small one (both cores busy).
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].size)
+        try:
+            with ProcessPoolExecutor(
+                self.workers, initializer=worker.init_worker, initargs=(config, learned)
+            ) as pool:
+                futures = {i: pool.submit(func, tasks[i], *(e[i] for e in extra)) for i in order}
+                return [futures[i].result() for i in range(len(tasks))]
+        except BrokenProcessPool as exc:
+            raise OutputError(
+                "a redaction worker process died (out of memory or killed); nothing was written"
+            ) from exc
 
     def learned(self) -> list[Any]:
         network = self.coordinator.network
         return [self.coordinator.export_learned(), network.export_names() if network else []]
 
-    def pass_two(self, tasks: list[_Task], targets: list[str]) -> None:
-        results = self._map(_pass_two, tasks, self.config, self.learned(), targets)
+    def pass_two(self, tasks: list[Task], targets: list[str]) -> None:
+        states = [self.coordinator.member_state(task.stored) for task in tasks]
+        results = self._map(worker.pass_two, tasks, self.config, self.learned(), targets, states)
         for state in results:
             self.coordinator.import_member(state)
 
-    def to_directory(self, tasks: list[_Task], staging: Path) -> None:
+    def pass_two_deflated(self, tasks: list[Task]) -> list[dict[str, Any]]:
+        """Pass two for a bundle: where each final deflated stream is, its size and sha256."""
+        targets = [f"{task.handoff}.final.handoff" for task in tasks]
+        states = [self.coordinator.member_state(task.stored) for task in tasks]
+        firsts = [self.deflated[task.stored] for task in tasks]
+        results = self._map(
+            worker.pass_two_deflated, tasks, self.config, self.learned(), targets, states, firsts
+        )
+        for state in results:
+            self.coordinator.import_member(state)
+        return results
+
+    def to_directory(self, tasks: list[Task], staging: Path) -> None:
         targets = [str(staging / Path(*t.stored.split("/"))) for t in tasks]
         for target in targets:
             if not Path(target).resolve().is_relative_to(staging.resolve()):
@@ -282,7 +242,6 @@ def redact_to_bundle(
     options: dict[str, Any] | None = None,
 ) -> RedactOutcome:
     """Redact into an encrypted bundle through the archive's builder (manifest, report inside)."""
-    from ..archive import BundleBuilder
     from ..archive.atomic import check_can_create
 
     check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
@@ -292,19 +251,42 @@ def redact_to_bundle(
         tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
     )
     try:
-        tasks = run.pass_one(src, scratch)
-        finals = [f"{task.handoff}.final.handoff" for task in tasks]
-        run.pass_two(tasks, finals)
-        with BundleBuilder(
-            path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
-        ) as bundle:
-            for task, final in zip(tasks, finals, strict=True):
-                chunks = handoff.read(Path(final), config.handoff_key)
-                bundle.add(task.stored, chunks, media_type=task.media_type, collector="redact")
-                Path(final).unlink(missing_ok=True)
-            bundle.finalize(command="redact", options=options or {})
+        tasks = run.pass_one(src, scratch, deflate=True)
+        _seal(run, tasks, path, config, sealing, overwrite, options)
+    except (handoff.HandoffError, DeflateError) as exc:
+        raise OutputError(
+            "the encrypted hand-off files were damaged on disk; nothing was written"
+        ) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return RedactOutcome(
         path, run.coordinator.report(), len(tasks), run.bytes_in, run.coordinator.token_map()
     )
+
+
+def _seal(
+    run: TreeRedaction,
+    tasks: list[Task],
+    path: Path,
+    config: RedactConfig,
+    sealing: Any,
+    overwrite: bool,
+    options: dict[str, Any] | None,
+) -> None:
+    """Pass two, then the zip: every member's final deflated stream, only encrypted here."""
+    from ..archive import BundleBuilder
+
+    finals = run.pass_two_deflated(tasks)
+    with BundleBuilder(
+        path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
+    ) as bundle:
+        for task, final in zip(tasks, finals, strict=True):
+            bundle.add_precompressed(
+                task.stored,
+                partial(handoff.read, Path(final["output"]), config.handoff_key),
+                size=final["size"],
+                sha256=final["sha256"],
+                media_type=task.media_type,
+                collector="redact",
+            )
+        bundle.finalize(command="redact", options=options or {})
