@@ -115,12 +115,7 @@ class BundleBuilder:
     ) -> MemberEntry | None:
         """Redact and spool one member; a second add of the same name replaces the first."""
         self._require_open()
-        stored = self._transform.member_name(name)
-        problem = member_name_problem(stored)
-        if problem:
-            raise ValueError(f"invalid member name {printable_name(stored)!r}: {problem}")
-        if stored in RESERVED_MEMBERS:
-            raise ValueError(f"{stored} is written by the bundle builder itself")
+        stored = self._stored_name(name)
         try:
             spooled = self._spool.write(self._redacted(stored, content, media_type))
         except self._drop_signals as dropped:
@@ -148,6 +143,16 @@ class BundleBuilder:
             self._spool.delete(old.file)
         return entry
 
+    def _stored_name(self, name: str) -> str:
+        """The (redacted) name a member is stored under; refused if unsafe or reserved."""
+        stored = self._transform.member_name(name)
+        problem = member_name_problem(stored)
+        if problem:
+            raise ValueError(f"invalid member name {printable_name(stored)!r}: {problem}")
+        if stored in RESERVED_MEMBERS:
+            raise ValueError(f"{stored} is written by the bundle builder itself")
+        return stored
+
     def add_precompressed(
         self,
         name: str,
@@ -166,12 +171,7 @@ class BundleBuilder:
         where the stream waits meanwhile, and must keep it encrypted.
         """
         self._require_open()
-        stored = self._transform.member_name(name)
-        problem = member_name_problem(stored)
-        if problem:
-            raise ValueError(f"invalid member name {printable_name(stored)!r}: {problem}")
-        if stored in RESERVED_MEMBERS:
-            raise ValueError(f"{stored} is written by the bundle builder itself")
+        stored = self._stored_name(name)
         entry = MemberEntry(
             path=stored, sha256=sha256, size=size, media_type=media_type, collector=collector
         )
