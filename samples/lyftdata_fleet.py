@@ -30,6 +30,7 @@ from pathlib import Path
 import yaml
 
 from .sshd_hosts import SshdHosts
+from .stopping import stop_child
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "sim-token"  # noqa: S105 (the simulator's own test token; see lyftdata_sim)
@@ -115,16 +116,6 @@ def _start_simulator(scenario: str, workdir: Path, hosts: bool) -> subprocess.Po
         )  # fmt: skip
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
 @contextmanager
 def lyftdata_fleet(scenario: str, workdir: Path, *, hosts: bool = True) -> Iterator[LyftDataFleet]:
     """Start the simulator for ``scenario`` (and sshd hosts); stop everything on exit."""
@@ -149,7 +140,7 @@ def lyftdata_fleet(scenario: str, workdir: Path, *, hosts: bool = True) -> Itera
         else:
             yield fleet
     finally:
-        _stop(process)
+        stop_child(process, grace_s=10)
         lines.close()
 
 

@@ -30,6 +30,8 @@ from types import TracebackType
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from .stopping import stop_child
+
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 START_TIMEOUT_S = 10.0
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -82,13 +84,7 @@ class SshdHost:
     process: subprocess.Popen[bytes]
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        stop_child(self.process)
 
 
 class SshdHosts:

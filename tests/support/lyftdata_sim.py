@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from samples.stopping import stop_child
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "sim-token"
 START_TIMEOUT_S = 30.0
@@ -105,13 +107,7 @@ def running_simulator(
         prepared = json.loads(listed.read_text())["hosts"] if hosts and listed.exists() else []
         yield RunningSim(url, token, ca_file, hosts_dir, process, prepared)
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        stop_child(process, grace_s=10)
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()

@@ -38,6 +38,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
+from samples.stopping import stop_child
+
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 SFTP_SERVER = next(
     (
@@ -139,14 +141,8 @@ class SshdInstance:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
+        if self.process is not None:
+            stop_child(self.process)
 
 
 @dataclass
