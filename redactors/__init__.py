@@ -24,11 +24,12 @@ from .bundle import REPORT_MEMBER, BundleRedactor
 from .catalog import BUILTIN_RULES, RULESET_ID, all_kinds, ruleset_sha256
 from .custom import CustomRules, load_rules
 from .engine import Engine
-from .errors import MemberRefused, RulesError
+from .errors import MemberRefused, RulesError, SegmentMisaligned
 from .keys import is_placeholder, secret_kind
 from .policy import Policy
 from .review import review_source
 from .rules import Hit, Rule, View
+from .stream import Segment
 from .tokens import TOKEN_RE, Tokenizer
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "Policy",
     "Rule",
     "RulesError",
+    "Segment",
+    "SegmentMisaligned",
     "Tokenizer",
     "View",
     "all_kinds",

@@ -28,7 +28,7 @@ from .report import MemberRecord, ReportBuilder
 from .rules import Hit, Rule, View
 from .secretfiles import scanner_for
 from .sharing import SharedState
-from .stream import redact_stream
+from .stream import Segment, redact_stream
 from .structure import STRUCTURE_MAX, detect_format, find_secrets, parse, redact_object
 from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
@@ -136,6 +136,46 @@ class BundleRedactor(SharedState):
         self._state[stored] = "text"
         yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
 
+    def can_segment(self, name: str, head: bytes, media_type: str, size: int) -> bool:
+        """Whether :meth:`transform_segment` may redact this member in parts, in parallel.
+
+        Plain text only, streamed by line rules: not gzip, UTF-16 or binary
+        (their bytes are not the text the rules see), not a secret file with
+        its own scanner, not a structured file small enough to be parsed whole.
+        ``head`` is the member's first bytes (at least ``SNIFF_BYTES``).
+        """
+        custom = self.policy.custom
+        if custom is not None and custom.dropped(name):
+            return False
+        if sniff(head).kind != "text" or scanner_for(name) is not None:
+            return False
+        fmt = detect_format(name, media_type, head[:SNIFF_BYTES])
+        return fmt is None or size > min(self.policy.structure_max, STRUCTURE_MAX)
+
+    def transform_segment(
+        self,
+        name: str,
+        chunks: Iterable[bytes],
+        segment: Segment,
+        *,
+        head: bytes,
+        media_type: str = "application/octet-stream",
+    ) -> Iterator[bytes]:
+        """Pass one over one segment of a member :meth:`can_segment` accepted.
+
+        ``chunks`` are the segment's text plus up to ``overlap`` bytes of
+        look-ahead; ``segment`` says where it stops and, once exhausted, how it
+        ended (see :class:`~redactors.stream.Segment`). Report lines count from
+        the segment's start; :meth:`import_member` shifts them. Raises
+        :class:`~redactors.errors.SegmentMisaligned` if it cannot stop there.
+        """
+        stored = self._stored(name)
+        self._state[stored] = "text"
+        record = self.builder.member(stored)
+        yield from self._text(
+            name, stored, chunks, media_type, record, head=head[:SNIFF_BYTES], segment=segment
+        )
+
     def finalize(
         self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
     ) -> Iterator[bytes]:
@@ -182,6 +222,19 @@ class BundleRedactor(SharedState):
         except _WouldChange:
             return True
         return False
+
+    def literal_straddles(self, before: bytes, after: bytes) -> bool:
+        """Whether pass two would find a learned value across the join of two segments.
+
+        ``before`` and ``after`` are the last and first bytes of pass one's
+        output on either side of the join. :meth:`finalize_changes` over each
+        segment alone sees every hit inside it; only one crossing the join
+        needs this. A learned value too long for the window counts as found.
+        """
+        if self.literals.max_len() >= min(len(before), len(after)):
+            return True
+        join = len(before)
+        return any(hit.start < join < hit.end for hit in self._literal_scan(View(before + after)))
 
     def redact_text(self, text: str) -> str:
         """Redact a short string (an error message, an option value) in one call."""
@@ -263,11 +316,24 @@ class BundleRedactor(SharedState):
         return self._scoped[skip]
 
     def _text(
-        self, name: str, stored: str, chunks: Iterable[bytes], media_type: str, record: MemberRecord
+        self,
+        name: str,
+        stored: str,
+        chunks: Iterable[bytes],
+        media_type: str,
+        record: MemberRecord,
+        *,
+        head: bytes | None = None,
+        segment: Segment | None = None,
     ) -> Iterator[bytes]:
         engine = self._engine_for(name)
-        head, chunks = peek(chunks, SNIFF_BYTES)
+        if head is None:
+            head, chunks = peek(chunks, SNIFF_BYTES)
         fmt = detect_format(name, media_type, head)
+        if segment is not None:  # can_segment: plain text or too big to parse
+            replace = self._replacer(record, fmt)
+            yield from redact_stream(chunks, engine.scan, replace, segment=segment, **self._sizes)
+            return
         special = scanner_for(name)
         if special is not None:
             replace = self._replacer(record, None)

@@ -18,3 +18,10 @@ class MemberRefused(Exception):
 
 class RulesError(ValueError):
     """A custom rule file is invalid; the message is one line and names the rule."""
+
+
+class SegmentMisaligned(Exception):
+    """A segment of a member cannot stop where it was asked to (a secret straddles the point).
+
+    Not a user error: the caller redacts that member in one piece instead.
+    """

@@ -48,6 +48,22 @@ class MemberRecord:
             self.hits[key] += 1
 
 
+    def merge(self, other: MemberRecord, *, line_offset: int = 0) -> None:
+        """Add what another process recorded for this member (lines shifted by ``line_offset``).
+
+        A segment of a member counts its lines from its own start; its
+        coordinator shifts them by the newlines of the segments before it.
+        The per-hit cap applies to the merged list as it would to one pass.
+        """
+        self.by_kind.update(other.by_kind)
+        for (rule, kind, line, token, via, decoders), count in other.hits.items():
+            shifted = line + line_offset if line is not None else None
+            key = (rule, kind, shifted, token, via, decoders)
+            if key in self.hits or len(self.hits) < MAX_HITS_PER_MEMBER:
+                self.hits[key] += count
+        self.name_redacted = self.name_redacted or other.name_redacted
+
+
 class ReportBuilder:
     def __init__(self, ruleset_id: str, ruleset_sha256: str, rules: list[RuleInfo]) -> None:
         self.ruleset_id = ruleset_id

@@ -54,17 +54,21 @@ class SharedState:
             "map": self.tokens.mapping(),
         }
 
-    def import_member(self, state: dict[str, Any]) -> None:
+    def import_member(self, state: dict[str, Any], *, line_offset: int = 0) -> None:
+        """Merge what :meth:`export_member` exported in another process.
+
+        For one segment of a member, ``line_offset`` is the number of lines
+        before the segment; its content hash is then only a part's, so it is
+        not taken (the caller hashes the whole member and records it).
+        """
         stored = state["stored"]
         if state["state"] is not None:
             self._state[stored] = state["state"]
         record = state["record"]
         if record is not None:
             mine = self.builder.member(stored)
-            mine.hits.update(record.hits)
-            mine.by_kind.update(record.by_kind)
-            mine.name_redacted = mine.name_redacted or record.name_redacted
-            if record.sha256 is not None:
+            mine.merge(record, line_offset=line_offset)
+            if record.sha256 is not None and not state.get("segment"):
                 mine.sha256, mine.size = record.sha256, record.size
         for skipped in state["skipped"]:
             self.builder.skip(skipped.member, skipped.reason, skipped.detail, kept=skipped.kept)
@@ -72,6 +76,11 @@ class SharedState:
         if self.network is not None:
             self.network.import_names(state["names"])
         self.tokens.merge_mapping(state["map"])
+
+    def set_content(self, stored: str, sha256: str, size: int) -> None:
+        """Record the stored content's hash when it was assembled from segments."""
+        record = self.builder.member(stored)
+        record.sha256, record.size = sha256, size
 
     def export_learned(self) -> list[tuple[bytes, str, bytes]]:
         return [(v, k, i) for v, (k, i) in self.literals.originals().items()]

@@ -11,13 +11,26 @@ trailing lines that look like private-key material (so an END without its
 BEGIN can still reach them). A line longer than a round is cut anyway, with
 the same overlap. Memory stays around ``2 * chunk_size + overlap`` whatever
 the member's size.
+
+A :class:`Segment` lets several processes redact one big member at once.
+Between rounds the stream's whole state is the position it emitted up to,
+the ``overlap`` bytes of *input* before it (the context) and a line count, so
+a stream that starts at a line start with that context, and a stream over the
+text before it that stops exactly there, together do what one stream whose
+round happened to end there would do. Stopping there is only allowed where a
+round could end: no hit straddles the point, no rule holds text before it,
+and it does not cut private-key lines; otherwise the stream raises
+:class:`~redactors.errors.SegmentMisaligned` and the caller redacts the
+member in one piece.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
+from .errors import SegmentMisaligned
 from .rules import Hit, View
 
 Scan = Callable[[View], list[Hit]]
@@ -29,6 +42,27 @@ CHUNK = 1 << 20
 OVERLAP = 16 << 10
 MAX_PENDING = 32 << 20
 _KEY_LINE = re.compile(rb"[ \t]*(?:\S+[ \t]+)*[A-Za-z0-9+/=]{40,80}\r?")
+STOP_WINDOW = 3
+"""Chunks before its stop at which a segment's stream makes its last round (see round())."""
+
+
+@dataclass
+class Segment:
+    """A part of a member redacted on its own: where it starts and stops, and how it ended.
+
+    ``context`` is the ``overlap`` bytes of input right before the segment
+    (empty for the first). ``stop`` is the segment's length in input bytes;
+    the chunks given may run up to ``overlap`` bytes past it (look-ahead, read
+    but never written), or ``None`` for the last segment. Filled in when the
+    stream stopped: ``lines``, the newlines of the segment's input (to number
+    the next segment's lines), and ``end_context``, the context the stream held
+    at the stop (the next segment must have started with exactly that).
+    """
+
+    context: bytes = b""
+    stop: int | None = None
+    lines: int = 0
+    end_context: bytes = b""
 
 
 def redact_stream(
@@ -38,32 +72,85 @@ def redact_stream(
     *,
     chunk_size: int = CHUNK,
     overlap: int = OVERLAP,
+    segment: Segment | None = None,
 ) -> Iterator[bytes]:
-    state = _State(scan, replace, chunk_size, overlap)
+    state = _State(scan, replace, chunk_size, overlap, segment)
     for chunk in chunks:
         if not chunk:
             continue
         state.pending += chunk
-        while len(state.pending) >= chunk_size + overlap:
+        while True:
+            if state.stop_due():
+                if len(state.pending) < state.remaining + overlap:
+                    break
+                yield state.stop_round(final=False)
+                return
+            if len(state.pending) < chunk_size + overlap:
+                break
             out = state.round(final=False)
             if out is None:
                 break
             yield out
+    if state.remaining is not None:
+        if len(state.pending) < state.remaining:
+            raise SegmentMisaligned("the text ended before the segment's stop")
+        yield state.stop_round(final=True)
+        return
     while state.pending:
         out = state.round(final=True)
         if out:
             yield out
+    if segment is not None:
+        segment.lines = state.line - 1
 
 
 class _State:
-    def __init__(self, scan: Scan, replace: Replace, chunk_size: int, overlap: int) -> None:
+    def __init__(
+        self, scan: Scan, replace: Replace, chunk_size: int, overlap: int, segment: Segment | None
+    ) -> None:
         self.scan = scan
         self.replace = replace
         self.chunk_size = chunk_size
         self.overlap = overlap
         self.pending = b""
-        self.context = b""
+        self.segment = segment
+        self.context = segment.context if segment is not None else b""
+        self.remaining = segment.stop if segment is not None else None
+        """Input bytes left before the segment's stop (None: no stop)."""
         self.line = 1
+
+    def stop_due(self) -> bool:
+        """Whether the next round is the last one, which must end exactly at the stop.
+
+        Rounds before it keep at least a chunk before the stop (see
+        :meth:`round`), so the last round emits more than ``overlap`` bytes and
+        leaves the same context a round of an unsplit stream would.
+        """
+        return self.remaining is not None and self.remaining <= STOP_WINDOW * self.chunk_size
+
+    def stop_round(self, *, final: bool) -> bytes:
+        """The last round of a segment: emit exactly up to the stop, or refuse."""
+        segment, remaining = self.segment, self.remaining
+        if segment is None or remaining is None:
+            raise RuntimeError("stop_round without a segment")
+        base = len(self.context)
+        ahead = self.pending[: remaining + self.overlap]
+        view = View(self.context + ahead, final=final and len(ahead) == len(self.pending))
+        hits = self.scan(view)
+        emit = base + remaining
+        data = view.data
+        if emit < len(data) and (
+            emit > view.hold
+            or _before_key_lines(data, base, emit) != emit
+            or any(hit.start < emit < hit.end for hit in hits)
+        ):
+            raise SegmentMisaligned("a secret or a held value straddles the segment's stop")
+        out = self._apply(data, hits, base, emit)
+        segment.end_context = data[max(base, emit - self.overlap) : emit]
+        segment.lines = self.line - 1
+        self.pending = b""
+        self.remaining = 0
+        return out
 
     def round(self, *, final: bool) -> bytes | None:
         pending = self.pending
@@ -72,6 +159,8 @@ class _State:
             newline = pending.rfind(b"\n", 0, self.chunk_size * 2)
             if newline >= self.chunk_size // 2:
                 upto = newline + 1
+            if self.remaining is not None:
+                upto = min(upto, self.remaining - self.chunk_size)
         base = len(self.context)
         view = View(self.context + pending[:upto], final=final and upto == len(pending))
         hits = self.scan(view)
@@ -87,6 +176,8 @@ class _State:
         out = self._apply(data, hits, base, emit)
         self.context = data[max(base, emit - self.overlap) : emit]
         self.pending = pending[emit - base :]
+        if self.remaining is not None:
+            self.remaining -= emit - base
         return out
 
     def _boundary(self, view: View, hits: list[Hit], base: int) -> int:
