@@ -1,15 +1,18 @@
 """The detection engine: run every rule over a view, decode and rescan, resolve overlaps.
 
 Rules run one by one (in CPython ``re`` one literal-first pass per rule is
-faster than any alternation of them). The result is a sorted list of
-non-overlapping hits; overlapping hits are merged into one span, so a URL
-password that is also found by the decoder is replaced once.
+faster than any alternation of them), each only where its literal occurs:
+one Aho-Corasick pass finds those places for all of them (:mod:`.anchors`).
+The result is a sorted list of non-overlapping hits; overlapping hits are
+merged into one span, so a URL password that is also found by the decoder is
+replaced once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .anchors import AnchorIndex
 from .decode import Decoders
 from .pem import scan_pem
 from .rules import Hit, Rule, View
@@ -44,6 +47,7 @@ class Engine:
         pem: bool = True,
     ) -> None:
         self.rules = tuple(rules)
+        self.anchors = AnchorIndex(self.rules)
         self.allowlist = allowlist or Allowlist()
         self.decoders = Decoders(self.scan, max_depth=max_depth)
         self.pem = pem
@@ -53,8 +57,9 @@ class Engine:
         hits: list[Hit] = []
         if depth < self.decoders.max_depth:
             view.rescan = (self.decoders, depth)
-        for rule in self.rules:
-            hits.extend(rule.hits(view))
+        starts = self.anchors.positions(view)
+        for index, rule in enumerate(self.rules):
+            hits.extend(rule.hits(view, starts.get(index)))
         if self.pem:
             hits.extend(scan_pem(view))
         hits.extend(self.decoders.hits(view, depth))

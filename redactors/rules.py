@@ -12,7 +12,7 @@ keeps offsets), never ``(?i)``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,15 +111,21 @@ class Rule:
         if self.regex is not None and self.anchors is None:
             object.__setattr__(self, "anchors", literal_prefixes(self.regex))
 
-    def hits(self, view: View) -> Iterable[Hit]:
+    def hits(self, view: View, starts: list[int] | None = None) -> Iterable[Hit]:
+        """The rule's hits in ``view``; ``starts``, when given, are where its literals occur
+        (found for all rules in one pass by :class:`~redactors.anchors.AnchorIndex`)."""
         if self.scanner is not None:
             yield from self.scanner(view)
             return
         assert self.regex is not None
         text = view.low if self.lower else view.data
-        if len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
+        if starts is not None:
+            matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)
+        elif len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
             return  # a short text without the rule's literal cannot match
-        for match in self.regex.finditer(text):
+        else:
+            matches = self.regex.finditer(text)
+        for match in matches:
             if self.handler is not None:
                 yield from self.handler(view, match, self)
                 continue
@@ -136,6 +142,28 @@ class Rule:
         pattern = self.pattern.decode("latin-1") if self.pattern else ""
         handler = getattr(self.handler or self.scanner, "__qualname__", "")
         return f"{self.id}|{self.kind}|{pattern}|{int(self.lower)}|{self.group}|{handler}"
+
+
+def matches_at(
+    regex: re.Pattern[bytes], text: bytes, starts: list[int]
+) -> Iterator[re.Match[bytes]]:
+    """``regex.finditer(text)`` when every match must begin at one of ``starts`` (sorted).
+
+    ``finditer`` tries each position left to right and resumes after a
+    match; positions where none of the rule's literals starts cannot match,
+    so trying only the others, and skipping those inside the previous match,
+    gives the same matches. ``match(text, pos)`` sees the text before
+    ``pos``, so look-behinds and ``\\b`` behave as in ``finditer``.
+    """
+    match = regex.match
+    resume = 0
+    for start in starts:
+        if start < resume:
+            continue
+        found = match(text, start)
+        if found is not None:
+            resume = max(found.end(), start + 1)
+            yield found
 
 
 def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
