@@ -47,7 +47,6 @@ class MemberRecord:
         if key in self.hits or len(self.hits) < MAX_HITS_PER_MEMBER:
             self.hits[key] += 1
 
-
     def merge(self, other: MemberRecord, *, line_offset: int = 0) -> None:
         """Add what another process recorded for this member (lines shifted by ``line_offset``).
 

@@ -38,6 +38,15 @@ class SharedState:
         if state is not None:
             self._state[stored] = state
 
+    def forget_member(self, stored: str) -> None:
+        """Drop what this process recorded for ``stored`` (not what it learned).
+
+        A worker process may redact several segments of one member in turn;
+        each export must hold only its own segment's hits, or the coordinator
+        would count the earlier ones twice.
+        """
+        self.builder.members.pop(stored, None)
+
     def member_state(self, stored: str) -> str | None:
         """What pass one recorded for ``stored`` (``text``, ``gzip``, ``binary``), if anything."""
         return self._state.get(stored)

@@ -54,9 +54,14 @@ _DONE = object()
 
 
 def deflate_in_background(
-    chunks: Iterable[bytes], stats: DeflateStats, *, level: int = 6
+    chunks: Iterable[bytes], stats: DeflateStats, *, level: int = 6, finish: bool = True
 ) -> Iterator[bytes]:
     """Compress ``chunks`` on a helper thread; yield the raw deflate stream.
+
+    With ``finish=False`` the stream ends with a sync flush instead of a final
+    block: it is one segment of a member, and the segments' streams, in order,
+    the last one finished, are together one valid stream (what pigz does:
+    each compressor starts empty, so no back-reference crosses a join).
 
     The calling thread keeps pulling ``chunks`` (the redaction) while the
     helper hashes and compresses what it already got; compressed pieces are
@@ -80,7 +85,7 @@ def deflate_in_background(
                 if out := compressor.compress(piece):
                     outbox.put(out)
             if not cancel.is_set():
-                outbox.put(compressor.flush())
+                outbox.put(compressor.flush() if finish else compressor.flush(codec.Z_SYNC_FLUSH))
                 stats.size, stats.sha256 = size, digest.hexdigest()
         except BaseException as exc:  # handed to the calling thread, raised there
             outbox.put(exc)
@@ -177,10 +182,12 @@ def _stop(
         helper.join(timeout=1)
 
 
-def inflate_raw(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def inflate_raw(chunks: Iterable[bytes], *, complete: bool = True) -> Iterator[bytes]:
     """Decode a raw deflate stream in pieces of at most 1 MiB (bounded memory).
 
-    Raises :class:`DeflateError` if the stream is damaged or ends early.
+    Raises :class:`DeflateError` if the stream is damaged or ends early;
+    ``complete=False`` accepts a stream that ends at a sync flush (a segment
+    made with ``finish=False``).
     """
     inflater = codec.decompressobj(WBITS)
     try:
@@ -195,5 +202,5 @@ def inflate_raw(chunks: Iterable[bytes]) -> Iterator[bytes]:
             yield out
     except (zlib.error, codec.error) as exc:
         raise DeflateError("a compressed member does not decode") from exc
-    if not inflater.eof:
+    if complete and not inflater.eof:
         raise DeflateError("a compressed member ends early")

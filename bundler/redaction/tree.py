@@ -3,9 +3,11 @@
 Two passes, as in ``doctor``: pass one redacts each file by rules and
 structure and learns every redacted value; pass two removes every learned
 value from every file. Between the passes the text waits in encrypted
-hand-off files (:mod:`.handoff`). With several files both passes run in a
-process pool, one file per task, largest first, so both cores work; all
-workers share the bundle's HMAC key, so tokens agree.
+hand-off files (:mod:`.handoff`). With several files, or one big one, both
+passes run in a process pool, largest task first, so every core works: one
+task per file, and a big plain-text file is cut at line starts into segments
+redacted at the same time (:mod:`.segments`). All workers share the bundle's
+HMAC key, so tokens agree.
 
 For a bundle, pass one also deflates its output (on a helper thread beside
 the redaction, :mod:`bundler.archive.deflate`), and pass two keeps that
@@ -24,21 +26,24 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from redactors import BundleRedactor, Policy, load_rules
+from redactors.binary import SNIFF_BYTES
 from redactors.errors import RulesError
 from schemas import RedactionReport
 
-from ..archive.deflate import DeflateError
+from ..archive.deflate import DeflateError, inflate_raw
 from ..errors import InputError, OutputError, UsageError
-from . import handoff
+from . import handoff, segments
 from . import workers as worker
+from .hashing import Hashed
 from .walk import SourceFile, walk
 from .workers import Task
 
@@ -86,6 +91,29 @@ def media_type_for(name: str) -> str:
     return "application/json" if name.lower().endswith(".json") else "text/plain"
 
 
+@dataclass
+class Member:
+    """One file of the output: one task, or the segments of a big file in order."""
+
+    stored: str
+    media_type: str
+    whole: Task
+    parts: list[Task]
+
+    @property
+    def segmented(self) -> bool:
+        return len(self.parts) > 1
+
+
+@dataclass
+class Final:
+    """Where a bundle member's final deflated stream is (one file, or segments in order)."""
+
+    outputs: list[str]
+    size: int
+    sha256: str
+
+
 class TreeRedaction:
     """One ``bundler redact`` run; see the module docstring."""
 
@@ -93,46 +121,111 @@ class TreeRedaction:
         self.config = config
         self.workers = workers or os.cpu_count() or 1
         self.coordinator = config.redactor()
+        self.deflated: dict[str, tuple[int, str]] = {}
+        """Hand-off file -> (size, sha256) of what pass one wrote (its plaintext)."""
+        self.kept: set[str] = set()
+        """Hand-off files of members pass one did not refuse."""
+        self.edges: dict[str, tuple[bytes, bytes]] = {}
+        self.resegmented = 0
+        """Members whose segments did not fit and were redacted again in one piece."""
 
-    def pass_one(self, src: Path, scratch: Path, *, deflate: bool = False) -> list[Task]:
+    # -- pass one ------------------------------------------------------------------------------
+    def pass_one(self, src: Path, scratch: Path, *, deflate: bool = False) -> list[Member]:
         found = walk(src)
         for rel, reason, detail in found.skipped:
             self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
-        tasks = [self._task(f, scratch, i, deflate) for i, f in enumerate(found.files)]
         self.bytes_in = found.total
+        self.scratch, self.deflate = scratch, deflate
+        members = [self._member(f, i, found.total) for i, f in enumerate(found.files)]
+        tasks = [task for member in members for task in member.parts]
         self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
-        results = self._map(worker.pass_one, tasks, self.config)
-        kept = []
-        self.deflated: dict[str, tuple[int, str]] = {}
-        for task, state in zip(tasks, results, strict=True):
-            self.coordinator.import_member(state)
-            if state["refused"] is None:
-                kept.append(task)
-                if state["deflated"] is not None:
-                    self.deflated[task.stored] = state["deflated"]
-        return kept
+        results = self._run([(worker.pass_one, (task,), task.size) for task in tasks])
+        states = dict(zip([t.handoff for t in tasks], results, strict=True))
+        retry = []
+        for member in members:
+            mine = [states[task.handoff] for task in member.parts]
+            if member.segmented and segments.misfit(mine) is not None:
+                for task in member.parts:
+                    Path(task.handoff).unlink(missing_ok=True)
+                member.parts = [member.whole]
+                retry.append(member)
+                continue
+            self._import_pass_one(member, mine)
+        if retry:
+            self.resegmented += len(retry)
+            again = self._run([(worker.pass_one, (m.parts[0],), m.parts[0].size) for m in retry])
+            for member, state in zip(retry, again, strict=True):
+                self._import_pass_one(member, [state])
+        return [m for m in members if not self._refused(m)]
 
-    def _task(self, file: SourceFile, scratch: Path, index: int, deflate: bool) -> Task:
+    def _member(self, file: SourceFile, index: int, total: int) -> Member:
         stored = self.coordinator.member_name(file.rel)
-        handoff_path = str(scratch / f"{index:06d}.handoff")
-        return Task(
-            str(file.path), stored, handoff_path, media_type_for(file.rel), file.size, deflate
+        media_type = media_type_for(file.rel)
+        whole = Task(
+            str(file.path), stored, self._handoff(index), media_type, file.size, self.deflate
         )
+        parts = segments.parts_for(file.size, total, self.workers)
+        if parts > 1:
+            try:
+                head = b"".join(worker.read_source(file.path, 0, SNIFF_BYTES))
+                cuts = segments.plan_cuts(file.path, file.size, parts)
+            except OSError:
+                cuts = []  # pass one reports the file as unreadable
+            if cuts and self.coordinator.can_segment(stored, head, media_type, file.size):
+                bounds = [0, *cuts, None]
+                return Member(
+                    stored,
+                    media_type,
+                    whole,
+                    [
+                        replace(
+                            whole,
+                            handoff=self._handoff(index, part),
+                            size=(stop or file.size) - start,
+                            start=start,
+                            stop=stop,
+                            part=part,
+                            parts=len(bounds) - 1,
+                            head=head,
+                        )
+                        for part, (start, stop) in enumerate(pairwise(bounds))
+                    ],
+                )
+        return Member(stored, media_type, whole, [whole])
 
-    def _map(
-        self, func: Any, tasks: list[Any], config: RedactConfig, learned: Any = None, *extra: Any
-    ) -> list[Any]:
+    def _handoff(self, index: int, part: int | None = None) -> str:
+        name = f"{index:06d}" + ("" if part is None else f".{part:04d}")
+        return str(self.scratch / f"{name}.handoff")
+
+    def _import_pass_one(self, member: Member, states: list[dict[str, Any]]) -> None:
+        lines = 0
+        for task, state in zip(member.parts, states, strict=True):
+            self.coordinator.import_member(state, line_offset=lines)
+            if state.get("segment"):
+                lines += state["lines"]
+                self.edges[task.handoff] = state["edges"]
+            if state["refused"] is None:
+                self.kept.add(task.handoff)
+                if state["deflated"] is not None:
+                    self.deflated[task.handoff] = state["deflated"]
+
+    def _refused(self, member: Member) -> bool:
+        return not all(task.handoff in self.kept for task in member.parts)
+
+    # -- the pool ------------------------------------------------------------------------------
+    def _run(self, jobs: list[tuple[Any, tuple[Any, ...], int]], learned: Any = None) -> list[Any]:
+        """Run ``(function, arguments, size)`` jobs, in the pool when it is on; results in order."""
         if not self.use_pool:
-            worker.init_worker(config, learned)
-            return [func(task, *(e[i] for e in extra)) for i, task in enumerate(tasks)]
-        # Largest files first, so the last one to finish is a small one (both cores busy).
-        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].size)
+            worker.init_worker(self.config, learned)
+            return [func(*args) for func, args, _ in jobs]
+        # Largest jobs first, so the last one to finish is a small one (both cores busy).
+        order = sorted(range(len(jobs)), key=lambda i: -jobs[i][2])
         try:
             with ProcessPoolExecutor(
-                self.workers, initializer=worker.init_worker, initargs=(config, learned)
+                self.workers, initializer=worker.init_worker, initargs=(self.config, learned)
             ) as pool:
-                futures = {i: pool.submit(func, tasks[i], *(e[i] for e in extra)) for i in order}
-                return [futures[i].result() for i in range(len(tasks))]
+                futures = {i: pool.submit(jobs[i][0], *jobs[i][1]) for i in order}
+                return [futures[i].result() for i in range(len(jobs))]
         except BrokenProcessPool as exc:
             raise OutputError(
                 "a redaction worker process died (out of memory or killed); nothing was written"
@@ -142,30 +235,120 @@ class TreeRedaction:
         network = self.coordinator.network
         return [self.coordinator.export_learned(), network.export_names() if network else []]
 
-    def pass_two(self, tasks: list[Task], targets: list[str]) -> None:
-        states = [self.coordinator.member_state(task.stored) for task in tasks]
-        results = self._map(worker.pass_two, tasks, self.config, self.learned(), targets, states)
-        for state in results:
-            self.coordinator.import_member(state)
+    # -- pass two ------------------------------------------------------------------------------
+    def _pass_two(
+        self, members: list[Member], whole_job: Any, target_of: Any
+    ) -> tuple[list[Any], list[Member]]:
+        """Pass two of every member; returns the whole members' results and the segmented
+        members that need :func:`~.workers.refinalize` (a literal in or across a segment)."""
+        jobs: list[tuple[Any, tuple[Any, ...], int]] = []
+        for member in members:
+            state = self.coordinator.member_state(member.stored)
+            if member.segmented:
+                jobs += [
+                    (worker.check_segment, (task, self.deflated[task.handoff]), task.size)
+                    for task in member.parts
+                ]
+            else:
+                jobs.append(whole_job(member.parts[0], target_of(member), state))
+        results = iter(self._run(jobs, self.learned()))
+        wholes, changed = [], []
+        for member in members:
+            if member.segmented:
+                checks = [next(results) for _ in member.parts]
+                if any(checks) or self._straddles(member):
+                    changed.append(member)
+            else:
+                wholes.append(next(results))
+        return wholes, changed
 
-    def pass_two_deflated(self, tasks: list[Task]) -> list[dict[str, Any]]:
-        """Pass two for a bundle: where each final deflated stream is, its size and sha256."""
-        targets = [f"{task.handoff}.final.handoff" for task in tasks]
-        states = [self.coordinator.member_state(task.stored) for task in tasks]
-        firsts = [self.deflated[task.stored] for task in tasks]
-        results = self._map(
-            worker.pass_two_deflated, tasks, self.config, self.learned(), targets, states, firsts
+    def _straddles(self, member: Member) -> bool:
+        return any(
+            self.coordinator.literal_straddles(
+                self.edges[before.handoff][1], self.edges[after.handoff][0]
+            )
+            for before, after in pairwise(member.parts)
         )
+
+    def _refinalize(self, members: list[Member], target_of: Any) -> list[dict[str, Any]]:
+        jobs = [
+            (
+                worker.refinalize,
+                (m.parts, target_of(m), self.coordinator.member_state(m.stored)),
+                sum(t.size for t in m.parts),
+            )
+            for m in members
+        ]
+        results = self._run(jobs, self.learned())
         for state in results:
             self.coordinator.import_member(state)
         return results
 
-    def to_directory(self, tasks: list[Task], staging: Path) -> None:
-        targets = [str(staging / Path(*t.stored.split("/"))) for t in tasks]
-        for target in targets:
+    def to_directory(self, members: list[Member], staging: Path) -> None:
+        targets = {m.stored: str(staging / Path(*m.stored.split("/"))) for m in members}
+        for target in targets.values():
             if not Path(target).resolve().is_relative_to(staging.resolve()):
                 raise InputError("a redacted member name escapes the output directory")
-        self.pass_two(tasks, targets)
+
+        def whole_job(task: Task, target: str, state: str | None) -> Any:
+            return (worker.pass_two, (task, target, state), task.size)
+
+        def target_of(member: Member) -> str:
+            return targets[member.stored]
+
+        wholes, changed = self._pass_two(members, whole_job, target_of)
+        for state in wholes:
+            self.coordinator.import_member(state)
+        self._refinalize(changed, target_of)
+        for member in members:
+            if member.segmented and member not in changed:
+                self._assemble(member, Path(targets[member.stored]))
+
+    def _assemble(self, member: Member, target: Path) -> None:
+        """Join a segmented member's pass-one outputs into ``target`` (nothing changed in them)."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        hashed = Hashed(worker.joined([t.handoff for t in member.parts], self.config.handoff_key))
+        with target.open("xb") as handle:
+            for chunk in hashed:
+                handle.write(chunk)
+        size, sha256 = hashed.finish()
+        self.coordinator.set_content(member.stored, sha256, size)
+
+    def pass_two_deflated(self, members: list[Member]) -> list[Final]:
+        """Pass two for a bundle: where each final deflated stream is, its size and sha256."""
+
+        def whole_job(task: Task, target: str, state: str | None) -> Any:
+            args = (task, target, state, self.deflated[task.handoff])
+            return (worker.pass_two_deflated, args, task.size)
+
+        def target_of(member: Member) -> str:
+            return f"{member.parts[0].handoff}.final.handoff"
+
+        segmented = [m for m in members if m.segmented]
+        with ThreadPoolExecutor(1, thread_name_prefix="bundler-hash") as hasher:
+            # While the workers check the segments: hash each segmented member whole, in order
+            # (sha256 cannot be combined from parts), on a thread that mostly waits on C code.
+            hashes = {m.stored: hasher.submit(self._whole_hash, m) for m in segmented}
+            wholes, changed = self._pass_two(members, whole_job, target_of)
+            finals: dict[str, Final] = {}
+            for member, state in zip([m for m in members if not m.segmented], wholes, strict=True):
+                self.coordinator.import_member(state)
+                finals[member.stored] = Final([state["output"]], state["size"], state["sha256"])
+            for member, state in zip(changed, self._refinalize(changed, target_of), strict=True):
+                hashes.pop(member.stored).cancel()
+                finals[member.stored] = Final([state["output"]], state["size"], state["sha256"])
+            for stored, future in hashes.items():
+                member = next(m for m in segmented if m.stored == stored)
+                size, sha256 = future.result()
+                self.coordinator.set_content(stored, sha256, size)
+                finals[stored] = Final([t.handoff for t in member.parts], size, sha256)
+        return [finals[m.stored] for m in members]
+
+    def _whole_hash(self, member: Member) -> tuple[int, str]:
+        plain = inflate_raw(
+            worker.joined([t.handoff for t in member.parts], self.config.handoff_key)
+        )
+        return Hashed(plain).finish()
 
 
 def redact_to_directory(
@@ -185,8 +368,8 @@ def redact_to_directory(
     )
     staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".tmp-bundler", dir=parent))
     try:
-        tasks = run.pass_one(src, scratch)
-        run.to_directory(tasks, staging)
+        members = run.pass_one(src, scratch)
+        run.to_directory(members, staging)
         report = run.coordinator.report()
         (staging / "redaction-report.json").write_text(
             report.model_dump_json(by_alias=True, indent=2)
@@ -199,7 +382,7 @@ def redact_to_directory(
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return RedactOutcome(dst, report, len(tasks), run.bytes_in, run.coordinator.token_map())
+    return RedactOutcome(dst, report, len(members), run.bytes_in, run.coordinator.token_map())
 
 
 class _Prepared:
@@ -251,8 +434,8 @@ def redact_to_bundle(
         tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
     )
     try:
-        tasks = run.pass_one(src, scratch, deflate=True)
-        _seal(run, tasks, path, config, sealing, overwrite, options)
+        members = run.pass_one(src, scratch, deflate=True)
+        _seal(run, members, path, config, sealing, overwrite, options)
     except (handoff.HandoffError, DeflateError) as exc:
         raise OutputError(
             "the encrypted hand-off files were damaged on disk; nothing was written"
@@ -260,13 +443,13 @@ def redact_to_bundle(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return RedactOutcome(
-        path, run.coordinator.report(), len(tasks), run.bytes_in, run.coordinator.token_map()
+        path, run.coordinator.report(), len(members), run.bytes_in, run.coordinator.token_map()
     )
 
 
 def _seal(
     run: TreeRedaction,
-    tasks: list[Task],
+    members: list[Member],
     path: Path,
     config: RedactConfig,
     sealing: Any,
@@ -276,17 +459,17 @@ def _seal(
     """Pass two, then the zip: every member's final deflated stream, only encrypted here."""
     from ..archive import BundleBuilder
 
-    finals = run.pass_two_deflated(tasks)
+    finals = run.pass_two_deflated(members)
     with BundleBuilder(
         path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
     ) as bundle:
-        for task, final in zip(tasks, finals, strict=True):
+        for member, final in zip(members, finals, strict=True):
             bundle.add_precompressed(
-                task.stored,
-                partial(handoff.read, Path(final["output"]), config.handoff_key),
-                size=final["size"],
-                sha256=final["sha256"],
-                media_type=task.media_type,
+                member.stored,
+                partial(worker.joined, final.outputs, config.handoff_key),
+                size=final.size,
+                sha256=final.sha256,
+                media_type=member.media_type,
                 collector="redact",
             )
         bundle.finalize(command="redact", options=options or {})

@@ -1,27 +1,32 @@
 """The worker side of ``bundler redact``: what runs in each pool process (or in-process).
 
-One task is one file. Pass one redacts it by rules and structure into an
-encrypted hand-off file (deflated, for a bundle); pass two removes every
-learned literal, into the output directory or, for a bundle, into the final
-deflated stream. Each process rebuilds the redactor from the picklable
-:class:`~bundler.redaction.tree.RedactConfig` plus what the coordinator
-learned, so every worker makes the same tokens.
+One task is one file, or one segment of a big one (:mod:`.segments`). Pass
+one redacts it by rules and structure into an encrypted hand-off file
+(deflated, for a bundle); pass two removes every learned literal, into the
+output directory or, for a bundle, into the final deflated stream. A
+segment's pass two only checks whether anything would change; the
+coordinator then joins the segments as they are, or has the member finalized
+whole (:func:`refinalize`). Each process rebuilds the redactor from the
+picklable :class:`~bundler.redaction.tree.RedactConfig` plus what the
+coordinator learned, so every worker makes the same tokens.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from redactors import BundleRedactor, MemberRefused
+from redactors import BundleRedactor, MemberRefused, Segment, SegmentMisaligned
 
 from ..archive.deflate import DeflateStats, deflate_in_background, inflate_raw, prefetched
 from . import handoff
 from .hashing import Hashed
+from .segments import Edges
 from .walk import open_regular
 
 if TYPE_CHECKING:
@@ -39,6 +44,17 @@ class Task:
     size: int = 0
     deflate: bool = False
     """Pass one deflates its output (bundle output: the zip takes the stream as is)."""
+    start: int = 0
+    stop: int | None = None
+    """A segment: source bytes ``start`` to ``stop`` (None: to the end of the file)."""
+    part: int = 0
+    parts: int = 1
+    head: bytes = b""
+    """A segment: the member's first bytes (its format is decided on them, not the segment's)."""
+
+    @property
+    def last(self) -> bool:
+        return self.part == self.parts - 1
 
 
 _WORKER: dict[str, Any] = {}
@@ -54,14 +70,23 @@ def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
     _WORKER["config"] = config
 
 
-def read_source(path: Path) -> Iterator[bytes]:
+def read_source(path: Path, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+    """The file's bytes from ``start`` to ``stop`` (None: to its end), in 1 MiB chunks."""
     with os.fdopen(open_regular(path), "rb") as handle:
-        while chunk := handle.read(READ_CHUNK):
+        handle.seek(start)
+        left = None if stop is None else stop - start
+        while (left is None or left > 0) and (
+            chunk := handle.read(READ_CHUNK if left is None else min(READ_CHUNK, left))
+        ):
+            if left is not None:
+                left -= len(chunk)
             yield chunk
 
 
 def pass_one(task: Task) -> dict[str, Any]:
     """Worker: rules + structure over one file, output to an encrypted hand-off file."""
+    if task.parts > 1:
+        return _pass_one_segment(task)
     redactor: BundleRedactor = _WORKER["redactor"]
     config: RedactConfig = _WORKER["config"]
     redactor.adopt_name(task.stored)
@@ -87,6 +112,69 @@ def pass_one(task: Task) -> dict[str, Any]:
     state["refused"] = refused
     state["deflated"] = deflated
     return state
+
+
+def _pass_one_segment(task: Task) -> dict[str, Any]:
+    """Worker: pass one over one segment, plus what the coordinator needs to join it.
+
+    Reads the ``overlap`` bytes before the segment as its context and up to
+    ``overlap`` bytes after it as look-ahead. Returns, besides what pass one
+    learned, the context it started with and the one it ended with (the
+    next segment must have started with exactly that), its line count, and
+    the first and last bytes of its output (pass two checks the joins there).
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    config: RedactConfig = _WORKER["config"]
+    redactor.adopt_name(task.stored)
+    redactor.forget_member(task.stored)  # this process may have done another segment of it
+    overlap = redactor.policy.overlap
+    begin = max(0, task.start - overlap)
+    context = b"".join(read_source(Path(task.source), begin, task.start))
+    stop = None if task.stop is None else task.stop - task.start
+    segment = Segment(context=context, stop=stop)
+    edges = Edges()
+    stats = DeflateStats()
+    failed = None
+    try:
+        chunks = read_source(
+            Path(task.source), task.start, None if task.stop is None else task.stop + overlap
+        )
+        stream = edges.watch(
+            redactor.transform_segment(
+                task.stored, chunks, segment, head=task.head, media_type=task.media_type
+            )
+        )
+        if task.deflate:
+            stream = deflate_in_background(stream, stats, finish=task.last)
+        else:
+            stream = stats_of(stream, stats)
+        handoff.write(Path(task.handoff), config.handoff_key, stream)
+    except SegmentMisaligned as exc:
+        failed = str(exc)
+    except OSError as exc:
+        failed = f"unreadable: {exc.strerror}"
+    if failed is not None:
+        Path(task.handoff).unlink(missing_ok=True)
+    state = redactor.export_member(task.stored)
+    state.update(
+        segment=True,
+        failed=failed,
+        refused=None,
+        deflated=(stats.size, stats.sha256),
+        context=context,
+        end_context=segment.end_context,
+        lines=segment.lines,
+        edges=(edges.first, edges.last),
+    )
+    return state
+
+
+def stats_of(chunks: Iterable[bytes], stats: DeflateStats) -> Iterator[bytes]:
+    """Pass ``chunks`` through, filling ``stats`` with their size and sha256 (no deflate)."""
+    hashed = Hashed(chunks)
+    yield from hashed
+    stats.size, stats.sha256 = hashed.finish()
+    stats.done = True
 
 
 def pass_two(task: Task, target: str, state: str | None) -> dict[str, Any]:
@@ -138,3 +226,62 @@ def pass_two_deflated(
     result = redactor.export_member(task.stored)
     result.update(output=output, size=size, sha256=sha256)
     return result
+
+
+def check_segment(task: Task, first: tuple[int, str]) -> bool:
+    """Worker, pass two of one segment: would any learned literal change it?
+
+    The segment's hand-off is read (and inflated, for a bundle) and hashed:
+    it must still be what pass one hashed, since, if nothing changes, it is
+    stored as it is.
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    key = _WORKER["config"].handoff_key
+    redactor.adopt_name(task.stored, "text")
+    chunks: Iterable[bytes] = handoff.read(Path(task.handoff), key)
+    if task.deflate:
+        chunks = inflate_raw(chunks, complete=task.last)
+    hashed = Hashed(chunks)
+    with closing(prefetched(hashed)) as plain:
+        changes = redactor.finalize_changes(task.stored, plain)
+    if not changes and hashed.finish() != first:
+        raise handoff.HandoffError("a redacted segment does not read back as it was written")
+    return changes
+
+
+def joined(paths: Iterable[str], key: bytes) -> Iterator[bytes]:
+    """Hand-off files read in order: a member's one stream, or its segments' joined."""
+    return chain.from_iterable(handoff.read(Path(path), key) for path in paths)
+
+
+def refinalize(parts: list[Task], target: str, state: str | None) -> dict[str, Any]:
+    """Worker: pass two of a segmented member as one stream (a literal was found in it).
+
+    The segments' pass-one outputs, in order, are the member's pass-one
+    output; :meth:`~redactors.BundleRedactor.finalize` over all of it numbers
+    lines from the member's start and hashes the whole content.
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    key = _WORKER["config"].handoff_key
+    first = parts[0]
+    redactor.adopt_name(first.stored, state)
+    chunks: Iterable[bytes] = joined([part.handoff for part in parts], key)
+    if first.deflate:
+        chunks = inflate_raw(chunks)
+    final = redactor.finalize(first.stored, chunks, media_type=first.media_type)
+    result: dict[str, Any] = {}
+    if first.deflate:
+        stats = DeflateStats()
+        handoff.write(Path(target), key, deflate_in_background(final, stats))
+        result.update(output=target, size=stats.size, sha256=stats.sha256)
+    else:
+        out = Path(target)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("xb") as handle:
+            for chunk in final:
+                handle.write(chunk)
+    for part in parts:
+        Path(part.handoff).unlink(missing_ok=True)
+    state_out = redactor.export_member(first.stored)
+    state_out.update(result)
+    return state_out
