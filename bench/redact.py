@@ -251,9 +251,11 @@ def rss(args: argparse.Namespace) -> None:
     child = json.loads(proc.stdout)
     mb = path.stat().st_size / 1e6
     what = "bundler redact -> encrypted bundle" if args.bundle else "both passes, disk to disk"
+    workers = child.get("workers_maxrss_mb")
     print(
         f"one {mb:.0f} MB log, {what}: {mb / took:.1f} MB/s, "
         f"peak RSS of the child {child['maxrss_mb']:.0f} MB"
+        + (f", of its largest worker process {workers:.0f} MB" if workers else "")
     )
 
 
@@ -270,7 +272,8 @@ def _rss_bundle_child(path: str) -> None:
         sealing = Sealing.with_password("a long enough bundle password")
         redact_to_bundle(src, Path(tmp) / "out.zip", config, sealing)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"maxrss_mb": maxrss}))
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({"maxrss_mb": maxrss, "workers_maxrss_mb": workers}))
 
 
 def _rss_child(path: str) -> None:

@@ -44,6 +44,22 @@ def test_background_deflate_is_raw_deflate_of_the_input_with_its_hash() -> None:
     assert b"".join(inflate_raw(out)) == LOG
 
 
+def test_segment_streams_ending_in_a_sync_flush_join_into_one_stream() -> None:
+    """How bundler redact stores one member redacted in parallel segments (as pigz does)."""
+    thirds = [LOG[: len(LOG) // 3], LOG[len(LOG) // 3 : len(LOG) // 2], LOG[len(LOG) // 2 :]]
+    streams = []
+    for index, part in enumerate(thirds):
+        stats = DeflateStats()
+        finish = index == len(thirds) - 1
+        streams.append(b"".join(deflate_in_background([part], stats, finish=finish)))
+        assert stats.sha256 == hashlib.sha256(part).hexdigest()
+    assert zlib.decompress(b"".join(streams), -15) == LOG
+    assert b"".join(inflate_raw([b"".join(streams)])) == LOG
+    assert b"".join(inflate_raw([streams[0]], complete=False)) == thirds[0]
+    with pytest.raises(DeflateError, match="ends early"):
+        list(inflate_raw([streams[0]]))
+
+
 def test_background_deflate_of_nothing_is_a_valid_empty_stream() -> None:
     out, stats = _deflated(b"")
     assert (stats.size, b"".join(inflate_raw(out))) == (0, b"")
