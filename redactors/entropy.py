@@ -13,7 +13,10 @@ import math
 import re
 from collections import Counter
 
-RUN = re.compile(rb"[A-Za-z0-9+/_=-]{24,}")
+RUN = re.compile(rb"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+"""A token-alphabet run, whole: ``=`` only as base64 padding at its end, so ``request_id=``
+is not glued to the id after it."""
+_WORD_START = re.compile(rb"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]")
 HEXISH = re.compile(rb"(?:0x)?[0-9a-fA-F-]+=*")
 WINDOW = 48
 MIN_BITS = 4.2
@@ -31,8 +34,18 @@ def random_looking(value: bytes) -> bool:
 
 
 def run_after(data: bytes, pos: int) -> tuple[int, int] | None:
-    """The first token-alphabet run in the window after ``pos``, if it looks random."""
-    found = RUN.search(data, pos, min(len(data), pos + WINDOW))
-    if found is None or not random_looking(found.group()):
-        return None
-    return found.span()
+    """The first token-alphabet run starting in the window after ``pos``, if it looks random.
+
+    The window ends at the line's end (prose names its secret on the same
+    line). The run is taken whole even where it goes on past the window:
+    cutting it at the window's end would replace part of a value and leave
+    the rest.
+    """
+    end = min(len(data), pos + WINDOW)
+    newline = data.find(b"\n", pos, end)
+    end = newline if newline >= 0 else end
+    for start in _WORD_START.finditer(data, pos, end):
+        found = RUN.match(data, start.start())
+        if found is not None:
+            return found.span() if random_looking(found.group()) else None
+    return None

@@ -83,10 +83,20 @@ def _kv_hits(
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
 
 
+def _names_a_secret(word: bytes, rule: Rule) -> bool:
+    """Whether the word around a prose keyword is the keyword itself or a secret's key name."""
+    bare = word.strip(b"-_.")
+    if any(bare in (anchor, anchor + b"s") for anchor in rule.anchors or ()):
+        return True
+    return secret_kind(word.decode("latin-1")) is not None
+
+
 def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     start = _key_start(data, match.start())
     if match.groupdict().get("prose") is not None:
+        if not _names_a_secret(view.low[start : match.end("rest")], rule):
+            return  # "keyboard layout ...", "monkey ...": the keyword inside another word
         span = run_after(data, match.start("prose"))
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", rule.id)
