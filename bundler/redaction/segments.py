@@ -7,8 +7,9 @@ redact at the same time (:class:`redactors.Segment` says why that gives what
 one stream would). Here: where to cut (:func:`plan_cuts`), the output edges a
 worker keeps for the join checks (:class:`Edges`), and whether the segments
 of one member fit together (:func:`misfit`). A member whose segments do not
-fit is redacted again in one piece; a member in which pass two would change
-anything is finalized in one piece. Both are rare, and both are correct.
+fit is redacted again in one piece (rare). In pass two, a segment in which a
+learned value occurs is finalized on its own; a value across a join (rarer:
+cuts are line starts) has the whole member finalized in one piece.
 """
 
 from __future__ import annotations
@@ -87,18 +88,21 @@ def _quiet_line_start(window: bytes) -> int | None:
 
 
 class Edges:
-    """Keeps the first and last :data:`EDGE` bytes of a stream that passes through."""
+    """Keeps the first and last :data:`EDGE` bytes of a stream that passes through, and
+    counts its lines (pass two numbers a segment's lines from the member's start)."""
 
     def __init__(self, size: int = EDGE) -> None:
         self.size = size
         self.first = b""
         self.last = b""
+        self.lines = 0
 
     def watch(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         for chunk in chunks:
             if len(self.first) < self.size:
                 self.first += chunk[: self.size - len(self.first)]
             self.last = (self.last + chunk)[-self.size :]
+            self.lines += chunk.count(b"\n")
             yield chunk
 
 

@@ -126,6 +126,9 @@ class TreeRedaction:
         self.kept: set[str] = set()
         """Hand-off files of members pass one did not refuse."""
         self.edges: dict[str, tuple[bytes, bytes]] = {}
+        """A segment's hand-off file -> the first and last bytes of its pass-one output."""
+        self.out_lines_before: dict[str, int] = {}
+        """A segment's hand-off file -> lines of pass-one output before it (pass two's lines)."""
         self.resegmented = 0
         """Members whose segments did not fit and were redacted again in one piece."""
 
@@ -198,12 +201,14 @@ class TreeRedaction:
         return str(self.scratch / f"{name}.handoff")
 
     def _import_pass_one(self, member: Member, states: list[dict[str, Any]]) -> None:
-        lines = 0
+        lines = out_lines = 0
         for task, state in zip(member.parts, states, strict=True):
             self.coordinator.import_member(state, line_offset=lines)
             if state.get("segment"):
                 lines += state["lines"]
                 self.edges[task.handoff] = state["edges"]
+                self.out_lines_before[task.handoff] = out_lines
+                out_lines += state["out_lines"]
             if state["refused"] is None:
                 self.kept.add(task.handoff)
                 if state["deflated"] is not None:
@@ -238,9 +243,14 @@ class TreeRedaction:
     # -- pass two ------------------------------------------------------------------------------
     def _pass_two(
         self, members: list[Member], whole_job: Any, target_of: Any
-    ) -> tuple[list[Any], list[Member]]:
-        """Pass two of every member; returns the whole members' results and the segmented
-        members that need :func:`~.workers.refinalize` (a literal in or across a segment)."""
+    ) -> tuple[list[Any], list[Member], dict[str, list[Task]]]:
+        """Pass two of every member, and what is left to do for the segmented ones.
+
+        Returns the whole members' results; the segmented members to finalize
+        in one piece (a learned value across a join); and, per segmented
+        member, the segments in which a learned value occurs (finalized on
+        their own by :meth:`_finish_segments`).
+        """
         jobs: list[tuple[Any, tuple[Any, ...], int]] = []
         for member in members:
             state = self.coordinator.member_state(member.stored)
@@ -252,15 +262,19 @@ class TreeRedaction:
             else:
                 jobs.append(whole_job(member.parts[0], target_of(member), state))
         results = iter(self._run(jobs, self.learned()))
-        wholes, changed = [], []
+        wholes, whole_again, changed_parts = [], [], {}
         for member in members:
             if member.segmented:
                 checks = [next(results) for _ in member.parts]
-                if any(checks) or self._straddles(member):
-                    changed.append(member)
+                if self._straddles(member):
+                    whole_again.append(member)
+                elif any(checks):
+                    changed_parts[member.stored] = [
+                        task for task, changes in zip(member.parts, checks, strict=True) if changes
+                    ]
             else:
                 wholes.append(next(results))
-        return wholes, changed
+        return wholes, whole_again, changed_parts
 
     def _straddles(self, member: Member) -> bool:
         return any(
@@ -284,6 +298,25 @@ class TreeRedaction:
             self.coordinator.import_member(state)
         return results
 
+    def _finish_segments(
+        self, members: list[Member], changed: dict[str, list[Task]]
+    ) -> dict[str, list[str]]:
+        """Finalize the segments in which a learned value occurs, each on its own, in the pool.
+
+        Returns each member's pass-two outputs in order: a changed segment's
+        new hand-off file, or the unchanged segment's pass-one one.
+        """
+        tasks = [task for m in members for task in changed.get(m.stored, ())]
+        jobs = [
+            (worker.refinalize_segment, (task, f"{task.handoff}.final.handoff"), task.size)
+            for task in tasks
+        ]
+        done = {}
+        for task, state in zip(tasks, self._run(jobs, self.learned()), strict=True):
+            self.coordinator.import_member(state, line_offset=self.out_lines_before[task.handoff])
+            done[task.handoff] = state["output"]
+        return {m.stored: [done.get(t.handoff, t.handoff) for t in m.parts] for m in members}
+
     def to_directory(self, members: list[Member], staging: Path) -> None:
         targets = {m.stored: str(staging / Path(*m.stored.split("/"))) for m in members}
         for target in targets.values():
@@ -296,18 +329,19 @@ class TreeRedaction:
         def target_of(member: Member) -> str:
             return targets[member.stored]
 
-        wholes, changed = self._pass_two(members, whole_job, target_of)
+        wholes, whole_again, changed = self._pass_two(members, whole_job, target_of)
         for state in wholes:
             self.coordinator.import_member(state)
-        self._refinalize(changed, target_of)
-        for member in members:
-            if member.segmented and member not in changed:
-                self._assemble(member, Path(targets[member.stored]))
+        self._refinalize(whole_again, target_of)
+        joinable = [m for m in members if m.segmented and m not in whole_again]
+        outputs = self._finish_segments(joinable, changed)
+        for member in joinable:
+            self._assemble(member, Path(targets[member.stored]), outputs[member.stored])
 
-    def _assemble(self, member: Member, target: Path) -> None:
-        """Join a segmented member's pass-one outputs into ``target`` (nothing changed in them)."""
+    def _assemble(self, member: Member, target: Path, outputs: list[str]) -> None:
+        """Join a segmented member's pass-two outputs (hand-off files) into ``target``."""
         target.parent.mkdir(parents=True, exist_ok=True)
-        hashed = Hashed(worker.joined([t.handoff for t in member.parts], self.config.handoff_key))
+        hashed = Hashed(worker.joined(outputs, self.config.handoff_key))
         with target.open("xb") as handle:
             for chunk in hashed:
                 handle.write(chunk)
@@ -325,30 +359,37 @@ class TreeRedaction:
             return f"{member.parts[0].handoff}.final.handoff"
 
         segmented = [m for m in members if m.segmented]
+        finals: dict[str, Final] = {}
         with ThreadPoolExecutor(1, thread_name_prefix="bundler-hash") as hasher:
             # While the workers check the segments: hash each segmented member whole, in order
             # (sha256 cannot be combined from parts), on a thread that mostly waits on C code.
-            hashes = {m.stored: hasher.submit(self._whole_hash, m) for m in segmented}
-            wholes, changed = self._pass_two(members, whole_job, target_of)
-            finals: dict[str, Final] = {}
+            hashes = {
+                m.stored: hasher.submit(self._whole_hash, [t.handoff for t in m.parts])
+                for m in segmented
+            }
+            wholes, whole_again, changed = self._pass_two(members, whole_job, target_of)
             for member, state in zip([m for m in members if not m.segmented], wholes, strict=True):
                 self.coordinator.import_member(state)
                 finals[member.stored] = Final([state["output"]], state["size"], state["sha256"])
-            for member, state in zip(changed, self._refinalize(changed, target_of), strict=True):
+            for member, state in zip(
+                whole_again, self._refinalize(whole_again, target_of), strict=True
+            ):
                 hashes.pop(member.stored).cancel()
                 finals[member.stored] = Final([state["output"]], state["size"], state["sha256"])
-            for stored, future in hashes.items():
-                member = next(m for m in segmented if m.stored == stored)
-                size, sha256 = future.result()
-                self.coordinator.set_content(stored, sha256, size)
-                finals[stored] = Final([t.handoff for t in member.parts], size, sha256)
+            joinable = [m for m in segmented if m not in whole_again]
+            outputs = self._finish_segments(joinable, changed)
+            for member in joinable:
+                paths = outputs[member.stored]
+                if member.stored in changed:  # the hash of pass one's output no longer holds
+                    hashes[member.stored].cancel()
+                    hashes[member.stored] = hasher.submit(self._whole_hash, paths)
+                size, sha256 = hashes[member.stored].result()
+                self.coordinator.set_content(member.stored, sha256, size)
+                finals[member.stored] = Final(paths, size, sha256)
         return [finals[m.stored] for m in members]
 
-    def _whole_hash(self, member: Member) -> tuple[int, str]:
-        plain = inflate_raw(
-            worker.joined([t.handoff for t in member.parts], self.config.handoff_key)
-        )
-        return Hashed(plain).finish()
+    def _whole_hash(self, paths: list[str]) -> tuple[int, str]:
+        return Hashed(inflate_raw(worker.joined(paths, self.config.handoff_key))).finish()
 
 
 def redact_to_directory(

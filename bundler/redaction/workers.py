@@ -165,6 +165,7 @@ def _pass_one_segment(task: Task) -> dict[str, Any]:
         end_context=segment.end_context,
         lines=segment.lines,
         edges=(edges.first, edges.last),
+        out_lines=edges.lines,
     )
     return state
 
@@ -247,6 +248,34 @@ def check_segment(task: Task, first: tuple[int, str]) -> bool:
     if not changes and hashed.finish() != first:
         raise handoff.HandoffError("a redacted segment does not read back as it was written")
     return changes
+
+
+def refinalize_segment(task: Task, target: str) -> dict[str, Any]:
+    """Worker: pass two of one segment in which a learned value occurs, into ``target``.
+
+    The coordinator made sure no learned value crosses the segment's joins, so
+    the segment is finalized on its own (its report lines count from its
+    start; the coordinator shifts them). For a bundle its stream is deflated
+    again, ending as pass one's did (sync flush, or final for the last).
+    """
+    redactor: BundleRedactor = _WORKER["redactor"]
+    key = _WORKER["config"].handoff_key
+    redactor.adopt_name(task.stored, "text")
+    redactor.forget_member(task.stored)
+    chunks: Iterable[bytes] = handoff.read(Path(task.handoff), key)
+    if task.deflate:
+        chunks = inflate_raw(chunks, complete=task.last)
+    final = redactor.finalize(task.stored, chunks, media_type=task.media_type)
+    stats = DeflateStats()
+    if task.deflate:
+        final = deflate_in_background(final, stats, finish=task.last)
+    else:
+        final = stats_of(final, stats)
+    handoff.write(Path(target), key, final)
+    Path(task.handoff).unlink(missing_ok=True)
+    state = redactor.export_member(task.stored)
+    state.update(segment=True, output=target)
+    return state
 
 
 def joined(paths: Iterable[str], key: bytes) -> Iterator[bytes]:

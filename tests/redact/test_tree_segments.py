@@ -131,16 +131,40 @@ def _spy_refinalize(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return refinalized
 
 
-def test_a_value_learned_late_and_bare_early_is_removed_by_a_whole_final_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _spy_finished_parts(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, list[int]]]:
+    finished: list[dict[str, list[int]]] = []
+    real = tree.TreeRedaction._finish_segments
+
+    def spy(self: tree.TreeRedaction, members: list[tree.Member], changed: Any) -> Any:
+        finished.append({k: [t.part for t in v] for k, v in changed.items()})
+        return real(self, members, changed)
+
+    monkeypatch.setattr(tree.TreeRedaction, "_finish_segments", spy)
+    return finished
+
+
+@pytest.mark.parametrize("output", ["bundle", "directory"])
+def test_a_value_learned_late_and_bare_early_is_removed_from_that_segment_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str
 ) -> None:
     src = tmp_path / "src"
     src.mkdir()
     (src / "big.log").write_bytes(_log(90_000, 2, bare_first=True))
     refinalized = _spy_refinalize(monkeypatch)
-    one, _, one_outcome = _bundle(src, tmp_path / "one.zip", workers=1)
-    two, _, two_outcome = _bundle(src, tmp_path / "two.zip", workers=2)
-    assert refinalized == [0, 1]
+    finished = _spy_finished_parts(monkeypatch)
+    if output == "bundle":
+        one, _, one_outcome = _bundle(src, tmp_path / "one.zip", workers=1)
+        two, _, two_outcome = _bundle(src, tmp_path / "two.zip", workers=2)
+    else:
+        one_outcome = redact_to_directory(src, tmp_path / "one", _config(), workers=1)
+        two_outcome = redact_to_directory(src, tmp_path / "two", _config(), workers=2)
+        one = {"big.log": (tmp_path / "one" / "big.log").read_bytes()}
+        two = {"big.log": (tmp_path / "two" / "big.log").read_bytes()}
+        assert {f.member: f.sha256 for f in two_outcome.report.files} == {
+            f.member: f.sha256 for f in one_outcome.report.files
+        }
+    assert refinalized == [0, 0]  # no member finalized in one piece
+    assert finished == [{}, {"big.log": [0]}]  # one process: none; two: the first segment alone
     assert two == one
     assert _lines(two_outcome) == _lines(one_outcome)
     assert SECRET_EARLY.encode() not in two["big.log"]
