@@ -7,6 +7,8 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
     taskset -c 0 python bench/redact.py engine --size-mb 200   # redaction alone, one core
     python bench/redact.py bundle --size-mb 200 [--files 8]  # bundler redact -> .zip vs pyzipper,
                                                              # interleaved, wall and CPU columns
+    python bench/redact.py bundle --size-mb 200 --bare 5     # learned values also bare: pass two
+                                                             # has to change the text
     python bench/redact.py pool --size-mb 200 --files 8   # several files: 1 vs 2 workers
     python bench/redact.py rss --size-mb 2000 --distinct 1000  # one 2 GB log: peak RSS of a child
     python bench/redact.py rss --size-mb 2000 --distinct 1000 --bundle  # same, redact -> .zip
@@ -138,6 +140,8 @@ def bundle(args: argparse.Namespace) -> None:
 
         deflate_module.codec = zlib  # type: ignore[assignment]
     path, planted = dataset(args.size_mb, distinct=args.distinct)
+    if args.bare:
+        path = _with_bare_values(path, planted, args.bare)
     mb = path.stat().st_size / 1e6
     cores = len(os.sched_getaffinity(0))
     password = "a long enough bundle password"  # noqa: S105 - a benchmark's throwaway
@@ -191,6 +195,22 @@ def bundle(args: argparse.Namespace) -> None:
           f"median {100 * statistics.median(ratios):.0f} % (target >= 50 %)")  # fmt: skip
     print(f"planted values left in the bundle: {_leaks(out, planted)}; "
           f"integrity problems: {len(problems)}")  # fmt: skip
+
+
+def _with_bare_values(path: Path, planted: list[str], count: int) -> Path:
+    """A copy of the data whose first line holds ``count`` planted values bare.
+
+    The rules find each value later, in context; here nothing gives it away,
+    so only literal propagation (pass two) removes it, and the member (or,
+    for one big file, its first segment) is finalized again.
+    """
+    bare = path.with_name(f"{path.stem}-bare{count}.log")
+    if not bare.exists():
+        values = [v for v in dict.fromkeys(planted) if len(v) >= 12][:count]
+        with bare.open("wb") as out, path.open("rb") as src:
+            out.write(b"bare values: " + " ".join(values).encode() + b"\n")
+            shutil.copyfileobj(src, out, CHUNK)
+    return bare
 
 
 def _split(path: Path, folder: Path, files: int) -> None:
@@ -314,6 +334,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="bundle mode: pool size")
     parser.add_argument(
         "--bundle", action="store_true", help="rss mode: the whole bundler redact -> .zip path"
+    )
+    parser.add_argument(
+        "--bare",
+        type=int,
+        default=0,
+        help="bundle mode: put this many learned values bare on the first line (pass two changes)",
     )
     parser.add_argument(
         "--stdlib-zlib", action="store_true", help="bundle mode: deflate with zlib, not zlib-ng"

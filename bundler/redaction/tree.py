@@ -243,38 +243,44 @@ class TreeRedaction:
     # -- pass two ------------------------------------------------------------------------------
     def _pass_two(
         self, members: list[Member], whole_job: Any, target_of: Any
-    ) -> tuple[list[Any], list[Member], dict[str, list[Task]]]:
+    ) -> tuple[list[Any], list[Member], dict[str, list[tuple[Task, dict[str, Any]]]]]:
         """Pass two of every member, and what is left to do for the segmented ones.
 
         Returns the whole members' results; the segmented members to finalize
         in one piece (a learned value across a join); and, per segmented
-        member, the segments in which a learned value occurs (finalized on
-        their own by :meth:`_finish_segments`).
+        member, the segments in which a learned value occurs, with what pass
+        two made of them (:func:`~.workers.check_segment` finalizes those).
         """
         jobs: list[tuple[Any, tuple[Any, ...], int]] = []
         for member in members:
             state = self.coordinator.member_state(member.stored)
             if member.segmented:
                 jobs += [
-                    (worker.check_segment, (task, self.deflated[task.handoff]), task.size)
+                    (
+                        worker.check_segment,
+                        (task, self.deflated[task.handoff], f"{task.handoff}.final.handoff"),
+                        task.size,
+                    )
                     for task in member.parts
                 ]
             else:
                 jobs.append(whole_job(member.parts[0], target_of(member), state))
         results = iter(self._run(jobs, self.learned()))
-        wholes, whole_again, changed_parts = [], [], {}
+        wholes, whole_again, changed = [], [], {}
         for member in members:
             if member.segmented:
                 checks = [next(results) for _ in member.parts]
                 if self._straddles(member):
-                    whole_again.append(member)
-                elif any(checks):
-                    changed_parts[member.stored] = [
-                        task for task, changes in zip(member.parts, checks, strict=True) if changes
+                    whole_again.append(member)  # what the segments changed is not used
+                elif any(check["changes"] for check in checks):
+                    changed[member.stored] = [
+                        (task, check)
+                        for task, check in zip(member.parts, checks, strict=True)
+                        if check["changes"]
                     ]
             else:
                 wholes.append(next(results))
-        return wholes, whole_again, changed_parts
+        return wholes, whole_again, changed
 
     def _straddles(self, member: Member) -> bool:
         return any(
@@ -299,22 +305,17 @@ class TreeRedaction:
         return results
 
     def _finish_segments(
-        self, members: list[Member], changed: dict[str, list[Task]]
+        self, members: list[Member], changed: dict[str, list[tuple[Task, dict[str, Any]]]]
     ) -> dict[str, list[str]]:
-        """Finalize the segments in which a learned value occurs, each on its own, in the pool.
-
-        Returns each member's pass-two outputs in order: a changed segment's
-        new hand-off file, or the unchanged segment's pass-one one.
-        """
-        tasks = [task for m in members for task in changed.get(m.stored, ())]
-        jobs = [
-            (worker.refinalize_segment, (task, f"{task.handoff}.final.handoff"), task.size)
-            for task in tasks
-        ]
+        """Each joinable segmented member's pass-two outputs in order: a changed segment's
+        new hand-off file (its report lines shifted into the member's), else pass one's."""
         done = {}
-        for task, state in zip(tasks, self._run(jobs, self.learned()), strict=True):
-            self.coordinator.import_member(state, line_offset=self.out_lines_before[task.handoff])
-            done[task.handoff] = state["output"]
+        for member in members:
+            for task, state in changed.get(member.stored, ()):
+                self.coordinator.import_member(
+                    state, line_offset=self.out_lines_before[task.handoff]
+                )
+                done[task.handoff] = state["output"]
         return {m.stored: [done.get(t.handoff, t.handoff) for t in m.parts] for m in members}
 
     def to_directory(self, members: list[Member], staging: Path) -> None:

@@ -229,53 +229,45 @@ def pass_two_deflated(
     return result
 
 
-def check_segment(task: Task, first: tuple[int, str]) -> bool:
-    """Worker, pass two of one segment: would any learned literal change it?
+def check_segment(task: Task, first: tuple[int, str], target: str) -> dict[str, Any]:
+    """Worker, pass two of one segment: finalize it into ``target`` if a learned value is in it.
 
-    The segment's hand-off is read (and inflated, for a bundle) and hashed:
-    it must still be what pass one hashed, since, if nothing changes, it is
-    stored as it is.
-    """
-    redactor: BundleRedactor = _WORKER["redactor"]
-    key = _WORKER["config"].handoff_key
-    redactor.adopt_name(task.stored, "text")
-    chunks: Iterable[bytes] = handoff.read(Path(task.handoff), key)
-    if task.deflate:
-        chunks = inflate_raw(chunks, complete=task.last)
-    hashed = Hashed(chunks)
-    with closing(prefetched(hashed)) as plain:
-        changes = redactor.finalize_changes(task.stored, plain)
-    if not changes and hashed.finish() != first:
-        raise handoff.HandoffError("a redacted segment does not read back as it was written")
-    return changes
-
-
-def refinalize_segment(task: Task, target: str) -> dict[str, Any]:
-    """Worker: pass two of one segment in which a learned value occurs, into ``target``.
-
-    The coordinator made sure no learned value crosses the segment's joins, so
-    the segment is finalized on its own (its report lines count from its
-    start; the coordinator shifts them). For a bundle its stream is deflated
-    again, ending as pass one's did (sync flush, or final for the last).
+    The segment's hand-off is read (and inflated, for a bundle) and scanned,
+    stopping at the first learned value; if none, it must still be what pass
+    one hashed, since it is then stored as it is (``{"changes": False}``).
+    Otherwise the segment is finalized on its own right away (its report
+    lines count from its start; the coordinator shifts them) and, for a
+    bundle, deflated again, ending as pass one's stream did. Pass one's
+    hand-off stays: if a learned value also crosses a join, the coordinator
+    finalizes the whole member from the pass-one outputs instead.
     """
     redactor: BundleRedactor = _WORKER["redactor"]
     key = _WORKER["config"].handoff_key
     redactor.adopt_name(task.stored, "text")
     redactor.forget_member(task.stored)
-    chunks: Iterable[bytes] = handoff.read(Path(task.handoff), key)
-    if task.deflate:
-        chunks = inflate_raw(chunks, complete=task.last)
-    final = redactor.finalize(task.stored, chunks, media_type=task.media_type)
+    hashed = Hashed(_segment_text(task, key))
+    with closing(prefetched(hashed)) as plain:
+        changes = redactor.finalize_changes(task.stored, plain)
+    if not changes:
+        if hashed.finish() != first:
+            raise handoff.HandoffError("a redacted segment does not read back as it was written")
+        return {"changes": False}
+    final = redactor.finalize(task.stored, _segment_text(task, key), media_type=task.media_type)
     stats = DeflateStats()
     if task.deflate:
         final = deflate_in_background(final, stats, finish=task.last)
     else:
         final = stats_of(final, stats)
     handoff.write(Path(target), key, final)
-    Path(task.handoff).unlink(missing_ok=True)
     state = redactor.export_member(task.stored)
-    state.update(segment=True, output=target)
+    state.update(changes=True, segment=True, output=target)
     return state
+
+
+def _segment_text(task: Task, key: bytes) -> Iterator[bytes]:
+    """A segment's pass-one output as text (its stream ends at a sync flush, but the last)."""
+    chunks = handoff.read(Path(task.handoff), key)
+    return inflate_raw(chunks, complete=task.last) if task.deflate else iter(chunks)
 
 
 def joined(paths: Iterable[str], key: bytes) -> Iterator[bytes]:

@@ -136,7 +136,7 @@ def _spy_finished_parts(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, list[
     real = tree.TreeRedaction._finish_segments
 
     def spy(self: tree.TreeRedaction, members: list[tree.Member], changed: Any) -> Any:
-        finished.append({k: [t.part for t in v] for k, v in changed.items()})
+        finished.append({k: [t.part for t, _ in v] for k, v in changed.items()})
         return real(self, members, changed)
 
     monkeypatch.setattr(tree.TreeRedaction, "_finish_segments", spy)
