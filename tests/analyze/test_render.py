@@ -143,3 +143,24 @@ def test_every_format_renders_an_empty_report(fmt: str) -> None:
     out = io.StringIO()
     render(analyze(EvidenceSet(MemorySource())), fmt, out, color=False, width=100)  # type: ignore[arg-type]
     assert "inconclusive" in out.getvalue().lower()
+
+
+def test_an_unknown_check_above_the_failure_reads_not_reached_and_one_without_evidence_unknown(
+    fleet: Fleet,
+) -> None:
+    from bundler.analyze.render._common import check_label
+    from schemas import LayerStatus
+
+    report = _blocked(fleet)
+    target = report.targets[0]
+    skipped = {r.name for r in target.layers if r.status is LayerStatus.SKIPPED}
+    above = [c for c in target.acceptance if c.status == "unknown" and c.layer in skipped]
+    assert above
+    assert {check_label(c, target) for c in above} == {"not reached"}
+    layer = above[0].layer
+    for result in target.layers:
+        if result.name == layer:
+            result.status = LayerStatus.UNKNOWN
+    check = next(c for c in target.acceptance if c.layer == layer)
+    assert check.status == "unknown"
+    assert check_label(check, target) == "unknown"

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from schemas import (
+    AcceptanceCheck,
     AnalysisReport,
     Citation,
     Finding,
@@ -31,7 +32,21 @@ STATUS_LABEL = {
     LayerStatus.NOT_APPLICABLE: "n/a",
 }
 CHECK_MARK = {"pass": "pass", "fail": "FAIL", "unknown": "unknown", "not_applicable": "n/a"}
+NOT_REACHED = "not reached"
 MAX_CITATIONS = 8
+
+
+def check_label(check: AcceptanceCheck, target: TargetReport) -> str:
+    """How an acceptance check reads: ``not reached`` when its layer lies above the failure.
+
+    The JSON keeps ``unknown`` (nothing was evaluated), but to a reader
+    "unknown" next to a check the ladder never got to sounds like missing
+    evidence; "not reached" says the ladder stopped below it.
+    """
+    layer = next((r for r in target.layers if r.name == check.layer), None)
+    if check.status == "unknown" and layer is not None and layer.status is LayerStatus.SKIPPED:
+        return NOT_REACHED
+    return CHECK_MARK[check.status]
 
 
 def headline(report: AnalysisReport) -> str:

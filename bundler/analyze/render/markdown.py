@@ -9,7 +9,9 @@ from __future__ import annotations
 from schemas import AnalysisReport, TargetReport
 
 from ._common import (
+    NOT_REACHED,
     STATUS_LABEL,
+    check_label,
     cited,
     counts,
     headline,
@@ -113,6 +115,10 @@ def _target(index: int, target: TargetReport) -> list[str]:
             out += [f"  - *Caution:* {cell(c)}" for c in (rec.cautions if rec else [])]
         out.append("")
     out += ["**Recovery acceptance**", ""]
-    out += [f"- {CHECKBOX[c.status]} {cell(c.check)}{SUFFIX[c.status]}" for c in target.acceptance]
+    out += [
+        f"- {CHECKBOX[c.status]} {cell(c.check)}"
+        + (" — *not reached*" if check_label(c, target) == NOT_REACHED else SUFFIX[c.status])
+        for c in target.acceptance
+    ]
     out.append("")
     return out

@@ -18,8 +18,9 @@ from rich.text import Text
 from schemas import AnalysisReport, LayerStatus, TargetReport, Verdict
 
 from ._common import (
-    CHECK_MARK,
+    NOT_REACHED,
     STATUS_LABEL,
+    check_label,
     cited,
     counts,
     excerpt_of,
@@ -171,7 +172,9 @@ def _acceptance(target: TargetReport) -> RenderableType:
     lines: list[RenderableType] = [Text("Acceptance (seed 000)", style="bold")]
     for check in target.acceptance:
         line = Text("  ")
-        line.append(f"{CHECK_MARK[check.status]:<8}", style=CHECK_STYLE[check.status])
+        label = check_label(check, target)
+        style = "dim" if label == NOT_REACHED else CHECK_STYLE[check.status]
+        line.append(f"{label:<12}", style=style)
         line.append(check.check, style="dim" if check.status == "not_applicable" else "")
         lines.append(line)
     return Group(*lines)
