@@ -285,7 +285,7 @@ class BundleRedactor(SharedState):
 
     # -- internals -------------------------------------------------------------------------
     @property
-    def _sizes(self) -> dict[str, int]:
+    def _sizes(self) -> dict[str, Any]:
         return {"chunk_size": self.policy.chunk_size, "overlap": self.policy.overlap}
 
     def _stored(self, name: str) -> str:

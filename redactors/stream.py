@@ -81,7 +81,7 @@ def redact_stream(
         state.pending += chunk
         while True:
             if state.stop_due():
-                if len(state.pending) < state.remaining + overlap:
+                if len(state.pending) < (state.remaining or 0) + overlap:
                     break
                 yield state.stop_round(final=False)
                 return

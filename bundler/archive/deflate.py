@@ -21,7 +21,7 @@ import hashlib
 import queue
 import threading
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from ._chunks import CHUNK_SIZE, rechunk
@@ -120,7 +120,7 @@ def deflate_in_background(
         helper.join()
 
 
-def prefetched(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def prefetched(chunks: Iterable[bytes]) -> Generator[bytes, None, None]:
     """Iterate ``chunks`` on a helper thread, up to :data:`QUEUE_DEPTH` pieces ahead.
 
     For a chain of GIL-releasing steps (decrypt, inflate, sha256) feeding a

@@ -175,7 +175,7 @@ class TreeRedaction:
             except OSError:
                 cuts = []  # pass one reports the file as unreadable
             if cuts and self.coordinator.can_segment(stored, head, media_type, file.size):
-                bounds = [0, *cuts, None]
+                starts, stops = [0, *cuts], [*cuts, None]
                 return Member(
                     stored,
                     media_type,
@@ -184,14 +184,14 @@ class TreeRedaction:
                         replace(
                             whole,
                             handoff=self._handoff(index, part),
-                            size=(stop or file.size) - start,
+                            size=(file.size if stop is None else stop) - start,
                             start=start,
                             stop=stop,
                             part=part,
-                            parts=len(bounds) - 1,
+                            parts=len(starts),
                             head=head,
                         )
-                        for part, (start, stop) in enumerate(pairwise(bounds))
+                        for part, (start, stop) in enumerate(zip(starts, stops, strict=True))
                     ],
                 )
         return Member(stored, media_type, whole, [whole])
