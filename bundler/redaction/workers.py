@@ -4,11 +4,12 @@ One task is one file, or one segment of a big one (:mod:`.segments`). Pass
 one redacts it by rules and structure into an encrypted hand-off file
 (deflated, for a bundle); pass two removes every learned literal, into the
 output directory or, for a bundle, into the final deflated stream. A
-segment's pass two only checks whether anything would change; the
-coordinator then joins the segments as they are, or has the member finalized
-whole (:func:`refinalize`). Each process rebuilds the redactor from the
-picklable :class:`~bundler.redaction.tree.RedactConfig` plus what the
-coordinator learned, so every worker makes the same tokens.
+segment's pass two finalizes it only if a learned value occurs in it
+(:func:`check_segment`); the coordinator joins the segments, or has the
+member finalized whole when a value crosses a join (:func:`refinalize`).
+Each process rebuilds the redactor from the picklable
+:class:`~bundler.redaction.tree.RedactConfig` plus what the coordinator
+learned, so every worker makes the same tokens.
 """
 
 from __future__ import annotations
@@ -128,14 +129,14 @@ def _pass_one_segment(task: Task) -> dict[str, Any]:
     redactor.adopt_name(task.stored)
     redactor.forget_member(task.stored)  # this process may have done another segment of it
     overlap = redactor.policy.overlap
-    begin = max(0, task.start - overlap)
-    context = b"".join(read_source(Path(task.source), begin, task.start))
     stop = None if task.stop is None else task.stop - task.start
-    segment = Segment(context=context, stop=stop)
+    segment = Segment(stop=stop)
     edges = Edges()
     stats = DeflateStats()
     failed = None
     try:
+        begin = max(0, task.start - overlap)
+        segment.context = b"".join(read_source(Path(task.source), begin, task.start))
         chunks = read_source(
             Path(task.source), task.start, None if task.stop is None else task.stop + overlap
         )
@@ -161,7 +162,7 @@ def _pass_one_segment(task: Task) -> dict[str, Any]:
         failed=failed,
         refused=None,
         deflated=(stats.size, stats.sha256),
-        context=context,
+        context=segment.context,
         end_context=segment.end_context,
         lines=segment.lines,
         edges=(edges.first, edges.last),

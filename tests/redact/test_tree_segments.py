@@ -216,6 +216,40 @@ def test_a_segment_that_cannot_stop_at_its_cut_makes_the_member_redact_whole(
     assert not any(line.encode() in two["big.log"] for line in RSA_BODY)
 
 
+def test_a_file_that_shrinks_after_its_cuts_were_planned_is_redacted_as_it_now_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log rotated (truncated) while bundler reads it: no error, no half-joined member."""
+    src = tmp_path / "src"
+    src.mkdir()
+    big = src / "big.log"
+    big.write_bytes(_log(90_000, 6))
+    planned = segments.plan_cuts
+
+    def plan_then_truncate(path: Path, size: int, parts: int) -> list[int]:
+        cuts = planned(path, size, parts)
+        with big.open("r+b") as handle:
+            handle.truncate(cuts[-1] - 100)
+        return cuts
+
+    monkeypatch.setattr(segments, "plan_cuts", plan_then_truncate)
+    runs: list[tree.TreeRedaction] = []
+    real = tree.TreeRedaction.pass_one
+
+    def spy(self: tree.TreeRedaction, *args: Any, **kwargs: Any) -> list[tree.Member]:
+        runs.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tree.TreeRedaction, "pass_one", spy)
+    two, _, _ = _bundle(src, tmp_path / "two.zip", workers=2)
+    assert runs[0].resegmented == 1
+    now = big.read_bytes()
+    (tmp_path / "now").mkdir()
+    (tmp_path / "now" / "big.log").write_bytes(now)
+    one, _, _ = _bundle(tmp_path / "now", tmp_path / "one.zip", workers=1)
+    assert two == one
+
+
 def test_a_big_file_to_a_directory_is_the_one_process_directory(
     source: Path, tmp_path: Path
 ) -> None:
