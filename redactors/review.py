@@ -34,6 +34,7 @@ from .catalog import BUILTIN_RULES
 from .engine import Engine
 from .entropy import run_after
 from .literals import LiteralSet
+from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
 from .textcodecs import gunzip_chunks, peek
@@ -42,12 +43,6 @@ MANIFEST = "manifest.json"
 REPORT = "redaction-report.json"
 CHECKS = ["detector", "entropy", "encoded-literal", "member-name", "manifest", "report"]
 _SECRET_WORDS = re.compile(rb"secret|token|passw|api_?key|credential|private")
-_RESIDUE = re.compile(
-    rb"\[REDACTED:(?!keyword:)[a-z0-9-]+:[0-9a-f]{8}\][A-Za-z0-9]{4,}"
-    rb"|(?<![\\%A-Za-z0-9])[A-Za-z0-9]{4,}\[REDACTED:(?!keyword:)"
-)
-"""Alphanumerics glued to a token: a value replaced only in part (keyword tokens are substrings
-by design, and escape sequences like ``\u003d`` are not residue)."""
 
 
 class Source(Protocol):
@@ -75,8 +70,8 @@ class Reviewer:
             hits.append(Hit(start, end, "known-value", "encoded-literal", via="encoded-literal"))
         hits.extend(_entropy_hits(view))
         hits.extend(
-            Hit(m.start(), m.end(), "token-residue", "encoded-literal", via="encoded-literal")
-            for m in _RESIDUE.finditer(view.data)
+            Hit(start, end, "token-residue", "encoded-literal", via="encoded-literal")
+            for start, end in residue_spans(view.data)
         )
         hits.sort(key=lambda h: (h.start, -h.end))
         return hits
@@ -140,8 +135,8 @@ class Reviewer:
 
 
 def _entropy_hits(view: View) -> Iterator[Hit]:
-    for word in _SECRET_WORDS.finditer(view.low):
-        span = run_after(view.data, word.end())
+    for end in secret_word_ends(view.low):
+        span = run_after(view.data, end)
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", "entropy", via="entropy")
 
