@@ -119,6 +119,19 @@ def test_a_big_file_is_split_and_gives_the_one_process_bundle(
     assert not any(line.encode() in joined for line in RSA_BODY)
 
 
+def _spy_runs(monkeypatch: pytest.MonkeyPatch) -> list[tree.TreeRedaction]:
+    """Every TreeRedaction that runs pass one, to read its counters afterwards."""
+    runs: list[tree.TreeRedaction] = []
+    real = tree.TreeRedaction.pass_one
+
+    def spy(self: tree.TreeRedaction, *args: Any, **kwargs: Any) -> list[tree.Member]:
+        runs.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tree.TreeRedaction, "pass_one", spy)
+    return runs
+
+
 def _spy_refinalize(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     refinalized: list[int] = []
     real = tree.TreeRedaction._refinalize
@@ -201,14 +214,7 @@ def test_a_segment_that_cannot_stop_at_its_cut_makes_the_member_redact_whole(
     inside_key = data.index(RSA_BODY[3].encode())
     monkeypatch.setattr(segments, "plan_cuts", lambda path, size, parts: [inside_key])
     one, _, one_outcome = _bundle(src, tmp_path / "one.zip", workers=1)
-    runs: list[tree.TreeRedaction] = []
-    real = tree.TreeRedaction.pass_one
-
-    def spy(self: tree.TreeRedaction, *args: Any, **kwargs: Any) -> list[tree.Member]:
-        runs.append(self)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(tree.TreeRedaction, "pass_one", spy)
+    runs = _spy_runs(monkeypatch)
     two, _, two_outcome = _bundle(src, tmp_path / "two.zip", workers=2)
     assert runs[0].resegmented == 1
     assert two == one
@@ -233,14 +239,7 @@ def test_a_file_that_shrinks_after_its_cuts_were_planned_is_redacted_as_it_now_i
         return cuts
 
     monkeypatch.setattr(segments, "plan_cuts", plan_then_truncate)
-    runs: list[tree.TreeRedaction] = []
-    real = tree.TreeRedaction.pass_one
-
-    def spy(self: tree.TreeRedaction, *args: Any, **kwargs: Any) -> list[tree.Member]:
-        runs.append(self)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(tree.TreeRedaction, "pass_one", spy)
+    runs = _spy_runs(monkeypatch)
     two, _, _ = _bundle(src, tmp_path / "two.zip", workers=2)
     assert runs[0].resegmented == 1
     now = big.read_bytes()
