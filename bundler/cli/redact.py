@@ -6,6 +6,8 @@ Exit codes: 0 done · 2 usage error or unreadable input.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -137,11 +139,20 @@ def command(
             "keep_binary": keep_binary,
             "custom_rules": bool(rules),
         }
-        outcome = redact_to_bundle(
-            src, out, config, sealing, workers=workers, overwrite=force, options=options
-        )
+        with _phases() as progress:
+            outcome = redact_to_bundle(
+                src,
+                out,
+                config,
+                sealing,
+                workers=workers,
+                overwrite=force,
+                options=options,
+                progress=progress,
+            )
     else:
-        outcome = redact_to_directory(src, out, config, workers=workers)
+        with _phases() as progress:
+            outcome = redact_to_directory(src, out, config, workers=workers, progress=progress)
     if report_path is not None:
         report_path.write_text(outcome.report.model_dump_json(by_alias=True, indent=2))
     if map_out is not None and map_secret is not None:
@@ -156,3 +167,19 @@ def command(
         f"{len(report.skipped)} skipped -> {outcome.output}",
         err=True,
     )
+
+
+@contextmanager
+def _phases() -> Iterator[Callable[[str], None] | None]:
+    """On a terminal, a transient status line with the phase; elsewhere, nothing.
+
+    Pipes, CI logs and scripts keep their one summary line on stderr.
+    """
+    from rich.console import Console  # not at import time: --help stays fast
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    with console.status("bundler: starting", spinner="dots") as status:
+        yield lambda text: status.update(f"bundler: {text}")

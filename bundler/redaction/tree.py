@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -48,6 +48,8 @@ from .walk import SourceFile, walk
 from .workers import Task
 
 POOL_MIN_BYTES = 4 << 20
+Progress = Callable[[str], None] | None
+"""Told what the run is doing, a phase at a time (the CLI shows it on a terminal)."""
 
 
 @dataclass(frozen=True)
@@ -117,9 +119,12 @@ class Final:
 class TreeRedaction:
     """One ``bundler redact`` run; see the module docstring."""
 
-    def __init__(self, config: RedactConfig, *, workers: int | None = None) -> None:
+    def __init__(
+        self, config: RedactConfig, *, workers: int | None = None, progress: Progress = None
+    ) -> None:
         self.config = config
         self.workers = workers or os.cpu_count() or 1
+        self.progress = progress
         self.coordinator = config.redactor()
         self.deflated: dict[str, tuple[int, str]] = {}
         """Hand-off file -> (size, sha256) of what pass one wrote (its plaintext)."""
@@ -142,6 +147,12 @@ class TreeRedaction:
         members = [self._member(f, i, found.total) for i, f in enumerate(found.files)]
         tasks = [task for member in members for task in member.parts]
         self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
+        cut = sum(len(m.parts) for m in members if m.segmented)
+        self.phase(
+            f"pass one: redacting {len(members)} file(s), {found.total / 1e6:.1f} MB"
+            + (f" ({cut} segments of big files)" if cut else "")
+            + (f" on {self.workers} worker processes" if self.use_pool else "")
+        )
         results = self._run([(worker.pass_one, (task,), task.size) for task in tasks])
         states = dict(zip([t.handoff for t in tasks], results, strict=True))
         retry = []
@@ -236,6 +247,11 @@ class TreeRedaction:
                 "a redaction worker process died (out of memory or killed); nothing was written"
             ) from exc
 
+    def phase(self, text: str) -> None:
+        """Tell the caller (the CLI's status line) which phase the run is in."""
+        if self.progress is not None:
+            self.progress(text)
+
     def learned(self) -> list[Any]:
         network = self.coordinator.network
         return [self.coordinator.export_learned(), network.export_names() if network else []]
@@ -265,6 +281,9 @@ class TreeRedaction:
                 ]
             else:
                 jobs.append(whole_job(member.parts[0], target_of(member), state))
+        self.phase(
+            f"pass two: removing {len(self.coordinator.literals)} learned value(s) everywhere"
+        )
         results = iter(self._run(jobs, self.learned()))
         wholes, whole_again, changed = [], [], {}
         for member in members:
@@ -394,7 +413,12 @@ class TreeRedaction:
 
 
 def redact_to_directory(
-    src: Path, dst: Path, config: RedactConfig, *, workers: int | None = None
+    src: Path,
+    dst: Path,
+    config: RedactConfig,
+    *,
+    workers: int | None = None,
+    progress: Progress = None,
 ) -> RedactOutcome:
     src_resolved = src.resolve()
     dst_resolved = dst.resolve()
@@ -402,7 +426,7 @@ def redact_to_directory(
         raise UsageError("--out must not be inside SRC")
     if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
         raise UsageError(f"{dst} already exists and is not an empty directory")
-    run = TreeRedaction(config, workers=workers)
+    run = TreeRedaction(config, workers=workers, progress=progress)
     parent = dst_resolved.parent
     parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(
@@ -465,12 +489,13 @@ def redact_to_bundle(
     workers: int | None = None,
     overwrite: bool = False,
     options: dict[str, Any] | None = None,
+    progress: Progress = None,
 ) -> RedactOutcome:
     """Redact into an encrypted bundle through the archive's builder (manifest, report inside)."""
     from ..archive.atomic import check_can_create
 
     check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
-    run = TreeRedaction(config, workers=workers)
+    run = TreeRedaction(config, workers=workers, progress=progress)
     parent = path.resolve().parent
     scratch = Path(
         tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
@@ -502,6 +527,7 @@ def _seal(
     from ..archive import BundleBuilder
 
     finals = run.pass_two_deflated(members)
+    run.phase(f"sealing {path.name}")
     with BundleBuilder(
         path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
     ) as bundle:
