@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .rules import ALNUM
+
 try:
     import ahocorasick_rs
 except ImportError:  # pragma: no cover - exercised only without the wheel
@@ -31,7 +33,6 @@ SECRET_WORDS = re.compile(rb"secret|token|passw|api_?key|credential|private")
 _OPEN = b"[REDACTED:"
 _TOKEN = re.compile(rb"\[REDACTED:(?!keyword:)[a-z0-9-]+:[0-9a-f]{8}\]")
 _ALNUM_RUN = re.compile(rb"[A-Za-z0-9]+")
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _WORDS = [b"secret", b"token", b"passw", b"api_key", b"apikey", b"credential", b"private"]
 _WORD_AUTOMATON = (
     ahocorasick_rs.BytesAhoCorasick(_WORDS, matchkind=ahocorasick_rs.MatchKind.LeftmostFirst)
@@ -61,7 +62,7 @@ def residue_spans(data: bytes) -> Iterator[tuple[int, int]]:
 def _glued_before(data: bytes, at: int, resume: int) -> int | None:
     """Where 4+ alphanumerics glued before ``[REDACTED:`` start (the second alternative)."""
     start = at
-    while start > 0 and data[start - 1] in _ALNUM:
+    while start > 0 and data[start - 1] in ALNUM:
         start -= 1
     if at - start < 4 or start < resume:
         return None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
@@ -42,7 +41,6 @@ from .textcodecs import gunzip_chunks, peek
 MANIFEST = "manifest.json"
 REPORT = "redaction-report.json"
 CHECKS = ["detector", "entropy", "encoded-literal", "member-name", "manifest", "report"]
-_SECRET_WORDS = re.compile(rb"secret|token|passw|api_?key|credential|private")
 
 
 class Source(Protocol):

@@ -101,7 +101,7 @@ class Edges:
         for chunk in chunks:
             if len(self.first) < self.size:
                 self.first += chunk[: self.size - len(self.first)]
-            self.last = (self.last + chunk)[-self.size :]
+            self.last = (self.last + chunk[-self.size :])[-self.size :]  # never copy a chunk whole
             self.lines += chunk.count(b"\n")
             yield chunk
 

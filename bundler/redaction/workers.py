@@ -207,23 +207,12 @@ def pass_two_deflated(
     ``finalize`` and is deflated again into ``target``.
     """
     redactor: BundleRedactor = _WORKER["redactor"]
-    key = _WORKER["config"].handoff_key
     redactor.adopt_name(task.stored, state)
-    source = Path(task.handoff)
-    hashed = Hashed(inflate_raw(handoff.read(source, key)))
-    with closing(prefetched(hashed)) as plain:  # decrypt, inflate, hash beside the scan
-        changes = redactor.finalize_changes(task.stored, plain)
-    if not changes:
-        if hashed.finish() != first:
-            raise handoff.HandoffError("a redacted member does not inflate to what was hashed")
+    stats = _finalize_if_changed(redactor, task, first, target)
+    if stats is None:
         output, (size, sha256) = task.handoff, first
     else:
-        stats = DeflateStats()
-        final = redactor.finalize(
-            task.stored, inflate_raw(handoff.read(source, key)), media_type=task.media_type
-        )
-        handoff.write(Path(target), key, deflate_in_background(final, stats))
-        source.unlink(missing_ok=True)
+        Path(task.handoff).unlink(missing_ok=True)
         output, size, sha256 = target, stats.size, stats.sha256
     result = redactor.export_member(task.stored)
     result.update(output=output, size=size, sha256=sha256)
@@ -233,40 +222,55 @@ def pass_two_deflated(
 def check_segment(task: Task, first: tuple[int, str], target: str) -> dict[str, Any]:
     """Worker, pass two of one segment: finalize it into ``target`` if a learned value is in it.
 
-    The segment's hand-off is read (and inflated, for a bundle) and scanned,
-    stopping at the first learned value; if none, it must still be what pass
-    one hashed, since it is then stored as it is (``{"changes": False}``).
-    Otherwise the segment is finalized on its own right away (its report
-    lines count from its start; the coordinator shifts them) and, for a
-    bundle, deflated again, ending as pass one's stream did. Pass one's
+    Unchanged, the segment is stored as pass one wrote it (``{"changes":
+    False}``). Otherwise it is finalized on its own right away (its report
+    lines count from its start; the coordinator shifts them). Pass one's
     hand-off stays: if a learned value also crosses a join, the coordinator
     finalizes the whole member from the pass-one outputs instead.
     """
     redactor: BundleRedactor = _WORKER["redactor"]
-    key = _WORKER["config"].handoff_key
     redactor.adopt_name(task.stored, "text")
     redactor.forget_member(task.stored)
-    hashed = Hashed(_segment_text(task, key))
-    with closing(prefetched(hashed)) as plain:
+    if _finalize_if_changed(redactor, task, first, target) is None:
+        return {"changes": False}
+    state = redactor.export_member(task.stored)
+    state.update(changes=True, segment=True, output=target)
+    return state
+
+
+def _finalize_if_changed(
+    redactor: BundleRedactor, task: Task, first: tuple[int, str], target: str
+) -> DeflateStats | None:
+    """Pass two over pass one's output: None if no learned value is in it, else finalize it.
+
+    The scan stops at the first learned value. Without one, the output must
+    still read back (decrypt, inflate, hash) as what pass one hashed, since it
+    is then stored as it is. With one, the finalized text is written to
+    ``target`` (deflated, for a bundle, ending as pass one's stream did: a
+    sync flush for a segment but the last) and its stats are returned.
+    """
+    key = _WORKER["config"].handoff_key
+    hashed = Hashed(_pass_one_text(task, key))
+    with closing(prefetched(hashed)) as plain:  # decrypt, inflate, hash beside the scan
         changes = redactor.finalize_changes(task.stored, plain)
     if not changes:
         if hashed.finish() != first:
-            raise handoff.HandoffError("a redacted segment does not read back as it was written")
-        return {"changes": False}
-    final = redactor.finalize(task.stored, _segment_text(task, key), media_type=task.media_type)
+            raise handoff.HandoffError(
+                "pass one's output does not inflate (or read back) to what was hashed"
+            )
+        return None
+    final = redactor.finalize(task.stored, _pass_one_text(task, key), media_type=task.media_type)
     stats = DeflateStats()
     if task.deflate:
         final = deflate_in_background(final, stats, finish=task.last)
     else:
         final = stats_of(final, stats)
     handoff.write(Path(target), key, final)
-    state = redactor.export_member(task.stored)
-    state.update(changes=True, segment=True, output=target)
-    return state
+    return stats
 
 
-def _segment_text(task: Task, key: bytes) -> Iterator[bytes]:
-    """A segment's pass-one output as text (its stream ends at a sync flush, but the last)."""
+def _pass_one_text(task: Task, key: bytes) -> Iterator[bytes]:
+    """Pass one's output as text (a segment's stream ends at a sync flush, but the last)."""
     chunks = handoff.read(Path(task.handoff), key)
     return inflate_raw(chunks, complete=task.last) if task.deflate else iter(chunks)
 
