@@ -21,8 +21,8 @@ from typing import Protocol
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, MemberEntry, utc_now
 
 from ..archive.contracts import BundleSink
-from ..products.base import StepResult
 from .errors import CollectError
+from .results import StepResult
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Collect a running LyftData simulator with the real doctor, in-process, and read the bundle back.
 
-``collect(sim)`` runs :func:`bundler.collect.doctor.run_doctor` (plan, HTTP
+``collect(sim)`` runs :func:`bundler.doctor.run.run_doctor` (plan, HTTP
 collector, local host runner, normalizers, redaction, sealing) against the
 simulator and its prepared worker host, then extracts the sealed bundle and
 hands the members, step results and evidence documents to normalizer and
@@ -26,8 +26,8 @@ import yaml
 from bundler.analyze.api import EvidenceSet
 from bundler.archive import extract_bundle, open_bundle
 from bundler.cli.options import OpenSecrets, SealOptions
-from bundler.collect.doctor import run_doctor
-from bundler.collect.request import DoctorRequest
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
 from bundler.products.base import StepResult
 from bundler.products.lyftdata import PROFILE
 from bundler.source import DirectorySource

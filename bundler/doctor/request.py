@@ -14,23 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cli.options import SealOptions
-from ..errors import UsageError
-from ..products import get_profile
-from .context import EngineSettings
-from .defaults import (
+from ..collect.context import EngineSettings
+from ..collect.defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
     DEFAULT_LOG_LINES,
     DEFAULT_TIMEOUT_S,
 )
-from .inventory import load_inventory
-from .since import parse_since
-from .targets import HostTarget, build_targets
+from ..collect.inventory import load_inventory
+from ..collect.since import parse_since
+from ..collect.targets import HostTarget, build_targets
+from ..errors import UsageError
+from ..products import get_profile
 
 if TYPE_CHECKING:
-    from .ssh import SshConnector
-    from .sshconfig import SshEndpoint
+    from ..collect.ssh import SshConnector
+    from ..collect.sshconfig import SshEndpoint
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def prepare(
         raise UsageError("use either --ca-cert or --insecure, not both")
     server_url = request.server or (profile.default_server_url if profile else None)
     if server_url:
-        from .http import display_url
+        from ..collect.http import display_url
 
         display_url(server_url)  # validates
     token_env = request.token_env or (profile.token_env if profile else None)
@@ -119,9 +119,9 @@ def prepare(
     connector = None
     remote = [t for t in targets if not t.is_local]
     if remote:
-        from .hostkeys import KnownHostsBook
-        from .ssh import SshConnector
-        from .sshconfig import SshConfigResolver
+        from ..collect.hostkeys import KnownHostsBook
+        from ..collect.ssh import SshConnector
+        from ..collect.sshconfig import SshConfigResolver
 
         config = request.ssh_config or home / ".ssh" / "config"
         if request.ssh_config and not request.ssh_config.exists():

@@ -26,8 +26,8 @@ from schemas.evidence import EvidenceDoc
 from .. import __version__
 from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze as analyze_bundle
+from ..collect.engine import CollectionResult
 from ..products.base import NormalizeContext
-from .engine import CollectionResult
 from .request import DoctorRequest
 
 ANALYSIS_MEMBER = "analysis.json"
@@ -149,6 +149,6 @@ def manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
 def shown_url(server_url: str | None) -> str | None:
     if server_url is None:
         return None
-    from .http import display_url
+    from ..collect.http import display_url
 
     return display_url(server_url)

@@ -25,13 +25,13 @@ from schemas import (
     utc_now,
 )
 
+from ..collect.engine import CollectionResult, Engine
+from ..collect.recorder import ProgressListener
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
-from .engine import CollectionResult, Engine
-from .output import open_bundle, open_live, redaction_transform
-from .recorder import ProgressListener
 from .request import DoctorRequest, prepare
+from .sinks import open_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
 
 
@@ -69,7 +69,7 @@ def run_doctor(
         else open_live(transform)
     )
     if server_url:
-        from .http import HttpCollector, HttpOptions
+        from ..collect.http import HttpCollector, HttpOptions
     http = (
         HttpCollector(
             HttpOptions(
