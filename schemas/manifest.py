@@ -139,6 +139,14 @@ class CollectorOutcome(RecordModel):
     bytes: int = Field(default=0, ge=0, description="Bytes of evidence this collector produced.")
     members: list[str] = Field(default_factory=list, description="Members it produced.")
     attempts: int = Field(default=1, ge=0, description="Attempts made (retries included).")
+    step: str | None = Field(
+        default=None, description="The plan step this collector ran (re-derivation reads it)."
+    )
+    bound: dict[str, str] = Field(
+        default_factory=dict, description="Fan-out values of this expansion, e.g. {'id': 'w1'}."
+    )
+    http_status: int | None = Field(default=None, description="HTTP status of the response.")
+    exit_code: int | None = Field(default=None, description="Exit code of the command.")
 
 
 class HostRole(StrEnum):

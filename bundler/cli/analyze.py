@@ -9,6 +9,7 @@ import click
 
 from ..analyze.engine import analyze
 from ..analyze.opening import open_bundle, profile_for
+from ..analyze.rederive import rederive
 from ..analyze.render import FORMATS, render
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
@@ -54,10 +55,11 @@ def command(
     3 inconclusive (nothing failed, evidence missing) · 70 internal error.
     """
     with open_bundle(bundle, secrets) as opened:
-        evidence = opened.evidence()
-        report = analyze(
-            evidence, profile=profile_for(opened.manifest, evidence), worker=worker, job=job
-        )
+        stored = opened.evidence()
+        profile = profile_for(opened.manifest, stored)
+        used = rederive(stored, profile)
+        report = analyze(used.evidence, profile=profile, worker=worker, job=job)
+        report.fleet_findings.insert(0, used.note)
         report.bundle.integrity = opened.integrity()
     render(report, fmt, sys.stdout)  # type: ignore[arg-type]
     click.get_current_context().exit(int(VERDICT_EXIT[report.verdict.value]))

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
@@ -41,6 +42,20 @@ class LyftDataProfile:
             if exc.name != "bundler.collect.readonly":
                 raise
             return {}
+
+    @property
+    def recovery_paths(self) -> Mapping[str, Recovery]:
+        """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
+        from .rules.recovery import RECOVERY_PATHS
+
+        return RECOVERY_PATHS
+
+    @property
+    def collection_hints(self) -> Mapping[str, str]:
+        """How to collect each evidence member, for an unknown that lacks it."""
+        from .hints import COLLECTION_HINTS
+
+        return COLLECTION_HINTS
 
     def plan(self) -> Plan:
         return build_plan()
