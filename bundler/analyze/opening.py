@@ -28,7 +28,7 @@ from .api import EvidenceSet
 from .verify import VerifyingSource
 
 if TYPE_CHECKING:
-    from ..cli.options import OpenSecrets
+    from ..archive.options import OpenSecrets
     from ..products.base import Profile
 
 

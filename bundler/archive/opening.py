@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..cli.options import OpenSecrets
 from .limits import ReaderLimits
+from .options import OpenSecrets
 from .passwords import Prompt, _prompt, resolve_open
 from .reader import BundleReader
 

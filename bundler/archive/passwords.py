@@ -24,9 +24,9 @@ import click
 
 from schemas import EncryptionInfo, RecipientInfo
 
-from ..cli.options import OpenSecrets, SealOptions
 from ..errors import DecryptionFailed, UsageError
 from .keys import Identity, PublicKey
+from .options import OpenSecrets, SealOptions
 from .sealing import Envelope, new_archive_password, seal, unseal
 from .secret import Secret
 

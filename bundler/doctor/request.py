@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cli.options import SealOptions
+from ..archive.options import SealOptions
 from ..collect.context import EngineSettings
 from ..collect.defaults import (
     DEFAULT_CONCURRENCY,

@@ -10,7 +10,7 @@ from redactors import review_source
 from redactors.review import load_report
 from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
-from ..cli.options import OpenSecrets
+from ..archive.options import OpenSecrets
 from ..errors import InputError
 from ..source import DirectorySource, MemberNotFound, MemberSource, MemorySource
 
