@@ -41,7 +41,7 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 from ..errors import HostileArchive, ManifestInvalid
 from ..source import MemberNotFound
 from .aes_check import mac_intact
-from .crosscheck import check_password, cross_check
+from .crosscheck import choose_password, cross_check
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
 from .limits import ReaderLimits
 from .manifest_load import parse_manifest
@@ -107,8 +107,8 @@ class BundleReader:
         try:
             entries = scan_entries(zf, limits)
             envelope = read_envelope(zf.comment)
-            password = keys.password_for(envelope)
-            check_password(handle, entries, password.reveal(), isinstance(keys, IdentityKey))
+            candidates = keys.passwords_for(envelope)
+            password = choose_password(handle, entries, candidates, isinstance(keys, IdentityKey))
             zf.setpassword(password.reveal())
             reader = cls(
                 path,

@@ -14,11 +14,21 @@ from typing import Any, TypeVar
 
 import click
 
-from ..archive.options import OpenSecrets, SealOptions
+from ..secret_options import OpenSecrets, SealOptions
 
-__all__ = ["OpenSecrets", "SealOptions", "open_options", "seal_options"]
+__all__ = ["OpenSecrets", "SealOptions", "click_prompt", "open_options", "seal_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def click_prompt(text: str, confirm: bool) -> str:
+    """The archive's :data:`~bundler.archive.passwords.Prompt`, through click (hidden input).
+
+    Commands pass it to the library so a prompt behaves like every other
+    click prompt (and ``CliRunner`` can answer it in tests).
+    """
+    value: str = click.prompt(text, hide_input=True, confirmation_prompt=confirm, err=True)
+    return value
 
 
 def open_options(func: F) -> F:

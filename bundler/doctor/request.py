@@ -13,7 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..archive.options import SealOptions
 from ..collect.context import EngineSettings
 from ..collect.defaults import (
     DEFAULT_CONCURRENCY,
@@ -27,6 +26,7 @@ from ..collect.since import parse_since
 from ..collect.targets import HostTarget, build_targets
 from ..errors import UsageError
 from ..products import Profile, get_profile
+from ..secret_options import SealOptions
 
 if TYPE_CHECKING:
     from ..collect.ssh import SshConnector

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..archive.options import SealOptions
 from ..archive.passwords import Sealing
 from ..errors import UsageError
+from ..secret_options import SealOptions
 from .handoff import new_key
 from .mapfile import write_map
 from .tree import RedactConfig, RedactOutcome, redact_to_bundle, redact_to_directory

@@ -10,8 +10,8 @@ from redactors import review_source
 from redactors.review import load_report
 from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
-from ..archive.options import OpenSecrets
 from ..errors import InputError
+from ..secret_options import OpenSecrets
 from ..source import DirectorySource, MemberNotFound, MemberSource, MemorySource
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

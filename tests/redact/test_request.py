@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bundler.archive.options import SealOptions
 from bundler.errors import UsageError
 from bundler.redaction.mapfile import read_map
 from bundler.redaction.request import RedactRequest, prepare, run, summary_line
+from bundler.secret_options import SealOptions
 
 
 @pytest.fixture

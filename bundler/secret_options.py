@@ -1,9 +1,9 @@
-"""How a bundle is sealed or opened, as plain values: what the library takes from its callers.
+"""What a user said about a bundle's secrets: how to unlock one, how to seal a new one.
 
-The CLI builds these from its flags (:mod:`bundler.cli.options`); the library
-(:mod:`bundler.archive.passwords`, :mod:`bundler.doctor`) only ever sees the
-values, so nothing below the CLI imports it or click. Passwords never come
-from a plain argument: only from an environment variable, a file, or a prompt.
+Plain data, filled in by the CLI's option groups (``@open_options`` and
+``@seal_options``) and by any other caller of the library. They live here,
+below the CLI, so the archive and the commands built on it take the same
+request without importing the CLI.
 """
 
 from __future__ import annotations
