@@ -3,6 +3,8 @@
 Rules run one by one (in CPython ``re`` one literal-first pass per rule is
 faster than any alternation of them), each only where its literal occurs:
 one Aho-Corasick pass finds those places for all of them (:mod:`.anchors`).
+A value that is wholly a placeholder (``ghp_xxxx...``, ``AKIAIOSFODNN7EXAMPLE``,
+``<your-token>``) is dropped here, whichever rule found it.
 The result is a sorted list of non-overlapping hits; overlapping hits are
 merged into one span, so a URL password that is also found by the decoder is
 replaced once.
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from .anchors import AnchorIndex
 from .decode import Decoders
+from .keys import is_placeholder
 from .pem import scan_pem
 from .rules import Hit, Rule, View
 from .tokens import token_spans
@@ -65,7 +68,9 @@ class Engine:
         hits.extend(self.decoders.hits(view, depth))
         if not hits:
             return hits
-        return resolve(hits, view.data, self.allowlist)
+        data = view.data
+        hits = [h for h in hits if h.via != "rule" or not is_placeholder(data[h.start : h.end])]
+        return resolve(hits, data, self.allowlist)
 
 
 def resolve(hits: list[Hit], data: bytes, allowlist: Allowlist | None = None) -> list[Hit]:
