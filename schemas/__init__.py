@@ -22,6 +22,7 @@ from .analysis import (
     Recovery,
     TargetReport,
 )
+from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
@@ -58,6 +59,7 @@ from .redaction import (
 
 __all__ = [
     "ANALYSIS_SCHEMA",
+    "DIFF_SCHEMA",
     "EVIDENCE_KINDS",
     "FORMAT_VERSION",
     "LAYER_QUESTIONS",
@@ -72,6 +74,7 @@ __all__ = [
     "CollectorKind",
     "CollectorOutcome",
     "CollectorStatus",
+    "DiffReport",
     "EncryptionInfo",
     "EvidenceDoc",
     "FileRedaction",
