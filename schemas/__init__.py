@@ -22,6 +22,7 @@ from .analysis import (
     Recovery,
     TargetReport,
 )
+from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
@@ -33,6 +34,7 @@ from .manifest import (
     EncryptionInfo,
     HostRole,
     HostSummary,
+    HttpExchange,
     Manifest,
     MemberEntry,
     RecipientInfo,
@@ -57,6 +59,7 @@ from .redaction import (
 
 __all__ = [
     "ANALYSIS_SCHEMA",
+    "DIFF_SCHEMA",
     "EVIDENCE_KINDS",
     "FORMAT_VERSION",
     "LAYER_QUESTIONS",
@@ -71,12 +74,14 @@ __all__ = [
     "CollectorKind",
     "CollectorOutcome",
     "CollectorStatus",
+    "DiffReport",
     "EncryptionInfo",
     "EvidenceDoc",
     "FileRedaction",
     "Finding",
     "HostRole",
     "HostSummary",
+    "HttpExchange",
     "InputModel",
     "Integrity",
     "Layer",
