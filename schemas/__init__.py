@@ -18,10 +18,10 @@ from .analysis import (
     Finding,
     Integrity,
     LayerResult,
-    LineRange,
     Recovery,
     TargetReport,
 )
+from .citation import LineRange
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
@@ -42,6 +42,7 @@ from .manifest import (
     UnsupportedFormatError,
     parse_format,
 )
+from .overview import FleetOverview, WorkerGroup, WorkerOverview
 from .redaction import (
     REDACTION_REPORT_MEMBER,
     REDACTION_REPORT_SCHEMA,
@@ -75,6 +76,7 @@ __all__ = [
     "EvidenceDoc",
     "FileRedaction",
     "Finding",
+    "FleetOverview",
     "HostRole",
     "HostSummary",
     "InputModel",
@@ -103,6 +105,8 @@ __all__ = [
     "UTCDateTime",
     "UnsupportedFormatError",
     "Verdict",
+    "WorkerGroup",
+    "WorkerOverview",
     "parse_format",
     "utc_now",
 ]
