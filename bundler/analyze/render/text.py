@@ -109,15 +109,15 @@ def _overview(overview: FleetOverview) -> RenderableType:
         if rest:
             lines.append(Text("  " + rest, style="dim"))
         return Group(*lines)
-    table = Table(title=title, title_justify="left", expand=True, box=None, pad_edge=False)
-    table.add_column("worker", overflow="fold")
-    table.add_column("status", overflow="fold")
+    table = Table(title=title, title_justify="left", expand=False, box=None, pad_edge=False)
+    table.add_column("worker", overflow="fold", max_width=24)
+    table.add_column("status", overflow="fold", max_width=20)
     table.add_column("heartbeat", no_wrap=True)
-    table.add_column("labels", overflow="fold")
+    table.add_column("labels", overflow="fold", max_width=28)
     table.add_column("slots", no_wrap=True)
     table.add_column("jobs", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("finding", overflow="fold", ratio=2)
+    table.add_column("verdict", overflow="fold", max_width=22)
+    table.add_column("finding", overflow="fold", min_width=20)
     for row in overview.workers:
         table.add_row(
             row.name,
