@@ -21,8 +21,8 @@ from .analysis import (
     Recovery,
     TargetReport,
 )
-from .diff import DIFF_SCHEMA, DiffReport
 from .citation import LineRange
+from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
