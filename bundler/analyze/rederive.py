@@ -174,7 +174,8 @@ def step_results(source: MemberSource, manifest: Manifest, plan: Plan) -> list[S
                 member=outcome.members[0] if outcome.members else None,
                 host=host,
                 bound=dict(values),
-                http_status=outcome.http_status or _http_status(outcome),
+                http_status=(outcome.http.status_code if outcome.http else None)
+                or _http_status(outcome),
                 exit_code=outcome.exit_code,
                 error_class=outcome.error_class,
                 error_message=outcome.error_message,
@@ -185,7 +186,7 @@ def step_results(source: MemberSource, manifest: Manifest, plan: Plan) -> list[S
 
 
 def _http_status(outcome: CollectorOutcome) -> int | None:
-    """For bundles whose manifest predates ``http_status``: what the outcome implies."""
+    """For bundles whose manifest predates ``http``: what the outcome implies."""
     if outcome.kind is not CollectorKind.HTTP:
         return None
     said = re.search(

@@ -314,6 +314,7 @@ def test_normalized_evidence_is_added(
     assert product["server_version"] == "2.0.0"
     (entry,) = [e for e in sink.entries if e.path == "evidence/product.json"]
     assert entry.schema_name == "evidence.product"
+    assert sink.aborted  # a live check keeps nothing
 
 
 def test_tls_trust_options(
