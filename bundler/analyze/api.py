@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, Recovery
 from schemas.evidence import EvidenceDoc, Job
 
-from ..source import MemberNotFound, MemberSource, read_json
+from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
 
 D = TypeVar("D", bound=EvidenceDoc)
 
@@ -153,6 +153,8 @@ class EvidenceSet:
         self.source = source
         self.manifest = manifest
         self.problems: list[str] = []
+        self.unverified: dict[str, str] = {}
+        """Documents present but failed verification (the integrity line names them), by path."""
         self._cache: dict[type[EvidenceDoc], EvidenceDoc | None] = {}
 
     def get(self, cls: type[D]) -> D | None:
@@ -163,6 +165,9 @@ class EvidenceSet:
     def _load(self, cls: type[D]) -> D | None:
         try:
             data = read_json(self.source, cls.member_path)
+        except MemberUnverified as exc:  # present but tampered: unusable, never "missing"
+            self.unverified[cls.member_path] = exc.reason
+            return None
         except MemberNotFound:
             return None
         except ValueError as exc:
