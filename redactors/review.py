@@ -62,7 +62,7 @@ class Reviewer:
         self.engine = engine or Engine(BUILTIN_RULES)
         self.literals = LiteralSet()
         for value in originals:
-            self.literals.learn(value, "original", value)
+            self.literals.learn(value, "original", value, force=True)
 
     def scan(self, view: View) -> list[Hit]:
         hits = _not_from_token_words(self.engine, view, self.engine.scan(view))
