@@ -87,7 +87,10 @@ def review_path(
         return _review(MemorySource({path.name: path.read_bytes()}), originals)
     with open_bundle(path, secrets, lenient=True, prompt=prompt or terminal_prompt) as reader:
         _reject(path, reader.integrity.problems)  # what opening found: layout, manifest, listing
-        result = _review(reader, originals)
+        try:
+            result = _review(reader, originals)
+        except BundleError as exc:  # a member failed its checksum or MAC while scanned
+            raise BundleRejected(f"{path}: unreadable: rejected: {exc.message}") from exc
         _reject_unverified(path, reader)
     return result
 
