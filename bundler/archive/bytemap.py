@@ -329,8 +329,10 @@ def _owner(region: Region) -> str:
 
 
 def _gap_message(size: int, before: Region | None, after: Region | None) -> str:
+    amount = "1 byte" if size == 1 else f"{size} bytes"
+    verb = "belongs" if size == 1 else "belong"
     if before is None:
-        return f"{size} bytes before the first zip record belong to nothing (prepended data)"
+        return f"{amount} before the first zip record {verb} to nothing (prepended data)"
     if after is None:
-        return f"{size} bytes after the end record belong to nothing (trailing data)"
-    return f"{size} bytes between {_owner(before)} and {_owner(after)} belong to nothing (a gap)"
+        return f"{amount} after the end record {verb} to nothing (trailing data)"
+    return f"{amount} between {_owner(before)} and {_owner(after)} {verb} to nothing (a gap)"
