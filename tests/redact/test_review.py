@@ -159,3 +159,41 @@ def test_a_report_mismatch_names_the_member(tmp_path: Path) -> None:
     assert code == 1
     assert f"{stored}: differs from the redaction report's checksum\treport-mismatch" in out
     assert f"does not match the members ({stored}: differs" in err
+
+
+def test_what_review_cannot_see_into_is_rejected_not_clean(tmp_path: Path) -> None:
+    """A nested zip or a bz2/xz/zstd stream hides its plaintext from every detector."""
+    import bz2
+    import io
+    import lzma
+    import tarfile
+    import zipfile
+
+    secret = b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9ab3cd7X\n"
+    nested = io.BytesIO()
+    with zipfile.ZipFile(nested, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("inner.txt", secret * 3)
+    opaque = {
+        "nested.zip": nested.getvalue(),
+        "log.xz": lzma.compress(b"ordinary line\n" * 50 + secret),
+        "log.bz2": bz2.compress(b"ordinary line\n" * 50 + secret),
+    }
+    for name, data in opaque.items():
+        folder = tmp_path / name.replace(".", "-")
+        folder.mkdir()
+        (folder / name).write_bytes(data)
+        for target in (folder, folder / name):
+            code, out, err = _cli("review", str(target))
+            assert code == 2, (name, out, err)
+            assert "clean" not in err
+            if target == folder or not name.endswith(".zip"):  # a .zip alone is read as a bundle
+                assert f"member '{name}' is archived or compressed" in err
+    tarred = io.BytesIO()
+    with tarfile.open(fileobj=tarred, mode="w") as tar:
+        info = tarfile.TarInfo("inner.txt")
+        info.size = len(secret)
+        tar.addfile(info, io.BytesIO(secret))
+    (tmp_path / "plain.tar").write_bytes(tarred.getvalue())
+    code, out, _ = _cli("review", str(tmp_path / "plain.tar"))
+    assert code == 1  # a tar is plain bytes: its contents are scanned, and the key is found
+    assert "secret\tdetector" in out
