@@ -260,6 +260,21 @@ def _directory_regions(
                 info.filename,
                 f"member {_label(info)} has a per-file comment ({len(info.comment)} bytes)",
             )
+    declared = (
+        int(end_record[pz._ECD_ENTRIES_TOTAL]),  # type: ignore[call-overload]
+        int(end_record[pz._ECD_ENTRIES_THIS_DISK]),  # type: ignore[call-overload]
+    )
+    disks = (
+        int(end_record[pz._ECD_DISK_NUMBER]),  # type: ignore[call-overload]
+        int(end_record[pz._ECD_DISK_START]),  # type: ignore[call-overload]
+    )
+    if declared != (len(infos), len(infos)) or disks != (0, 0):
+        found.add(
+            "foreign_structure",
+            None,
+            f"the end record declares {declared[0]} entries (on disk {disks[0]}); "
+            f"the directory holds {len(infos)}",
+        )
     if used != directory_size:
         found.add(
             "stray_bytes",

@@ -148,6 +148,34 @@ def _unknown_extra_in_local_header(tmp_path: Path) -> Path:
     return _edit(tmp_path, edit)
 
 
+def _local_header_names_another_file(tmp_path: Path) -> Path:
+    raw = bytearray(_real(tmp_path).read_bytes())
+    at = raw.index(b"logs/a.log")  # the first occurrence is the local header's
+    raw[at : at + 10] = b"logs/X.log"
+    return _write(tmp_path, bytes(raw))
+
+
+def _two_bundles_concatenated(tmp_path: Path) -> Path:
+    first = build_bundle(tmp_path / "first.zip", {"leak.txt": SECRET}).path.read_bytes()
+    return _write(tmp_path, first + _real(tmp_path).read_bytes())
+
+
+def _end_record_miscounts(tmp_path: Path) -> Path:
+    raw = bytearray(_real(tmp_path).read_bytes())
+    end = raw.rfind(b"PK\x05\x06")
+    struct.pack_into("<HH", raw, end + 8, 9, 9)
+    return _write(tmp_path, bytes(raw))
+
+
+def _second_end_record_in_the_comment(tmp_path: Path) -> Path:
+    """Zip readers take the last end record: one hidden in the comment must not mislead."""
+    archive = Zip.parse(_real(tmp_path).read_bytes())
+    count, size, offset = archive.end_fixed[4], archive.end_fixed[5], archive.end_fixed[6]
+    fake = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, size, offset, 0)
+    archive.comment = SECRET + fake
+    return _write(tmp_path, archive.pack())
+
+
 def _plain_zip_with_a_byte_in_front(tmp_path: Path) -> Path:
     return _write(tmp_path, b"X" + _plain_zip({"leak.txt": SECRET}))
 
@@ -243,6 +271,10 @@ CASES: dict[str, tuple[Craft, str, set[int]]] = {
     "password-mode comment": (_zip_comment_in_password_mode, "zip comment", {1}),
     "envelope extra field": (_extra_field_in_recipient_envelope, "zip comment", {1}),
     "directory with data": (_directory_entry_with_data, "carries", {1}),
+    "local header renamed": (_local_header_names_another_file, "names another file", {1}),
+    "two bundles": (_two_bundles_concatenated, "prepended data", {1}),
+    "end record miscounts": (_end_record_miscounts, "declares 9 entries", {1}),
+    "end record in comment": (_second_end_record_in_the_comment, "corrupt zip", {2}),
     "unencrypted member": (_unencrypted_member_injected, "not AES-256 encrypted", {1}),
     "unlisted member": (_member_not_in_manifest, "not in the manifest", {1}),
     "manifest case twin": (_manifest_case_twin, "'Manifest.json' is not in the manifest", {1}),
