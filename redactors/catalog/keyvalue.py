@@ -23,7 +23,6 @@ from ..keys import (
     generated_secret,
     is_code_reference,
     is_placeholder,
-    key_words,
     secret_kind,
 )
 from ..rules import ALNUM, Hit, Rule, View
@@ -157,10 +156,15 @@ def _template_or_reference(data: bytes, start: int, end: int, key: str) -> bool:
         return True  # {hunter2}, {SumoAccessKey}: a template field
     if is_code_reference(value, data[end : end + 2]):
         return True
-    name = value.decode("latin-1")
-    if key_words(name) and key_words(name) == key_words(key)[-len(key_words(name)) :]:
-        return True  # access_token=ACCESS_TOKEN: the key's own name
-    return bool(_UPPER_NAME.fullmatch(value)) and secret_kind(name) is not None
+    if value[:1].isalpha() and (b"_" in value or value.isupper()):
+        plain = value.lower().translate(None, b"_-.")
+        if len(plain) >= 4 and key.lower().replace("_", "").replace("-", "").endswith(
+            plain.decode("latin-1")
+        ):
+            return True  # access_token=ACCESS_TOKEN: the key's own name
+        if _UPPER_NAME.fullmatch(value) and secret_kind(value.decode("latin-1")) is not None:
+            return True  # password=DB_PASSWORD: the name of another secret
+    return False
 
 
 def _plain_word(value: bytes) -> bool:
