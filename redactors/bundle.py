@@ -21,6 +21,7 @@ from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .engine import Engine, resolve
 from .errors import MemberRefused
 from .keys import secret_kind
+from .kinds import canonical_kind
 from .literals import LiteralSet
 from .network import NetworkPseudonymizer
 from .policy import Policy
@@ -92,8 +93,9 @@ class BundleRedactor(SharedState):
             if hit.via == "pseudonym" and self.network is not None:
                 out.append(self.network.replace(hit.kind, value))
             else:
-                out.append(self.tokens.name_token(hit.kind, hit.identity or value).encode())
-                self._learn(value, hit.kind, hit.identity or value)
+                kind = canonical_kind(hit.kind, hit.identity or value)
+                out.append(self.tokens.name_token(kind, hit.identity or value).encode())
+                self._learn(value, kind, hit.identity or value)
             cursor = hit.end
         out.append(data[cursor:])
         stored = b"".join(out).decode("utf-8", "surrogateescape")
@@ -260,6 +262,7 @@ class BundleRedactor(SharedState):
         """A parsed JSON/YAML value with secrets replaced by tokens (for API responses)."""
 
         def token_for(kind: str, value: bytes, extra: tuple[bytes, ...]) -> str:
+            kind = canonical_kind(kind, value)
             self._learn(value, kind, value)
             for form in extra:
                 self._learn(form, kind, value)
@@ -397,11 +400,12 @@ class BundleRedactor(SharedState):
             if hit.via == "pseudonym" and self.network is not None:
                 return self.network.replace(hit.kind, value)
             identity = hit.identity or value
-            token = self.tokens.token(hit.kind, identity)
-            self._learn(value, hit.kind, identity, force=hit.rule in FORMAT_RULE_IDS)
+            kind = canonical_kind(hit.kind, identity)
+            token = self.tokens.token(kind, identity)
+            self._learn(value, kind, identity, force=hit.rule in FORMAT_RULE_IDS)
             for form in hit.extra:
-                self._learn(form, hit.kind, identity)
-            record.add(hit.rule, hit.kind, line, token, hit.via, hit.decoders)
+                self._learn(form, kind, identity)
+            record.add(hit.rule, kind, line, token, hit.via, hit.decoders)
             if fmt is not None and _bare_scalar(data, start, hit.end, fmt):
                 return (b'"%s"' if fmt == "json" else b"'%s'") % token
             return token

@@ -117,6 +117,29 @@ FILE_EXTENSIONS = frozenset(
 _EXPANSION_OPS = (b":-", b":=", b":+", b"-", b"=", b"+")
 
 
+HEX_PROSE_RULES = frozenset({"kv-token", "kv-secret", "kv-pass", "kv-cred"})
+"""Prose keywords after which a long hex run is a secret ("joined with bootstrap token
+3f9a..."); not ``key`` (cache keys and digests are hex too)."""
+_HEX_RUN = re.compile(rb"(?<![A-Za-z0-9_-])[0-9a-fA-F]{32,128}(?![A-Za-z0-9_-])")
+_DIGEST_WORDS = re.compile(rb"sha|digest|hash|checksum|commit|fingerprint|\bid\b|uuid|md5")
+
+
+def _hex_after(view: View, pos: int) -> tuple[int, int] | None:
+    """A 32-128 digit hex run in the window after a prose secret word, unless the words
+    between them say it is a digest or an id."""
+    found = _HEX_RUN.search(view.data, pos, min(len(view.data), pos + 160))
+    if found is None or found.start() > pos + 48:
+        return None
+    if b"\n" in view.data[pos : found.start()] or _DIGEST_WORDS.search(
+        view.low, pos, found.start()
+    ):
+        return None
+    value = found.group()
+    if len(set(value.lower())) < 8:
+        return None  # 0000...0, deadbeefdeadbeef...: not random
+    return found.span()
+
+
 def _names_a_file(key: str) -> bool:
     """``auth-cache.db``, ``secrets.yaml``: a file name standing before a colon, not a key."""
     stem, dot, ext = key.rpartition(".")
@@ -188,6 +211,10 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         span = run_after(data, match.start("prose"))
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", rule.id)
+        elif rule.id in HEX_PROSE_RULES:
+            hexed = _hex_after(view, match.start("prose"))
+            if hexed is not None:
+                yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
         return
     sep = match.group("sep")
     if sep is None and data[start : start + 1] != b"-":
