@@ -293,6 +293,16 @@ def looks_secret(value: bytes) -> bool:
     return True
 
 
+WEAK_KINDS = frozenset({"auth", "credential", "session-token", "cookie", "secret-key"})
+"""Kinds whose key words are also ordinary words (``auth: database``, ``session: closed``):
+their value must not be a plain word."""
+
+
+def plain_word(value: bytes) -> bool:
+    """A short dictionary-like word (``database``, ``Closed``)."""
+    return value.isalpha() and len(value) <= 12 and (value.islower() or value.istitle())
+
+
 _GENERATED_RE = re.compile(rb"[A-Za-z0-9+/_-]{20,512}={0,2}")
 _UUID_RE = re.compile(
     rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"

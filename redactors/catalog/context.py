@@ -13,7 +13,7 @@ from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from .keyvalue import KV_RULES, _name_value, _netrc
 from .sql import SQL_RULES
-from .urls import _in_url_authority, _path_token, _signature, _url_userinfo
+from .urls import _in_url_authority, _path_token, _signature, _url_userinfo, _webhook_anywhere
 
 __all__ = ["CONTEXT_RULES", "KV_RULES", "SQL_RULES"]
 
@@ -313,6 +313,26 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("cfg cGFzc3dvcmQ9MG5jZS1lbmNvZGVk ok", "cGFzc3dvcmQ9MG5jZS1lbmNvZGVk"),
         ),
         decoys=("c2VjcmV0cy1saXN0LWVtcHR5",),  # base64('secrets-list-empty')
+    ),
+    Rule(
+        "webhook-path",
+        "webhook-url",
+        "saas",
+        "Slack and Discord webhook paths without a scheme: in file names, encoded query values.",
+        rb"(?:hooks.slack.com|discord)",
+        lower=True,
+        handler=_webhook_anywhere,
+        examples=(
+            (
+                "notify-hooks.slack.com_services_T0123ABCD_B0123ABCD_AbCdEfGhIjKlMnOpQrStUvWx.json",
+                "T0123ABCD_B0123ABCD_AbCdEfGhIjKlMnOpQrStUvWx",
+            ),
+            (
+                "url=hooks.slack.com%2Fservices%2FT0123ABCD%2FB0123ABCD%2FAbCdEfGhIjKlMnOpQrStUvWx",
+                "T0123ABCD%2FB0123ABCD%2FAbCdEfGhIjKlMnOpQrStUvWx",
+            ),
+        ),
+        decoys=("see hooks.slack.com/services for the setup", "discord.com/api/webhooks docs"),
     ),
     Rule(
         "url-path-token",

@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterable
 from ..entropy import run_after
 from ..keys import (
     BARE_KEY_NAMES,
+    WEAK_KINDS,
     generated_secret,
     is_code_reference,
     is_placeholder,
+    plain_word,
     secret_kind,
 )
 from ..rules import ALNUM, Hit, Rule, View
@@ -92,7 +94,7 @@ def _kv_hits(
             continue  # {hunter2}, get_secret_key(), request.headers["apikey"], ACCESS_TOKEN
         if bare and not generated_secret(value):
             continue  # "key": "cache-entry-1": only a generated key under a bare "key"
-        if kind in WEAK_KINDS and _plain_word(value):
+        if kind in WEAK_KINDS and plain_word(value):
             continue  # "session: closed", "credentials: default": a state, not a credential
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
@@ -108,8 +110,6 @@ def _kv_hits(
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
 
 
-WEAK_KINDS = frozenset({"auth", "credential", "session-token", "cookie", "secret-key"})
-"""Kinds whose key words are also ordinary words: their value must not be a plain word."""
 FILE_EXTENSIONS = frozenset(
     {"db", "sqlite", "log", "json", "yaml", "yml", "toml", "ini", "conf", "cfg", "txt", "pem",
      "crt", "key", "py", "go", "js", "ts", "sh", "lock", "pid", "sock", "gz", "zip", "tar"}
@@ -188,10 +188,6 @@ def _template_or_reference(data: bytes, start: int, end: int, key: str) -> bool:
         if _UPPER_NAME.fullmatch(value) and secret_kind(value.decode("latin-1")) is not None:
             return True  # password=DB_PASSWORD: the name of another secret
     return False
-
-
-def _plain_word(value: bytes) -> bool:
-    return value.isalpha() and len(value) <= 12 and (value.islower() or value.istitle())
 
 
 def _names_a_secret(word: bytes, rule: Rule) -> bool:

@@ -170,3 +170,28 @@ def _signature(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return
     if end - start >= 16 and not is_placeholder(data[start:end]):
         yield Hit(start, end, rule.kind, rule.id)
+
+
+_WEBHOOK_PATH = re.compile(
+    rb"(?:hooks\.slack\.com(?:/|_|-|%2f)+(?:services|workflows|triggers)"
+    rb"|discord(?:app)?\.com(?:/|_|-|%2f)+api(?:/|_|-|%2f)+webhooks)"
+    rb"(?:/|_|-|%2f)+([a-z0-9_-]*?[a-z0-9]{6,}(?:(?:/|_|-|%2f)+[a-z0-9_-]{6,}){1,3})"
+)
+
+
+def _webhook_anywhere(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A Slack or Discord webhook without ``://``: in a file name (``/`` became ``_``), a
+    percent-encoded query value, a config key. The path after the host is the secret."""
+    if view.low[max(0, match.start() - 3) : match.start()] == b"://":
+        return  # a URL: the URL rule has it
+    found = _WEBHOOK_PATH.match(view.low, match.start())
+    if found is None:
+        return
+    end = found.end(1)
+    while end > found.start(1) and view.data[end - 1] in b"_-":
+        end -= 1
+    if end == len(view.data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    if end - found.start(1) >= 20:
+        yield Hit(found.start(1), end, rule.kind, rule.id)
