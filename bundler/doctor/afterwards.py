@@ -147,6 +147,9 @@ def manifest_options(request: DoctorRequest, profile: Profile | None) -> dict[st
         "concurrency": request.concurrency,
         "timeout_s": request.timeout_s,
         "deadline_s": request.deadline_s,
+        "obfuscate": list(request.obfuscate),
+        "keywords": len(request.keywords),
+        "custom_rules": request.rules is not None,
     }
 
 

@@ -29,6 +29,8 @@ from ..products import Profile, get_profile
 from ..secret_options import SealOptions
 
 if TYPE_CHECKING:
+    from redactors.custom import CustomRules
+
     from ..collect.ssh import SshConnector
     from ..collect.sshconfig import SshEndpoint
 
@@ -55,6 +57,12 @@ class DoctorRequest:
     bundle: Path | None = None
     seal: SealOptions = field(default_factory=SealOptions)
     use_agent: bool = True
+    rules: Path | None = None
+    """Custom redaction rule file (as ``bundler redact --rules``)."""
+    keywords: tuple[str, ...] = ()
+    """Extra words redacted everywhere (``--keyword``)."""
+    obfuscate: tuple[str, ...] = ()
+    """``("network",)``: pseudonymize IPs, MACs, host and user names (``--obfuscate``)."""
 
 
 @dataclass
@@ -66,6 +74,7 @@ class PreparedRun:
     endpoints: dict[str, SshEndpoint]
     connector: SshConnector | None
     settings: EngineSettings
+    custom_rules: CustomRules | None = None
 
 
 def prepare(
@@ -85,6 +94,7 @@ def prepare(
     token = _token(request, profile, server_url, environ, warn)
     targets = _targets(request, server_url)
     _check_limits(request)
+    custom_rules = _custom_rules(request.rules)
     since = parse_since(request.since, now()) if request.since else None
     endpoints, connector = _ssh(request, targets, home)
     settings = EngineSettings(
@@ -95,7 +105,22 @@ def prepare(
         log_lines=request.log_lines,
         since=since,
     )
-    return PreparedRun(profile, server_url, token, targets, endpoints, connector, settings)
+    return PreparedRun(
+        profile, server_url, token, targets, endpoints, connector, settings, custom_rules
+    )
+
+
+def _custom_rules(path: Path | None) -> CustomRules | None:
+    """The ``--rules`` file, validated now: a typo costs no collection (one-line error)."""
+    if path is None:
+        return None
+    from redactors.custom import load_rules
+    from redactors.errors import RulesError
+
+    try:
+        return load_rules(path)
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _server_url(request: DoctorRequest, profile: Profile | None) -> str | None:

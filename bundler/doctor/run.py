@@ -14,7 +14,7 @@ With a profile, the live verdict comes from the same ladder engine as
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from schemas import AnalysisReport, TargetSummary, utc_now
 from ..archive import BundleBuilder, BundleSink
 from ..collect.engine import CollectionResult, Engine
 from ..collect.recorder import ProgressListener
+from ..collect.targets import HostTarget
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from ..products.base import Profile
@@ -59,7 +60,13 @@ def run_doctor(
     """Run doctor; returns the outcome (its exit code included) or raises a BundlerError."""
     run = prepare(request, environ, warn, now, home or Path.home())
     profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
-    transform = redaction_transform([token] if token else [])
+    transform = redaction_transform(
+        [token] if token else [],
+        keywords=request.keywords,
+        custom=run.custom_rules,
+        obfuscate_network="network" in request.obfuscate,
+        known_hosts=_host_names(run.targets),
+    )
     bundle = open_bundle(request.bundle, request.seal, transform) if request.bundle else None
     sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
@@ -162,3 +169,16 @@ def _conclude(
         insecure_tls=request.insecure,
     )
     return DoctorOutcome(result, summary, analysis, code)
+
+
+def _host_names(targets: Sequence[HostTarget]) -> list[str]:
+    """The names doctor was given for its hosts (``[user@]host[:port]``), not IPs or local."""
+    names = []
+    for target in targets:
+        if target.is_local:
+            continue
+        host = target.address.rsplit("@", 1)[-1]
+        host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if host and not host.replace(".", "").isdigit():
+            names.append(host)
+    return names
