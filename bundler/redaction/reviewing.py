@@ -50,12 +50,8 @@ def open_target(path: Path, secrets: OpenSecrets | None = None) -> Iterator[Memb
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
     if head in ZIP_MAGIC:
-        try:
-            from ..archive import open_bundle
-        except ImportError:  # pragma: no cover - the archive reader is part of every full build
-            raise InputError(
-                "reading a bundle needs bundler's archive reader (not in this build)"
-            ) from None
+        from ..archive import open_bundle
+
         with open_bundle(path, secrets, lenient=True) as bundle:
             yield bundle
         return
