@@ -52,15 +52,28 @@ def cross_check(
         if entry is None or entry.is_dir:
             problem("missing", path, f"member {label!r} is in the manifest but missing")
         elif not entry.encrypted:
-            problem("unencrypted", path, f"member {label!r} is not AES-256 encrypted")
+            problem("unencrypted", path, f"member {label!r} {_not_encrypted(entry)}")
         elif entry.size != member.size:
             problem("size_mismatch", path, f"member {label!r} has the wrong size")
     for name, entry in entries.items():
         if entry.is_dir or name == MANIFEST_MEMBER or name in listed:
             continue
-        kind: ProblemKind = "unlisted" if entry.encrypted else "unencrypted"
-        problem(kind, name, f"member {printable_name(name)!r} is not in the manifest")
+        label = printable_name(name)
+        if entry.encrypted:
+            problem("unlisted", name, f"member {label!r} is not in the manifest")
+        else:
+            problem(
+                "unencrypted",
+                name,
+                f"member {label!r} is not in the manifest and {_not_encrypted(entry)}",
+            )
     return listed, problems
+
+
+def _not_encrypted(entry: Entry) -> str:
+    if entry.aes_version == 1:
+        return "is AES AE-1 (a plaintext CRC per member), not the AE-2 bundles use"
+    return "is not AES-256 encrypted"
 
 
 def choose_password(
@@ -76,6 +89,8 @@ def choose_password(
     altered, and reading them reports it. One damaged verifier among sound
     members never turns into "wrong password".
     """
+    if not entries:
+        raise NotABundle("an empty zip (no members at all): not a bundler bundle")
     encrypted = [e for e in entries.values() if e.encrypted]
     if not encrypted:
         raise NotABundle("not a bundler bundle (none of its members is AES-256 encrypted)")

@@ -71,7 +71,13 @@ def _local_inventory(sim: RunningSim, workdir: Path) -> Path | None:
     return inventory
 
 
-def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True) -> Collected:
+def collect(
+    sim: RunningSim,
+    *,
+    token: str | None = None,
+    trust_ca: bool = True,
+    timeout_s: float | None = None,
+) -> Collected:
     """Run the real doctor against ``sim`` into a sealed bundle, and read it back.
 
     ``trust_ca=False`` leaves the simulator's CA out of the trust store (as a
@@ -100,6 +106,7 @@ def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True)
             bundle=bundle,
             seal=SealOptions(password_env=PASSWORD_ENV),
             **hosts,
+            **({"timeout_s": timeout_s} if timeout_s is not None else {}),
         )
         outcome = run_doctor(request, environ=os.environ)
     unlock = OpenSecrets(password_env=PASSWORD_ENV)

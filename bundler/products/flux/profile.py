@@ -43,6 +43,12 @@ class FluxProfile:
     def plan(self) -> Plan:
         return _plan()
 
+    def replay_commands(self, url: str, captured: Sequence[tuple[str, str]]) -> list[str]:
+        """Flux CLI lines to try against ``bundler serve`` (optional profile attribute)."""
+        from .replay import replay_commands
+
+        return replay_commands(url, captured)
+
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
         return normalize(ctx)
 
