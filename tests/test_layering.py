@@ -62,9 +62,9 @@ def test_schemas_depend_on_pydantic_only() -> None:
 
 # -- inside bundler ------------------------------------------------------------------------------
 #
-# Top first: cli -> doctor (the application layer) -> analyze, redaction -> products -> collect
-# -> archive -> source, errors, secret_options. A package imports only what is below it, and
-# products reach the engine through a small named API (PRODUCT_API).
+# Top first: cli -> doctor, serve, diff (the applications) -> analyze, redaction -> products
+# -> collect -> archive -> source, errors, secret_options. A package imports only what is below
+# it, and products reach the engine through a small named API (PRODUCT_API).
 
 CLI_ENTRY_POINTS = {"bundler/__main__.py"}
 """``python -m bundler`` is the CLI's own entry point."""
@@ -88,7 +88,9 @@ BELOW = {
     "bundler/redaction": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.collect",
                           "bundler.products"},
     "bundler/products": {"bundler.cli", "bundler.doctor"},
-    "bundler/doctor": {"bundler.cli"},
+    "bundler/doctor": {"bundler.cli", "bundler.serve", "bundler.diff"},
+    "bundler/serve": {"bundler.cli", "bundler.doctor", "bundler.diff"},
+    "bundler/diff": {"bundler.cli", "bundler.doctor", "bundler.serve"},
 }  # fmt: skip
 """Package -> the bundler packages it must not import (they are above it)."""
 

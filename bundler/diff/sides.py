@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..products.base import Profile
 
 if TYPE_CHECKING:
-    from ..cli.options import OpenSecrets
+    from ..secret_options import OpenSecrets
 
 
 @dataclass
