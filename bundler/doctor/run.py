@@ -29,7 +29,7 @@ from ..exit_codes import ExitCode
 from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .request import DoctorRequest, prepare
-from .sinks import open_bundle, open_live, redaction_transform
+from .sinks import create_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
 
 
@@ -60,7 +60,7 @@ def run_doctor(
     run = prepare(request, environ, warn, now, home or Path.home())
     profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
     transform = redaction_transform([token] if token else [])
-    bundle = open_bundle(request.bundle, request.seal, transform) if request.bundle else None
+    bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
     sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
         from ..collect.http import HttpCollector, HttpOptions

@@ -27,7 +27,7 @@ def redaction_transform(known_secrets: Sequence[str] = ()) -> MemberTransform:
     return BundleRedactor(Policy(keywords=tuple(s for s in known_secrets if s)))
 
 
-def open_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
+def create_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
     """A ``BundleBuilder`` for ``path``, every member passing through ``transform``.
 
     The password (or recipients) is settled here, before any collection: a
