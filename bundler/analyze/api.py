@@ -74,6 +74,13 @@ class TimelineEvent:
         return cite_lines(self.member, self.line, self.line, self.text)
 
 
+FIRST_KEPT = 5
+"""Per ``(kind, worker)`` the engine keeps the first FIRST_KEPT events in log order ..."""
+LATEST_KEPT = 50
+"""... and the LATEST_KEPT latest in time (:mod:`bundler.analyze.sampling`); a parser that
+returns a :class:`TimelineStream` must yield at least the events these would keep."""
+
+
 class TimelineStream:
     """A log parser's events, plus the routine ones it only *counted*.
 

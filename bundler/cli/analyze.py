@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..analyze.engine import run_analysis
-from ..analyze.opening import open_bundle, profile_for
+from ..analyze.opening import open_for_analysis, profile_for
 from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
@@ -69,7 +69,7 @@ def command(
     """
     if output is not None and output.exists() and output.resolve() == bundle.resolve():
         raise UsageError(f"--output {output} is the bundle itself")
-    with open_bundle(bundle, secrets) as opened:
+    with open_for_analysis(bundle, secrets) as opened:
         evidence = opened.evidence()
         done = run_analysis(
             evidence, profile=profile_for(opened.manifest, evidence), worker=worker, job=job

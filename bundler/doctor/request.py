@@ -220,9 +220,4 @@ def _ssh(
 
 
 def load_profile(name: str | None) -> Profile | None:
-    if name is None:
-        return None
-    try:
-        return get_profile(name)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"profile {name!r} is not available in this build") from exc
+    return get_profile(name) if name is not None else None

@@ -30,7 +30,7 @@ from ..exit_codes import ExitCode
 from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .request import DoctorRequest, prepare
-from .sinks import open_bundle, open_live, redaction_transform
+from .sinks import create_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
 
 
@@ -67,7 +67,7 @@ def run_doctor(
         obfuscate_network="network" in request.obfuscate,
         known_hosts=_host_names(run.targets),
     )
-    bundle = open_bundle(request.bundle, request.seal, transform) if request.bundle else None
+    bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
     sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
         from ..collect.http import HttpCollector, HttpOptions
