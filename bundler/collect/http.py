@@ -150,8 +150,13 @@ class HttpCollector:
         except httpx.TimeoutException as exc:
             phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "response"
             if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-                raise ConnectFailed(f"{phase} timed out") from exc
-            raise CollectorTimeout(f"{phase} timed out") from exc
+                which = (
+                    budget.limit()
+                    if left <= CONNECT_TIMEOUT_S
+                    else (f"after {CONNECT_TIMEOUT_S:g}s (the connect timeout)")
+                )
+                raise ConnectFailed(f"{phase} timed out: {which}") from exc
+            raise CollectorTimeout(f"{phase} timed out: {budget.limit()}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise TransportError(f"connection broke: {exc}") from exc
         except httpx.HTTPError as exc:

@@ -152,7 +152,11 @@ class Scheduler:
                 self._running[task] = me
                 self._lane_running[task.lane] = self._lane_running.get(task.lane, 0) + 1
             budget = Budget.start(
-                task.timeout_s, run_deadline=self.deadline, cancel=self.cancel, clock=self.clock
+                task.timeout_s,
+                run_deadline=self.deadline,
+                cancel=self.cancel,
+                clock=self.clock,
+                deadline_s=self.deadline_s,
             )
             try:
                 task.run(budget)

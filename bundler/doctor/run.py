@@ -31,7 +31,7 @@ from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .request import DoctorRequest, prepare
 from .sinks import create_bundle, open_live, redaction_transform
-from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
+from .summary import BundleWritten, DoctorSummary, build_summary, exit_code, no_ladder_report
 
 
 @dataclass
@@ -42,10 +42,19 @@ class DoctorOutcome:
     exit_code: ExitCode
 
     def json_text(self) -> str:
-        """What ``--json`` prints: the verdict when analyzed, else the collection summary."""
-        if self.analysis is not None:
-            return self.analysis.model_dump_json(indent=2, by_alias=True)
-        return self.summary.model_dump_json(indent=2, by_alias=True)
+        """What ``--json`` prints, always one schema: the analysis report (``bundler.analysis/1``)
+        with the collection summary inside (``collection``), so a pipeline never branches.
+
+        A run with nothing to judge (hosts only, no profile; an interrupted run; an analysis
+        that failed) still prints a report: verdict ``inconclusive`` with a fleet note saying
+        why there is no ladder, and the collection summary.
+        """
+        report = self.analysis if self.analysis is not None else no_ladder_report(self.summary)
+        report = report.model_copy(
+            update={"collection": self.summary.model_dump(mode="json", by_alias=True)}
+        )
+        text: str = report.model_dump_json(indent=2, by_alias=True)
+        return text
 
 
 def run_doctor(
@@ -128,10 +137,12 @@ def _conclude(
     warn: Callable[[str], None],
 ) -> DoctorOutcome:
     profile_name = profile.name if profile is not None else None
-    if profile is not None and result.collected:
+    # Even when nothing was collected: the failures themselves are evidence (a server that
+    # is not there reads FLUX_SERVER_UNREACHABLE, one finding, as in a bundle with hosts).
+    if profile is not None and not result.interrupted:
         normalize(sink, result, profile, server_url, request)
     analysis = None
-    if result.collected and not result.interrupted:
+    if not result.interrupted and (result.collected or profile is not None):
         provisional = provisional_manifest(request, result, profile, server_url, now)
         analysis = analyze(sink, profile, provisional, warn)
     verdict = analysis.verdict.value if analysis is not None else None

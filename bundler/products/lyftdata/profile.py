@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
@@ -36,6 +37,20 @@ class LyftDataProfile:
         from .read_only import read_only_commands
 
         return read_only_commands()
+
+    @property
+    def recovery_paths(self) -> Mapping[str, Recovery]:
+        """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
+        from .rules.recovery import RECOVERY_PATHS
+
+        return RECOVERY_PATHS
+
+    @property
+    def collection_hints(self) -> Mapping[str, str]:
+        """How to collect each evidence member, for an unknown that lacks it."""
+        from .hints import COLLECTION_HINTS
+
+        return COLLECTION_HINTS
 
     def plan(self) -> Plan:
         return build_plan()
