@@ -18,10 +18,10 @@ from .analysis import (
     Finding,
     Integrity,
     LayerResult,
-    LineRange,
     Recovery,
     TargetReport,
 )
+from .citation import LineRange
 from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
@@ -44,6 +44,7 @@ from .manifest import (
     UnsupportedFormatError,
     parse_format,
 )
+from .overview import FleetOverview, WorkerGroup, WorkerOverview
 from .redaction import (
     REDACTION_REPORT_MEMBER,
     REDACTION_REPORT_SCHEMA,
@@ -79,6 +80,7 @@ __all__ = [
     "EvidenceDoc",
     "FileRedaction",
     "Finding",
+    "FleetOverview",
     "HostRole",
     "HostSummary",
     "HttpExchange",
@@ -108,6 +110,8 @@ __all__ = [
     "UTCDateTime",
     "UnsupportedFormatError",
     "Verdict",
+    "WorkerGroup",
+    "WorkerOverview",
     "parse_format",
     "utc_now",
 ]

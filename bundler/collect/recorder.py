@@ -28,8 +28,8 @@ from schemas import (
 )
 
 from ..archive.contracts import BundleSink
-from ..products.base import StepResult
 from .errors import CollectError
+from .results import StepResult
 
 
 @dataclass(frozen=True)

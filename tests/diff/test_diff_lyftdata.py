@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from bundler.cli.options import SealOptions
-from bundler.collect.doctor import run_doctor
-from bundler.collect.request import DoctorRequest
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
 from bundler.products.lyftdata import PROFILE
 from samples.lyftdata_sim.loader import SCENARIO_DIR
 from schemas import DiffReport
