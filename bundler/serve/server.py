@@ -64,9 +64,10 @@ class ReplayServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
-    server_version = "bundler-serve"
-    sys_version = ""
     protocol_version = "HTTP/1.1"
+
+    def version_string(self) -> str:
+        return "bundler-serve"
 
     def _answer(self) -> None:
         reply = self.server.replay.answer(self.command, self.path)
