@@ -144,7 +144,7 @@ def test_a_hosts_only_bundle_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_lyftdata_bundle_answers_its_contract_routes(tmp_path: Path) -> None:
     bundle = BUNDLES_DIR / "lyftdata-healthy.zip"
     with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
-        assert f"curl -s {running.url}/api/health" in "\n".join(running.banner)
+        assert f"curl -s {running.url}/api/workers" in "\n".join(running.banner)
         secrets = OpenSecrets(password_env=PASSWORD_ENV)
         with open_bundle(bundle, secrets, environ={PASSWORD_ENV: SAMPLE_PASSWORD}) as reader:
             expected = {
