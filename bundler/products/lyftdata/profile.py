@@ -55,6 +55,12 @@ class LyftDataProfile:
     def plan(self) -> Plan:
         return build_plan()
 
+    def replay_commands(self, url: str, captured: Sequence[tuple[str, str]]) -> list[str]:
+        """``curl`` lines to try against ``bundler serve`` (optional profile attribute)."""
+        from .replay import replay_commands
+
+        return replay_commands(url, captured)
+
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
         from .normalize import normalize
 
