@@ -157,6 +157,7 @@ def render_html(
     css = stylesheet()
     failed = [c for c in extras.collectors if c.status is not CollectorStatus.OK]
     ok = [c for c in extras.collectors if c.status is CollectorStatus.OK]
+    tally = Counter(c.status.value for c in extras.collectors)
     template = _environment().get_template("report.html.j2")
     return template.render(
         report=report,
@@ -172,6 +173,7 @@ def render_html(
         collectors_ok=ok[:MAX_OK_COLLECTORS],
         collectors_ok_more=max(0, len(ok) - MAX_OK_COLLECTORS),
         collectors_bytes=sum(c.bytes for c in extras.collectors),
+        collectors_tally=", ".join(f"{n} {status}" for status, n in tally.most_common()),
         extras=extras,
     )
 
