@@ -22,6 +22,7 @@ from .analysis import (
     TargetReport,
 )
 from .citation import LineRange
+from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
@@ -33,6 +34,7 @@ from .manifest import (
     EncryptionInfo,
     HostRole,
     HostSummary,
+    HttpExchange,
     Manifest,
     MemberEntry,
     RecipientInfo,
@@ -58,6 +60,7 @@ from .redaction import (
 
 __all__ = [
     "ANALYSIS_SCHEMA",
+    "DIFF_SCHEMA",
     "EVIDENCE_KINDS",
     "FORMAT_VERSION",
     "LAYER_QUESTIONS",
@@ -72,6 +75,7 @@ __all__ = [
     "CollectorKind",
     "CollectorOutcome",
     "CollectorStatus",
+    "DiffReport",
     "EncryptionInfo",
     "EvidenceDoc",
     "FileRedaction",
@@ -79,6 +83,7 @@ __all__ = [
     "FleetOverview",
     "HostRole",
     "HostSummary",
+    "HttpExchange",
     "InputModel",
     "Integrity",
     "Layer",
