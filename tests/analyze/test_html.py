@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html as html_lib
+import os
 import re
 import subprocess
 import sys
@@ -249,3 +250,27 @@ def test_output_refuses_to_overwrite_the_bundle_itself(tmp_path: Path) -> None:
     assert same.returncode == 2
     assert "is the bundle itself" in same.stderr
     assert zipped.read_bytes() == b"PK"
+
+
+def test_diff_renders_as_a_page_with_the_same_policy(tmp_path: Path) -> None:
+    from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+
+    out = tmp_path / "diff.html"
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "bundler", "diff",
+            str(BUNDLES_DIR / "flux-healthy.zip"), str(BUNDLES_DIR / "flux-hung.zip"),
+            "--format", "html", "--output", str(out), "--password-env", PASSWORD_ENV,
+        ],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, PASSWORD_ENV: SAMPLE_PASSWORD},
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    html = out.read_text()
+    tree = outline(html)
+    assert "h1 “REGRESSED — something that passed in BEFORE fails in AFTER”" in tree
+    assert "h2#acceptance “Recovery acceptance (on AFTER)”" in tree
+    assert "<code>FLUX_WORKER_EVICTED</code>" in html
+    assert "heartbeat: pass -&gt; fail (REGRESSION)" in html
+    assert "script-src &#39;none&#39;" in html
+    assert "<script" not in html

@@ -90,6 +90,19 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rendered]:
     )
     assert result.exit_code == 1, result.output
     html["hostile"] = out / "hostile.html"
+    diffed = CliRunner().invoke(
+        cli,
+        [
+            "diff",
+            str(catalog.BUNDLES_DIR / "flux-healthy.zip"),
+            str(catalog.BUNDLES_DIR / "flux-hung.zip"),
+            "--format", "html", "-o", str(out / "diff.html"),
+            "--password-env", catalog.PASSWORD_ENV,
+        ],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )  # fmt: skip
+    assert diffed.exit_code == 1, diffed.output
+    html["diff"] = out / "diff.html"
     html["canary"] = out / "canary.html"
     html["canary"].write_text(CANARY)
     with Browser(executable) as browser:
@@ -155,6 +168,16 @@ def test_a_hostile_bundle_executes_nothing(rendered: Rendered) -> None:
     )
     assert page.requests == [page.url]
     assert page.console == []
+
+
+def test_the_diff_page_reads_the_same_way(rendered: Rendered) -> None:
+    page = rendered.pages["diff"]
+    assert page.title.startswith("bundler diff: REGRESSED")
+    assert "Recovery acceptance (on AFTER)" in page.text
+    assert "FLUX_WORKER_EVICTED" in page.text
+    assert page.requests == [page.url]
+    assert page.console == []
+    assert colour_variety(page.png)[0] >= 12
 
 
 def test_dump_dom_of_the_hostile_page_keeps_its_title(rendered: Rendered) -> None:

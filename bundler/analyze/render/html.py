@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -154,15 +155,13 @@ def render_html(
 ) -> str:
     """The whole page as one string (a few hundred KB at most for a big fleet)."""
     extras = extras or BundleExtras()
-    css = stylesheet()
     failed = [c for c in extras.collectors if c.status is not CollectorStatus.OK]
     ok = [c for c in extras.collectors if c.status is CollectorStatus.OK]
     tally = Counter(c.status.value for c in extras.collectors)
-    template = _environment().get_template("report.html.j2")
-    return template.render(
+    return render_page(
+        "report.html.j2",
+        tool_version=report.tool_version,
         report=report,
-        css=Markup(css),  # noqa: S704 (our own stylesheet, from the package, never bundle data)
-        csp=content_security_policy(css),
         groups=common.target_groups(report),
         main=lead_finding(report),
         compact=common.compact(report),
@@ -192,6 +191,24 @@ def lead_finding(report: AnalysisReport) -> Finding | None:
         if code is not None:
             return next(f for r in target.layers for f in r.findings if f.code == code)
     return None
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render one of our page templates with the stylesheet inline and its CSP by hash.
+
+    The one place a page is made, so every page (``analyze``'s, ``diff``'s)
+    gets the same policy and escaping.
+    """
+    css = stylesheet()
+    return (
+        _environment()
+        .get_template(template)
+        .render(
+            css=Markup(css),  # noqa: S704 (our own stylesheet, from the package, never bundle data)
+            csp=content_security_policy(css),
+            **context,
+        )
+    )
 
 
 def _size(n: int) -> str:
