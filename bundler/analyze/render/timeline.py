@@ -274,12 +274,44 @@ def _lane(
     worker: str | None = None,
 ) -> Lane:
     lane = Lane(label=label, y=0, css=css)
-    lane.marks = [Mark(x_of(e.at), category(e.kind), _title(e)) for e in events if e.at]
+    lane.marks = [Mark(x_of(e.at), c, _title(e)) for e, c in _categorised(events) if e.at]
+    lane.marks = _spread(lane.marks)
     if row is not None and row.last_heartbeat_at is not None:
         lane.marks.append(_beat(row, x_of))
     if end is not None:
         lane.bars = _bars(events, end, x_of, worker)
     return lane
+
+
+NUDGE = 7.0
+"""Marks closer than this (px) are set side by side: logs stamp to the second, and an
+eviction, its disconnect and the reconnect often share one."""
+MAX_NUDGE = 35.0
+
+
+def _spread(marks: list[Mark]) -> list[Mark]:
+    """Marks in time order, each at least NUDGE right of the one before (within MAX_NUDGE)."""
+    out: list[Mark] = []
+    for mark in sorted(marks, key=lambda m: m.x):
+        x = mark.x
+        if out and x - out[-1].x < NUDGE and out[-1].x + NUDGE - mark.x <= MAX_NUDGE:
+            x = round(out[-1].x + NUDGE, 1)
+        out.append(Mark(x, mark.category, mark.title))
+    return out
+
+
+def _categorised(events: Sequence[TimelineEvent]) -> list[tuple[TimelineEvent, str]]:
+    """Each event's category; a connection after being stale, offline or cut off is a reconnect."""
+    out = []
+    state: str | None = None
+    for event in events:
+        kind = category(event.kind)
+        if kind == "registration" and state in ("stale", "down", "lost"):
+            kind = "reconnect"
+        out.append((event, kind))
+        after = KINDS.get(event.kind, ("", None))[1]
+        state = after or state
+    return out
 
 
 def _beat(row: WorkerOverview, x_of: _XOf) -> Mark:
