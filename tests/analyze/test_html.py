@@ -274,3 +274,22 @@ def test_diff_renders_as_a_page_with_the_same_policy(tmp_path: Path) -> None:
     assert "heartbeat: pass -&gt; fail (REGRESSION)" in html
     assert "script-src &#39;none&#39;" in html
     assert "<script" not in html
+
+
+def test_a_connection_after_an_eviction_is_a_reconnect_and_same_second_marks_stay_apart(
+    fleet: Fleet,
+) -> None:
+    events = [
+        _event("registered", -300, "w2", 1),
+        _event("stale", -60, "w2", 2),
+        _event("evicted", -50, "w2", 3),
+        _event("connected", -50, "w2", 4),  # the same second: Flux stamps to the second
+    ]
+    done = run_analysis(fleet.evidence(), profile=StubProfile(events=events))  # type: ignore[arg-type]
+    view = build(done.report, done.timeline)
+    assert view is not None
+    lane = next(lane for lane in view.lanes if lane.label == "w2")
+    marks = [m for m in lane.marks if m.category != "heartbeat"]
+    assert [m.category for m in marks] == ["registration", "stale", "evicted", "reconnect"]
+    assert marks[3].x - marks[2].x >= 7  # side by side, not on top of each other
+    assert "evicted — hosts/h01/logs/00.log:3" in marks[2].title
