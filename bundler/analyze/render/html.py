@@ -44,6 +44,7 @@ from ...source import MemberSource
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
+from . import _fleet as fleet
 from .timeline import build as build_timeline
 
 MAX_OK_COLLECTORS = 400
@@ -117,15 +118,15 @@ def _environment() -> Environment:
         check_label=common.check_label,
         target_title=common.target_title,
         target_state=common.target_state,
-        others_line=common.others_line,
-        overview_title=common.overview_title,
-        worker_state=common.worker_state,
-        worker_verdict=common.worker_verdict,
-        worker_finding=common.worker_finding,
-        group_detail=common.group_detail,
-        labels_text=common.labels_text,
-        slots_text=common.slots_text,
-        age=common.age,
+        others_line=fleet.others_line,
+        overview_title=fleet.overview_title,
+        worker_state=fleet.worker_state,
+        worker_verdict=fleet.worker_verdict,
+        worker_finding=fleet.worker_finding,
+        group_detail=fleet.group_detail,
+        labels_text=fleet.labels_text,
+        slots_text=fleet.slots_text,
+        age=fleet.age,
         STATUS_LABEL=common.STATUS_LABEL,
         NOT_REACHED=common.NOT_REACHED,
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
@@ -162,11 +163,11 @@ def render_html(
         "report.html.j2",
         tool_version=report.tool_version,
         report=report,
-        groups=common.target_groups(report),
+        groups=fleet.target_groups(report),
         main=lead_finding(report),
-        compact=common.compact(report),
+        compact=fleet.compact(report),
         overview=report.fleet,
-        grouped=report.fleet is not None and common.grouped(report.fleet),
+        grouped=report.fleet is not None and fleet.grouped(report.fleet),
         timeline=build_timeline(report, timeline),
         collectors_failed=failed,
         collectors_ok=ok[:MAX_OK_COLLECTORS],

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
 from ..api import Timeline, TimelineEvent
+from .timeline_kinds import CATEGORIES, KINDS, STATES, category
 
 _XOf = Callable[[datetime], float]
 """Maps a time to its x coordinate on the plot."""
@@ -33,75 +34,6 @@ LABEL_W = 190
 LANE_H = 22
 AXIS_H = 28
 RIGHT_PAD = 16
-
-# kind -> (category, state the worker is in after it, or None when it does not change state)
-KINDS: dict[str, tuple[str, str | None]] = {
-    "starting": ("registration", None),
-    "started": ("registration", "up"),
-    "registering": ("registration", None),
-    "registered": ("registration", "up"),
-    "connected": ("registration", "up"),
-    "connection_established": ("registration", "up"),
-    "stale": ("stale", "stale"),
-    "evicted": ("evicted", "down"),
-    "disconnected": ("evicted", "down"),
-    "sse_closed_by_reaper": ("evicted", None),
-    "pruned": ("evicted", "down"),
-    "sigterm": ("evicted", None),
-    "shutdown": ("evicted", "down"),
-    "recovered": ("reconnect", "up"),
-    "reconnecting": ("reconnect", None),
-    "sse_closed": ("reconnect", None),
-    "sse_error": ("reconnect", None),
-    "released_reconnecting": ("reconnect", None),
-    "connection_lost": ("server_down", "lost"),
-    "unhealthy": ("unhealthy", "unhealthy"),
-    "healthy": ("healthy", "up"),
-    "paused": ("unhealthy", "paused"),
-    "resumed": ("healthy", "up"),
-    "claimed": ("claim", None),
-    "unclaimed": ("unclaim", None),
-    "released": ("unclaim", None),
-    "claim_refused": ("stale_claim", None),
-    "stale_claim": ("stale_claim", None),
-    "stale_claim_abort": ("stale_claim", None),
-    "superseded_dispatch": ("stale_claim", None),
-    "release_fenced": ("stale_claim", None),
-    "auth_rejected": ("auth", None),
-    "session_rejected": ("auth", None),
-    "lease_renewed": ("healthy", None),
-    "state_corrupt": ("auth", None),
-    "server_stopping": ("server_down", None),
-    "server_started": ("registration", None),
-}
-"""Event kinds the timeline knows; any other kind is drawn as a plain 'other' mark."""
-
-CATEGORIES: dict[str, str] = {
-    "registration": "registration, connection",
-    "heartbeat": "last heartbeat (evidence/workers.json)",
-    "stale": "STALE (missed heartbeats)",
-    "evicted": "evicted, disconnected, stopped",
-    "reconnect": "reconnects",
-    "server_down": "server unreachable / stopping",
-    "unhealthy": "unhealthy, paused",
-    "healthy": "healthy again, resumed, lease renewed",
-    "claim": "claims",
-    "unclaim": "unclaims, releases",
-    "stale_claim": "stale-claim aborts, refused claims",
-    "execution": "execution state changes",
-    "auth": "authorization refused, corrupt state",
-    "other": "other log events",
-}
-"""Legend: category -> what it means (one colour each in the stylesheet)."""
-
-STATES = {
-    "up": "connected",
-    "stale": "stale",
-    "down": "offline",
-    "lost": "cannot reach server",
-    "unhealthy": "unhealthy",
-    "paused": "paused",
-}
 
 
 @dataclass(frozen=True)
@@ -163,12 +95,6 @@ class TimelineView:
     def states(self) -> list[tuple[str, str]]:
         used = {b.state for lane in self.lanes for b in lane.bars}
         return [(s, text) for s, text in STATES.items() if s in used]
-
-
-def category(kind: str) -> str:
-    if kind in KINDS:
-        return KINDS[kind][0]
-    return "execution" if kind.startswith("execution_") else "other"
 
 
 def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | None:
