@@ -21,6 +21,8 @@ command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# A font, so the report's screenshots show text (chromium only recommends one).
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"
