@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything bundler's tests and demo need on a fresh Debian machine:
 #   * Debian packages: openssh-server (sshd for SSH tests), p7zip-full (7z interop),
-#     sqlite3, iproute2 (network namespaces), when missing and we are root;
+#     sqlite3, iproute2 (network namespaces), chromium (headless: the HTML report's browser
+#     tests), when missing and we are root;
 #   * .venv: Python >= 3.11 with bundler installed editable plus test tools;
 #   * .cache/flux-venv: Python >= 3.12 with flux-core (Flux needs 3.12; it gets its own venv);
 #   * samples/keys/sample-identity made 0600 (a clone checks it out readable; bundler refuses that).
@@ -19,6 +20,9 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing+=(openssh-se
 command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# A font, so the report's screenshots show text (chromium only recommends one).
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"

@@ -15,6 +15,7 @@ from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
+from .output import write_report
 
 VERDICT_EXIT = {
     "healthy": ExitCode.OK,
@@ -90,16 +91,3 @@ def command(
         render(report, fmt, text, color=False, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
         write_report(output, text.getvalue())
     click.get_current_context().exit(int(VERDICT_EXIT[report.verdict.value]))
-
-
-def write_report(path: Path, text: str) -> None:
-    """Publish ``text`` at ``path`` in one rename: the old report or the new one, never half."""
-    from ..archive.atomic import AtomicOutput
-
-    out = AtomicOutput(path, overwrite=True, mode=0o644)
-    try:
-        out.file.write(text.encode("utf-8"))
-        out.publish()
-    except BaseException:
-        out.discard()
-        raise
