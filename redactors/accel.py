@@ -24,7 +24,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .anchors import DENSE, AnchorIndex, indexable
+from .anchors import DENSE, AnchorIndex
 from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
 from .rules import Rule, View
 
@@ -68,30 +68,37 @@ def anchor_index(rules: Sequence[Rule]) -> AnchorIndex:
     return AnchorIndex(rules)
 
 
+SMALL_TEXT = 64 << 10
+"""Texts shorter than this are indexed by Aho-Corasick (no database compiled for them)."""
+
+
 def _escaped(literal: bytes) -> bytes:
     return b"".join(b"\\x%02x" % byte for byte in literal)
 
 
 class HyperscanIndex(AnchorIndex):
-    """:class:`~redactors.anchors.AnchorIndex` computed with one Hyperscan scan."""
+    """:class:`~redactors.anchors.AnchorIndex` computed with one Hyperscan scan.
+
+    Compiling the database costs tens of milliseconds, more than scanning a
+    small file, so a text under :data:`SMALL_TEXT` is indexed by the
+    Aho-Corasick passes (the same dictionary) and the database is compiled
+    when the first big text comes, once per process for a given rule set.
+    """
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         if hyperscan is None:
             raise RuntimeError("hyperscan is not installed")
-        self._passes = []
+        super().__init__(rules)
         expressions: list[bytes] = []
         flags: list[int] = []
         self._owners: list[tuple[int, ...]] = []
         self._lengths: list[int] = []
-        indexed = set()
         for lower in (False, True):
             patterns: dict[bytes, list[int]] = {}
             for index, rule in enumerate(rules):
-                if rule.scanner is not None or rule.lower != lower or not indexable(rule):
-                    continue
-                indexed.add(index)
-                for anchor in rule.anchors or ():
-                    patterns.setdefault(anchor, []).append(index)
+                if index in self.indexed and rule.lower == lower:
+                    for anchor in rule.anchors or ():
+                        patterns.setdefault(anchor, []).append(index)
             for literal, owners in patterns.items():
                 if lower and literal != literal.lower():
                     continue  # never in the lower-cased text: Aho-Corasick never finds it either
@@ -106,21 +113,30 @@ class HyperscanIndex(AnchorIndex):
                 expressions.append(_escaped(literal))
                 flags.append(hyperscan.HS_FLAG_SINGLEMATCH)
                 self._marker_names.append(name)
-        self.indexed = frozenset(indexed)
-        self._db: Any = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=expressions,
-            ids=list(range(len(expressions))),
-            elements=len(expressions),
-            flags=flags,
-        )
-        self._scratch: Any = hyperscan.Scratch(self._db)
+        self._key = (tuple(expressions), tuple(flags))
+        self._db: Any = None
+        self._scratch: Any = None
+
+    def _database(self) -> Any:
+        if self._db is None:
+            if self._key not in _DATABASES:
+                expressions, flags = self._key
+                database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                database.compile(
+                    expressions=list(expressions),
+                    ids=list(range(len(expressions))),
+                    elements=len(expressions),
+                    flags=list(flags),
+                )
+                _DATABASES[self._key] = database
+            self._db = _DATABASES[self._key]
+            self._scratch = hyperscan.Scratch(self._db)
+        return self._db
 
     def positions(self, view: View) -> dict[int, list[int] | None]:
+        if len(view.data) < SMALL_TEXT:
+            return super().positions(view)
         found: dict[int, list[int] | None] = {}
-        if not view.data:
-            view.markers = frozenset()
-            return found
         markers: set[str] = set()
         owners, lengths, first_marker = self._owners, self._lengths, self._first_marker
         names = self._marker_names
@@ -137,7 +153,7 @@ class HyperscanIndex(AnchorIndex):
                 else:
                     starts.append(start)
 
-        self._db.scan(view.data, match_event_handler=on_match, scratch=self._scratch)
+        self._database().scan(view.data, match_event_handler=on_match, scratch=self._scratch)
         view.markers = frozenset(markers)
         limit = len(view.data) // DENSE + 16
         for index, starts in found.items():
@@ -148,3 +164,8 @@ class HyperscanIndex(AnchorIndex):
             elif len(starts) > 1:
                 starts.sort()
         return found
+
+
+_DATABASES: dict[tuple[tuple[bytes, ...], tuple[int, ...]], Any] = {}
+"""Compiled databases by their patterns: every engine of a process with the same rules (the
+coordinator's, a worker's, a scoped one) shares one."""

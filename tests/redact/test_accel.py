@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from redactors import BundleRedactor, MemberRefused
+from redactors import BundleRedactor, MemberRefused, accel
 from redactors.accel import ENV, HyperscanIndex, available
 from redactors.catalog import BUILTIN_RULES
 
@@ -43,6 +43,8 @@ KEY = b"accel-test-key" * 2
 
 def _redactor(mode: str, monkeypatch: pytest.MonkeyPatch) -> BundleRedactor:
     monkeypatch.setenv(ENV, "off" if mode != "hyperscan" else "auto")
+    # Hyperscan scans every text here, not only those of 64 KiB and more.
+    monkeypatch.setattr(accel, "SMALL_TEXT", 0 if mode == "hyperscan" else accel.SMALL_TEXT)
     redactor = BundleRedactor(key=KEY)
     if mode == "hyperscan":
         assert isinstance(redactor.engine.anchors, HyperscanIndex)
@@ -90,6 +92,7 @@ def _shapes() -> Iterator[tuple[str, bytes]]:
         b"-----END RSA PRIVATE KEY-----",
     ]
     yield "shapes/cursors.log", b"\n".join(lines * 3) + b"\n"
+    yield "shapes/big.log", b"\n".join(lines * 300) + b"\n"  # > 64 KiB: several stream rounds
     yield (
         "shapes/listing.json",
         json.dumps({"items": [line.decode("latin-1") for line in lines]}).encode(),
