@@ -3,7 +3,8 @@
 #   * Debian packages: openssh-server (sshd for SSH tests), p7zip-full (7z interop),
 #     sqlite3, iproute2 (network namespaces), chromium (headless: the HTML report's browser
 #     tests), when missing and we are root;
-#   * .venv: Python >= 3.11 with bundler installed editable plus test tools;
+#   * .venv: Python >= 3.11 with bundler installed editable plus test tools and the
+#     redaction accelerator (the [fast] extra: hyperscan);
 #   * .cache/flux-venv: Python >= 3.12 with flux-core (Flux needs 3.12; it gets its own venv);
 #   * samples/keys/sample-identity made 0600 (a clone checks it out readable; bundler refuses that).
 # Re-running it is cheap: every step checks before it acts.
@@ -56,7 +57,8 @@ fi
 stamp=.venv/.bundler-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   say "installing bundler and test tools into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v "is ignored" >&2 || true
+  # [fast]: the Hyperscan accelerator, so the test comparing it with the pure engine runs here.
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,fast]' 2>&1 | grep -v "is ignored" >&2 || true
   .venv/bin/python -c "import bundler, pytest" || { say "pip install failed"; exit 2; }
   touch "$stamp"
 fi
