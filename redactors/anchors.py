@@ -54,24 +54,31 @@ class AnchorIndex:
                 self._passes.append((lower, automaton, [tuple(o) for o in patterns.values()]))
         self.indexed = frozenset(indexed)
 
-    def positions(self, view: View) -> dict[int, list[int]]:
-        """Rule index -> sorted start offsets of its literals (indexed rules only).
+    def positions(self, view: View) -> dict[int, list[int] | None]:
+        """Rule index -> sorted start offsets of its literals, for indexed rules whose
+        literals occur; an indexed rule missing from the result cannot match.
 
-        A rule whose literals are too common in this text is left out: it
+        A rule whose literals are too common in this text maps to None: it
         runs its own ``finditer``.
         """
-        found: dict[int, list[int]] = {index: [] for index in self.indexed}
+        found: dict[int, list[int] | None] = {}
         for lower, automaton, owners in self._passes:
             text = view.low if lower else view.data
             for pattern, start, _ in automaton.find_matches_as_indexes(  # type: ignore[attr-defined]
                 text, overlapping=True
             ):
                 for index in owners[pattern]:
-                    found[index].append(start)
+                    starts = found.get(index)
+                    if starts is None:
+                        found[index] = [start]
+                    else:
+                        starts.append(start)
         limit = len(view.data) // DENSE + 16
-        for index, starts in list(found.items()):
+        for index, starts in found.items():
+            if starts is None:
+                continue
             if len(starts) > limit:
-                del found[index]
+                found[index] = None
             elif len(starts) > 1:
                 starts.sort()
         return found

@@ -17,7 +17,7 @@ from typing import Any
 from schemas import RedactionReport, RedactionSummary, RuleInfo
 
 from .binary import SNIFF_BYTES, sniff
-from .catalog import BUILTIN_RULES, RULESET_ID, ruleset_sha256
+from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .engine import Engine, resolve
 from .errors import MemberRefused
 from .keys import secret_kind
@@ -25,7 +25,7 @@ from .literals import LiteralSet
 from .network import NetworkPseudonymizer
 from .policy import Policy
 from .report import MemberRecord, ReportBuilder
-from .rules import Hit, Rule, View
+from .rules import Hit, Rule, View, line_pieces
 from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
@@ -62,7 +62,7 @@ class BundleRedactor(SharedState):
         self._scoped: dict[tuple[str, ...], Engine] = {}
         if custom is not None:
             for value, kind in custom.literals:
-                self.literals.learn(value, kind, value)
+                self.literals.learn(value, kind, value, force=True)
         self.builder = ReportBuilder(
             RULESET_ID, ruleset_sha256(self.rules), _rule_infos(self.rules)
         )
@@ -249,9 +249,10 @@ class BundleRedactor(SharedState):
         replace = self._replacer(record, None)
         out, cursor = [], 0
         for hit in resolve(hits, data):
-            out.append(data[cursor : hit.start])
-            out.append(replace(hit, data, hit.start, 1))
-            cursor = hit.end
+            for piece in line_pieces(hit, data, hit.start):
+                out.append(data[cursor : piece.start])
+                out.append(replace(piece, data, piece.start, 1))
+                cursor = piece.end
         out.append(data[cursor:])
         return b"".join(out)
 
@@ -387,8 +388,8 @@ class BundleRedactor(SharedState):
             return resolve(hits, view.data)
         return hits
 
-    def _learn(self, value: bytes, kind: str, identity: bytes) -> None:
-        self.literals.learn(value, kind, identity)
+    def _learn(self, value: bytes, kind: str, identity: bytes, *, force: bool = False) -> None:
+        self.literals.learn(value, kind, identity, force=force)
 
     def _replacer(self, record: MemberRecord, fmt: str | None) -> Any:
         def replace(hit: Hit, data: bytes, start: int, line: int) -> bytes:
@@ -397,7 +398,7 @@ class BundleRedactor(SharedState):
                 return self.network.replace(hit.kind, value)
             identity = hit.identity or value
             token = self.tokens.token(hit.kind, identity)
-            self._learn(value, hit.kind, identity)
+            self._learn(value, hit.kind, identity, force=hit.rule in FORMAT_RULE_IDS)
             for form in hit.extra:
                 self._learn(form, hit.kind, identity)
             record.add(hit.rule, hit.kind, line, token, hit.via, hit.decoders)

@@ -46,6 +46,15 @@ _SIMPLE = {b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
 _DEEP_B64_RE = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
 _DEEP_HEX_RE = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
 MAX_BLOCK = 1 << 20
+CACHE_TEXT_MAX = 4096
+"""Blocks up to this size have their rescan result cached (cursors, ids, small payloads)."""
+CACHE_ENTRIES = 4096
+"""The cache is emptied when it holds this many blocks (at most ~16 MiB of keys)."""
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+_PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
+_BlockFinding = tuple[str, str, str, tuple[str, ...], tuple[bytes, ...]]
+"""(kind, rule, via, decoders, extra) of the hit a decoded block gives."""
 
 
 def _b64_signatures(word: bytes) -> list[bytes]:
@@ -66,6 +75,16 @@ ESCAPE_ANCHORS: tuple[tuple[str, bytes], ...] = (
     ("html-entity", rb"&(?:quot|#[0-9]{2,3}|#x[0-9a-fA-F]{2});"),
     ("percent", rb"%(?:3[AaDd]|40)"),
 )
+CONFUSABLE_STARTS = (
+    b"\xe2\x80\x8b",
+    b"\xe2\x80\x8c",
+    b"\xe2\x80\x8d",
+    b"\xef\xbb\xbf",
+    b"\xe2\x81\xa0",
+    b"\xd0",
+    b"\xd1",
+)
+"""Where a match of the ``confusable`` anchor can begin (its alternatives' first bytes)."""
 BLOCK_ANCHORS: tuple[bytes, ...] = (b"LS0tLS1CRUdJTi", b"H4sI")
 """``eyJ`` (base64 JSON) is found by the JWT rule's pass; deeper layers try every run."""
 
@@ -154,9 +173,10 @@ def _line(data: bytes, pos: int) -> tuple[int, int]:
 class Decoders:
     """Finds encoded candidates in a view, decodes them and rescans with ``scan``."""
 
-    def __init__(self, scan: Scan, max_depth: int = 3) -> None:
+    def __init__(self, scan: Scan, max_depth: int = 3, *, cache: bool = False) -> None:
         self._scan = scan
         self.max_depth = max_depth
+        self._cache: dict[tuple[bytes, int], _BlockFinding | None] | None = {} if cache else None
         self._escape = [(kind, re.compile(anchor)) for kind, anchor in ESCAPE_ANCHORS]
         self._blocks = [re.compile(re.escape(anchor)) for anchor in BLOCK_ANCHORS]
 
@@ -166,10 +186,17 @@ class Decoders:
         data = view.data
         ascii_only = data.isascii()  # word-at-a-time in C: skips the Unicode decoder on plain logs
         for kind, regex in self._escape:
-            if kind == "confusable" and ascii_only:
-                continue
+            begin = 0
+            if kind == "confusable":
+                if ascii_only:
+                    continue
+                # The pattern has no literal prefix, so ``re`` would try every byte (10 ms per
+                # MiB of text with one em dash); it can only start at one of these.
+                begin = min((p for p in map(data.find, CONFUSABLE_STARTS) if p >= 0), default=-1)
+                if begin < 0:
+                    continue
             done = -1
-            for found in regex.finditer(data):
+            for found in regex.finditer(data, begin):
                 if found.start() < done:
                     continue
                 if kind == "percent":
@@ -219,47 +246,88 @@ class Decoders:
         return self._block(view, start, end, depth)
 
     def _block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+        if end - start > MAX_BLOCK:
+            return
         text = view.data[start:end].rstrip(b"=").strip(b"-_")
-        if len(text) < 12 or end - start > MAX_BLOCK:
+        if len(text) < 12:
             return
+        found = self._found_in_block(text, depth)
+        if found is not None:
+            kind, rule, via, decoders, extra = found
+            yield Hit(start, end, kind, rule, via=via, decoders=decoders, extra=extra)
+
+    def _found_in_block(self, text: bytes, depth: int) -> _BlockFinding | None:
+        """What rescanning the decoded ``text`` finds, as the block's hit needs it.
+
+        Depends on the text and the depth alone (an engine whose rules keep
+        state gets no cache), so a run seen before in this process, such as a
+        cursor a log repeats on every page request, is decoded and scanned once.
+        """
+        cache = self._cache
+        key = (text, depth)
+        if cache is not None and key in cache:
+            return cache[key]
         name, decoded = _decode_block(text)
-        if decoded is None:
-            return
-        inner = self._scan(View(decoded), depth + 1)
-        if inner:
-            values = tuple(decoded[h.start : h.end] for h in inner)
-            yield Hit(
-                start,
-                end,
-                inner[0].kind,
-                inner[0].rule,
-                via=inner[0].via,
-                decoders=(name, *inner[0].decoders),
-                extra=tuple(v for v in values if len(v) >= 4),
-            )
+        found = None
+        if decoded is not None:
+            inner = self._scan(View(decoded), depth + 1)
+            if inner:
+                values = tuple(decoded[h.start : h.end] for h in inner)
+                first = inner[0]
+                found = (
+                    first.kind,
+                    first.rule,
+                    first.via,
+                    (name, *first.decoders),
+                    tuple(v for v in values if len(v) >= 4),
+                )
+        if cache is not None and len(text) <= CACHE_TEXT_MAX:
+            if len(cache) >= CACHE_ENTRIES:
+                cache.clear()
+            cache[key] = found
+        return found
+
+    def runs_decode(self, data: bytes) -> bool:
+        """Whether a base64 or hex run of ``data`` decodes to text (what a scan below
+        depth 0 would rescan); :class:`~redactors.prefilter.Probe` asks this."""
+        seen = set()
+        for regex in (_DEEP_B64_RE, _DEEP_HEX_RE):
+            for found in regex.finditer(data):
+                start, end = span = found.span()
+                if end - start > MAX_BLOCK or span in seen:
+                    continue
+                seen.add(span)
+                text = data[start:end].rstrip(b"=").strip(b"-_")
+                if len(text) >= 12 and _decode_block(text)[1] is not None:
+                    return True
+        return False
 
 
 def _decode_block(text: bytes) -> tuple[str, bytes | None]:
-    if len(text) % 2 == 0 and all(c in b"0123456789abcdefABCDEF" for c in text[:64]):
+    if len(text) % 2 == 0 and not text[:64].translate(None, _HEX_DIGITS):
         try:
             decoded = binascii.unhexlify(text)
         except (binascii.Error, ValueError):
             decoded = b""
         if _printable(decoded):
             return "hex", decoded
-    for alphabet in (None, b"-_"):
-        try:
-            padded = text + b"=" * (-len(text) % 4)
-            decoded = base64.b64decode(padded, altchars=alphabet, validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        if decoded[:2] == b"\x1f\x8b":
-            decoded = _gunzip(decoded)
-            if decoded is not None and _printable(decoded):
-                return "base64+gzip", decoded
-            continue
-        if _printable(decoded):
-            return "base64", decoded
+    # Standard, then URL-safe alphabet (``b64decode(validate=True)`` is ``a2b_base64`` in strict
+    # mode). Text with ``-`` or ``_`` is refused by the standard one; text without reads the same
+    # in both, so one decode answers for the two.
+    padded = text + b"=" * (-len(text) % 4)
+    if b"-" in text or b"_" in text:
+        padded = padded.translate(_URLSAFE)
+    try:
+        decoded = binascii.a2b_base64(padded, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return "base64", None
+    if decoded[:2] == b"\x1f\x8b":
+        inflated = _gunzip(decoded)
+        if inflated is not None and _printable(inflated):
+            return "base64+gzip", inflated
+        return "base64", None
+    if _printable(decoded):
+        return "base64", decoded
     return "base64", None
 
 
@@ -276,5 +344,5 @@ def _printable(data: bytes) -> bool:
     if len(data) < 6:
         return False
     sample = data[:4096]
-    good = sum(1 for c in sample if 32 <= c < 127 or c in (9, 10, 13))
+    good = len(sample) - len(sample.translate(None, _PRINTABLE))  # counted in C
     return good >= 0.9 * len(sample)

@@ -3,6 +3,8 @@
 Rules run one by one (in CPython ``re`` one literal-first pass per rule is
 faster than any alternation of them), each only where its literal occurs:
 one Aho-Corasick pass finds those places for all of them (:mod:`.anchors`).
+A value that is wholly a placeholder (``ghp_xxxx...``, ``AKIAIOSFODNN7EXAMPLE``,
+``<your-token>``) is dropped here, whichever rule found it.
 The result is a sorted list of non-overlapping hits; overlapping hits are
 merged into one span, so a URL password that is also found by the decoder is
 replaced once.
@@ -10,11 +12,14 @@ replaced once.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Sequence
 
 from .anchors import AnchorIndex
-from .decode import Decoders
+from .decode import BLOCK_ANCHORS, Decoders
+from .keys import is_placeholder
 from .pem import scan_pem
+from .prefilter import PROBE_MAX, Probe
 from .rules import Hit, Rule, View
 from .tokens import token_spans
 
@@ -49,23 +54,61 @@ class Engine:
         self.rules = tuple(rules)
         self.anchors = AnchorIndex(self.rules)
         self.allowlist = allowlist or Allowlist()
-        self.decoders = Decoders(self.scan, max_depth=max_depth)
+        self.decoders = Decoders(self.scan, max_depth=max_depth, cache=_stateless(self.rules))
         self.pem = pem
+        probe = Probe(
+            self.rules,
+            pem=pem,
+            max_depth=max_depth,
+            block_anchors=BLOCK_ANCHORS,
+            runs_decode=self.decoders.runs_decode,
+        )
+        self.probe = probe if probe.usable else None
 
     def scan(self, view: View, depth: int = 0) -> list[Hit]:
         """Non-overlapping hits in ``view``, sorted by position."""
+        probe = self.probe
+        if (
+            probe is not None
+            and view.final
+            and len(view.data) <= PROBE_MAX
+            and not probe.may_hit(view.data, depth)
+        ):
+            return []  # nothing any rule, the PEM scanner or a decoder could start from
         hits: list[Hit] = []
         if depth < self.decoders.max_depth:
             view.rescan = (self.decoders, depth)
         starts = self.anchors.positions(view)
+        indexed = self.anchors.indexed
         for index, rule in enumerate(self.rules):
-            hits.extend(rule.hits(view, starts.get(index)))
+            if index in indexed:
+                found = starts.get(index, _ABSENT)
+                if found is _ABSENT:
+                    continue  # none of the rule's literals occurs: it cannot match
+                hits.extend(rule.hits(view, found))
+            else:
+                hits.extend(rule.hits(view))
         if self.pem:
             hits.extend(scan_pem(view))
         hits.extend(self.decoders.hits(view, depth))
         if not hits:
             return hits
-        return resolve(hits, view.data, self.allowlist)
+        data = view.data
+        hits = [h for h in hits if h.via != "rule" or not is_placeholder(data[h.start : h.end])]
+        return resolve(hits, data, self.allowlist)
+
+
+_ABSENT: list[int] = []
+
+
+def _stateless(rules: Sequence[Rule]) -> bool:
+    """Whether a scan's result depends on the text alone (so decoded blocks may be cached).
+
+    A scanner of its own or a handler bound to an object (the network
+    pseudonymizer learns names as it matches) may keep state; plain functions
+    and patterns do not.
+    """
+    return all(rule.scanner is None and not inspect.ismethod(rule.handler) for rule in rules)
 
 
 def resolve(hits: list[Hit], data: bytes, allowlist: Allowlist | None = None) -> list[Hit]:

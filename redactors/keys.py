@@ -59,25 +59,78 @@ HARMLESS_SUFFIXES = frozenset({
     "duration", "seconds", "ms", "total", "level", "strategy", "rule", "rules", "permissions",
     "allowed", "ok", "check", "checks", "result", "request", "requests", "response", "fetch",
     "fetched", "generated", "regex", "pattern", "placeholder", "manager", "service", "server",
-    "storage", "cache", "helper", "command", "cmd", "hash_alg",
+    "storage", "cache", "helper", "command", "cmd", "hash_alg", "variable", "variables", "param",
+    "parameter", "arg", "argument", "option", "flag", "description", "desc",
 })
 # fmt: on
 """A trailing word like these describes a secret without holding it (``token_ttl``)."""
 
+ONE_TIME_WORDS = frozenset({"csrf", "xsrf", "authenticity", "nonce", "captcha"})
+"""Anti-forgery tokens in forms and pages: single-use, bound to a page view (gitleaks and
+detect-secrets allowlist them); not credentials."""
+
 ALWAYS_SECRET_NAMES = frozenset({"private_key_id", "privatekeyid", "client_key_data"})
 
-_VARIABLE_RE = re.compile(rb"([$%])(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)%?")
+_VARIABLE_RE = re.compile(rb"([$%])(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[0-9@*#?])%?")
 """``$DB_PASSWORD``, ``%APPDATA%``: a reference in one naming style. ``$YMQd5JQHOz0`` (mixed
 case and digits) is a password that happens to start with a dollar sign."""
 _PLACEHOLDER_RE = re.compile(
     rb"""^(?:
         |\$\{[^}]*\}
         |\{\{.*\}\}|<[^<>]*>|\(?\*+[^*]*\*+\)?|\**(?:redacted|hidden|masked|removed|omitted)\**
-        |null|none|nil|undefined|true|false|yes|no|on|off|\[\]|\{\}|-|x{3,}|\.{3,}|_{3,}
-        |\#+|\?+
+        |null|none|nil|undefined|true|false|yes|no|on|off|\[\]|\{\}|-|~|x{3,}|\.{3,}|_{3,}
+        |\#+|\?+|\{[A-Za-z_][A-Za-z0-9_.-]*\}|%[A-Za-z_][A-Za-z0-9_]*%
     )$""",
     re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
+
+
+_SELF_DECLARED_RE = re.compile(
+    rb"""(?ix)
+    (?:^|[_\-.~])(?:your|put[_\-]?your|insert[_\-]?your|enter[_\-]?your)(?:[_\-.]|$)
+    |^your[A-Z_-]|replace[_\-]?me|placeholder|\bdummy\b
+    |(?:token|key|secret|string|password|here)[_\-]?here$|example(?:key)?$
+    """
+)
+"""A value that says it is not real: documented examples (AWS's ``...EXAMPLE`` keys),
+``<prefix>_YOUR_TOKEN_HERE``, ``REPLACE_ME``. (``changeme`` is not one: it is the
+default password of many products, and often still the real one.)"""
+_SEPARATORS = frozenset(b"-_.~/+=:")
+_MASK = frozenset(b"xX*#")
+_DIGIT_RUN = b"01234567890123456789"
+_ALPHA_RUN = b"abcdefghijklmnopqrstuvwxyz"
+
+
+def _masked(value: bytes) -> bool:
+    """Mostly mask characters (``ghp_xxxx...``, ``AKIAXXXXXXXXXXXXXXXX``, ``xoxb-xxx-xxx``)."""
+    head, sep, tail = value.partition(b"_") if b"_" in value[:9] else value.partition(b"-")
+    if sep and tail and len(head) <= 8:
+        value = tail  # the format's prefix (glsa_, xoxb-) is not part of the mask
+    body = [c for c in value if c not in _SEPARATORS]
+    if len(body) < 6:
+        return False
+    masked = sum(1 for c in body if c in _MASK)
+    if masked >= 0.75 * len(body) and masked >= 6:
+        return True
+    run = len(value) - len(value.rstrip(b"xX*#"))
+    return run >= 12 and run >= 0.6 * len(value)  # GR1348941XXXXXXXXXXXXXXXXXXXX
+
+
+def _sequential(value: bytes) -> bool:
+    """A token prefix and then ``1234567890`` or ``abcdefgh`` (``xoxp-1234567890``).
+
+    Without a prefix a sequence is a (weak) password like any other and stays secret.
+    """
+    for sep in b"-_.":
+        head, _, body = value.partition(bytes([sep]))
+        if body and 2 <= len(head) <= 8 and head.isalpha():
+            return len(body) >= 8 and (body in _DIGIT_RUN or body.lower() in _ALPHA_RUN)
+    return False
+
+
+def declares_placeholder(value: bytes) -> bool:
+    """Whether a whole token-shaped value is a mask, a sequence or a documented example."""
+    return _masked(value) or _sequential(value) or bool(_SELF_DECLARED_RE.search(value))
 
 
 def key_words(name: str) -> tuple[str, ...]:
@@ -96,6 +149,8 @@ def secret_kind(name: str) -> str | None:
         return "private-key-id" if "private" in joined else "private-key"
     if "webhook" in words or "webhooks" in words:
         return "webhook-url"
+    if ONE_TIME_WORDS & set(words):
+        return None  # authenticity_token, csrf_token, nonce: a one-time form value
     last = words[-1]
     if last in HARMLESS_SUFFIXES and not (last == "hash" or joined.endswith("hash_b64")):
         return None
@@ -165,8 +220,98 @@ def is_placeholder(value: bytes) -> bool:
     ):
         return True
     # "********", "xxxxxx", "------": masks; "00000000" is a (bad) password and stays secret.
-    return (
+    if (
         len(set(stripped)) == 1
         and len(stripped) >= 3
         and (stripped[0] in b"xX" or not stripped.isalnum())
+    ):
+        return True
+    return len(stripped) <= 256 and declares_placeholder(stripped)
+
+
+_IDENTIFIER_CALL_RE = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
+CODE_WORDS = frozenset({b"new", b"await", b"this", b"self", b"function", b"lambda", b"return"})
+
+
+def is_code_reference(value: bytes, after: bytes) -> bool:
+    """``get_secret_key()``, ``request.headers["apikey"]``, ``new Credentials(...)``: code that
+    fetches a secret, not the secret (detect-secrets' indirect-reference filter).
+
+    ``after`` is the text right after the value.
+    """
+    if value in CODE_WORDS and after[:1] == b" ":
+        return True
+    found = _IDENTIFIER_CALL_RE.match(value)
+    if found is None or not re.search(rb"[a-z][a-z_]{2}", value[: found.end()]):
+        return False  # code names have lower-case words ("A000AAA(" is a password)
+    rest = value[found.end() :]
+    if not rest:
+        return after[:1] in (b"(", b"[")
+    if rest.startswith(b"(") and rest.endswith(b")"):
+        return True  # get_secret_key(), os.getenv(NAME)
+    return rest == b"[" and after[:1] in (b'"', b"'")  # request.headers["apikey"]
+
+
+_WORDY_RE = re.compile(
+    rb"[A-Za-z]+(?:[_.\- ][A-Za-z]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+(?:[_-][A-Z]+)*"
+)
+_PATH_RE = re.compile(rb"(?:/|~/|\.\.?/)[A-Za-z0-9_./-]*")
+
+
+def looks_secret(value: bytes) -> bool:
+    """Whether a value redacted at one place may be hunted down everywhere else.
+
+    Literal propagation replaces a learned value wherever it occurs, also as a
+    bare word; a word that only happened to stand after a secret-ish key
+    (``auth-cache.db: database disk image is malformed``) would then be cut out
+    of every member, JSON keys included. So only values with the shape of a
+    secret are propagated: digits *and* letters, symbols, or a long run of
+    random-looking letters; never a dictionary word, an identifier
+    (``database_ok``, ``my-bot-token``), a number, a path, a template or a
+    placeholder. Such values are still redacted where a rule found them.
+    """
+    value = value.strip()
+    if len(value) < 4 or is_placeholder(value):
+        return False
+    if value.isdigit() or _PATH_RE.fullmatch(value):
+        return False
+    if _WORDY_RE.fullmatch(value):
+        letters = value.replace(b"_", b"").replace(b"-", b"").replace(b".", b"")
+        # a long run of mixed-case letters with no word shape is random ("qXzRtWbVnMkLpJhG")
+        upper = sum(1 for c in letters if 65 <= c <= 90)
+        return (
+            len(letters) >= 16
+            and 0.25 <= upper / len(letters) <= 0.75
+            and not (re.fullmatch(rb"(?:[A-Z][a-z]+)+", letters))
+        )
+    return True
+
+
+_GENERATED_RE = re.compile(rb"[A-Za-z0-9+/_-]{20,512}={0,2}")
+_UUID_RE = re.compile(
+    rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+BARE_KEY_NAMES = frozenset({"key", "value"})
+"""Names too common to mark a secret alone (a cache key, a sort key, a label value), whose
+value is still one when it is a generated key: Ceph ``{"entity": "osd.0", "key": "AQ..=="}``."""
+
+
+def generated_secret(value: bytes) -> bool:
+    """A machine-generated key: 20+ base64/url-safe characters, upper and lower case and
+    digits (or base64 padding), random-looking; not a hex digest, UUID or identifier."""
+    from .entropy import entropy
+
+    if not _GENERATED_RE.fullmatch(value) or _UUID_RE.fullmatch(value):
+        return False
+    body = value.rstrip(b"=")
+    if all(c in b"0123456789abcdefABCDEF" for c in body):
+        return False  # digests and ids: evidence
+    classes = sum(
+        (
+            any(97 <= c <= 122 for c in body),
+            any(65 <= c <= 90 for c in body),
+            any(48 <= c <= 57 for c in body),
+        )
     )
+    padded = value.endswith(b"=") and len(value) % 4 == 0
+    return (classes == 3 or (padded and classes >= 2)) and entropy(body) >= 3.5

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from .keys import looks_secret
 from .rules import ALNUM
 
 try:  # a compiled wheel; the fallback below is correct but linear in the number of literals
@@ -90,10 +91,17 @@ class LiteralSet:
     def __len__(self) -> int:
         return len(self._originals)
 
-    def learn(self, value: bytes, kind: str, identity: bytes) -> bool:
-        """Remember ``value`` (whose token is computed from ``identity``); True if new."""
+    def learn(self, value: bytes, kind: str, identity: bytes, *, force: bool = False) -> bool:
+        """Remember ``value`` (whose token is computed from ``identity``); True if new.
+
+        Only values that look like secrets (:func:`~redactors.keys.looks_secret`)
+        are learned, unless ``force``: a value of a known token format, a
+        literal from the rule file.
+        """
         value = value.strip()
         if value in self._originals or b"[REDACTED:" in value or not worth_propagating(value):
+            return False
+        if not force and not looks_secret(value):
             return False
         entry = (kind, identity)
         self._originals[value] = entry

@@ -23,8 +23,11 @@ from .rules import Hit, View
 BEGIN_RE = re.compile(rb"-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----")
 END_RE = re.compile(rb"-----END [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
 INLINE_BODY_RE = re.compile(
-    rb"(?:[A-Za-z0-9+/=\\ \t:,._()-]|\r?\n){16,16384}?(?=-----END |[\"'<>]|\Z)"
+    rb"(?:[A-Za-z0-9+/=\\ \t:,._()]|-(?!----)){16,16384}?(?=-----END |[\"'<>\r\n]|\Z)"
 )
+"""A body on the BEGIN line itself (JSON ``\\n`` escapes, a key pasted with spaces): it never
+runs over a real line break, and never takes an END marker for body."""
+_REAL_BODY_RE = re.compile(rb"[A-Za-z0-9+/]{16}")
 _BODY_RE = re.compile(
     rb"[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset|MessageID): .*|"
 )
@@ -87,8 +90,8 @@ def _block(view: View, begin: re.Match[bytes]) -> Iterator[Hit]:
     rest = data[begin.end() : line_end].strip(b" \t\r\"',")
     if rest:  # the body follows on the same line: escaped newlines
         body = INLINE_BODY_RE.match(data, begin.end())
-        if body is None:
-            return begin.end()
+        if body is None or not _REAL_BODY_RE.search(data, body.start(), body.end()):
+            return begin.end()  # "-----BEGIN ... KEY----------END ... KEY-----": no key here
         if body.end() == len(data) and not view.final:
             view.need_more_from(begin.start())
             return len(data)

@@ -60,7 +60,7 @@ class Reviewer:
         self.engine = engine or Engine(BUILTIN_RULES)
         self.literals = LiteralSet()
         for value in originals:
-            self.literals.learn(value, "original", value)
+            self.literals.learn(value, "original", value, force=True)
 
     def scan(self, view: View) -> list[Hit]:
         hits = self.engine.scan(view)
@@ -187,12 +187,10 @@ def review_source(
         hashes[name] = sha256
         total += size
     consistent = None
+    mismatches: list[str] = []
     if report is not None:
-        consistent = all(
-            f.sha256 is None or hashes.get(f.member) == f.sha256
-            for f in report.files
-            if f.member in hashes
-        ) and all(f.member in hashes for f in report.files if f.sha256 is not None)
+        mismatches = report_mismatches(report, hashes)
+        consistent = not mismatches
     return ReviewResult(
         clean=not findings and consistent is not False,
         members_checked=len(names),
@@ -200,7 +198,21 @@ def review_source(
         checks=list(CHECKS) if list(originals) or True else CHECKS,
         findings=findings,
         report_consistent=consistent,
+        report_mismatches=mismatches,
     )
+
+
+def report_mismatches(report: RedactionReport, hashes: dict[str, str]) -> list[str]:
+    """One line per member where the report's sha256 and the reviewed bytes disagree."""
+    lines = []
+    for entry in report.files:
+        if entry.sha256 is None:
+            continue
+        if entry.member not in hashes:
+            lines.append(f"{entry.member}: in the redaction report, not in the bundle")
+        elif hashes[entry.member] != entry.sha256:
+            lines.append(f"{entry.member}: differs from the redaction report's checksum")
+    return lines
 
 
 def load_report(data: bytes) -> RedactionReport | None:

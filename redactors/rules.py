@@ -80,6 +80,48 @@ class View:
         return pos == 0 or self.data[pos - 1] not in chars
 
 
+def line_pieces(hit: Hit, data: bytes, start: int) -> list[Hit]:
+    """``hit`` (from ``start``) cut at its newlines, so a replacement never removes a line.
+
+    A value that runs over several lines (a YAML block scalar, a learned
+    multi-line secret, a key body) becomes one piece per line, each replaced
+    by the same token (the identity is the whole value); the newlines, and any
+    ``\r`` before them, stay. Pieces that are only white space are left alone.
+    """
+    end = hit.end
+    if data.find(b"\n", start, end) < 0:
+        return [
+            hit
+            if start == hit.start
+            else Hit(start, end, hit.kind, hit.rule, hit.via, hit.decoders, hit.extra, hit.identity)
+        ]
+    identity = hit.identity or data[start:end]
+    pieces = []
+    cursor = start
+    while cursor < end:
+        newline = data.find(b"\n", cursor, end)
+        stop = end if newline < 0 else newline
+        piece_end = stop - 1 if stop > cursor and data[stop - 1] == 0x0D else stop
+        text = data[cursor:piece_end]
+        lead = len(text) - len(text.lstrip(b" \t"))
+        trail = len(text) - len(text.rstrip(b" \t"))
+        if piece_end - trail > cursor + lead:
+            pieces.append(
+                Hit(
+                    cursor + lead,
+                    piece_end - trail,
+                    hit.kind,
+                    hit.rule,
+                    hit.via,
+                    hit.decoders,
+                    hit.extra,
+                    identity,
+                )
+            )
+        cursor = stop + 1
+    return pieces
+
+
 MatchHandler = Callable[[View, "re.Match[bytes]", "Rule"], Iterable[Hit]]
 ViewScanner = Callable[[View], Iterable[Hit]]
 

@@ -96,4 +96,4 @@ class SharedState:
 
     def import_learned(self, learned: Iterable[tuple[bytes, str, bytes]]) -> None:
         for value, kind, identity in learned:
-            self.literals.learn(value, kind, identity)
+            self.literals.learn(value, kind, identity, force=True)

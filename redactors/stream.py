@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .errors import SegmentMisaligned
-from .rules import Hit, View
+from .rules import Hit, View, line_pieces
 
 Scan = Callable[[View], list[Hit]]
 Replace = Callable[[Hit, bytes, int, int], bytes]
@@ -203,12 +203,11 @@ class _State:
                 continue
             if hit.start >= emit:
                 break
-            start = max(hit.start, base)
-            line += data.count(b"\n", cursor, start)
-            pieces.append(data[cursor:start])
-            pieces.append(self.replace(hit, data, start, line))
-            line += data.count(b"\n", start, hit.end)
-            cursor = hit.end
+            for piece in line_pieces(hit, data, max(hit.start, base)):
+                line += data.count(b"\n", cursor, piece.start)
+                pieces.append(data[cursor : piece.start])
+                pieces.append(self.replace(piece, data, piece.start, line))
+                cursor = piece.end
         line += data.count(b"\n", cursor, emit)
         pieces.append(data[cursor:emit])
         self.line = line

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from .keys import is_placeholder, secret_kind
+from .keys import BARE_KEY_NAMES, generated_secret, is_placeholder, secret_kind
 
 Classify = Callable[[str], str | None]
 STRUCTURE_MAX = 16 << 20
@@ -119,6 +119,14 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
         kind = classify(str(key)) if isinstance(key, str) else None
         if pair_kind and key in ("value", "Value"):
             kind = pair_kind
+        elif (
+            kind is None
+            and isinstance(key, str)
+            and key.lower() in BARE_KEY_NAMES
+            and isinstance(value, str)
+            and generated_secret(value.encode("utf-8", "surrogateescape"))
+        ):
+            kind = "secret-key"  # Ceph auth: {"entity": "osd.0", "key": "AQ...=="}
         if kind:
             items = enumerate(value) if isinstance(value, list) else [(None, value)]
             for index, item in items:

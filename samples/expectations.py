@@ -57,4 +57,23 @@ def lyftdata_problem(report: dict[str, Any], expect: dict[str, Any]) -> str | No
     codes = expect.get("codes", [])
     verdict = expect.get("verdict")
     layer = expect.get("first_failed_layer")
-    return _problem(report, layer, list(codes) if isinstance(codes, list) else [codes], verdict)
+    problem = _problem(report, layer, list(codes) if isinstance(codes, list) else [codes], verdict)
+    return problem or _status_problem(report, expect)
+
+
+def _status_problem(report: dict[str, Any], expect: dict[str, Any]) -> str | None:
+    """``unknown_layers`` / ``unknown_codes`` / ``warn_layers`` / ``warn_codes`` of a scenario."""
+    for status in ("unknown", "warn"):
+        rungs = [
+            rung
+            for target in report.get("targets", [])
+            for rung in target["layers"]
+            if rung.get("status") == status
+        ]
+        missing = set(expect.get(f"{status}_layers", [])) - {rung["name"] for rung in rungs}
+        missing |= set(expect.get(f"{status}_codes", [])) - {
+            f["code"] for rung in rungs for f in rung.get("findings", [])
+        }
+        if missing:
+            return f"{', '.join(sorted(missing))} not {status} in the report"
+    return None

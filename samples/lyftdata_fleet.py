@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from .lyftdata_sim.loader import load_scenario
 from .sshd_hosts import SshdHosts
 from .stopping import stop_child
 
@@ -71,6 +72,9 @@ class LyftDataFleet:
         if self.inventory is not None and self.ssh is not None:
             args += ["--inventory", str(self.inventory), "--ssh-config", str(self.ssh.ssh_config)]
             args += ["--known-hosts", str(self.ssh.known_hosts)]
+        timeout = load_scenario(self.scenario).client.timeout_s
+        if timeout is not None:  # a scenario whose route hangs needs a short timeout
+            args += ["--timeout", str(timeout)]
         return args
 
 

@@ -18,10 +18,11 @@ from .analysis import (
     Finding,
     Integrity,
     LayerResult,
-    LineRange,
     Recovery,
     TargetReport,
 )
+from .citation import LineRange
+from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
 from .manifest import (
@@ -33,6 +34,7 @@ from .manifest import (
     EncryptionInfo,
     HostRole,
     HostSummary,
+    HttpExchange,
     Manifest,
     MemberEntry,
     RecipientInfo,
@@ -42,6 +44,7 @@ from .manifest import (
     UnsupportedFormatError,
     parse_format,
 )
+from .overview import FleetOverview, WorkerGroup, WorkerOverview
 from .redaction import (
     REDACTION_REPORT_MEMBER,
     REDACTION_REPORT_SCHEMA,
@@ -57,6 +60,7 @@ from .redaction import (
 
 __all__ = [
     "ANALYSIS_SCHEMA",
+    "DIFF_SCHEMA",
     "EVIDENCE_KINDS",
     "FORMAT_VERSION",
     "LAYER_QUESTIONS",
@@ -71,12 +75,15 @@ __all__ = [
     "CollectorKind",
     "CollectorOutcome",
     "CollectorStatus",
+    "DiffReport",
     "EncryptionInfo",
     "EvidenceDoc",
     "FileRedaction",
     "Finding",
+    "FleetOverview",
     "HostRole",
     "HostSummary",
+    "HttpExchange",
     "InputModel",
     "Integrity",
     "Layer",
@@ -103,6 +110,8 @@ __all__ = [
     "UTCDateTime",
     "UnsupportedFormatError",
     "Verdict",
+    "WorkerGroup",
+    "WorkerOverview",
     "parse_format",
     "utc_now",
 ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from .analysis import AnalysisReport
+from .diff import DiffReport
 from .evidence import EVIDENCE_KINDS
 from .manifest import Manifest
 from .redaction import RedactionReport, ReviewResult
@@ -24,6 +25,7 @@ def exported_models() -> dict[str, type[BaseModel]]:
     models: dict[str, type[BaseModel]] = {
         "manifest": Manifest,
         "analysis-report": AnalysisReport,
+        "diff-report": DiffReport,
         "redaction-report": RedactionReport,
         "review-result": ReviewResult,
     }

@@ -12,33 +12,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ._base import RecordModel, UTCDateTime
+from .citation import Citation
 from .ladder import Layer, LayerStatus, Verdict
+from .overview import FleetOverview
 
 ANALYSIS_SCHEMA = "bundler.analysis/1"
-
-
-class LineRange(RecordModel):
-    start: int = Field(ge=1)
-    end: int = Field(ge=1)
-
-
-class Citation(RecordModel):
-    """A pointer into the bundle that backs a finding."""
-
-    member: str = Field(description="Bundle member path.")
-    pointer: str | None = Field(default=None, description="RFC 6901 JSON pointer, for JSON.")
-    lines: LineRange | None = Field(default=None, description="Line range, for text.")
-    excerpt: str | None = Field(default=None, description="Short, redacted excerpt.")
-
-    def label(self) -> str:
-        """``member#/pointer`` or ``member:L12-14``, for humans."""
-        if self.pointer is not None:
-            return f"{self.member}#{self.pointer}"
-        if self.lines is not None:
-            if self.lines.start == self.lines.end:
-                return f"{self.member}:{self.lines.start}"
-            return f"{self.member}:{self.lines.start}-{self.lines.end}"
-        return self.member
 
 
 class Recovery(RecordModel):
@@ -126,4 +104,9 @@ class AnalysisReport(RecordModel):
     fleet_findings: list[Finding] = Field(
         default_factory=list,
         description="Findings about the fleet as a whole (clock skew, phantom workers ...).",
+    )
+    fleet: FleetOverview | None = Field(
+        default=None,
+        description="Every worker on one line (status, heartbeat, slots, jobs, verdict), and "
+        "the same grouped by finding; None in reports written before it existed.",
     )

@@ -120,6 +120,27 @@ class CollectorStatus(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+class HttpExchange(RecordModel):
+    """The exact request an HTTP collector made and how the server answered (never a body).
+
+    Recorded so ``bundler serve`` can answer the product's own client exactly
+    as the server did: the rendered path and query (``/executions/abc?detailed=true``)
+    are what a client asks, while the collector's ``target`` is only the
+    template. Bundles written before this existed lack it; readers
+    reconstruct what they can from the profile's plan.
+    """
+
+    method: Literal["GET"] = "GET"
+    path: str = Field(description="Rendered, percent-encoded request path (redacted).")
+    query: str = Field(default="", description="URL-encoded query string, without '?' (redacted).")
+    status_code: int | None = Field(
+        default=None, description="HTTP status the server answered; None when no response came."
+    )
+    content_type: str | None = Field(
+        default=None, description="The response's Content-Type header, verbatim."
+    )
+
+
 class CollectorOutcome(RecordModel):
     """What one collector did. Failures are evidence, never silence."""
 
@@ -139,6 +160,9 @@ class CollectorOutcome(RecordModel):
     bytes: int = Field(default=0, ge=0, description="Bytes of evidence this collector produced.")
     members: list[str] = Field(default_factory=list, description="Members it produced.")
     attempts: int = Field(default=1, ge=0, description="Attempts made (retries included).")
+    http: HttpExchange | None = Field(
+        default=None, description="For HTTP collectors: the exact request and response status."
+    )
 
 
 class HostRole(StrEnum):

@@ -92,3 +92,7 @@ class ReviewResult(RecordModel):
     report_consistent: bool | None = Field(
         default=None, description="Whether the redaction report matches the members' hashes."
     )
+    report_mismatches: list[str] = Field(
+        default_factory=list,
+        description="Each member where the redaction report and the bundle disagree, and how.",
+    )

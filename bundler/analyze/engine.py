@@ -9,7 +9,8 @@ it knows nothing of the command line, of files or of output formats. It
 2. chooses the targets (:mod:`.targets`),
 3. walks each target's ladder with the generic rules plus the profile's own
    (:mod:`.ladder`), and evaluates the acceptance checklist,
-4. adds fleet-wide findings and the bundle's provenance and integrity.
+4. adds fleet-wide findings, the fleet overview (:mod:`.overview`) and the
+   bundle's provenance and integrity.
 
 A profile that breaks (its parser or its rule list raises) degrades the
 report to generic rules with a visible note; it never aborts the analysis.
@@ -18,6 +19,7 @@ report to generic rules with a visible note; it never aborts the analysis.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schemas import (
@@ -36,6 +38,7 @@ from . import acceptance
 from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
+from .overview import fleet_overview
 from .rules import GENERIC_RULES
 from .sampling import FIRST_KEPT, LATEST_KEPT, sample
 from .targets import select_targets
@@ -47,6 +50,14 @@ MAX_TARGETS = 50
 """A report past this many ladders is unreadable; the rest are counted in a fleet note."""
 MAX_EVALUATED = 4 * MAX_TARGETS
 """Ladders walked to choose the most severe MAX_TARGETS (bounded: each costs a little)."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The report and the timeline it was judged on (the HTML report draws it)."""
+
+    report: AnalysisReport
+    timeline: Timeline
 
 
 def analyze(
@@ -62,6 +73,20 @@ def analyze(
     Raises :class:`~bundler.errors.UsageError` when ``worker`` or ``job`` names
     nothing in the bundle (the message lists the known names).
     """
+    return run_analysis(
+        evidence, profile=profile, worker=worker, job=job, integrity=integrity
+    ).report
+
+
+def run_analysis(
+    evidence: EvidenceSet,
+    *,
+    profile: Profile | None = None,
+    worker: str | None = None,
+    job: str | None = None,
+    integrity: Integrity | None = None,
+) -> Analysis:
+    """:func:`analyze`, keeping the timeline too, so a renderer need not parse the logs again."""
     notes: list[Finding] = []
     name = profile.name if profile is not None else _profile_name(evidence)
     if profile is None and name is not None:
@@ -99,14 +124,16 @@ def analyze(
     ):
         verdict = Verdict.INCONCLUSIVE
     failed = [r.first_failed_layer for r in reports if r.first_failed_layer is not None]
-    return AnalysisReport(
+    report = AnalysisReport(
         tool_version=__version__,
         bundle=_bundle_info(evidence, name, integrity),
         verdict=verdict,
         first_failed_layer=min(failed, key=lambda layer: layer.index) if failed else None,
         targets=reports,
         fleet_findings=fleet,
+        fleet=fleet_overview(evidence, reports),
     )
+    return Analysis(report=report, timeline=timeline)
 
 
 def _profile_name(evidence: EvidenceSet) -> str | None:

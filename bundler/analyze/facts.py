@@ -216,6 +216,11 @@ def waiting(job: Job) -> bool:
     return job.phase.value in ("unassigned", "scheduled")
 
 
+def departed_idle(ev: EvidenceSet, worker: WorkerStatus) -> bool:
+    """A record of a worker that left (``departed``) on which no unfinished job depends."""
+    return bool(worker.departed) and not dependents(ev, worker.name)
+
+
 def dependents(ev: EvidenceSet, worker: str) -> list[Job]:
     """Unfinished jobs that rely on ``worker``: assigned to it, pinned to it, or listed for it."""
     found: list[Job] = []

@@ -120,6 +120,11 @@ def slot_usage(worker: WorkerStatus, capacity: WorkerCapacity | None) -> tuple[i
     return used, limit
 
 
+def capability_shortfalls(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
+    """Component capabilities the job requires that ``worker`` does not offer."""
+    return _capabilities(req, worker)
+
+
 def _capabilities(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
     missing = [c for c in req.capabilities if c not in worker.capabilities]
     if not missing:

@@ -28,8 +28,8 @@ from .api import EvidenceSet
 from .verify import VerifyingSource
 
 if TYPE_CHECKING:
-    from ..cli.options import OpenSecrets
     from ..products.base import Profile
+    from ..secret_options import OpenSecrets
 
 
 @dataclass

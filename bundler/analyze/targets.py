@@ -28,7 +28,7 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
-from .facts import find_worker, is_available, job_time, jobs, names, waiting, workers
+from .facts import departed_idle, find_worker, is_available, job_time, jobs, names, waiting, workers
 from .matching import rank_candidates
 from .trouble import job_trouble, latest_success, worker_trouble
 
@@ -194,6 +194,11 @@ def _everything(ev: EvidenceSet) -> list[Target]:
     return _healthy(ev)
 
 
+def _departed(ev: EvidenceSet, name: str) -> bool:
+    found = find_worker(ev, name)
+    return found is not None and departed_idle(ev, found[1])
+
+
 def _healthy(ev: EvidenceSet) -> list[Target]:
     latest: dict[str, Job] = {}
     for job in jobs(ev):
@@ -203,6 +208,8 @@ def _healthy(ev: EvidenceSet) -> list[Target]:
     targets = [_target(ev, j, "latest run", None) for j in recent]
     covered = {t.worker for t in targets}
     targets += [
-        Target(worker=w, job=None, reason="worker") for w in known_workers(ev) if w not in covered
+        Target(worker=w, job=None, reason="worker")
+        for w in known_workers(ev)
+        if w not in covered and not _departed(ev, w)
     ]
     return targets or [Target(worker=None, job=None, reason="control plane")]

@@ -22,6 +22,7 @@ from schemas.evidence import (
 
 from .api import EvidenceSet
 from .facts import (
+    departed_idle,
     find_worker,
     heartbeat_age,
     heartbeat_policy,
@@ -104,6 +105,8 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
             return "unknown to the control plane"
     else:
         worker = found[1]
+        if departed_idle(ev, worker):
+            return None  # the product keeps records of workers that left: expected
         if worker.connection.value != "online":
             return f"worker {worker.connection.value}"
         if worker.health.value == "unhealthy":

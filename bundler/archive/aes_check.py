@@ -124,17 +124,26 @@ def _mac_matches(raw: BinaryIO, info: pyzipper.ZipInfo, keys: bytes) -> bool:
     return hmac.compare_digest(mac.digest()[:MAC_LEN], raw.read(MAC_LEN))
 
 
-def password_opens(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> bool:
-    """Whether ``password`` passes an AES entry's 2-byte verifier (cheap: no content read).
+PasswordFit = Literal["wrong", "verifier", "authentic"]
 
-    A wrong password passes by chance once in 65,536 tries; the entry's MAC
-    then fails when it is read, so the error is only later, never missed.
+
+def password_fit(
+    raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes, *, mac: bool
+) -> PasswordFit:
+    """How well ``password`` fits an AES entry: fails its verifier, passes it, or its MAC too.
+
+    The 2-byte verifier alone lets a wrong password through once in 65,536
+    tries; the MAC over the ciphertext (``mac=True``, a read of the entry's
+    compressed bytes) tells a lucky wrong password from the right one.
     """
     try:
         _local_header(raw, info)
-        return _derive_keys(raw, password) is not None
+        keys = _derive_keys(raw, password)
+        if keys is None:
+            return "wrong"
+        return "authentic" if mac and _mac_matches(raw, info, keys) else "verifier"
     except (EncryptionError, OSError, ValueError):
-        return False
+        return "wrong"
 
 
 def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:

@@ -78,6 +78,10 @@ class BundleSink(Protocol):
         """Redact a short string (an error message) before it goes into the manifest."""
         ...
 
+    def abort(self) -> None:
+        """Forget everything added; nothing is written. Idempotent, safe after a failure."""
+        ...
+
 
 class MemorySink:
     """A sink that keeps members in memory, untransformed. For tests only."""
@@ -85,6 +89,7 @@ class MemorySink:
     def __init__(self) -> None:
         self._source = MemorySource()
         self.entries: list[MemberEntry] = []
+        self.aborted = False
 
     def add(
         self,
@@ -119,3 +124,7 @@ class MemorySink:
 
     def redact_text(self, text: str) -> str:
         return text
+
+    def abort(self) -> None:
+        """Mark the sink aborted; the members stay, so a test can still look at them."""
+        self.aborted = True

@@ -29,9 +29,13 @@ ProblemKind = Literal[
     "corrupt",  # cannot be decompressed or read
     "manifest_missing",
     "manifest_invalid",
+    "stray_bytes",  # bytes of the file that belong to no member and no zip structure
+    "foreign_structure",  # zip structure bundler never writes (comments, unknown extra fields)
 ]
 
 PARTIAL_KINDS: frozenset[str] = frozenset({"missing", "manifest_missing"})
+LAYOUT_KINDS: frozenset[str] = frozenset({"stray_bytes", "foreign_structure"})
+"""Problems around a member, not in it: they name the member but do not make it unsound."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,11 @@ class IntegrityReport:
     def unsound(self) -> set[str]:
         """Members that must not be served."""
         with self._lock:
-            return {p.member for p in self.problems if p.member is not None}
+            return {
+                p.member
+                for p in self.problems
+                if p.member is not None and p.kind not in LAYOUT_KINDS
+            }
 
     @property
     def status(self) -> Literal["verified", "tampered", "partial", "unverified"]:
@@ -96,7 +104,7 @@ class IntegrityReport:
 
 def raise_for(problem: IntegrityProblem) -> NoReturn:
     """The strict reader's reaction to a problem."""
-    if problem.kind == "unencrypted":
+    if problem.kind in ("unencrypted", "stray_bytes", "foreign_structure"):
         raise HostileArchive(problem.message)
     if problem.kind == "manifest_missing":
         raise NotABundle(problem.message)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..cli.options import OpenSecrets
+from ..secret_options import OpenSecrets
 from .limits import ReaderLimits
-from .passwords import Prompt, _prompt, resolve_open
+from .passwords import Prompt, resolve_open, terminal_prompt
 from .reader import BundleReader
 
 
@@ -24,7 +24,7 @@ def open_bundle(
     limits: ReaderLimits | None = None,
     environ: Mapping[str, str] | None = None,
     interactive: bool | None = None,
-    prompt: Prompt = _prompt,
+    prompt: Prompt = terminal_prompt,
 ) -> BundleReader:
     """Open ``path`` with the password or identity the user gave (or a prompt).
 

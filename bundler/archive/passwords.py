@@ -8,10 +8,15 @@ one and shows it once; ``--recipient`` needs no password at all.
 Opening resolves lazily: the reader first looks at the bundle, so the prompt
 (or the error when there is no terminal) can say whether a password or an
 identity is needed.
+
+How a person is asked is the caller's choice (a :data:`Prompt`): the CLI
+passes click's hidden prompt; the default here asks the terminal through
+:mod:`getpass`, so the library never needs click.
 """
 
 from __future__ import annotations
 
+import getpass
 import os
 import secrets
 import sys
@@ -20,14 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-import click
-
 from schemas import EncryptionInfo, RecipientInfo
 
-from ..cli.options import OpenSecrets, SealOptions
 from ..errors import DecryptionFailed, UsageError
+from ..secret_options import OpenSecrets, SealOptions
 from .keys import Identity, PublicKey
-from .sealing import Envelope, new_archive_password, seal, unseal
+from .sealing import PASSWORD_COMMENT, Envelope, new_archive_password, seal, unseal_all
 from .secret import Secret
 
 MIN_PASSWORD_CHARS = 12
@@ -36,12 +39,9 @@ PASSWORD_ALPHABET = "23456789abcdefghijkmnpqrstuvwxyz"  # noqa: S105 (an alphabe
 GENERATED_GROUPS, GROUP_LENGTH = 5, 6
 """30 symbols = 150 bits, shown as five dash-separated groups."""
 MAX_PASSWORD_FILE_BYTES = 64 * 1024
-PASSWORD_COMMENT = (
-    b"bundler bundle (WinZip AES-256): open it with `bundler extract BUNDLE --to DIR` "
-    b"or 7-Zip and its password"
-)
 
 Prompt = Callable[[str, bool], str]
+"""``prompt(text, confirm)``: ask a person for a hidden value (twice when ``confirm``)."""
 Announce = Callable[[str], None]
 
 
@@ -58,13 +58,17 @@ def stdin_is_interactive() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
 
 
-def _prompt(text: str, confirm: bool) -> str:
-    value: str = click.prompt(text, hide_input=True, confirmation_prompt=confirm, err=True)
+def terminal_prompt(text: str, confirm: bool) -> str:
+    """The default :data:`Prompt`: hidden input from the terminal, asked twice to confirm."""
+    value = getpass.getpass(f"{text}: ", stream=sys.stderr)
+    if confirm and getpass.getpass("Repeat for confirmation: ", stream=sys.stderr) != value:
+        raise UsageError("the two passwords differ")
     return value
 
 
-def _announce(text: str) -> None:
-    click.echo(text, err=True)
+def stderr_announce(text: str) -> None:
+    """The default :data:`Announce`: one line on stderr (never stdout, which may be piped)."""
+    print(text, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -104,8 +108,8 @@ def resolve_seal(
     *,
     environ: Mapping[str, str] | None = None,
     interactive: bool | None = None,
-    prompt: Prompt = _prompt,
-    announce: Announce = _announce,
+    prompt: Prompt = terminal_prompt,
+    announce: Announce = stderr_announce,
 ) -> Sealing:
     """Turn ``--password-env/--password-file/--generate-password/--recipient`` into a Sealing."""
     if options.recipients:
@@ -135,30 +139,36 @@ def resolve_seal(
 
 
 class KeySource(Protocol):
-    """Produces a bundle's password once the reader has seen whether it is recipient-sealed."""
+    """Produces a bundle's candidate passwords once the reader has seen whether it is sealed."""
 
-    def password_for(self, envelope: Envelope | None) -> Secret: ...
+    def passwords_for(self, envelope: Envelope | None) -> list[Secret]:
+        """Candidates, best first; the reader keeps the first one that opens the bundle.
+
+        More than one only for an identity: anyone holding the public key can
+        add a stanza for it, so a forged stanza must not hide the real one.
+        """
+        ...
 
 
 @dataclass(frozen=True)
 class PasswordKey:
     password: Secret
 
-    def password_for(self, envelope: Envelope | None) -> Secret:
-        return self.password
+    def passwords_for(self, envelope: Envelope | None) -> list[Secret]:
+        return [self.password]
 
 
 @dataclass(frozen=True)
 class IdentityKey:
     identity: Identity
 
-    def password_for(self, envelope: Envelope | None) -> Secret:
+    def passwords_for(self, envelope: Envelope | None) -> list[Secret]:
         if envelope is None:
             raise DecryptionFailed(
                 "this bundle is password-protected, not sealed to a recipient",
                 hint="open it with --password-env VAR or --password-file FILE",
             )
-        return unseal(envelope, self.identity)
+        return unseal_all(envelope, self.identity)
 
 
 @dataclass(frozen=True)
@@ -166,9 +176,9 @@ class PromptKey:
     """Ask for the password, or explain what is needed when nobody can answer."""
 
     interactive: bool
-    prompt: Prompt = _prompt
+    prompt: Prompt = terminal_prompt
 
-    def password_for(self, envelope: Envelope | None) -> Secret:
+    def passwords_for(self, envelope: Envelope | None) -> list[Secret]:
         if envelope is not None:
             raise UsageError(
                 "this bundle is sealed to recipients: open it with --identity FILE",
@@ -182,7 +192,7 @@ class PromptKey:
         value = self.prompt("Bundle password", False)
         if not value:
             raise UsageError("no password given")
-        return Secret(value)
+        return [Secret(value)]
 
 
 def resolve_open(
@@ -190,7 +200,7 @@ def resolve_open(
     *,
     environ: Mapping[str, str] | None = None,
     interactive: bool | None = None,
-    prompt: Prompt = _prompt,
+    prompt: Prompt = terminal_prompt,
 ) -> KeySource:
     """Turn ``--password-env/--password-file/--identity`` into a :class:`KeySource`."""
     if secrets_.identity is not None:

@@ -41,7 +41,8 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 from ..errors import HostileArchive, ManifestInvalid
 from ..source import MemberNotFound
 from .aes_check import mac_intact
-from .crosscheck import check_password, cross_check
+from .bytemap import map_bytes
+from .crosscheck import choose_password, cross_check
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
 from .limits import ReaderLimits
 from .manifest_load import parse_manifest
@@ -89,6 +90,8 @@ class BundleReader:
         self._sound: frozenset[str] = frozenset()
         self._readahead = depth_from_env() if readahead is None else readahead
         self._ahead: WeakSet[ReadAhead] = WeakSet()
+        self._verified: set[str] = set()
+        """Members read to the end with every check passed: :meth:`check` does not re-read them."""
 
     @classmethod
     def open(
@@ -103,12 +106,15 @@ class BundleReader:
         """Open, check safety, unlock, load the manifest and cross-check it with the zip."""
         limits = limits or ReaderLimits.from_env()
         path = Path(path)
-        handle, zf = open_zip(path, limits)
+        handle, zf, end_record = open_zip(path, limits)
         try:
             entries = scan_entries(zf, limits)
             envelope = read_envelope(zf.comment)
-            password = keys.password_for(envelope)
-            check_password(handle, entries, password.reveal(), isinstance(keys, IdentityKey))
+            layout = map_bytes(handle, zf, end_record)
+            if layout and not lenient:
+                raise_for(layout[0])  # before any password is asked for
+            candidates = keys.passwords_for(envelope)
+            password = choose_password(handle, entries, candidates, isinstance(keys, IdentityKey))
             zf.setpassword(password.reveal())
             reader = cls(
                 path,
@@ -120,6 +126,8 @@ class BundleReader:
                 limits=limits,
                 readahead=readahead,
             )
+            for problem in layout:
+                reader._problem(problem.kind, problem.member, problem.message)
             reader._load_manifest()
             reader._cross_check()
         except BaseException:
@@ -167,9 +175,13 @@ class BundleReader:
         return self._listed.get(name)
 
     def check(self) -> IntegrityReport:
-        """Read and verify every sound member; strict mode raises at the first problem."""
+        """Read and verify every sound member; strict mode raises at the first problem.
+
+        A member already streamed to its end and verified (by ``review``'s
+        scan, say) is not read again: every byte is still checked once.
+        """
         for name in self.names():
-            if name == MANIFEST_MEMBER:
+            if name == MANIFEST_MEMBER or name in self._verified:
                 continue
             try:
                 for _ in self._stream(self._entries[name], CHUNK):
@@ -255,6 +267,8 @@ class BundleReader:
         if failure is not None:
             self._problem(failure[0], entry.name, failure[1])
             raise MemberUnsound(IntegrityProblem(failure[0], entry.name, failure[1]))
+        if listed is not None:
+            self._verified.add(entry.name)
 
     def _pieces(
         self, entry: Entry, chunk_size: int, read_size: int, digest: Hash

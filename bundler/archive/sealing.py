@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import secrets
 from collections.abc import Sequence
 
@@ -49,6 +50,14 @@ COMMENT_HEADLINE = (
     "bundler sealed bundle: open it with `bundler extract BUNDLE --to DIR --identity KEY`"
 )
 _NONCE = bytes(12)
+PASSWORD_COMMENT = (
+    b"bundler bundle (WinZip AES-256): open it with `bundler extract BUNDLE --to DIR` "
+    b"or 7-Zip and its password"
+)
+"""The zip comment of a password-mode bundle (fixed text: it carries nothing else)."""
+_FINGERPRINT_RE = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
+_WRAPPED_BYTES = 43 + 16
+"""A wrapped archive password: 43 base64url characters plus the Poly1305 tag."""
 
 
 class Stanza(BaseModel):
@@ -113,26 +122,86 @@ def read_envelope(comment: bytes) -> Envelope | None:
 
 
 def unseal(envelope: Envelope, identity: Identity) -> Secret:
-    """The bundle password, unwrapped with ``identity``; refuses a non-recipient."""
+    """The bundle password unwrapped with ``identity`` (the first stanza that unwraps)."""
+    return unseal_all(envelope, identity)[0]
+
+
+def unseal_all(envelope: Envelope, identity: Identity) -> list[Secret]:
+    """Every password wrapped to ``identity``, in envelope order; refuses a non-recipient.
+
+    The envelope is not authenticated and anyone with the public key can wrap
+    a password to it, so a forged stanza may sit before the real one: the
+    reader tries each candidate against the bundle's own MACs.
+    """
     mine = identity.public
+    found: list[Secret] = []
+    matching = 0
     for stanza in envelope.recipients:
         if stanza.fingerprint != mine.fingerprint:
             continue
+        matching += 1
         try:
             ephemeral = _b64(stanza.ephemeral, 32)
             shared = identity.private.exchange(X25519PublicKey.from_public_bytes(ephemeral))
             key = _derive(shared, ephemeral, mine.raw)
             plain = ChaCha20Poly1305(key).decrypt(_NONCE, _b64(stanza.wrapped), _aad(stanza))
-        except (InvalidTag, ValueError) as exc:
-            raise DecryptionFailed(
-                f"the password sealed to {mine.fingerprint} does not unwrap "
-                "(envelope damaged or forged)"
-            ) from exc
-        return Secret(plain)
+        except (InvalidTag, ValueError):
+            continue
+        if plain and plain not in (s.reveal() for s in found):
+            found.append(Secret(plain))
+    if found:
+        return found
+    if matching:
+        raise DecryptionFailed(
+            f"the password sealed to {mine.fingerprint} does not unwrap "
+            "(envelope damaged or forged)"
+        )
     raise DecryptionFailed(
         f"this bundle is not sealed to identity {mine.fingerprint}",
         hint=f"it is sealed to: {', '.join(envelope.fingerprints[:5]) or 'nobody'}",
     )
+
+
+def is_own_comment(comment: bytes) -> bool:
+    """Whether a zip comment is one bundler writes, byte for byte, and nothing more.
+
+    Empty, the fixed password-mode text, or a recipient envelope exactly as
+    :func:`seal` serializes it: known fields only, fingerprints and key
+    material in their fixed shapes. The comment is outside every MAC, so
+    anything else there (a note, a pasted secret, an extra JSON field) is
+    bytes no reader can vouch for.
+    """
+    if comment in (b"", PASSWORD_COMMENT):
+        return True
+    headline, _, body = comment.partition(b"\n")
+    if headline != COMMENT_HEADLINE.encode("ascii") or not body.startswith(b"{"):
+        return False
+    try:
+        document = json.loads(body)
+        stanzas = document["recipients"]
+        canonical = {
+            "bundler_envelope": document["bundler_envelope"],
+            "scheme": document["scheme"],
+            "recipients": [
+                {k: stanza[k] for k in ("fingerprint", "ephemeral", "wrapped")}
+                for stanza in stanzas
+            ],
+        }
+        shapes_ok = (
+            document["bundler_envelope"] == ENVELOPE_VERSION
+            and document["scheme"] == SCHEME
+            and 0 < len(stanzas) <= MAX_RECIPIENTS
+        ) and all(
+            isinstance(s["fingerprint"], str)
+            and _FINGERPRINT_RE.fullmatch(s["fingerprint"])
+            and len(_b64(s["ephemeral"], 32)) == 32
+            and len(_b64(s["wrapped"], _WRAPPED_BYTES)) == _WRAPPED_BYTES
+            for s in stanzas
+        )
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return False
+    rebuilt = json.dumps(canonical, separators=(",", ":")).encode("ascii")
+    return shapes_ok and rebuilt == body
 
 
 def _wrap(password: Secret, recipient: PublicKey) -> dict[str, str]:

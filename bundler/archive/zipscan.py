@@ -12,8 +12,10 @@ Checked from the central directory alone (cheap, no password needed):
   overlapping-entries zip bomb);
 * compression: stored or deflate only.
 
-Whether a member is AES-256 encrypted is reported, not refused here: the
-reader treats an unencrypted member as an integrity problem.
+Whether a member is AES-256 AE-2 encrypted is reported, not refused here:
+the reader treats an unencrypted (or AE-1) member as an integrity problem.
+What lies around the members is mapped byte by byte by
+:mod:`bundler.archive.bytemap`.
 """
 
 from __future__ import annotations
@@ -50,16 +52,20 @@ class Entry:
     size: int
     compressed_size: int
     encrypted: bool
-    """True only for WinZip AES-256 (what bundler writes)."""
+    """True only for WinZip AES-256 AE-2 (what bundler writes)."""
     info: pyzipper.ZipInfo
+    aes_version: int = 0
+    """1 or 2 for WinZip AES (AE-1 stores a plaintext CRC of every member: refused)."""
 
     @property
     def is_dir(self) -> bool:
         return self.name.endswith("/")
 
 
-def open_zip(path: Path, limits: ReaderLimits) -> tuple[BinaryIO, pyzipper.AESZipFile]:
-    """The open file and its parsed central directory; refuses what is not a sane zip."""
+def open_zip(
+    path: Path, limits: ReaderLimits
+) -> tuple[BinaryIO, pyzipper.AESZipFile, list[object]]:
+    """The open file, its parsed central directory and end record; refuses a non-zip."""
     if not path.exists():
         raise InputError(f"{path} does not exist")
     if not path.is_file():
@@ -71,9 +77,9 @@ def open_zip(path: Path, limits: ReaderLimits) -> tuple[BinaryIO, pyzipper.AESZi
     try:
         magic = handle.read(4)
         handle.seek(0)
-        _check_end_record(handle, path, limits, looks_like_zip=magic == ZIP_MAGIC)
+        end = _check_end_record(handle, path, limits, looks_like_zip=magic == ZIP_MAGIC)
         with _zip_errors(path, looks_like_zip=magic == ZIP_MAGIC):
-            return handle, pyzipper.AESZipFile(handle)
+            return handle, pyzipper.AESZipFile(handle), end
     except BaseException:
         handle.close()
         raise
@@ -129,15 +135,16 @@ def _check_entry(info: pyzipper.ZipInfo, limits: ReaderLimits) -> Entry:
                 f"member {label!r} has compression ratio {ratio:.0f}:1 "
                 f"(limit {limits.max_ratio:g}; raise BUNDLER_MAX_RATIO if genuine)"
             )
-    encrypted = bool(
-        info.flag_bits & 0x1 and info.wz_aes_version in (1, 2) and info.wz_aes_strength == 3
-    )
-    return Entry(name, info.file_size, info.compress_size, encrypted, info)
+    aes_version = int(getattr(info, "wz_aes_version", 0) or 0) if info.flag_bits & 0x1 else 0
+    encrypted = aes_version == 2 and info.wz_aes_strength == 3
+    return Entry(name, info.file_size, info.compress_size, encrypted, info, aes_version)
 
 
 def _check_no_overlap(infos: list[pyzipper.ZipInfo], directory_start: int) -> None:
     ordered = sorted(infos, key=lambda i: i.header_offset)
-    if ordered and (ordered[0].header_offset < 0 or directory_start < 0):
+    if not ordered:
+        return  # an empty zip (only an end record): nothing can overlap
+    if ordered[0].header_offset < 0 or directory_start < 0:
         raise CorruptArchive("the bundle's zip directory points outside the file")
     for this, following in zip(ordered, [*ordered[1:], None], strict=True):
         name_len = len(this.orig_filename.encode("utf-8" if this.flag_bits & 0x800 else "cp437"))
@@ -152,7 +159,7 @@ def _check_no_overlap(infos: list[pyzipper.ZipInfo], directory_start: int) -> No
 
 def _check_end_record(
     handle: BinaryIO, path: Path, limits: ReaderLimits, *, looks_like_zip: bool
-) -> None:
+) -> list[object]:
     with _zip_errors(path, looks_like_zip=looks_like_zip):
         end = pz._EndRecData(handle)
     if not end:
@@ -164,6 +171,7 @@ def _check_end_record(
         )
     if end[pz._ECD_SIZE] > limits.max_members * CENTRAL_ENTRY_MAX:
         raise HostileArchive("the bundle's central directory is implausibly large")
+    return list(end)
 
 
 @contextmanager

@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("bundler.cli.verify", "Check every checksum and schema in a bundle."),
     "extract": ("bundler.cli.extract", "Safely extract a bundle into a directory."),
     "keygen": ("bundler.cli.keygen", "Create an X25519 identity for recipient-sealed bundles."),
+    "diff": ("bundler.cli.diff", "Compare two bundles: what a repair fixed, and is it accepted."),
+    "serve": ("bundler.cli.serve", "Answer the product's own CLI from a bundle's captured API."),
 }
 
 ENV_DEBUG = "BUNDLER_DEBUG"

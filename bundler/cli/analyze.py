@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import click
 
-from ..analyze.engine import analyze
+from ..analyze.engine import run_analysis
 from ..analyze.opening import open_bundle, profile_for
 from ..analyze.render import FORMATS, render
+from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
 
@@ -32,11 +34,23 @@ VERDICT_EXIT = {
     default="text",
     show_default=True,
     help="text for a terminal, json for tools (schemas/json/analysis-report.schema.json), "
-    "markdown for a ticket.",
+    "markdown for a ticket, html for a self-contained page with the fleet timeline.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the report to FILE (replaced whole, never half-written) instead of stdout.",
 )
 @open_options
 def command(
-    bundle: Path, worker: str | None, job: str | None, fmt: str, secrets: OpenSecrets
+    bundle: Path,
+    worker: str | None,
+    job: str | None,
+    fmt: str,
+    output: Path | None,
+    secrets: OpenSecrets,
 ) -> None:
     """Replay the serviceability ladder on BUNDLE, offline.
 
@@ -53,11 +67,37 @@ def command(
     2 unreadable bundle or usage error (e.g. an unknown --worker/--job) ·
     3 inconclusive (nothing failed, evidence missing) · 70 internal error.
     """
+    if output is not None and output.exists() and output.resolve() == bundle.resolve():
+        raise UsageError(f"--output {output} is the bundle itself")
     with open_bundle(bundle, secrets) as opened:
         evidence = opened.evidence()
-        report = analyze(
+        done = run_analysis(
             evidence, profile=profile_for(opened.manifest, evidence), worker=worker, job=job
         )
+        report = done.report
         report.bundle.integrity = opened.integrity()
-    render(report, fmt, sys.stdout)  # type: ignore[arg-type]
+        extras = None
+        if fmt == "html":
+            from ..analyze.render.html import bundle_extras
+
+            extras = bundle_extras(opened.source, opened.manifest)
+    if output is None:
+        render(report, fmt, sys.stdout, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
+    else:
+        text = io.StringIO()
+        render(report, fmt, text, color=False, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
+        write_report(output, text.getvalue())
     click.get_current_context().exit(int(VERDICT_EXIT[report.verdict.value]))
+
+
+def write_report(path: Path, text: str) -> None:
+    """Publish ``text`` at ``path`` in one rename: the old report or the new one, never half."""
+    from ..archive.atomic import AtomicOutput
+
+    out = AtomicOutput(path, overwrite=True, mode=0o644)
+    try:
+        out.file.write(text.encode("utf-8"))
+        out.publish()
+    except BaseException:
+        out.discard()
+        raise

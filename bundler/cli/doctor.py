@@ -81,10 +81,10 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     if bundle is None and (seal.password_env or seal.password_file or seal.generate_password
                            or seal.recipients):  # fmt: skip
         raise click.UsageError("password and --recipient options need --bundle PATH")
-    from ..collect.doctor import run_doctor
-    from ..collect.progress import PlainProgress, RichProgress
-    from ..collect.request import DoctorRequest
-    from ..collect.summary import render_summary
+    from ..doctor.progress import PlainProgress, RichProgress
+    from ..doctor.request import DoctorRequest
+    from ..doctor.run import run_doctor
+    from ..doctor.summary import render_summary
 
     request = DoctorRequest(
         bundle=bundle,

@@ -9,32 +9,26 @@ only from an environment variable, a file, or an interactive prompt.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from ..secret_options import OpenSecrets, SealOptions
+
+__all__ = ["OpenSecrets", "SealOptions", "click_prompt", "open_options", "seal_options"]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True)
-class OpenSecrets:
-    """How to unlock a bundle: exactly one source, or a prompt."""
+def click_prompt(text: str, confirm: bool) -> str:
+    """The archive's :data:`~bundler.archive.passwords.Prompt`, through click (hidden input).
 
-    password_env: str | None = None
-    password_file: Path | None = None
-    identity: Path | None = None
-
-
-@dataclass(frozen=True)
-class SealOptions:
-    """How to seal a new bundle: a password source or recipients."""
-
-    password_env: str | None = None
-    password_file: Path | None = None
-    generate_password: bool = False
-    recipients: tuple[Path, ...] = field(default_factory=tuple)
+    Commands pass it to the library so a prompt behaves like every other
+    click prompt (and ``CliRunner`` can answer it in tests).
+    """
+    value: str = click.prompt(text, hide_input=True, confirmation_prompt=confirm, err=True)
+    return value
 
 
 def open_options(func: F) -> F:

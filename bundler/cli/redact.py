@@ -5,19 +5,15 @@ Exit codes: 0 done · 2 usage error or unreadable input.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
-from ..errors import UsageError
-from ..redaction.handoff import new_key
-from ..redaction.mapfile import write_map
-from ..redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+from ..redaction.request import RedactRequest, prepare, run, summary_line
 from .options import SealOptions, seal_options
-from .secrets_input import map_password
 
 
 @click.command(
@@ -85,21 +81,7 @@ from .secrets_input import map_password
 )
 @click.option("--force", is_flag=True, help="Replace an existing output bundle.")
 @seal_options
-def command(
-    src: Path,
-    out: Path,
-    rules: Path | None,
-    keywords: tuple[str, ...],
-    report_path: Path | None,
-    obfuscate: tuple[str, ...],
-    keep_binary: bool,
-    map_out: Path | None,
-    map_password_env: str | None,
-    map_password_file: Path | None,
-    workers: int | None,
-    force: bool,
-    seal: SealOptions,
-) -> None:
+def command(seal: SealOptions, **options: Any) -> None:
     """Redact SRC (a file or a directory tree, e.g. an extracted bundle) into --out.
 
     \b
@@ -110,63 +92,14 @@ def command(
     Symlinks are never followed (they are listed as skipped in the report);
     binary files are left out unless --keep-binary.
     """
-    if map_out is not None and map_out.exists():
-        raise UsageError(f"map file {map_out} already exists")
-    bundle = out.suffix.lower() == ".zip"
-    if not bundle and (
-        seal.password_env or seal.password_file or seal.generate_password or seal.recipients
-    ):
-        raise UsageError("sealing options apply to a .zip output only")
-    config = RedactConfig(
-        key=secrets.token_bytes(32),
-        handoff_key=new_key(),
-        obfuscate_network="network" in obfuscate,
-        keep_binary=keep_binary,
-        keywords=tuple(keywords),
-        rules_path=str(rules) if rules else None,
-        keep_map=map_out is not None,
-    )
-    map_secret = (
-        map_password(map_out, map_password_env, map_password_file, seal) if map_out else None
-    )
-    if bundle:
-        from ..archive import resolve_seal
+    prepared = prepare(RedactRequest(seal=seal, **options), announce=_to_stderr)
+    with _phases() as progress:
+        outcome = run(prepared, progress)
+    _to_stderr(summary_line(outcome))
 
-        sealing = resolve_seal(seal)
-        options = {
-            "obfuscate": list(obfuscate),
-            "keywords": len(keywords),
-            "keep_binary": keep_binary,
-            "custom_rules": bool(rules),
-        }
-        with _phases() as progress:
-            outcome = redact_to_bundle(
-                src,
-                out,
-                config,
-                sealing,
-                workers=workers,
-                overwrite=force,
-                options=options,
-                progress=progress,
-            )
-    else:
-        with _phases() as progress:
-            outcome = redact_to_directory(src, out, config, workers=workers, progress=progress)
-    if report_path is not None:
-        report_path.write_text(outcome.report.model_dump_json(by_alias=True, indent=2))
-    if map_out is not None and map_secret is not None:
-        write_map(map_out, outcome.token_map, map_secret)
-    report = outcome.report
-    kinds = ", ".join(
-        f"{k} {n}" for k, n in sorted(report.by_kind.items(), key=lambda kv: -kv[1])[:8]
-    )
-    click.echo(
-        f"bundler: redacted {outcome.files} file(s), {outcome.bytes_in / 1e6:.1f} MB: "
-        f"{report.total} redaction(s){' (' + kinds + ')' if kinds else ''}; "
-        f"{len(report.skipped)} skipped -> {outcome.output}",
-        err=True,
-    )
+
+def _to_stderr(text: str) -> None:
+    click.echo(text, err=True)
 
 
 @contextmanager

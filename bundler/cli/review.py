@@ -13,7 +13,7 @@ import click
 from ..exit_codes import ExitCode
 from ..redaction.mapfile import read_map
 from ..redaction.reviewing import review_path
-from .options import OpenSecrets, open_options
+from .options import OpenSecrets, click_prompt, open_options
 from .secrets_input import read_map_password
 
 
@@ -59,7 +59,7 @@ def command(
     if map_path is not None:
         mapping = read_map(map_path, read_map_password(map_password_env, map_password_file))
         originals = [value for _kind, value in mapping.values()]
-    result = review_path(target, secrets, originals)
+    result = review_path(target, secrets, originals, prompt=click_prompt)
     if as_json:
         click.echo(result.model_dump_json(by_alias=True, indent=2))
     else:
@@ -68,7 +68,12 @@ def command(
             click.echo(f"{where}\t{finding.kind}\t{finding.check}\t{finding.preview}")
         state = "clean" if result.clean else f"{len(result.findings)} residual finding(s)"
         if result.report_consistent is False:
-            state += "; the redaction report does not match the members"
+            for line in result.report_mismatches:
+                click.echo(f"{line}\treport-mismatch")
+            first = result.report_mismatches[0] if result.report_mismatches else "?"
+            more = len(result.report_mismatches) - 1
+            state += f"; the redaction report does not match the members ({first}"
+            state += f", and {more} more)" if more > 0 else ")"
         size = result.bytes_checked / 1e6
         click.echo(
             f"bundler: review: {result.members_checked} member(s), {size:.1f} MB: {state}", err=True

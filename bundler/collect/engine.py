@@ -5,7 +5,7 @@ none: then only the hosts' own facts and logs) against the control plane
 and the hosts, through the :class:`~bundler.archive.contracts.BundleSink`,
 and writes the generic evidence every bundle has: ``evidence/hosts.json``
 and ``evidence/logs.json``. Normalizing product evidence and analyzing it
-are the doctor's next steps (:mod:`bundler.collect.doctor`).
+are the doctor's next steps (:mod:`bundler.doctor.run`).
 
 Usage::
 
@@ -25,7 +25,6 @@ from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummar
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 
 from ..archive.contracts import BundleSink
-from ..products.base import StepResult
 from .context import EngineSettings, HostState, RunContext
 from .host_tasks import schedule_host
 from .http_tasks import schedule_http_steps
@@ -34,6 +33,7 @@ from .memory import limit_malloc_arenas
 from .plan import HttpStep, LogStep, Plan
 from .readonly import plan_violations, profile_rules
 from .recorder import ProgressListener, Recorder
+from .results import StepResult
 from .scheduler import RunEnd, Scheduler
 from .targets import HostTarget
 

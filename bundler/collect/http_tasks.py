@@ -9,6 +9,7 @@ the rendered path is checked against the profile's mutating routes again.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from schemas import CollectorKind, CollectorStatus
 
@@ -146,12 +147,14 @@ def _fetch(
         if violation:
             raise Skip(f"refused by the read-only guard: {violation}")
         params = {k: render(v, bound, what="query parameter") for k, v in step.params.items()}
+        record.http_path, record.http_query = path, urlencode(params)
         is_json = step.media_type == "application/json"
         capture = ctx.http.get(
             path, params, budget=budget, max_bytes=step.max_bytes, stop_when_over=is_json
         )
         attempts = capture.attempts
         record.http_status = capture.status_code
+        record.content_type = capture.content_type
         _check_status(step, capture)
         member = render_member(step.member, {"index": f"{index:03d}"})
         pending, error, problem, parsed = _member_for(ctx, step, capture, member)

@@ -18,11 +18,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from schemas import CollectorKind, CollectorOutcome, CollectorStatus, MemberEntry, utc_now
+from schemas import (
+    CollectorKind,
+    CollectorOutcome,
+    CollectorStatus,
+    HttpExchange,
+    MemberEntry,
+    utc_now,
+)
 
 from ..archive.contracts import BundleSink
-from ..products.base import StepResult
 from .errors import CollectError
+from .results import StepResult
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,10 @@ class CollectorRecord:
     outcome: CollectorOutcome | None = None
     entries: list[MemberEntry] = field(default_factory=list)
     http_status: int | None = None
+    http_path: str | None = None
+    """The rendered request path and query, once known (what ``bundler serve`` matches)."""
+    http_query: str = ""
+    content_type: str | None = None
     exit_code: int | None = None
 
 
@@ -179,9 +190,20 @@ class Recorder:
             bytes=sum(e.size for e in record.entries),
             members=[e.path for e in record.entries],
             attempts=attempts,
+            http=self._exchange(record),
         )
         if self.progress:
             self.progress.collector_finished(record)
+
+    def _exchange(self, record: CollectorRecord) -> HttpExchange | None:
+        if record.http_path is None:
+            return None
+        return HttpExchange(
+            path=self.redact(record.http_path),
+            query=self.redact(record.http_query),
+            status_code=record.http_status,
+            content_type=record.content_type,
+        )
 
     def redact(self, text: str) -> str:
         """The sink's redaction, plus the secrets doctor itself holds (the API token)."""

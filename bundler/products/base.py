@@ -22,29 +22,10 @@ from schemas.manifest import CollectorStatus, HostSummary
 
 from ..analyze.api import EvidenceSet, Rule, TimelineEvent
 from ..collect.plan import Plan
+from ..collect.results import StepResult
 from ..source import MemberNotFound, MemberSource, read_json
 
-
-@dataclass(frozen=True)
-class StepResult:
-    """What one expansion of a plan step produced (held in memory during a run)."""
-
-    step: str
-    collector: str
-    status: CollectorStatus
-    member: str | None = None
-    host: str | None = None
-    """Host alias for host steps."""
-    bound: dict[str, str] = field(default_factory=dict)
-    """Fan-out variables of this expansion, e.g. {'name': 'w1'}."""
-    http_status: int | None = None
-    exit_code: int | None = None
-    error_class: str | None = None
-    error_message: str | None = None
-    finished_at: datetime | None = None
-    """When the response or output was complete (UTC). Ages read from a response (a
-    heartbeat's, a lease's) are measured from here: measured from the start of the run
-    they would read low by however long collection took to reach this step."""
+__all__ = ["NormalizeContext", "Profile", "StepResult"]
 
 
 @dataclass

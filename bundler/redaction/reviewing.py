@@ -1,20 +1,46 @@
-"""Open what ``bundler review`` was given (a directory, a bundle, one file) and scan it."""
+"""Open what ``bundler review`` was given (a directory, a bundle, one file) and scan it.
+
+``review`` is the gate an upload pipeline trusts: exit 0 means "accept". So it
+fails closed on what it cannot fully read:
+
+* Bundle or plain file is decided by what the file *is*: a zip's end record
+  can be found (as 7-Zip and ``unzip`` find it), never by its first bytes.
+  A file with zip records but no findable end record (a padded or damaged
+  zip) is refused, not scanned as opaque bytes.
+* A bundle is opened exactly as ``bundler verify`` opens it (same zip scan,
+  limits, byte map, manifest, MACs, checksums and schemas). Anything verify
+  would report makes review refuse the bundle (:class:`BundleRejected`, exit
+  2) with the reason; every byte of an accepted bundle is either a verified
+  member that was scanned, or zip structure bundler writes.
+* An empty file is refused: "nothing to review" is not "clean".
+"""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from redactors import review_source
 from redactors.review import load_report
 from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
-from ..cli.options import OpenSecrets
-from ..errors import InputError
+from ..errors import BundleError, InputError
+from ..secret_options import OpenSecrets
 from ..source import DirectorySource, MemberNotFound, MemberSource, MemorySource
 
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+if TYPE_CHECKING:  # the archive (pyzipper, cryptography) is imported only for a file
+    from ..archive.integrity import IntegrityProblem
+    from ..archive.reader import BundleReader
+    from ..archive.zipkind import ZipKind
+
+Prompt = Callable[[str, bool], str]
+
+
+class BundleRejected(BundleError):
+    """The bundle is not one ``verify`` accepts, so ``review`` cannot vouch for it (exit 2)."""
+
+    reference = "review-rejected"
 
 
 class _SkipMissing:
@@ -39,34 +65,78 @@ class _SkipMissing:
         return self.inner.has(name)
 
 
-@contextlib.contextmanager
-def open_target(path: Path, secrets: OpenSecrets | None = None) -> Iterator[MemberSource]:
-    if path.is_dir():
-        yield _SkipMissing(DirectorySource(path))
-        return
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    if head in ZIP_MAGIC:
-        try:
-            from ..archive import open_bundle
-        except ImportError:  # pragma: no cover - the archive reader is part of every full build
-            raise InputError(
-                "reading a bundle needs bundler's archive reader (not in this build)"
-            ) from None
-        with open_bundle(path, secrets, lenient=True) as bundle:
-            yield bundle
-        return
-    yield MemorySource({path.name: path.read_bytes()})
-
-
 def review_path(
-    path: Path, secrets: OpenSecrets | None = None, originals: list[bytes] | None = None
+    path: Path,
+    secrets: OpenSecrets | None = None,
+    originals: list[bytes] | None = None,
+    *,
+    prompt: Prompt | None = None,
 ) -> ReviewResult:
-    with open_target(path, secrets) as source:
-        report = None
-        if source.has(REDACTION_REPORT_MEMBER):
-            report = load_report(source.read_bytes(REDACTION_REPORT_MEMBER))
-        return review_source(source, originals=originals or [], report=report)
+    """Review a directory, a bundle or one plain file; raises when it cannot vouch for it.
+
+    ``prompt`` asks for a bundle's password when no source was given (the
+    archive's terminal prompt by default).
+    """
+    if path.is_dir():
+        return _review(_SkipMissing(DirectorySource(path)), originals)
+    from ..archive.opening import open_bundle
+    from ..archive.passwords import terminal_prompt
+
+    kind = _kind_of(path)
+    if kind == "plain":
+        return _review(MemorySource({path.name: path.read_bytes()}), originals)
+    with open_bundle(path, secrets, lenient=True, prompt=prompt or terminal_prompt) as reader:
+        _reject(path, reader.integrity.problems)  # what opening found: layout, manifest, listing
+        result = _review(reader, originals)
+        _reject_unverified(path, reader)
+    return result
+
+
+def _kind_of(path: Path) -> ZipKind:
+    from ..archive.zipkind import zip_kind
+
+    try:
+        kind = zip_kind(path)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if kind == "empty":
+        raise InputError(f"{path} is empty: there is nothing to review")
+    if kind == "damaged-zip":
+        raise BundleRejected(
+            f"{path}: unreadable: rejected: it holds zip records but no zip end record "
+            "(a damaged, truncated or padded zip); its members cannot be read"
+        )
+    return kind
+
+
+def _review(source: MemberSource, originals: list[bytes] | None) -> ReviewResult:
+    report = None
+    if source.has(REDACTION_REPORT_MEMBER):
+        report = load_report(source.read_bytes(REDACTION_REPORT_MEMBER))
+    return review_source(source, originals=originals or [], report=report)
+
+
+def _reject_unverified(path: Path, reader: BundleReader) -> None:
+    """Everything ``verify`` checks, over what the scan did not already verify while reading."""
+    from ..archive.integrity import IntegrityProblem
+    from ..archive.names import printable_name
+    from ..archive.verify import verify_bundle
+
+    problems = []
+    for check in verify_bundle(reader).problems:
+        detail = check.detail or f"a {check.check} problem"
+        if check.member and printable_name(check.member) not in detail:
+            detail = f"member {printable_name(check.member)!r}: {detail}"
+        problems.append(IntegrityProblem("corrupt", check.member, detail))
+    _reject(path, problems)
+
+
+def _reject(path: Path, problems: list[IntegrityProblem]) -> None:
+    if not problems:
+        return
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    raise BundleRejected(
+        f"{path}: unreadable: rejected: {problems[0].message}{more}",
+        hint=f"`bundler verify {path}` lists every problem; review vouches only for bundles "
+        "verify accepts",
+    )

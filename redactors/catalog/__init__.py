@@ -12,11 +12,16 @@ import hashlib
 
 from ..rules import Rule
 from .context import CONTEXT_RULES, KV_RULES
+from .prefixed import PREFIXED_RULES
 from .tokens import TOKEN_RULES
 
 RULESET_ID = "bundler-builtin/1"
 
-BUILTIN_RULES: tuple[Rule, ...] = (*TOKEN_RULES, *KV_RULES, *CONTEXT_RULES)
+BUILTIN_RULES: tuple[Rule, ...] = (*TOKEN_RULES, *PREFIXED_RULES, *KV_RULES, *CONTEXT_RULES)
+
+FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))
+"""Rules that recognise a credential by its format: what they find is propagated even when
+it does not look random (``glsoat-vrhiuwgjkxarhxpnpaoo``)."""
 
 EXTRA_KINDS = (
     "private-key",

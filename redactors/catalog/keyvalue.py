@@ -18,9 +18,16 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..entropy import run_after
-from ..keys import is_placeholder, secret_kind
+from ..keys import (
+    BARE_KEY_NAMES,
+    generated_secret,
+    is_code_reference,
+    is_placeholder,
+    key_words,
+    secret_kind,
+)
 from ..rules import ALNUM, Hit, Rule, View
-from ..values import NeedMore, value_spans
+from ..values import NeedMore, ValueSpan, value_spans
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
 _SCHEME_KINDS = {b"basic": "basic-auth", b"bearer": "bearer-token", b"token": "bearer-token"}
@@ -56,9 +63,19 @@ def _kv_hits(
 ) -> Iterable[Hit]:
     data = view.data
     key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
+    if _names_a_file(key) or _in_authority(view.low, key_start):
+        return  # "auth-cache.db: database disk image is malformed"; URLs: the URL rule
     kind = classify(key)
+    bare = kind is None and key.lower() in BARE_KEY_NAMES
+    if bare:
+        kind = "secret-key"
     if kind is None:
         return
+    expansion = data[max(0, key_start - 2) : key_start] == b"${"
+    if expansion:  # ${TOKEN:?message}, ${TOKEN:-default}, ${TOKEN:=$2}
+        value_pos = _expansion_default(data, key_end)
+        if value_pos < 0:
+            return
     try:
         spans = value_spans(data, value_pos, final=view.final, allow_next_line=next_line)
     except NeedMore:
@@ -67,8 +84,17 @@ def _kv_hits(
     lowered = key.lower().lstrip("-")
     for span in spans:
         value = data[span.start : span.end]
+        if expansion and value.endswith(b"}"):
+            value = value[:-1]
+            span = ValueSpan(span.start, span.end - 1)
         if is_placeholder(value) or (value.isdigit() and len(value) < 4):
             continue  # a count or a flag ("attempts: 3"), not a credential (PINs have 4+ digits)
+        if _template_or_reference(data, span.start, span.end, key):
+            continue  # {hunter2}, get_secret_key(), request.headers["apikey"], ACCESS_TOKEN
+        if bare and not generated_secret(value):
+            continue  # "key": "cache-entry-1": only a generated key under a bare "key"
+        if kind in WEAK_KINDS and _plain_word(value):
+            continue  # "session: closed", "credentials: default": a state, not a credential
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
         hit_kind, extra = kind, ()
@@ -81,6 +107,64 @@ def _kv_hits(
         elif kind == "auth" and len(value) < 8:
             continue  # "auth: ok", "auth=none": a state, not a credential
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
+
+
+WEAK_KINDS = frozenset({"auth", "credential", "session-token", "cookie", "secret-key"})
+"""Kinds whose key words are also ordinary words: their value must not be a plain word."""
+FILE_EXTENSIONS = frozenset(
+    {"db", "sqlite", "log", "json", "yaml", "yml", "toml", "ini", "conf", "cfg", "txt", "pem",
+     "crt", "key", "py", "go", "js", "ts", "sh", "lock", "pid", "sock", "gz", "zip", "tar"}
+)  # fmt: skip
+_EXPANSION_OPS = (b":-", b":=", b":+", b"-", b"=", b"+")
+
+
+def _names_a_file(key: str) -> bool:
+    """``auth-cache.db``, ``secrets.yaml``: a file name standing before a colon, not a key."""
+    stem, dot, ext = key.rpartition(".")
+    return bool(dot and stem and ext.lower() in FILE_EXTENSIONS)
+
+
+def _in_authority(low: bytes, pos: int) -> bool:
+    """A key inside ``scheme://user:password@host``: the URL rule redacts the password only."""
+    return low[max(0, pos - 3) : pos] == b"://"
+
+
+def _expansion_default(data: bytes, key_end: int) -> int:
+    """Where the default of ``${KEY<op>default}`` starts, or -1 when it has none to redact.
+
+    ``${KEY:?message}`` holds an error message and ``${KEY}`` nothing; a
+    default (``:-``, ``:=``, ``:+``) may be a literal secret.
+    """
+    for op in _EXPANSION_OPS:
+        if data.startswith(op, key_end):
+            return key_end + len(op)
+    return -1
+
+
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]*")
+_UPPER_NAME = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _template_or_reference(data: bytes, start: int, end: int, key: str) -> bool:
+    """A value that names or fetches a secret instead of holding it."""
+    value = data[start:end]
+    if (
+        data[start - 1 : start] == b"{"
+        and data[end : end + 1] == b"}"
+        and data[end + 1 : end + 2] != b";"  # ODBC: Pwd={...};
+        and _IDENT.fullmatch(value)
+    ):
+        return True  # {hunter2}, {SumoAccessKey}: a template field
+    if is_code_reference(value, data[end : end + 2]):
+        return True
+    name = value.decode("latin-1")
+    if key_words(name) and key_words(name) == key_words(key)[-len(key_words(name)) :]:
+        return True  # access_token=ACCESS_TOKEN: the key's own name
+    return bool(_UPPER_NAME.fullmatch(value)) and secret_kind(name) is not None
+
+
+def _plain_word(value: bytes) -> bool:
+    return value.isalpha() and len(value) <= 12 and (value.islower() or value.istitle())
 
 
 def _names_a_secret(word: bytes, rule: Rule) -> bool:

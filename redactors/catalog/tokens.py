@@ -196,7 +196,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "slack-token",
         "saas",
         "Slack bot, user, config and app-level tokens.",
-        rb"x(?:ox[abposre]-[A-Za-z0-9-]{10,}|app-[0-9]-[A-Za-z0-9-]{10,})",
+        # gitleaks slack-*-token / trufflehog slack: a digit run after the type, so
+        # "xoxo-indieweb" and "xoxb-abcdef-abcdef" are not tokens
+        rb"x(?:ox[abposr]-(?:[0-9]-)?[0-9]{8,14}-[A-Za-z0-9-]{6,}"
+        rb"|ox[ar]-[0-9]-[A-Za-z0-9]{8,48}"
+        rb"|oxe\.xox[bp]-[0-9]-[A-Za-z0-9]{100,}|oxe-[0-9]-[A-Za-z0-9]{100,}"
+        rb"|app-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+)(?![A-Za-z0-9-])",
         left_boundary=True,
         examples=(
             (
@@ -207,6 +212,15 @@ TOKEN_RULES: tuple[Rule, ...] = (
                 "xapp-1-A0123456789-1234567890123-abcdef0123456789",
                 "xapp-1-A0123456789-1234567890123-abcdef0123456789",
             ),
+            (
+                "xoxs-416843729158-132049654-5609968301-e708ba56e1",
+                "xoxs-416843729158-132049654-5609968301-e708ba56e1",
+            ),
+        ),
+        decoys=(
+            "https://example.org/images/2018-250-xoxo-indieweb-1.jpg",
+            "xoxb-abcdef-abcdef",
+            "xoxb-12345-abcd234",
         ),
     ),
     Rule(
@@ -214,7 +228,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "stripe-key",
         "saas",
         "Stripe secret and restricted keys (live and test).",
-        rb"k_(?:live|test)_[A-Za-z0-9]{20,}",
+        rb"k_(?:live|test|prod)_[A-Za-z0-9]{10,99}(?![A-Za-z0-9])",
         handler=_stripe,
         examples=(
             (
@@ -239,7 +253,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "sendgrid-key",
         "saas",
         "SendGrid API key.",
-        rb"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+        rb"SG\.[A-Za-z0-9_=-]{16,32}\.[A-Za-z0-9_=-]{30,64}(?![A-Za-z0-9_=-])",
         left_boundary=True,
         examples=(
             (
@@ -280,9 +294,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "huggingface-token",
         "saas",
         "Hugging Face access token.",
-        rb"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])",
+        rb"hf_[A-Za-z]{34}(?![A-Za-z0-9])",
         left_boundary=True,
         examples=(("HF_TOKEN=hf_" + "AbCdEfGhIj" * 3 + "KlMn", "hf_" + "AbCdEfGhIj" * 3 + "KlMn"),),
+        decoys=("- (id)hf_requiredCharacteristicTypesForDisplayMetadata;",),
     ),
     Rule(
         "vault-token",

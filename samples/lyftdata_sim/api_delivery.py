@@ -18,8 +18,10 @@ def _sha(*parts: object) -> str:
 def _job_deployment(sc: Scenario, job: JobSpec, d: derive.JobDeploymentState, now: datetime) -> Any:
     desired_sha = _sha(job.name, job.staged_revision, d.worker)
     reached = d.state in ("deployed", "active")
+    running = d.revision if d.revision is not None else job.staged_revision
+    deployed_at = resolve_time(job.deployed_at, now) or now
     events = (
-        [{"type": "job-staged", "at": iso(now - timedelta(hours=2)), "detail": None}]
+        [{"type": "job-staged", "at": iso(deployed_at - timedelta(minutes=2)), "detail": None}]
         if job.staged
         else []
     )
@@ -27,23 +29,13 @@ def _job_deployment(sc: Scenario, job: JobSpec, d: derive.JobDeploymentState, no
         events += [
             {
                 "type": "job-deploy-ready",
-                "at": iso(now - timedelta(hours=1, minutes=59)),
+                "at": iso(deployed_at - timedelta(minutes=1)),
                 "detail": None,
             },
-            {
-                "type": "job-deployed",
-                "at": iso(now - timedelta(hours=1, minutes=58)),
-                "detail": None,
-            },
+            {"type": "job-deployed", "at": iso(deployed_at), "detail": None},
         ]
         if d.state == "active":
-            events.append(
-                {
-                    "type": "deployed-job-active",
-                    "at": iso(now - timedelta(hours=1, minutes=58)),
-                    "detail": None,
-                }
-            )
+            events.append({"type": "deployed-job-active", "at": iso(deployed_at), "detail": None})
     elif d.state == "failed":
         events.append(
             {"type": "run-job-failure", "at": iso(now - timedelta(minutes=30)), "detail": d.reason}
@@ -58,8 +50,8 @@ def _job_deployment(sc: Scenario, job: JobSpec, d: derive.JobDeploymentState, no
             "state": "active",
         },
         "actual": {
-            "staged_revision": job.staged_revision if reached else None,
-            "rendered_sha256": desired_sha if reached else None,
+            "staged_revision": running if reached else None,
+            "rendered_sha256": _sha(job.name, running, d.worker) if reached else None,
             "state": d.state,
         },
         "state": d.state,
@@ -77,7 +69,7 @@ def _job_deployment(sc: Scenario, job: JobSpec, d: derive.JobDeploymentState, no
             "verified": d.signature_verified,
             "error": None if d.signature_verified is not False else "signature_mismatch",
         },
-        "state_since": iso(now - timedelta(minutes=30)),
+        "state_since": iso(deployed_at if reached else now - timedelta(minutes=30)),
         "events": events,
     }
 
@@ -93,13 +85,15 @@ def deployments(
         for d in derive.job_deployments(sc, job, now)
     ]
     failed = [d for d in job_deps if d["state"] == "failed"]
+    drifted = [d for d in job_deps if d["reason"] == "DRIFT_DETECTED"]
     record = {
         "id": sc.deployment_id,
         "workflow": {"id": sc.workflow, "version": sc.workflow_version},
         "status": "failed" if failed else "running",
         "reconcile": {
-            "state": "drifted" if failed else "in_sync",
-            "drift": [f"NOT_RUNNABLE:{d['job']}@{d['worker_id']}" for d in failed],
+            "state": "drifted" if failed or drifted else "in_sync",
+            "drift": [f"NOT_RUNNABLE:{d['job']}@{d['worker_id']}" for d in failed]
+            + [f"REVISION_DRIFT:{d['job']}@{d['worker_id']}" for d in drifted],
             "last_reconcile_at": iso(now - timedelta(minutes=1)),
         },
         "last_known_good": f"{sc.deployment_id}@{sc.workflow_version - 1}",

@@ -166,7 +166,10 @@ def worker_capacity(sc: Scenario, w: WorkerSpec, now: datetime, q: dict[str, str
     return {
         "worker_id": w.id,
         "metrics_enabled": s.metrics_enabled,
-        "resources": {
+        # a worker without metrics collection reports no measurements at all, never zeros
+        "resources": None
+        if not s.metrics_enabled
+        else {
             "cpu_cores": s.cpu_cores,
             "cpu_util_pct": s.cpu_util_pct,
             "memory_total_bytes": parse_size(s.memory_total),

@@ -154,6 +154,13 @@ class JobDeploymentState:
     message: str | None
     context_keys_missing: list[str]
     signature_verified: bool | None
+    revision: int | None = None
+    """The revision the worker runs, when it reached one (drift: not the staged one)."""
+
+
+def drifted(job: JobSpec) -> bool:
+    """The worker runs another revision than the one staged for it."""
+    return job.running_revision is not None and job.running_revision != job.staged_revision
 
 
 def job_deployments(scenario: Scenario, job: JobSpec, now: datetime) -> list[JobDeploymentState]:
@@ -161,6 +168,8 @@ def job_deployments(scenario: Scenario, job: JobSpec, now: datetime) -> list[Job
 
     A worker whose lease is refused stops running its jobs, so its deployments
     fail with ``WORKER_NOT_AUTHORIZED`` (the ladder still stops at authorization).
+    A worker that runs another revision than the staged one (``running_revision``)
+    is ``deployed`` but not active, with ``DRIFT_DETECTED``.
     """
     out = []
     for worker_id in placement(scenario, job).placed:
@@ -203,8 +212,26 @@ def job_deployments(scenario: Scenario, job: JobSpec, now: datetime) -> list[Job
                     True,
                 )
             )
+        elif drifted(job):
+            out.append(
+                JobDeploymentState(
+                    job.name,
+                    worker_id,
+                    "deployed",
+                    "DRIFT_DETECTED",
+                    f"runs revision {job.running_revision}, revision {job.staged_revision} "
+                    "intended",
+                    [],
+                    True,
+                    job.running_revision,
+                )
+            )
         else:
-            out.append(JobDeploymentState(job.name, worker_id, "active", None, None, [], True))
+            out.append(
+                JobDeploymentState(
+                    job.name, worker_id, "active", None, None, [], True, job.staged_revision
+                )
+            )
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime
 
 from .api import Body, Handler, health, license_show, settings, version
@@ -43,7 +44,18 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
 
 
 def respond(sc: Scenario, now: datetime, path: str, query: dict[str, str]) -> tuple[int, Body]:
-    """Answer a GET of the contract; 404 for anything else."""
+    """Answer a GET of the contract; 404 for anything else.
+
+    A route the scenario declares broken answers as declared: 404, 500, or (``hang``)
+    only after ``hang_s``, which a client with a shorter timeout never sees.
+    """
+    fault = next((f for f in sc.server.faults if f.matches(path)), None)
+    if fault is not None and fault.answer == "not_found":
+        return 404, {"error": "not_found", "message": "no such route"}
+    if fault is not None and fault.answer == "error":
+        return 500, {"error": "internal", "message": "the server failed to answer"}
+    if fault is not None:
+        time.sleep(fault.hang_s)
     for pattern, handler in ROUTES:
         match = pattern.match(path)
         if match:

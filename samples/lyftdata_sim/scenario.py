@@ -13,6 +13,7 @@ Sizes are bytes or strings such as ``"8GiB"``.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field
@@ -40,6 +41,30 @@ class ServerSpec(InputModel):
     storage_used_pct: float = 35.0
     deployments_enabled: bool = True
     canaries_enabled: bool = True
+    faults: list[RouteFault] = Field(
+        default_factory=list,
+        description="Contract routes that misbehave (answer 404 or 500, or hang past a timeout).",
+    )
+
+
+class RouteFault(InputModel):
+    """One contract route that does not answer as it should (a cause, not a symptom)."""
+
+    path: str = Field(
+        description="A contract path; `*` matches one path segment, e.g. /api/workers/*/capacity."
+    )
+    answer: Literal["not_found", "error", "hang"] = "not_found"
+    hang_s: float = Field(
+        default=5.0, gt=0, description="For `hang`: how long it waits before answering."
+    )
+
+    def matches(self, path: str) -> bool:
+        pattern = (
+            "^"
+            + "/".join("[^/]+" if part == "*" else re.escape(part) for part in self.path.split("/"))
+            + "$"
+        )
+        return re.match(pattern, path) is not None
 
 
 class LicenseSpec(InputModel):
@@ -166,6 +191,13 @@ class JobSpec(InputModel):
     type: Literal["once", "streaming", "scheduled"] = "streaming"
     staged: bool = True
     staged_revision: int = 3
+    running_revision: int | None = Field(
+        default=None,
+        description="The revision the worker really runs when it is not the staged one (drift).",
+    )
+    deployed_at: TimeExpr = Field(
+        default="-118m", description="When the current revision reached its workers."
+    )
     worker_group: str | None = "default"
     replicas: int = 1
     labels: list[str] = Field(default_factory=list)
@@ -214,6 +246,12 @@ class HostSpec(InputModel):
     log_lines: list[LogLineSpec] = Field(default_factory=list)
 
 
+class ClientSpec(InputModel):
+    """How a client has to collect this scenario (a route that hangs needs a short timeout)."""
+
+    timeout_s: float | None = Field(default=None, gt=0, description="Per-request timeout.")
+
+
 class Scenario(InputModel):
     description: str
     expect: dict[str, str | list[str]] = Field(
@@ -229,9 +267,11 @@ class Scenario(InputModel):
     workflow: str = "telemetry"
     workflow_version: int = 7
     hosts: list[HostSpec] = Field(default_factory=list)
+    client: ClientSpec = Field(default_factory=ClientSpec)
 
     def worker(self, worker_id: str) -> WorkerSpec | None:
         return next((w for w in self.workers if w.id == worker_id), None)
 
 
 CanarySpec.model_rebuild()
+ServerSpec.model_rebuild()

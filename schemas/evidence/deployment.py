@@ -34,6 +34,14 @@ class JobDeployment(RecordModel):
     message: str | None = None
     staged: bool | None = None
     staged_revision: int | None = None
+    intended_revision: int | None = Field(
+        default=None, description="The revision the control plane wants on this worker."
+    )
+    running_revision: int | None = Field(
+        default=None,
+        description="The revision the worker reports it runs; differs from the intended one "
+        "on drift.",
+    )
     rendered: RenderInfo | None = None
     bundle_signature_verified: bool | None = None
     state_since: UTCDateTime | None = None

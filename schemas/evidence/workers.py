@@ -119,6 +119,15 @@ class WorkerStatus(RecordModel):
     )
     first_seen_at: UTCDateTime | None = None
     host_alias: str | None = Field(default=None, description="Host alias, if we collected it.")
+    departed: bool | None = Field(
+        default=None,
+        description=(
+            "True when the product lists this worker only as the record of one that left: "
+            "Flux keeps the rows of workers that exited so they can re-register under the same "
+            "name (Worker observability: phantom workers). Offline is then expected, not an "
+            "incident, unless work still depends on it."
+        ),
+    )
     source: Source | None = None
 
 

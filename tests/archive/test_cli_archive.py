@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from bundler.archive import PublicKey, Sealing, resolve_seal
 from bundler.archive import passwords as passwords_module
 from bundler.cli import cli
-from bundler.cli.options import SealOptions, seal_options
+from bundler.cli.options import SealOptions, click_prompt, seal_options
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus
 from tests.support.archive import (
     PASSWORD,
@@ -198,7 +198,7 @@ def test_password_file_and_two_sources_at_once(bundle: Path, tmp_path: Path) -> 
 @seal_options
 def _seal_command(seal: SealOptions) -> None:
     """A stand-in for doctor/redact: resolves the sealing options like they do."""
-    sealing = resolve_seal(seal)
+    sealing = resolve_seal(seal, prompt=click_prompt)
     click.echo(f"mode={sealing.mode} length={len(sealing.password)}")
 
 

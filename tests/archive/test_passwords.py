@@ -127,14 +127,14 @@ def test_open_with_identity(tmp_path: Path) -> None:
 def test_open_prompt_only_when_the_bundle_is_password_sealed() -> None:
     key = resolve_open(OpenSecrets(), interactive=True, prompt=lambda text, confirm: GOOD)
     assert isinstance(key, PromptKey)
-    assert key.password_for(None) == Secret(GOOD)
+    assert key.passwords_for(None) == [Secret(GOOD)]
     envelope = Envelope(bundler_envelope=1, scheme="s", recipients=[])
     with pytest.raises(UsageError, match="--identity"):
-        key.password_for(envelope)
+        key.passwords_for(envelope)
 
 
 def test_open_without_terminal_explains_the_options() -> None:
     key = resolve_open(OpenSecrets(), interactive=False, prompt=_no_prompt)
     with pytest.raises(UsageError, match="needs its password") as info:
-        key.password_for(None)
+        key.passwords_for(None)
     assert "--password-env" in (info.value.hint or "")

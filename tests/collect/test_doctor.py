@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from bundler import products
 from bundler.cli import cli
-from bundler.collect.doctor import run_doctor
-from bundler.collect.request import DoctorRequest
-from bundler.collect.summary import exit_code
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
+from bundler.doctor.summary import exit_code
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.sshd import SshLab, free_port
@@ -272,7 +272,7 @@ def test_normalized_evidence_is_added(
     sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bundler.archive.contracts import MemorySink
-    from bundler.collect import doctor as doctor_module
+    from bundler.doctor import run as doctor_module
 
     http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
     sinks: list[MemorySink] = []
@@ -288,6 +288,7 @@ def test_normalized_evidence_is_added(
     assert product["server_version"] == "2.0.0"
     (entry,) = [e for e in sink.entries if e.path == "evidence/product.json"]
     assert entry.schema_name == "evidence.product"
+    assert sink.aborted  # a live check keeps nothing
 
 
 def test_tls_trust_options(

@@ -11,10 +11,10 @@ from rich.console import Console
 from bundler.archive.contracts import MemorySink
 from bundler.collect.engine import CollectionResult
 from bundler.collect.errors import ConnectFailed
-from bundler.collect.progress import PlainProgress, RichProgress
 from bundler.collect.recorder import PendingMember, Recorder
 from bundler.collect.scheduler import RunEnd
-from bundler.collect.summary import BundleWritten, build_summary, render_summary
+from bundler.doctor.progress import PlainProgress, RichProgress
+from bundler.doctor.summary import BundleWritten, build_summary, render_summary
 from bundler.exit_codes import ExitCode
 from schemas import CollectorKind
 

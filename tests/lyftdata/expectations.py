@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schemas import AnalysisReport, Finding
+from schemas import AnalysisReport, Finding, LayerStatus
 
 UNTRUSTED = {"tls_untrusted"}
 """Scenarios whose client was never given the simulator's CA."""
@@ -29,3 +29,22 @@ def assert_matches_expectation(report: AnalysisReport, expect: dict[str, object]
     seen = {f.code for f in failed_layer_findings(report)}
     seen |= {f.native_code for f in failed_layer_findings(report) if f.native_code}
     assert set(codes) <= seen, (codes, sorted(seen))
+    for status in ("unknown", "warn"):
+        layers = expect.get(f"{status}_layers", [])
+        assert isinstance(layers, list)
+        found = layers_with_status(report, LayerStatus(status))
+        assert set(layers) <= {layer for layer, _ in found}, (status, layers, found)
+        wanted = expect.get(f"{status}_codes", [])
+        assert isinstance(wanted, list)
+        codes_there = {code for _, codes_of in found for code in codes_of}
+        assert set(wanted) <= codes_there, (status, wanted, found)
+
+
+def layers_with_status(report: AnalysisReport, status: LayerStatus) -> list[tuple[str, set[str]]]:
+    """(layer name, its finding codes) of every layer of any target with ``status``."""
+    return [
+        (layer.name.value, {f.code for f in layer.findings})
+        for target in report.targets
+        for layer in target.layers
+        if layer.status is status
+    ]

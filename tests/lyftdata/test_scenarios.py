@@ -23,9 +23,12 @@ from .expectations import UNTRUSTED, assert_matches_expectation, failed_layer_fi
 
 @pytest.mark.parametrize("name", scenario_names())
 def test_scenario_reaches_its_expected_rung(name: str, tmp_path: Path) -> None:
-    expect = load_scenario(name).expect
+    scenario = load_scenario(name)
+    expect = scenario.expect
     with running_simulator(name, tmp_path) as sim:
-        collected = collect(sim, trust_ca=name not in UNTRUSTED)
+        collected = collect(
+            sim, trust_ca=name not in UNTRUSTED, timeout_s=scenario.client.timeout_s
+        )
         writes = [r for r in sim.requests() if r["method"] != "GET"]
     assert writes == []
     report = analyze(collected.evidence(), profile=PROFILE)

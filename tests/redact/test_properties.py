@@ -7,7 +7,8 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redactors import BundleRedactor, Policy, is_placeholder
+from redactors import BUILTIN_RULES, BundleRedactor, Policy, is_placeholder
+from redactors.keys import looks_secret
 from redactors.tokens import TOKEN_RE
 from tests.support.redaction import run
 
@@ -61,9 +62,14 @@ def test_redacting_twice_changes_nothing(before: str, secret: str, after: str) -
     assert twice == once
 
 
+SECRET_LIKE = PASSWORDS.filter(lambda s: looks_secret(s.encode()))
+"""Values literal propagation hunts down everywhere (a plain word is redacted only where a
+rule finds it: see test_learned_words_are_not_propagated)."""
+
+
 @COMMON
 @given(
-    PASSWORDS,
+    SECRET_LIKE,
     st.sampled_from(["password={v}\n", "secret: {v}\n", '{{"pw": "{v}"}}', "redis://:{v}@h\n"]),
 )
 def test_the_same_value_gets_the_same_token_in_every_file(secret: str, template: str) -> None:
@@ -87,3 +93,40 @@ def test_a_secret_anywhere_around_a_cut_is_caught(secret: str, offset: int, chun
     pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
     out = b"".join(redactor.transform("x.log", pieces, media_type="text/plain"))
     assert secret.encode() not in out
+
+
+CATALOG_TEXTS = sorted(
+    {text for rule in BUILTIN_RULES for text, _ in rule.examples}
+    | {text for rule in BUILTIN_RULES for text in rule.decoys}
+)
+LINE_NOISE = st.text(
+    alphabet=st.sampled_from(
+        list(string.ascii_letters + string.digits + " \t=:\"'{}[]<>-_/.@\n\r")
+    ),
+    max_size=80,
+)
+
+
+def test_every_catalog_text_keeps_its_line_count() -> None:
+    """Each example and decoy of every rule, alone and as a whole file, keeps its lines."""
+    files = {f"t{i}.txt": text + "\n" for i, text in enumerate(CATALOG_TEXTS)}
+    files["all.log"] = "\n".join(CATALOG_TEXTS) + "\n"
+    outputs, _, _ = run(files)
+    changed = {
+        name: (files[name].count("\n"), outputs[name].count(b"\n"))
+        for name in files
+        if outputs[name].count(b"\n") != files[name].count("\n")
+    }
+    assert changed == {}
+
+
+@COMMON
+@given(
+    st.lists(st.one_of(st.sampled_from(CATALOG_TEXTS), LINE_NOISE), min_size=1, max_size=12),
+    st.sampled_from(["\n", "\r\n", " ", "", "\n\n"]),
+    st.sampled_from(["x.log", "x.json", "x.yaml", "x.env"]),
+)
+def test_line_count_in_is_line_count_out(parts: list[str], joiner: str, name: str) -> None:
+    text = joiner.join(parts)
+    outputs, _, _ = run({name: text})
+    assert outputs[name].count(b"\n") == text.encode().count(b"\n")

@@ -26,6 +26,8 @@ DOCUMENTED = {
     "verify": {0, 1, 2},
     "extract": {0, 2},
     "keygen": {0, 2},
+    "serve": {2, 70, 130},
+    "diff": {0, 1, 2, 3, 70},
 }
 """What each command really returns (besides 70 and 130, which any command can)."""
 

@@ -1,6 +1,6 @@
 """Collect a running LyftData simulator with the real doctor, in-process, and read the bundle back.
 
-``collect(sim)`` runs :func:`bundler.collect.doctor.run_doctor` (plan, HTTP
+``collect(sim)`` runs :func:`bundler.doctor.run.run_doctor` (plan, HTTP
 collector, local host runner, normalizers, redaction, sealing) against the
 simulator and its prepared worker host, then extracts the sealed bundle and
 hands the members, step results and evidence documents to normalizer and
@@ -26,8 +26,8 @@ import yaml
 from bundler.analyze.api import EvidenceSet
 from bundler.archive import extract_bundle, open_bundle
 from bundler.cli.options import OpenSecrets, SealOptions
-from bundler.collect.doctor import run_doctor
-from bundler.collect.request import DoctorRequest
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
 from bundler.products.base import StepResult
 from bundler.products.lyftdata import PROFILE
 from bundler.source import DirectorySource
@@ -71,7 +71,13 @@ def _local_inventory(sim: RunningSim, workdir: Path) -> Path | None:
     return inventory
 
 
-def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True) -> Collected:
+def collect(
+    sim: RunningSim,
+    *,
+    token: str | None = None,
+    trust_ca: bool = True,
+    timeout_s: float | None = None,
+) -> Collected:
     """Run the real doctor against ``sim`` into a sealed bundle, and read it back.
 
     ``trust_ca=False`` leaves the simulator's CA out of the trust store (as a
@@ -100,6 +106,7 @@ def collect(sim: RunningSim, *, token: str | None = None, trust_ca: bool = True)
             bundle=bundle,
             seal=SealOptions(password_env=PASSWORD_ENV),
             **hosts,
+            **({"timeout_s": timeout_s} if timeout_s is not None else {}),
         )
         outcome = run_doctor(request, environ=os.environ)
     unlock = OpenSecrets(password_env=PASSWORD_ENV)

@@ -1,4 +1,4 @@
-"""Report renderers: text (rich), JSON (the documented schema), Markdown (for tickets).
+"""Report renderers: text (rich), JSON (the documented schema), Markdown (tickets), HTML.
 
 The report itself (``schemas.AnalysisReport``) never imports rich; only this
 package turns it into something to read. ``render()`` is what the CLI calls.
@@ -7,7 +7,7 @@ package turns it into something to read. ``render()`` is what the CLI calls.
 from __future__ import annotations
 
 import os
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from rich.console import Console
 
@@ -16,9 +16,13 @@ from schemas import AnalysisReport
 from .markdown import render_markdown
 from .text import render_text
 
-Format = Literal["text", "json", "markdown"]
+if TYPE_CHECKING:
+    from ..api import Timeline
+    from .html import BundleExtras
+
+Format = Literal["text", "json", "markdown", "html"]
 PIPE_WIDTH = 110
-FORMATS: tuple[Format, ...] = ("text", "json", "markdown")
+FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
 
 
 def render_json(report: AnalysisReport) -> str:
@@ -33,13 +37,20 @@ def render(
     *,
     color: bool | None = None,
     width: int | None = None,
+    timeline: Timeline | None = None,
+    extras: BundleExtras | None = None,
 ) -> None:
     """Write ``report`` to ``stream`` in ``fmt``.
 
     ``color=None`` lets rich decide from the stream (a terminal gets colour, a
     pipe or file does not); ``width`` fixes the text width (tests use 100).
+    ``timeline`` and ``extras`` (collectors, redaction) are drawn by HTML only.
     """
-    if fmt == "json":
+    if fmt == "html":
+        from .html import render_html  # Jinja2 is imported only when HTML is asked for
+
+        stream.write(render_html(report, timeline, extras))
+    elif fmt == "json":
         stream.write(render_json(report))
     elif fmt == "markdown":
         stream.write(render_markdown(report))

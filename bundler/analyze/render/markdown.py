@@ -6,21 +6,34 @@ escaped so a pipe or backtick in an excerpt cannot break a table.
 
 from __future__ import annotations
 
-from schemas import AnalysisReport, TargetReport
+from schemas import AnalysisReport, FleetOverview
 
 from ._common import (
     NOT_REACHED,
     STATUS_LABEL,
+    TargetGroup,
+    age,
     check_label,
     cited,
     counts,
+    group_detail,
+    grouped,
     headline,
     integrity_lines,
+    labels_text,
     layer_note,
     next_steps,
+    others_line,
+    overview_title,
     provenance,
+    shown_groups,
+    slots_text,
+    target_groups,
     target_state,
     target_title,
+    worker_finding,
+    worker_state,
+    worker_verdict,
 )
 
 CHECKBOX = {"pass": "[x]", "fail": "[ ]", "unknown": "[ ]", "not_applicable": "[x]"}
@@ -56,32 +69,63 @@ def render_markdown(report: AnalysisReport) -> str:
             f"- **{f.severity}** {code(f.code)} {cell(f.message)}" for f in report.fleet_findings
         ]
         out.append("")
-    out += _targets_table(report)
-    for index, target in enumerate(report.targets, start=1):
-        out += _target(index, target)
+    if report.fleet is not None and report.fleet.workers_total:
+        out += _overview(report.fleet)
+    groups = target_groups(report)
+    out += _targets_table(groups)
+    for group in groups:
+        out += _target(group)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _targets_table(report: AnalysisReport) -> list[str]:
+def _overview(overview: FleetOverview) -> list[str]:
+    out = [f"## {cell(overview_title(overview))}", ""]
+    if grouped(overview):
+        groups, rest = shown_groups(overview)
+        for group in groups:
+            out.append(f"- **{cell(group.summary)}**  ")
+            out.append(f"  {cell(group_detail(group))}")
+        if rest:
+            out.append(f"- {cell(rest)}")
+        return [*out, ""]
+    out += [
+        "| Worker | Status | Heartbeat | Labels | Slots | Jobs | Verdict | Finding |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in overview.workers:
+        out.append(
+            f"| {cell(row.name)} | {cell(worker_state(row))} | {age(row.heartbeat_age_s)} "
+            f"| {cell(labels_text(row.labels))} | {slots_text(row.in_flight, row.slots_max)} "
+            f"| {row.jobs_placed} | {worker_verdict(row)} | {cell(worker_finding(row))} |"
+        )
+    return [*out, ""]
+
+
+def _targets_table(groups: list[TargetGroup]) -> list[str]:
     rows = [
         "## Targets",
         "",
         "| # | Verdict | Worker | Job | First failed | Why chosen |",
         "|---|---|---|---|---|---|",
     ]
-    for index, t in enumerate(report.targets, start=1):
+    for group in groups:
+        t = group.first
         failed = t.first_failed_layer.value if t.first_failed_layer else "—"
+        more = f" (+{len(group.others)} similar)" if group.others else ""
         rows.append(
-            f"| {index} | {t.verdict.value} | {cell(t.worker or '—')} | {cell(t.job or '—')} "
-            f"| {failed} | {cell(t.reason or '')} |"
+            f"| {group.index} | {t.verdict.value} | {cell(t.worker or '—')}{more} "
+            f"| {cell(t.job or '—')} | {failed} | {cell(t.reason or '')} |"
         )
     return [*rows, ""]
 
 
-def _target(index: int, target: TargetReport) -> list[str]:
-    out = [f"## {cell(target_title(index, target))} — {target_state(target)}", ""]
+def _target(group: TargetGroup) -> list[str]:
+    target = group.first
+    out = [f"## {cell(target_title(group.index, target))} — {target_state(target)}", ""]
     if target.reason:
         out += [f"*Why chosen:* {cell(target.reason)}", ""]
+    if group.others:
+        out += [f"**{cell(others_line(group))}**", ""]
     out += ["| Layer | Status | Finding |", "|---|---|---|"]
     for layer in target.layers:
         name = (

@@ -1,7 +1,8 @@
 """The terminal report (rich): verdict first, then why, then what to do.
 
 Layout, top to bottom: a verdict panel; integrity and collector warnings;
-fleet-wide findings; the targets table; then each target's ladder as a table
+fleet-wide findings; the fleet overview (a line per worker, or per group of
+identical workers in a big fleet); the targets table; then each target's ladder as a table
 with the first failed rung marked, the evidence behind every failing or
 warning finding (``member#/pointer`` or ``member:12-14`` with an excerpt),
 the next steps with their cautions, and the acceptance checklist.
@@ -9,29 +10,49 @@ the next steps with their cautions, and the acceptance checklist.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from schemas import AnalysisReport, LayerStatus, TargetReport, Verdict
+from schemas import AnalysisReport, FleetOverview, LayerStatus, TargetReport, Verdict
 
+from ...analyze.overview import main_finding
 from ._common import (
     NOT_REACHED,
     STATUS_LABEL,
+    Step,
+    TargetGroup,
+    age,
     check_label,
     cited,
+    compact,
     counts,
     excerpt_of,
+    group_detail,
+    grouped,
     headline,
     integrity_lines,
+    labels_text,
     layer_note,
     next_steps,
+    others_line,
+    overview_title,
     provenance,
+    shown_groups,
+    slots_text,
+    target_groups,
     target_state,
     target_title,
+    worker_finding,
+    worker_state,
+    worker_verdict,
 )
+
+COMPACT_CITATIONS = 3
 
 VERDICT_STYLE = {
     Verdict.HEALTHY: "bold green",
@@ -60,9 +81,12 @@ def render_text(report: AnalysisReport, console: Console) -> None:
             console.print(
                 Text(f"  {finding.severity.upper():<5} {finding.code}: {finding.message}")
             )
+    if report.fleet is not None and report.fleet.workers_total:
+        console.print(_overview(report.fleet))
     console.print(_targets_table(report))
-    for index, target in enumerate(report.targets, start=1):
-        console.print(_target_section(index, target))
+    short = compact(report)
+    for group in target_groups(report):
+        console.print(_target_section(group, short))
 
 
 def _verdict_panel(report: AnalysisReport) -> Panel:
@@ -73,31 +97,76 @@ def _verdict_panel(report: AnalysisReport) -> Panel:
     return Panel(body, title="bundler analyze", title_align="left", expand=True)
 
 
-def _targets_table(report: AnalysisReport) -> Table:
-    table = Table(title="Targets", title_justify="left", expand=True, show_lines=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("worker", overflow="fold")
-    table.add_column("job", overflow="fold")
-    table.add_column("first failed", no_wrap=True)
-    table.add_column("why chosen", overflow="fold", ratio=2)
-    for index, target in enumerate(report.targets, start=1):
+def _overview(overview: FleetOverview) -> RenderableType:
+    title = Text(overview_title(overview), style="bold")
+    if grouped(overview):
+        groups, rest = shown_groups(overview)
+        lines: list[RenderableType] = [title]
+        for group in groups:
+            style = VERDICT_STYLE[group.verdict] if group.verdict else ""
+            lines.append(Text("  " + group.summary, style=style))
+            lines.append(Text("      " + group_detail(group), style="dim"))
+        if rest:
+            lines.append(Text("  " + rest, style="dim"))
+        return Group(*lines)
+    table = Table(title=title, title_justify="left", expand=False, box=None, pad_edge=False)
+    table.add_column("worker", overflow="fold", max_width=24)
+    table.add_column("status", overflow="fold", max_width=20)
+    table.add_column("heartbeat", no_wrap=True)
+    table.add_column("labels", overflow="fold", max_width=28)
+    table.add_column("slots", no_wrap=True)
+    table.add_column("jobs", justify="right", no_wrap=True)
+    table.add_column("verdict", overflow="fold", max_width=22)
+    table.add_column("finding", overflow="fold", min_width=20)
+    for row in overview.workers:
         table.add_row(
-            str(index),
-            Text(target.verdict.value, style=VERDICT_STYLE[target.verdict]),
-            target.worker or "—",
-            target.job or "—",
-            target.first_failed_layer.value if target.first_failed_layer else "—",
-            target.reason or "",
+            row.name,
+            worker_state(row),
+            age(row.heartbeat_age_s),
+            labels_text(row.labels),
+            slots_text(row.in_flight, row.slots_max),
+            str(row.jobs_placed),
+            Text(worker_verdict(row), style=VERDICT_STYLE[row.verdict] if row.verdict else "dim"),
+            worker_finding(row),
         )
     return table
 
 
-def _target_section(index: int, target: TargetReport) -> RenderableType:
+def _targets_table(report: AnalysisReport) -> Table:
+    groups = target_groups(report)
+    together = any(g.count > 1 for g in groups)
+    table = Table(title="Targets", title_justify="left", expand=True, show_lines=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    if together:
+        table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("worker", overflow="fold")
+    table.add_column("job", overflow="fold")
+    table.add_column("first failed", no_wrap=True)
+    if not together:
+        table.add_column("why chosen", overflow="fold", ratio=2)
+    for group in groups:
+        target = group.first
+        more = f" (+{len(group.others)})" if group.others else ""
+        cells = [
+            str(group.index),
+            Text(target.verdict.value, style=VERDICT_STYLE[target.verdict]),
+            *([str(group.count)] if together else []),
+            (target.worker or "—") + more,
+            target.job or "—",
+            target.first_failed_layer.value if target.first_failed_layer else "—",
+            *([] if together else [target.reason or ""]),
+        ]
+        table.add_row(*cells)
+    return table
+
+
+def _target_section(group: TargetGroup, short: bool) -> RenderableType:
+    target = group.first
     parts: list[RenderableType] = [
         Rule(
             Text(
-                f"{target_title(index, target)} — {target_state(target)}",
+                f"{target_title(group.index, target)} — {target_state(target)}",
                 style=VERDICT_STYLE[target.verdict],
             ),
             align="left",
@@ -105,19 +174,26 @@ def _target_section(index: int, target: TargetReport) -> RenderableType:
     ]
     if target.reason:
         parts.append(Text(f"why chosen: {target.reason}", style="dim"))
-    parts.append(_ladder(target))
-    parts += _evidence(target)
-    parts += _steps(target)
-    parts.append(_acceptance(target))
+    if group.others:
+        parts.append(Text(others_line(group), style="bold"))
+    if short:
+        parts.append(_quiet_line(target))
+    parts.append(_ladder(target, short))
+    parts += _evidence(target, short)
+    parts += _steps(target, short)
+    parts.append(_acceptance_line(target) if short else _acceptance(target))
     return Group(*parts)
 
 
-def _ladder(target: TargetReport) -> Table:
-    table = Table(expand=True, box=None, pad_edge=False, show_header=True)
+def _ladder(target: TargetReport, short: bool = False) -> Table:
+    table = Table(expand=True, box=None, pad_edge=False, show_header=not short)
     table.add_column("layer", no_wrap=True, min_width=13)
     table.add_column("status", no_wrap=True, min_width=9)
     table.add_column("finding", overflow="fold", ratio=1)
+    quiet = (LayerStatus.PASS, LayerStatus.SKIPPED, LayerStatus.NOT_APPLICABLE)
     for layer in target.layers:
+        if short and layer.status in quiet:
+            continue
         first = layer.name is target.first_failed_layer
         name = Text(("▶ " if first else "  ") + layer.name.value, style="bold red" if first else "")
         status = Text(STATUS_LABEL[layer.status], style=STATUS_STYLE[layer.status])
@@ -128,8 +204,18 @@ def _ladder(target: TargetReport) -> Table:
     return table
 
 
-def _evidence(target: TargetReport) -> list[RenderableType]:
-    citations = cited(target)
+def _quiet_line(target: TargetReport) -> Text:
+    """Passing, n/a and skipped rungs named on one line (a compact report lists only the rest)."""
+    quiet: dict[LayerStatus, list[str]] = {}
+    for layer in target.layers:
+        if layer.status in (LayerStatus.PASS, LayerStatus.SKIPPED, LayerStatus.NOT_APPLICABLE):
+            quiet.setdefault(layer.status, []).append(layer.name.value)
+    parts = [f"{STATUS_LABEL[status]}: {', '.join(names)}" for status, names in quiet.items()]
+    return Text("  " + " · ".join(parts), style="dim")
+
+
+def _evidence(target: TargetReport, short: bool = False) -> list[RenderableType]:
+    citations = cited(target)[: COMPACT_CITATIONS if short else None]
     if not citations:
         return []
     grid = Table.grid(padding=(0, 2), expand=True)
@@ -143,8 +229,10 @@ def _evidence(target: TargetReport) -> list[RenderableType]:
     return [Text("Evidence", style="bold"), grid]
 
 
-def _steps(target: TargetReport) -> list[RenderableType]:
+def _steps(target: TargetReport, short: bool = False) -> list[RenderableType]:
     steps = next_steps(target)
+    if short:
+        steps = _main_step(target, steps)
     if not steps:
         return []
     grid = Table.grid(padding=(0, 1), expand=True)
@@ -166,6 +254,27 @@ def _steps(target: TargetReport) -> list[RenderableType]:
                 Text("proven by: " + "; ".join(step.finding.acceptance), style="dim"),
             )
     return [Text("Next steps", style="bold"), grid]
+
+
+def _main_step(target: TargetReport, steps: list[Step]) -> list[Step]:
+    """In a compact report, only the main finding's step (the most specific one)."""
+    code = main_finding(target)
+    return [s for s in steps if s.finding.code == code][:1] or steps[:1]
+
+
+def _acceptance_line(target: TargetReport) -> RenderableType:
+    """The checklist on one line: what failed or is unknown by name, the rest counted."""
+    line = Text("Acceptance: ", style="bold")
+    tally: Counter[str] = Counter()
+    for check in target.acceptance:
+        label = check_label(check, target)
+        if label in ("FAIL", "unknown"):
+            line.append(f"{label} ", style=CHECK_STYLE[check.status])
+            line.append(f"{check.check}; ")
+        else:
+            tally[label] += 1
+    line.append(", ".join(f"{n} {label}" for label, n in tally.items()), style="dim")
+    return line
 
 
 def _acceptance(target: TargetReport) -> RenderableType:

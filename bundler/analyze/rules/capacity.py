@@ -3,8 +3,12 @@
 What blocks a *waiting* job fails here: every slot busy (naming the worker
 and its limit), a resource below the job's request, a missing component
 capability, or a worker declining new work (unhealthy, paused). For a job
-already running, or a worker on its own, the same facts only warn: the work
-is flowing, new work will queue.
+already running, or a worker on its own, a full worker only warns: the work
+is flowing, new work will queue. A job that reads as running on a worker
+that lacks a capability it requires is a contradiction (one of the two facts
+is wrong, and the job cannot use a component the worker does not have): that
+fails, naming both facts. Capacity evidence the bundle should hold but does
+not (a capacity report that failed or timed out) is unknown, never adequate.
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from schemas.evidence import CapacityEvidence, Job, WorkerCapacity, WorkerStatus
 
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting, workers
-from ..matching import Mismatch, availability, capacity_shortfalls, rank_candidates, slot_usage
+from ..matching import (
+    Mismatch,
+    availability,
+    capability_shortfalls,
+    capacity_shortfalls,
+    rank_candidates,
+    slot_usage,
+)
 from ._outcome import Outcome
 
 DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
@@ -49,11 +60,22 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
     out = Outcome()
     for miss in shortfalls:
         _report(ctx, worker, w_index, cap, miss, blocking, out)
+    if job is not None and not blocking and job.requirements is not None:
+        _running_without_capability(ctx, job, worker, w_index, out)
     if blocking:
         _declining(ctx, worker, w_index, out)
     if out.failures and job is not None:
         _note_alternatives(ctx, job, worker.name, out)
-    if not out and cap is None and worker.resources is None and slot_usage(worker, None) is None:
+    doc = ctx.evidence.get(CapacityEvidence)
+    if cap is None and doc is not None and not doc.complete:
+        out.unknown(
+            "CAPACITY_EVIDENCE_MISSING",
+            f"The capacity report for {worker.name} is missing: "
+            f"{', '.join(doc.gaps) or 'a capacity collector'} did not complete.",
+            evidence=[cite(ctx.evidence, CapacityEvidence, "gaps", value=doc.gaps)],
+            missing=list(doc.gaps),
+        )
+    elif not out and cap is None and worker.resources is None and slot_usage(worker, None) is None:
         out.unknown(
             "CAPACITY_EVIDENCE_MISSING",
             f"The bundle has no resource or slot figures for {worker.name}.",
@@ -117,6 +139,34 @@ def _report(
         shortfall=miss.code,
         requirement=miss.requirement,
     )
+
+
+def _running_without_capability(
+    ctx: RuleContext, job: Job, worker: WorkerStatus, w_index: int, out: Outcome
+) -> None:
+    """A job that reads as running where a capability it needs is missing: say what contradicts."""
+    if job.phase.terminal or job.requirements is None:
+        return
+    for miss in capability_shortfalls(job.requirements, worker):
+        if not miss.certain:
+            out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+            continue
+        name = miss.requirement.split("/", 1)[-1]
+        out.fail(
+            "CAPABILITY_MISSING",
+            f"{job.name} reads as {job.phase.value} on {worker.name}, but {worker.name} does not "
+            f"offer the {name} capability the job requires: the two cannot both be true, and "
+            f"a job cannot use a component its worker lacks.",
+            evidence=citations(
+                cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")),
+                cite_job(ctx.evidence, job, "phase", value=job.phase.value),
+                cite_worker(ctx.evidence, w_index, "capabilities", value=worker.capabilities),
+            ),
+            worker=worker.name,
+            shortfall=miss.code,
+            requirement=miss.requirement,
+            contradicts={"job_phase": job.phase.value, "worker_capabilities": worker.capabilities},
+        )
 
 
 def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) -> None:

@@ -66,6 +66,15 @@ def job_deployment(ctx: RuleContext) -> RuleResult | None:
             f"{job.name} has no deployment" + (f" on {worker}" if worker else "") + ".",
             evidence=[cite(ctx.evidence, DeploymentEvidence, "deployments")],
         )
+    if not doc.deployments:
+        return RuleResult.unknown(
+            "DEPLOYMENT_EVIDENCE_UNAVAILABLE",
+            f"The deployment records could not be read ({', '.join(doc.gaps) or 'no records'}): "
+            f"whether {job.name} reached a runnable state"
+            + (f" on {worker}" if worker else "")
+            + " is unknown.",
+            [cite(ctx.evidence, DeploymentEvidence, "gaps", value=doc.gaps)],
+        )
     return RuleResult.unknown(
         "DEPLOYMENT_RECORD_MISSING",
         f"No deployment record for {job.name} in the (incomplete) deployment evidence.",
@@ -151,6 +160,7 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
         out.unknown(
             "DEPLOYMENT_STATE_UNKNOWN", f"The state of {what} is {jd.state}.", evidence=where
         )
+    _drift(ctx, at, jd, out)
     if jd.staged is False:
         out.fail(
             "JOB_NOT_DEPLOYED",
@@ -158,6 +168,32 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
             evidence=[_cite(ctx, at, "staged", value=False)],
             native_code="NOT_STAGED",
         )
+
+
+def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcome) -> None:
+    """Deployed, but not the revision intended: the exact rendered job is not what runs."""
+    intended, running = jd.intended_revision, jd.running_revision
+    differs = intended is not None and running is not None and intended != running
+    if jd.reason != "DRIFT_DETECTED" and not differs:
+        return
+    if differs:
+        what = f"runs revision {running} while revision {intended} is intended"
+        evidence = [
+            _cite(ctx, at, "running_revision", value=running),
+            _cite(ctx, at, "intended_revision", value=intended),
+        ]
+    else:
+        what = jd.message or "does not run the intended revision"
+        evidence = [_cite(ctx, at, "reason", value=jd.reason)]
+    out.fail(
+        "DEPLOYMENT_DRIFTED",
+        f"{jd.job} on {jd.worker} reads {jd.state}, but it {what}: the exact rendered job did "
+        "not reach a runnable state.",
+        evidence=citations(*evidence, cite_source(jd.source)),
+        native_code=jd.reason,
+        intended_revision=intended,
+        running_revision=running,
+    )
 
 
 @rule(Layer.DEPLOYMENT)

@@ -110,6 +110,12 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     )
     details = {"worker": worker.name, "age_s": heartbeat_age(ctx.evidence, worker)}
     busy = dependents(ctx.evidence, worker.name)
+    if worker.departed and not busy:
+        return RuleResult.not_applicable(
+            "WORKER_DEPARTED",
+            f"Worker {worker.name} {text}{native}: the product keeps this record of a worker "
+            "that left, and no unfinished job depends on it (expected, not an incident).",
+        )
     if ctx.target.job is None and not busy and worker.connection is not ConnectionState.STALE:
         return RuleResult.warn(
             "WORKER_OFFLINE_IDLE",

@@ -10,14 +10,18 @@ failed fails, anything else is unknown).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from schemas import Layer
-from schemas.evidence import CanaryRun, Job, OutcomeEvidence, Receipt
+from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence, Receipt
 
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, cite_source, job_label
 from ._outcome import Outcome
 
 STRENGTH = {"accepted": 0, "buffered": 1, "durable": 2, "indexed": 3}
+DEPLOY_EVENTS = ("job-deployed", "deployed-job-active")
+"""Events that mark a revision reaching its worker (LyftData's job-deployed messages)."""
 
 
 def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
@@ -49,6 +53,8 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
     _judge_run(ctx, doc or OutcomeEvidence(), index, run, out)
+    if run.mode != "last_run":
+        _predates_deployment(ctx, doc or OutcomeEvidence(), index, run, out)
     what = "last run" if run.mode == "last_run" else "canary"
     return out.result(
         make_finding(
@@ -62,6 +68,72 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
                 cite(ctx.evidence, OutcomeEvidence, "canaries", index, "phase", value=run.phase)
             ],
         )
+    )
+
+
+def deployed_at(ctx: RuleContext, job: str, worker: str | None) -> datetime | None:
+    """When the current deployment of ``job`` reached ``worker`` (its latest deploy event)."""
+    doc = ctx.evidence.get(DeploymentEvidence)
+    if doc is None or not doc.applicable:
+        return None
+    stamps: list[datetime] = []
+    for record in doc.deployments:
+        for jd in record.job_deployments:
+            if jd.job != job or (worker is not None and jd.worker != worker):
+                continue
+            stamps += [e.at for e in jd.events if e.type in DEPLOY_EVENTS and e.at is not None]
+            if not jd.events and jd.state_since is not None:
+                stamps.append(jd.state_since)
+    return max(stamps) if stamps else None
+
+
+def _predates_deployment(
+    ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, out: Outcome
+) -> None:
+    """A canary (or receipt) from before the current deployment proves an earlier revision."""
+    since = deployed_at(ctx, run.job, run.worker)
+    ran = run.finished_at or run.started_at
+    if since is None or ran is None:
+        return
+    receipts = [
+        (i, r)
+        for i, r in enumerate(doc.receipts)
+        if r.observed_at is not None
+        and r.observed_at < since
+        and ((run.canary_id and r.canary_id == run.canary_id) or r.job == run.job)
+    ]
+    if ran >= since and not receipts:
+        return
+    label = f"{run.job}" + (f" on {run.worker}" if run.worker else "")
+    older = f"the latest canary of {label} ran at {ran:%Y-%m-%d %H:%M:%S}Z" if ran < since else ""
+    if receipts:
+        stamp = receipts[0][1].observed_at
+        assert stamp is not None
+        older += (" and its" if older else f"the receipt of {label}'s canary") + (
+            f" receipt is from {stamp:%Y-%m-%d %H:%M:%S}Z"
+        )
+    out.warn(
+        "CANARY_PREDATES_DEPLOYMENT",
+        f"{older[0].upper()}{older[1:]}, before the current deployment reached it at "
+        f"{since:%Y-%m-%d %H:%M:%S}Z: it proves an earlier revision, not this one. Run a "
+        "bounded canary now and confirm its receipt.",
+        evidence=[
+            cite(ctx.evidence, OutcomeEvidence, "canaries", index, "started_at", value=str(ran)),
+            *[
+                cite(
+                    ctx.evidence,
+                    OutcomeEvidence,
+                    "receipts",
+                    i,
+                    "observed_at",
+                    value=str(r.observed_at),
+                )
+                for i, r in receipts[:3]
+            ],
+            cite(ctx.evidence, DeploymentEvidence, "deployments"),
+        ],
+        canary_at=ran.isoformat(),
+        deployed_at=since.isoformat(),
     )
 
 

@@ -151,6 +151,25 @@ def no_eligible_worker(requirements: list[str]) -> Recovery:
     )
 
 
+def park_timeout(requirements: list[str]) -> Recovery:
+    wanted = ", ".join(requirements) or "its requirements"
+    return Recovery(
+        summary=f"Flux gave up placing the run (park TTL): start a worker that offers {wanted}, "
+        "or change the workflow's constraints, then run it again.",
+        steps=[
+            "Read the run's error (`flux execution show ID --detailed`): the ParkTimeoutError "
+            "names the affinity or request no worker met before the park deadline.",
+            "Compare it with `flux worker list --format json`; start a matching worker "
+            "(`flux start worker NAME --label key=value`) or fix the workflow's affinity/requests.",
+            "If a matching worker exists but was busy or offline, raise the run's park_ttl "
+            "(the POST .../run/async?park_ttl= parameter) or [flux.workers] park_ttl.",
+            "Run it again and confirm it is CLAIMED.",
+        ],
+        cautions=["A failed run is not retried by itself: it has to be submitted again."],
+        reference=OBSERVED,
+    )
+
+
 def saturated(workers: list[str]) -> Recovery:
     return Recovery(
         summary=f"Every eligible slot is busy on {', '.join(workers)}: wait, or add capacity.",

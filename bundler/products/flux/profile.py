@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.collect.plan import Plan
+from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
 from schemas.evidence import EvidenceDoc
 
@@ -31,18 +32,22 @@ class FluxProfile:
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
 
     @property
-    def read_only_commands(self) -> Mapping[str, object]:
+    def read_only_commands(self) -> Mapping[str, ProgramRule]:
         """Product CLI calls the engine's read-only guard may allow: ``flux worker status``.
 
         It only asks the worker's control socket for its state (``pause``,
         ``resume`` and ``cancel-all`` are the writes, and are not listed).
         """
-        from bundler.collect.readonly import ProgramRule  # deferred: collect imports products
-
         return {"flux": ProgramRule(subcommands=(("worker", "status"),))}
 
     def plan(self) -> Plan:
         return _plan()
+
+    def replay_commands(self, url: str, captured: Sequence[tuple[str, str]]) -> list[str]:
+        """Flux CLI lines to try against ``bundler serve`` (optional profile attribute)."""
+        from .replay import replay_commands
+
+        return replay_commands(url, captured)
 
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
         return normalize(ctx)

@@ -137,7 +137,7 @@ def http_steps() -> list[HttpStep]:
             member="raw/http/deployments.json",
             schema_name="lyftdata.deployment[]",
             optional=True,
-            absent_note="Deployments are not enabled on this server",
+            absent_note="GET /api/deployments answered 404: no deployment records",
         ),
         HttpStep(
             id="canaries",

@@ -185,6 +185,10 @@ def workers_evidence(raw: FluxRaw) -> WorkersEvidence:
             }.get(control.status, status.admin)
             if control.healthy is not None:
                 status.health = HealthState.HEALTHY if control.healthy else HealthState.UNHEALTHY
+        # Flux keeps the rows of workers that left (Worker observability: phantom workers):
+        # offline and run by no host we were asked to collect, it is such a record.
+        if status.connection is ConnectionState.OFFLINE and status.host_alias is None:
+            status.departed = True
         records.append(status)
     gaps = raw.failed("workers", "worker", "db-workers")
     # Workers the inventory runs but the server never registered (e.g. refused with 401) are

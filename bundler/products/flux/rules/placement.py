@@ -11,13 +11,49 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from schemas import Layer
-from schemas.evidence import JobPhase, WorkersEvidence
+from schemas.evidence import Job, JobPhase, WorkersEvidence
 
 from .. import advice
 from ..matching import availability, mismatches
-from .common import FLUX, cite_job, job_label
+from .common import FLUX, cite_events, cite_job, job_label
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
+PARK_TIMEOUT = "ParkTimeoutError"
+"""What Flux fails an execution with when no worker claimed it before its park deadline."""
+
+
+def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
+    """A run Flux failed at dispatch (park TTL expired): a placement failure, with its cause."""
+    logged = [e for e in ctx.timeline.of_kind("park_failed") if job.id and e.execution == job.id]
+    if PARK_TIMEOUT not in (job.error or "") and not logged:
+        return None
+    workers_doc = ctx.evidence.get(WorkersEvidence)
+    workers = workers_doc.workers if workers_doc else []
+    unmatched: dict[str, list[str]] = {}
+    for worker in workers:
+        for miss in mismatches(job.requirements, worker):
+            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+    universal = sorted(r for r, who in unmatched.items() if len(who) == len(workers))
+    wanted = ", ".join(universal) or "its requirements"
+    why = (
+        f"no worker meets {wanted}"
+        if universal
+        else "no eligible worker was free to claim it in time"
+    )
+    evidence = [cite_job(ctx, job, "error"), *cite_events(logged[:2])]
+    if workers_doc is not None:
+        evidence.append(ctx.evidence.cite(WorkersEvidence, "/workers"))
+    return RuleResult.fail(
+        "FLUX_PARK_TIMEOUT",
+        f"{job_label(job)} failed at dispatch: its park TTL expired before any worker claimed "
+        f"it ({PARK_TIMEOUT}), because {why}.",
+        evidence=[c for c in evidence if c is not None],
+        native_code=PARK_TIMEOUT,
+        recovery=advice.park_timeout(universal),
+        acceptance=[f"a new run of {job.name} is CLAIMED by a worker"],
+        unmatched=universal,
+        cause="park_ttl",
+    )
 
 
 @rule(Layer.PLACEMENT, products=FLUX)
@@ -26,7 +62,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     if job is None:
         return RuleResult.not_applicable()
     if job.phase.terminal:
-        return None
+        return _park_timeout(ctx, job) if job.phase is JobPhase.FAILED else None
     if job.phase not in WAITING and job.assigned_worker:
         return RuleResult.pass_(
             make_finding(

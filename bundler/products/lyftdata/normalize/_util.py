@@ -117,6 +117,19 @@ def gaps(ctx: NormalizeContext, *steps: str) -> list[str]:
     return sorted({r.collector for s in steps for r in ctx.results_for(s) if r.status in bad})
 
 
+def absent(ctx: NormalizeContext, *steps: str) -> list[str]:
+    """Collector ids of ``steps`` that were skipped (a 404, no server given): evidence the
+    product has but the bundle lacks, so a gap for documents LyftData always has."""
+    return sorted(
+        {
+            r.collector
+            for s in steps
+            for r in ctx.results_for(s)
+            if r.status is CollectorStatus.SKIPPED
+        }
+    )
+
+
 def skipped(ctx: NormalizeContext, step: str) -> bool:
     results = ctx.results_for(step)
     return bool(results) and all(r.status is CollectorStatus.SKIPPED for r in results)

@@ -10,7 +10,7 @@ from schemas.evidence import CapacityEvidence, WorkerCapacity
 
 from ...base import NormalizeContext
 from ..raw import WorkerCapacityRaw, WorkerStatusRaw
-from ._util import fetched, gaps
+from ._util import absent, fetched, gaps
 
 DEFAULT_THRESHOLDS = {
     "cpu_pct": 80.0,
@@ -26,7 +26,7 @@ def normalize_capacity(ctx: NormalizeContext) -> CapacityEvidence:
         product="lyftdata",
         observed_at=ctx.observed_at,
         thresholds=dict(DEFAULT_THRESHOLDS),
-        gaps=gaps(ctx, "worker-capacity"),
+        gaps=gaps(ctx, "worker-capacity") + absent(ctx, "worker-capacity"),
     )
     doc.complete = not doc.gaps
     for fetch in fetched(ctx, "worker-capacity"):
@@ -36,9 +36,10 @@ def normalize_capacity(ctx: NormalizeContext) -> CapacityEvidence:
         if raw.thresholds:
             doc.thresholds.update(raw.thresholds)
         limits: dict[str, object] = dict(raw.limits)
-        record = WorkerCapacity(worker=raw.worker_id, limits=limits, source=fetch.source())
         if raw.metrics_enabled is False:
+            # before the record is built: pydantic copies the dict it is given
             limits["metrics_enabled"] = False
+        record = WorkerCapacity(worker=raw.worker_id, limits=limits, source=fetch.source())
         res = raw.resources
         if res is not None and raw.metrics_enabled is not False:
             record.cpu_cores = res.cpu_cores

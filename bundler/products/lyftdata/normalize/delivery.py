@@ -16,7 +16,7 @@ from schemas.evidence import (
 from ...base import NormalizeContext
 from ..raw import CanaryReceipts, DeploymentRaw
 from ..raw.delivery import JobDeploymentRaw
-from ._util import Fetched, fetched, first, gaps, model_list, skipped, utc
+from ._util import Fetched, absent, fetched, first, gaps, model_list, utc
 
 _CANARY_PHASES = (
     "pending",
@@ -43,6 +43,8 @@ def _job_deployment(
         message=raw.message,
         staged=raw.staged,
         staged_revision=side.staged_revision if side else None,
+        intended_revision=raw.desired.staged_revision if raw.desired else None,
+        running_revision=raw.actual.staged_revision if raw.actual else None,
         rendered=None
         if raw.rendered is None
         else RenderInfo(
@@ -62,13 +64,15 @@ def _job_deployment(
 
 def normalize_deployments(ctx: NormalizeContext) -> DeploymentEvidence:
     listing = first(ctx, "deployments")
+    # LyftData always deploys jobs: a 404 here is missing evidence (a gap), never
+    # "this product has no deployment step"
     doc = DeploymentEvidence(
         product="lyftdata",
         observed_at=ctx.observed_at,
-        applicable=not skipped(ctx, "deployments"),
-        gaps=gaps(ctx, "deployments"),
+        applicable=True,
+        gaps=gaps(ctx, "deployments") + absent(ctx, "deployments"),
     )
-    doc.complete = (listing is not None or not doc.applicable) and not doc.gaps
+    doc.complete = listing is not None and not doc.gaps
     for index, dep in model_list(listing, "lyftdata.deployment[]"):
         assert isinstance(dep, DeploymentRaw)
         assert listing is not None
@@ -95,7 +99,7 @@ def normalize_outcome(ctx: NormalizeContext) -> OutcomeEvidence:
     doc = OutcomeEvidence(
         product="lyftdata",
         observed_at=ctx.observed_at,
-        gaps=gaps(ctx, "canaries", "canary-receipts"),
+        gaps=gaps(ctx, "canaries", "canary-receipts") + absent(ctx, "canaries"),
     )
     doc.complete = listing is not None and not doc.gaps
     jobs_by_canary: dict[str, str] = {}

@@ -30,8 +30,8 @@ from rich.table import Table
 
 from schemas import CollectorOutcome, CollectorStatus, HostSummary, RecordModel, UTCDateTime
 
+from ..collect.engine import CollectionResult
 from ..exit_codes import ExitCode
-from .engine import CollectionResult
 from .progress import STATUS_STYLE, human_bytes
 
 SUMMARY_SCHEMA = "bundler.doctor-summary/1"

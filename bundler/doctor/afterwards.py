@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from schemas import (
+    AnalysisReport,
     CollectorKind,
     CollectorOutcome,
     CollectorStatus,
@@ -26,17 +27,18 @@ from schemas.evidence import EvidenceDoc
 from .. import __version__
 from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze as analyze_bundle
-from ..products.base import NormalizeContext
-from .engine import CollectionResult
+from ..archive import BundleSink
+from ..collect.engine import CollectionResult
+from ..products.base import NormalizeContext, Profile
 from .request import DoctorRequest
 
 ANALYSIS_MEMBER = "analysis.json"
 
 
 def normalize(
-    sink: Any,
+    sink: BundleSink,
     result: CollectionResult,
-    profile: Any,
+    profile: Profile,
     server_url: str | None,
     request: DoctorRequest,
 ) -> None:
@@ -82,7 +84,7 @@ def normalize(
 def provisional_manifest(
     request: DoctorRequest,
     result: CollectionResult,
-    profile: Any,
+    profile: Profile | None,
     server_url: str | None,
     now: Callable[[], datetime],
 ) -> Manifest:
@@ -91,7 +93,7 @@ def provisional_manifest(
         tool=ToolInfo(version=__version__, python=platform.python_version()),
         created_at=now(),
         bundle_id="live-check" if request.bundle is None else "pending",
-        profile=getattr(profile, "name", None),
+        profile=profile.name if profile is not None else None,
         target=TargetSummary(
             server_url=shown_url(server_url), hosts=result.hosts, insecure_tls=request.insecure
         ),
@@ -102,7 +104,9 @@ def provisional_manifest(
     )
 
 
-def analyze(sink: Any, profile: Any, manifest: Manifest, warn: Callable[[str], None]) -> Any | None:
+def analyze(
+    sink: BundleSink, profile: Profile | None, manifest: Manifest, warn: Callable[[str], None]
+) -> AnalysisReport | None:
     """The live ladder verdict, or None when there is no product to judge.
 
     Without a profile only hosts were collected: there is no control plane, worker
@@ -125,12 +129,12 @@ def analyze(sink: Any, profile: Any, manifest: Manifest, warn: Callable[[str], N
     return report
 
 
-def manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
+def manifest_options(request: DoctorRequest, profile: Profile | None) -> dict[str, Any]:
     """Sanitized options: flags and counts, never values that could be secrets."""
     return {
-        "profile": getattr(profile, "name", None),
+        "profile": profile.name if profile is not None else None,
         "server_given": bool(request.server),
-        "token_env": request.token_env or getattr(profile, "token_env", None),
+        "token_env": request.token_env or (profile.token_env if profile is not None else None),
         "ca_cert": request.ca_cert is not None,
         "insecure": request.insecure,
         "ssh_hosts": len(request.ssh),
@@ -149,6 +153,6 @@ def manifest_options(request: DoctorRequest, profile: Any) -> dict[str, Any]:
 def shown_url(server_url: str | None) -> str | None:
     if server_url is None:
         return None
-    from .http import display_url
+    from ..collect.http import display_url
 
     return display_url(server_url)

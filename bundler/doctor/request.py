@@ -11,26 +11,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..cli.options import SealOptions
-from ..errors import UsageError
-from ..products import get_profile
-from .context import EngineSettings
-from .defaults import (
+from ..collect.context import EngineSettings
+from ..collect.defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
     DEFAULT_LOG_LINES,
     DEFAULT_TIMEOUT_S,
 )
-from .inventory import load_inventory
-from .since import parse_since
-from .targets import HostTarget, build_targets
+from ..collect.inventory import load_inventory
+from ..collect.since import parse_since
+from ..collect.targets import HostTarget, build_targets
+from ..errors import UsageError
+from ..products import Profile, get_profile
+from ..secret_options import SealOptions
 
 if TYPE_CHECKING:
-    from .ssh import SshConnector
-    from .sshconfig import SshEndpoint
+    from ..collect.ssh import SshConnector
+    from ..collect.sshconfig import SshEndpoint
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class DoctorRequest:
 
 @dataclass
 class PreparedRun:
-    profile: Any
+    profile: Profile | None
     server_url: str | None
     token: str | None = field(repr=False)
     targets: list[HostTarget]
@@ -75,17 +75,51 @@ def prepare(
     now: Callable[[], datetime],
     home: Path,
 ) -> PreparedRun:
-    """Validate ``request`` and resolve everything collection needs; UsageError on any problem."""
+    """Validate ``request`` and resolve everything collection needs; UsageError on any problem.
+
+    The steps run in the order a user would fix them: which product and server,
+    its token, what to collect, the limits, then the SSH files.
+    """
     profile = load_profile(request.profile)
+    server_url = _server_url(request, profile)
+    token = _token(request, profile, server_url, environ, warn)
+    targets = _targets(request, server_url)
+    _check_limits(request)
+    since = parse_since(request.since, now()) if request.since else None
+    endpoints, connector = _ssh(request, targets, home)
+    settings = EngineSettings(
+        concurrency=request.concurrency,
+        timeout_s=request.timeout_s,
+        deadline_s=request.deadline_s,
+        log_bytes=request.log_bytes,
+        log_lines=request.log_lines,
+        since=since,
+    )
+    return PreparedRun(profile, server_url, token, targets, endpoints, connector, settings)
+
+
+def _server_url(request: DoctorRequest, profile: Profile | None) -> str | None:
+    """The control plane to read (``--server``, else the profile's default), validated."""
     if request.server and profile is None:
         raise UsageError("--server needs --profile (which API to read depends on the product)")
     if request.insecure and request.ca_cert:
         raise UsageError("use either --ca-cert or --insecure, not both")
     server_url = request.server or (profile.default_server_url if profile else None)
     if server_url:
-        from .http import display_url
+        from ..collect.http import display_url
 
         display_url(server_url)  # validates
+    return server_url
+
+
+def _token(
+    request: DoctorRequest,
+    profile: Profile | None,
+    server_url: str | None,
+    environ: Mapping[str, str],
+    warn: Callable[[str], None],
+) -> str | None:
+    """The API token from the environment; a named but unset variable is a usage error."""
     token_env = request.token_env or (profile.token_env if profile else None)
     token = environ.get(token_env) if token_env else None
     if request.token_env and not token:
@@ -100,6 +134,11 @@ def prepare(
             "warning: TLS certificate verification is disabled (--insecure); use it only for a "
             "bounded evaluation with a self-signed certificate. The manifest records it."
         )
+    return token
+
+
+def _targets(request: DoctorRequest, server_url: str | None) -> list[HostTarget]:
+    """The hosts to collect (inventory, --ssh, --local); with no server either, nothing to do."""
     inventory = load_inventory(request.inventory) if request.inventory else None
     targets = build_targets(inventory, request.ssh, request.local)
     if not server_url and not targets:
@@ -107,6 +146,10 @@ def prepare(
             "nothing to collect",
             hint="give --server (with --profile), --ssh, --inventory or --local",
         )
+    return targets
+
+
+def _check_limits(request: DoctorRequest) -> None:
     for name, value in (("--concurrency", request.concurrency), ("--log-lines", request.log_lines)):
         if value < 1:
             raise UsageError(f"{name} must be at least 1")
@@ -114,45 +157,44 @@ def prepare(
         raise UsageError("--log-bytes must be at least 1024")
     if request.timeout_s <= 0 or (request.deadline_s is not None and request.deadline_s <= 0):
         raise UsageError("--timeout and --deadline must be positive")
-    since = parse_since(request.since, now()) if request.since else None
-    endpoints: dict[str, SshEndpoint] = {}
-    connector = None
+
+
+def _ssh(
+    request: DoctorRequest, targets: list[HostTarget], home: Path
+) -> tuple[dict[str, SshEndpoint], SshConnector | None]:
+    """Resolve every remote host through ssh_config and read every known_hosts file now.
+
+    Reading them before the first connection turns a missing or unreadable
+    file into a usage error instead of a failed collector.
+    """
     remote = [t for t in targets if not t.is_local]
-    if remote:
-        from .hostkeys import KnownHostsBook
-        from .ssh import SshConnector
-        from .sshconfig import SshConfigResolver
+    if not remote:
+        return {}, None
+    from ..collect.hostkeys import KnownHostsBook
+    from ..collect.ssh import SshConnector
+    from ..collect.sshconfig import SshConfigResolver
 
-        config = request.ssh_config or home / ".ssh" / "config"
-        if request.ssh_config and not request.ssh_config.exists():
-            raise UsageError(f"--ssh-config {request.ssh_config} does not exist")
-        resolver = SshConfigResolver(config, home=home)
-        endpoints = {t.alias: resolver.resolve(t.address) for t in remote}
-        known_path = request.known_hosts or home / ".ssh" / "known_hosts"
-        try:
-            known = KnownHostsBook(
-                [known_path],
-                explicit=request.known_hosts is not None,
-                accept_new=request.accept_new_host_keys,
-            )
-            for endpoint in endpoints.values():  # every file is read now: problems are usage errors
-                for hop in (*endpoint.jumps, endpoint):
-                    known.for_files(hop.known_hosts_files)
-        except OSError as exc:
-            raise UsageError(str(exc)) from exc
-        connector = SshConnector(resolver, known, use_agent=request.use_agent)
-    settings = EngineSettings(
-        concurrency=request.concurrency,
-        timeout_s=request.timeout_s,
-        deadline_s=request.deadline_s,
-        log_bytes=request.log_bytes,
-        log_lines=request.log_lines,
-        since=since,
-    )
-    return PreparedRun(profile, server_url, token, targets, endpoints, connector, settings)
+    config = request.ssh_config or home / ".ssh" / "config"
+    if request.ssh_config and not request.ssh_config.exists():
+        raise UsageError(f"--ssh-config {request.ssh_config} does not exist")
+    resolver = SshConfigResolver(config, home=home)
+    endpoints = {t.alias: resolver.resolve(t.address) for t in remote}
+    known_path = request.known_hosts or home / ".ssh" / "known_hosts"
+    try:
+        known = KnownHostsBook(
+            [known_path],
+            explicit=request.known_hosts is not None,
+            accept_new=request.accept_new_host_keys,
+        )
+        for endpoint in endpoints.values():
+            for hop in (*endpoint.jumps, endpoint):
+                known.for_files(hop.known_hosts_files)
+    except OSError as exc:
+        raise UsageError(str(exc)) from exc
+    return endpoints, SshConnector(resolver, known, use_agent=request.use_agent)
 
 
-def load_profile(name: str | None) -> Any:
+def load_profile(name: str | None) -> Profile | None:
     if name is None:
         return None
     try:

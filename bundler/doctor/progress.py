@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from schemas import CollectorStatus
 
-from .recorder import CollectorRecord
+from ..collect.recorder import CollectorRecord
 
 STATUS_STYLE = {
     CollectorStatus.OK: "green",

@@ -18,20 +18,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from schemas import (
-    TargetSummary,
-    utc_now,
-)
+from schemas import AnalysisReport, TargetSummary, utc_now
 
+from ..archive import BundleBuilder, BundleSink
+from ..collect.engine import CollectionResult, Engine
+from ..collect.recorder import ProgressListener
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
+from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
-from .engine import CollectionResult, Engine
-from .output import open_bundle, open_live, redaction_transform
-from .recorder import ProgressListener
 from .request import DoctorRequest, prepare
+from .sinks import open_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
 
 
@@ -39,14 +37,13 @@ from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
 class DoctorOutcome:
     result: CollectionResult
     summary: DoctorSummary
-    analysis: Any | None
+    analysis: AnalysisReport | None
     exit_code: ExitCode
 
     def json_text(self) -> str:
         """What ``--json`` prints: the verdict when analyzed, else the collection summary."""
         if self.analysis is not None:
-            text: str = self.analysis.model_dump_json(indent=2, by_alias=True)
-            return text
+            return self.analysis.model_dump_json(indent=2, by_alias=True)
         return self.summary.model_dump_json(indent=2, by_alias=True)
 
 
@@ -63,13 +60,10 @@ def run_doctor(
     run = prepare(request, environ, warn, now, home or Path.home())
     profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
     transform = redaction_transform([token] if token else [])
-    sink: Any = (
-        open_bundle(request.bundle, request.seal, transform)
-        if request.bundle
-        else open_live(transform)
-    )
+    bundle = open_bundle(request.bundle, request.seal, transform) if request.bundle else None
+    sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
-        from .http import HttpCollector, HttpOptions
+        from ..collect.http import HttpCollector, HttpOptions
     http = (
         HttpCollector(
             HttpOptions(
@@ -100,16 +94,16 @@ def run_doctor(
         result = engine.run()
         for note in result.notes:
             warn(note)
-        return _conclude(request, sink, result, profile, server_url, now, warn)
+        return _conclude(request, sink, bundle, result, profile, server_url, now, warn)
     except KeyboardInterrupt as exc:
-        _abort(sink)
+        sink.abort()
         raise Interrupted("interrupted while sealing: no bundle was written") from exc
     except BaseException:
-        _abort(sink)
+        sink.abort()
         raise
     finally:
-        if request.bundle is None:
-            _abort(sink)  # a live check keeps nothing
+        if bundle is None:
+            sink.abort()  # a live check keeps nothing
         if http is not None:
             http.close()
         if connector is not None:
@@ -118,21 +112,22 @@ def run_doctor(
 
 def _conclude(
     request: DoctorRequest,
-    sink: Any,
+    sink: BundleSink,
+    bundle: BundleBuilder | None,
     result: CollectionResult,
-    profile: Any,
+    profile: Profile | None,
     server_url: str | None,
     now: Callable[[], datetime],
     warn: Callable[[str], None],
 ) -> DoctorOutcome:
-    profile_name = getattr(profile, "name", None)
+    profile_name = profile.name if profile is not None else None
     if profile is not None and result.collected:
         normalize(sink, result, profile, server_url, request)
     analysis = None
     if result.collected and not result.interrupted:
         provisional = provisional_manifest(request, result, profile, server_url, now)
         analysis = analyze(sink, profile, provisional, warn)
-    verdict = getattr(getattr(analysis, "verdict", None), "value", None)
+    verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
         interrupted=result.interrupted,
         collected=result.collected,
@@ -140,9 +135,9 @@ def _conclude(
         verdict=verdict,
     )
     shown = shown_url(server_url)
-    bundle = None
-    if request.bundle and result.collected:
-        sealed = sink.finalize(
+    written = None
+    if bundle is not None and result.collected:
+        sealed = bundle.finalize(
             command="doctor",
             profile=profile_name,
             target=TargetSummary(
@@ -152,24 +147,18 @@ def _conclude(
             collectors=result.outcomes,
             interrupted=result.interrupted,
         )
-        bundle = BundleWritten(
+        written = BundleWritten(
             sealed.path, sealed.path.stat().st_size, sealed.manifest.encryption.mode
         )
-    elif request.bundle:
-        _abort(sink)
+    elif bundle is not None:
+        bundle.abort()
     summary = build_summary(
         result,
         profile=profile_name,
         server_url=shown,
-        bundle=bundle,
+        bundle=written,
         verdict=verdict,
         code=code,
         insecure_tls=request.insecure,
     )
     return DoctorOutcome(result, summary, analysis, code)
-
-
-def _abort(sink: Any) -> None:
-    abort = getattr(sink, "abort", None)
-    if abort is not None:
-        abort()

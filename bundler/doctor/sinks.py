@@ -19,7 +19,7 @@ from redactors.policy import Policy
 
 from ..archive import BundleBuilder, Sealing, resolve_seal
 from ..archive.contracts import MemberTransform
-from ..cli.options import SealOptions
+from ..secret_options import SealOptions
 
 
 def redaction_transform(known_secrets: Sequence[str] = ()) -> MemberTransform:

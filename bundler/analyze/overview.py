@@ -1,0 +1,232 @@
+"""The fleet overview: every worker on one line, and the same grouped by what is wrong.
+
+Computed from the canonical evidence and the report's targets, after the
+ladders are walked: a worker's verdict is the worst verdict of the targets
+on it, its main finding the one the report leads with (the last failing code
+of the first failed layer, the most specific one, else the first warning).
+Workers without a target still get a line, with the triage reason when
+something was flagged but the report's target limit left it out, so nothing
+in the fleet is silently missing.
+
+Groups share connection, health, admin state, verdict, first failed layer and
+main finding (or triage reason, digits ignored), so 312 evicted workers read
+as one line, "312 workers offline since ...", however many ladders were walked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+
+from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOverview
+from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
+
+from .api import EvidenceSet
+from .facts import cite_worker, heartbeat_age, jobs, workers
+from .ladder import VERDICT_ORDER
+from .targets import known_workers
+from .trouble import worker_trouble
+
+ROW_ORDER = {
+    Verdict.BLOCKED: 0,
+    Verdict.INCONCLUSIVE: 1,
+    Verdict.DEGRADED: 2,
+    None: 3,  # flagged by triage, but past the report's target limit
+    Verdict.HEALTHY: 4,
+}
+"""Failing workers first; a worker with neither target nor trouble comes last (rank 5)."""
+
+
+def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOverview:
+    """One :class:`WorkerOverview` per known worker, failing first, and their groups."""
+    records = {w.name: (i, w) for i, w in enumerate(workers(ev))}
+    placed = Counter(
+        j.assigned_worker for j in jobs(ev) if j.assigned_worker and not j.phase.terminal
+    )
+    by_worker: dict[str, list[TargetReport]] = {}
+    for target in targets:
+        if target.worker is not None:
+            by_worker.setdefault(target.worker, []).append(target)
+    rows = [
+        _row(ev, name, records.get(name), placed[name], by_worker.get(name, []))
+        for name in known_workers(ev)
+    ]
+    rows.sort(key=_rank)
+    return FleetOverview(
+        workers_total=len(rows),
+        by_status=dict(Counter(r.status.value for r in rows).most_common()),
+        workers=rows,
+        groups=group_workers(rows),
+    )
+
+
+def _row(
+    ev: EvidenceSet,
+    name: str,
+    record: tuple[int, WorkerStatus] | None,
+    placed: int,
+    targets: list[TargetReport],
+) -> WorkerOverview:
+    worst = min(targets, key=_target_rank) if targets else None
+    codes = list(
+        dict.fromkeys(
+            f.code
+            for t in targets
+            for layer in t.layers
+            for f in layer.findings
+            if f.severity in ("fail", "warn")
+        )
+    )
+    base = WorkerOverview(
+        name=name,
+        status=ConnectionState.UNKNOWN,
+        jobs_placed=placed,
+        verdict=worst.verdict if worst else None,
+        first_failed_layer=worst.first_failed_layer if worst else None,
+        finding=main_finding(worst) if worst else None,
+        codes=codes,
+        trouble=worker_trouble(ev, name),
+    )
+    if record is None:
+        return base
+    index, worker = record
+    return base.model_copy(
+        update={
+            "id": worker.id if worker.id != worker.name else None,
+            "status": worker.connection,
+            "native_status": worker.native_status,
+            "health": worker.health,
+            "admin": worker.admin,
+            "group": worker.group,
+            "labels": dict(worker.labels),
+            "last_heartbeat_at": worker.last_heartbeat_at,
+            "heartbeat_age_s": heartbeat_age(ev, worker),
+            "in_flight": worker.in_flight,
+            "slots_max": worker.slots_max,
+            "evidence": cite_worker(ev, index),
+        }
+    )
+
+
+def main_finding(target: TargetReport) -> str | None:
+    """The code a report leads with for ``target`` (as the samples' catalog names it)."""
+    if target.first_failed_layer is not None:
+        layer = next(r for r in target.layers if r.name is target.first_failed_layer)
+        failing = [f.code for f in layer.findings if f.severity == "fail"]
+        if failing:
+            return failing[-1]
+    warning = next(
+        (f.code for r in target.layers for f in r.findings if f.severity == "warn"), None
+    )
+    return warning
+
+
+def _target_rank(target: TargetReport) -> tuple[int, int]:
+    layer = target.first_failed_layer
+    return VERDICT_ORDER[target.verdict], layer.index if layer else 99
+
+
+_PARTS = re.compile(r"\d+|\D+")
+
+
+def _rank(row: WorkerOverview) -> tuple[object, ...]:
+    rank = ROW_ORDER[row.verdict] if row.verdict is not None or row.trouble else 5
+    layer = row.first_failed_layer.index if row.first_failed_layer else 99
+    return rank, layer, natural(row.name)
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that puts w2 before w10."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in _PARTS.findall(name))
+
+
+# --- groups -----------------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _key(row: WorkerOverview) -> tuple[object, ...]:
+    trouble = _DIGITS.sub("#", row.trouble) if row.trouble and row.finding is None else None
+    return (
+        row.status,
+        row.health,
+        row.admin,
+        row.verdict,
+        row.first_failed_layer,
+        row.finding,
+        trouble,
+    )
+
+
+def group_workers(rows: Sequence[WorkerOverview]) -> list[WorkerGroup]:
+    """Rows sharing state, verdict and main finding, in the order of their first row."""
+    buckets: dict[tuple[object, ...], list[WorkerOverview]] = {}
+    for row in rows:
+        buckets.setdefault(_key(row), []).append(row)
+    return [_group(members) for members in buckets.values()]
+
+
+def _group(members: list[WorkerOverview]) -> WorkerGroup:
+    first = members[0]
+    seen = [m.last_heartbeat_at for m in members if m.last_heartbeat_at is not None]
+    common = dict(first.labels)
+    for m in members[1:]:
+        common = {k: v for k, v in common.items() if m.labels.get(k) == v}
+    troubles = {m.trouble for m in members}
+    group = WorkerGroup(
+        summary="",
+        count=len(members),
+        status=first.status,
+        health=first.health,
+        admin=first.admin,
+        verdict=first.verdict,
+        first_failed_layer=first.first_failed_layer,
+        finding=first.finding,
+        trouble=first.trouble if len(troubles) == 1 else None,
+        labels=common,
+        since=min(seen) if seen else None,
+        until=max(seen) if seen else None,
+        in_flight=sum(m.in_flight or 0 for m in members),
+        jobs_placed=sum(m.jobs_placed for m in members),
+        workers=[m.name for m in members],
+    )
+    return group.model_copy(update={"summary": group_summary(group, first)})
+
+
+def group_summary(group: WorkerGroup, first: WorkerOverview) -> str:
+    """``312 workers offline since 2026-11-29 21:40:03Z — FLUX_WORKER_EVICTED (blocked)``."""
+    noun = "worker" if group.count == 1 else "workers"
+    state = _state_words(group.status, group.health, group.admin)
+    when = ""
+    if group.since is not None and group.status is not ConnectionState.ONLINE:
+        when = f" since {_stamp(group.since)}"
+        if group.until is not None and group.until != group.since:
+            same_day = group.until.date() == group.since.date()
+            until = f"{group.until:%H:%M:%S}Z" if same_day else _stamp(group.until)
+            when = f", last seen {_stamp(group.since)[:-1]} – {until}"
+    why = group.finding or group.trouble or first.trouble
+    if group.verdict is not None:
+        tail = f" — {why} ({group.verdict.value})" if why else f" — {group.verdict.value}"
+    elif why:
+        tail = f" — {why} (not walked: over the target limit)"
+    else:
+        tail = " — no trouble found"
+    return f"{group.count} {noun} {state}{when}{tail}"
+
+
+def _state_words(status: ConnectionState, health: HealthState, admin: AdminState) -> str:
+    words = [status.value.replace("_", " ")]
+    if health is HealthState.UNHEALTHY:
+        words.append("unhealthy")
+    if admin in (AdminState.PAUSED, AdminState.DRAINING):
+        words.append(admin.value)
+    return ", ".join(words)
+
+
+def _stamp(at: datetime) -> str:
+    return f"{at:%Y-%m-%d %H:%M:%S}Z"
+
+
+__all__ = ["fleet_overview", "group_summary", "group_workers", "main_finding"]

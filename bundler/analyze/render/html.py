@@ -1,0 +1,201 @@
+"""The HTML report: one self-contained file to open from disk or attach to a ticket.
+
+Same story as the text report (verdict and first failed layer, fleet overview,
+each target's ladder with cited evidence, next steps and acceptance), plus
+what only a page can show well: the per-worker timeline as inline SVG, the
+collectors and the redaction summary by kind.
+
+Safety is structural, not a matter of care at each call site:
+
+* Jinja2 with autoescaping on every template, so every string from a bundle
+  (worker names, labels, log lines) is text, never markup; nothing is marked
+  safe except the stylesheet, which is ours;
+* no URL is ever built from bundle data (links are ``#target-N`` anchors);
+* a Content-Security-Policy meta tag allows nothing but the one inline
+  stylesheet, by its hash: no script, no image, no font, no request at all.
+  The page needs no script: ``<details>`` expands and collapses, and the SVG
+  marks' ``<title>`` gives each mark's source line on hover.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from schemas import (
+    REDACTION_REPORT_MEMBER,
+    AnalysisReport,
+    CollectorOutcome,
+    CollectorStatus,
+    Finding,
+    Manifest,
+    RedactionReport,
+)
+
+from ...source import MemberSource
+from ..api import Timeline
+from ..overview import main_finding
+from . import _common as common
+from .timeline import build as build_timeline
+
+MAX_OK_COLLECTORS = 400
+"""Collectors that ended ok past this many are counted, not listed (failures are all listed)."""
+WORKER_ROWS_OPEN = 30
+"""Up to this many workers the overview table is open; beyond, it is one click away."""
+
+
+@dataclass(frozen=True)
+class RedactionTotals:
+    """What was redacted, by kind; never a value (the report holds none)."""
+
+    total: int
+    by_kind: list[tuple[str, int]]
+    files_with_hits: int
+    files: int
+    skipped: list[tuple[str, int]]
+    pseudonyms: list[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class BundleExtras:
+    """What the HTML report shows beyond the analysis: collectors and redaction."""
+
+    collectors: list[CollectorOutcome] = field(default_factory=list)
+    redaction: RedactionTotals | None = None
+    redaction_problem: str | None = None
+
+
+def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtras:
+    """Read the manifest's collectors and the redaction report's counts from the bundle."""
+    collectors = list(manifest.collectors) if manifest is not None else []
+    if not source.has(REDACTION_REPORT_MEMBER):
+        return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is not in the bundle")
+    try:
+        report = RedactionReport.model_validate_json(source.read_bytes(REDACTION_REPORT_MEMBER))
+    except ValueError as exc:
+        problem = f"{REDACTION_REPORT_MEMBER} is unreadable ({type(exc).__name__})"
+        return BundleExtras(collectors, None, problem)
+    skipped = Counter(s.reason for s in report.skipped)
+    return BundleExtras(
+        collectors,
+        RedactionTotals(
+            total=report.total,
+            by_kind=sorted(report.by_kind.items(), key=lambda kv: (-kv[1], kv[0])),
+            files_with_hits=sum(1 for f in report.files if f.by_kind or f.hits),
+            files=len(report.files),
+            skipped=sorted(skipped.items()),
+            pseudonyms=sorted(report.pseudonyms.items()),
+        ),
+    )
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("bundler.analyze.render", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(
+        headline=common.headline,
+        counts=common.counts,
+        provenance=common.provenance,
+        integrity_lines=common.integrity_lines,
+        layer_note=common.layer_note,
+        cited=common.cited,
+        next_steps=common.next_steps,
+        check_label=common.check_label,
+        target_title=common.target_title,
+        target_state=common.target_state,
+        others_line=common.others_line,
+        overview_title=common.overview_title,
+        worker_state=common.worker_state,
+        worker_verdict=common.worker_verdict,
+        worker_finding=common.worker_finding,
+        group_detail=common.group_detail,
+        labels_text=common.labels_text,
+        slots_text=common.slots_text,
+        age=common.age,
+        STATUS_LABEL=common.STATUS_LABEL,
+        NOT_REACHED=common.NOT_REACHED,
+        WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
+    )
+    env.filters["size"] = _size
+    return env
+
+
+@cache
+def stylesheet() -> str:
+    return resources.files(__package__).joinpath("templates/report.css").read_text("utf-8")
+
+
+def content_security_policy(css: str) -> str:
+    """Nothing but our one stylesheet, allowed by its hash."""
+    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
+    return (
+        "default-src 'none'; "
+        f"style-src 'sha256-{digest}'; "
+        "script-src 'none'; img-src 'none'; font-src 'none'; connect-src 'none'; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_html(
+    report: AnalysisReport, timeline: Timeline | None = None, extras: BundleExtras | None = None
+) -> str:
+    """The whole page as one string (a few hundred KB at most for a big fleet)."""
+    extras = extras or BundleExtras()
+    css = stylesheet()
+    failed = [c for c in extras.collectors if c.status is not CollectorStatus.OK]
+    ok = [c for c in extras.collectors if c.status is CollectorStatus.OK]
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        report=report,
+        css=Markup(css),  # noqa: S704 (our own stylesheet, from the package, never bundle data)
+        csp=content_security_policy(css),
+        groups=common.target_groups(report),
+        main=lead_finding(report),
+        compact=common.compact(report),
+        overview=report.fleet,
+        grouped=report.fleet is not None and common.grouped(report.fleet),
+        timeline=build_timeline(report, timeline),
+        collectors_failed=failed,
+        collectors_ok=ok[:MAX_OK_COLLECTORS],
+        collectors_ok_more=max(0, len(ok) - MAX_OK_COLLECTORS),
+        collectors_bytes=sum(c.bytes for c in extras.collectors),
+        extras=extras,
+    )
+
+
+def lead_finding(report: AnalysisReport) -> Finding | None:
+    """The finding the page leads with: the main finding of the first target at the failure."""
+    for target in report.targets:
+        if target.first_failed_layer is not None and target.first_failed_layer == (
+            report.first_failed_layer
+        ):
+            code = main_finding(target)
+            layer = next(r for r in target.layers if r.name is target.first_failed_layer)
+            return next((f for f in layer.findings if f.code == code), None)
+    for target in report.targets:
+        code = main_finding(target)
+        if code is not None:
+            return next(f for r in target.layers for f in r.findings if f.code == code)
+    return None
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024 or unit == "MiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"

@@ -1,0 +1,369 @@
+"""What happened to which worker, when: the timeline the HTML report draws as SVG.
+
+Input is the engine's :class:`~bundler.analyze.api.Timeline` (the product's
+log parser's events, sampled with exact counts) and the fleet overview (last
+heartbeat per worker, failing workers first). Output is pure geometry — lanes,
+state bars, marks, bands, ticks — so the template only draws, and a test can
+check the layout without a browser.
+
+Readable at hundreds of workers: the first :data:`MAX_LANES` workers of the
+overview (failing first) get a lane each, every other worker is folded into
+one lane per overview group ("268 workers offline"), whose marks are thinned
+to :data:`MAX_GROUP_MARKS`. Every mark says where it came from (member and
+line) in its ``<title>``, which a browser shows on hover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from schemas import AnalysisReport, FleetOverview, WorkerOverview
+
+from ..api import Timeline, TimelineEvent
+
+_XOf = Callable[[datetime], float]
+"""Maps a time to its x coordinate on the plot."""
+
+MAX_LANES = 40
+MAX_GROUP_MARKS = 120
+WIDTH = 1100
+LABEL_W = 190
+LANE_H = 22
+AXIS_H = 28
+RIGHT_PAD = 16
+
+# kind -> (category, state the worker is in after it, or None when it does not change state)
+KINDS: dict[str, tuple[str, str | None]] = {
+    "starting": ("registration", None),
+    "started": ("registration", "up"),
+    "registering": ("registration", None),
+    "registered": ("registration", "up"),
+    "connected": ("registration", "up"),
+    "connection_established": ("registration", "up"),
+    "stale": ("stale", "stale"),
+    "evicted": ("evicted", "down"),
+    "disconnected": ("evicted", "down"),
+    "sse_closed_by_reaper": ("evicted", None),
+    "pruned": ("evicted", "down"),
+    "sigterm": ("evicted", None),
+    "shutdown": ("evicted", "down"),
+    "recovered": ("reconnect", "up"),
+    "reconnecting": ("reconnect", None),
+    "sse_closed": ("reconnect", None),
+    "sse_error": ("reconnect", None),
+    "released_reconnecting": ("reconnect", None),
+    "connection_lost": ("server_down", "lost"),
+    "unhealthy": ("unhealthy", "unhealthy"),
+    "healthy": ("healthy", "up"),
+    "paused": ("unhealthy", "paused"),
+    "resumed": ("healthy", "up"),
+    "claimed": ("claim", None),
+    "unclaimed": ("unclaim", None),
+    "released": ("unclaim", None),
+    "claim_refused": ("stale_claim", None),
+    "stale_claim": ("stale_claim", None),
+    "stale_claim_abort": ("stale_claim", None),
+    "superseded_dispatch": ("stale_claim", None),
+    "release_fenced": ("stale_claim", None),
+    "auth_rejected": ("auth", None),
+    "session_rejected": ("auth", None),
+    "lease_renewed": ("healthy", None),
+    "state_corrupt": ("auth", None),
+    "server_stopping": ("server_down", None),
+    "server_started": ("registration", None),
+}
+"""Event kinds the timeline knows; any other kind is drawn as a plain 'other' mark."""
+
+CATEGORIES: dict[str, str] = {
+    "registration": "registration, connection",
+    "heartbeat": "last heartbeat (evidence/workers.json)",
+    "stale": "STALE (missed heartbeats)",
+    "evicted": "evicted, disconnected, stopped",
+    "reconnect": "reconnects",
+    "server_down": "server unreachable / stopping",
+    "unhealthy": "unhealthy, paused",
+    "healthy": "healthy again, resumed, lease renewed",
+    "claim": "claims",
+    "unclaim": "unclaims, releases",
+    "stale_claim": "stale-claim aborts, refused claims",
+    "execution": "execution state changes",
+    "auth": "authorization refused, corrupt state",
+    "other": "other log events",
+}
+"""Legend: category -> what it means (one colour each in the stylesheet)."""
+
+STATES = {
+    "up": "connected",
+    "stale": "stale",
+    "down": "offline",
+    "lost": "cannot reach server",
+    "unhealthy": "unhealthy",
+    "paused": "paused",
+}
+
+
+@dataclass(frozen=True)
+class Mark:
+    x: float
+    category: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Bar:
+    x1: float
+    x2: float
+    state: str
+    title: str
+
+
+@dataclass
+class Lane:
+    label: str
+    y: float
+    css: str
+    """Verdict class of the lane's worker(s): blocked, degraded, ... or 'ok'."""
+    marks: list[Mark] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Band:
+    x1: float
+    x2: float
+    title: str
+
+
+@dataclass
+class TimelineView:
+    width: int
+    height: int
+    plot_x: float
+    plot_w: float
+    lanes: list[Lane]
+    ticks: list[tuple[float, str]]
+    bands: list[Band]
+    collected_x: float | None
+    collected_label: str
+    undated: int
+    folded: int
+    """Workers drawn in a group lane instead of one of their own."""
+    start: datetime
+    end: datetime
+
+    @property
+    def categories(self) -> list[tuple[str, str]]:
+        used = {m.category for lane in self.lanes for m in lane.marks}
+        return [(c, text) for c, text in CATEGORIES.items() if c in used]
+
+    @property
+    def states(self) -> list[tuple[str, str]]:
+        used = {b.state for lane in self.lanes for b in lane.bars}
+        return [(s, text) for s, text in STATES.items() if s in used]
+
+
+def category(kind: str) -> str:
+    if kind in KINDS:
+        return KINDS[kind][0]
+    return "execution" if kind.startswith("execution_") else "other"
+
+
+def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | None:
+    """The timeline's geometry, or None when nothing in the bundle is dated."""
+    events = list(timeline.events) if timeline is not None else []
+    dated = [e for e in events if e.at is not None]
+    overview = report.fleet or FleetOverview()
+    beats = [w.last_heartbeat_at for w in overview.workers if w.last_heartbeat_at is not None]
+    collected = report.bundle.created_at
+    stamps = [e.at for e in dated if e.at is not None] + beats + ([collected] if collected else [])
+    if not dated and not beats:
+        return None
+    start, end = min(stamps), max(stamps)
+    if end - start < timedelta(seconds=10):
+        start, end = start - timedelta(seconds=5), end + timedelta(seconds=5)
+    plot_x, plot_w = LABEL_W, WIDTH - LABEL_W - RIGHT_PAD
+    span = (end - start).total_seconds()
+
+    def x_of(at: datetime) -> float:
+        return round(plot_x + plot_w * (at - start).total_seconds() / span, 1)
+
+    by_worker: dict[str | None, list[TimelineEvent]] = {}
+    for event in dated:
+        by_worker.setdefault(event.worker, []).append(event)
+    lanes: list[Lane] = []
+    server = by_worker.pop(None, [])
+    if server:
+        lanes.append(_lane("server, no worker named", "ok", server, x_of, None, None))
+    own, folded = _split(overview, by_worker)
+    for row in own:
+        lanes.append(
+            _lane(row.name, _css(row), by_worker.get(row.name, []), x_of, row, end, row.name)
+        )
+    extra = [name for name in by_worker if name not in {r.name for r in overview.workers}]
+    for name in extra:  # named in logs only: still drawn
+        lanes.append(_lane(str(name), "ok", by_worker[name], x_of, None, end, str(name)))
+    folded_count = 0
+    for label, css, rows in folded:
+        folded_count += len(rows)
+        merged = [e for r in rows for e in by_worker.get(r.name, [])]
+        lane = _lane(label, css, _thin(merged), x_of, None, None)
+        lane.marks += [_beat(r, x_of) for r in rows[:MAX_GROUP_MARKS] if r.last_heartbeat_at]
+        lane.note = f"{len(rows)} workers, marks overlaid"
+        lanes.append(lane)
+    for index, lane in enumerate(lanes):
+        lane.y = AXIS_H + index * LANE_H
+    height = AXIS_H + len(lanes) * LANE_H + 8
+    return TimelineView(
+        width=WIDTH,
+        height=height,
+        plot_x=plot_x,
+        plot_w=plot_w,
+        lanes=lanes,
+        ticks=_ticks(start, end, x_of),
+        bands=_bands(dated, end, x_of),
+        collected_x=x_of(collected) if collected else None,
+        collected_label=f"bundle created {collected:%H:%M:%S}Z" if collected else "",
+        undated=len(events) - len(dated),
+        folded=folded_count,
+        start=start,
+        end=end,
+    )
+
+
+def _css(row: WorkerOverview) -> str:
+    if row.verdict is not None and row.verdict.value != "healthy":
+        return row.verdict.value
+    return "flagged" if row.trouble else "ok"
+
+
+def _split(
+    overview: FleetOverview, by_worker: dict[str | None, list[TimelineEvent]]
+) -> tuple[list[WorkerOverview], list[tuple[str, str, list[WorkerOverview]]]]:
+    """Workers with a lane of their own, and the rest folded per overview group."""
+    rows = overview.workers
+    if len(rows) <= MAX_LANES:
+        return list(rows), []
+    own = list(rows[:MAX_LANES])
+    named = {r.name for r in own}
+    index = {r.name: r for r in rows}
+    folded = []
+    for group in overview.groups:
+        rest = [index[n] for n in group.workers if n not in named and n in index]
+        if rest:
+            css = _css(rest[0])
+            folded.append((f"{len(rest)} more: {_short(group.summary)}", css, rest))
+    return own, folded
+
+
+def _short(summary: str) -> str:
+    text = summary.split(" — ")[0].split(", last seen")[0].split(" since ")[0]
+    words = text.split(" ", 1)
+    return words[1] if len(words) > 1 else text
+
+
+def _lane(
+    label: str,
+    css: str,
+    events: Sequence[TimelineEvent],
+    x_of: _XOf,
+    row: WorkerOverview | None,
+    end: datetime | None,
+    worker: str | None = None,
+) -> Lane:
+    lane = Lane(label=label, y=0, css=css)
+    lane.marks = [Mark(x_of(e.at), category(e.kind), _title(e)) for e in events if e.at]
+    if row is not None and row.last_heartbeat_at is not None:
+        lane.marks.append(_beat(row, x_of))
+    if end is not None:
+        lane.bars = _bars(events, end, x_of, worker)
+    return lane
+
+
+def _beat(row: WorkerOverview, x_of: _XOf) -> Mark:
+    assert row.last_heartbeat_at is not None
+    where = row.evidence.label() if row.evidence else "evidence/workers.json"
+    return Mark(
+        x_of(row.last_heartbeat_at),
+        "heartbeat",
+        f"{row.last_heartbeat_at:%H:%M:%S}Z {row.name}: last heartbeat ({row.status.value}) "
+        f"— {where}",
+    )
+
+
+def _title(event: TimelineEvent) -> str:
+    assert event.at is not None
+    who = f" {event.worker}" if event.worker else ""
+    what = event.kind.replace("_", " ")
+    return f"{event.at:%H:%M:%S}Z{who}: {what} — {event.member}:{event.line}\n{event.text[:300]}"
+
+
+def _bars(
+    events: Sequence[TimelineEvent], end: datetime, x_of: _XOf, worker: str | None
+) -> list[Bar]:
+    """State from one state-changing event to the next (the last one up to collection)."""
+    changes = [(e, KINDS[e.kind][1]) for e in events if e.kind in KINDS and KINDS[e.kind][1]]
+    bars = []
+    for i, (event, state) in enumerate(changes):
+        assert event.at is not None
+        assert state is not None
+        until = changes[i + 1][0].at if i + 1 < len(changes) else end
+        assert until is not None
+        if until <= event.at:
+            continue
+        title = (
+            f"{worker or ''} {STATES[state]} {event.at:%H:%M:%S}Z – {until:%H:%M:%S}Z "
+            f"(from {event.member}:{event.line})"
+        ).strip()
+        bars.append(Bar(x_of(event.at), x_of(until), state, title))
+    return bars
+
+
+def _bands(events: Iterable[TimelineEvent], end: datetime, x_of: _XOf) -> list[Band]:
+    """Server-down windows: from 'server stopping' (or a worker losing it) to its next start."""
+    bands = []
+    down_at: TimelineEvent | None = None
+    for event in events:
+        assert event.at is not None
+        if event.kind == "server_stopping" and down_at is None:
+            down_at = event
+        elif event.kind == "server_started" and down_at is not None:
+            bands.append(_band(down_at, event.at, x_of))
+            down_at = None
+    if down_at is not None:
+        bands.append(_band(down_at, end, x_of))
+    if not bands:
+        lost = [e for e in events if e.kind == "connection_lost" and e.at is not None]
+        if lost and all(e.worker for e in lost) and len({e.worker for e in lost}) > 1:
+            first = lost[0]
+            bands.append(_band(first, end, x_of, "workers cannot reach the server"))
+    return bands
+
+
+def _band(event: TimelineEvent, until: datetime, x_of: _XOf, what: str = "server down") -> Band:
+    assert event.at is not None
+    return Band(
+        x_of(event.at),
+        x_of(until),
+        f"{what} {event.at:%H:%M:%S}Z – {until:%H:%M:%S}Z (from {event.member}:{event.line})",
+    )
+
+
+def _thin(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """At most MAX_GROUP_MARKS events, spread evenly in time."""
+    events.sort(key=lambda e: e.at or datetime.min)
+    if len(events) <= MAX_GROUP_MARKS:
+        return events
+    step = len(events) / MAX_GROUP_MARKS
+    return [events[int(i * step)] for i in range(MAX_GROUP_MARKS)]
+
+
+def _ticks(start: datetime, end: datetime, x_of: _XOf, count: int = 6) -> list[tuple[float, str]]:
+    span = end - start
+    fmt = "%H:%M:%S" if span < timedelta(days=1) else "%m-%d %H:%M"
+    return [
+        (x_of(start + span * i / (count - 1)), (start + span * i / (count - 1)).strftime(fmt))
+        for i in range(count)
+    ]

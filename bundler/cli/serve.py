@@ -1,0 +1,113 @@
+"""``bundler serve BUNDLE``: the product's own CLI answered from a bundle (read-only, in memory)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from ..analyze.opening import open_bundle
+from ..errors import UsageError
+from ..exit_codes import ExitCode
+from ..serve import is_loopback, start_server
+from ..serve.loading import LoadedReplay, load_replay
+from .options import OpenSecrets, open_options
+
+NETWORK_WARNING = (
+    "WARNING: serving on {host}, which is not a loopback address: anyone who can reach it "
+    "reads the bundle's (redacted) contents without the password."
+)
+
+
+@click.command("serve")
+@click.argument("bundle", type=click.Path(path_type=Path))
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. A non-loopback one also needs --allow-network.",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="0 = a free port."
+)
+@click.option(
+    "--allow-network",
+    is_flag=True,
+    help="Allow a --host other than loopback (the bundle becomes readable on the network).",
+)
+@open_options
+def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: OpenSecrets) -> None:
+    """Serve the control-plane API captured in BUNDLE, read-only, for the product's own CLI.
+
+    Every request doctor made answers with the captured status, content type
+    and (redacted) body, matched by path and query. A route that was not
+    captured answers 404 (header X-Bundler-Replay: not-captured); routes
+    doctor refuses to call (e.g. Flux's /workers/{name}/connect) and every
+    method but GET answer 405. The bundle is decrypted in memory; nothing is
+    written to disk. Each request is logged on stderr. Stop with Ctrl-C.
+
+    \b
+    Exit codes: 130 stopped with Ctrl-C (the normal end) ·
+    2 unreadable bundle, a bundle without captured API state, or usage error
+    (e.g. a non-loopback --host without --allow-network) · 70 internal error.
+    """
+    if not is_loopback(host):
+        if not allow_network:
+            raise UsageError(
+                f"--host {host} is not a loopback address",
+                hint="add --allow-network to serve the bundle's contents on the network",
+            )
+        click.echo(NETWORK_WARNING.format(host=host), err=True)
+    with open_bundle(bundle, secrets) as opened:
+        loaded = load_replay(opened, str(bundle))
+    server = start_server(loaded.replay, host, port, sys.stderr)
+    try:
+        _banner(bundle, loaded, server.url)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        served = sum(server.counts.values())
+        missed = server.counts.get("not-captured", 0)
+        click.echo(
+            f"bundler serve: stopped after {served} request(s), {missed} not captured", err=True
+        )
+        click.get_current_context().exit(int(ExitCode.INTERRUPTED))
+    finally:
+        server.server_close()
+
+
+def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
+    """What is served and the exact commands to try (stdout, flushed: scripts read the URL)."""
+    manifest = loaded.manifest
+    product = loaded.profile.title if loaded.profile is not None else (manifest.profile or "?")
+    server = manifest.target.server_url or "an unrecorded server"
+    answered = sum(1 for r in loaded.routes if r.member is not None)
+    click.echo(f"Serving {product} API captured in {bundle} (read-only)")
+    click.echo(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}")
+    click.echo(f"  {answered} captured route(s); everything else answers 404 not-captured")
+    click.echo(f"URL: {url}")
+    for problem in loaded.problems:
+        click.echo(f"  warning: {problem}", err=True)
+    if loaded.reconstructed:
+        click.echo(
+            "  note: this bundle predates recorded requests; paths and statuses were "
+            "rebuilt from the profile's plan",
+            err=True,
+        )
+    click.echo("Try:")
+    for line in _commands(loaded, url):
+        click.echo(f"  {line}")
+    click.echo("Ctrl-C to stop.")
+    sys.stdout.flush()
+
+
+def _commands(loaded: LoadedReplay, url: str) -> list[str]:
+    captured = [(r.path, r.query) for r in loaded.routes if r.member is not None]
+    suggest = getattr(loaded.profile, "replay_commands", None)
+    if callable(suggest):
+        lines: list[str] = suggest(url, captured)
+        return lines
+    return [
+        f"curl -s {shlex.quote(url + path + ('?' + q if q else ''))}" for path, q in captured[:4]
+    ]

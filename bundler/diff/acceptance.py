@@ -1,0 +1,136 @@
+"""The Recovery acceptance checklist, judged on AFTER, for the targets BEFORE showed in trouble.
+
+Each AFTER target already carries the checklist (``bundler.analyze.acceptance``);
+here it is combined over the recovery targets (a check fails if it fails on
+any of them, is unknown if unknown on any, passes only if it passes on one
+and applies nowhere else), and two checks only a before/after pair can make
+are added: a successful canary, and where required a receipt, *newer than
+BEFORE*. An older success proves nothing about the repair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from schemas import TargetReport
+from schemas.diff import AcceptanceResult, CheckStatus
+from schemas.evidence import CanaryRun, OutcomeEvidence
+
+from ..analyze.recovery import ACCEPTANCE_CHECKS
+from .targets import Pair, is_recovery_target, subject
+
+CANARY_NEWER = "successful canary newer than BEFORE"
+RECEIPT_NEWER = "external receipt newer than BEFORE (where the job has an external effect)"
+
+
+def combine(statuses: Sequence[CheckStatus]) -> CheckStatus:
+    if "fail" in statuses:
+        return "fail"
+    if "unknown" in statuses:
+        return "unknown"
+    if "pass" in statuses:
+        return "pass"
+    return "not_applicable"
+
+
+def judged_pairs(pairs: Sequence[Pair]) -> list[Pair]:
+    """The recovery targets; when BEFORE was healthy everywhere, every AFTER target."""
+    recovering = [p for p in pairs if is_recovery_target(p[0])]
+    return recovering or [p for p in pairs if p[1] is not None]
+
+
+def evaluate(
+    pairs: Sequence[Pair], outcome: OutcomeEvidence | None, before_at: datetime | None
+) -> list[AcceptanceResult]:
+    judged = judged_pairs(pairs)
+    results: list[AcceptanceResult] = []
+    for check in ACCEPTANCE_CHECKS:
+        per: dict[str, CheckStatus] = {}
+        for before, after, _ in judged:
+            named = after or before
+            assert named is not None
+            per[subject(named.worker, named.job)] = _listed(after, check)
+        results.append(_result(check, per))
+    canary: dict[str, CheckStatus] = {}
+    receipt: dict[str, CheckStatus] = {}
+    details: list[str] = []
+    for before, after, _ in judged:
+        named = after or before
+        assert named is not None
+        where = subject(named.worker, named.job)
+        canary[where], note = _newer_canary(after, outcome, before_at)
+        receipt[where] = _newer_receipt(after, outcome, before_at)
+        if note:
+            details.append(f"{where}: {note}")
+    results.append(_result(CANARY_NEWER, canary, "; ".join(details) or None))
+    results.append(_result(RECEIPT_NEWER, receipt))
+    return results
+
+
+def _result(check: str, per: dict[str, CheckStatus], detail: str | None = None) -> AcceptanceResult:
+    return AcceptanceResult(
+        check=check, status=combine(list(per.values())), targets=per, detail=detail
+    )
+
+
+def _listed(after: TargetReport | None, check: str) -> CheckStatus:
+    if after is None:
+        return "unknown"  # the target is gone from AFTER: nothing proves it recovered
+    for item in after.acceptance:
+        if item.check == check:
+            return item.status
+    return "unknown"
+
+
+def _matching_runs(after: TargetReport, outcome: OutcomeEvidence) -> list[CanaryRun]:
+    return [
+        run
+        for run in outcome.canaries
+        if (after.job is None or run.job == after.job)
+        and (after.worker is None or run.worker in (None, after.worker))
+    ]
+
+
+def _newer_canary(
+    after: TargetReport | None, outcome: OutcomeEvidence | None, before_at: datetime | None
+) -> tuple[CheckStatus, str | None]:
+    if after is None or outcome is None or before_at is None:
+        return "unknown", None
+    runs = [r for r in _matching_runs(after, outcome) if r.phase == "successful"]
+    if not runs:
+        return ("fail" if _matching_runs(after, outcome) else "unknown"), "no successful run"
+    when = [r.finished_at or r.started_at for r in runs]
+    newest = max((w for w in when if w is not None), default=None)
+    if newest is None:
+        return "unknown", "the successful run carries no time"
+    if newest > before_at:
+        return "pass", None
+    return "fail", f"the last successful run ({newest:%Y-%m-%d %H:%M:%SZ}) predates BEFORE"
+
+
+def _newer_receipt(
+    after: TargetReport | None, outcome: OutcomeEvidence | None, before_at: datetime | None
+) -> CheckStatus:
+    if after is None or outcome is None:
+        return "unknown"
+    runs = _matching_runs(after, outcome)
+    if not any(r.receipt_required for r in runs):
+        return "not_applicable"
+    if before_at is None:
+        return "unknown"
+    ids = {r.canary_id for r in runs if r.receipt_required}
+    jobs = {r.job for r in runs if r.receipt_required}
+    receipts = [
+        rc
+        for rc in outcome.receipts
+        if (rc.canary_id in ids or (rc.canary_id is None and rc.job in jobs))
+        and rc.acked is not False
+        and rc.nonce_matched is not False
+    ]
+    times = [rc.observed_at for rc in receipts if rc.observed_at is not None]
+    if not receipts:
+        return "fail"
+    if not times:
+        return "unknown"
+    return "pass" if max(times) > before_at else "fail"

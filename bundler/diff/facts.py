@@ -1,0 +1,123 @@
+"""What changed about the fleet itself: workers, deployments and collection.
+
+Workers are compared by name on the facts an engineer checks after a repair
+(connection, health, admin state, version, labels, capacity); deployments by
+job and worker on their identity (deployment id, state, staged revision);
+collectors by id, on whether they succeeded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas import Manifest
+from schemas.diff import CollectorChange, FieldChange
+from schemas.evidence import CapacityEvidence, DeploymentEvidence, WorkersEvidence
+
+from .sides import Side
+
+OK_STATUSES = ("ok", "skipped")
+"""Skipped is on purpose (an optional feature absent), not a failure."""
+
+
+def _worker_facts(side: Side) -> dict[str, dict[str, Any]]:
+    facts: dict[str, dict[str, Any]] = {}
+    workers = side.workers.workers if isinstance(side.workers, WorkersEvidence) else []
+    versions = side.product.worker_versions if side.product is not None else {}
+    for worker in workers:
+        runtime = worker.runtime
+        facts[worker.name] = {
+            "status": worker.native_status,
+            "connection": worker.connection.value,
+            "health": worker.health.value,
+            "admin": worker.admin.value,
+            "version": worker.version or versions.get(worker.name),
+            "runtime version": runtime.runtime_version if runtime else None,
+            "labels": dict(sorted(worker.labels.items())),
+            "group": worker.group,
+            "slots max": worker.slots_max,
+        }
+    capacity = side.capacity.workers if isinstance(side.capacity, CapacityEvidence) else []
+    for cap in capacity:
+        entry = facts.setdefault(cap.worker, {})
+        entry["capacity slots max"] = cap.slots_max
+        entry["capacity cpu cores"] = cap.cpu_cores
+        entry["capacity memory total"] = cap.memory_total_bytes
+    return facts
+
+
+def worker_changes(before: Side, after: Side) -> list[FieldChange]:
+    old, new = _worker_facts(before), _worker_facts(after)
+    changes: list[FieldChange] = []
+    for name in sorted(old.keys() | new.keys()):
+        if name not in new:
+            changes.append(FieldChange(subject=name, field="present", before=True, after=False))
+            continue
+        if name not in old:
+            changes.append(FieldChange(subject=name, field="present", before=False, after=True))
+            continue
+        for field in old[name].keys() | new[name].keys():
+            b, a = old[name].get(field), new[name].get(field)
+            if b != a:
+                changes.append(FieldChange(subject=name, field=field, before=b, after=a))
+    return sorted(changes, key=lambda c: (c.subject, c.field))
+
+
+def _deployment_facts(side: Side) -> dict[str, dict[str, Any]]:
+    doc = side.deployments
+    facts: dict[str, dict[str, Any]] = {}
+    if not isinstance(doc, DeploymentEvidence):
+        return facts
+    for record in doc.deployments:
+        name = record.workflow or record.deployment_id or "?"
+        facts[f"deployment {name}"] = {
+            "deployment id": record.deployment_id,
+            "version": record.version,
+            "status": record.status,
+            "reconcile state": record.reconcile_state,
+        }
+        for job in record.job_deployments:
+            facts[f"{job.job} on {job.worker}"] = {
+                "deployment id": job.deployment_id,
+                "state": job.state,
+                "staged revision": job.staged_revision,
+                "reason": job.reason,
+            }
+    return facts
+
+
+def deployment_changes(before: Side, after: Side) -> list[FieldChange]:
+    old, new = _deployment_facts(before), _deployment_facts(after)
+    changes: list[FieldChange] = []
+    for name in sorted(old.keys() | new.keys()):
+        b_facts, a_facts = old.get(name, {}), new.get(name, {})
+        for field in sorted(b_facts.keys() | a_facts.keys()):
+            b, a = b_facts.get(field), a_facts.get(field)
+            if b != a:
+                changes.append(FieldChange(subject=name, field=field, before=b, after=a))
+    return changes
+
+
+def collector_changes(before: Manifest | None, after: Manifest | None) -> list[CollectorChange]:
+    """Collectors that succeeded in one bundle and not in the other."""
+    old = {c.id: c for c in before.collectors} if before else {}
+    new = {c.id: c for c in after.collectors} if after else {}
+    changes: list[CollectorChange] = []
+    for cid in sorted(old.keys() | new.keys()):
+        b, a = old.get(cid), new.get(cid)
+        b_ok = b is not None and b.status.value in OK_STATUSES
+        a_ok = a is not None and a.status.value in OK_STATUSES
+        if b is not None and a is not None and b_ok == a_ok:
+            continue  # the same outcome on both sides
+        if (b is None and a_ok) or (a is None and b_ok):
+            continue  # ran on one side only, and fine there
+        failing = a if not a_ok else b
+        changes.append(
+            CollectorChange(
+                collector=cid,
+                before=b.status.value if b else None,
+                after=a.status.value if a else None,
+                error=(failing.error_message or failing.note) if failing else None,
+            )
+        )
+    return changes

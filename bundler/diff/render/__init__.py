@@ -1,0 +1,35 @@
+"""Diff renderers: one function per format, ``DiffReport -> str``.
+
+The report is a pydantic model and every renderer only reads it, so a new
+format (an HTML page) is one more entry in :data:`RENDERERS`; the command's
+``--format`` choices come from this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from schemas import DiffReport
+
+from .markdown import render_markdown
+from .text import render_text
+
+
+def render_json(report: DiffReport) -> str:
+    """Valid against ``schemas/json/diff-report.schema.json``."""
+    return report.model_dump_json(by_alias=True, indent=2) + "\n"
+
+
+RENDERERS: dict[str, Callable[[DiffReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "markdown": render_markdown,
+}
+FORMATS: tuple[str, ...] = tuple(RENDERERS)
+
+
+def render(report: DiffReport, fmt: str) -> str:
+    return RENDERERS[fmt](report)
+
+
+__all__ = ["FORMATS", "RENDERERS", "render", "render_json", "render_markdown", "render_text"]

@@ -1,0 +1,114 @@
+"""One side of a comparison: a bundle opened, analyzed, and the few documents diff reads.
+
+Each bundle is opened read-only and analyzed with the same engine as
+``bundler analyze``; it stays open while the two are compared, because a
+target one analysis chose and the other did not (target selection looks
+where trouble is) is walked again on the other side by name
+(:meth:`Side.ladder_for`). Nothing of either is written to disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from schemas import AnalysisReport, Manifest, TargetReport
+from schemas.diff import DiffSide
+from schemas.evidence import (
+    CapacityEvidence,
+    DeploymentEvidence,
+    OutcomeEvidence,
+    ProductInfo,
+    WorkersEvidence,
+)
+
+from ..analyze.api import EvidenceSet
+from ..analyze.engine import analyze
+from ..analyze.opening import open_bundle, profile_for
+from ..errors import UsageError
+from ..products.base import Profile
+
+if TYPE_CHECKING:
+    from ..cli.options import OpenSecrets
+
+
+@dataclass
+class Side:
+    label: str
+    manifest: Manifest | None
+    report: AnalysisReport
+    product: ProductInfo | None
+    workers: WorkersEvidence | None
+    capacity: CapacityEvidence | None
+    deployments: DeploymentEvidence | None
+    outcome: OutcomeEvidence | None
+    evidence: EvidenceSet | None = None
+    analyzer: Profile | None = None
+    _walked: dict[tuple[str | None, str | None], TargetReport | None] = field(default_factory=dict)
+
+    def ladder_for(self, worker: str | None, job: str | None) -> TargetReport | None:
+        """This bundle's ladder for a named target, or None when it knows no such worker/job."""
+        key = (worker, job)
+        if key not in self._walked:
+            self._walked[key] = self._walk(worker, job)
+        return self._walked[key]
+
+    def _walk(self, worker: str | None, job: str | None) -> TargetReport | None:
+        if self.evidence is None or (worker is None and job is None):
+            return None
+        try:
+            report = analyze(self.evidence, profile=self.analyzer, worker=worker, job=job)
+        except UsageError:  # the name is not in this bundle
+            return None
+        wanted = [t for t in report.targets if (t.worker, t.job) == (worker, job)]
+        chosen = wanted or report.targets
+        return chosen[0] if chosen else None
+
+    @property
+    def profile(self) -> str | None:
+        if self.manifest is not None and self.manifest.profile:
+            return self.manifest.profile
+        return self.product.name if self.product is not None else self.report.bundle.profile
+
+    @property
+    def created_at(self) -> datetime | None:
+        return self.manifest.created_at if self.manifest is not None else None
+
+    def summary(self) -> DiffSide:
+        return DiffSide(
+            label=self.label,
+            bundle_id=self.manifest.bundle_id if self.manifest else None,
+            created_at=self.created_at,
+            profile=self.profile,
+            server_url=self.manifest.target.server_url if self.manifest else None,
+            server_version=self.product.server_version if self.product else None,
+            verdict=self.report.verdict,
+            first_failed_layer=self.report.first_failed_layer,
+            integrity=self.report.bundle.integrity.status,
+        )
+
+
+@contextmanager
+def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None) -> Iterator[Side]:
+    """Open and analyze ``path`` (zip or directory); raises the opening's one-line errors."""
+    with open_bundle(path, secrets) as opened:
+        evidence = opened.evidence()
+        profile = profile_for(opened.manifest, evidence)
+        report = analyze(evidence, profile=profile)
+        report.bundle.integrity = opened.integrity()
+        yield Side(
+            label=label or str(path),
+            manifest=opened.manifest,
+            report=report,
+            product=evidence.get(ProductInfo),
+            workers=evidence.get(WorkersEvidence),
+            capacity=evidence.get(CapacityEvidence),
+            deployments=evidence.get(DeploymentEvidence),
+            outcome=evidence.get(OutcomeEvidence),
+            evidence=evidence,
+            analyzer=profile,
+        )

@@ -1,0 +1,135 @@
+"""The answer to one request, from what the bundle captured: pure data, no sockets.
+
+Every answer carries ``X-Bundler-Replay`` so a client (or a person with curl)
+can tell a captured answer from one bundler made up:
+
+=================  ======  ===================================================================
+``captured``       as      the captured status, content type and (redacted) body
+``status-only``    as      doctor got this status but kept no body (e.g. a 404 on ``/metrics``)
+``not-collected``  502     doctor asked but got no answer (connection refused, timeout)
+``unsound``        502     the member failed verification (checksum, AES); never served
+``not-captured``   404     doctor never asked this path and query
+``refused``        405     a route doctor refuses to call (it changes state, or returns secrets)
+``method``         405     any method but GET: the replay is read-only
+=================  ======  ===================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from .captured import CapturedRoute, route_key
+
+REPLAY_HEADER = "X-Bundler-Replay"
+JSON = "application/json"
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    kind: str
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    route: CapturedRoute | None = None
+
+
+class Replay:
+    """Answers requests from captured routes; ``bodies`` maps members to their bytes."""
+
+    def __init__(
+        self,
+        routes: Sequence[CapturedRoute],
+        bodies: Mapping[str, bytes],
+        refused_routes: Sequence[str] = (),
+        unsound: Mapping[str, str] | None = None,
+    ) -> None:
+        self.routes: dict[tuple[str, tuple[tuple[str, str], ...]], CapturedRoute] = {}
+        for route in routes:
+            known = self.routes.get(route.key)
+            if known is None or (known.member is None and route.member is not None):
+                self.routes[route.key] = route
+        self._bodies = dict(bodies)
+        self._unsound = dict(unsound or {})
+        self._refused = [(r, _route_pattern(r)) for r in refused_routes]
+
+    def answer(self, method: str, target: str) -> Reply:
+        parts = urlsplit(target)
+        path = parts.path or "/"
+        refused = self.refused_route(path)
+        if method != "GET":
+            why = f"{method} is not replayed: a bundle is read-only (only GET is answered)"
+            return _problem(405, "method", why, {"Allow": "GET"})
+        if refused is not None:
+            why = (
+                f"{path} matches {refused}, a route bundler never calls (it changes state "
+                "or returns stored secrets), so no bundle holds it"
+            )
+            return _problem(405, "refused", why, {"Allow": ""})
+        route = self.routes.get(route_key(path, parts.query))
+        if route is None:
+            return self._not_captured(path, parts.query)
+        return self._captured(route)
+
+    def refused_route(self, path: str) -> str | None:
+        decoded = unquote(path)
+        for route, pattern in self._refused:
+            if pattern.match(path) or pattern.match(decoded):
+                return route
+        return None
+
+    def _captured(self, route: CapturedRoute) -> Reply:
+        headers = {"X-Bundler-Collector": route.collector}
+        if route.member is not None:
+            headers["X-Bundler-Member"] = route.member
+        if route.member is not None and route.member in self._unsound:
+            why = f"{route.member} failed verification ({self._unsound[route.member]}): not served"
+            return _problem(502, "unsound", why, headers, route)
+        body = self._bodies.get(route.member) if route.member is not None else None
+        if body is not None and route.status is not None:
+            if route.truncated:
+                headers["X-Bundler-Truncated"] = "true"
+            headers["Content-Type"] = route.content_type or JSON
+            return Reply(route.status, "captured", body, headers, route)
+        if route.status is not None:
+            why = f"the server answered HTTP {route.status}; the bundle kept no body" + (
+                f" ({route.error})" if route.error else ""
+            )
+            return _problem(route.status, "status-only", why, headers, route)
+        why = f"doctor asked but got no answer: {route.outcome.value}" + (
+            f" ({route.error})" if route.error else ""
+        )
+        return _problem(502, "not-collected", why, headers, route)
+
+    def _not_captured(self, path: str, query: str) -> Reply:
+        decoded = unquote(path)
+        same_path = sorted(r.shown for r in self.routes.values() if unquote(r.path) == decoded)
+        shown = f"{path}?{query}" if query else path
+        why = f"{shown} was not captured in this bundle"
+        extra = {"captured_for_this_path": same_path} if same_path else {}
+        return _problem(404, "not-captured", why, {}, None, extra)
+
+
+def _problem(
+    status: int,
+    kind: str,
+    detail: str,
+    headers: Mapping[str, str],
+    route: CapturedRoute | None = None,
+    extra: Mapping[str, object] | None = None,
+) -> Reply:
+    """A JSON body in the shape FastAPI uses (``detail``), so product clients print it."""
+    body = {"detail": detail, "bundler_replay": kind, **(extra or {})}
+    data = (json.dumps(body, indent=2) + "\n").encode()
+    return Reply(status, kind, data, {**headers, "Content-Type": JSON}, route)
+
+
+def _route_pattern(route: str) -> re.Pattern[str]:
+    """The read-only guard's template rule: ``{x}`` is one segment, a trailing ``*`` any rest."""
+    wildcard = route.endswith("*")
+    pieces = re.split(r"\{[^}]*\}", route.rstrip("*"))
+    body = "[^/]+".join(re.escape(piece) for piece in pieces)
+    return re.compile(f"^{body}{'.*' if wildcard else '/?'}$")

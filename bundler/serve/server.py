@@ -1,0 +1,108 @@
+"""The replay over HTTP: a stdlib threading server, loopback by default, one log line per request.
+
+``http.server`` is enough here: the replay answers from memory, serves one
+engineer's client at a time, and must add no dependency to a read-only tool.
+The request log (stderr) says for every request what was served and from
+which member, or that it was missing, so an engineer sees at once which
+commands the bundle cannot answer.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TextIO
+
+from ..errors import UsageError
+from .replay import REPLAY_HEADER, Replay, Reply
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class ReplayServer(ThreadingHTTPServer):
+    """Answers every request from a :class:`Replay`; counts what it served and missed."""
+
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, address: tuple[str, int], replay: Replay, log: TextIO) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+        self.replay = replay
+        self.log = log
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        host, port = str(self.server_address[0]), int(self.server_address[1])
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}"
+
+    def record(self, method: str, target: str, reply: Reply) -> None:
+        where = reply.route.member if reply.route and reply.route.member else None
+        line = f"{time.strftime('%H:%M:%S')} {method} {target} -> {reply.status} {reply.kind}"
+        with self._lock:
+            self.counts[reply.kind] = self.counts.get(reply.kind, 0) + 1
+            self.log.write(line + (f" ({where})" if where else "") + "\n")
+            self.log.flush()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ReplayServer
+    server_version = "bundler-serve"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    def _answer(self) -> None:
+        reply = self.server.replay.answer(self.command, self.path)
+        self._drain_body()
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.send_header(REPLAY_HEADER, reply.kind)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+        self.server.record(self.command, self.path, reply)
+
+    def _drain_body(self) -> None:
+        """Read (and drop) a request body, so a refused POST still gets a clean answer."""
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        if 0 < length <= 1 << 20:
+            self.rfile.read(length)
+        elif length:
+            self.close_connection = True
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Silence the stdlib's own access log; :meth:`ReplayServer.record` writes ours."""
+
+
+for _method in METHODS:
+    setattr(_Handler, f"do_{_method}", _Handler._answer)
+
+
+def start_server(replay: Replay, host: str, port: int, log: TextIO) -> ReplayServer:
+    """Bind ``host:port`` (0 = a free port); a one-line UsageError if it cannot."""
+    try:
+        return ReplayServer((host, port), replay, log)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc

@@ -1,0 +1,251 @@
+"""The HTML report without a browser: structure snapshot, escaping, CSP, timeline geometry, CLI.
+
+What a browser does with the page is tested in ``test_html_browser.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html as html_lib
+import re
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+from bundler.analyze.api import TimelineEvent
+from bundler.analyze.engine import Analysis, run_analysis
+from bundler.analyze.render.html import BundleExtras, render_html
+from bundler.analyze.render.timeline import MAX_LANES, build
+from schemas import CollectorKind, CollectorOutcome, CollectorStatus, Integrity
+from schemas.evidence import ConnectionState, JobPhase, JobRequirements
+from tests.analyze.test_render import _check_snapshot
+from tests.support.big_fleet import big_fleet
+from tests.support.evidence import T0, Fleet, StubProfile, job
+from tests.support.hostile import EVIL_WORKER, PAYLOADS, PWNED, write_hostile_bundle
+from tests.support.html_outline import outline
+
+SERVER_LOG = "hosts/h01/logs/00.log"
+
+
+def _event(kind: str, seconds: int, worker: str | None, line: int) -> TimelineEvent:
+    at = T0 + timedelta(seconds=seconds)
+    return TimelineEvent(
+        kind=kind,
+        member=SERVER_LOG,
+        line=line,
+        text=f"{at:%Y-%m-%d %H:%M:%S} - flux.server - {kind} {worker or ''}",
+        at=at,
+        worker=worker,
+    )
+
+
+EVENTS = [
+    _event("server_started", -600, None, 1),
+    _event("registered", -590, "w1", 2),
+    _event("registered", -585, "w2", 3),
+    _event("claimed", -300, "w1", 4),
+    _event("stale", -120, "w2", 5),
+    _event("evicted", -110, "w2", 6),
+    _event("unclaimed", -110, "w2", 7),
+    _event("server_stopping", -60, None, 8),
+    _event("server_started", -30, None, 9),
+]
+
+
+def _blocked(fleet: Fleet) -> Analysis:
+    """The text report's 'blocked' fixture, with a timeline and collectors."""
+    assert fleet.jobs is not None
+    fleet.jobs.jobs.append(
+        job(
+            "sleeper",
+            id="e9",
+            phase=JobPhase.UNASSIGNED,
+            native_state="CREATED",
+            assigned_worker=None,
+            requirements=JobRequirements(labels={"zone": "mars"}),
+        )
+    )
+    fleet.worker("w2").connection = ConnectionState.OFFLINE
+    done = run_analysis(fleet.evidence(), profile=StubProfile(events=EVENTS))  # type: ignore[arg-type]
+    done.report.bundle.integrity = Integrity(status="verified")
+    done.report.bundle.created_at = T0
+    return done
+
+
+COLLECTORS = [
+    CollectorOutcome(
+        id="http.workers",
+        kind=CollectorKind.HTTP,
+        target="/workers",
+        status=CollectorStatus.OK,
+        duration_s=0.2,
+        bytes=2048,
+    ),
+    CollectorOutcome(
+        id="ssh.h02.log",
+        kind=CollectorKind.SSH,
+        target="h02",
+        status=CollectorStatus.TIMEOUT,
+        duration_s=10.0,
+        error_class="CollectorTimeout",
+        error_message="timed out after 10s",
+    ),
+]
+
+
+def test_structure_snapshot(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    html = render_html(done.report, done.timeline, BundleExtras(collectors=COLLECTORS))
+    tree = outline(html)
+    assert "h1 “BLOCKED — first failed layer: placement”" in tree
+    assert "svg.timeline" in tree
+    assert "li.s-fail.first" in tree
+    _check_snapshot("blocked.html.outline", tree)
+
+
+def test_the_page_leads_with_verdict_layer_and_main_finding(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    html = render_html(done.report, done.timeline)
+    top = html[html.index("<body>") : html.index('id="fleet"')]
+    assert "BLOCKED</span> — first failed layer: placement" in top
+    assert "Main finding: <code>NO_MATCHING_WORKER</code>" in top
+
+
+def test_csp_allows_only_the_inline_stylesheet_by_hash(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    html = render_html(done.report, done.timeline)
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp is not None
+    policy = html_lib.unescape(csp[1])
+    assert "default-src 'none'" in policy
+    assert "script-src 'none'" in policy
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert style is not None
+    digest = base64.b64encode(hashlib.sha256(style[1].encode()).digest()).decode()
+    assert f"style-src 'sha256-{digest}'" in policy
+    assert html.count("<style>") == 1
+    assert "<script" not in html
+    assert " style=" not in html  # inline style attributes would be blocked by the policy
+    assert not re.search(r'(?:src|href)="(?!#)', html)  # nothing loaded, links are anchors only
+
+
+def test_every_bundle_string_is_text(tmp_path: Path) -> None:
+    bundle = write_hostile_bundle(tmp_path / "b")
+    out = tmp_path / "r.html"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bundler",
+            "analyze",
+            str(bundle),
+            "--format",
+            "html",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    html = out.read_text()
+    assert "<script" not in html
+    assert "<img" not in html
+    assert 'href="javascript' not in html
+    assert "&lt;script&gt;document.title=&#39;" + PWNED in html
+    assert "&#34;&gt;&lt;img src=x onerror=&#34;document.title=" in html
+    body = html[html.index("<body>") :]
+    assert body.count(PWNED) >= len(PAYLOADS)  # shown, as text, where they occur
+    assert "Connection lost" in html  # the worker log line reached the timeline's titles
+    assert EVIL_WORKER not in html  # never raw
+
+
+def test_timeline_draws_states_marks_bands_and_collection(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    view = build(done.report, done.timeline)
+    assert view is not None
+    labels = [lane.label for lane in view.lanes]
+    assert labels[0] == "server, no worker named"
+    assert labels.index("w2") < labels.index("w1")  # failing worker first
+    w2 = view.lanes[labels.index("w2")]
+    assert [b.state for b in w2.bars] == ["up", "stale", "down"]
+    assert {m.category for m in w2.marks} >= {"registration", "stale", "evicted", "unclaim"}
+    assert all(f"{SERVER_LOG}:" in m.title for m in w2.marks if m.category != "heartbeat")
+    assert len(view.bands) == 1
+    assert "server down" in view.bands[0].title
+    assert view.bands[0].x1 < view.bands[0].x2
+    assert view.collected_x is not None
+    assert view.collected_x == max(x for x, _ in view.ticks)  # collection is the last moment
+
+
+def test_timeline_at_five_hundred_workers_folds_lanes_failing_first() -> None:
+    fleet = big_fleet(500)
+    events = [_event("evicted", -60, f"w{n:04d}", n) for n in range(1, 320)]
+    events += [_event("registered", -900, f"w{n:04d}", 1000 + n) for n in range(1, 501)]
+    done = run_analysis(fleet.evidence(), profile=StubProfile(events=events))  # type: ignore[arg-type]
+    view = build(done.report, done.timeline)
+    assert view is not None
+    groups = done.report.fleet.groups if done.report.fleet else []
+    assert len(view.lanes) <= MAX_LANES + len(groups)
+    assert view.folded == 500 - MAX_LANES
+    assert view.lanes[0].css == "blocked"
+    folded = [lane for lane in view.lanes if lane.note]
+    assert folded
+    assert all(len(lane.marks) <= 2 * 120 for lane in folded)
+    html = render_html(done.report, done.timeline)
+    assert len(html.encode()) < 1_000_000
+
+
+def test_no_dated_evidence_means_no_timeline_said_in_words() -> None:
+    from bundler.analyze.api import EvidenceSet
+    from bundler.analyze.engine import analyze
+    from bundler.source import MemorySource
+
+    report = analyze(EvidenceSet(MemorySource()))
+    assert build(report, None) is None
+    html = render_html(report)
+    assert "no timeline to draw" in html
+    assert "The bundle lists no worker." in html
+
+
+def test_cli_writes_the_page_and_exits_by_verdict(tmp_path: Path) -> None:
+    bundle = write_hostile_bundle(tmp_path / "b")
+    out = tmp_path / "report.html"
+    out.write_text("old report")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bundler",
+            "analyze",
+            str(bundle),
+            "--format",
+            "html",
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert not list(tmp_path.glob(".*tmp-bundler"))
+
+
+def test_output_refuses_to_overwrite_the_bundle_itself(tmp_path: Path) -> None:
+    zipped = tmp_path / "b.zip"
+    zipped.write_bytes(b"PK")
+    same = subprocess.run(
+        [sys.executable, "-m", "bundler", "analyze", str(zipped), "-o", str(zipped)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert same.returncode == 2
+    assert "is the bundle itself" in same.stderr
+    assert zipped.read_bytes() == b"PK"

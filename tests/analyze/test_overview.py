@@ -1,0 +1,142 @@
+"""The fleet overview: every worker on one line, grouped at hundreds, one JSON entry per worker."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+
+import pytest
+
+from bundler.analyze.engine import analyze
+from bundler.analyze.render import render, render_json, render_markdown
+from schemas import AnalysisReport, Verdict
+from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerAuthorization
+from tests.analyze.test_render import _check_snapshot
+from tests.support.big_fleet import big_fleet
+from tests.support.evidence import T0, Fleet, lease, worker
+
+
+def _text(report: AnalysisReport, width: int = 100) -> str:
+    out = io.StringIO()
+    render(report, "text", out, color=False, width=width)
+    return out.getvalue()
+
+
+def _three(fleet: Fleet) -> AnalysisReport:
+    """w1 runs ingest, w2 idles, w3 went offline ten minutes before collection."""
+    assert fleet.workers is not None
+    assert fleet.authorization is not None
+    fleet.authorization.workers.append(
+        WorkerAuthorization(
+            worker="w3", bootstrap_method="api_key", decision="allow", lease=lease()
+        )
+    )
+    seen = T0 - timedelta(minutes=10)
+    fleet.workers.workers.append(
+        worker(
+            "w3",
+            connection=ConnectionState.OFFLINE,
+            native_status="offline",
+            labels={"zone": "c", "gpu": "1"},
+            last_heartbeat_at=seen,
+            heartbeat_age_s=600.0,
+        )
+    )
+    return analyze(fleet.evidence())
+
+
+def test_three_workers_one_line_each_failing_first(fleet: Fleet) -> None:
+    report = _three(fleet)
+    overview = report.fleet
+    assert overview is not None
+    assert [w.name for w in overview.workers] == ["w3", "w1", "w2"]
+    w3 = overview.workers[0]
+    assert (w3.status, w3.verdict, w3.finding) == (
+        ConnectionState.OFFLINE,
+        Verdict.DEGRADED,
+        "WORKER_OFFLINE_IDLE",
+    )
+    assert w3.heartbeat_age_s == 600.0
+    assert w3.evidence is not None
+    assert w3.evidence.label() == "evidence/workers.json#/workers/2"
+    assert overview.workers[1].jobs_placed == 1  # ingest runs on w1
+    assert overview.by_status == {"online": 2, "offline": 1}
+    text = _text(report)
+    assert "Fleet overview — 3 workers: 2 online, 1 offline" in text
+    assert text.index("Fleet overview") < text.index("Targets")
+    assert "w3      offline  10m" in text
+    _check_snapshot("overview-3.txt", text)
+    md = render_markdown(report)
+    assert "| w3 | offline | 10m | gpu=1,zone=c | 0/16 | 0 | degraded | WORKER_OFFLINE_IDLE |" in md
+    _check_snapshot("overview-3.md", md)
+
+
+def test_a_healthy_fleet_reads_every_layer_passes_per_worker(fleet: Fleet) -> None:
+    report = analyze(fleet.evidence())
+    assert report.fleet is not None
+    assert {w.verdict for w in report.fleet.workers} == {Verdict.HEALTHY}
+    assert "every layer passes" in _text(report)
+
+
+@pytest.fixture(scope="module")
+def five_hundred() -> AnalysisReport:
+    return analyze(big_fleet(500).evidence())
+
+
+def test_five_hundred_workers_group_identical_findings(five_hundred: AnalysisReport) -> None:
+    overview = five_hundred.fleet
+    assert overview is not None
+    assert overview.workers_total == 500 == len(overview.workers)
+    assert sum(g.count for g in overview.groups) == 500
+    grouped = sorted(w for g in overview.groups for w in g.workers)
+    assert grouped == sorted(w.name for w in overview.workers)
+    offline = [g for g in overview.groups if g.status is ConnectionState.OFFLINE]
+    assert sum(g.count for g in offline) == 312
+    text = _text(five_hundred)
+    # Identical findings once, with the count and when they went silent:
+    assert "268 workers offline, last seen 2026-11-29 16:45:01 – 16:48:00Z" in text
+    assert "100 workers online — no trouble found" in text
+    assert "w0400" not in text  # no line per worker in the text report at this size
+    assert "Same finding for 31 more targets" in text
+    _check_snapshot("overview-500.txt", text)
+    md = render_markdown(five_hundred)
+    assert "- **268 workers offline, last seen" in md
+    _check_snapshot("overview-500.md", md)
+
+
+def test_json_keeps_one_entry_per_worker(five_hundred: AnalysisReport) -> None:
+    data = json.loads(render_json(five_hundred))
+    assert len(data["fleet"]["workers"]) == 500
+    assert len({w["name"] for w in data["fleet"]["workers"]}) == 500
+    assert data["fleet"]["groups"][0]["summary"].startswith("32 workers offline")
+    assert AnalysisReport.model_validate(data) == five_hundred
+
+
+def test_a_thousand_failing_workers_fit_in_150_lines_of_text() -> None:
+    """The fleet scale target (issue 20): the text report stays a screenful or two."""
+    report = analyze(big_fleet(1000, everything_failing=True).evidence())
+    assert report.fleet is not None
+    assert report.fleet.workers_total == 1000
+    text = _text(report, width=110)
+    assert len(text.splitlines()) <= 150
+    assert "824 workers" not in text  # offline ones split by whether a ladder was walked
+    assert sum(g.count for g in report.fleet.groups) == 1000
+    assert "workers offline" in text
+    assert "not walked" in text
+
+
+def test_more_groups_than_shown_are_counted_not_dropped() -> None:
+    fleet = big_fleet(40)
+    assert fleet.workers is not None
+    states = list(ConnectionState)
+    for index, w in enumerate(fleet.workers.workers):
+        w.connection = states[index % len(states)]
+        w.health = HealthState.UNHEALTHY if index // len(states) % 2 else HealthState.HEALTHY
+        w.admin = AdminState.PAUSED if index // (2 * len(states)) % 2 else AdminState.ACTIVE
+    report = analyze(fleet.evidence())
+    assert report.fleet is not None
+    assert len(report.fleet.groups) > 12
+    text = _text(report, width=110)
+    rest = sum(g.count for g in report.fleet.groups[12:])
+    assert f"… {len(report.fleet.groups) - 12} more group(s), {rest} worker(s)" in text

@@ -1,0 +1,80 @@
+"""``bundler diff`` on committed samples: formats, the published schema, and refusals.
+
+The samples are separate labs, not one fleet before and after, which makes
+them good for what must be refused or warned about: another product (exit
+2), another server and a BEFORE newer than AFTER (warnings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+
+from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+from schemas._export import JSON_DIR
+
+ENV = os.environ | {PASSWORD_ENV: SAMPLE_PASSWORD}
+
+
+def diff(*args: str, env: dict[str, str] = ENV) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bundler", "diff", *args, "--password-env", PASSWORD_ENV],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def sample(name: str) -> str:
+    return str(BUNDLES_DIR / f"{name}.zip")
+
+
+def test_json_validates_against_the_published_schema() -> None:
+    result = diff(sample("flux-healthy"), sample("flux-hung"), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    schema = json.loads((JSON_DIR / "diff-report.schema.json").read_text())
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, schema)
+    assert report["verdict"] == "regressed"
+    assert any("server differs" in w for w in report["warnings"])
+
+
+def test_text_and_markdown_lead_with_the_verdict_and_list_the_checklist() -> None:
+    text = diff(sample("flux-healthy"), sample("flux-hung"))
+    assert text.stdout.startswith("REGRESSED:")
+    assert "heartbeat: pass -> fail (REGRESSION)" in text.stdout
+    assert "Recovery acceptance (on AFTER):" in text.stdout
+    assert "bundler: warning: the server differs" in text.stderr
+    markdown = diff(sample("flux-healthy"), sample("flux-hung"), "--format", "markdown")
+    assert markdown.stdout.startswith("## bundler diff: REGRESSED")
+    assert "| `FLUX_WORKER_EVICTED` |" in markdown.stdout
+    assert "### Recovery acceptance (on AFTER)" in markdown.stdout
+
+
+def test_a_swapped_pair_is_warned_about() -> None:
+    result = diff(sample("lyftdata-license_expired"), sample("lyftdata-healthy"))
+    assert "newer than AFTER" in result.stderr
+    # the sample's canary ran before the incident's bundle: it proves nothing about a repair
+    assert "[FAIL] successful canary newer than BEFORE" in result.stdout
+    assert result.returncode == 1
+
+
+def test_two_products_cannot_be_compared() -> None:
+    result = diff(sample("flux-healthy"), sample("lyftdata-healthy"))
+    assert result.returncode == 2
+    assert "diff compares two bundles of the same fleet" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_bundle_that_cannot_be_opened_is_exit_2() -> None:
+    result = diff(sample("flux-healthy"), sample("flux-hung"), env=ENV | {PASSWORD_ENV: "wrong"})
+    assert result.returncode == 2
+    assert result.stderr.startswith("bundler: error:")
+    missing = diff(sample("flux-healthy"), str(BUNDLES_DIR / "no-such.zip"))
+    assert missing.returncode == 2

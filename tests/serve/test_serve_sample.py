@@ -1,0 +1,141 @@
+"""``bundler serve`` on a committed sample bundle, through real HTTP.
+
+The sample predates recorded requests (``CollectorOutcome.http``), so these
+tests also prove the fallback: paths, queries and statuses rebuilt from the
+Flux plan answer the same routes. The live-Flux test (``test_serve_flux``)
+covers bundles that record them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bundler.archive import open_bundle
+from bundler.cli.options import OpenSecrets
+from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+from tests.support.serving import Served, serving
+
+SAMPLE = BUNDLES_DIR / "flux-hung.zip"
+ENV = os.environ | {PASSWORD_ENV: SAMPLE_PASSWORD}
+
+
+def bundler(*args: str, env: dict[str, str] = ENV) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bundler", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def member(name: str) -> bytes:
+    secrets = OpenSecrets(password_env=PASSWORD_ENV)
+    with open_bundle(SAMPLE, secrets, environ={PASSWORD_ENV: SAMPLE_PASSWORD}) as reader:
+        return reader.read_bytes(name)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    args = [str(SAMPLE), "--password-env", PASSWORD_ENV]
+    with serving(args, ENV, tmp_path_factory.mktemp("serve")) as running:
+        yield running
+
+
+def test_the_banner_names_a_loopback_url_and_the_flux_commands(served: Served) -> None:
+    assert served.url.startswith("http://127.0.0.1:")
+    banner = "\n".join(served.banner)
+    assert f"flux worker list --server-url {served.url}" in banner
+    assert f"flux worker show w1 --server-url {served.url}" in banner
+    assert f"--detailed --server-url {served.url}" in banner
+    assert "predates recorded requests" in served.log()
+
+
+def test_captured_routes_answer_with_the_bundle_bytes(served: Served) -> None:
+    workers = httpx.get(f"{served.url}/workers", timeout=10)
+    assert workers.status_code == 200
+    assert workers.headers["x-bundler-replay"] == "captured"
+    assert workers.headers["content-type"] == "application/json"
+    assert workers.content == member("raw/http/workers.json")
+    first = json.loads(member("raw/http/workers.json"))[0]["name"]
+    one = httpx.get(f"{served.url}/workers/{first}", timeout=10)
+    assert one.content == member("raw/http/worker/000.json")
+    running = httpx.get(f"{served.url}/executions", params={"limit": "200", "state": "RUNNING"})
+    assert running.status_code == 200  # the query matches in any order
+    assert running.content == member("raw/http/executions-running.json")
+
+
+def test_a_route_not_captured_is_a_404_that_says_so(served: Served) -> None:
+    reply = httpx.get(f"{served.url}/executions", params={"limit": "50"}, timeout=10)
+    assert reply.status_code == 404
+    assert reply.headers["x-bundler-replay"] == "not-captured"
+    body = reply.json()
+    assert "not captured" in body["detail"]
+    assert "/executions?state=RUNNING&limit=200" in body["captured_for_this_path"]
+    assert httpx.get(f"{served.url}/namespaces", timeout=10).status_code == 404
+
+
+def test_refused_routes_and_every_other_method_are_405(served: Served) -> None:
+    connect = httpx.get(f"{served.url}/workers/w1/connect", timeout=10)
+    assert (connect.status_code, connect.headers["x-bundler-replay"]) == (405, "refused")
+    cancel = httpx.get(f"{served.url}/workflows/default/sleeper/cancel/abc", timeout=10)
+    assert (cancel.status_code, cancel.headers["x-bundler-replay"]) == (405, "refused")
+    secrets = httpx.get(f"{served.url}/admin/secrets", timeout=10)
+    assert secrets.status_code == 405
+    for method in ("POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"):
+        reply = httpx.request(method, f"{served.url}/workers", content=b"{}", timeout=10)
+        assert (reply.status_code, reply.headers["x-bundler-replay"]) == (405, "method"), method
+
+
+def test_the_request_log_says_what_was_served_and_what_was_missing(served: Served) -> None:
+    httpx.get(f"{served.url}/health", timeout=10)
+    httpx.get(f"{served.url}/nothing-here", timeout=10)
+    log = served.log()
+    assert "GET /health -> 200 captured (raw/http/health.json)" in log
+    assert "GET /nothing-here -> 404 not-captured" in log
+
+
+def test_ctrl_c_stops_it_with_exit_130(tmp_path: Path) -> None:
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        httpx.get(f"{running.url}/ready", timeout=10)
+        assert running.interrupt() == 130
+        assert "stopped after 1 request(s), 0 not captured" in running.log()
+        assert "Traceback" not in running.log()
+
+
+def test_a_wrong_password_is_exit_2_and_serves_nothing() -> None:
+    result = bundler(
+        "serve", str(SAMPLE), "--password-env", "WRONG_PW", env=ENV | {"WRONG_PW": "no"}
+    )
+    assert result.returncode == 2, result.stderr
+    assert "URL:" not in result.stdout
+    assert result.stderr.startswith("bundler: error:")
+
+
+def test_a_non_loopback_host_needs_allow_network() -> None:
+    result = bundler("serve", str(SAMPLE), "--host", "0.0.0.0", "--password-env", PASSWORD_ENV)
+    assert result.returncode == 2
+    assert "--allow-network" in result.stderr
+
+
+def test_a_hosts_only_bundle_is_a_clear_error(tmp_path: Path) -> None:
+    tree = tmp_path / "hosts" / "h01"
+    tree.mkdir(parents=True)
+    (tree / "sysinfo.json").write_text('{"hostname": "a"}\n')
+    bundle = tmp_path / "hosts-only.zip"
+    made = bundler(
+        "redact", str(tmp_path / "hosts"), "--out", str(bundle), "--password-env", PASSWORD_ENV
+    )
+    assert made.returncode == 0, made.stderr
+    result = bundler("serve", str(bundle), "--password-env", PASSWORD_ENV)
+    assert result.returncode == 2
+    assert "holds no captured control-plane API state" in result.stderr
