@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from schemas import AnalysisReport, TargetSummary, utc_now
 
@@ -71,7 +72,7 @@ def run_doctor(
                 token=token,
                 ca_cert=request.ca_cert,
                 insecure=request.insecure,
-                max_connections=request.concurrency,
+                api_concurrency=request.api_concurrency,
             )
         )
         if server_url
@@ -94,7 +95,8 @@ def run_doctor(
         result = engine.run()
         for note in result.notes:
             warn(note)
-        return _conclude(request, sink, bundle, result, profile, server_url, now, warn)
+        api = http.usage.manifest_record() if http is not None else None
+        return _conclude(request, sink, bundle, result, profile, server_url, now, warn, api)
     except KeyboardInterrupt as exc:
         sink.abort()
         raise Interrupted("interrupted while sealing: no bundle was written") from exc
@@ -119,6 +121,7 @@ def _conclude(
     server_url: str | None,
     now: Callable[[], datetime],
     warn: Callable[[str], None],
+    api: dict[str, Any] | None = None,
 ) -> DoctorOutcome:
     profile_name = profile.name if profile is not None else None
     if profile is not None and result.collected:
@@ -143,7 +146,7 @@ def _conclude(
             target=TargetSummary(
                 server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
-            options=manifest_options(request, profile),
+            options=manifest_options(request, profile, api),
             collectors=result.outcomes,
             interrupted=result.interrupted,
         )
