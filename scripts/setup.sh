@@ -83,5 +83,16 @@ if [ ! -x "$FLUX_VENV/bin/flux" ] || ! "$FLUX_VENV/bin/python" -c "import import
   fi
 fi
 
+# --- psycopg for the fleet's Flux server on PostgreSQL (samples/flux_fleet/postgres.py) -------
+# Beside the Flux venv, not in it (the venv may be shared): only the fleet's server gets it on
+# its PYTHONPATH. Flux's own extra pins it: flux-core[postgresql] -> psycopg[binary,pool]>=3.2,<4.
+FLUX_PG=".cache/flux-postgres"
+if [ -x "$FLUX_VENV/bin/python" ] && [ ! -d "$FLUX_PG/psycopg_pool" ]; then
+  say "installing psycopg for the Flux fleet into $FLUX_PG"
+  "$FLUX_VENV/bin/python" -m pip install -q --disable-pip-version-check --target "$FLUX_PG" \
+    "psycopg[binary,pool]>=3.2,<4" 2>&1 | grep -v "is ignored" >&2 || true
+  [ -d "$FLUX_PG/psycopg_pool" ] || say "psycopg could not be installed: the Flux fleet test is skipped"
+fi
+
 # --- the committed sample identity (a public test key) ----------------------------------------
 if [ -f samples/keys/sample-identity ]; then chmod 600 samples/keys/sample-identity; fi

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from schemas import AnalysisReport, TargetSummary, utc_now
 
@@ -87,7 +88,7 @@ def run_doctor(
                 token=token,
                 ca_cert=request.ca_cert,
                 insecure=request.insecure,
-                max_connections=request.concurrency,
+                api_concurrency=request.api_concurrency,
             )
         )
         if server_url
@@ -110,7 +111,8 @@ def run_doctor(
         result = engine.run()
         for note in result.notes:
             warn(note)
-        return _conclude(request, sink, bundle, result, profile, server_url, now, warn)
+        api = http.usage.manifest_record() if http is not None else None
+        return _conclude(request, sink, bundle, result, profile, server_url, now, warn, api)
     except KeyboardInterrupt as exc:
         sink.abort()
         raise Interrupted("interrupted while sealing: no bundle was written") from exc
@@ -135,6 +137,7 @@ def _conclude(
     server_url: str | None,
     now: Callable[[], datetime],
     warn: Callable[[str], None],
+    api: dict[str, Any] | None = None,
 ) -> DoctorOutcome:
     profile_name = profile.name if profile is not None else None
     # Even when nothing was collected: the failures themselves are evidence (a server that
@@ -161,7 +164,7 @@ def _conclude(
             target=TargetSummary(
                 server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
-            options=manifest_options(request, profile),
+            options=manifest_options(request, profile, api),
             collectors=result.outcomes,
             interrupted=result.interrupted,
         )
