@@ -194,7 +194,7 @@ RECOVERY_PATHS: dict[str, Recovery] = {
             "Once it runs, it reconnects by itself; confirm it reads online in GET /workers.",
         ],
         cautions=["A worker that exited cleanly long ago is listed offline by design."],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     ),
     "capacity": Recovery(
         summary="Give the execution a worker with a free slot and the resources it requests.",
@@ -205,7 +205,7 @@ RECOVERY_PATHS: dict[str, Recovery] = {
             "If the worker reports event-loop starvation, move CPU-bound code to the "
             "subprocess runner or give the host dedicated capacity.",
         ],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     ),
 }
 """Flux's own text for generic recovery paths (the generic texts follow another guide)."""

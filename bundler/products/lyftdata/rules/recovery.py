@@ -79,7 +79,7 @@ CAPACITY = Recovery(
         "A restart does not add a missing capability; the job reads running but cannot use a "
         "component its worker lacks.",
     ],
-    reference=f"{SEED}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
+    reference=f"{GUIDE}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
     "acceptance (adequate measured capacity)",
 )
 
@@ -98,7 +98,7 @@ HEARTBEAT = Recovery(
     cautions=[
         "A restart can hide the original evidence: capture it first (`lyftdata doctor --json`).",
     ],
-    reference=f"{SEED}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
+    reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
 )
 
 RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
