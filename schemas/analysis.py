@@ -20,7 +20,7 @@ ANALYSIS_SCHEMA = "bundler.analysis/1"
 
 
 class Recovery(RecordModel):
-    """What to do about a finding: the path from seed 000 and its cautions."""
+    """What to do about a finding: the recovery path from the product's guide, and its cautions."""
 
     summary: str
     steps: list[str] = Field(default_factory=list)
@@ -64,7 +64,10 @@ class LayerResult(RecordModel):
 
 
 class AcceptanceCheck(RecordModel):
-    """One line of seed 000's recovery acceptance checklist, evaluated on the evidence."""
+    """One line of the guide's recovery acceptance checklist, evaluated on the evidence.
+
+    The checklist is the *Worker Recovery and Serviceability* guide's "Recovery acceptance".
+    """
 
     check: str
     layer: Layer

@@ -7,7 +7,8 @@ The engine owns three decisions so that rules stay small and honest:
 * **a broken rule is visible** — an exception inside a rule becomes a
   ``RULE_ERROR`` finding on an ``unknown`` rung, never a crash and never a pass;
 * **stop at the first failed rung** — rungs above it are ``skipped`` with
-  ``blocked_by``, because seed 000 says to repair the lowest failure first.
+  ``blocked_by``, because the *Worker Recovery and Serviceability* guide says to
+  repair the lowest failure first.
 
 Combining several rules on one rung: fail > unknown > warn > pass >
 not_applicable. Unknown outranks warn because a rung we could not fully see

@@ -1,12 +1,12 @@
 """Recovery advice, written once and referenced by finding codes.
 
-Seed 000 ("Common recovery paths", "Recovery acceptance") is the source of
-the facts; the wording is ours, and the texts themselves live in
-:mod:`bundler.analyze.recovery_paths`. Rules do not carry advice themselves: the
-engine attaches :func:`recovery_for` and :func:`acceptance_for` to every
-finding whose code is listed in :data:`CODE_PATHS`, so the same failure always
-reads the same way whichever rule (generic or product) found it. A product
-may still set ``Finding.recovery`` explicitly when it knows better.
+The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Recovery
+acceptance") is the source of the facts; the wording is ours, and the texts themselves
+live in :mod:`bundler.analyze.recovery_paths`. Rules do not carry advice themselves: the
+engine attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
+code is listed in :data:`CODE_PATHS`, so the same failure always reads the same way
+whichever rule (generic or product) found it. A product may still set
+``Finding.recovery`` explicitly when it knows better.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "successful bounded canary": (Layer.OUTCOME,),
     "external receipt where the job has an external effect": (Layer.OUTCOME,),
 }
-"""Seed 000's recovery acceptance list, each check with the rungs that prove it."""
+"""The guide's recovery acceptance list, each check with the rungs that prove it."""
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from bundler.doctor.run import run_doctor
 from bundler.doctor.summary import exit_code
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
+from tests.support.interrupts import ctrl_c_in
 from tests.support.sshd import SshLab, free_port
 
 
@@ -227,12 +225,8 @@ def test_ctrl_c_keeps_what_was_collected(
 ) -> None:
     http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
     http_server.route("/workers", Reply(hang=True))
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
+    with ctrl_c_in(0.5, once=lambda: "/workers" in http_server.paths()):
         outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
-    finally:
-        timer.cancel()
     assert outcome.exit_code == ExitCode.INTERRUPTED
     statuses = {o.id: o.status.value for o in outcome.result.outcomes}
     assert statuses["http.health"] == "ok"

@@ -1,10 +1,13 @@
-"""LyftData's own recovery paths (seed 000's wording, LyftData's commands) for product findings."""
+"""LyftData's own recovery paths for product findings, with LyftData's commands.
+
+The facts come from LyftData's *Worker Recovery and Serviceability* guide.
+"""
 
 from __future__ import annotations
 
 from schemas import Recovery
 
-SEED = "seed 000, Worker Recovery and Serviceability"
+GUIDE = "LyftData's Worker Recovery and Serviceability guide"
 
 CLOCK_SYNC = Recovery(
     summary="Synchronize the worker host's clock, then let the lease refresh on its own.",
@@ -20,7 +23,7 @@ CLOCK_SYNC = Recovery(
         "Do not run `lyftdata-worker --reset-state auth` or re-enroll: the cached identity is "
         "sound, and a new lease is refused again while the clock is off.",
     ],
-    reference=f"{SEED}: Connectivity or TLS (clock synchronization); License or runtime "
+    reference=f"{GUIDE}: Connectivity or TLS (clock synchronization); License or runtime "
     "authorization",
 )
 
@@ -45,7 +48,7 @@ RESET_STATE_REPAIR = Recovery(
         "Do not start a replacement with the same identity and state while this worker can "
         "still run.",
     ],
-    reference=f"{SEED}: Corrupt local state",
+    reference=f"{GUIDE}: Corrupt local state",
 )
 
 ENABLE_METRICS = Recovery(
@@ -76,7 +79,7 @@ CAPACITY = Recovery(
         "A restart does not add a missing capability; the job reads running but cannot use a "
         "component its worker lacks.",
     ],
-    reference=f"{SEED}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
+    reference=f"{GUIDE}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
     "acceptance (adequate measured capacity)",
 )
 
@@ -95,7 +98,7 @@ HEARTBEAT = Recovery(
     cautions=[
         "A restart can hide the original evidence: capture it first (`lyftdata doctor --json`).",
     ],
-    reference=f"{SEED}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
+    reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
 )
 
 RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
