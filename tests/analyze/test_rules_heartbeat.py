@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from bundler.analyze.api import TimelineEvent
@@ -138,11 +139,20 @@ def test_unhealthy_and_paused_warn(fleet: Fleet) -> None:
     assert judge(rules.worker_health, fleet, worker="w2") is None
 
 
-def test_flapping_needs_repeated_disconnects(fleet: Fleet) -> None:
-    two = [_event("evicted", 10), _event("disconnected", 20)]
-    assert judge(rules.heartbeat_flapping, fleet, events=two) is None
-    three = [*two, _event("connection_lost", 30)]
+def _outage_at(kind: str, minutes_ago: float) -> TimelineEvent:
+    event = _event(kind, 1)
+    return replace(event, at=T0 - timedelta(minutes=minutes_ago))
+
+
+def test_flapping_needs_repeated_outages(fleet: Fleet) -> None:
+    # one hang: evicted, disconnected the same second, connection lost when it resumed
+    one = [_event("evicted", 10), _event("disconnected", 10), _event("connection_lost", 40)]
+    assert judge(rules.heartbeat_flapping, fleet, events=one) is None
+    three = [_outage_at("evicted", 50), _outage_at("evicted", 30), _outage_at("evicted", 10)]
+    two_and_one_hang = judge(rules.heartbeat_flapping, fleet, events=[*three[:2], *one])
+    assert codes(two_and_one_hang) == ["HEARTBEAT_FLAPPING"]  # the hang is the third outage
     result = judge(rules.heartbeat_flapping, fleet, events=three)
     assert codes(result) == ["HEARTBEAT_FLAPPING"]
     assert result is not None
     assert len(result.findings[0].evidence) == 3
+    assert result.findings[0].details["outages"] == 3

@@ -12,7 +12,7 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
-from ..api import RuleContext, RuleResult, make_finding, rule
+from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from ..facts import (
     citations,
     cite,
@@ -28,7 +28,10 @@ from ..facts import (
 HISTORY_KINDS = ("stale", "evicted", "disconnected", "connection_lost", "unhealthy")
 FLAP_KINDS = ("evicted", "disconnected", "connection_lost")
 FLAP_THRESHOLD = 3
-"""Disconnect-type events for an online worker that make it 'flapping'."""
+"""Separate outages (see :data:`OUTAGE_WINDOW_S`) of an online worker that make it 'flapping'."""
+OUTAGE_WINDOW_S = 120.0
+"""Disconnect-type lines within this long of an outage's first line are that one outage: a
+single hang reads 'evicted', 'disconnected' and, when it resumes, 'connection lost'."""
 
 _STATE_FAILURES = {
     ConnectionState.STALE: ("WORKER_HEARTBEAT_STALE", "is marked stale: heartbeats stopped"),
@@ -225,16 +228,34 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     if found is None or found[1].connection is not ConnectionState.ONLINE:
         return None
     events = ctx.timeline.of_kind(*FLAP_KINDS, worker=found[1].name)
-    if len(events) < FLAP_THRESHOLD:
+    outages = _outages(events)
+    if len(outages) < FLAP_THRESHOLD:
         return None
     return RuleResult.warn(
         "HEARTBEAT_FLAPPING",
-        f"Worker {found[1].name} is online now, but the logs show {len(events)} disconnections "
-        "or evictions: something keeps cutting its heartbeat.",
-        evidence=[e.citation() for e in events[-4:]],
+        f"Worker {found[1].name} is online now, but the logs show {len(outages)} separate "
+        "disconnections or evictions: something keeps cutting its heartbeat.",
+        evidence=[first.citation() for first in outages[-4:]],
         worker=found[1].name,
         events=len(events),
+        outages=len(outages),
     )
+
+
+def _outages(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """The first line of each outage (undated lines count one each: nothing joins them)."""
+    firsts: list[TimelineEvent] = []
+    for event in events:
+        last = firsts[-1] if firsts else None
+        same = (
+            last is not None
+            and last.at is not None
+            and event.at is not None
+            and (event.at - last.at).total_seconds() <= OUTAGE_WINDOW_S
+        )
+        if not same:
+            firsts.append(event)
+    return firsts
 
 
 RULES = (worker_heartbeat, worker_health, worker_admin_state, heartbeat_flapping)
