@@ -234,7 +234,7 @@ def review_source(
         clean=not findings and consistent is not False,
         members_checked=len(names),
         bytes_checked=total,
-        checks=list(CHECKS) if list(originals) or True else CHECKS,
+        checks=list(CHECKS),
         findings=findings,
         report_consistent=consistent,
         report_mismatches=mismatches,
