@@ -157,20 +157,26 @@ def _insert(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     listed = found.group(2)
     columns = _columns(data[found.start(2) : found.end(2)]) if listed else _SCHEMAS.get(table)
     kinds = [secret_kind(c) for c in columns] if columns else None
+    if kinds is not None and not any(kinds):
+        return  # a known table without credential columns: nothing to take
     secretive = bool(_SECRET_TABLE.search(table))
+    if kinds is None:
+        # no column names in view: only values that look generated, found in C
+        for literal in _SQL_LITERAL.finditer(data, found.end(), end + 1):
+            value = literal.group(1)
+            if (
+                len(value) >= 20
+                and not is_placeholder(value)
+                and (generated_secret(value) or (secretive and _HEX_SECRET.fullmatch(value)))
+            ):
+                yield Hit(literal.start(1), literal.end(1), "sql-secret", rule.id)
+        return
     for row in _values(data, found.end(), end + 1):
         for index, (start, stop, quoted) in enumerate(row):
             value = data[start:stop]
             if not value or value.upper() == b"NULL" or is_placeholder(value):
                 continue
-            kind = kinds[index] if kinds is not None and index < len(kinds) else None
-            if (
-                kind is None
-                and kinds is None
-                and quoted
-                and (generated_secret(value) or (secretive and _HEX_SECRET.fullmatch(value)))
-            ):
-                kind = "sql-secret"
+            kind = kinds[index] if index < len(kinds) else None
             if kind is not None and (quoted or not value.replace(b".", b"").isdigit()):
                 yield Hit(start, stop, kind, rule.id)
 
@@ -199,7 +205,7 @@ SQL_RULES: tuple[Rule, ...] = (
         "secret",
         "sql",
         "Learns a table's columns from CREATE TABLE (for INSERTs without a column list).",
-        rb"create[ \t]+table",
+        rb"create (?:temp |temporary )?table",
         lower=True,
         handler=_create_table,
         examples=(
@@ -215,7 +221,7 @@ SQL_RULES: tuple[Rule, ...] = (
         "secret",
         "sql",
         "INSERT values of credential-named columns (column list, or CREATE TABLE seen before).",
-        rb"insert[ \t]",
+        rb"insert (?:or [a-z]+ )?into",
         lower=True,
         handler=_insert,
         examples=(
