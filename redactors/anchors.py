@@ -44,7 +44,7 @@ class AnchorIndex:
         for lower in (False, True):
             patterns: dict[bytes, list[int]] = {}
             for index, rule in enumerate(rules):
-                if rule.scanner is not None or rule.lower != lower or not _indexable(rule):
+                if rule.scanner is not None or rule.lower != lower or not indexable(rule):
                     continue
                 indexed.add(index)
                 for anchor in rule.anchors or ():
@@ -88,6 +88,7 @@ class AnchorIndex:
         return found
 
 
-def _indexable(rule: Rule) -> bool:
+def indexable(rule: Rule) -> bool:
+    """Whether a rule's literals are worth indexing (none of one byte or led by white space)."""
     anchors = rule.anchors
     return bool(anchors) and all(len(a) > 1 and a[:1] not in b" \t\r\n" for a in anchors or ())

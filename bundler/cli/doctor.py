@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..collect.defaults import (
+    DEFAULT_API_CONCURRENCY,
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
@@ -65,6 +66,9 @@ def _path(**kwargs: object) -> click.Path:
               help="Bytes kept per log (head + tail, truncation marked).")  # fmt: skip
 @click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
               help="Collectors running at once.")  # fmt: skip
+@click.option("--api-concurrency", type=int, default=DEFAULT_API_CONCURRENCY, show_default=True,
+              help="Requests in flight against the control plane at once (Retry-After is "
+                   "honoured up to 30 s).")  # fmt: skip
 @click.option("--timeout", "timeout_s", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
               help="Seconds per collector.")  # fmt: skip
 @click.option("--deadline", "deadline_s", type=float, default=DEFAULT_DEADLINE_S, show_default=True,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..collect.context import EngineSettings
 from ..collect.defaults import (
+    DEFAULT_API_CONCURRENCY,
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
@@ -52,6 +53,7 @@ class DoctorRequest:
     log_lines: int = DEFAULT_LOG_LINES
     log_bytes: int = DEFAULT_LOG_BYTES
     concurrency: int = DEFAULT_CONCURRENCY
+    api_concurrency: int = DEFAULT_API_CONCURRENCY
     timeout_s: float = DEFAULT_TIMEOUT_S
     deadline_s: float | None = DEFAULT_DEADLINE_S
     bundle: Path | None = None
@@ -99,6 +101,7 @@ def prepare(
     endpoints, connector = _ssh(request, targets, home)
     settings = EngineSettings(
         concurrency=request.concurrency,
+        http_lane_limit=request.api_concurrency,
         timeout_s=request.timeout_s,
         deadline_s=request.deadline_s,
         log_bytes=request.log_bytes,
@@ -175,7 +178,11 @@ def _targets(request: DoctorRequest, server_url: str | None) -> list[HostTarget]
 
 
 def _check_limits(request: DoctorRequest) -> None:
-    for name, value in (("--concurrency", request.concurrency), ("--log-lines", request.log_lines)):
+    for name, value in (
+        ("--concurrency", request.concurrency),
+        ("--api-concurrency", request.api_concurrency),
+        ("--log-lines", request.log_lines),
+    ):
         if value < 1:
             raise UsageError(f"{name} must be at least 1")
     if request.log_bytes < 1024:
@@ -220,9 +227,4 @@ def _ssh(
 
 
 def load_profile(name: str | None) -> Profile | None:
-    if name is None:
-        return None
-    try:
-        return get_profile(name)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"profile {name!r} is not available in this build") from exc
+    return get_profile(name) if name is not None else None

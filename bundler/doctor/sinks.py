@@ -46,7 +46,7 @@ def redaction_transform(
     return BundleRedactor(policy)
 
 
-def open_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
+def create_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
     """A ``BundleBuilder`` for ``path``, every member passing through ``transform``.
 
     The password (or recipients) is settled here, before any collection: a
