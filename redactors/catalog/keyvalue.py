@@ -121,7 +121,11 @@ HEX_PROSE_RULES = frozenset({"kv-token", "kv-secret", "kv-pass", "kv-cred"})
 """Prose keywords after which a long hex run is a secret ("joined with bootstrap token
 3f9a..."); not ``key`` (cache keys and digests are hex too)."""
 _HEX_RUN = re.compile(rb"(?<![A-Za-z0-9_-])[0-9a-fA-F]{32,128}(?![A-Za-z0-9_-])")
-_DIGEST_WORDS = re.compile(rb"sha|digest|hash|checksum|commit|fingerprint|\bid\b|uuid|md5")
+_DIGEST_WORDS = re.compile(
+    rb"sha|digest|hash|checksum|commit|fingerprint|uuid|md5|(?<![a-z])ids?(?![a-z])|[=\"'\[{]"
+)
+"""Between the prose word and the hex run: a digest or id says what the run is, and a new
+``key=`` or quote means the run belongs to another field (``msg="secret rotated" request_id=``)."""
 
 
 def _hex_after(view: View, pos: int) -> tuple[int, int] | None:
