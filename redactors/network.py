@@ -248,7 +248,8 @@ class NetworkPseudonymizer:
         found = _USER_RE.match(view.data, pos)
         if found and PSEUDONYM_RE.fullmatch(found.group()):
             return
-        if found and found.group() not in KEEP_USERS and found.group().lower() not in KEEP_USERS:
+        name = found.group().decode("ascii") if found else ""  # _USER_RE is ASCII only
+        if found and name not in KEEP_USERS and name.lower() not in KEEP_USERS:
             self.learn_name("username", found.group())
             yield self._hit(found.start(), found.end(), "username", rule.id)
 

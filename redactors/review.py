@@ -102,9 +102,9 @@ class Reviewer:
                     member=name,
                     line=line,
                     kind=hit.kind,
-                    check=check,
+                    check=check,  # type: ignore[arg-type]  # validated: a Literal field
                     preview=mask(data[start : hit.end]),
-                )  # type: ignore[arg-type]
+                )
             )
             return data[start : hit.end]
 

@@ -14,14 +14,13 @@ from .analysis import (
     AcceptanceCheck,
     AnalysisReport,
     BundleInfo,
-    Citation,
     Finding,
     Integrity,
     LayerResult,
     Recovery,
     TargetReport,
 )
-from .citation import LineRange
+from .citation import Citation, LineRange
 from .diff import DIFF_SCHEMA, DiffReport
 from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
 from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -67,7 +68,7 @@ def _path(**kwargs: object) -> click.Path:
 @click.option("--bundle", type=_path(), help="Write the encrypted bundle here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @seal_options
-def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: object) -> None:
+def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: Any) -> None:
     """Collect evidence from a fleet into an encrypted bundle, and check it live.
 
     Without --bundle nothing is written: the check runs in memory and its
@@ -89,8 +90,8 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     request = DoctorRequest(
         bundle=bundle,
         seal=seal,
-        ssh=tuple(options.pop("ssh")),  # type: ignore[call-overload]
-        **options,  # type: ignore[arg-type]
+        ssh=tuple(options.pop("ssh")),
+        **options,
     )
     from rich.console import Console
 

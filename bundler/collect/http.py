@@ -113,7 +113,7 @@ class HttpCollector:
                 capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
             except (ConnectFailed, TransportError) as exc:
                 if attempt >= self.options.attempts:
-                    exc.attempts = attempt  # type: ignore[attr-defined]
+                    exc.attempts = attempt
                     raise
             else:
                 if capture.status_code not in RETRY_STATUSES or attempt >= self.options.attempts:
