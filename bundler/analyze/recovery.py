@@ -11,6 +11,8 @@ whichever rule (generic or product) found it. A product may still set
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from schemas import Layer, Recovery
 
 from .recovery_paths import PATHS
@@ -136,10 +138,13 @@ _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
 }
 
 
-def recovery_for(code: str) -> Recovery | None:
-    """The recovery path for a finding code, or None when we have no advice for it."""
+def recovery_for(code: str, product: Mapping[str, Recovery] | None = None) -> Recovery | None:
+    """The recovery path for a finding code (the product's own text first), or None."""
     path = CODE_PATHS.get(code)
-    return PATHS[path].model_copy(deep=True) if path else None
+    if path is None:
+        return None
+    chosen = (product or {}).get(path) or PATHS[path]
+    return chosen.model_copy(deep=True)
 
 
 def acceptance_for(code: str) -> list[str]:

@@ -3,7 +3,8 @@
 Pure data, keyed by path id; :mod:`bundler.analyze.recovery` maps finding
 codes onto these ids. Facts come from LyftData's *Worker Recovery and Serviceability*
 guide ("Common recovery paths", "Upgrade or replace a worker", "Remove a worker
-safely") and Flux's *Worker observability* page (eviction triage); the wording is ours.
+safely"); the wording is ours. A product replaces a path with its own text
+(``Profile.recovery_paths``), so a finding never cites another product's pages.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ PATHS: dict[str, Recovery] = {
             "Once the cause is fixed, confirm a fresh heartbeat and system information.",
         ],
         cautions=[CAPTURE_FIRST],
-        reference=f"{GUIDE}: Worker heartbeat; Flux's Worker observability page (eviction triage)",
+        reference=f"{GUIDE}: Worker heartbeat",
     ),
     "license": Recovery(
         summary="Restore a valid license; the worker picks it up at its next lease refresh.",
@@ -153,11 +154,11 @@ PATHS: dict[str, Recovery] = {
             "If every slot is busy, the job starts when one frees: wait, raise the worker's "
             "concurrency limit, or add a worker that matches the job.",
             "If a resource is short, move the job to a bigger worker or lower its request.",
-            "If the worker reports event-loop starvation, move CPU-bound work off the worker's "
-            "event loop (separate process runner) or give the host dedicated capacity.",
+            "If a component capability is missing, add it to the worker or move the job to a "
+            "worker that offers it.",
         ],
         cautions=[],
-        reference=f"{GUIDE}: Capacity; Flux's Worker observability page (stuck execution triage)",
+        reference=f"{GUIDE}: Capacity",
     ),
     "outcome": Recovery(
         summary="Prove the job works end to end with a bounded canary and its receipt.",

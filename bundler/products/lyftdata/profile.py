@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
@@ -37,8 +38,28 @@ class LyftDataProfile:
 
         return read_only_commands()
 
+    @property
+    def recovery_paths(self) -> Mapping[str, Recovery]:
+        """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
+        from .rules.recovery import RECOVERY_PATHS
+
+        return RECOVERY_PATHS
+
+    @property
+    def collection_hints(self) -> Mapping[str, str]:
+        """How to collect each evidence member, for an unknown that lacks it."""
+        from .hints import COLLECTION_HINTS
+
+        return COLLECTION_HINTS
+
     def plan(self) -> Plan:
         return build_plan()
+
+    def replay_commands(self, url: str, captured: Sequence[tuple[str, str]]) -> list[str]:
+        """``curl`` lines to try against ``bundler serve`` (optional profile attribute)."""
+        from .replay import replay_commands
+
+        return replay_commands(url, captured)
 
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
         from .normalize import normalize
