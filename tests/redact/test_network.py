@@ -88,3 +88,8 @@ def test_system_accounts_are_kept_and_never_learned_as_names() -> None:
     assert outputs["a.log"].startswith(b"/home/root/x /home/user-")
     assert b"alice" not in outputs["a.log"]
     assert outputs["b.log"] == b"worker runs as root\n"
+
+
+def test_system_accounts_after_a_user_key_are_kept() -> None:
+    outputs, _, _ = run({"a.log": "User: root\nUser: alice\n"}, NET)
+    assert outputs["a.log"].startswith(b"User: root\nUser: user-")
