@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
@@ -31,6 +31,7 @@ from .http_tasks import schedule_http_steps
 from .local import LocalHost
 from .memory import limit_malloc_arenas
 from .plan import HttpStep, LogStep, Plan
+from .profile import EngineProfile
 from .readonly import plan_violations, profile_rules
 from .recorder import ProgressListener, Recorder
 from .results import StepResult
@@ -93,7 +94,7 @@ class Engine:
         targets: Sequence[HostTarget],
         *,
         plan: Plan | None = None,
-        profile: Any = None,
+        profile: EngineProfile | None = None,
         settings: EngineSettings | None = None,
         http: HttpCollector | None = None,
         connector: SshConnector | None = None,

@@ -8,6 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -60,15 +61,13 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
             ctx.scheduler.add(
                 Task(
                     key=f"expand:{step.id}",
-                    run=lambda budget, step=step: _expand(ctx, step, budget),
+                    run=partial(_expand, ctx, step),
                     timeout_s=ctx.settings.timeout_s,
                     lane="expand",
                     priority=(0,),
                     groups=(group(step.id),),
                     after=(group(step.for_each.step),),
-                    on_skip=lambda note, status, step=step: _skip_unexpanded(
-                        ctx, step, note, status
-                    ),
+                    on_skip=partial(_skip_unexpanded, ctx, step),
                 )
             )
 
