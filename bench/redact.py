@@ -348,6 +348,8 @@ def corpus_engine(args: argparse.Namespace) -> None:
     from bundler.redaction.tree import media_type_for
     from redactors import BundleRedactor, MemberRefused
 
+    if args.reference:
+        _reference_engine()
     root, truth = realistic.corpus(args.scale)
     files = _corpus_files(root, args.min_kb * 1000)
     texts = {rel: path.read_bytes() for rel, path in files}
@@ -402,6 +404,22 @@ def corpus_engine(args: argparse.Namespace) -> None:
     print(f"planted values left after both passes: {_leaks(final, truth.planted)} "
           f"of {len(set(truth.planted))}; decoys kept: "
           f"{_leaks(final, truth.decoys)} of {len(set(truth.decoys))}")  # fmt: skip
+
+
+def _reference_engine() -> None:
+    """Engines built from now on scan without the probe, the block cache or the accelerator:
+    the reference the fast paths must match byte for byte (compare the output sha256)."""
+    import redactors.engine as engine_module
+
+    os.environ["BUNDLER_REDACT_ACCEL"] = "off"
+    original = engine_module.Engine.__init__
+
+    def plain(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        self.probe = None
+        self.decoders._cache = None
+
+    engine_module.Engine.__init__ = plain  # type: ignore[method-assign]
 
 
 def _pyzipper_files(files: list[tuple[str, Path]], target: Path) -> None:
@@ -523,6 +541,11 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1, help="--corpus: copies of the corpus")
     parser.add_argument(
         "--min-kb", type=int, default=0, help="engine --corpus: only files of at least this size"
+    )
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="engine --corpus: without the fast paths (probe, block cache, accelerator)",
     )
     parser.add_argument(
         "--save", type=Path, default=None, help="engine --corpus: write pass one's outputs here"

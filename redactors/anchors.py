@@ -44,13 +44,17 @@ class AnchorIndex:
         for lower in (False, True):
             patterns: dict[bytes, list[int]] = {}
             for index, rule in enumerate(rules):
-                if rule.scanner is not None or rule.lower != lower or not _indexable(rule):
+                if rule.scanner is not None or rule.lower != lower or not indexable(rule):
                     continue
                 indexed.add(index)
                 for anchor in rule.anchors or ():
                     patterns.setdefault(anchor, []).append(index)
             if patterns:
-                automaton = ahocorasick_rs.BytesAhoCorasick(list(patterns))
+                # A DFA: with a hundred vendor prefixes the default NFA scans 3x slower,
+                # the DFA as fast as with twenty (one table lookup per byte).
+                automaton = ahocorasick_rs.BytesAhoCorasick(
+                    list(patterns), implementation=ahocorasick_rs.Implementation.DFA
+                )
                 self._passes.append((lower, automaton, [tuple(o) for o in patterns.values()]))
         self.indexed = frozenset(indexed)
 
@@ -84,6 +88,7 @@ class AnchorIndex:
         return found
 
 
-def _indexable(rule: Rule) -> bool:
+def indexable(rule: Rule) -> bool:
+    """Whether a rule's literals are worth indexing (none of one byte or led by white space)."""
     anchors = rule.anchors
     return bool(anchors) and all(len(a) > 1 and a[:1] not in b" \t\r\n" for a in anchors or ())

@@ -31,6 +31,7 @@ Scan = Callable[[View, int], list[Hit]]
 
 _B64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 _SEGMENT_STOP = frozenset(b" \t\r\n\0\"'<>`")
+_SEGMENT_STOP_B64 = frozenset(range(256)) - _B64_CHARS
 _ESCAPE_RE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([\"\\/bfnrt']))")
 _PERCENT_RE = re.compile(rb"%([0-9a-fA-F]{2})")
 _ENTITY_RE = re.compile(rb"&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
@@ -185,7 +186,10 @@ class Decoders:
             return
         data = view.data
         ascii_only = data.isascii()  # word-at-a-time in C: skips the Unicode decoder on plain logs
+        markers = view.markers  # with the accelerator: which anchors occur at all
         for kind, regex in self._escape:
+            if markers is not None and kind not in markers:
+                continue
             begin = 0
             if kind == "confusable":
                 if ascii_only:
@@ -207,9 +211,10 @@ class Decoders:
                 yield from self._escaped(view, kind, start, end, depth)
         runs: set[tuple[int, int]] = set()
         if depth == 0:
-            for regex in self._blocks:
-                for found in regex.finditer(data):
-                    runs.add(_segment(data, found.start(), frozenset(range(256)) - _B64_CHARS))
+            if markers is None or "block" in markers:
+                for regex in self._blocks:
+                    for found in regex.finditer(data):
+                        runs.add(_segment(data, found.start(), _SEGMENT_STOP_B64))
         else:
             runs.update(m.span() for m in _DEEP_B64_RE.finditer(data))
             runs.update(m.span() for m in _DEEP_HEX_RE.finditer(data))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Sequence
 
-from .anchors import AnchorIndex
+from .accel import anchor_index
 from .decode import BLOCK_ANCHORS, Decoders
 from .keys import is_placeholder
 from .pem import scan_pem
@@ -52,7 +52,7 @@ class Engine:
         pem: bool = True,
     ) -> None:
         self.rules = tuple(rules)
-        self.anchors = AnchorIndex(self.rules)
+        self.anchors = anchor_index(self.rules)
         self.allowlist = allowlist or Allowlist()
         self.decoders = Decoders(self.scan, max_depth=max_depth, cache=_stateless(self.rules))
         self.pem = pem
@@ -88,7 +88,7 @@ class Engine:
                 hits.extend(rule.hits(view, found))
             else:
                 hits.extend(rule.hits(view))
-        if self.pem:
+        if self.pem and (view.markers is None or "pem" in view.markers):
             hits.extend(scan_pem(view))
         hits.extend(self.decoders.hits(view, depth))
         if not hits:

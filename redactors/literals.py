@@ -22,9 +22,9 @@ import html
 import json
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 from .keys import looks_secret
+from .quoting import quote, quote_plus
 from .rules import ALNUM
 
 try:  # a compiled wheel; the fallback below is correct but linear in the number of literals
@@ -41,9 +41,9 @@ PREFIX = 16
 def encoded_forms(value: bytes) -> set[bytes]:
     """The forms in which ``value`` may appear elsewhere (itself included)."""
     forms = {value}
-    forms.add(quote(value, safe="").encode())
-    forms.add(quote(value, safe="@:/").encode())
-    forms.add(quote_plus(value, safe="").encode())
+    forms.add(quote(value))
+    forms.add(quote(value, b"@:/"))
+    forms.add(quote_plus(value))
     forms.add(binascii.hexlify(value))
     try:
         text = value.decode("utf-8")

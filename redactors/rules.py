@@ -20,7 +20,6 @@ SMALL_VIEW = 8192
 """Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
 
 ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-WORDISH = ALNUM | frozenset(b"_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +42,15 @@ class Hit:
 class View:
     """A window of text being scanned, with its lower-cased twin and a 'need more' mark."""
 
-    __slots__ = ("_low", "data", "final", "hold", "rescan")
+    __slots__ = ("_low", "data", "final", "hold", "markers", "rescan")
 
     def __init__(self, data: bytes, *, final: bool = True) -> None:
         self.data = data
         self.final = final
         self.hold = len(data)
         self._low: bytes | None = None
+        self.markers: frozenset[str] | None = None
+        """Set by the accelerator's index: which other scans' literals occur (None: unknown)."""
         self.rescan: tuple[Any, int] | None = None
         """Set by the engine: (decoders, depth), to decode a base64/hex block and rescan it.
         A tuple, not a closure over the view: a view -> closure -> view cycle would keep

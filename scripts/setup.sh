@@ -3,7 +3,8 @@
 #   * Debian packages: openssh-server (sshd for SSH tests), p7zip-full (7z interop),
 #     sqlite3, iproute2 (network namespaces), chromium (headless: the HTML report's browser
 #     tests), when missing and we are root;
-#   * .venv: Python >= 3.11 with bundler installed editable plus test tools;
+#   * .venv: Python >= 3.11 with bundler installed editable plus test tools and the
+#     redaction accelerator (the [fast] extra: hyperscan);
 #   * .cache/flux-venv: Python >= 3.12 with flux-core (Flux needs 3.12; it gets its own venv);
 #   * samples/keys/sample-identity made 0600 (a clone checks it out readable; bundler refuses that).
 # Re-running it is cheap: every step checks before it acts.
@@ -56,7 +57,8 @@ fi
 stamp=.venv/.bundler-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   say "installing bundler and test tools into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v "is ignored" >&2 || true
+  # [fast]: the Hyperscan accelerator, so the test comparing it with the pure engine runs here.
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,fast]' 2>&1 | grep -v "is ignored" >&2 || true
   .venv/bin/python -c "import bundler, pytest" || { say "pip install failed"; exit 2; }
   touch "$stamp"
 fi
@@ -79,6 +81,17 @@ if [ ! -x "$FLUX_VENV/bin/flux" ] || ! "$FLUX_VENV/bin/python" -c "import import
   else
     say "Python >= 3.12 not found: Flux cannot be installed (its tests are skipped, the demo uses the LyftData simulator)"
   fi
+fi
+
+# --- psycopg for the fleet's Flux server on PostgreSQL (samples/flux_fleet/postgres.py) -------
+# Beside the Flux venv, not in it (the venv may be shared): only the fleet's server gets it on
+# its PYTHONPATH. Flux's own extra pins it: flux-core[postgresql] -> psycopg[binary,pool]>=3.2,<4.
+FLUX_PG=".cache/flux-postgres"
+if [ -x "$FLUX_VENV/bin/python" ] && [ ! -d "$FLUX_PG/psycopg_pool" ]; then
+  say "installing psycopg for the Flux fleet into $FLUX_PG"
+  "$FLUX_VENV/bin/python" -m pip install -q --disable-pip-version-check --target "$FLUX_PG" \
+    "psycopg[binary,pool]>=3.2,<4" 2>&1 | grep -v "is ignored" >&2 || true
+  [ -d "$FLUX_PG/psycopg_pool" ] || say "psycopg could not be installed: the Flux fleet test is skipped"
 fi
 
 # --- the committed sample identity (a public test key) ----------------------------------------

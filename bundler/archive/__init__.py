@@ -23,29 +23,84 @@ are AES-256 encrypted and authenticated per member.
 
 from __future__ import annotations
 
-from .builder import BundleBuilder
-from .contracts import BundleSink, MemberDropped, MemberTransform, MemorySink
-from .extract import ExtractResult, extract_bundle
-from .finalizing import DroppedMember, SealedBundle
-from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound
-from .keys import Identity, PublicKey, fingerprint, keygen
-from .limits import ReaderLimits
-from .opening import open_bundle
-from .passwords import (
-    IdentityKey,
-    KeySource,
-    PasswordKey,
-    Sealing,
-    generate_password,
-    resolve_open,
-    resolve_seal,
-)
-from .reader import BundleReader
-from .secret import Secret
-from .spool_source import SpoolSource
-from .transform import NoRedaction
-from .verify import VerifyReport, verify_bundle
-from .zipwriter import EncryptedZipWriter
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
+    from .builder import BundleBuilder
+    from .contracts import BundleSink, MemberDropped, MemberTransform, MemorySink
+    from .extract import ExtractResult, extract_bundle
+    from .finalizing import DroppedMember, SealedBundle
+    from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound
+    from .keys import Identity, PublicKey, fingerprint, keygen
+    from .limits import ReaderLimits
+    from .opening import open_bundle
+    from .passwords import (
+        IdentityKey,
+        KeySource,
+        PasswordKey,
+        Sealing,
+        generate_password,
+        resolve_open,
+        resolve_seal,
+    )
+    from .reader import BundleReader
+    from .secret import Secret
+    from .spool_source import SpoolSource
+    from .transform import NoRedaction
+    from .verify import VerifyReport, verify_bundle
+    from .zipwriter import EncryptedZipWriter
+
+_LAZY = {
+    "BundleBuilder": "builder",
+    "BundleReader": "reader",
+    "BundleSink": "contracts",
+    "DroppedMember": "finalizing",
+    "EncryptedZipWriter": "zipwriter",
+    "ExtractResult": "extract",
+    "Identity": "keys",
+    "IdentityKey": "passwords",
+    "IntegrityProblem": "integrity",
+    "IntegrityReport": "integrity",
+    "KeySource": "passwords",
+    "MemberDropped": "contracts",
+    "MemberTransform": "contracts",
+    "MemberUnsound": "integrity",
+    "MemorySink": "contracts",
+    "NoRedaction": "transform",
+    "PasswordKey": "passwords",
+    "PublicKey": "keys",
+    "ReaderLimits": "limits",
+    "SealedBundle": "finalizing",
+    "Sealing": "passwords",
+    "Secret": "secret",
+    "SpoolSource": "spool_source",
+    "VerifyReport": "verify",
+    "extract_bundle": "extract",
+    "fingerprint": "keys",
+    "generate_password": "passwords",
+    "keygen": "keys",
+    "open_bundle": "opening",
+    "resolve_open": "passwords",
+    "resolve_seal": "passwords",
+    "verify_bundle": "verify",
+}
+"""Exported name -> the submodule defining it, loaded on first use: ``bundler redact`` into a
+bundle needs the writer, not the reader, extractor and verifier (start-up, issue 19)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "BundleBuilder",

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ..analyze.engine import run_analysis
-from ..analyze.opening import open_bundle, profile_for
+from ..analyze.opening import open_for_analysis, profile_for
+from ..analyze.rederive import rederive
 from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
@@ -70,12 +71,13 @@ def command(
     """
     if output is not None and output.exists() and output.resolve() == bundle.resolve():
         raise UsageError(f"--output {output} is the bundle itself")
-    with open_bundle(bundle, secrets) as opened:
-        evidence = opened.evidence()
-        done = run_analysis(
-            evidence, profile=profile_for(opened.manifest, evidence), worker=worker, job=job
-        )
+    with open_for_analysis(bundle, secrets) as opened:
+        stored = opened.evidence()
+        profile = profile_for(opened.manifest, stored)
+        used = rederive(stored, profile)
+        done = run_analysis(used.evidence, profile=profile, worker=worker, job=job)
         report = done.report
+        report.fleet_findings.insert(0, used.note)
         report.bundle.integrity = opened.integrity()
         extras = None
         if fmt == "html":

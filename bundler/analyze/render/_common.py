@@ -117,7 +117,14 @@ def layer_note(layer: LayerResult) -> list[str]:
     if layer.status is LayerStatus.SKIPPED:
         return [f"blocked by {layer.blocked_by.value}" if layer.blocked_by else "skipped"]
     shown = [f for f in layer.findings if f.severity in ("fail", "warn")] or layer.findings[:1]
-    return [_finding_line(f) for f in shown]
+    lines = [_finding_line(f) for f in shown]
+    if layer.status is LayerStatus.UNKNOWN:
+        for finding in shown:
+            if finding.missing:
+                lines.append("missing: " + ", ".join(finding.missing[:4]))
+            if finding.to_decide:
+                lines.append(finding.to_decide)
+    return lines
 
 
 def _finding_line(finding: Finding) -> str:

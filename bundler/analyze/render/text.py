@@ -280,7 +280,9 @@ def _acceptance_line(target: TargetReport) -> RenderableType:
 
 
 def _acceptance(target: TargetReport) -> RenderableType:
-    lines: list[RenderableType] = [Text("Acceptance (seed 000)", style="bold")]
+    lines: list[RenderableType] = [
+        Text("Acceptance (Worker Recovery and Serviceability guide)", style="bold")
+    ]
     for check in target.acceptance:
         line = Text("  ")
         label = check_label(check, target)

@@ -1,0 +1,171 @@
+"""The optional accelerator: every literal-first rule's literals in one Hyperscan database.
+
+``pip install bundler[fast]`` brings the ``hyperscan`` wheel (the library is
+inside it). The engine then finds where each rule could match with one
+Hyperscan pass over the text, instead of two Aho-Corasick passes (the text and
+its lower-cased twin): case-insensitive rules' literals are compiled caseless
+(ASCII only, as ``bytes.lower`` is), so the lower-cased text is not needed to
+find them. The PEM markers and the decoders' anchors are in the same
+database, so a text without them skips those scans.
+
+What the accelerator changes is only *how candidates are found*: each rule
+still tries ``re.match`` at exactly the positions the Aho-Corasick index gives
+(:class:`~redactors.anchors.AnchorIndex` computes the same dictionary), so the
+output is byte-identical with and without it; ``tests/redact/test_accel.py``
+checks that on the whole catalog and the peer suite.
+
+``BUNDLER_REDACT_ACCEL``: ``auto`` (default: use Hyperscan when installed) or
+``off`` (the pure-Python engine).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from .anchors import DENSE, AnchorIndex
+from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
+from .rules import Rule, View
+
+ENV = "BUNDLER_REDACT_ACCEL"
+
+try:
+    import hyperscan
+except ImportError:  # the optional extra is not installed: the pure-Python engine is used
+    hyperscan = None  # type: ignore[assignment]
+
+MARKERS: dict[str, tuple[bytes, ...]] = {
+    "pem": (b"PRIVATE KEY", b"PuTTY-User-Key-File"),
+    "ansi": (b"\x1b[",),
+    "json-escape": (b"\\u00",),
+    "html-entity": (b"&quot", b"&#"),
+    "percent": (b"%3A", b"%3a", b"%3D", b"%3d", b"%40"),
+    "confusable": CONFUSABLE_STARTS,
+    "block": BLOCK_ANCHORS,
+}
+"""Literals every match of another scan starts with (the PEM scanner, each escape decoder, the
+block anchors): ``positions`` reports which occur (``View.markers``), the others are skipped."""
+
+
+def available() -> bool:
+    """Whether the Hyperscan wheel is installed and loads."""
+    return hyperscan is not None
+
+
+def enabled() -> bool:
+    """Whether engines built now use the accelerator (installed, and not switched off)."""
+    return available() and os.environ.get(ENV, "auto").strip().lower() not in ("off", "0", "no")
+
+
+def anchor_index(rules: Sequence[Rule]) -> AnchorIndex:
+    """The candidate index for ``rules``: Hyperscan's when enabled, else Aho-Corasick's."""
+    if enabled():
+        try:
+            return HyperscanIndex(rules)
+        except hyperscan.error:  # a literal the library refuses: the same output, found by AC
+            return AnchorIndex(rules)
+    return AnchorIndex(rules)
+
+
+SMALL_TEXT = 64 << 10
+"""Texts shorter than this are indexed by Aho-Corasick (no database compiled for them)."""
+
+
+def _escaped(literal: bytes) -> bytes:
+    return b"".join(b"\\x%02x" % byte for byte in literal)
+
+
+class HyperscanIndex(AnchorIndex):
+    """:class:`~redactors.anchors.AnchorIndex` computed with one Hyperscan scan.
+
+    Compiling the database costs tens of milliseconds, more than scanning a
+    small file, so a text under :data:`SMALL_TEXT` is indexed by the
+    Aho-Corasick passes (the same dictionary) and the database is compiled
+    when the first big text comes, once per process for a given rule set.
+    """
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        if hyperscan is None:
+            raise RuntimeError("hyperscan is not installed")
+        super().__init__(rules)
+        expressions: list[bytes] = []
+        flags: list[int] = []
+        self._owners: list[tuple[int, ...]] = []
+        self._lengths: list[int] = []
+        for lower in (False, True):
+            patterns: dict[bytes, list[int]] = {}
+            for index, rule in enumerate(rules):
+                if index in self.indexed and rule.lower == lower:
+                    for anchor in rule.anchors or ():
+                        patterns.setdefault(anchor, []).append(index)
+            for literal, owners in patterns.items():
+                if lower and literal != literal.lower():
+                    continue  # never in the lower-cased text: Aho-Corasick never finds it either
+                expressions.append(_escaped(literal))
+                flags.append(hyperscan.HS_FLAG_CASELESS if lower else 0)
+                self._owners.append(tuple(owners))
+                self._lengths.append(len(literal))
+        self._first_marker = len(expressions)
+        self._marker_names: list[str] = []
+        for name, literals in MARKERS.items():
+            for literal in literals:
+                expressions.append(_escaped(literal))
+                flags.append(hyperscan.HS_FLAG_SINGLEMATCH)
+                self._marker_names.append(name)
+        self._key = (tuple(expressions), tuple(flags))
+        self._db: Any = None
+        self._scratch: Any = None
+
+    def _database(self) -> Any:
+        if self._db is None:
+            if self._key not in _DATABASES:
+                expressions, flags = self._key
+                database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                database.compile(
+                    expressions=list(expressions),
+                    ids=list(range(len(expressions))),
+                    elements=len(expressions),
+                    flags=list(flags),
+                )
+                _DATABASES[self._key] = database
+            self._db = _DATABASES[self._key]
+            self._scratch = hyperscan.Scratch(self._db)
+        return self._db
+
+    def positions(self, view: View) -> dict[int, list[int] | None]:
+        if len(view.data) < SMALL_TEXT:
+            return super().positions(view)
+        found: dict[int, list[int] | None] = {}
+        markers: set[str] = set()
+        owners, lengths, first_marker = self._owners, self._lengths, self._first_marker
+        names = self._marker_names
+
+        def on_match(pattern: int, _start: int, end: int, _flags: int, _context: Any) -> None:
+            if pattern >= first_marker:
+                markers.add(names[pattern - first_marker])
+                return
+            start = end - lengths[pattern]
+            for index in owners[pattern]:
+                starts = found.get(index)
+                if starts is None:
+                    found[index] = [start]
+                else:
+                    starts.append(start)
+
+        self._database().scan(view.data, match_event_handler=on_match, scratch=self._scratch)
+        view.markers = frozenset(markers)
+        limit = len(view.data) // DENSE + 16
+        for index, starts in found.items():
+            if starts is None:
+                continue
+            if len(starts) > limit:
+                found[index] = None
+            elif len(starts) > 1:
+                starts.sort()
+        return found
+
+
+_DATABASES: dict[tuple[tuple[bytes, ...], tuple[int, ...]], Any] = {}
+"""Compiled databases by their patterns: every engine of a process with the same rules (the
+coordinator's, a worker's, a scoped one) shares one."""

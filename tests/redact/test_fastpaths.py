@@ -1,0 +1,93 @@
+"""Each pure-Python fast path gives what the plain code it replaces gives (property tests).
+
+The probe must say "maybe" wherever the full scan finds something; the single
+base64 decode must decide as the two-alphabet loop did; the regex quoting
+must spell every byte as ``urllib.parse`` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import urllib.parse
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redactors import BundleRedactor
+from redactors.decode import _decode_block, _printable
+from redactors.quoting import quote, quote_plus
+from redactors.rules import View
+
+_B64ISH = st.text(
+    alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=", max_size=80
+).map(str.encode)
+_TEXTISH = st.one_of(
+    st.binary(max_size=120),
+    st.text(
+        alphabet='abcdefkpstwy{}":=,. -_/@%&\\u0' + "ABCDEFGHJKLMNQRSTUVWXYZ", max_size=120
+    ).map(str.encode),
+)
+
+
+def _plain_decode_block(text: bytes) -> tuple[str, bytes | None]:
+    """The decoder as it was: hex, then base64 in the standard and the URL-safe alphabet."""
+    if len(text) % 2 == 0 and all(c in b"0123456789abcdefABCDEF" for c in text[:64]):
+        try:
+            decoded = binascii.unhexlify(text)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        if _printable(decoded):
+            return "hex", decoded
+    for alphabet in (None, b"-_"):
+        try:
+            padded = text + b"=" * (-len(text) % 4)
+            decoded = base64.b64decode(padded, altchars=alphabet, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if decoded[:2] == b"\x1f\x8b":
+            return "gzip", None  # both inflate the same way (test_accel covers it)
+        if _printable(decoded):
+            return "base64", decoded
+    return "base64", None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_B64ISH, _B64ISH.map(lambda t: base64.b64encode(t)), st.binary(max_size=40)))
+def test_one_decode_decides_as_the_two_alphabet_loop(text: bytes) -> None:
+    plain = _plain_decode_block(text)
+    if plain[0] != "gzip":
+        assert _decode_block(text) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40), st.sampled_from([b"", b"@:/", b" "]))
+def test_quoting_spells_every_byte_as_urllib(value: bytes, safe: bytes) -> None:
+    assert quote(value, safe) == urllib.parse.quote(value, safe=safe.decode()).encode()
+    assert quote_plus(value, safe) == urllib.parse.quote_plus(value, safe=safe.decode()).encode()
+
+
+_ENGINE = BundleRedactor(key=b"k" * 32).engine
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTISH, st.integers(min_value=0, max_value=3))
+def test_the_probe_says_no_only_where_the_scan_finds_nothing(text: bytes, depth: int) -> None:
+    assert _ENGINE.probe is not None
+    if _ENGINE.probe.may_hit(text, depth):
+        return
+    probe, _ENGINE.probe = _ENGINE.probe, None
+    try:
+        assert _ENGINE.scan(View(text), depth) == []
+    finally:
+        _ENGINE.probe = probe
+
+
+def test_the_probe_lets_a_base64_secret_through() -> None:
+    """The property above holds vacuously if the probe always says maybe: check it says no."""
+    probe = _ENGINE.probe
+    assert probe is not None
+    cursor = base64.urlsafe_b64encode(b'{"offset": 100, "id": "' + b"ab" * 16 + b'"}')
+    assert not probe.may_hit(base64.urlsafe_b64decode(cursor), 1)
+    assert probe.may_hit(b'{"password": "hunter2"}', 1)
+    assert probe.may_hit(base64.b64encode(b"token=ghp_" + b"a" * 36), 1)  # decodes to text
