@@ -12,6 +12,8 @@ child's own peak, interleaved:
 * **analyze (CLI, flux)** — ``bundler analyze BUNDLE --format json``, exactly
   what a support engineer runs: the Flux profile parses every log, its rules
   and the generic ones run, the integrity pass reads what nothing else did;
+* **analyze (CLI, flux, html)** — the same with ``--format html --output``:
+  what the HTML report (its timeline, overview and templates) adds;
 * **analyze (no profile)** — the library entry point without a profile
   (generic rules; the logs are only read by the integrity pass).
 
@@ -176,6 +178,8 @@ def main() -> None:
     me = [sys.executable, __file__, "--bundle", str(path)]
     cli = [sys.executable, "-m", "bundler", "analyze", str(path), "--format", "json"]
     cli += ["--password-env", PASSWORD_ENV]
+    html = [sys.executable, "-m", "bundler", "analyze", str(path), "--format", "html"]
+    html += ["--password-env", PASSWORD_ENV, "--output", str(OUT / "analyze-report.html")]
     decompress, generic = [*me, "--child", "decompress"], [*me, "--child", "generic"]
     # (argv, BUNDLER_READAHEAD): "0" reads every member inline on one thread, as before.
     runs = {
@@ -183,6 +187,7 @@ def main() -> None:
         "decompress (read-ahead)": (decompress, args.readahead),
         "analyze (CLI, flux)": (cli, "0"),
         "analyze (CLI, flux, RA)": (cli, args.readahead),
+        "analyze (CLI, flux, html)": (html, "0"),
         "analyze (no profile)": (generic, "0"),
         "analyze (no profile, RA)": (generic, args.readahead),
     }
@@ -199,11 +204,11 @@ def main() -> None:
         f"~{args.size_mb} MiB of members); best of {args.repeat} interleaved runs"
     )
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'run':<25}{'cpu s':>7}{'x':>6}{'wall s':>8}{'x':>6}{'max RSS MiB':>13}{'others':>8}")
+    print(f"{'run':<27}{'cpu s':>7}{'x':>6}{'wall s':>8}{'x':>6}{'max RSS MiB':>13}{'others':>8}")
     for label, r in best.items():
         cpu = float(r["cpu"])
         print(
-            f"{label:<25}{cpu:>7.2f}{cpu / base_cpu:>6.2f}{wall[label]:>8.2f}"
+            f"{label:<27}{cpu:>7.2f}{cpu / base_cpu:>6.2f}{wall[label]:>8.2f}"
             f"{wall[label] / base_wall:>6.2f}{float(r['maxrss_mib']):>13.0f}"
             f"{float(fastest[label]['others']):>8.2f}"
         )

@@ -14,12 +14,31 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
+from .jsondoc import loads_bounded
+
 DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
 """Refuse to parse a JSON member larger than this into memory."""
 
 
 class MemberNotFound(KeyError):
     """The member is not in this source."""
+
+
+class MemberUnverified(MemberNotFound):
+    """The member is there but failed verification (checksum, MAC, size): never "missing".
+
+    It is a :class:`MemberNotFound`, so its facts read as *unknown*; callers
+    that report why evidence is unavailable catch it first and say "failed
+    verification" with :attr:`reason`.
+    """
+
+    def __init__(self, name: str, reason: str | None = None) -> None:
+        super().__init__(name)
+        self.name = name
+        self.reason = reason if reason is not None else f"member {name} failed verification"
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 @runtime_checkable
@@ -46,7 +65,7 @@ def read_json(source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_J
     data = source.read_bytes(name)
     if len(data) > max_bytes:
         raise ValueError(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
-    return json.loads(data)
+    return loads_bounded(data, f"member {name}")
 
 
 def iter_lines(source: MemberSource, name: str) -> Iterator[tuple[int, str]]:

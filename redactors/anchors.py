@@ -50,7 +50,11 @@ class AnchorIndex:
                 for anchor in rule.anchors or ():
                     patterns.setdefault(anchor, []).append(index)
             if patterns:
-                automaton = ahocorasick_rs.BytesAhoCorasick(list(patterns))
+                # A DFA: with a hundred vendor prefixes the default NFA scans 3x slower,
+                # the DFA as fast as with twenty (one table lookup per byte).
+                automaton = ahocorasick_rs.BytesAhoCorasick(
+                    list(patterns), implementation=ahocorasick_rs.Implementation.DFA
+                )
                 self._passes.append((lower, automaton, [tuple(o) for o in patterns.values()]))
         self.indexed = frozenset(indexed)
 

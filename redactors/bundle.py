@@ -20,7 +20,8 @@ from .binary import SNIFF_BYTES, sniff
 from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .engine import Engine, resolve
 from .errors import MemberRefused
-from .keys import secret_kind
+from .keys import WEAK_KINDS, looks_secret, plain_word, secret_kind
+from .kinds import canonical_kind
 from .literals import LiteralSet
 from .network import NetworkPseudonymizer
 from .policy import Policy
@@ -92,8 +93,9 @@ class BundleRedactor(SharedState):
             if hit.via == "pseudonym" and self.network is not None:
                 out.append(self.network.replace(hit.kind, value))
             else:
-                out.append(self.tokens.name_token(hit.kind, hit.identity or value).encode())
-                self._learn(value, hit.kind, hit.identity or value)
+                kind = canonical_kind(hit.kind, hit.identity or value)
+                out.append(self.tokens.name_token(kind, hit.identity or value).encode())
+                self._learn(value, kind, hit.identity or value)
             cursor = hit.end
         out.append(data[cursor:])
         stored = b"".join(out).decode("utf-8", "surrogateescape")
@@ -260,6 +262,7 @@ class BundleRedactor(SharedState):
         """A parsed JSON/YAML value with secrets replaced by tokens (for API responses)."""
 
         def token_for(kind: str, value: bytes, extra: tuple[bytes, ...]) -> str:
+            kind = canonical_kind(kind, value)
             self._learn(value, kind, value)
             for form in extra:
                 self._learn(form, kind, value)
@@ -360,7 +363,11 @@ class BundleRedactor(SharedState):
         local = LiteralSet()
         if documents is not None:
             for found in find_secrets(documents, self._classify):
-                local.learn(found.value, found.kind, found.value)
+                if found.kind in WEAK_KINDS and plain_word(found.value):
+                    continue  # "auth": "database": a state, as for the line rules
+                # in this member a value the parser found under a secret key is redacted
+                # where it stands as a value, word-like or not; keys never are
+                local.learn(found.value, found.kind, found.value, force=True)
                 for form in found.extra:
                     local.learn(form, found.kind, found.value)
 
@@ -369,6 +376,8 @@ class BundleRedactor(SharedState):
             hits += [
                 Hit(s, e, k, "structure", "structure", identity=i)
                 for s, e, k, i in local.find(view.data)
+                if not is_key_at(view.data, s, e, fmt)
+                and (looks_secret(view.data[s:e]) or whole_scalar(view.data, s, e))
             ]
             if fmt == "json":
                 hits = outside_escapes(hits, view.data)
@@ -397,11 +406,12 @@ class BundleRedactor(SharedState):
             if hit.via == "pseudonym" and self.network is not None:
                 return self.network.replace(hit.kind, value)
             identity = hit.identity or value
-            token = self.tokens.token(hit.kind, identity)
-            self._learn(value, hit.kind, identity, force=hit.rule in FORMAT_RULE_IDS)
+            kind = canonical_kind(hit.kind, identity)
+            token = self.tokens.token(kind, identity)
+            self._learn(value, kind, identity, force=hit.rule in FORMAT_RULE_IDS)
             for form in hit.extra:
-                self._learn(form, hit.kind, identity)
-            record.add(hit.rule, hit.kind, line, token, hit.via, hit.decoders)
+                self._learn(form, kind, identity)
+            record.add(hit.rule, kind, line, token, hit.via, hit.decoders)
             if fmt is not None and _bare_scalar(data, start, hit.end, fmt):
                 return (b'"%s"' if fmt == "json" else b"'%s'") % token
             return token
@@ -445,6 +455,37 @@ def outside_escapes(hits: list[Hit], data: bytes) -> list[Hit]:
             hit if (start, end) == (hit.start, hit.end) else with_span(hit, start=start, end=end)
         )
     return adjusted
+
+
+_SCALAR_OPEN = frozenset(b"\"' \t:,[-")
+_SCALAR_CLOSE = frozenset(b"\"',]}\r\n\t #")
+
+
+def whole_scalar(data: bytes, start: int, end: int) -> bool:
+    """Whether the span is a whole value (``"database"``), not part of a word (``database_ok``)."""
+    before = data[start - 1] if start > 0 else 0x20
+    after = data[end] if end < len(data) else 0x0A
+    return before in _SCALAR_OPEN and after in _SCALAR_CLOSE
+
+
+def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
+    """Whether ``data[start:end]`` is a mapping key (JSON ``"k":``, YAML ``k:``), not a value.
+
+    A value found under a secret key may also be spelled as a key elsewhere in
+    the document (``{"password": "admin", "admin": true}``); the key is
+    structure, and structure is evidence: it is never rewritten.
+    """
+    after = data[end : end + 3]
+    if data[start - 1 : start] in (b'"', b"'"):
+        after = after[1:] if after[:1] == data[start - 1 : start] else b"!"
+    after = after.lstrip(b" \t")
+    if fmt == "json":
+        return after[:1] == b":"
+    if after[:1] != b":" or after[1:2] not in (b" ", b"\n", b"\r", b""):
+        return False
+    line_start = data.rfind(b"\n", 0, start) + 1
+    lead = data[line_start:start].strip(b" \t\"'")
+    return lead in (b"", b"-", b"?", b"{", b",")
 
 
 def _odd_backslashes_before(data: bytes, index: int) -> bool:

@@ -47,5 +47,12 @@ def run_after(data: bytes, pos: int) -> tuple[int, int] | None:
     for start in _WORD_START.finditer(data, pos, end):
         found = RUN.match(data, start.start())
         if found is not None:
+            if data[max(0, found.start() - 7) : found.start()].endswith(PUBLIC_PREFIXES):
+                return None  # an SSH host-key fingerprint: public, what a user is asked to check
             return found.span() if random_looking(found.group()) else None
     return None
+
+
+PUBLIC_PREFIXES = (b"SHA256:", b"sha256:", b"MD5:", b"SHA512:", b"sha512:")
+"""A run right after these is a digest or fingerprint (``SHA256:<base64>`` of a public key,
+``sha256:<hex>`` of an image), not a secret."""

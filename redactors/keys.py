@@ -95,6 +95,7 @@ _SELF_DECLARED_RE = re.compile(
 """A value that says it is not real: documented examples (AWS's ``...EXAMPLE`` keys),
 ``<prefix>_YOUR_TOKEN_HERE``, ``REPLACE_ME``. (``changeme`` is not one: it is the
 default password of many products, and often still the real one.)"""
+_DECLARING_WORDS = (b"your", b"here", b"example", b"placeholder", b"replace", b"dummy")
 _SEPARATORS = frozenset(b"-_.~/+=:")
 _MASK = frozenset(b"xX*#")
 _DIGIT_RUN = b"01234567890123456789"
@@ -103,6 +104,8 @@ _ALPHA_RUN = b"abcdefghijklmnopqrstuvwxyz"
 
 def _masked(value: bytes) -> bool:
     """Mostly mask characters (``ghp_xxxx...``, ``AKIAXXXXXXXXXXXXXXXX``, ``xoxb-xxx-xxx``)."""
+    if value.count(b"x") + value.count(b"X") + value.count(b"*") + value.count(b"#") < 6:
+        return False  # the common case, decided in C
     head, sep, tail = value.partition(b"_") if b"_" in value[:9] else value.partition(b"-")
     if sep and tail and len(head) <= 8:
         value = tail  # the format's prefix (glsa_, xoxb-) is not part of the mask
@@ -130,7 +133,10 @@ def _sequential(value: bytes) -> bool:
 
 def declares_placeholder(value: bytes) -> bool:
     """Whether a whole token-shaped value is a mask, a sequence or a documented example."""
-    return _masked(value) or _sequential(value) or bool(_SELF_DECLARED_RE.search(value))
+    if _masked(value) or _sequential(value):
+        return True
+    low = value.lower()
+    return any(word in low for word in _DECLARING_WORDS) and bool(_SELF_DECLARED_RE.search(value))
 
 
 def key_words(name: str) -> tuple[str, ...]:
@@ -285,6 +291,16 @@ def looks_secret(value: bytes) -> bool:
             and not (re.fullmatch(rb"(?:[A-Z][a-z]+)+", letters))
         )
     return True
+
+
+WEAK_KINDS = frozenset({"auth", "credential", "session-token", "cookie", "secret-key"})
+"""Kinds whose key words are also ordinary words (``auth: database``, ``session: closed``):
+their value must not be a plain word."""
+
+
+def plain_word(value: bytes) -> bool:
+    """A short dictionary-like word (``database``, ``Closed``)."""
+    return value.isalpha() and len(value) <= 12 and (value.islower() or value.istitle())
 
 
 _GENERATED_RE = re.compile(rb"[A-Za-z0-9+/_-]{20,512}={0,2}")

@@ -29,10 +29,12 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .keys import is_placeholder, key_words
 from .literals import _Matcher
 from .pseudonyms import PseudonymMap, kept
 from .rules import ALNUM, Hit, Rule, View
 from .tokens import Tokenizer
+from .values import NeedMore, value_spans
 
 KEEP_HOSTS = frozenset(
     {
@@ -68,6 +70,36 @@ KEEP_USERS = frozenset(
         "_apt",
     }
 )
+_NOT_USERS = frozenset(
+    {b"true", b"false", b"null", b"none", b"anonymous", b"unknown", b"default", b"admin",
+     b"system", b"guest", b"user", b"users", b"any", b"all", b"n/a"}
+)  # fmt: skip
+_KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_HOST_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
+HOST_WORDS = frozenset({"host", "hostname", "fqdn", "node", "nodename", "machine", "server",
+                        "servername", "hosts"})  # fmt: skip
+USER_WORDS = frozenset({"user", "username", "login", "owner", "account", "uid_name", "usr"})
+_NOT_NAME_SUFFIXES = frozenset(
+    {"id", "ids", "port", "ports", "count", "agent", "type", "kind", "group", "groups", "path",
+     "dir", "url", "uri", "key", "keys", "cert", "ip", "ips", "address", "addr", "status",
+     "state", "role", "roles", "version", "time", "timeout", "limit", "max", "min", "data",
+     "info", "name_format", "network", "networks", "pool", "set", "list", "mode", "enabled"}
+)  # fmt: skip
+
+
+def network_key_kind(key: str) -> str | None:
+    """``hostname`` -> "hostname", ``DB_USER`` -> "username"; ``user_id``, ``host_port`` -> None."""
+    words = key_words(key)
+    if not words or words[-1] in _NOT_NAME_SUFFIXES:
+        return None
+    last = words[-1]
+    if last in HOST_WORDS or "".join(words[-2:]) in HOST_WORDS:
+        return "hostname"
+    if last in USER_WORDS or "".join(words[-2:]) in USER_WORDS:
+        return "username"
+    return None
+
+
 PSEUDONYM_RE = re.compile(rb"(?:host|user|domain)-[0-9a-f]{6,8}")
 _HOST_RE = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*")
 _USER_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
@@ -122,6 +154,21 @@ class NetworkPseudonymizer:
             mk("net-home-user", "username", rb"/home/|/users/|\\users\\", self._home_user, True),
             mk("net-uid-user", "username", rb"uid=[0-9]+\(", self._uid_user),
             mk("net-sshd-user", "username", rb" for (?:invalid user )?", self._sshd_user),
+            mk(
+                "net-key-name",
+                "hostname",
+                rb"(?:host|user|node|login|owner|machine|fqdn|server|account)"
+                rb"(?P<rest>[a-z0-9_.-]{0,24})(?:\\*[\"']|&quot;)?[ \t]{0,4}(?P<sep>=>|:=|[:=])",
+                self._key_name,
+                True,
+            ),
+            mk(
+                "net-host-port",
+                "hostname",
+                rb"\.[a-z]{2,24}:[0-9]{2,5}(?![0-9])",
+                self._host_port,
+                True,
+            ),
             Rule(
                 "net-learned-names",
                 "hostname",
@@ -264,13 +311,69 @@ class NetworkPseudonymizer:
         if b"accepted " in head or b"failed " in head or b"session opened" in head:
             yield from self._user_at(view, match.end(), rule)
 
+    def _key_name(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        """``hostname: w1.corp``, ``"user": "alice"``, ``HOST=db01``, ``--host db01``: a value
+        under a key that names a host or a user, in any syntax (JSON, YAML, env, logfmt)."""
+        data = view.data
+        start = match.start()
+        while start > 0 and data[start - 1] in _KEY_CHARS:
+            start -= 1
+        kind = network_key_kind(data[start : match.end("rest")].decode("latin-1"))
+        if kind is None:
+            return
+        try:
+            spans = value_spans(data, match.end(), final=view.final, allow_next_line=False)
+        except NeedMore:
+            view.need_more_from(start)
+            return
+        for span in spans:
+            value = data[span.start : span.end]
+            if kind == "hostname" and self._hostlike(value):
+                self.learn_name("hostname", value)
+                yield self._hit(span.start, span.end, "hostname", rule.id)
+            elif kind == "username" and self._userlike(value):
+                self.learn_name("username", value)
+                yield self._hit(span.start, span.end, "username", rule.id)
+
+    def _host_port(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
+        """``db01.corp.example.io:5432`` in prose: a name with a port is a host."""
+        data = view.data
+        end = match.end() - len(match.group().rsplit(b":", 1)[1]) - 1
+        start = match.start()
+        while start > 0 and data[start - 1] in _HOST_CHARS:
+            start -= 1
+        if start > 0 and data[start - 1] in b"@/":
+            return  # a URL or user@host: other rules
+        host = data[start:end]
+        if host.count(b".") >= 1 and self._hostlike(host) and not host[:1].isdigit():
+            self.learn_name("hostname", host)
+            yield self._hit(start, end, "hostname", rule.id)
+
+    def _userlike(self, value: bytes) -> bool:
+        if not _USER_RE.fullmatch(value) or PSEUDONYM_RE.fullmatch(value):
+            return False
+        low = value.lower()
+        return (
+            low not in KEEP_USERS
+            and low not in _NOT_USERS
+            and not is_placeholder(value)
+            and not value.isdigit()
+        )
+
     # -- learned names ---------------------------------------------------------------------
     def learn_name(self, kind: str, name: bytes) -> None:
+        """Remember a name to pseudonymize everywhere; an FQDN teaches its short name too
+        (``worker-07.corp.example`` -> ``worker-07``, which maps to the same ``host-`` label)
+        when that looks like a host name (a digit or a dash), not a word (``api``)."""
         key = name.lower()
         if len(key) < 3 or key in self._names:
             return
         self._names[key] = (kind, name)
         self._matcher = None
+        if kind == "hostname" and b"." in key:
+            short = name.split(b".", 1)[0]
+            if len(short) >= 4 and any(c in b"0123456789-" for c in short):
+                self.learn_name(kind, short)
 
     def export_names(self) -> list[tuple[str, bytes]]:
         return list(self._names.values())

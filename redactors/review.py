@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
@@ -37,6 +38,7 @@ from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
 from .textcodecs import gunzip_chunks, peek
+from .tokens import TOKEN_MARK, TOKEN_RE
 
 MANIFEST = "manifest.json"
 REPORT = "redaction-report.json"
@@ -63,7 +65,7 @@ class Reviewer:
             self.literals.learn(value, "original", value, force=True)
 
     def scan(self, view: View) -> list[Hit]:
-        hits = self.engine.scan(view)
+        hits = _not_from_token_words(self.engine, view, self.engine.scan(view))
         for start, end, _kind, _identity in self.literals.find(view.data):
             hits.append(Hit(start, end, "known-value", "encoded-literal", via="encoded-literal"))
         hits.extend(_entropy_hits(view))
@@ -102,9 +104,9 @@ class Reviewer:
                     member=name,
                     line=line,
                     kind=hit.kind,
-                    check=check,
+                    check=check,  # type: ignore[arg-type]  # one of CHECKS by construction
                     preview=mask(data[start : hit.end]),
-                )  # type: ignore[arg-type]
+                )
             )
             return data[start : hit.end]
 
@@ -130,6 +132,43 @@ class Reviewer:
             )
             for h in hits
         ]
+
+
+def _neutral_token(match: re.Match[bytes]) -> bytes:
+    return b"[REDACTED:" + b"x" * len(match[1]) + b":" + match[2] + b"]"
+
+
+def _not_from_token_words(engine: Engine, view: View, hits: list[Hit]) -> list[Hit]:
+    """Drop hits that exist only because of a word *inside* a redaction token.
+
+    ``set-cookie: s=[REDACTED:cookie:0a1b2c3d]; Path=/; SameSite=Lax`` holds
+    ``cookie:`` twice: the header's, whose value is the token (fine), and
+    the token's own kind, after which the cookie rule would read ``Path=/``
+    and ``SameSite=Lax`` as cookie values. A hit on a line with a token is
+    kept only if the same rules still find it when every token's kind is
+    replaced by ``x``s of the same length (offsets unchanged, the token still
+    a token): words the redactor wrote never count as context.
+    """
+    if not hits or TOKEN_MARK not in view.data:
+        return hits
+    data = view.data
+    kept: list[Hit] = []
+    rescanned: dict[int, set[tuple[int, int]]] = {}
+    for hit in hits:
+        line_start = data.rfind(b"\n", 0, hit.start) + 1
+        line_end = data.find(b"\n", hit.start)
+        line_end = len(data) if line_end < 0 else line_end
+        if hit.end > line_end or TOKEN_MARK not in data[line_start:line_end]:
+            kept.append(hit)  # spans lines, or no token near: nothing to re-judge
+            continue
+        if line_start not in rescanned:
+            neutral = TOKEN_RE.sub(_neutral_token, data[line_start:line_end])
+            rescanned[line_start] = {
+                (h.start + line_start, h.end + line_start) for h in engine.scan(View(neutral))
+            }
+        if (hit.start, hit.end) in rescanned[line_start]:
+            kept.append(hit)
+    return kept
 
 
 def _entropy_hits(view: View) -> Iterator[Hit]:
@@ -195,7 +234,7 @@ def review_source(
         clean=not findings and consistent is not False,
         members_checked=len(names),
         bytes_checked=total,
-        checks=list(CHECKS) if list(originals) or True else CHECKS,
+        checks=list(CHECKS),
         findings=findings,
         report_consistent=consistent,
         report_mismatches=mismatches,

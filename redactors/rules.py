@@ -20,7 +20,6 @@ SMALL_VIEW = 8192
 """Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
 
 ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-WORDISH = ALNUM | frozenset(b"_")
 
 
 @dataclass(frozen=True, slots=True)

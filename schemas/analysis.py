@@ -20,7 +20,7 @@ ANALYSIS_SCHEMA = "bundler.analysis/1"
 
 
 class Recovery(RecordModel):
-    """What to do about a finding: the path from seed 000 and its cautions."""
+    """What to do about a finding: the recovery path from the product's guide, and its cautions."""
 
     summary: str
     steps: list[str] = Field(default_factory=list)
@@ -41,6 +41,16 @@ class Finding(RecordModel):
         default_factory=list, description="Checks that prove the recovery worked."
     )
     native_code: str | None = Field(default=None, description="Product's own code, verbatim.")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="For an unknown: the evidence members (or failed collectors) whose absence "
+        "or incompleteness left it undecided.",
+    )
+    to_decide: str | None = Field(
+        default=None,
+        description="For an unknown: how to decide it (the doctor option or inventory entry "
+        "that collects the missing evidence).",
+    )
     details: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -54,7 +64,10 @@ class LayerResult(RecordModel):
 
 
 class AcceptanceCheck(RecordModel):
-    """One line of seed 000's recovery acceptance checklist, evaluated on the evidence."""
+    """One line of the guide's recovery acceptance checklist, evaluated on the evidence.
+
+    The checklist is the *Worker Recovery and Serviceability* guide's "Recovery acceptance".
+    """
 
     check: str
     layer: Layer
@@ -104,6 +117,12 @@ class AnalysisReport(RecordModel):
     fleet_findings: list[Finding] = Field(
         default_factory=list,
         description="Findings about the fleet as a whole (clock skew, phantom workers ...).",
+    )
+    collection: dict[str, Any] | None = Field(
+        default=None,
+        description="From `bundler doctor --json` only: how the collection went "
+        "(`bundler.doctor-summary/1`: collected/total, problems and their groups, hosts, bundle, "
+        "exit code).",
     )
     fleet: FleetOverview | None = Field(
         default=None,

@@ -1,7 +1,7 @@
 """The serviceability ladder's vocabulary: layers, statuses and verdicts.
 
-The order of :class:`Layer` is the order of seed 000's ladder: check server,
-then heartbeat, and so on, and stop at the first failed layer.
+The order of :class:`Layer` is the order of the *Worker Recovery and Serviceability*
+guide's ladder: check server, then heartbeat, and so on, and stop at the first failed layer.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Layer(StrEnum):
 
     @property
     def question(self) -> str:
-        """The question this layer answers (seed 000's wording)."""
+        """The question this layer answers (the guide's wording)."""
         return LAYER_QUESTIONS[self]
 
 

@@ -160,6 +160,13 @@ class CollectorOutcome(RecordModel):
     bytes: int = Field(default=0, ge=0, description="Bytes of evidence this collector produced.")
     members: list[str] = Field(default_factory=list, description="Members it produced.")
     attempts: int = Field(default=1, ge=0, description="Attempts made (retries included).")
+    step: str | None = Field(
+        default=None, description="The plan step this collector ran (re-derivation reads it)."
+    )
+    bound: dict[str, str] = Field(
+        default_factory=dict, description="Fan-out values of this expansion, e.g. {'id': 'w1'}."
+    )
+    exit_code: int | None = Field(default=None, description="Exit code of the command.")
     http: HttpExchange | None = Field(
         default=None, description="For HTTP collectors: the exact request and response status."
     )

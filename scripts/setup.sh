@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything bundler's tests and demo need on a fresh Debian machine:
 #   * Debian packages: openssh-server (sshd for SSH tests), p7zip-full (7z interop),
-#     sqlite3, iproute2 (network namespaces), when missing and we are root;
+#     sqlite3, iproute2 (network namespaces), chromium (headless: the HTML report's browser
+#     tests), when missing and we are root;
 #   * .venv: Python >= 3.11 with bundler installed editable plus test tools and the
 #     redaction accelerator (the [fast] extra: hyperscan);
 #   * .cache/flux-venv: Python >= 3.12 with flux-core (Flux needs 3.12; it gets its own venv);
@@ -20,6 +21,9 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing+=(openssh-se
 command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# A font, so the report's screenshots show text (chromium only recommends one).
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"
@@ -77,6 +81,17 @@ if [ ! -x "$FLUX_VENV/bin/flux" ] || ! "$FLUX_VENV/bin/python" -c "import import
   else
     say "Python >= 3.12 not found: Flux cannot be installed (its tests are skipped, the demo uses the LyftData simulator)"
   fi
+fi
+
+# --- psycopg for the fleet's Flux server on PostgreSQL (samples/flux_fleet/postgres.py) -------
+# Beside the Flux venv, not in it (the venv may be shared): only the fleet's server gets it on
+# its PYTHONPATH. Flux's own extra pins it: flux-core[postgresql] -> psycopg[binary,pool]>=3.2,<4.
+FLUX_PG=".cache/flux-postgres"
+if [ -x "$FLUX_VENV/bin/python" ] && [ ! -d "$FLUX_PG/psycopg_pool" ]; then
+  say "installing psycopg for the Flux fleet into $FLUX_PG"
+  "$FLUX_VENV/bin/python" -m pip install -q --disable-pip-version-check --target "$FLUX_PG" \
+    "psycopg[binary,pool]>=3.2,<4" 2>&1 | grep -v "is ignored" >&2 || true
+  [ -d "$FLUX_PG/psycopg_pool" ] || say "psycopg could not be installed: the Flux fleet test is skipped"
 fi
 
 # --- the committed sample identity (a public test key) ----------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
@@ -75,3 +76,11 @@ def test_unexpected_exceptions_never_show_a_traceback() -> None:
 
 def test_every_registered_command_has_a_summary() -> None:
     assert all(summary.endswith(".") for _, summary in COMMANDS.values())
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_registered_command_module_exists_and_exposes_its_command(name: str) -> None:
+    """The table is the whole registry: a listed command with no module is a bug, not hidden."""
+    module = importlib.import_module(COMMANDS[name][0])
+    assert isinstance(module.command, click.Command)
+    assert module.command.name == name

@@ -1,7 +1,10 @@
-"""Layering: schemas <- redactors <- bundler. Lower layers never import higher ones.
+"""Layering: schemas <- redactors <- bundler, and inside bundler the CLI on top.
 
-Checked on the source, statically, so an import hidden inside a function is
-caught too.
+Lower layers never import higher ones: nothing outside ``bundler/cli`` imports
+it or click, ``archive`` knows neither ``collect`` nor ``analyze``, and product
+packages reach the engine only through :data:`PRODUCT_API`. Checked on the
+source, statically, so an import hidden inside a function or under
+``TYPE_CHECKING`` is caught too. The map is ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -55,3 +58,124 @@ def test_schemas_depend_on_pydantic_only() -> None:
     for path in (ROOT / "schemas").rglob("*.py"):
         extra |= _imported_top_levels(path) - allowed - stdlib
     assert extra == set()
+
+
+# -- inside bundler ------------------------------------------------------------------------------
+#
+# Top first: cli -> doctor, serve, diff (the applications) -> analyze, redaction -> products
+# -> collect -> archive -> source, errors, secret_options. A package imports only what is below
+# it, and products reach the engine through a small named API (PRODUCT_API).
+
+CLI_ENTRY_POINTS = {"bundler/__main__.py"}
+"""``python -m bundler`` is the CLI's own entry point."""
+
+PRODUCT_API = {
+    "bundler.analyze.api": "the rule contract: rule, RuleContext, EvidenceSet, timeline types",
+    "bundler.collect.plan": "the plan model a profile returns",
+    "bundler.collect.readonly": "ProgramRule, for a profile's read-only product commands",
+    "bundler.collect.results": "StepResult, what a normalizer reads (via products.base)",
+    "bundler.source": "MemberSource, how raw members are read",
+    "bundler.errors": "the error types users see",
+}
+"""The only modules of bundler a product package may import (besides bundler.products)."""
+
+BELOW = {
+    "bundler/archive": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.collect",
+                        "bundler.products", "bundler.redaction"},
+    "bundler/collect": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.products",
+                        "bundler.redaction"},
+    "bundler/analyze": {"bundler.cli", "bundler.doctor", "bundler.collect", "bundler.redaction"},
+    "bundler/redaction": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.collect",
+                          "bundler.products"},
+    "bundler/products": {"bundler.cli", "bundler.doctor"},
+    "bundler/doctor": {"bundler.cli", "bundler.serve", "bundler.diff"},
+    "bundler/serve": {"bundler.cli", "bundler.doctor", "bundler.diff"},
+    "bundler/diff": {"bundler.cli", "bundler.doctor", "bundler.serve"},
+}  # fmt: skip
+
+PLAN_MODEL = {
+    "bundler.collect.plan": "the plan model a profile returns (pure data)",
+    "bundler.collect.results": "StepResult, what a normalizer reads",
+    "bundler.collect.validate": "the plan's fan-out expansion over raw documents (pure functions)",
+}
+"""What of ``collect`` analysis may use: re-deriving evidence from ``raw/`` rebuilds the
+normalizer's step results from the profile's plan, without any transport."""
+
+EXCEPT_BELOW = {"bundler/analyze": PLAN_MODEL}
+"""Modules a package may import although their package is otherwise above it."""
+"""Package -> the bundler packages it must not import (they are above it)."""
+
+
+def _imported_modules(path: Path, text: str | None = None) -> set[str]:
+    """Every module ``path`` imports, relative imports resolved, TYPE_CHECKING ones included."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    package = parts[:-1]
+    source = path.read_text() if text is None else text
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            modules.add(module)
+            modules.update(f"{module}.{alias.name}" for alias in node.names)
+    return modules
+
+
+def _within(module: str, packages: set[str] | dict[str, str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _offenders(folder: str, allowed: object) -> dict[str, list[str]]:
+    found = {}
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        bad = sorted(m for m in _imported_modules(path) if not allowed(rel, m))  # type: ignore[operator]
+        if bad:
+            found[rel] = bad
+    return found
+
+
+def test_nothing_outside_the_cli_imports_it_or_click() -> None:
+    def allowed(rel: str, module: str) -> bool:
+        if rel.startswith("bundler/cli/") or rel in CLI_ENTRY_POINTS:
+            return True
+        return not _within(module, {"bundler.cli", "click"})
+
+    assert _offenders("bundler", allowed) == {}
+
+
+@pytest.mark.parametrize("folder", sorted(BELOW))
+def test_bundler_packages_import_only_what_is_below_them(folder: str) -> None:
+    def allowed(rel: str, module: str) -> bool:
+        return not _within(module, BELOW[folder]) or _within(module, EXCEPT_BELOW.get(folder, {}))
+
+    assert _offenders(folder, allowed) == {}
+
+
+def test_products_reach_the_engine_only_through_the_named_api() -> None:
+    def allowed(rel: str, module: str) -> bool:
+        if not module.startswith("bundler.") or _within(module, {"bundler.products"}):
+            return True
+        return _within(module, PRODUCT_API)
+
+    assert _offenders("bundler/products", allowed) == {}
+
+
+def test_the_import_scan_sees_relative_and_deferred_imports() -> None:
+    """The checks above would pass vacuously if relative or deferred imports were missed."""
+    probe = (
+        "from typing import TYPE_CHECKING\n"
+        "from ..cli.options import seal_options\n"
+        "from . import zipwriter\n"
+        "if TYPE_CHECKING:\n"
+        "    from ..collect import engine\n"
+        "def later():\n"
+        "    import click\n"
+    )
+    found = _imported_modules(ROOT / "bundler" / "archive" / "probe.py", probe)
+    assert {"bundler.cli.options", "bundler.archive.zipwriter", "bundler.collect.engine"} <= found
+    assert "click" in found
+    in_init = _imported_modules(ROOT / "bundler" / "archive" / "__init__.py", "from .. import x")
+    assert "bundler.x" in in_init

@@ -1,4 +1,6 @@
-"""Seed 000's recovery acceptance checklist, evaluated per target from its ladder.
+"""The recovery acceptance checklist of the *Worker Recovery and Serviceability* guide, per target.
+
+Each target's checklist is evaluated from its ladder.
 
 The checklist is what a *recovered* worker must show, so it is read off the
 same rung results the ladder produced, with two extra facts the rungs do not

@@ -15,7 +15,7 @@ pointer or a line range.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, Recovery
 from schemas.evidence import EvidenceDoc, Job
 
-from ..source import MemberNotFound, MemberSource, read_json
+from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
 
 D = TypeVar("D", bound=EvidenceDoc)
 
@@ -72,6 +72,13 @@ class TimelineEvent:
 
     def citation(self) -> Citation:
         return cite_lines(self.member, self.line, self.line, self.text)
+
+
+FIRST_KEPT = 5
+"""Per ``(kind, worker)`` the engine keeps the first FIRST_KEPT events in log order ..."""
+LATEST_KEPT = 50
+"""... and the LATEST_KEPT latest in time (:mod:`bundler.analyze.sampling`); a parser that
+returns a :class:`TimelineStream` must yield at least the events these would keep."""
 
 
 class TimelineStream:
@@ -153,9 +160,21 @@ class EvidenceSet:
         self.source = source
         self.manifest = manifest
         self.problems: list[str] = []
+        self.unverified: dict[str, str] = {}
+        """Documents present but failed verification (the integrity line names them), by path."""
         self._cache: dict[type[EvidenceDoc], EvidenceDoc | None] = {}
+        self.read: list[type[EvidenceDoc]] | None = None
+        """While not None, every document class asked for is appended (see
+        :meth:`tracking`): the engine names what an unknown rung was missing."""
+
+    def tracking(self) -> list[type[EvidenceDoc]]:
+        """Start recording the document classes :meth:`get` is asked for; returns the list."""
+        self.read = []
+        return self.read
 
     def get(self, cls: type[D]) -> D | None:
+        if self.read is not None and cls not in self.read:
+            self.read.append(cls)
         if cls not in self._cache:
             self._cache[cls] = self._load(cls)
         return self._cache[cls]  # type: ignore[return-value]
@@ -163,6 +182,9 @@ class EvidenceSet:
     def _load(self, cls: type[D]) -> D | None:
         try:
             data = read_json(self.source, cls.member_path)
+        except MemberUnverified as exc:  # present but tampered: unusable, never "missing"
+            self.unverified[cls.member_path] = exc.reason
+            return None
         except MemberNotFound:
             return None
         except ValueError as exc:
@@ -196,6 +218,10 @@ class RuleContext:
     target: Target
     timeline: Timeline
     profile: str | None = None
+    collection_hints: Mapping[str, str] = field(default_factory=dict)
+    """The profile's ``collection_hints``: evidence member -> how to collect it."""
+    recovery_paths: Mapping[str, Recovery] = field(default_factory=dict)
+    """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
 
 
 @dataclass

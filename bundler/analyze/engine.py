@@ -18,7 +18,7 @@ report to generic rules with a visible note; it never aborts the analysis.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from schemas import (
     Finding,
     Integrity,
     Layer,
+    Recovery,
     TargetReport,
     Verdict,
 )
@@ -102,8 +103,11 @@ def run_analysis(
     rules = _rules(profile, name, notes)
     targets = select_targets(evidence, worker=worker, job=job)
     evaluated = targets[:MAX_EVALUATED]
+    hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
+    paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
     reports = sorted(
-        (_target_report(evidence, t, timeline, rules, name) for t in evaluated), key=_order
+        (_target_report(evidence, t, timeline, rules, name, hints, paths) for t in evaluated),
+        key=_order,
     )
     if len(targets) > MAX_TARGETS:
         notes.append(
@@ -192,8 +196,17 @@ def _target_report(
     timeline: Timeline,
     rules: Sequence[Rule],
     profile: str | None,
+    hints: Mapping[str, str],
+    paths: Mapping[str, Recovery],
 ) -> TargetReport:
-    ctx = RuleContext(evidence=evidence, target=target, timeline=timeline, profile=profile)
+    ctx = RuleContext(
+        evidence=evidence,
+        target=target,
+        timeline=timeline,
+        profile=profile,
+        collection_hints=hints,
+        recovery_paths=paths,
+    )
     layers = walk(ctx, rules)
     verdict, first_failed = target_verdict(layers)
     return TargetReport(

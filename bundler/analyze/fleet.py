@@ -57,8 +57,25 @@ UNTRUSTWORTHY = frozenset({"EVIDENCE_INVALID", "EVIDENCE_MISSING"})
 
 
 def missing_core(ev: EvidenceSet) -> list[Finding]:
-    present = [cls for cls in CORE_DOCUMENTS if ev.source.has(cls.member_path)]
-    return [
+    for cls in CORE_DOCUMENTS:
+        ev.get(cls)  # a document that failed verification is unusable, not missing
+    unverified = [
+        make_finding(
+            "EVIDENCE_INVALID",
+            "warn",
+            f"{cls.member_path} failed verification ({ev.unverified[cls.member_path]}): "
+            "targets that depend on it cannot be chosen.",
+            member=cls.member_path,
+        )
+        for cls in CORE_DOCUMENTS
+        if cls.member_path in ev.unverified
+    ]
+    present = [
+        cls
+        for cls in CORE_DOCUMENTS
+        if ev.source.has(cls.member_path) or cls.member_path in ev.unverified
+    ]
+    return unverified + [
         make_finding(
             "EVIDENCE_MISSING",
             "warn",

@@ -7,7 +7,8 @@ The engine owns three decisions so that rules stay small and honest:
 * **a broken rule is visible** — an exception inside a rule becomes a
   ``RULE_ERROR`` finding on an ``unknown`` rung, never a crash and never a pass;
 * **stop at the first failed rung** — rungs above it are ``skipped`` with
-  ``blocked_by``, because seed 000 says to repair the lowest failure first.
+  ``blocked_by``, because the *Worker Recovery and Serviceability* guide says to
+  repair the lowest failure first.
 
 Combining several rules on one rung: fail > unknown > warn > pass >
 not_applicable. Unknown outranks warn because a rung we could not fully see
@@ -19,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
+from schemas.evidence import EvidenceDoc
 
 from .api import Rule, RuleContext, RuleResult, excerpt
+from .deciding import LAYER_DOCUMENTS, annotate, how_to_decide
 from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
 
 PRECEDENCE = {
@@ -50,26 +53,30 @@ def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
 
 def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResult:
     """One rung: run its rules (each isolated), combine their answers."""
-    answers = [answer for r in rules if (answer := _run(r, ctx)) is not None]
+    read: list[type[EvidenceDoc]] = []
+    answers = [answer for r in rules if (answer := _run(r, ctx, read)) is not None]
     if not answers:
-        return LayerResult(
-            name=layer,
-            status=LayerStatus.UNKNOWN,
-            findings=[
-                Finding(
-                    code="NO_EVIDENCE",
-                    severity="info",
-                    message=f"No evidence in the bundle answers: {layer.question}",
-                )
-            ],
+        silent = Finding(
+            code="NO_EVIDENCE",
+            severity="info",
+            message=f"No evidence in the bundle answers: {layer.question}",
         )
+        documents = list(dict.fromkeys([*read, *LAYER_DOCUMENTS.get(layer, ())]))
+        annotate([silent], ctx.evidence, documents, ctx.collection_hints)
+        if not silent.missing:  # present but silent: name what would have answered
+            silent.missing = [cls.member_path for cls in documents]
+            silent.to_decide = how_to_decide(silent.missing, ctx.collection_hints)
+        return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
     status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
     findings = _dedupe([f for a in answers for f in a.findings])
     findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
-    return LayerResult(name=layer, status=status, findings=[advise(f, layer) for f in findings])
+    return LayerResult(
+        name=layer, status=status, findings=[advise(f, layer, ctx) for f in findings]
+    )
 
 
-def _run(rule: Rule, ctx: RuleContext) -> RuleResult | None:
+def _run(rule: Rule, ctx: RuleContext, seen: list[type[EvidenceDoc]]) -> RuleResult | None:
+    read = ctx.evidence.tracking()
     try:
         answer = rule(ctx)
     except Exception as exc:  # a rule bug must never crash the report, nor pass a rung
@@ -80,6 +87,9 @@ def _run(rule: Rule, ctx: RuleContext) -> RuleResult | None:
         )
     if answer is not None and answer.status is LayerStatus.SKIPPED:
         return RuleResult(LayerStatus.UNKNOWN, [_rule_error(rule, "answered 'skipped'")])
+    seen += [cls for cls in read if cls not in seen]
+    if answer is not None and answer.status is LayerStatus.UNKNOWN:
+        annotate(answer.findings, ctx.evidence, read, ctx.collection_hints)
     return answer
 
 
@@ -111,12 +121,16 @@ _LAYER_CHECKS = {
 }
 
 
-def advise(finding: Finding, layer: Layer) -> Finding:
-    """Attach the recovery path and acceptance checks for a failing or warning finding."""
+def advise(finding: Finding, layer: Layer, ctx: RuleContext | None = None) -> Finding:
+    """Attach the recovery path and acceptance checks for a failing or warning finding.
+
+    The product's own text for the path (``RuleContext.recovery_paths``) wins over
+    the generic one, so a product's finding never cites another product's pages.
+    """
     if finding.severity not in ("fail", "warn"):
         return finding
     if finding.recovery is None:
-        finding.recovery = recovery_for(finding.code)
+        finding.recovery = recovery_for(finding.code, ctx.recovery_paths if ctx else None)
     if not finding.acceptance:
         finding.acceptance = acceptance_for(finding.code) or list(_LAYER_CHECKS[layer])
     return finding

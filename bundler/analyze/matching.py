@@ -1,6 +1,7 @@
 """What a job asks of a worker, compared with what each worker offers.
 
-Two questions, kept apart because seed 000 puts them on different rungs:
+Two questions, kept apart because the *Worker Recovery and Serviceability* guide
+puts them on different rungs:
 
 * **placement** — is the job *intended* for this worker (pinning, explicit
   assignment, worker group, labels/affinity, operating system)?

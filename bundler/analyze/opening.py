@@ -65,7 +65,7 @@ class OpenedBundle:
         self.close()
 
 
-def open_bundle(path: Path, secrets: OpenSecrets | None = None) -> OpenedBundle:
+def open_for_analysis(path: Path, secrets: OpenSecrets | None = None) -> OpenedBundle:
     """Open ``path`` (directory or zip) read-only. Raises :class:`InputError` subclasses."""
     if path.is_dir():
         return _from_source(DirectorySource(path), str(path))

@@ -1,15 +1,17 @@
 """Recovery advice, written once and referenced by finding codes.
 
-Seed 000 ("Common recovery paths", "Recovery acceptance") is the source of
-the facts; the wording is ours, and the texts themselves live in
-:mod:`bundler.analyze.recovery_paths`. Rules do not carry advice themselves: the
-engine attaches :func:`recovery_for` and :func:`acceptance_for` to every
-finding whose code is listed in :data:`CODE_PATHS`, so the same failure always
-reads the same way whichever rule (generic or product) found it. A product
-may still set ``Finding.recovery`` explicitly when it knows better.
+The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Recovery
+acceptance") is the source of the facts; the wording is ours, and the texts themselves
+live in :mod:`bundler.analyze.recovery_paths`. Rules do not carry advice themselves: the
+engine attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
+code is listed in :data:`CODE_PATHS`, so the same failure always reads the same way
+whichever rule (generic or product) found it. A product may still set
+``Finding.recovery`` explicitly when it knows better.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from schemas import Layer, Recovery
 
@@ -24,7 +26,7 @@ ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "successful bounded canary": (Layer.OUTCOME,),
     "external receipt where the job has an external effect": (Layer.OUTCOME,),
 }
-"""Seed 000's recovery acceptance list, each check with the rungs that prove it."""
+"""The guide's recovery acceptance list, each check with the rungs that prove it."""
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
@@ -136,10 +138,13 @@ _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
 }
 
 
-def recovery_for(code: str) -> Recovery | None:
-    """The recovery path for a finding code, or None when we have no advice for it."""
+def recovery_for(code: str, product: Mapping[str, Recovery] | None = None) -> Recovery | None:
+    """The recovery path for a finding code (the product's own text first), or None."""
     path = CODE_PATHS.get(code)
-    return PATHS[path].model_copy(deep=True) if path else None
+    if path is None:
+        return None
+    chosen = (product or {}).get(path) or PATHS[path]
+    return chosen.model_copy(deep=True)
 
 
 def acceptance_for(code: str) -> list[str]:

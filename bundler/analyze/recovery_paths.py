@@ -1,16 +1,17 @@
-"""Recovery texts: seed 000's recovery paths, in our own words, one :class:`Recovery` each.
+"""Recovery texts: the recovery paths of the guides, in our own words, one :class:`Recovery` each.
 
 Pure data, keyed by path id; :mod:`bundler.analyze.recovery` maps finding
-codes onto these ids. Facts come from seed 000 ("Common recovery paths",
-"Upgrade or replace a worker", "Remove a worker safely") and seed 004 (Flux
-eviction triage); the wording is ours.
+codes onto these ids. Facts come from LyftData's *Worker Recovery and Serviceability*
+guide ("Common recovery paths", "Upgrade or replace a worker", "Remove a worker
+safely"); the wording is ours. A product replaces a path with its own text
+(``Profile.recovery_paths``), so a finding never cites another product's pages.
 """
 
 from __future__ import annotations
 
 from schemas import Recovery
 
-SEED = "seed 000, Worker Recovery and Serviceability"
+GUIDE = "LyftData's Worker Recovery and Serviceability guide"
 
 CAPTURE_FIRST = (
     "Capture evidence before restarting anything: a restart can hide the original failure "
@@ -33,7 +34,7 @@ PATHS: dict[str, Recovery] = {
             "certificate, never as the fix.",
             CAPTURE_FIRST,
         ],
-        reference=f"{SEED}: Connectivity or TLS",
+        reference=f"{GUIDE}: Connectivity or TLS",
     ),
     "server-health": Recovery(
         summary="Bring the control plane back to healthy and ready before judging any worker.",
@@ -44,7 +45,7 @@ PATHS: dict[str, Recovery] = {
             "Collect a new bundle: every layer above the server was not evaluated.",
         ],
         cautions=[CAPTURE_FIRST],
-        reference=f"{SEED}: the ladder's first rung",
+        reference=f"{GUIDE}: the ladder's first rung",
     ),
     "api-access": Recovery(
         summary="Give the collector an API token the control plane accepts.",
@@ -67,7 +68,7 @@ PATHS: dict[str, Recovery] = {
             "Once the cause is fixed, confirm a fresh heartbeat and system information.",
         ],
         cautions=[CAPTURE_FIRST],
-        reference=f"{SEED}: Worker heartbeat; Flux worker observability (eviction triage)",
+        reference=f"{GUIDE}: Worker heartbeat",
     ),
     "license": Recovery(
         summary="Restore a valid license; the worker picks it up at its next lease refresh.",
@@ -78,7 +79,7 @@ PATHS: dict[str, Recovery] = {
             "Wait for the next lease-refresh cycle, then confirm runtime authorization.",
         ],
         cautions=["A normal license recovery does not need a worker restart."],
-        reference=f"{SEED}: License or runtime authorization",
+        reference=f"{GUIDE}: License or runtime authorization",
     ),
     "lease": Recovery(
         summary="Get the worker a valid, verifiable auth lease again.",
@@ -90,7 +91,7 @@ PATHS: dict[str, Recovery] = {
             "trust-health check and then its trust-reset operation.",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{SEED}: License or runtime authorization",
+        reference=f"{GUIDE}: License or runtime authorization",
     ),
     "registration": Recovery(
         summary="Make the worker's bootstrap credential acceptable to the server.",
@@ -101,7 +102,7 @@ PATHS: dict[str, Recovery] = {
             "Once registered, remove one-time enrollment keys from the worker's configuration.",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{SEED}: Worker Authentication",
+        reference=f"{GUIDE}: Worker Authentication",
     ),
     "placement": Recovery(
         summary="Make the job's placement and the worker agree.",
@@ -112,7 +113,7 @@ PATHS: dict[str, Recovery] = {
             "Reapply or reconcile the job's placement and confirm it lands on the intended worker.",
         ],
         cautions=["Do not run two active copies of a job that cannot tolerate duplicates."],
-        reference=f"{SEED}: Placement; Upgrade or replace a worker, step 7",
+        reference=f"{GUIDE}: Placement; Upgrade or replace a worker, step 7",
     ),
     "deployment": Recovery(
         summary="Get the exact rendered job to a runnable state on the worker.",
@@ -123,7 +124,7 @@ PATHS: dict[str, Recovery] = {
             "Reconcile drift, then confirm the deployment identity matches the intended one.",
         ],
         cautions=["Hand-edited generated jobs read as drift and may be overwritten."],
-        reference=f"{SEED}: Deployment; Missing runtime prerequisites",
+        reference=f"{GUIDE}: Deployment; Missing runtime prerequisites",
     ),
     "prerequisites": Recovery(
         summary="Repair each blocker the runtime-requirements report names.",
@@ -139,13 +140,13 @@ PATHS: dict[str, Recovery] = {
             "A successful settings write is not proof: wait until the report and the target "
             "job both converge."
         ],
-        reference=f"{SEED}: Missing runtime prerequisites",
+        reference=f"{GUIDE}: Missing runtime prerequisites",
     ),
     "trust-root": Recovery(
         summary="Repair the worker's trust root with the product's own trust operations.",
         steps=["Run the product's trust-health check.", "Then run its trust-reset operation."],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{SEED}: License or runtime authorization",
+        reference=f"{GUIDE}: License or runtime authorization",
     ),
     "capacity": Recovery(
         summary="Give the job a worker with room for it.",
@@ -153,11 +154,11 @@ PATHS: dict[str, Recovery] = {
             "If every slot is busy, the job starts when one frees: wait, raise the worker's "
             "concurrency limit, or add a worker that matches the job.",
             "If a resource is short, move the job to a bigger worker or lower its request.",
-            "If the worker reports event-loop starvation, move CPU-bound work off the worker's "
-            "event loop (separate process runner) or give the host dedicated capacity.",
+            "If a component capability is missing, add it to the worker or move the job to a "
+            "worker that offers it.",
         ],
         cautions=[],
-        reference=f"{SEED}: Capacity; Flux worker observability (stuck execution triage)",
+        reference=f"{GUIDE}: Capacity",
     ),
     "outcome": Recovery(
         summary="Prove the job works end to end with a bounded canary and its receipt.",
@@ -168,7 +169,7 @@ PATHS: dict[str, Recovery] = {
             "before restoring normal schedules.",
         ],
         cautions=[],
-        reference=f"{SEED}: Outcome; Recovery acceptance",
+        reference=f"{GUIDE}: Outcome; Recovery acceptance",
     ),
     "local-state": Recovery(
         summary="Repair the worker's local state once, with the service stopped.",
@@ -187,7 +188,7 @@ PATHS: dict[str, Recovery] = {
             "`--reset-state full` is the last resort: record the worker identity, state path, "
             "deployed jobs and plan first; it can require the API key or a fresh enrollment.",
         ],
-        reference=f"{SEED}: Corrupt local state",
+        reference=f"{GUIDE}: Corrupt local state",
     ),
     "replace": Recovery(
         summary="Upgrade or replace the worker without two owners of one identity.",
@@ -205,7 +206,7 @@ PATHS: dict[str, Recovery] = {
             "Never start a replacement with the same identity and state while the original can "
             "still run: ownership becomes ambiguous and effects may repeat."
         ],
-        reference=f"{SEED}: Upgrade or replace a worker",
+        reference=f"{GUIDE}: Upgrade or replace a worker",
     ),
     "recollect": Recovery(
         summary="Collect the missing evidence again before concluding anything from it.",
@@ -226,6 +227,6 @@ PATHS: dict[str, Recovery] = {
             "Confirm the replacement is serviceable, then remove the record.",
         ],
         cautions=["Removing a worker does not replay its lost work."],
-        reference=f"{SEED}: Remove a worker safely",
+        reference=f"{GUIDE}: Remove a worker safely",
     ),
 }

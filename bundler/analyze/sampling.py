@@ -18,11 +18,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .api import Timeline, TimelineEvent, TimelineStream
+from .api import FIRST_KEPT, LATEST_KEPT, Timeline, TimelineEvent, TimelineStream
 from .api import _event_order as event_order  # the timeline's own order
-
-FIRST_KEPT = 5
-LATEST_KEPT = 50
 
 Key = tuple[str, str | None]
 

@@ -50,7 +50,7 @@ def job_trouble(
     followed by a later success of the same job is history, not trouble.
 
     Re-dispatch alone is not trouble: a job running again after its worker was
-    evicted is the fencing mechanism working (seed 004).."""
+    evicted is the fencing mechanism working (Flux's *Worker observability* page)."""
     phase = job.phase.value
     native = ""
     if job.native_state and job.native_state.lower() != phase:

@@ -26,7 +26,7 @@ from typing import Literal
 
 from schemas import MANIFEST_MEMBER, Integrity, Manifest
 
-from ..source import MemberNotFound, MemberSource
+from ..source import MemberNotFound, MemberSource, MemberUnverified
 
 MAX_LISTED_PROBLEMS = 50
 
@@ -64,16 +64,16 @@ class VerifyingSource:
 
     def read_bytes(self, name: str) -> bytes:
         if name in self._tampered:
-            raise MemberNotFound(name)
+            raise _unverified(name)
         data = self.inner.read_bytes(name)
         self._read.add(name)
         if self._inner_report is None and not self._sound(name, _digest(data), len(data)):
-            raise MemberNotFound(name)
+            raise _unverified(name)
         return data
 
     def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         if name in self._tampered:
-            raise MemberNotFound(name)
+            raise _unverified(name)
         digest = hashlib.sha256()
         size = 0
         try:
@@ -146,6 +146,10 @@ class VerifyingSource:
         if status == "verified" and extra:
             status = "unverified"
         return Integrity(status=status, problems=_cap(problems))
+
+
+def _unverified(name: str) -> MemberUnverified:
+    return MemberUnverified(name, f"member {name} does not match its manifest checksum")
 
 
 def _digest(data: bytes) -> str:

@@ -260,6 +260,21 @@ def _directory_regions(
                 info.filename,
                 f"member {_label(info)} has a per-file comment ({len(info.comment)} bytes)",
             )
+    declared = (
+        int(end_record[pz._ECD_ENTRIES_TOTAL]),  # type: ignore[call-overload]
+        int(end_record[pz._ECD_ENTRIES_THIS_DISK]),  # type: ignore[call-overload]
+    )
+    disks = (
+        int(end_record[pz._ECD_DISK_NUMBER]),  # type: ignore[call-overload]
+        int(end_record[pz._ECD_DISK_START]),  # type: ignore[call-overload]
+    )
+    if declared != (len(infos), len(infos)) or disks != (0, 0):
+        found.add(
+            "foreign_structure",
+            None,
+            f"the end record declares {declared[0]} entries (on disk {disks[0]}); "
+            f"the directory holds {len(infos)}",
+        )
     if used != directory_size:
         found.add(
             "stray_bytes",
@@ -329,8 +344,10 @@ def _owner(region: Region) -> str:
 
 
 def _gap_message(size: int, before: Region | None, after: Region | None) -> str:
+    amount = "1 byte" if size == 1 else f"{size} bytes"
+    verb = "belongs" if size == 1 else "belong"
     if before is None:
-        return f"{size} bytes before the first zip record belong to nothing (prepended data)"
+        return f"{amount} before the first zip record {verb} to nothing (prepended data)"
     if after is None:
-        return f"{size} bytes after the end record belong to nothing (trailing data)"
-    return f"{size} bytes between {_owner(before)} and {_owner(after)} belong to nothing (a gap)"
+        return f"{amount} after the end record {verb} to nothing (trailing data)"
+    return f"{amount} between {_owner(before)} and {_owner(after)} {verb} to nothing (a gap)"

@@ -13,7 +13,7 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 from ..errors import DecryptionFailed, NotABundle
 from .aes_check import password_fit
 from .integrity import IntegrityProblem, ProblemKind
-from .names import printable_name
+from .names import member_name_problem, printable_name
 from .secret import Secret
 from .zipscan import Entry
 
@@ -40,8 +40,11 @@ def cross_check(
 
     for member in manifest.members:
         label = printable_name(member.path)
+        unsafe = member_name_problem(member.path)
         if member.path == MANIFEST_MEMBER:
             problem("manifest_invalid", None, "manifest.json lists itself")
+        elif unsafe:
+            problem("manifest_invalid", None, f"manifest.json lists {label!r}: {unsafe}")
         elif member.path in listed:
             problem("manifest_invalid", member.path, f"manifest lists {label!r} twice")
         else:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import OutputError, UsageError
 from .atomic import TEMP_SUFFIX
+from .names import printable_name
 from .reader import BundleReader
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -40,13 +41,21 @@ def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False)
     if os.open not in os.supports_dir_fd or os.mkdir not in os.supports_dir_fd:
         raise UsageError("safe extraction needs a POSIX system (openat)")
     dest = Path(dest)
+    names = reader.names()
     created_root = _prepare_root(dest, overwrite=overwrite)
     root = os.open(dest, _DIR_FLAGS)
     created: list[tuple[str, ...]] = []
     total = 0
     try:
-        for name in reader.names():
-            total += _extract_member(reader, root, name, dest, overwrite, created)
+        _check_names_fit(names, root, dest)
+        for name in names:
+            try:
+                total += _extract_member(reader, root, name, dest, overwrite, created)
+            except OSError as exc:  # disk full, a name this file system refuses, ...
+                raise OutputError(
+                    f"cannot write member {printable_name(name)!r} under {dest}: "
+                    f"{exc.strerror or type(exc).__name__}; nothing extracted is left behind"
+                ) from exc
     except BaseException:
         os.close(root)
         if created_root:
@@ -57,6 +66,27 @@ def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False)
     os.close(root)
     files = sum(1 for parts in created if parts[-1] != "/")
     return ExtractResult(dest, files, total)
+
+
+def _check_names_fit(names: list[str], root: int, dest: Path) -> None:
+    """Refuse, before writing anything, a member whose path this file system cannot hold.
+
+    Member names may be up to 1024 characters, but most file systems cap one
+    path component at 255 bytes (``NAME_MAX``); the temporary name used while
+    a file is verified is shorter than its final name, so checking the final
+    names is enough.
+    """
+    try:
+        name_max = os.fpathconf(root, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    for name in names:
+        for part in name.split("/"):
+            if len(os.fsencode(part)) > name_max:
+                raise OutputError(
+                    f"member {printable_name(name)!r} has a path component longer than "
+                    f"{name_max} bytes, which {dest} cannot hold; nothing was extracted"
+                )
 
 
 def _prepare_root(dest: Path, *, overwrite: bool) -> bool:

@@ -44,10 +44,8 @@ def drop_signals() -> tuple[type[Exception], ...]:
     ``bundler``, so the builder recognises its exception here, where the
     import points the allowed way (bundler -> redactors).
     """
-    try:
-        from redactors.errors import MemberRefused
-    except ImportError:  # the redaction layer is not installed in this build
-        return (MemberDropped,)
+    from redactors.errors import MemberRefused
+
     return (MemberDropped, MemberRefused)
 
 

@@ -17,7 +17,7 @@ from typing import Literal, NoReturn
 from schemas import Integrity
 
 from ..errors import CorruptArchive, HostileArchive, ManifestInvalid, NotABundle
-from ..source import MemberNotFound
+from ..source import MemberUnverified
 
 ProblemKind = Literal[
     "missing",  # listed in the manifest, absent from the zip
@@ -50,17 +50,24 @@ class IntegrityProblem:
         return self.message
 
 
-class MemberUnsound(CorruptArchive, MemberNotFound):
+class MemberUnsound(CorruptArchive, MemberUnverified):
     """A lenient reader's answer for a member that failed a check.
 
-    It is a :class:`~bundler.source.MemberNotFound`, so code that treats
-    absent evidence as *unknown* does the same for unsound evidence; and a
-    :class:`~bundler.errors.CorruptArchive`, so a command reports it properly.
+    It is a :class:`~bundler.source.MemberUnverified` (a ``MemberNotFound``),
+    so code that treats absent evidence as *unknown* does the same for
+    unsound evidence, and can still say it failed verification rather than
+    that it is missing; and a :class:`~bundler.errors.CorruptArchive`, so a
+    command reports it properly.
     """
 
     def __init__(self, problem: IntegrityProblem) -> None:
-        super().__init__(problem.message)
+        CorruptArchive.__init__(self, problem.message)
+        self.name = problem.member or ""
+        self.reason = problem.message
         self.problem = problem
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass

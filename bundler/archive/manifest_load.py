@@ -7,7 +7,6 @@ Validation messages name the field and the rule, never the offending value.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from schemas import Manifest, UnsupportedFormatError, parse_format
 
 from ..errors import ManifestInvalid, NotABundle
+from ..jsondoc import JsonTooDeep, loads_bounded
 
 
 def parse_manifest(data: bytes) -> Manifest:
@@ -36,8 +36,11 @@ def parse_manifest(data: bytes) -> Manifest:
 
 
 def parse_json(data: bytes, member: str, *, error: type[Exception] = ValueError) -> Any:
+    """The parsed document (nesting depth capped); ``error`` with a one-line reason otherwise."""
     try:
-        return json.loads(data)
+        return loads_bounded(data, member)
+    except JsonTooDeep as exc:
+        raise error(str(exc)) from None
     except ValueError as exc:
         raise error(f"{member} is not valid JSON (line {getattr(exc, 'lineno', '?')})") from exc
 

@@ -111,7 +111,7 @@ def read_envelope(comment: bytes) -> Envelope | None:
         return None
     try:
         envelope = Envelope.model_validate(json.loads(body))
-    except (ValueError, ValidationError) as exc:
+    except (ValueError, ValidationError, RecursionError) as exc:
         raise DecryptionFailed("the bundle's recipient envelope is damaged") from exc
     if envelope.bundler_envelope != ENVELOPE_VERSION or envelope.scheme != SCHEME:
         raise DecryptionFailed(

@@ -70,6 +70,8 @@ def open_zip(
         raise InputError(f"{path} does not exist")
     if not path.is_file():
         raise InputError(f"{path} is not a file")
+    if path.stat().st_size == 0:
+        raise NotABundle(f"{path} is empty: not a bundle")
     try:
         handle = path.open("rb")
     except OSError as exc:

@@ -2,6 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..errors import InputError
+
+
+def sealed_bundle(path: Path, command: str) -> Path:
+    """``path`` when it can be a sealed bundle; a folder gets the same one-line error as
+    every other unreadable input (click's own message would not say what to do)."""
+    if path.is_dir():
+        raise InputError(
+            f"{path} is a folder; `bundler {command}` reads a sealed bundle (a .zip file)",
+            hint="`bundler analyze DIR` and `bundler review DIR` read an extracted bundle",
+        )
+    return path
+
+
 LIMITS = """\b
 Safety limits (environment variables; sizes accept KiB, MiB, GiB):
   BUNDLER_MAX_MEMBERS=100000       BUNDLER_MAX_TOTAL_BYTES=20GiB

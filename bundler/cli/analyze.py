@@ -9,11 +9,13 @@ from pathlib import Path
 import click
 
 from ..analyze.engine import run_analysis
-from ..analyze.opening import open_bundle, profile_for
+from ..analyze.opening import open_for_analysis, profile_for
+from ..analyze.rederive import rederive
 from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
+from .output import write_report
 
 VERDICT_EXIT = {
     "healthy": ExitCode.OK,
@@ -69,12 +71,13 @@ def command(
     """
     if output is not None and output.exists() and output.resolve() == bundle.resolve():
         raise UsageError(f"--output {output} is the bundle itself")
-    with open_bundle(bundle, secrets) as opened:
-        evidence = opened.evidence()
-        done = run_analysis(
-            evidence, profile=profile_for(opened.manifest, evidence), worker=worker, job=job
-        )
+    with open_for_analysis(bundle, secrets) as opened:
+        stored = opened.evidence()
+        profile = profile_for(opened.manifest, stored)
+        used = rederive(stored, profile)
+        done = run_analysis(used.evidence, profile=profile, worker=worker, job=job)
         report = done.report
+        report.fleet_findings.insert(0, used.note)
         report.bundle.integrity = opened.integrity()
         extras = None
         if fmt == "html":
@@ -88,16 +91,3 @@ def command(
         render(report, fmt, text, color=False, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
         write_report(output, text.getvalue())
     click.get_current_context().exit(int(VERDICT_EXIT[report.verdict.value]))
-
-
-def write_report(path: Path, text: str) -> None:
-    """Publish ``text`` at ``path`` in one rename: the old report or the new one, never half."""
-    from ..archive.atomic import AtomicOutput
-
-    out = AtomicOutput(path, overwrite=True, mode=0o644)
-    try:
-        out.file.write(text.encode("utf-8"))
-        out.publish()
-    except BaseException:
-        out.discard()
-        raise

@@ -9,8 +9,10 @@ import click
 
 from ..diff import compare, open_side
 from ..diff.render import FORMATS, render
+from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
+from .output import write_report
 
 VERDICT_EXIT = {
     "recovered": ExitCode.OK,
@@ -30,10 +32,17 @@ VERDICT_EXIT = {
     default="text",
     show_default=True,
     help="text for a terminal, json for tools (schemas/json/diff-report.schema.json), "
-    "markdown for a ticket.",
+    "markdown for a ticket, html for a self-contained page.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the report to FILE (replaced whole, never half-written) instead of stdout.",
 )
 @open_options
-def command(before: Path, after: Path, fmt: str, secrets: OpenSecrets) -> None:
+def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: OpenSecrets) -> None:
     """Compare BEFORE (the incident's bundle) with AFTER (one taken after the repair).
 
     Both are analyzed offline, as `bundler analyze` does. For each target and
@@ -50,9 +59,15 @@ def command(before: Path, after: Path, fmt: str, secrets: OpenSecrets) -> None:
     2 a bundle cannot be opened, the two come from different products, or
     usage error · 3 inconclusive (nothing fails, evidence missing) · 70 internal error.
     """
+    for bundle in (before, after):
+        if output is not None and output.exists() and output.resolve() == bundle.resolve():
+            raise UsageError(f"--output {output} is one of the bundles")
     with open_side(before, secrets) as old, open_side(after, secrets) as new:
         report = compare(old, new)
-    sys.stdout.write(render(report, fmt))
+    if output is None:
+        sys.stdout.write(render(report, fmt))
+    else:
+        write_report(output, render(report, fmt))
     for warning in report.warnings:
         click.echo(f"bundler: warning: {warning}", err=True)
     click.get_current_context().exit(int(VERDICT_EXIT[report.verdict]))

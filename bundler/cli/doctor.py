@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..collect.defaults import (
+    DEFAULT_API_CONCURRENCY,
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
@@ -15,7 +16,7 @@ from ..collect.defaults import (
     DEFAULT_TIMEOUT_S,
 )
 from ..products import PROFILES
-from .options import SealOptions, seal_options
+from .options import SealOptions, redaction_options, seal_options
 
 EPILOG = """\b
 Exit codes (the first that applies wins):
@@ -33,6 +34,11 @@ refused and recorded, and nothing is taken from that host.
 --accept-new-host-keys trusts an unknown key once (its fingerprint goes in
 the manifest and known_hosts); a changed key is always refused.
 """
+
+
+def _words(value: object) -> tuple[str, ...]:
+    """A repeatable option's values (click gives a tuple of str)."""
+    return tuple(str(v) for v in value) if isinstance(value, tuple | list) else ()
 
 
 def _path(**kwargs: object) -> click.Path:
@@ -60,12 +66,16 @@ def _path(**kwargs: object) -> click.Path:
               help="Bytes kept per log (head + tail, truncation marked).")  # fmt: skip
 @click.option("--concurrency", type=int, default=DEFAULT_CONCURRENCY, show_default=True,
               help="Collectors running at once.")  # fmt: skip
+@click.option("--api-concurrency", type=int, default=DEFAULT_API_CONCURRENCY, show_default=True,
+              help="Requests in flight against the control plane at once (Retry-After is "
+                   "honoured up to 30 s).")  # fmt: skip
 @click.option("--timeout", "timeout_s", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
               help="Seconds per collector.")  # fmt: skip
 @click.option("--deadline", "deadline_s", type=float, default=DEFAULT_DEADLINE_S, show_default=True,
               help="Seconds for the whole run; unfinished collectors are recorded.")  # fmt: skip
 @click.option("--bundle", type=_path(), help="Write the encrypted bundle here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@redaction_options
 @seal_options
 def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: object) -> None:
     """Collect evidence from a fleet into an encrypted bundle, and check it live.
@@ -77,6 +87,8 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     bundler doctor --profile flux --server URL --bundle support.zip --generate-password
     bundler doctor --profile lyftdata --inventory fleet.yaml --json
     bundler doctor --local --bundle host.zip --recipient support.pub
+    bundler doctor --profile flux --bundle s.zip --generate-password --obfuscate network \\
+        --rules acme-rules.yaml --keyword acme-prod
     """
     if bundle is None and (seal.password_env or seal.password_file or seal.generate_password
                            or seal.recipients):  # fmt: skip
@@ -89,7 +101,9 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
     request = DoctorRequest(
         bundle=bundle,
         seal=seal,
-        ssh=tuple(options.pop("ssh")),  # type: ignore[call-overload]
+        ssh=_words(options.pop("ssh")),
+        keywords=_words(options.pop("keywords")),
+        obfuscate=_words(options.pop("obfuscate")),
         **options,  # type: ignore[arg-type]
     )
     from rich.console import Console

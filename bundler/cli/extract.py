@@ -9,12 +9,12 @@ import click
 from ..archive.extract import extract_bundle
 from ..archive.opening import open_bundle
 from ..archive.render import human_size
-from ._archive_help import EXTRACT_EPILOG
+from ._archive_help import EXTRACT_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options
 
 
 @click.command("extract", epilog=EXTRACT_EPILOG)
-@click.argument("bundle", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("bundle", type=click.Path(path_type=Path))
 @click.option(
     "--to",
     "dest",
@@ -29,6 +29,6 @@ def command(bundle: Path, dest: Path, force: bool, secrets: OpenSecrets) -> None
     gets its name, nothing is written outside DIR, no symbolic link is followed,
     files are 0600 and folders 0700. On any error nothing extracted is left behind.
     """
-    with open_bundle(bundle, secrets, prompt=click_prompt) as reader:
+    with open_bundle(sealed_bundle(bundle, "extract"), secrets, prompt=click_prompt) as reader:
         result = extract_bundle(reader, dest, overwrite=force)
     click.echo(f"extracted {result.files} files ({human_size(result.bytes)}) into {result.folder}")

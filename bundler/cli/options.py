@@ -16,7 +16,14 @@ import click
 
 from ..secret_options import OpenSecrets, SealOptions
 
-__all__ = ["OpenSecrets", "SealOptions", "click_prompt", "open_options", "seal_options"]
+__all__ = [
+    "OpenSecrets",
+    "SealOptions",
+    "click_prompt",
+    "open_options",
+    "redaction_options",
+    "seal_options",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,3 +132,31 @@ def _copy_metadata(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Non
     wrapper.__doc__ = func.__doc__
     params = getattr(func, "__click_params__", [])
     wrapper.__click_params__ = params + getattr(wrapper, "__click_params__", [])  # type: ignore[attr-defined]
+
+
+def redaction_options(func: F) -> F:
+    """Add --rules / --keyword / --obfuscate: what to redact beyond the built-in catalog.
+
+    ``bundler redact`` and ``bundler doctor`` take them alike (``rules``,
+    ``keywords``, ``obfuscate`` keyword arguments).
+    """
+    func = click.option(
+        "--obfuscate",
+        "obfuscate",
+        type=click.Choice(["network"]),
+        multiple=True,
+        help="'network': replace IPs, MACs, host and user names with consistent pseudonyms.",
+    )(func)
+    func = click.option(
+        "--keyword",
+        "keywords",
+        multiple=True,
+        metavar="WORD",
+        help="Redact this word everywhere, case-insensitively (repeatable).",
+    )(func)
+    return click.option(
+        "--rules",
+        "rules",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Custom rule file (YAML or TOML): literals, regexes, key names, file globs, allow.",
+    )(func)

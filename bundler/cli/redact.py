@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..redaction.request import RedactRequest, prepare, run, summary_line
-from .options import SealOptions, seal_options
+from .options import SealOptions, redaction_options, seal_options
 
 
 @click.command(
@@ -30,30 +30,10 @@ from .options import SealOptions, seal_options
     help="Output directory (same relative paths), or a path ending in .zip for a bundle.",
 )
 @click.option(
-    "--rules",
-    "rules",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Custom rule file (YAML or TOML): literals, regexes, key names, file globs, allow.",
-)
-@click.option(
-    "--keyword",
-    "keywords",
-    multiple=True,
-    metavar="WORD",
-    help="Redact this word everywhere, case-insensitively (repeatable).",
-)
-@click.option(
     "--report",
     "report_path",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the redaction report here (it is always inside the output).",
-)
-@click.option(
-    "--obfuscate",
-    "obfuscate",
-    type=click.Choice(["network"]),
-    multiple=True,
-    help="'network': replace IPs, MACs, host and user names with consistent pseudonyms.",
 )
 @click.option(
     "--keep-binary",
@@ -80,6 +60,7 @@ from .options import SealOptions, seal_options
     "--workers", type=click.IntRange(1, 64), help="Processes for pass one (default: CPU count)."
 )
 @click.option("--force", is_flag=True, help="Replace an existing output bundle.")
+@redaction_options
 @seal_options
 def command(seal: SealOptions, **options: Any) -> None:
     """Redact SRC (a file or a directory tree, e.g. an extracted bundle) into --out.

@@ -1,7 +1,8 @@
 """``bundler review BUNDLE_OR_DIR``: prove nothing secret is left (what an upload pipeline runs).
 
 Exit codes: 0 clean · 1 residual findings (or a report that does not match
-the members) · 2 unreadable input or usage error.
+the members) · 2 unreadable input, a bundle verify would not accept, or a
+usage error. Exit 0 means every byte given was accounted for and scanned.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from .secrets_input import read_map_password
 @click.command(
     "review",
     epilog="\b\nExit codes: 0 clean · 1 residual findings, or a redaction report that does\n"
-    "not match the members · 2 usage error, or unreadable / undecryptable input.",
+    "not match the members · 2 usage error, unreadable / undecryptable input, or a\n"
+    "bundle `bundler verify` would not accept (unreadable: rejected).",
 )
 @click.argument("target", type=click.Path(path_type=Path, exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the ReviewResult as JSON on stdout.")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..analyze.opening import open_bundle
+from ..analyze.opening import open_for_analysis
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from ..serve import is_loopback, start_server
@@ -60,7 +60,7 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
                 hint="add --allow-network to serve the bundle's contents on the network",
             )
         click.echo(NETWORK_WARNING.format(host=host), err=True)
-    with open_bundle(bundle, secrets) as opened:
+    with open_for_analysis(bundle, secrets) as opened:
         loaded = load_replay(opened, str(bundle))
     server = start_server(loaded.replay, host, port, sys.stderr)
     try:

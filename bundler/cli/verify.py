@@ -10,12 +10,12 @@ from ..archive.opening import open_bundle
 from ..archive.render import make_console, render_verify
 from ..archive.verify import verify_bundle
 from ..exit_codes import ExitCode
-from ._archive_help import READ_EPILOG
+from ._archive_help import READ_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options
 
 
 @click.command("verify", epilog=READ_EPILOG)
-@click.argument("bundle", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("bundle", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the verification report as JSON.")
 @open_options
 @click.pass_context
@@ -26,7 +26,9 @@ def command(ctx: click.Context, bundle: Path, as_json: bool, secrets: OpenSecret
     Exit 0 when everything verifies, 1 when a problem was found (all are listed),
     2 when the bundle cannot be opened at all.
     """
-    with open_bundle(bundle, secrets, lenient=True, prompt=click_prompt) as reader:
+    with open_bundle(
+        sealed_bundle(bundle, "verify"), secrets, lenient=True, prompt=click_prompt
+    ) as reader:
         report = verify_bundle(reader)
     if as_json:
         click.echo(report.model_dump_json(indent=2))

@@ -43,10 +43,15 @@ class Budget:
         *,
         timeout_s: float | None = None,
         clock: Clock = time.monotonic,
+        deadline_s: float | None = None,
+        by_deadline: bool = False,
     ) -> None:
         self.ends_at = ends_at
         self.cancel = cancel or threading.Event()
         self.timeout_s = timeout_s
+        self.deadline_s = deadline_s
+        self.by_deadline = by_deadline
+        """True when the run's deadline, not the collector's own timeout, ends this budget."""
         self._clock = clock
 
     @classmethod
@@ -57,11 +62,28 @@ class Budget:
         run_deadline: float | None = None,
         cancel: threading.Event | None = None,
         clock: Clock = time.monotonic,
+        deadline_s: float | None = None,
     ) -> Budget:
-        ends_at = clock() + timeout_s
-        if run_deadline is not None:
-            ends_at = min(ends_at, run_deadline)
-        return cls(ends_at, cancel, timeout_s=timeout_s, clock=clock)
+        own = clock() + timeout_s
+        by_deadline = run_deadline is not None and run_deadline < own
+        ends_at = min(own, run_deadline) if run_deadline is not None else own
+        return cls(
+            ends_at,
+            cancel,
+            timeout_s=timeout_s,
+            clock=clock,
+            deadline_s=deadline_s,
+            by_deadline=by_deadline,
+        )
+
+    def limit(self) -> str:
+        """Which limit ends this budget, as the user set it: the run's or the collector's."""
+        if self.by_deadline:
+            shown = f" (--deadline {self.deadline_s:g}s)" if self.deadline_s is not None else ""
+            return f"the run deadline{shown} was reached"
+        if self.timeout_s is not None:
+            return f"after {self.timeout_s:g}s (--timeout, per collector)"
+        return "its time was up"
 
     def left(self) -> float:
         """Seconds left, possibly negative."""
@@ -79,8 +101,7 @@ class Budget:
         if self.cancel.is_set():
             raise Cancelled(f"run cancelled{' while ' + doing if doing else ''}")
         if self._clock() >= self.ends_at:
-            limit = f" after {self.timeout_s:g}s" if self.timeout_s is not None else ""
-            raise CollectorTimeout(f"timed out{limit}{' while ' + doing if doing else ''}")
+            raise CollectorTimeout(f"timed out{' while ' + doing if doing else ''}: {self.limit()}")
 
     def sleep(self, seconds: float) -> None:
         """Sleep (e.g. a retry backoff) but wake up when cancelled; never past the budget."""

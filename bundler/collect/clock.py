@@ -1,14 +1,13 @@
 """The host's clock against ours, read around one round trip.
 
-Seed 000 names clock synchronization as a connectivity cause (leases and
-TLS fail on skewed hosts), and comparing log times across hosts needs the
-skew. A tiny script prints a ready marker, waits for one line from us, then runs
-``date -u +%s.%N; date +%z``: the collector's UTC clock is read just before
-the line is sent and just after the answer arrives, so process and
-login-shell start-up (often a large part of an SSH command) stay out of the
-round trip. The skew is the host's reading minus the midpoint, uncertain by
-half the round trip. The UTC offset it prints
-lets naive log timestamps (Flux writes local ``asctime``) be read as UTC.
+LyftData's *Worker Recovery and Serviceability* guide names clock synchronization as a
+connectivity cause (leases and TLS fail on skewed hosts), and comparing log times across
+hosts needs the skew. A tiny script prints a ready marker, waits for one line from us,
+then runs ``date -u +%s.%N; date +%z``: the collector's UTC clock is read just before
+the line is sent and just after the answer arrives, so process and login-shell start-up
+(often a large part of an SSH command) stay out of the round trip. The skew is the
+host's reading minus the midpoint, uncertain by half the round trip. The UTC offset it
+prints lets naive log timestamps (Flux writes local ``asctime``) be read as UTC.
 """
 
 from __future__ import annotations

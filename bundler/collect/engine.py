@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from schemas import CollectorOutcome, CollectorStatus, HostSummary, utc_now
+from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 
 from ..archive.contracts import BundleSink
@@ -53,6 +53,9 @@ FAILURES = frozenset(
         CollectorStatus.INTERRUPTED,
     }
 )
+
+
+HOST_KINDS = frozenset({CollectorKind.SSH, CollectorKind.LOCAL})
 
 
 class PlanNotReadOnly(Exception):
@@ -197,14 +200,12 @@ class Engine:
         host_gaps: list[str] = []
         log_gaps: list[str] = []
         log_step_ids = {s.id for s in self._log_steps()} | {DEFAULT_LOG_STEP.id}
-        failed = [o.id for o in self.recorder.outcomes() if o.status is not CollectorStatus.OK]
+        failed = _failed_by_host(self.recorder.outcomes())
         for state in self.ctx.hosts.values():
             facts.append(state.sysinfo or self._missing_facts(state))
             logs.extend(sorted(state.logs, key=lambda s: s.member))
             prefix = state.collector_id("")
-            for collector_id in failed:
-                if not collector_id.startswith(prefix):
-                    continue
+            for collector_id in failed.get(prefix, ()):
                 what = collector_id.removeprefix(prefix)
                 if what.split(".")[0] in log_step_ids:
                     log_gaps.append(collector_id)
@@ -255,3 +256,18 @@ class Engine:
             utc_offset=state.clock.utc_offset if state.clock else None,
             errors=[f"no facts collected: {state.unavailable or 'sysinfo did not complete'}"],
         )
+
+
+def _failed_by_host(outcomes: list[CollectorOutcome]) -> dict[str, list[str]]:
+    """Ids of the host collectors that did not succeed, by their ``<kind>.<alias>.`` prefix.
+
+    Grouped once, so writing the host evidence stays linear when a whole fleet fails.
+    """
+    grouped: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        if outcome.status is CollectorStatus.OK or outcome.kind not in HOST_KINDS:
+            continue
+        kind, _, rest = outcome.id.partition(".")
+        alias, _, _ = rest.partition(".")
+        grouped.setdefault(f"{kind}.{alias}.", []).append(outcome.id)
+    return grouped

@@ -2,9 +2,11 @@
 
 Only idempotent GETs exist, so a connection error or a 5xx is retried with
 exponential backoff (never past the collector's budget); a read timeout is
-not (a slow server would only be slower). Redirects are not followed: a
-redirect could lead to another host (carrying the token) or to a route the
-read-only guard never saw. Every httpx exception is translated here.
+not (a slow server would only be slower). A 429 or 503 with ``Retry-After``
+is waited for and retried, by every request at once, within a bound
+(:mod:`.politeness`), and at most ``api_concurrency`` requests are in flight.
+Redirects are not followed: a redirect could lead to another host (carrying
+the token) or to a route the read-only guard never saw. Every httpx exception is translated here.
 """
 
 from __future__ import annotations
@@ -21,11 +23,18 @@ from ..errors import UsageError
 from .budget import Budget
 from .capping import Capped, HeadTailCapper
 from .errors import CollectorTimeout, ConnectFailed, TLSVerifyFailed, TransportError
+from .politeness import (
+    DEFAULT_MAX_RETRY_AFTER_S,
+    THROTTLE_STATUSES,
+    ApiUsage,
+    Throttle,
+    retry_after_seconds,
+)
 
 DEFAULT_ATTEMPTS = 3
 DEFAULT_BACKOFF_S = 0.5
 CONNECT_TIMEOUT_S = 10.0
-RETRY_STATUSES = frozenset(range(500, 600))
+RETRY_STATUSES = frozenset(range(500, 600)) | {429}
 
 
 @dataclass(frozen=True)
@@ -34,9 +43,11 @@ class HttpOptions:
     token: str | None = field(default=None, repr=False)
     ca_cert: Path | None = None
     insecure: bool = False
-    max_connections: int = 16
+    api_concurrency: int = 8
+    """At most this many requests in flight against the control plane."""
     attempts: int = DEFAULT_ATTEMPTS
     backoff_s: float = DEFAULT_BACKOFF_S
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ class HttpCapture:
     body: Capped
     content_type: str | None
     attempts: int
+    retry_after: str | None = None
+    """The response's ``Retry-After`` header (a 429/503 returned with it was not waited for)."""
 
 
 def check_server_url(url: str) -> httpx.URL:
@@ -80,6 +93,8 @@ class HttpCollector:
 
     def __init__(self, options: HttpOptions, *, transport: httpx.BaseTransport | None = None):
         self.options = options
+        self.usage = ApiUsage(max(1, options.api_concurrency), options.max_retry_after_s)
+        self._throttle = Throttle(self.usage)
         headers = {"User-Agent": f"bundler/{__version__}", "Accept": "application/json"}
         if options.token:
             headers["Authorization"] = f"Bearer {options.token}"
@@ -88,7 +103,7 @@ class HttpCollector:
             headers=headers,
             verify=_verify(options),
             follow_redirects=False,
-            limits=httpx.Limits(max_connections=options.max_connections),
+            limits=httpx.Limits(max_connections=self.usage.max_in_flight),
             transport=transport,
         )
 
@@ -109,15 +124,26 @@ class HttpCollector:
         while True:
             attempt += 1
             budget.check("sending a request")
+            self._throttle.acquire(budget)
             try:
                 capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
             except (ConnectFailed, TransportError) as exc:
                 if attempt >= self.options.attempts:
-                    exc.attempts = attempt  # type: ignore[attr-defined]
+                    exc.attempts = attempt  # type: ignore[union-attr]
                     raise
             else:
+                if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:
+                    delay = retry_after_seconds(capture.retry_after)
+                    if delay is not None:
+                        if attempt >= self.options.attempts or not self._throttle.asked_to_wait(
+                            delay, budget
+                        ):
+                            return capture
+                        continue  # the throttle makes this (and every) request wait
                 if capture.status_code not in RETRY_STATUSES or attempt >= self.options.attempts:
                     return capture
+            finally:
+                self._throttle.release()
             budget.sleep(self.options.backoff_s * 2 ** (attempt - 1))
 
     def _once(
@@ -144,14 +170,20 @@ class HttpCollector:
                     body.finish(),
                     response.headers.get("content-type"),
                     attempt,
+                    response.headers.get("retry-after"),
                 )
         except httpx.ConnectError as exc:
             raise _connect_error(exc) from exc
         except httpx.TimeoutException as exc:
             phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "response"
             if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-                raise ConnectFailed(f"{phase} timed out") from exc
-            raise CollectorTimeout(f"{phase} timed out") from exc
+                which = (
+                    budget.limit()
+                    if left <= CONNECT_TIMEOUT_S
+                    else (f"after {CONNECT_TIMEOUT_S:g}s (the connect timeout)")
+                )
+                raise ConnectFailed(f"{phase} timed out: {which}") from exc
+            raise CollectorTimeout(f"{phase} timed out: {budget.limit()}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise TransportError(f"connection broke: {exc}") from exc
         except httpx.HTTPError as exc:

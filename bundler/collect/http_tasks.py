@@ -24,6 +24,7 @@ from .errors import (
     Skip,
 )
 from .plan import HttpStep
+from .politeness import THROTTLE_STATUSES, retry_after_seconds
 from .readonly import path_violation
 from .recorder import CollectorRecord, PendingMember
 from .scheduler import Task
@@ -89,6 +90,10 @@ def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
         ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
     else:
         bindings, cut = expand(step.for_each, parents)
+        assert ctx.http is not None
+        ctx.http.usage.record_fanout(
+            step.id, len(bindings) + cut, len(bindings), step.for_each.limit
+        )
         for index, bound in enumerate(bindings):
             _add_fetch(ctx, step, f"http.{step.id}.{index:03d}", bound, index, cut_note(cut))
     ctx.scheduler.seal(group(step.id))
@@ -179,6 +184,10 @@ def _check_status(step: HttpStep, capture: HttpCapture) -> None:
         raise Skip(step.absent_note or "absent on this server (HTTP 404)")
     if code in (401, 403):
         raise HttpRefused(detail)
+    if code in THROTTLE_STATUSES and capture.retry_after is not None:
+        asked = retry_after_seconds(capture.retry_after)
+        wait = f"{asked:g}s" if asked is not None else repr(capture.retry_after)
+        raise HttpStatusError(f"{detail} (the server asked to retry after {wait}; not waited for)")
     if 300 <= code < 400:
         raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
     raise HttpStatusError(detail)

@@ -218,7 +218,21 @@ class Recorder:
             return list(self._records)
 
     def outcomes(self) -> list[CollectorOutcome]:
-        return [r.outcome for r in self.records() if r.outcome is not None]
+        """Settled outcomes, with what analysis needs to re-derive evidence from raw members."""
+        settled = []
+        for record in self.records():
+            if record.outcome is None:
+                continue
+            settled.append(
+                record.outcome.model_copy(
+                    update={
+                        "step": record.step,
+                        "bound": dict(record.bound),
+                        "exit_code": record.exit_code,
+                    }
+                )
+            )
+        return settled
 
     def step_results(self) -> list[StepResult]:
         """What the profile's normalizer sees: one result per expansion of a plan step."""

@@ -15,6 +15,7 @@ run deadline or on Ctrl-C, running tasks are settled (``timeout`` /
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections.abc import Callable
@@ -50,6 +51,10 @@ class Task:
     """Settles a running task from outside (TIMEOUT or INTERRUPTED, with a note)."""
     state: str = field(default="pending", init=False)
     started: float | None = field(default=None, init=False)
+
+
+def _priority(task: Task) -> tuple[int, ...]:
+    return task.priority
 
 
 class Scheduler:
@@ -89,8 +94,8 @@ class Scheduler:
             task.priority = (*task.priority, self._seq)
             for group in task.groups:
                 self._group_live[group] = self._group_live.get(group, 0) + 1
-            self._pending.append(task)
-            self._pending.sort(key=lambda t: t.priority)
+            # priorities are unique (the sequence number): an ordered insert, not a re-sort
+            bisect.insort(self._pending, task, key=_priority)
             self._cond.notify_all()
 
     def seal(self, group: str) -> None:
@@ -152,7 +157,11 @@ class Scheduler:
                 self._running[task] = me
                 self._lane_running[task.lane] = self._lane_running.get(task.lane, 0) + 1
             budget = Budget.start(
-                task.timeout_s, run_deadline=self.deadline, cancel=self.cancel, clock=self.clock
+                task.timeout_s,
+                run_deadline=self.deadline,
+                cancel=self.cancel,
+                clock=self.clock,
+                deadline_s=self.deadline_s,
             )
             try:
                 task.run(budget)

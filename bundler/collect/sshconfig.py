@@ -17,6 +17,7 @@ import paramiko
 
 from ..errors import UsageError
 from .address import parse_address
+from .sshconfig_index import StanzaIndex
 
 DEFAULT_IDENTITIES = ("id_ed25519", "id_ecdsa", "id_rsa")
 MAX_JUMPS = 8
@@ -56,12 +57,13 @@ class SshConfigResolver:
     def __init__(self, path: Path | None, *, home: Path | None = None) -> None:
         self.path = path
         self.home = home or Path.home()
-        self._config = paramiko.SSHConfig()
+        config = paramiko.SSHConfig()
         if path is not None and path.exists():
             try:
-                self._config = paramiko.SSHConfig.from_path(str(path))
+                config = paramiko.SSHConfig.from_path(str(path))
             except (OSError, paramiko.SSHException, ValueError) as exc:
                 raise UsageError(f"cannot read ssh config {path}: {exc}") from exc
+        self._config = StanzaIndex(config)
 
     def resolve(self, text: str, *, _depth: int = 0) -> SshEndpoint:
         address = parse_address(text)

@@ -9,7 +9,7 @@ target is gone); only then ``recovered``. Doubt never reads as recovered.
 
 from __future__ import annotations
 
-from schemas import DiffReport
+from schemas import DiffReport, Verdict
 from schemas.diff import AcceptanceResult, DiffVerdict, TargetChange
 
 from .. import __version__
@@ -49,12 +49,12 @@ def compare(before: Side, after: Side) -> DiffReport:
         collectors=collector_changes(before.manifest, after.manifest),
         acceptance=checks,
     )
-    report.verdict = verdict(targets, checks, after)
+    report.verdict = verdict(targets, checks, after.report.verdict)
     return report
 
 
 def verdict(
-    targets: list[TargetChange], checks: list[AcceptanceResult], after: Side
+    targets: list[TargetChange], checks: list[AcceptanceResult], after: Verdict
 ) -> DiffVerdict:
     layers = [(t, layer) for t in targets for layer in t.layers]
     if any(layer.regression for _, layer in layers) or any(
@@ -62,12 +62,12 @@ def verdict(
     ):
         return "regressed"
     failing = any(layer.change in ("still_failing", "newly_failing") for _, layer in layers)
-    if failing or any(c.status == "fail" for c in checks) or after.report.verdict == "blocked":
+    if failing or any(c.status == "fail" for c in checks) or after is Verdict.BLOCKED:
         return "still_failing"
     doubt = any(layer.change == "became_unknown" for _, layer in layers)
     if doubt or any(c.status == "unknown" for c in checks):
         return "inconclusive"
-    if after.report.verdict.value == "inconclusive":
+    if after is Verdict.INCONCLUSIVE:
         return "inconclusive"
     return "recovered"
 

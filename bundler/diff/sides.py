@@ -28,12 +28,12 @@ from schemas.evidence import (
 
 from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze
-from ..analyze.opening import open_bundle, profile_for
+from ..analyze.opening import open_for_analysis, profile_for
 from ..errors import UsageError
 from ..products.base import Profile
 
 if TYPE_CHECKING:
-    from ..cli.options import OpenSecrets
+    from ..secret_options import OpenSecrets
 
 
 @dataclass
@@ -95,7 +95,7 @@ class Side:
 @contextmanager
 def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None) -> Iterator[Side]:
     """Open and analyze ``path`` (zip or directory); raises the opening's one-line errors."""
-    with open_bundle(path, secrets) as opened:
+    with open_for_analysis(path, secrets) as opened:
         evidence = opened.evidence()
         profile = profile_for(opened.manifest, evidence)
         report = analyze(evidence, profile=profile)

@@ -129,9 +129,15 @@ def analyze(
     return report
 
 
-def manifest_options(request: DoctorRequest, profile: Profile | None) -> dict[str, Any]:
-    """Sanitized options: flags and counts, never values that could be secrets."""
-    return {
+def manifest_options(
+    request: DoctorRequest, profile: Profile | None, api: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Sanitized options: flags and counts, never values that could be secrets.
+
+    ``api`` is what the run asked of the control plane (:class:`ApiUsage`): the request
+    cap, how often it was throttled, and how far each fan-out went.
+    """
+    options: dict[str, Any] = {
         "profile": profile.name if profile is not None else None,
         "server_given": bool(request.server),
         "token_env": request.token_env or (profile.token_env if profile is not None else None),
@@ -145,9 +151,16 @@ def manifest_options(request: DoctorRequest, profile: Profile | None) -> dict[st
         "log_lines": request.log_lines,
         "log_bytes": request.log_bytes,
         "concurrency": request.concurrency,
+        "api_concurrency": request.api_concurrency,
         "timeout_s": request.timeout_s,
         "deadline_s": request.deadline_s,
+        "obfuscate": list(request.obfuscate),
+        "keywords": len(request.keywords),
+        "custom_rules": request.rules is not None,
     }
+    if api is not None:
+        options["api"] = api
+    return options
 
 
 def shown_url(server_url: str | None) -> str | None:

@@ -50,6 +50,9 @@ class PlainProgress:
         self._lock = threading.Lock()
         self._registered = 0
         self._finished = 0
+        self._failures: dict[tuple[str, str], list[str]] = {}
+        """(status, reason) -> collectors: a reason already shown is counted, not repeated."""
+        self._consequences = 0
 
     def collector_registered(self, record: CollectorRecord) -> None:
         with self._lock:
@@ -65,6 +68,8 @@ class PlainProgress:
             self._finished += 1
             width = len(str(self._registered))
             detail = outcome.error_message or outcome.note or ""
+            if self._repeats(outcome.status, detail, outcome.id):
+                return
             size = f", {human_bytes(outcome.bytes)}" if outcome.bytes else ""
             line = (
                 f"bundler: [{self._finished:>{width}}/{self._registered}] "
@@ -73,8 +78,40 @@ class PlainProgress:
             )
             print(line, file=self.stream, flush=True)
 
+    def _repeats(self, status: CollectorStatus, detail: str, collector: str) -> bool:
+        """True when this line would repeat a failure already shown (one unreachable server
+        makes every HTTP collector fail alike, and every fan-out after them skip)."""
+        if status is CollectorStatus.SKIPPED:
+            consequence = "produced nothing to expand" in detail and detail.endswith("(failed)")
+            if consequence and self._failures:
+                self._consequences += 1
+                return True
+            return False
+        if status is CollectorStatus.OK:
+            return False
+        seen = self._failures.setdefault((status.value, detail), [])
+        seen.append(collector)
+        return len(seen) > 1
+
     def close(self) -> None:
-        """Nothing to tear down."""
+        """Say how many lines were folded into the failures shown."""
+        with self._lock:
+            for (status, detail), collectors in self._failures.items():
+                if len(collectors) > 1:
+                    print(
+                        f"bundler: {len(collectors) - 1} more collector(s) {status} the same way "
+                        f"({detail}): {', '.join(collectors[1:6])}"
+                        + (" …" if len(collectors) > 6 else ""),
+                        file=self.stream,
+                        flush=True,
+                    )
+            if self._consequences:
+                print(
+                    f"bundler: {self._consequences} fan-out collector(s) not run: what they "
+                    "expand failed",
+                    file=self.stream,
+                    flush=True,
+                )
 
 
 class RichProgress:

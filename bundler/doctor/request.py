@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..collect.context import EngineSettings
 from ..collect.defaults import (
+    DEFAULT_API_CONCURRENCY,
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
     DEFAULT_LOG_BYTES,
@@ -29,6 +30,8 @@ from ..products import Profile, get_profile
 from ..secret_options import SealOptions
 
 if TYPE_CHECKING:
+    from redactors.custom import CustomRules
+
     from ..collect.ssh import SshConnector
     from ..collect.sshconfig import SshEndpoint
 
@@ -50,11 +53,18 @@ class DoctorRequest:
     log_lines: int = DEFAULT_LOG_LINES
     log_bytes: int = DEFAULT_LOG_BYTES
     concurrency: int = DEFAULT_CONCURRENCY
+    api_concurrency: int = DEFAULT_API_CONCURRENCY
     timeout_s: float = DEFAULT_TIMEOUT_S
     deadline_s: float | None = DEFAULT_DEADLINE_S
     bundle: Path | None = None
     seal: SealOptions = field(default_factory=SealOptions)
     use_agent: bool = True
+    rules: Path | None = None
+    """Custom redaction rule file (as ``bundler redact --rules``)."""
+    keywords: tuple[str, ...] = ()
+    """Extra words redacted everywhere (``--keyword``)."""
+    obfuscate: tuple[str, ...] = ()
+    """``("network",)``: pseudonymize IPs, MACs, host and user names (``--obfuscate``)."""
 
 
 @dataclass
@@ -66,6 +76,7 @@ class PreparedRun:
     endpoints: dict[str, SshEndpoint]
     connector: SshConnector | None
     settings: EngineSettings
+    custom_rules: CustomRules | None = None
 
 
 def prepare(
@@ -85,17 +96,34 @@ def prepare(
     token = _token(request, profile, server_url, environ, warn)
     targets = _targets(request, server_url)
     _check_limits(request)
+    custom_rules = _custom_rules(request.rules)
     since = parse_since(request.since, now()) if request.since else None
     endpoints, connector = _ssh(request, targets, home)
     settings = EngineSettings(
         concurrency=request.concurrency,
+        http_lane_limit=request.api_concurrency,
         timeout_s=request.timeout_s,
         deadline_s=request.deadline_s,
         log_bytes=request.log_bytes,
         log_lines=request.log_lines,
         since=since,
     )
-    return PreparedRun(profile, server_url, token, targets, endpoints, connector, settings)
+    return PreparedRun(
+        profile, server_url, token, targets, endpoints, connector, settings, custom_rules
+    )
+
+
+def _custom_rules(path: Path | None) -> CustomRules | None:
+    """The ``--rules`` file, validated now: a typo costs no collection (one-line error)."""
+    if path is None:
+        return None
+    from redactors.custom import load_rules
+    from redactors.errors import RulesError
+
+    try:
+        return load_rules(path)
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _server_url(request: DoctorRequest, profile: Profile | None) -> str | None:
@@ -150,7 +178,11 @@ def _targets(request: DoctorRequest, server_url: str | None) -> list[HostTarget]
 
 
 def _check_limits(request: DoctorRequest) -> None:
-    for name, value in (("--concurrency", request.concurrency), ("--log-lines", request.log_lines)):
+    for name, value in (
+        ("--concurrency", request.concurrency),
+        ("--api-concurrency", request.api_concurrency),
+        ("--log-lines", request.log_lines),
+    ):
         if value < 1:
             raise UsageError(f"{name} must be at least 1")
     if request.log_bytes < 1024:
@@ -195,9 +227,4 @@ def _ssh(
 
 
 def load_profile(name: str | None) -> Profile | None:
-    if name is None:
-        return None
-    try:
-        return get_profile(name)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"profile {name!r} is not available in this build") from exc
+    return get_profile(name) if name is not None else None

@@ -14,23 +14,25 @@ With a profile, the live verdict comes from the same ladder engine as
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from schemas import AnalysisReport, TargetSummary, utc_now
 
 from ..archive import BundleBuilder, BundleSink
 from ..collect.engine import CollectionResult, Engine
 from ..collect.recorder import ProgressListener
+from ..collect.targets import HostTarget
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .request import DoctorRequest, prepare
-from .sinks import open_bundle, open_live, redaction_transform
-from .summary import BundleWritten, DoctorSummary, build_summary, exit_code
+from .sinks import create_bundle, open_live, redaction_transform
+from .summary import BundleWritten, DoctorSummary, build_summary, exit_code, no_ladder_report
 
 
 @dataclass
@@ -41,10 +43,19 @@ class DoctorOutcome:
     exit_code: ExitCode
 
     def json_text(self) -> str:
-        """What ``--json`` prints: the verdict when analyzed, else the collection summary."""
-        if self.analysis is not None:
-            return self.analysis.model_dump_json(indent=2, by_alias=True)
-        return self.summary.model_dump_json(indent=2, by_alias=True)
+        """What ``--json`` prints, always one schema: the analysis report (``bundler.analysis/1``)
+        with the collection summary inside (``collection``), so a pipeline never branches.
+
+        A run with nothing to judge (hosts only, no profile; an interrupted run; an analysis
+        that failed) still prints a report: verdict ``inconclusive`` with a fleet note saying
+        why there is no ladder, and the collection summary.
+        """
+        report = self.analysis if self.analysis is not None else no_ladder_report(self.summary)
+        report = report.model_copy(
+            update={"collection": self.summary.model_dump(mode="json", by_alias=True)}
+        )
+        text: str = report.model_dump_json(indent=2, by_alias=True)
+        return text
 
 
 def run_doctor(
@@ -59,8 +70,14 @@ def run_doctor(
     """Run doctor; returns the outcome (its exit code included) or raises a BundlerError."""
     run = prepare(request, environ, warn, now, home or Path.home())
     profile, server_url, token, connector = run.profile, run.server_url, run.token, run.connector
-    transform = redaction_transform([token] if token else [])
-    bundle = open_bundle(request.bundle, request.seal, transform) if request.bundle else None
+    transform = redaction_transform(
+        [token] if token else [],
+        keywords=request.keywords,
+        custom=run.custom_rules,
+        obfuscate_network="network" in request.obfuscate,
+        known_hosts=_host_names(run.targets),
+    )
+    bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
     sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
         from ..collect.http import HttpCollector, HttpOptions
@@ -71,7 +88,7 @@ def run_doctor(
                 token=token,
                 ca_cert=request.ca_cert,
                 insecure=request.insecure,
-                max_connections=request.concurrency,
+                api_concurrency=request.api_concurrency,
             )
         )
         if server_url
@@ -94,7 +111,8 @@ def run_doctor(
         result = engine.run()
         for note in result.notes:
             warn(note)
-        return _conclude(request, sink, bundle, result, profile, server_url, now, warn)
+        api = http.usage.manifest_record() if http is not None else None
+        return _conclude(request, sink, bundle, result, profile, server_url, now, warn, api)
     except KeyboardInterrupt as exc:
         sink.abort()
         raise Interrupted("interrupted while sealing: no bundle was written") from exc
@@ -119,12 +137,15 @@ def _conclude(
     server_url: str | None,
     now: Callable[[], datetime],
     warn: Callable[[str], None],
+    api: dict[str, Any] | None = None,
 ) -> DoctorOutcome:
     profile_name = profile.name if profile is not None else None
-    if profile is not None and result.collected:
+    # Even when nothing was collected: the failures themselves are evidence (a server that
+    # is not there reads FLUX_SERVER_UNREACHABLE, one finding, as in a bundle with hosts).
+    if profile is not None and not result.interrupted:
         normalize(sink, result, profile, server_url, request)
     analysis = None
-    if result.collected and not result.interrupted:
+    if not result.interrupted and (result.collected or profile is not None):
         provisional = provisional_manifest(request, result, profile, server_url, now)
         analysis = analyze(sink, profile, provisional, warn)
     verdict = analysis.verdict.value if analysis is not None else None
@@ -143,7 +164,7 @@ def _conclude(
             target=TargetSummary(
                 server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
-            options=manifest_options(request, profile),
+            options=manifest_options(request, profile, api),
             collectors=result.outcomes,
             interrupted=result.interrupted,
         )
@@ -162,3 +183,16 @@ def _conclude(
         insecure_tls=request.insecure,
     )
     return DoctorOutcome(result, summary, analysis, code)
+
+
+def _host_names(targets: Sequence[HostTarget]) -> list[str]:
+    """The names doctor was given for its hosts (``[user@]host[:port]``), not IPs or local."""
+    names = []
+    for target in targets:
+        if target.is_local:
+            continue
+        host = target.address.rsplit("@", 1)[-1]
+        host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if host and not host.replace(".", "").isdigit():
+            names.append(host)
+    return names

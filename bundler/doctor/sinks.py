@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from redactors.bundle import BundleRedactor
+from redactors.custom import CustomRules
 from redactors.policy import Policy
 
 from ..archive import BundleBuilder, Sealing, resolve_seal
@@ -22,12 +23,30 @@ from ..archive.contracts import MemberTransform
 from ..secret_options import SealOptions
 
 
-def redaction_transform(known_secrets: Sequence[str] = ()) -> MemberTransform:
-    """The redaction engine for one bundle, told the secrets doctor itself holds (the token)."""
-    return BundleRedactor(Policy(keywords=tuple(s for s in known_secrets if s)))
+def redaction_transform(
+    known_secrets: Sequence[str] = (),
+    *,
+    keywords: Sequence[str] = (),
+    custom: CustomRules | None = None,
+    obfuscate_network: bool = False,
+    known_hosts: Sequence[str] = (),
+) -> MemberTransform:
+    """The redaction engine for one bundle, told the secrets doctor itself holds (the token).
+
+    ``keywords``, ``custom`` and ``obfuscate_network`` are ``--keyword``,
+    ``--rules`` and ``--obfuscate network``; ``known_hosts`` are the addresses
+    doctor was given, pseudonymized everywhere when the network is obfuscated.
+    """
+    policy = Policy(
+        keywords=tuple(s for s in (*known_secrets, *keywords) if s),
+        custom=custom,
+        obfuscate_network=obfuscate_network,
+        known_hosts=tuple(known_hosts),
+    )
+    return BundleRedactor(policy)
 
 
-def open_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
+def create_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
     """A ``BundleBuilder`` for ``path``, every member passing through ``transform``.
 
     The password (or recipients) is settled here, before any collection: a

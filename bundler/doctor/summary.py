@@ -66,6 +66,34 @@ class CollectorLine(RecordModel):
     message: str | None = None
 
 
+class ProblemGroup(RecordModel):
+    """Collectors that failed the same way (one unreachable server is one line, not 17)."""
+
+    status: CollectorStatus
+    error_class: str | None = None
+    message: str | None = None
+    count: int
+    collectors: list[str]
+
+
+def group_problems(lines: list[CollectorLine]) -> list[ProblemGroup]:
+    """Problems with the same status, error class and message, in first-seen order."""
+    groups: dict[tuple[str, str | None, str | None], ProblemGroup] = {}
+    for line in lines:
+        key = (line.status.value, line.error_class, line.message)
+        if key not in groups:
+            groups[key] = ProblemGroup(
+                status=line.status,
+                error_class=line.error_class,
+                message=line.message,
+                count=0,
+                collectors=[],
+            )
+        groups[key].count += 1
+        groups[key].collectors.append(line.id)
+    return list(groups.values())
+
+
 class DoctorSummary(RecordModel):
     """What ``doctor --json`` prints when no analysis is available (collection only)."""
 
@@ -81,6 +109,10 @@ class DoctorSummary(RecordModel):
     total: int
     problems: list[CollectorLine] = Field(
         default_factory=list, description="Every collector that did not end ok or skipped."
+    )
+    problem_groups: list[ProblemGroup] = Field(
+        default_factory=list,
+        description="The problems grouped by status, error class and message: one line each.",
     )
     skipped: list[CollectorLine] = Field(default_factory=list)
     hosts: list[HostSummary] = Field(default_factory=list)
@@ -119,6 +151,7 @@ def build_summary(
         collected=result.collected,
         total=len(result.outcomes),
         problems=[_line(o) for o in result.failed],
+        problem_groups=group_problems([_line(o) for o in result.failed]),
         skipped=[_line(o) for o in result.outcomes if o.status is CollectorStatus.SKIPPED],
         hosts=result.hosts,
         bundle=(
@@ -144,9 +177,10 @@ def render_summary(console: Console, summary: DoctorSummary) -> None:
         table.add_column("collector")
         table.add_column("status")
         table.add_column("reason", overflow="fold")
-        for line in summary.problems:
-            reason = " ".join(filter(None, (line.error_class, line.message)))
-            table.add_row(line.id, f"[{STATUS_STYLE[line.status]}]{line.status.value}[/]", reason)
+        for group in summary.problem_groups or group_problems(summary.problems):
+            reason = " ".join(filter(None, (group.error_class, group.message)))
+            shown = group.collectors[0] if group.count == 1 else _collective(group.collectors)
+            table.add_row(shown, f"[{STATUS_STYLE[group.status]}]{group.status.value}[/]", reason)
         console.print(table)
     if summary.skipped:
         console.print(f"[dim]{len(summary.skipped)} skipped (not applicable or absent)[/]")
@@ -161,3 +195,36 @@ def render_summary(console: Console, summary: DoctorSummary) -> None:
         console.print(f"verdict: [bold]{summary.verdict}[/]")
     elif summary.profile is None and summary.exit_code in (ExitCode.OK, ExitCode.PARTIAL):
         console.print("[dim]no ladder verdict: hosts only (give --profile to check a product)[/]")
+
+
+def _collective(ids: list[str]) -> str:
+    """``http.* (17 collectors)`` for a group: the shared prefix, and how many."""
+    prefix = ids[0].split(".", 1)[0]
+    same = all(i.split(".", 1)[0] == prefix for i in ids)
+    return f"{prefix + '.*' if same else ids[0] + ' …'} ({len(ids)} collectors)"
+
+
+def no_ladder_report(summary: DoctorSummary) -> Any:
+    """The analysis report of a run with no ladder to walk: inconclusive, and why."""
+    from schemas import AnalysisReport, BundleInfo, Integrity, Verdict
+
+    from .. import __version__
+    from ..analyze.fleet import note
+
+    if summary.interrupted:
+        why = "the run was interrupted before anything could be judged"
+    elif summary.profile is None:
+        why = "hosts only: give --profile to check a product's serviceability ladder"
+    else:
+        why = "the live analysis could not run; the collection summary says what was collected"
+    return AnalysisReport(
+        tool_version=__version__,
+        bundle=BundleInfo(
+            profile=summary.profile,
+            integrity=Integrity(status="unverified", problems=["live check: nothing sealed"]),
+            collectors_total=summary.total,
+            collectors_failed=[f"{p.id}: {p.status.value}" for p in summary.problems],
+        ),
+        verdict=Verdict.INCONCLUSIVE,
+        fleet_findings=[note("NO_LADDER", f"No ladder verdict: {why}.", severity="info")],
+    )

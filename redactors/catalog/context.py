@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from .keyvalue import KV_RULES, _name_value, _netrc
-from .urls import _in_url_authority, _url_userinfo
+from .sql import SQL_RULES
+from .urls import _in_url_authority, _path_token, _signature, _url_userinfo, _webhook_anywhere
 
-__all__ = ["CONTEXT_RULES", "KV_RULES"]
+__all__ = ["CONTEXT_RULES", "KV_RULES", "SQL_RULES"]
 
 
 def _cookie(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -50,28 +51,66 @@ def _bearer(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         yield Hit(start, end, rule.kind, rule.id)
 
 
-_CLI_TOOLS = re.compile(rb"(?:mysql|mariadb|sshpass|curl|wget)[a-z]*(?:\.exe)?[ \t]")
 _CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
+_CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
+    (re.compile(rb"(?:mysql|mariadb)[a-z-]*"), {b"p": "attached"}),
+    (re.compile(rb"sshpass"), {b"p": "next"}),
+    (re.compile(rb"curl|wget"), {b"u": "userpass", b"-user": "userpass"}),
+    (re.compile(rb"redis-cli|keydb-cli|valkey-cli"), {b"a": "next"}),
+    (re.compile(rb"ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn)"), {b"w": "next"}),
+    (re.compile(rb"sqlcmd|bcp|isql"), {b"P": "next"}),
+    (re.compile(rb"mongo(?:sh|dump|restore|export|import|stat|top)?"), {b"p": "next"}),
+    (re.compile(rb"docker|podman|nerdctl|buildah|skopeo|helm|oras|crane"), {b"p": "login"}),
+    (
+        re.compile(rb"keytool"),
+        {k: "next" for k in (b"storepass", b"keypass", b"srcstorepass", b"deststorepass")},
+    ),
+    (re.compile(rb"openssl"), {b"passin": "pass", b"passout": "pass", b"k": "next"}),
+    (re.compile(rb"smbclient|rpcclient|smbmap"), {b"U": "percent"}),
+    (re.compile(rb"7z|7za|7zz|rar|unrar"), {b"p": "attached"}),
+    (re.compile(rb"zip|unzip"), {b"P": "next"}),
+)
+"""Tools whose short or odd flags take a secret (``redis-cli -a``, ``ldapsearch -w``,
+``keytool -storepass``, ``openssl -passin pass:``), and how the value is given. Long
+``--password``/``--token`` flags of any tool are key/value pairs (:mod:`.keyvalue`)."""
+_TOOL_AT = re.compile(rb"(?:^|(?<=[\s/;|&(`]))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t]")
+
+
+def _tool_flags(low: bytes, line_start: int, flag_at: int) -> tuple[bytes, dict[bytes, str]] | None:
+    """The command word before ``flag_at`` on its line that has secret flags, with them."""
+    found = None
+    for word in _TOOL_AT.finditer(low, line_start, flag_at + 1):
+        name = word.group(1)
+        for tool, flags in _CLI_FLAGS:
+            if tool.fullmatch(name):
+                found = (name, flags)
+    return found
 
 
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """``mysql -uroot -phunter2``, ``sshpass -p hunter2``, ``curl -u user:pass``."""
+    """``mysql -uroot -phunter2``, ``redis-cli -a pw``, ``curl -u user:pass``, ...: the value
+    of a secret flag of a known tool (the tool decides which flags are secret)."""
     data = view.data
     line_start = data.rfind(b"\n", 0, match.start()) + 1
-    tool = _CLI_TOOLS.search(view.low, line_start, match.start() + 1)
+    tool = _tool_flags(view.low, line_start, match.start())
     if tool is None:
         return
-    name = tool.group()
-    flag = match.group()[2:]
+    name, flags = tool
+    flag = match.group()[2:].rstrip(b" \t=")
+    mode = flags.get(flag)
+    if mode is None:
+        return
+    if mode == "login":  # docker login -p pw (docker run -p 8080:80 is a port)
+        if b" login " not in view.low[line_start : match.start() + 1]:
+            return
+        mode = "next"
     pos = match.end()
-    if flag == b"p":
-        if name.startswith(b"sshpass"):
-            while pos < len(data) and data[pos] in b" \t":
-                pos += 1
-        elif pos < len(data) and data[pos] in b" \t=":
+    follows = data[pos : pos + 1]
+    if mode not in ("attached", "userpass") and follows not in (b" ", b"\t", b"="):
+        return  # "-pX" attached is not this tool's syntax
+    if mode == "attached":
+        if pos < len(data) and data[pos] in b" \t=\r\n":
             return  # mysql -p alone prompts; "-p 3306" is not a password
-    elif not name.startswith((b"curl", b"wget")):
-        return  # mysql -u is the user name
     else:
         while pos < len(data) and data[pos] in b" \t=":
             pos += 1
@@ -80,13 +119,38 @@ def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
         return
     group = next(i for i in (1, 2, 3) if found.group(i) is not None)
     start, end = found.span(group)
-    if flag != b"p":
+    if mode == "userpass":
         colon = data.find(b":", start, end)
         if colon < 0:
             return
         start = colon + 1
-    if end > start and not is_placeholder(data[start:end]):
+    elif mode == "pass":
+        if not data.startswith(b"pass:", start):
+            return  # env:VAR, file:path, stdin: a reference
+        start += 5
+    elif mode == "percent":
+        percent = data.find(b"%", start, end)
+        if percent < 0:
+            return
+        start = percent + 1
+    value = data[start:end]
+    if end > start and not is_placeholder(value) and not value.startswith(b"$"):
         yield Hit(start, end, rule.kind, rule.id)
+    del name
+
+
+_B64_RUN_CHARS = ALNUM | frozenset(b"+/_-")
+
+
+def _encoded_block(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A base64 run that starts like base64 of a secret-bearing text: decode and rescan it."""
+    start, end = match.span()
+    if start > 0 and view.data[start - 1] in _B64_RUN_CHARS:
+        return  # inside a longer run: not where an encoding starts
+    if end == len(view.data) and not view.final:
+        view.need_more_from(start)
+        return
+    yield from view.rescan_block(start, end)
 
 
 def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -229,19 +293,125 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "base64-secret-text",
+        "secret",
+        "encoding",
+        "Base64, once or twice, of a text that starts like JSON, a PEM block, gzip or a"
+        " password/secret/token assignment: decoded and rescanned (the encoded run is replaced).",
+        # base64 of '{"' twice, of '-----BEGIN' twice, of gzip's magic twice; of 'password',
+        # 'secret', 'token' once and twice (alignment 0: where an encoded text starts)
+        rb"(?:ZXlK|TFMwdExTMUNSVWRK|SDRzSU|cGFzc3dvcmQ|Y0dGemMzZHZjbVE|c2VjcmV0|YzJWamNtVjB"
+        rb"|dG9rZW4|ZEc5clpXNA)[A-Za-z0-9+/_-]{8,}={0,2}",
+        handler=_encoded_block,
+        examples=(
+            # base64(base64('{"password": "Tw1ce-encoded-pw"}'))
+            (
+                "blob ZXlKd1lYTnpkMjl5WkNJNklDSlVkekZqWlMxbGJtTnZaR1ZrTFhCM0luMD0= end",
+                "ZXlKd1lYTnpkMjl5WkNJNklDSlVkekZqWlMxbGJtTnZaR1ZrTFhCM0luMD0=",
+            ),
+            # base64('password=0nce-encoded')
+            ("cfg cGFzc3dvcmQ9MG5jZS1lbmNvZGVk ok", "cGFzc3dvcmQ9MG5jZS1lbmNvZGVk"),
+        ),
+        decoys=("c2VjcmV0cy1saXN0LWVtcHR5",),  # base64('secrets-list-empty')
+    ),
+    Rule(
+        "webhook-path",
+        "webhook-url",
+        "saas",
+        "Slack and Discord webhook paths without a scheme: in file names, encoded query values.",
+        rb"(?:hooks.slack.com|discord)",
+        lower=True,
+        handler=_webhook_anywhere,
+        examples=(
+            (
+                "notify-hooks.slack.com_services_T0123ABCD_B0123ABCD_AbCdEfGhIjKlMnOpQrStUvWx.json",
+                "T0123ABCD_B0123ABCD_AbCdEfGhIjKlMnOpQrStUvWx",
+            ),
+            (
+                "url=hooks.slack.com%2Fservices%2FT0123ABCD%2FB0123ABCD%2FAbCdEfGhIjKlMnOpQrStUvWx",
+                "T0123ABCD%2FB0123ABCD%2FAbCdEfGhIjKlMnOpQrStUvWx",
+            ),
+        ),
+        decoys=("see hooks.slack.com/services for the setup", "discord.com/api/webhooks docs"),
+    ),
+    Rule(
+        "url-path-token",
+        "url-token",
+        "connection-string",
+        "A random path segment after /reset/, /token/, /invite/, /verify/... (password-reset and"
+        " magic links in access logs).",
+        rb"(?:reset|password|passwd|token|invit|verif|confirm|activat|magic|login-link|signin"
+        rb"|unlock|recover|onboarding|enrol|join|share|download-token|api-key|secret)",
+        lower=True,
+        handler=_path_token,
+        examples=(
+            (
+                '10.0.0.7 - - "GET /reset-password/8f14e45fceea167a5a36dedd4bea2543 HTTP/1.1" 200',
+                "8f14e45fceea167a5a36dedd4bea2543",
+            ),
+            ("https://app.example/invite/Zx81kQm2Pw9vLr4T?src=mail", "Zx81kQm2Pw9vLr4T"),
+        ),
+        decoys=(
+            "GET /reset-password/forgot-your-password HTTP/1.1",
+            "GET /api/v1/workers/worker-0001/status HTTP/1.1",
+        ),
+    ),
+    Rule(
+        "url-signature",
+        "signature",
+        "cloud",
+        "Signed-URL signatures: X-Amz-Signature, X-Goog-Signature, CloudFront Signature=.",
+        rb"signature=",
+        lower=True,
+        handler=_signature,
+        examples=(
+            (
+                "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature="
+                "3b0c4f5e6a7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b",
+                "3b0c4f5e6a7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b",
+            ),
+            (
+                "https://d1.cloudfront.net/a.mp4?Expires=1700000000&Signature=Nq3h~Zk8-Lm2Pw9vLr4TxYb"
+                "&Key-Pair-Id=K2JCJMDEHXQW5F",
+                "Nq3h~Zk8-Lm2Pw9vLr4TxYb",
+            ),
+        ),
+        decoys=("signature=sha256", "X-Amz-SignedHeaders=host"),
+    ),
+    Rule(
         "cli-password-flag",
         "password",
         "cli",
-        "Passwords given to mysql, mariadb, sshpass, curl or wget on a command line.",
-        rb" -(?:-user[ \t=]|[pu])",
+        "Secret flags of known database, cache, directory, registry, keystore and archive"
+        " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB clients, sshpass,"
+        " curl/wget user, docker login, keytool, openssl, smbclient, 7-Zip).",
+        rb" -(?:-user[ \t=]|storepass|keypass|srcstorepass|deststorepass|passin|passout"
+        rb"|[puawPkU])",
         handler=_cli_password,
         examples=(
             ("mysql -uroot -phunter2 db", "hunter2"),
             ("sshpass -p hunter2 ssh h", "hunter2"),
             ("curl -u admin:s3cret https://x", "s3cret"),
             ("curl --user admin:s3cret https://x", "s3cret"),
+            ("redis-cli -h cache -a 'R3dis!pw' ping", "R3dis!pw"),
+            ("ldapsearch -x -D cn=admin -w Ld4pPw -b dc=x", "Ld4pPw"),
+            ("sqlcmd -S db -U sa -P Sq1Pass! -Q x", "Sq1Pass!"),
+            ("echo x | docker login -u bot -p dckr-pw-77 reg.example", "dckr-pw-77"),
+            ("keytool -list -keystore k.jks -storepass chg1t-99", "chg1t-99"),
+            ("openssl pkcs12 -in a.p12 -passin pass:P12-pass", "P12-pass"),
+            ("smbclient //fs/share -U alice%Smb-pw-5", "Smb-pw-5"),
+            ("7z x backup.7z -pZip-pw-7 -o/tmp", "Zip-pw-7"),
+            ("mongosh --host db -u admin -p M0ngo-pw", "M0ngo-pw"),
         ),
-        decoys=("mysql -P 3306 -h db", "mkdir -p /var/lib/x", "docker run -p 8080:80 img"),
+        decoys=(
+            "mysql -P 3306 -h db",
+            "mkdir -p /var/lib/x",
+            "docker run -p 8080:80 img",
+            "grep -a pattern file",
+            "redis-cli -a $REDIS_PASSWORD ping",
+            "openssl pkcs12 -in a.p12 -passin env:P12_PW",
+            "tar -xkf a.tar -w",
+        ),
     ),
     Rule(
         "netrc",

@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable
 from ..entropy import run_after
 from ..keys import (
     BARE_KEY_NAMES,
+    WEAK_KINDS,
     generated_secret,
     is_code_reference,
     is_placeholder,
-    key_words,
+    plain_word,
     secret_kind,
 )
 from ..rules import ALNUM, Hit, Rule, View
@@ -93,7 +94,7 @@ def _kv_hits(
             continue  # {hunter2}, get_secret_key(), request.headers["apikey"], ACCESS_TOKEN
         if bare and not generated_secret(value):
             continue  # "key": "cache-entry-1": only a generated key under a bare "key"
-        if kind in WEAK_KINDS and _plain_word(value):
+        if kind in WEAK_KINDS and plain_word(value):
             continue  # "session: closed", "credentials: default": a state, not a credential
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
@@ -109,13 +110,34 @@ def _kv_hits(
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
 
 
-WEAK_KINDS = frozenset({"auth", "credential", "session-token", "cookie", "secret-key"})
-"""Kinds whose key words are also ordinary words: their value must not be a plain word."""
 FILE_EXTENSIONS = frozenset(
     {"db", "sqlite", "log", "json", "yaml", "yml", "toml", "ini", "conf", "cfg", "txt", "pem",
      "crt", "key", "py", "go", "js", "ts", "sh", "lock", "pid", "sock", "gz", "zip", "tar"}
 )  # fmt: skip
 _EXPANSION_OPS = (b":-", b":=", b":+", b"-", b"=", b"+")
+
+
+HEX_PROSE_RULES = frozenset({"kv-token", "kv-secret", "kv-pass", "kv-cred"})
+"""Prose keywords after which a long hex run is a secret ("joined with bootstrap token
+3f9a..."); not ``key`` (cache keys and digests are hex too)."""
+_HEX_RUN = re.compile(rb"(?<![A-Za-z0-9_-])[0-9a-fA-F]{32,128}(?![A-Za-z0-9_-])")
+_DIGEST_WORDS = re.compile(rb"sha|digest|hash|checksum|commit|fingerprint|\bid\b|uuid|md5")
+
+
+def _hex_after(view: View, pos: int) -> tuple[int, int] | None:
+    """A 32-128 digit hex run in the window after a prose secret word, unless the words
+    between them say it is a digest or an id."""
+    found = _HEX_RUN.search(view.data, pos, min(len(view.data), pos + 160))
+    if found is None or found.start() > pos + 48:
+        return None
+    if b"\n" in view.data[pos : found.start()] or _DIGEST_WORDS.search(
+        view.low, pos, found.start()
+    ):
+        return None
+    value = found.group()
+    if len(set(value.lower())) < 8:
+        return None  # 0000...0, deadbeefdeadbeef...: not random
+    return found.span()
 
 
 def _names_a_file(key: str) -> bool:
@@ -157,14 +179,15 @@ def _template_or_reference(data: bytes, start: int, end: int, key: str) -> bool:
         return True  # {hunter2}, {SumoAccessKey}: a template field
     if is_code_reference(value, data[end : end + 2]):
         return True
-    name = value.decode("latin-1")
-    if key_words(name) and key_words(name) == key_words(key)[-len(key_words(name)) :]:
-        return True  # access_token=ACCESS_TOKEN: the key's own name
-    return bool(_UPPER_NAME.fullmatch(value)) and secret_kind(name) is not None
-
-
-def _plain_word(value: bytes) -> bool:
-    return value.isalpha() and len(value) <= 12 and (value.islower() or value.istitle())
+    if value[:1].isalpha() and (b"_" in value or value.isupper()):
+        plain = value.lower().translate(None, b"_-.")
+        if len(plain) >= 4 and key.lower().replace("_", "").replace("-", "").endswith(
+            plain.decode("latin-1")
+        ):
+            return True  # access_token=ACCESS_TOKEN: the key's own name
+        if _UPPER_NAME.fullmatch(value) and secret_kind(value.decode("latin-1")) is not None:
+            return True  # password=DB_PASSWORD: the name of another secret
+    return False
 
 
 def _names_a_secret(word: bytes, rule: Rule) -> bool:
@@ -184,6 +207,10 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         span = run_after(data, match.start("prose"))
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", rule.id)
+        elif rule.id in HEX_PROSE_RULES:
+            hexed = _hex_after(view, match.start("prose"))
+            if hexed is not None:
+                yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
         return
     sep = match.group("sep")
     if sep is None and data[start : start + 1] != b"-":

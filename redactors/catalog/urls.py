@@ -113,3 +113,84 @@ def _in_url_authority(low: bytes, pos: int) -> bool:
         return False
     between = low[scheme + 3 : pos]
     return not any(c in between for c in b"/ \t\n\"'<>?")
+
+
+_PATH_WORDS = re.compile(
+    rb"(?:reset|password|passwd|token|tokens|invite|invitation|invitations|verify|verification"
+    rb"|confirm|confirmation|activate|activation|magic|magic-link|login-link|signin|unlock"
+    rb"|recover|recovery|onboarding|enroll|enrollment|join|share|download-token|api-key|secret)"
+    rb"[a-z0-9_-]{0,24}/"
+)
+_SEGMENT_END = frozenset(b"/?#&; \t\r\n\"'<>`),")
+
+
+def _path_token(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``GET /reset-password/8f14e45f...`` : the random segment after a secret-ish path word."""
+    if match.start() == 0 or view.data[match.start() - 1] != 0x2F:
+        return  # only a whole path segment: /reset/..., not "token reset"
+    found = _PATH_WORDS.match(view.low, match.start())
+    if found is None:
+        return
+    data = view.data
+    end = start = found.end()
+    while end < len(data) and data[end] not in _SEGMENT_END and end - start < 512:
+        end += 1
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    segment = data[start:end]
+    if len(segment) >= 16 and _random_segment(segment) and not is_placeholder(segment):
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+def _random_segment(segment: bytes) -> bool:
+    """A generated value: 16+ token characters with digits and letters, not a UUID-only id?
+
+    A UUID in a reset link *is* the credential, so UUIDs count here; a plain
+    word or a slug (``/reset/forgot-your-password``) does not.
+    """
+    from ..entropy import entropy
+
+    if not all(c in ALNUM or c in b"_-.~=%" for c in segment):
+        return False
+    digits = sum(1 for c in segment if 48 <= c <= 57)
+    letters = sum(1 for c in segment if c in ALNUM) - digits
+    return digits >= 2 and letters >= 2 and entropy(segment) >= 3.0
+
+
+def _signature(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``X-Amz-Signature=``, ``X-Goog-Signature=``, CloudFront ``Signature=``: the value."""
+    data = view.data
+    start = end = match.end()
+    while end < len(data) and data[end] not in b";&\"' \t\r\n<>,#":
+        end += 1
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    if end - start >= 16 and not is_placeholder(data[start:end]):
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+_WEBHOOK_PATH = re.compile(
+    rb"(?:hooks\.slack\.com(?:/|_|-|%2f)+(?:services|workflows|triggers)"
+    rb"|discord(?:app)?\.com(?:/|_|-|%2f)+api(?:/|_|-|%2f)+webhooks)"
+    rb"(?:/|_|-|%2f)+([a-z0-9_-]*?[a-z0-9]{6,}(?:(?:/|_|-|%2f)+[a-z0-9_-]{6,}){1,3})"
+)
+
+
+def _webhook_anywhere(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A Slack or Discord webhook without ``://``: in a file name (``/`` became ``_``), a
+    percent-encoded query value, a config key. The path after the host is the secret."""
+    if view.low[max(0, match.start() - 3) : match.start()] == b"://":
+        return  # a URL: the URL rule has it
+    found = _WEBHOOK_PATH.match(view.low, match.start())
+    if found is None:
+        return
+    end = found.end(1)
+    while end > found.start(1) and view.data[end - 1] in b"_-":
+        end -= 1
+    if end == len(view.data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    if end - found.start(1) >= 20:
+        yield Hit(found.start(1), end, rule.kind, rule.id)

@@ -1,7 +1,7 @@
 """Worker-local state on disk: state databases, control sockets, state-dir listings.
 
-Seed 000's "corrupt local state" path reads the integrity of worker SQLite
-files; Flux leaves stale control sockets behind a killed worker.
+The *Worker Recovery and Serviceability* guide's "corrupt local state" path reads
+the integrity of worker SQLite files; Flux leaves stale control sockets behind a killed worker.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 000's recovery acceptance checklist, read off each target's ladder."""
+"""The *Worker Recovery and Serviceability* guide's acceptance checklist, read off each ladder."""
 
 from __future__ import annotations
 

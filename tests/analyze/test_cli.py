@@ -110,7 +110,8 @@ def test_tampered_bundle_is_analyzed_and_flagged_at_the_top(tmp_path: Path, flee
     path = bundle / "evidence" / "capacity.json"
     path.write_text(path.read_text().replace('"cpu_util_pct": 30.0', '"cpu_util_pct": 31.0'))
     code, out, _ = _run(str(bundle))
-    assert code == 0
+    # the tampered member is not read, so capacity is unknown: inconclusive, never healthy
+    assert code == 3
     head = out[: out.index("Targets")]
     assert "Integrity: TAMPERED — checksum mismatch: evidence/capacity.json" in head
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html as html_lib
+import os
 import re
 import subprocess
 import sys
@@ -249,3 +250,46 @@ def test_output_refuses_to_overwrite_the_bundle_itself(tmp_path: Path) -> None:
     assert same.returncode == 2
     assert "is the bundle itself" in same.stderr
     assert zipped.read_bytes() == b"PK"
+
+
+def test_diff_renders_as_a_page_with_the_same_policy(tmp_path: Path) -> None:
+    from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+
+    out = tmp_path / "diff.html"
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "bundler", "diff",
+            str(BUNDLES_DIR / "flux-healthy.zip"), str(BUNDLES_DIR / "flux-hung.zip"),
+            "--format", "html", "--output", str(out), "--password-env", PASSWORD_ENV,
+        ],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, PASSWORD_ENV: SAMPLE_PASSWORD},
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    html = out.read_text()
+    tree = outline(html)
+    assert "h1 “REGRESSED — something that passed in BEFORE fails in AFTER”" in tree
+    assert "h2#acceptance “Recovery acceptance (on AFTER)”" in tree
+    assert "<code>FLUX_WORKER_EVICTED</code>" in html
+    assert "heartbeat: pass -&gt; fail (REGRESSION)" in html
+    assert "script-src &#39;none&#39;" in html
+    assert "<script" not in html
+
+
+def test_a_connection_after_an_eviction_is_a_reconnect_and_same_second_marks_stay_apart(
+    fleet: Fleet,
+) -> None:
+    events = [
+        _event("registered", -300, "w2", 1),
+        _event("stale", -60, "w2", 2),
+        _event("evicted", -50, "w2", 3),
+        _event("connected", -50, "w2", 4),  # the same second: Flux stamps to the second
+    ]
+    done = run_analysis(fleet.evidence(), profile=StubProfile(events=events))  # type: ignore[arg-type]
+    view = build(done.report, done.timeline)
+    assert view is not None
+    lane = next(lane for lane in view.lanes if lane.label == "w2")
+    marks = [m for m in lane.marks if m.category != "heartbeat"]
+    assert [m.category for m in marks] == ["registration", "stale", "evicted", "reconnect"]
+    assert marks[3].x - marks[2].x >= 7  # side by side, not on top of each other
+    assert "evicted — hosts/h01/logs/00.log:3" in marks[2].title

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bundler.analyze.opening import open_bundle, read_manifest
+from bundler.analyze.opening import open_for_analysis, read_manifest
 from bundler.analyze.verify import VerifyingSource
 from bundler.errors import InputError, NotABundle
 from bundler.source import DirectorySource, MemorySource, iter_lines
@@ -24,7 +24,7 @@ def bundle(tmp_path: Path, fleet: Fleet) -> Path:
 
 
 def test_clean_bundle_verifies(bundle: Path) -> None:
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         assert opened.manifest is not None
         assert opened.integrity().status == "verified"
 
@@ -47,7 +47,7 @@ def test_streamed_members_are_checked_without_a_second_read(bundle: Path) -> Non
 
 def test_tampered_member_is_reported(bundle: Path) -> None:
     (bundle / "hosts/h01/logs/1.log").write_bytes(LOG.replace(b"line 7\n", b"line 8\n"))
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         integrity = opened.integrity()
     assert integrity.status == "tampered"
     assert integrity.problems == ["checksum mismatch: hosts/h01/logs/1.log"]
@@ -55,11 +55,11 @@ def test_tampered_member_is_reported(bundle: Path) -> None:
 
 def test_unlisted_member_is_tampering_and_missing_member_is_partial(bundle: Path) -> None:
     (bundle / "evidence/extra.json").write_text("{}")
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         assert opened.integrity().problems == ["member not in the manifest: evidence/extra.json"]
     (bundle / "evidence/extra.json").unlink()
     (bundle / "hosts/h01/logs/1.log").unlink()
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         integrity = opened.integrity()
     assert integrity.status == "partial"
     assert integrity.problems == ["listed member missing: hosts/h01/logs/1.log"]
@@ -67,13 +67,13 @@ def test_unlisted_member_is_tampering_and_missing_member_is_partial(bundle: Path
 
 def test_interrupted_collection_is_partial(tmp_path: Path, fleet: Fleet) -> None:
     root = write_bundle_dir(fleet, tmp_path / "b", interrupted=True)
-    with open_bundle(root) as opened:
+    with open_for_analysis(root) as opened:
         assert opened.integrity().status == "partial"
 
 
 def test_without_manifest_it_is_analyzed_but_unverified(bundle: Path) -> None:
     (bundle / "manifest.json").unlink()
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         assert opened.manifest is None
         integrity = opened.integrity()
     assert integrity.status == "unverified"
@@ -84,7 +84,7 @@ def test_schema_invalid_manifest_is_unverified(bundle: Path) -> None:
     data = json.loads((bundle / "manifest.json").read_text())
     del data["bundle_id"]
     (bundle / "manifest.json").write_text(json.dumps(data))
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         integrity = opened.integrity()
     assert integrity.status == "unverified"
     assert integrity.problems == ["manifest.json is invalid at /bundle_id: Field required"]
@@ -95,15 +95,15 @@ def test_unknown_format_major_is_refused(bundle: Path) -> None:
     data["format"] = "bundler/2.0"
     (bundle / "manifest.json").write_text(json.dumps(data))
     with pytest.raises(NotABundle, match="needs a newer bundler"):
-        open_bundle(bundle)
+        open_for_analysis(bundle)
 
 
 def test_not_a_bundle_and_missing_path(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(NotABundle, match="holds no bundle"):
-        open_bundle(tmp_path)
+        open_for_analysis(tmp_path)
     with pytest.raises(InputError, match="no such file"):
-        open_bundle(tmp_path / "nope")
+        open_for_analysis(tmp_path / "nope")
 
 
 def test_partially_read_member_is_verified_at_the_end() -> None:
@@ -135,7 +135,7 @@ def test_tampered_evidence_is_not_trusted(tmp_path: Path, fleet: Fleet) -> None:
     bundle = write_bundle_dir(fleet, tmp_path / "b")
     path = bundle / "evidence" / "outcome.json"
     path.write_text(path.read_text().replace('"phase": "successful"', '"phase": "failed"'))
-    with open_bundle(bundle) as opened:
+    with open_for_analysis(bundle) as opened:
         report = analyze(opened.evidence(), job="ingest")
         integrity = opened.integrity()
     assert integrity.status == "tampered"

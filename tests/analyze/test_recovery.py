@@ -1,4 +1,4 @@
-"""Recovery texts: every referenced code resolves, and seed 000's cautions are kept."""
+"""Recovery texts: every referenced code resolves, and the guide's cautions are kept."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_license_recovery_says_no_worker_restart() -> None:
     assert any("lease-refresh" in s for s in rec.steps)
 
 
-def test_local_state_recovery_keeps_seed_cautions() -> None:
+def test_local_state_recovery_keeps_the_guides_cautions() -> None:
     rec = recovery.recovery_for("LOCAL_STATE_CORRUPT")
     assert rec is not None
     assert rec.steps[0] == "Stop the worker service."

@@ -40,7 +40,7 @@ def test_valid_lease_passes(fleet: Fleet) -> None:
         ("license_expired_or_invalid", "LICENSE_EXPIRED_OR_INVALID"),
     ],
 )
-def test_seed_native_codes_fail_verbatim(fleet: Fleet, native: str, code: str) -> None:
+def test_the_guides_native_codes_fail_verbatim(fleet: Fleet, native: str, code: str) -> None:
     entry = _w1(fleet)
     entry.decision = "deny"
     entry.native_code = native

@@ -65,7 +65,10 @@ def test_saturation_from_worker_status_alone(fleet: Fleet) -> None:
     fleet.capacity = None
     w1 = fleet.worker("w1")
     w1.slots_max, w1.in_flight = 2, 2
-    assert codes(judge(rules.job_fits_worker, fleet, job=_waiting(fleet))) == ["SLOTS_SATURATED"]
+    result = judge(rules.job_fits_worker, fleet, job=_waiting(fleet))
+    # the failure is certain; what the missing capacity document would add stays unknown
+    assert codes(result) == ["SLOTS_SATURATED", "CAPACITY_EVIDENCE_MISSING"]
+    assert status(result) is LayerStatus.FAIL
 
 
 def test_resources_below_request_fail_naming_the_resource(fleet: Fleet) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bundler.analyze.rules import outcome as rules
 from schemas import LayerStatus
-from schemas.evidence import CanaryRun, JobPhase, Receipt
+from schemas.evidence import CanaryRun, JobPhase, OutcomeEvidence, Receipt
 from tests.support.evidence import Fleet
 
 from .conftest import codes, judge, status
@@ -85,8 +85,16 @@ def test_latest_canary_wins(fleet: Fleet) -> None:
     assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
 
 
-def test_job_phase_is_the_fallback_without_outcome_evidence(fleet: Fleet) -> None:
+def test_no_outcome_document_is_unknown_never_the_job_phase(fleet: Fleet) -> None:
     fleet.outcome = None
+    fleet.job("ingest").phase = JobPhase.COMPLETED
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert codes(result) == ["OUTCOME_EVIDENCE_MISSING"]
+    assert status(result) is LayerStatus.UNKNOWN
+
+
+def test_job_phase_is_the_fallback_without_a_run_in_the_outcome_evidence(fleet: Fleet) -> None:
+    fleet.outcome = OutcomeEvidence()
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["NO_FINISHED_RUN"]
     fleet.job("ingest").phase = JobPhase.COMPLETED
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["LAST_RUN_COMPLETED"]

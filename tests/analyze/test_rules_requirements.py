@@ -1,4 +1,4 @@
-"""Rung 5 rules: every runtime-requirements blocker named, with seed 000's repair."""
+"""Rung 5 rules: every runtime-requirements blocker named, with the guide's repair."""
 
 from __future__ import annotations
 

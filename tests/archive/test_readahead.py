@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
 import time
@@ -16,6 +14,7 @@ from bundler.archive import MemberUnsound
 from bundler.archive.readahead import SWITCH_INTERVAL, ReadAhead, depth_from_env
 from bundler.errors import CorruptArchive, HostileArchive, UsageError
 from tests.support.archive import build_bundle, data_offset, flip_byte, open_test_bundle
+from tests.support.interrupts import ctrl_c_in
 
 THREAD = "bundler-readahead"
 LOG = b"".join(b"2024-05-01T00:00:%02dZ w%d claimed ok\n" % (i % 60, i) for i in range(200_000))
@@ -108,14 +107,9 @@ def test_producer_error_reaches_the_consumer_after_the_chunks_before_it() -> Non
 
 def test_ctrl_c_while_waiting_for_the_producer_interrupts_promptly() -> None:
     source = Source(1000, delay=0.05)  # 50 s in all: a slow disk
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            _drain(ReadAhead(source.chunks(), 2))
-    finally:
-        timer.cancel()
+    with ctrl_c_in(0.3), pytest.raises(KeyboardInterrupt):
+        _drain(ReadAhead(source.chunks(), 2))
     assert time.monotonic() - started < 3
     assert source.closed
 

@@ -141,7 +141,7 @@ def test_truncated_zip(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "b.zip"
     path.write_bytes(b"")
-    _refused(path, NotABundle, "not a zip")
+    _refused(path, NotABundle, "is empty: not a bundle")
 
 
 def test_directory_and_missing_path(tmp_path: Path) -> None:

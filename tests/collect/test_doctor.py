@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from bundler.doctor.run import run_doctor
 from bundler.doctor.summary import exit_code
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
+from tests.support.interrupts import ctrl_c_in
 from tests.support.sshd import SshLab, free_port
 
 
@@ -59,8 +57,13 @@ VERDICT_EXIT = {"healthy": 0, "degraded": 0, "inconclusive": 3, "blocked": 1}
 
 def test_local_json_live_check() -> None:
     code, stdout, stderr = _doctor("--local", "--json")
-    document = json.loads(stdout)
-    # No profile, so no ladder verdict (a host-only run is a collection): the summary.
+    report = json.loads(stdout)
+    # Always the analysis report; no profile, so no ladder (inconclusive, and it says why),
+    # with the collection summary inside.
+    assert report["schema"] == "bundler.analysis/1"
+    assert report["verdict"] == "inconclusive"
+    assert report["fleet_findings"][0]["code"] == "NO_LADDER"
+    document = report["collection"]
     assert document["schema"] == "bundler.doctor-summary/1"
     assert code == 0, stderr
     assert document["collected"] == document["total"] == 1
@@ -80,9 +83,30 @@ def test_profile_live_check_json_is_the_verdict(
     )
     document = json.loads(outcome.json_text())
     assert document["schema"] == "bundler.analysis/1"
+    assert document["collection"]["schema"] == "bundler.doctor-summary/1"
     assert document["bundle"]["collectors_failed"] == []
     assert document["bundle"]["collectors_total"] >= 3  # sysinfo and the profile's two GETs
     assert outcome.exit_code == VERDICT_EXIT[document["verdict"]]
+
+
+def test_an_unreachable_server_is_one_line_and_one_server_finding() -> None:
+    """Nothing listens on the port: every HTTP collector fails alike; say it once."""
+    url = f"http://127.0.0.1:{free_port()}"
+    code, stdout, stderr = _doctor("--profile", "flux", "--server", url, "--json")
+    assert code == ExitCode.NOTHING_COLLECTED, stderr
+    failed_lines = [line for line in stderr.splitlines() if "] failed" in line]
+    assert len(failed_lines) == 1, stderr
+    assert "more collector(s) failed the same way" in stderr
+    assert "http.* (" in stderr  # the summary table: one row for the group
+    report = json.loads(stdout)
+    assert report["schema"] == "bundler.analysis/1"
+    assert report["verdict"] == "blocked"
+    assert report["first_failed_layer"] == "server"
+    (target,) = report["targets"]
+    server = target["layers"][0]
+    assert {f["code"] for f in server["findings"]} >= {"FLUX_SERVER_UNREACHABLE"}
+    (group,) = report["collection"]["problem_groups"]
+    assert group["count"] == len(report["collection"]["problems"]) > 1
 
 
 @pytest.mark.parametrize(
@@ -201,12 +225,8 @@ def test_ctrl_c_keeps_what_was_collected(
 ) -> None:
     http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
     http_server.route("/workers", Reply(hang=True))
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
+    with ctrl_c_in(0.5, once=lambda: "/workers" in http_server.paths()):
         outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
-    finally:
-        timer.cancel()
     assert outcome.exit_code == ExitCode.INTERRUPTED
     statuses = {o.id: o.status.value for o in outcome.result.outcomes}
     assert statuses["http.health"] == "ok"

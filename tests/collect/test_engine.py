@@ -377,3 +377,39 @@ def test_unit_logs_go_through_journalctl(tmp_path: Path) -> None:
     assert logs.logs[0].origin == "journald"
     hosts = HostsEvidence.model_validate(read_json(sink.source(), HostsEvidence.member_path))
     assert hosts.hosts[0].services[0].name == "bundler-test-no-such.service"
+
+
+def test_a_fan_out_is_bounded_and_recorded_with_the_request_cap(
+    http_server: ScriptedHTTPServer,
+) -> None:
+    from bundler.collect.plan import ForEach
+
+    http_server.route("/workers", Reply(200, [{"name": f"w{i}"} for i in range(5)]))
+    for i in range(5):
+        http_server.route(f"/workers/w{i}", Reply(200, {"name": f"w{i}"}))
+    plan = Plan(
+        profile="fleet",
+        steps=[
+            HttpStep(id="workers", path="/workers", member="raw/http/workers.json"),
+            HttpStep(
+                id="worker",
+                path="/workers/{name}",
+                member="raw/http/worker/{index}.json",
+                for_each=ForEach(step="workers", bind={"name": "/name"}, limit=3),
+            ),
+        ],
+    )
+    http = HttpCollector(HttpOptions(http_server.url, api_concurrency=2))
+    try:
+        result = Engine(
+            MemorySink(), [], plan=plan, http=http, settings=EngineSettings(timeout_s=10)
+        ).run()
+    finally:
+        http.close()
+    assert sorted(http_server.paths()) == ["/workers", "/workers/w0", "/workers/w1", "/workers/w2"]
+    record = http.usage.manifest_record()
+    assert record["fanouts"] == {"worker": {"items": 5, "fetched": 3, "limit": 3}}
+    assert (record["requests"], record["max_concurrent_requests"]) == (4, 2)
+    assert record["peak_concurrent_requests"] <= 2
+    notes = {o.note for o in result.outcomes if o.id.startswith("http.worker.")}
+    assert notes == {"2 more items not fetched (fan-out limit)"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -140,3 +141,86 @@ def test_server_urls_are_validated_and_shown_without_credentials(tls_files: TlsF
             display_url(bad)
     with pytest.raises(UsageError, match="--ca-cert"):
         HttpCollector(HttpOptions("https://x", ca_cert=tls_files.key.parent / "missing.pem"))
+
+
+# -- politeness: Retry-After, the request cap, the tally -------------------------------------------
+
+
+def test_429_with_retry_after_is_waited_for_then_retried(http_server: ScriptedHTTPServer) -> None:
+    http_server.route(
+        "/workers",
+        [Reply(429, {"detail": "slow down"}, headers={"Retry-After": "1"}), Reply(200, [])],
+    )
+    client = _client(http_server.url)
+    capture = client.get("/workers", {}, budget=Budget.start(10), max_bytes=1000)
+    client.close()
+    assert (capture.status_code, capture.attempts) == (200, 2)
+    first, second = http_server.requests
+    assert second.received_at - first.received_at >= 0.95
+    usage = client.usage.manifest_record()
+    assert (usage["requests"], usage["throttled"], usage["throttle_not_waited"]) == (2, 1, 0)
+    assert usage["throttle_waited_s"] >= 0.9
+
+
+def test_503_retry_after_as_an_http_date_is_honoured(http_server: ScriptedHTTPServer) -> None:
+    from email.utils import format_datetime
+
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+    http_server.route("/ready", [Reply(503, headers={"Retry-After": when}), Reply(200, {})])
+    client = _client(http_server.url)
+    capture = client.get("/ready", {}, budget=Budget.start(10), max_bytes=1000)
+    client.close()
+    assert capture.status_code == 200
+    first, second = http_server.requests
+    assert second.received_at - first.received_at >= 0.5  # the date has one-second resolution
+
+
+def test_a_retry_after_over_the_bound_is_not_waited_for(http_server: ScriptedHTTPServer) -> None:
+    http_server.route("/workers", Reply(429, {"detail": "later"}, headers={"Retry-After": "120"}))
+    client = _client(http_server.url, max_retry_after_s=30)
+    started = time.monotonic()
+    capture = client.get("/workers", {}, budget=Budget.start(10), max_bytes=1000)
+    client.close()
+    assert time.monotonic() - started < 2
+    assert (capture.status_code, capture.retry_after, capture.attempts) == (429, "120", 1)
+    assert client.usage.manifest_record()["throttle_not_waited"] == 1
+    assert http_server.paths() == ["/workers"]
+
+
+def test_one_throttled_request_holds_back_the_others(http_server: ScriptedHTTPServer) -> None:
+    """The gate is shared: a request that was not told to wait still waits for the server."""
+    import threading
+
+    http_server.route("/a", [Reply(429, headers={"Retry-After": "1"}), Reply(200, {})])
+    http_server.route("/b", Reply(200, {}))
+    client = _client(http_server.url)
+    done: list[float] = []
+    first = threading.Thread(
+        target=lambda: client.get("/a", {}, budget=Budget.start(10), max_bytes=100)
+    )
+    first.start()
+    time.sleep(0.3)  # /a has been answered 429 and the gate is armed
+    started = time.monotonic()
+    client.get("/b", {}, budget=Budget.start(10), max_bytes=100)
+    done.append(time.monotonic() - started)
+    first.join()
+    client.close()
+    assert done[0] >= 0.4  # /b waited for the rest of /a's Retry-After
+
+
+def test_requests_in_flight_never_exceed_the_cap(http_server: ScriptedHTTPServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    http_server.route("/slow", Reply(200, {}, delay_s=0.2))
+    client = _client(http_server.url, api_concurrency=2)
+    with ThreadPoolExecutor(6) as pool:
+        captures = list(
+            pool.map(
+                lambda _: client.get("/slow", {}, budget=Budget.start(10), max_bytes=100),
+                range(6),
+            )
+        )
+    client.close()
+    assert [c.status_code for c in captures] == [200] * 6
+    usage = client.usage.manifest_record()
+    assert (usage["requests"], usage["peak_concurrent_requests"]) == (6, 2)

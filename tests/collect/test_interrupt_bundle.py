@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer
+from tests.support.interrupts import default_sigint
 
 PASSWORD = "interrupt test: correct horse battery"
 
@@ -40,6 +41,7 @@ def test_sigint_seals_what_was_collected(http_server: ScriptedHTTPServer, tmp_pa
          "--server", http_server.url, "--bundle", str(target), "--password-env", "BUNDLE_PW",
          "--timeout", "120"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint,  # a suite run in the background ignores SIGINT
     )  # fmt: skip
     try:
         _wait_for_request(http_server, "/workers")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 
@@ -13,6 +11,7 @@ import bundler.collect.scheduler as scheduler_module
 from bundler.collect.budget import Budget
 from bundler.collect.scheduler import RunEnd, Scheduler, Task
 from schemas import CollectorStatus
+from tests.support.interrupts import ctrl_c_in
 
 
 class Tracker:
@@ -156,12 +155,8 @@ def test_ctrl_c_settles_everything_as_interrupted() -> None:
     scheduler = Scheduler(concurrency=1)
     scheduler.add(tracker.task("slow", seconds=30))
     scheduler.add(tracker.task("waiting"))
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
+    with ctrl_c_in(0.3):
         assert scheduler.run() is RunEnd.INTERRUPTED
-    finally:
-        timer.cancel()
     assert tracker.settled["slow"][0] is CollectorStatus.INTERRUPTED
     assert tracker.settled["waiting"][0] is CollectorStatus.INTERRUPTED
     assert scheduler.cancel.is_set()

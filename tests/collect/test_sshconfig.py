@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import paramiko
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bundler.collect.address import parse_address
 from bundler.collect.hostkeys import lookup_name
 from bundler.collect.sshconfig import SshConfigResolver
+from bundler.collect.sshconfig_index import StanzaIndex
 from bundler.errors import UsageError
 
 
@@ -78,3 +82,51 @@ def test_missing_config_means_defaults(tmp_path: Path) -> None:
 def test_known_hosts_names_follow_openssh() -> None:
     assert lookup_name("host", 22) == "host"
     assert lookup_name("10.0.0.5", 2222) == "[10.0.0.5]:2222"
+
+
+# -- many hosts: the stanza index answers exactly as paramiko, testing only what can apply --------
+
+_NAMES = ["w1", "w2", "w10", "db", "web-a"]
+_PATTERNS = [*_NAMES, "w*", "!w2", "*", "w?", "[dw]b"]
+
+
+@st.composite
+def _configs(draw: st.DrawFn) -> str:
+    lines = []
+    for position in range(draw(st.integers(1, 8))):
+        if draw(st.booleans()) and position % 3 == 2:
+            lines.append(f"Match host {draw(st.sampled_from(_PATTERNS))}")
+        else:
+            patterns = draw(st.lists(st.sampled_from(_PATTERNS), min_size=1, max_size=3))
+            lines.append("Host " + " ".join(patterns))
+        lines.append(f"  User u{position}")
+        if draw(st.booleans()):
+            lines.append(f"  Port {2200 + position}")
+        lines.append(f"  IdentityFile ~/.ssh/k{position}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_configs(), host=st.sampled_from([*_NAMES, "other"]))
+def test_indexed_lookup_is_paramikos_lookup(text: str, host: str) -> None:
+    config = paramiko.SSHConfig.from_text(text)
+    assert StanzaIndex(config).lookup(host) == config.lookup(host)
+
+
+def test_a_thousand_aliases_test_only_their_own_and_the_wildcard_stanzas() -> None:
+    text = "".join(f"Host t{i:04d}\n  HostName 127.0.0.1\n  Port {2000 + i}\n" for i in range(1000))
+    config = paramiko.SSHConfig.from_text(text + "Host t*\n  User ops\n")
+    index = StanzaIndex(config)
+    assert index.indexed
+    # paramiko's implicit leading "Host *" stanza, the alias's own, and the wildcard one
+    assert len(index.candidates("t0500")) == 3
+    resolved = index.lookup("t0500")
+    assert (resolved["port"], resolved["user"]) == ("2500", "ops")
+    assert resolved == config.lookup("t0500")
+
+
+def test_canonicalization_sees_the_whole_file() -> None:
+    config = paramiko.SSHConfig.from_text("Host a\n  CanonicalizeHostname no\nHost b\n  User x\n")
+    index = StanzaIndex(config)
+    assert not index.indexed
+    assert index.candidates("a") == list(range(len(config._config)))  # type: ignore[attr-defined]

@@ -2,9 +2,10 @@
 
 One lab, three bundles collected by the real ``bundler doctor`` (API and this
 machine's hosts): healthy → hung must read as a regression of w2's heartbeat
-(exit 1); hung → resumed (SIGCONT, reconnected, a run on w2 after the repair)
-must read as recovered (exit 0): heartbeat fixed and every acceptance check
-holding, the canary newer than the incident's bundle.
+(exit 1); hung → resumed (SIGCONT, reconnected, a run on w2 after the repair,
+collected ``--since`` the repair) must read as recovered (exit 0): heartbeat
+fixed and every acceptance check holding, the canary newer than the
+incident's bundle.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from pathlib import Path
 import pytest
 
 from samples.flux_lab import FluxLab, faults
+from samples.pair import after_the_repair
 from schemas import DiffReport
-from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, run_bundler
 
 pytestmark = pytest.mark.flux
 
 
-def collect(lab: FluxLab, bundle: Path) -> Path:
-    doctor = doctor_lab(lab, bundle)
+def collect(lab: FluxLab, bundle: Path, *extra: str) -> Path:
+    inventory = lab.write_inventory()
+    doctor = run_bundler(
+        "doctor", "--profile", "flux", "--server", lab.url, "--inventory", str(inventory),
+        "--local", "--bundle", str(bundle), "--password-env", BUNDLE_PASSWORD_ENV, *extra,
+    )  # fmt: skip
     assert bundle.exists(), doctor.stderr[-2000:]
     return bundle
 
@@ -58,9 +64,10 @@ def test_hung_then_resumed_is_recovered_and_healthy_then_hung_regressed(
     hung = collect(lab, tmp_path / "hung.zip")
     lab.workers["w2"].signal(signal.SIGCONT)
     lab.wait_for_status({"w2": "online"}, timeout_s=60)
+    repaired = after_the_repair()  # AFTER reads the logs from the repair on
     run = lab.api.run("hello_world", "after the repair", mode="sync", require_worker="w2")
     assert run["state"] == "COMPLETED", run
-    resumed = collect(lab, tmp_path / "resumed.zip")
+    resumed = collect(lab, tmp_path / "resumed.zip", "--since", repaired)
 
     code, regression = diff(healthy, hung)
     assert (code, regression.verdict) == (1, "regressed")

@@ -168,6 +168,7 @@ def test_rules_are_declared_for_lyftdata_only() -> None:
     assert {r.name.rsplit(".", 1)[-1] for r in PROFILE.rules()} == {
         "lease_clock_skew",
         "corrupt_state_keeps_worker_down",
+        "corrupt_state_in_worker_log",
         "metrics_not_enabled",
     }
 

@@ -117,3 +117,83 @@ def test_cli_review_with_the_reversible_map(tmp_path: Path) -> None:
     code, _, err = _cli("review", out, *wrong, env={"WRONG": "not the password at all"})
     assert code == 2
     assert "cannot decrypt map file" in err
+
+
+def test_cookie_attributes_after_a_redacted_value_are_clean() -> None:
+    """The token's own kind ('cookie:') is not a Cookie header: its attributes are no values."""
+    token = "[REDACTED:cookie:0a1b2c3d]"
+    lines = [
+        f"set-cookie: flux_session={token}; Path=/; HttpOnly; Secure; SameSite=Lax\n",
+        f'  "Set-Cookie": "flux_session={token}; Path=/; HttpOnly; Secure; SameSite=Lax"\n',
+        f"Cookie: a={token}; b={token}\n",
+    ]
+    for line in lines:
+        result = review_source(MemorySource({"capture.log": line}))
+        assert result.findings == [], (line, result.findings)
+
+
+def test_a_real_cookie_next_to_a_token_is_still_found() -> None:
+    token = "[REDACTED:cookie:0a1b2c3d]"
+    for line in (
+        f"Cookie: a={token}; b=Sess10nValue-Leaked-42\n",
+        f"Set-Cookie: sid=Sess10nValue-Leaked-42; Path=/\nnote {token}\n",
+    ):
+        result = review_source(MemorySource({"capture.log": line}))
+        assert [f.kind for f in result.findings] == ["cookie"], line
+
+
+def test_a_report_mismatch_names_the_member(tmp_path: Path) -> None:
+    outputs, redactor, _ = run({"a.log": "password=hunter2-x\n", "b.log": "fine\n"})
+    outputs["a.log"] += b"appended later\n"
+    result = review_source(MemorySource(outputs), report=redactor.report())
+    stored = next(name for name in outputs if name.startswith("a"))
+    assert result.report_mismatches == [f"{stored}: differs from the redaction report's checksum"]
+    folder = tmp_path / "out"
+    for name, data in {
+        **outputs,
+        "redaction-report.json": redactor.report().model_dump_json(by_alias=True).encode(),
+    }.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    code, out, err = _cli("review", str(folder))
+    assert code == 1
+    assert f"{stored}: differs from the redaction report's checksum\treport-mismatch" in out
+    assert f"does not match the members ({stored}: differs" in err
+
+
+def test_what_review_cannot_see_into_is_rejected_not_clean(tmp_path: Path) -> None:
+    """A nested zip or a bz2/xz/zstd stream hides its plaintext from every detector."""
+    import bz2
+    import io
+    import lzma
+    import tarfile
+    import zipfile
+
+    secret = b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9ab3cd7X\n"
+    nested = io.BytesIO()
+    with zipfile.ZipFile(nested, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("inner.txt", secret * 3)
+    opaque = {
+        "nested.zip": nested.getvalue(),
+        "log.xz": lzma.compress(b"ordinary line\n" * 50 + secret),
+        "log.bz2": bz2.compress(b"ordinary line\n" * 50 + secret),
+    }
+    for name, data in opaque.items():
+        folder = tmp_path / name.replace(".", "-")
+        folder.mkdir()
+        (folder / name).write_bytes(data)
+        for target in (folder, folder / name):
+            code, out, err = _cli("review", str(target))
+            assert code == 2, (name, out, err)
+            assert "clean" not in err
+            if target == folder or not name.endswith(".zip"):  # a .zip alone is read as a bundle
+                assert f"member '{name}' is archived or compressed" in err
+    tarred = io.BytesIO()
+    with tarfile.open(fileobj=tarred, mode="w") as tar:
+        info = tarfile.TarInfo("inner.txt")
+        info.size = len(secret)
+        tar.addfile(info, io.BytesIO(secret))
+    (tmp_path / "plain.tar").write_bytes(tarred.getvalue())
+    code, out, _ = _cli("review", str(tmp_path / "plain.tar"))
+    assert code == 1  # a tar is plain bytes: its contents are scanned, and the key is found
+    assert "secret\tdetector" in out

@@ -24,6 +24,7 @@ import pytest
 from samples.demo import __main__ as demo_main
 from samples.demo import fleets
 from samples.flux_lab import FluxInstall, FluxUnavailable, find_flux
+from tests.support.interrupts import default_sigint
 from tests.support.requirements import need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,8 +168,9 @@ def test_demo_says_why_when_the_chosen_product_cannot_run(tmp_path: Path) -> Non
 @contextlib.contextmanager
 def demo_process(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
     process = subprocess.Popen(
-        argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+        argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=default_sigint,  # a suite run in the background ignores SIGINT
+    )  # fmt: skip
     try:
         yield process
     finally:

@@ -139,3 +139,22 @@ def test_a_hosts_only_bundle_is_a_clear_error(tmp_path: Path) -> None:
     result = bundler("serve", str(bundle), "--password-env", PASSWORD_ENV)
     assert result.returncode == 2
     assert "holds no captured control-plane API state" in result.stderr
+
+
+def test_a_lyftdata_bundle_answers_its_contract_routes(tmp_path: Path) -> None:
+    bundle = BUNDLES_DIR / "lyftdata-healthy.zip"
+    with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        assert f"curl -s {running.url}/api/workers" in "\n".join(running.banner)
+        secrets = OpenSecrets(password_env=PASSWORD_ENV)
+        with open_bundle(bundle, secrets, environ={PASSWORD_ENV: SAMPLE_PASSWORD}) as reader:
+            expected = {
+                "/api/workers": reader.read_bytes("raw/http/workers.json"),
+                "/api/workers/edge-01/logs?limit=200": reader.read_bytes(
+                    "raw/http/worker-logs/000.json"
+                ),
+            }
+        for target, body in expected.items():
+            reply = httpx.get(f"{running.url}{target}", timeout=10)
+            assert (reply.status_code, reply.content) == (200, body), target
+        removal = httpx.get(f"{running.url}/api/workers/edge-01/remove", timeout=10)
+        assert (removal.status_code, removal.headers["x-bundler-replay"]) == (405, "refused")

@@ -23,6 +23,7 @@ import ipaddress
 import json
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -63,6 +64,8 @@ class RecordedRequest:
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str]
+    received_at: float = field(default_factory=time.monotonic)
+    """When the request arrived (monotonic): lets a test see how requests were spaced."""
 
 
 Route = Reply | list[Reply] | Callable[[RecordedRequest], Reply]

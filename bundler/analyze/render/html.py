@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -43,6 +44,7 @@ from ...source import MemberSource
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
+from . import _fleet as fleet
 from .timeline import build as build_timeline
 
 MAX_OK_COLLECTORS = 400
@@ -116,15 +118,15 @@ def _environment() -> Environment:
         check_label=common.check_label,
         target_title=common.target_title,
         target_state=common.target_state,
-        others_line=common.others_line,
-        overview_title=common.overview_title,
-        worker_state=common.worker_state,
-        worker_verdict=common.worker_verdict,
-        worker_finding=common.worker_finding,
-        group_detail=common.group_detail,
-        labels_text=common.labels_text,
-        slots_text=common.slots_text,
-        age=common.age,
+        others_line=fleet.others_line,
+        overview_title=fleet.overview_title,
+        worker_state=fleet.worker_state,
+        worker_verdict=fleet.worker_verdict,
+        worker_finding=fleet.worker_finding,
+        group_detail=fleet.group_detail,
+        labels_text=fleet.labels_text,
+        slots_text=fleet.slots_text,
+        age=fleet.age,
         STATUS_LABEL=common.STATUS_LABEL,
         NOT_REACHED=common.NOT_REACHED,
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
@@ -154,24 +156,24 @@ def render_html(
 ) -> str:
     """The whole page as one string (a few hundred KB at most for a big fleet)."""
     extras = extras or BundleExtras()
-    css = stylesheet()
     failed = [c for c in extras.collectors if c.status is not CollectorStatus.OK]
     ok = [c for c in extras.collectors if c.status is CollectorStatus.OK]
-    template = _environment().get_template("report.html.j2")
-    return template.render(
+    tally = Counter(c.status.value for c in extras.collectors)
+    return render_page(
+        "report.html.j2",
+        tool_version=report.tool_version,
         report=report,
-        css=Markup(css),  # noqa: S704 (our own stylesheet, from the package, never bundle data)
-        csp=content_security_policy(css),
-        groups=common.target_groups(report),
+        groups=fleet.target_groups(report),
         main=lead_finding(report),
-        compact=common.compact(report),
+        compact=fleet.compact(report),
         overview=report.fleet,
-        grouped=report.fleet is not None and common.grouped(report.fleet),
+        grouped=report.fleet is not None and fleet.grouped(report.fleet),
         timeline=build_timeline(report, timeline),
         collectors_failed=failed,
         collectors_ok=ok[:MAX_OK_COLLECTORS],
         collectors_ok_more=max(0, len(ok) - MAX_OK_COLLECTORS),
         collectors_bytes=sum(c.bytes for c in extras.collectors),
+        collectors_tally=", ".join(f"{n} {status}" for status, n in tally.most_common()),
         extras=extras,
     )
 
@@ -190,6 +192,24 @@ def lead_finding(report: AnalysisReport) -> Finding | None:
         if code is not None:
             return next(f for r in target.layers for f in r.findings if f.code == code)
     return None
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render one of our page templates with the stylesheet inline and its CSP by hash.
+
+    The one place a page is made, so every page (``analyze``'s, ``diff``'s)
+    gets the same policy and escaping.
+    """
+    css = stylesheet()
+    return (
+        _environment()
+        .get_template(template)
+        .render(
+            css=Markup(css),  # noqa: S704 (our own stylesheet, from the package, never bundle data)
+            csp=content_security_policy(css),
+            **context,
+        )
+    )
 
 
 def _size(n: int) -> str:

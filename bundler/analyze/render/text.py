@@ -25,28 +25,30 @@ from ._common import (
     NOT_REACHED,
     STATUS_LABEL,
     Step,
-    TargetGroup,
-    age,
     check_label,
     cited,
-    compact,
     counts,
     excerpt_of,
-    group_detail,
-    grouped,
     headline,
     integrity_lines,
-    labels_text,
     layer_note,
     next_steps,
+    provenance,
+    target_state,
+    target_title,
+)
+from ._fleet import (
+    TargetGroup,
+    age,
+    compact,
+    group_detail,
+    grouped,
+    labels_text,
     others_line,
     overview_title,
-    provenance,
     shown_groups,
     slots_text,
     target_groups,
-    target_state,
-    target_title,
     worker_finding,
     worker_state,
     worker_verdict,
@@ -278,7 +280,9 @@ def _acceptance_line(target: TargetReport) -> RenderableType:
 
 
 def _acceptance(target: TargetReport) -> RenderableType:
-    lines: list[RenderableType] = [Text("Acceptance (seed 000)", style="bold")]
+    lines: list[RenderableType] = [
+        Text("Acceptance (Worker Recovery and Serviceability guide)", style="bold")
+    ]
     for check in target.acceptance:
         line = Text("  ")
         label = check_label(check, target)

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
 from ..api import Timeline, TimelineEvent
+from .timeline_kinds import CATEGORIES, KINDS, STATES, category
 
 _XOf = Callable[[datetime], float]
 """Maps a time to its x coordinate on the plot."""
@@ -33,75 +34,6 @@ LABEL_W = 190
 LANE_H = 22
 AXIS_H = 28
 RIGHT_PAD = 16
-
-# kind -> (category, state the worker is in after it, or None when it does not change state)
-KINDS: dict[str, tuple[str, str | None]] = {
-    "starting": ("registration", None),
-    "started": ("registration", "up"),
-    "registering": ("registration", None),
-    "registered": ("registration", "up"),
-    "connected": ("registration", "up"),
-    "connection_established": ("registration", "up"),
-    "stale": ("stale", "stale"),
-    "evicted": ("evicted", "down"),
-    "disconnected": ("evicted", "down"),
-    "sse_closed_by_reaper": ("evicted", None),
-    "pruned": ("evicted", "down"),
-    "sigterm": ("evicted", None),
-    "shutdown": ("evicted", "down"),
-    "recovered": ("reconnect", "up"),
-    "reconnecting": ("reconnect", None),
-    "sse_closed": ("reconnect", None),
-    "sse_error": ("reconnect", None),
-    "released_reconnecting": ("reconnect", None),
-    "connection_lost": ("server_down", "lost"),
-    "unhealthy": ("unhealthy", "unhealthy"),
-    "healthy": ("healthy", "up"),
-    "paused": ("unhealthy", "paused"),
-    "resumed": ("healthy", "up"),
-    "claimed": ("claim", None),
-    "unclaimed": ("unclaim", None),
-    "released": ("unclaim", None),
-    "claim_refused": ("stale_claim", None),
-    "stale_claim": ("stale_claim", None),
-    "stale_claim_abort": ("stale_claim", None),
-    "superseded_dispatch": ("stale_claim", None),
-    "release_fenced": ("stale_claim", None),
-    "auth_rejected": ("auth", None),
-    "session_rejected": ("auth", None),
-    "lease_renewed": ("healthy", None),
-    "state_corrupt": ("auth", None),
-    "server_stopping": ("server_down", None),
-    "server_started": ("registration", None),
-}
-"""Event kinds the timeline knows; any other kind is drawn as a plain 'other' mark."""
-
-CATEGORIES: dict[str, str] = {
-    "registration": "registration, connection",
-    "heartbeat": "last heartbeat (evidence/workers.json)",
-    "stale": "STALE (missed heartbeats)",
-    "evicted": "evicted, disconnected, stopped",
-    "reconnect": "reconnects",
-    "server_down": "server unreachable / stopping",
-    "unhealthy": "unhealthy, paused",
-    "healthy": "healthy again, resumed, lease renewed",
-    "claim": "claims",
-    "unclaim": "unclaims, releases",
-    "stale_claim": "stale-claim aborts, refused claims",
-    "execution": "execution state changes",
-    "auth": "authorization refused, corrupt state",
-    "other": "other log events",
-}
-"""Legend: category -> what it means (one colour each in the stylesheet)."""
-
-STATES = {
-    "up": "connected",
-    "stale": "stale",
-    "down": "offline",
-    "lost": "cannot reach server",
-    "unhealthy": "unhealthy",
-    "paused": "paused",
-}
 
 
 @dataclass(frozen=True)
@@ -163,12 +95,6 @@ class TimelineView:
     def states(self) -> list[tuple[str, str]]:
         used = {b.state for lane in self.lanes for b in lane.bars}
         return [(s, text) for s, text in STATES.items() if s in used]
-
-
-def category(kind: str) -> str:
-    if kind in KINDS:
-        return KINDS[kind][0]
-    return "execution" if kind.startswith("execution_") else "other"
 
 
 def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | None:
@@ -274,12 +200,44 @@ def _lane(
     worker: str | None = None,
 ) -> Lane:
     lane = Lane(label=label, y=0, css=css)
-    lane.marks = [Mark(x_of(e.at), category(e.kind), _title(e)) for e in events if e.at]
+    lane.marks = [Mark(x_of(e.at), c, _title(e)) for e, c in _categorised(events) if e.at]
+    lane.marks = _spread(lane.marks)
     if row is not None and row.last_heartbeat_at is not None:
         lane.marks.append(_beat(row, x_of))
     if end is not None:
         lane.bars = _bars(events, end, x_of, worker)
     return lane
+
+
+NUDGE = 7.0
+"""Marks closer than this (px) are set side by side: logs stamp to the second, and an
+eviction, its disconnect and the reconnect often share one."""
+MAX_NUDGE = 35.0
+
+
+def _spread(marks: list[Mark]) -> list[Mark]:
+    """Marks in time order, each at least NUDGE right of the one before (within MAX_NUDGE)."""
+    out: list[Mark] = []
+    for mark in sorted(marks, key=lambda m: m.x):
+        x = mark.x
+        if out and x - out[-1].x < NUDGE and out[-1].x + NUDGE - mark.x <= MAX_NUDGE:
+            x = round(out[-1].x + NUDGE, 1)
+        out.append(Mark(x, mark.category, mark.title))
+    return out
+
+
+def _categorised(events: Sequence[TimelineEvent]) -> list[tuple[TimelineEvent, str]]:
+    """Each event's category; a connection after being stale, offline or cut off is a reconnect."""
+    out = []
+    state: str | None = None
+    for event in events:
+        kind = category(event.kind)
+        if kind == "registration" and state in ("stale", "down", "lost"):
+            kind = "reconnect"
+        out.append((event, kind))
+        after = KINDS.get(event.kind, ("", None))[1]
+        state = after or state
+    return out
 
 
 def _beat(row: WorkerOverview, x_of: _XOf) -> Mark:

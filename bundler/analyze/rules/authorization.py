@@ -3,8 +3,8 @@
 For LyftData this is the signed auth lease of an external worker; for Flux it
 is registration (a 401 loop on register lives only in the worker log). A
 license problem fails here rather than at the server rung, because the server
-keeps working while its external workers lose their leases — and seed 000 is
-explicit that recovering the license needs no worker restart.
+keeps working while its external workers lose their leases — and the *Worker
+Recovery and Serviceability* guide is explicit that recovering the license needs no worker restart.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ NATIVE_CODES = {
         "the server's license is expired or invalid",
     ),
 }
-"""Product codes (verbatim, lower snake) that seed 000 names, and what they mean."""
+"""Product codes (verbatim, lower snake) that the guide names, and what they mean."""
 
 
 def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthorization] | None:

@@ -67,7 +67,13 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
     if out.failures and job is not None:
         _note_alternatives(ctx, job, worker.name, out)
     doc = ctx.evidence.get(CapacityEvidence)
-    if cap is None and doc is not None and not doc.complete:
+    if doc is None:
+        out.unknown(
+            "CAPACITY_EVIDENCE_MISSING",
+            f"The bundle has no capacity document: whether {worker.name} has room and the "
+            "measured resources for the job is unknown.",
+        )
+    elif cap is None and not doc.complete:
         out.unknown(
             "CAPACITY_EVIDENCE_MISSING",
             f"The capacity report for {worker.name} is missing: "

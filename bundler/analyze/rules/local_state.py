@@ -4,9 +4,9 @@ Which rung? A worker with a corrupt job-state database can still heartbeat,
 but what was deployed to it cannot run: that is the **deployment** rung's
 question ("did the exact rendered job reach a runnable state?"). A corrupt
 *auth cache* instead breaks the worker's right to run, so it fails the
-**authorization** rung. Both carry seed 000's corrupt-local-state path (stop
-the service, one-time ``--reset-state repair`` or the narrower ``auth``,
-never edit the auth-cache or settings databases, ``full`` last).
+**authorization** rung. Both carry the *Worker Recovery and Serviceability*
+guide's corrupt-local-state path (stop the service, one-time ``--reset-state
+repair`` or the narrower ``auth``, never edit the auth-cache or settings databases, ``full`` last).
 
 A control socket that refuses connections means the worker process that made
 it is gone (Flux leaves ``.flux/worker-<name>.sock`` behind a killed worker):

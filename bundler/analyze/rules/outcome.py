@@ -37,6 +37,12 @@ def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
 def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.get(OutcomeEvidence)
     job, worker = ctx.target.job, ctx.target.worker
+    if doc is None:
+        return RuleResult.unknown(
+            "OUTCOME_EVIDENCE_MISSING",
+            "The bundle has no outcome document (canaries, receipts, last runs): whether the "
+            "job produced its result is unknown.",
+        )
     runs = list(enumerate(doc.canaries)) if doc else []
     mine = [
         (i, r)
@@ -91,6 +97,13 @@ def _predates_deployment(
     ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, out: Outcome
 ) -> None:
     """A canary (or receipt) from before the current deployment proves an earlier revision."""
+    if ctx.evidence.get(DeploymentEvidence) is None:
+        out.unknown(
+            "CANARY_AGE_UNJUDGED",
+            f"Whether the canary of {run.job} ran after the current deployment is unknown: "
+            "the bundle has no deployment records.",
+        )
+        return
     since = deployed_at(ctx, run.job, run.worker)
     ran = run.finished_at or run.started_at
     if since is None or ran is None:

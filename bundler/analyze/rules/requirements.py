@@ -1,9 +1,9 @@
 """Rung 5, runtime requirements: credentials, bindings, worker settings, ACLs, sources.
 
-Every blocker in the (job, worker) report becomes its own finding, coded by
-the blocker's own code and carrying the one repair seed 000 names for it, so
-a report with three blockers reads as a three-item to-do list. Requirements
-the product could not probe (e.g. a database ACL behind an unreleased
+Every blocker in the (job, worker) report becomes its own finding, coded by the
+blocker's own code and carrying the one repair the *Worker Recovery and Serviceability*
+guide names for it, so a report with three blockers reads as a three-item to-do list.
+Requirements the product could not probe (e.g. a database ACL behind an unreleased
 credential) are *unknown*, not failed.
 """
 
@@ -44,7 +44,7 @@ REPAIRS: dict[str, str] = {
     "TLS_TRUST_MISSING": "Install the destination's CA certificate in the worker's trust store.",
     "WORKER_CHANNEL_PEER_ABSENT": "Place the channel's producer and consumer on the same worker.",
 }
-"""Blocker code -> the repair seed 000 (or the evidence note) names for it."""
+"""Blocker code -> the repair the guide (or the evidence note) names for it."""
 
 BY_KIND: dict[str, str] = {
     "credential": _BIND,

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from schemas import DiffReport
 
+from .html import render_html
 from .markdown import render_markdown
 from .text import render_text
 
@@ -24,6 +25,7 @@ RENDERERS: dict[str, Callable[[DiffReport], str]] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
+    "html": render_html,
 }
 FORMATS: tuple[str, ...] = tuple(RENDERERS)
 
@@ -32,4 +34,12 @@ def render(report: DiffReport, fmt: str) -> str:
     return RENDERERS[fmt](report)
 
 
-__all__ = ["FORMATS", "RENDERERS", "render", "render_json", "render_markdown", "render_text"]
+__all__ = [
+    "FORMATS",
+    "RENDERERS",
+    "render",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_text",
+]

@@ -1,16 +1,16 @@
 """Recovery advice for Flux findings: what to do, what not to do, how to know it worked.
 
 Kept apart from the rules so the wording is reviewed in one place. Facts
-come from flux-observed (what 0.87.5 really does) and seed 004 (Flux's
-operator guidance); the words are ours.
+come from what flux-core 0.87.5 really does (observed running it) and from
+Flux's *Worker observability* page (operator guidance); the words are ours.
 """
 
 from __future__ import annotations
 
 from schemas import Recovery
 
-SEED_004 = "seed 004: Flux worker observability"
-OBSERVED = "flux-observed (flux-core 0.87.5 run locally)"
+WORKER_OBSERVABILITY = "Flux's Worker observability page"
+OBSERVED = "flux-core 0.87.5 as observed running (where it differs from that page)"
 
 
 def server_down(url: str | None) -> Recovery:
@@ -47,7 +47,7 @@ def eviction_loop(interval_s: float) -> Recovery:
             "worker and server.",
         ],
         cautions=["Restarting the worker does not help: it will be evicted again."],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     )
 
 
@@ -63,7 +63,7 @@ def evicted(worker: str) -> Recovery:
         cautions=[
             "Do not start a second worker under the same name while the original may resume.",
         ],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     )
 
 
@@ -99,7 +99,7 @@ def unhealthy(inprocess: bool, after_pause: bool) -> Recovery:
                 "Check what froze the worker (SIGSTOP, VM migration, a throttled container); "
                 "the worker recovers after three clean probes.",
             ],
-            reference=SEED_004,
+            reference=WORKER_OBSERVABILITY,
         )
     steps = [
         "Move the CPU-bound workflow to the subprocess runner (runner='subprocess' in "
@@ -114,7 +114,7 @@ def unhealthy(inprocess: bool, after_pause: bool) -> Recovery:
         summary="The worker's event loop is starved: it declines new work until it recovers.",
         steps=steps,
         cautions=["It clears after three clean 1-second probes; a restart only hides the cause."],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     )
 
 
@@ -147,7 +147,7 @@ def no_eligible_worker(requirements: list[str]) -> Recovery:
             "Give runs a park_ttl so an unplaceable execution fails with a reason instead of "
             "waiting forever.",
         ],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     )
 
 
@@ -178,5 +178,34 @@ def saturated(workers: list[str]) -> Recovery:
             "To run more at once, raise FLUX_WORKERS__MAX_CONCURRENT_EXECUTIONS on the worker "
             "(0 = unlimited) or start another worker with the same labels.",
         ],
-        reference=SEED_004,
+        reference=WORKER_OBSERVABILITY,
     )
+
+
+RECOVERY_PATHS: dict[str, Recovery] = {
+    "heartbeat": Recovery(
+        summary="Find out why the worker stopped answering heartbeats before restarting it.",
+        steps=[
+            "On the worker host, check whether the process runs, is stopped (SIGSTOP), hung "
+            "or starved, and read its log for 'Connection lost'.",
+            "Check idle timeouts of any proxy or load balancer on GET /workers/{name}/connect: "
+            "at least 5x heartbeat_interval.",
+            "Check for host pauses longer than heartbeat_timeout + eviction_grace_period.",
+            "Once it runs, it reconnects by itself; confirm it reads online in GET /workers.",
+        ],
+        cautions=["A worker that exited cleanly long ago is listed offline by design."],
+        reference=WORKER_OBSERVABILITY,
+    ),
+    "capacity": Recovery(
+        summary="Give the execution a worker with a free slot and the resources it requests.",
+        steps=[
+            "If every eligible slot is busy, the execution dispatches when one frees: wait, "
+            "raise FLUX_WORKERS__MAX_CONCURRENT_EXECUTIONS, or start another matching worker.",
+            "If a resource is short, start a worker that offers it or lower the request.",
+            "If the worker reports event-loop starvation, move CPU-bound code to the "
+            "subprocess runner or give the host dedicated capacity.",
+        ],
+        reference=WORKER_OBSERVABILITY,
+    ),
+}
+"""Flux's own text for generic recovery paths (the generic texts follow another guide)."""

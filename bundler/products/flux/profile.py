@@ -11,6 +11,7 @@ from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
+from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from .logs import parse_logs
@@ -57,6 +58,13 @@ class FluxProfile:
 
     def rules(self) -> Sequence[Rule]:
         return RULES
+
+    @property
+    def recovery_paths(self) -> Mapping[str, Recovery]:
+        """Flux's own wording of generic recovery paths (Worker observability)."""
+        from .advice import RECOVERY_PATHS
+
+        return RECOVERY_PATHS
 
 
 @cache

@@ -85,5 +85,3 @@ ACTIVE_STATES: tuple[str, ...] = (
     "CANCELLING",
 )
 """Non-terminal execution states (``flux.domain.events.ExecutionState``)."""
-
-TERMINAL_STATES: tuple[str, ...] = ("COMPLETED", "FAILED", "CANCELLED")

@@ -4,8 +4,10 @@ Line format (the Edge IQ build's, with LyftData's module prefix [S/I])::
 
     2026-01-10T11:53:08.422Z ERROR lyftdata_worker::auth > runtime authorization denied: ...
 
-Read from the host logs the collector indexed (``evidence/logs.json``) and from
-``lyftdata workers logs`` output captured on hosts with the CLI.
+Read from the host logs the collector indexed (``evidence/logs.json``), from
+``lyftdata workers logs`` output captured on hosts with the CLI, and (for
+corrupt state, which may be reported nowhere else) from the worker logs the
+server returned (``GET /api/workers/{id}/logs``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
+from pydantic import ValidationError
+
 from schemas.evidence import LogIndex
 
 from ...analyze.api import EvidenceSet, TimelineEvent
-from ...source import MemberNotFound, iter_lines
+from ...source import MemberNotFound, iter_lines, read_json
+from .raw.workers import WorkerLogs
 
 LINE = re.compile(
     r"(?P<at>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+"
@@ -87,9 +92,40 @@ def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None]]:
     return found
 
 
+API_LOG_KINDS = frozenset({"state_corrupt"})
+"""Kinds read from the API's copy of the worker log: those no other source may show (the
+host log, when collected, already gives every kind)."""
+API_LOGS_PREFIX = "raw/http/worker-logs/"
+"""Where the plan keeps ``GET /api/workers/{id}/logs`` (one JSON member per worker)."""
+
+
+def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+    """Events in the worker logs the server returned: a worker's only log when no SSH exists.
+
+    Each event cites its JSON line (``detail['pointer']``); ``line`` is its 1-based index.
+    """
+    for name in evidence.source.names():
+        if not (name.startswith(API_LOGS_PREFIX) and name.endswith(".json")):
+            continue
+        try:
+            logs = WorkerLogs.model_validate(read_json(evidence.source, name))
+        except (MemberNotFound, ValueError, ValidationError):
+            continue
+        for index, line in enumerate(logs.lines):
+            if line.at is None:
+                continue
+            stamp = line.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            text = f"{stamp} {line.level or 'INFO'} {line.target or 'lyftdata_worker'} > "
+            for event in events_in(name, [(index + 1, text + line.message)], logs.worker_id):
+                if event.kind in API_LOG_KINDS:
+                    event.detail["pointer"] = f"/lines/{index}"
+                    yield event
+
+
 def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
     for member, worker in _sources(evidence):
         try:
             yield from events_in(member, iter_lines(evidence.source, member), worker)
         except MemberNotFound:
             continue
+    yield from api_log_events(evidence)

@@ -17,7 +17,7 @@ from ...collect.plan import CommandStep, FileStep, ForEach, HttpStep, LogStep, P
 PROFILE_NAME = "lyftdata"
 
 LOG_LIMIT = 200
-"""Seed 000 captures ``lyftdata workers logs <worker-id> --limit 200``."""
+"""LyftData's *Worker Recovery and Serviceability* guide captures the latest 200 log lines."""
 
 MUTATING_ROUTES: tuple[str, ...] = (
     "/api/workers/auto-enrollment*",
@@ -38,9 +38,10 @@ STATE_LISTING_FORMAT = r"%y\t%s\t%T@\t%m\t%P\n"
 """find -printf: type, size, mtime (epoch), mode, path relative to LYFTDATA_JOBS_DIR."""
 
 STATE_DATABASES: tuple[str, ...] = ("worker.db", "auth-cache.db", "settings.db")
-"""SQLite files of LYFTDATA_JOBS_DIR checked for integrity [I: names inferred from seed 000's
-"auth-cache or settings databases"; correct against a real worker]. The listing shows every
-file, so a database we do not know by name is still visible (as not checked)."""
+"""SQLite files of LYFTDATA_JOBS_DIR checked for integrity [I: names inferred from the
+*Worker Recovery and Serviceability* guide's "auth-cache or settings databases"; correct
+against a real worker]. The listing shows every file, so a database we do not know by
+name is still visible (as not checked)."""
 
 SQLITE_OK_EXIT_CODES = [0, 1, 11, 26]
 """sqlite3 exits 11 (SQLITE_CORRUPT) or 26 (SQLITE_NOTADB) on a damaged file and 1 when it

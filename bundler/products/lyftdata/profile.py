@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel
 
+from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
 from ...collect.plan import Plan
+from ...collect.readonly import ProgramRule
 from ..base import NormalizeContext
 from .plan import MUTATING_ROUTES, PROFILE_NAME, build_plan
 from .raw import RAW_MODELS
@@ -31,19 +32,34 @@ class LyftDataProfile:
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
 
     @property
-    def read_only_commands(self) -> Mapping[str, Any]:
+    def read_only_commands(self) -> Mapping[str, ProgramRule]:
         """The product's own read-only commands, for the collection engine's guard."""
         from .read_only import read_only_commands
 
-        try:
-            return read_only_commands()
-        except ModuleNotFoundError as exc:  # no engine guard in this build: nothing to declare
-            if exc.name != "bundler.collect.readonly":
-                raise
-            return {}
+        return read_only_commands()
+
+    @property
+    def recovery_paths(self) -> Mapping[str, Recovery]:
+        """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
+        from .rules.recovery import RECOVERY_PATHS
+
+        return RECOVERY_PATHS
+
+    @property
+    def collection_hints(self) -> Mapping[str, str]:
+        """How to collect each evidence member, for an unknown that lacks it."""
+        from .hints import COLLECTION_HINTS
+
+        return COLLECTION_HINTS
 
     def plan(self) -> Plan:
         return build_plan()
+
+    def replay_commands(self, url: str, captured: Sequence[tuple[str, str]]) -> list[str]:
+        """``curl`` lines to try against ``bundler serve`` (optional profile attribute)."""
+        from .replay import replay_commands
+
+        return replay_commands(url, captured)
 
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
         from .normalize import normalize

@@ -10,7 +10,8 @@ confirmation that exists because the command acts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from ...collect.readonly import ProgramRule
 
 WRITING_OPTIONS = frozenset({"--bundle", "--reset-state", "--yes", "--fix", "--force"})
 
@@ -19,10 +20,8 @@ def _only_version(args: list[str]) -> str | None:
     return None if args == ["--version"] else "only `lyftdata-worker --version` is read-only"
 
 
-def read_only_commands() -> Mapping[str, Any]:
-    """Program name -> ``bundler.collect.readonly.ProgramRule``."""
-    from ...collect.readonly import ProgramRule
-
+def read_only_commands() -> Mapping[str, ProgramRule]:
+    """Program name -> the rule its invocations must follow."""
     return {
         "lyftdata-worker": ProgramRule(
             subcommands=((),), forbidden=WRITING_OPTIONS, check=_only_version

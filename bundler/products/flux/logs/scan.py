@@ -14,7 +14,7 @@ are skipped by the same markers, and only the others go to :class:`LogParser`
 never swallows the line after it).
 
 Routine events are still kept where rules read them: the blocks holding the
-first :data:`~bundler.analyze.sampling.FIRST_KEPT` of each (kind, worker),
+first :data:`~bundler.analyze.api.FIRST_KEPT` of each (kind, worker),
 and the last :data:`TAIL_BLOCKS` blocks of every log (so "the worker's last
 line" is its real last line), are parsed line by line exactly as before.
 
@@ -32,8 +32,7 @@ from datetime import UTC, tzinfo
 from itertools import compress
 from operator import itemgetter, methodcaller, not_
 
-from bundler.analyze.api import TimelineEvent
-from bundler.analyze.sampling import FIRST_KEPT
+from bundler.analyze.api import FIRST_KEPT, TimelineEvent
 
 from .blocks import BLOCK_BYTES, Block, blocks
 from .formats import NAME

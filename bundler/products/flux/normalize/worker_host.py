@@ -19,7 +19,6 @@ from ..models import ControlStatus
 from .raw import FluxRaw
 
 REFUSED = "Connection refused"
-NOT_FOUND = "not found"
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,10 @@ class DoctorSummary(RecordModel):
 
 
 class DoctorReport(RecordModel):
-    """``lyftdata doctor --json`` [B: command named by seed 000; I: shape]."""
+    """``lyftdata doctor --json`` [B: named by the guide; I: shape].
+
+    The guide is LyftData's *Worker Recovery and Serviceability* guide.
+    """
 
     schema_: str | None = Field(default=None, alias="schema")
     tool: dict[str, Any] = Field(default_factory=dict)

@@ -99,7 +99,10 @@ class WorkerRequirementsReport(RecordModel):
 
 
 class JobRequirementsReport(RecordModel):
-    """``GET /api/jobs/{name}/runtime-requirements`` [B: named by seed 000; I: shape]."""
+    """``GET /api/jobs/{name}/runtime-requirements`` [B: named by the guide; I: shape].
+
+    The guide is LyftData's *Worker Recovery and Serviceability* guide.
+    """
 
     job: str
     generated_at: datetime | None = None

@@ -13,9 +13,11 @@ from ....analyze.api import Rule
 from .authorization import lease_clock_skew
 from .capacity import metrics_not_enabled
 from .local_state import corrupt_state_keeps_worker_down
+from .state_in_logs import corrupt_state_in_worker_log
 
 RULES: tuple[Rule, ...] = (
     corrupt_state_keeps_worker_down,
+    corrupt_state_in_worker_log,
     lease_clock_skew,
     metrics_not_enabled,
 )

@@ -1,10 +1,13 @@
-"""LyftData's own recovery paths (seed 000's wording, LyftData's commands) for product findings."""
+"""LyftData's own recovery paths for product findings, with LyftData's commands.
+
+The facts come from LyftData's *Worker Recovery and Serviceability* guide.
+"""
 
 from __future__ import annotations
 
 from schemas import Recovery
 
-SEED = "seed 000, Worker Recovery and Serviceability"
+GUIDE = "LyftData's Worker Recovery and Serviceability guide"
 
 CLOCK_SYNC = Recovery(
     summary="Synchronize the worker host's clock, then let the lease refresh on its own.",
@@ -20,7 +23,7 @@ CLOCK_SYNC = Recovery(
         "Do not run `lyftdata-worker --reset-state auth` or re-enroll: the cached identity is "
         "sound, and a new lease is refused again while the clock is off.",
     ],
-    reference=f"{SEED}: Connectivity or TLS (clock synchronization); License or runtime "
+    reference=f"{GUIDE}: Connectivity or TLS (clock synchronization); License or runtime "
     "authorization",
 )
 
@@ -45,7 +48,7 @@ RESET_STATE_REPAIR = Recovery(
         "Do not start a replacement with the same identity and state while this worker can "
         "still run.",
     ],
-    reference=f"{SEED}: Corrupt local state",
+    reference=f"{GUIDE}: Corrupt local state",
 )
 
 ENABLE_METRICS = Recovery(
@@ -58,3 +61,45 @@ ENABLE_METRICS = Recovery(
     cautions=[],
     reference="LyftData install/workers (metrics for new workers are disabled by default)",
 )
+
+
+CAPACITY = Recovery(
+    summary="Give the job a worker with the measured room and the component capabilities it needs.",
+    steps=[
+        "If the worker lacks a component capability the job requires, add that component to "
+        "the worker (install or enable it; a worker started with limited capabilities runs only "
+        "basic connectors), or move the job to a worker that offers it.",
+        "If a resource is short, move the job to a larger worker or lower the job's request.",
+        "Reapply or reconcile the job's placement so it lands on that worker (Upgrade or "
+        "replace a worker, step 7).",
+        "Rerun runtime requirements and a bounded canary on it (step 8), and confirm the "
+        "downstream receipt (step 9).",
+    ],
+    cautions=[
+        "A restart does not add a missing capability; the job reads running but cannot use a "
+        "component its worker lacks.",
+    ],
+    reference=f"{GUIDE}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
+    "acceptance (adequate measured capacity)",
+)
+
+HEARTBEAT = Recovery(
+    summary="Find out why the worker stopped reporting before restarting it.",
+    steps=[
+        "On the worker host, check the worker service and its recent log "
+        "(`lyftdata workers logs <worker-id> --limit 200`).",
+        "Confirm LYFTDATA_URL, DNS, TCP reachability, certificate trust and proxy behaviour "
+        "from the worker host, and that its clock is synchronized.",
+        "If the log shows corrupt local state, stop the service and run "
+        "`lyftdata-worker --reset-state repair` once.",
+        "Confirm a recent heartbeat and system information "
+        "(`lyftdata workers status <worker-id>`, `lyftdata workers sysinfo <worker-id>`).",
+    ],
+    cautions=[
+        "A restart can hide the original evidence: capture it first (`lyftdata doctor --json`).",
+    ],
+    reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
+)
+
+RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
+"""LyftData's own text for the generic recovery paths whose generic wording is not its own."""

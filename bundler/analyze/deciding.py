@@ -1,0 +1,114 @@
+"""What an unknown was missing, and how to decide it: the evidence to collect and the option.
+
+An unknown that only says "unknown" sends the engineer back to guess. The
+engine records which evidence documents a rule read (``EvidenceSet.tracking``);
+when the answer is unknown, every one of them that is absent, unusable or
+incomplete is named (``Finding.missing``: the member, or the collectors that
+failed), with the ``doctor`` option or inventory entry that collects it
+(``Finding.to_decide``). A product may say it more exactly
+(``Profile.collection_hints``: member path -> text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from schemas import Finding, Layer
+from schemas.evidence import (
+    AuthorizationEvidence,
+    CapacityEvidence,
+    DeploymentEvidence,
+    EvidenceDoc,
+    HostsEvidence,
+    JobsEvidence,
+    LocalStateEvidence,
+    LogIndex,
+    OutcomeEvidence,
+    PlacementEvidence,
+    RequirementsEvidence,
+    ServerEvidence,
+    WorkersEvidence,
+)
+
+from .api import EvidenceSet
+
+SERVER = "run `bundler doctor` with `--server URL` and an API token that can read it"
+HOSTS = (
+    "give the worker host in the `--inventory` file (role: worker, its `worker:` name and "
+    "`state_dir:`), so doctor collects it over SSH"
+)
+
+GENERIC_HINTS: dict[str, str] = {
+    ServerEvidence.member_path: f"{SERVER} (the control plane's health and version)",
+    WorkersEvidence.member_path: f"{SERVER} (the worker list)",
+    AuthorizationEvidence.member_path: f"{SERVER} (each worker's runtime authorization)",
+    JobsEvidence.member_path: f"{SERVER} (the job list)",
+    PlacementEvidence.member_path: f"{SERVER} (the job's placement report)",
+    DeploymentEvidence.member_path: f"{SERVER} (the job's deployment records)",
+    RequirementsEvidence.member_path: f"{SERVER} (the job's runtime-requirements report)",
+    CapacityEvidence.member_path: f"{SERVER} (each worker's capacity report)",
+    OutcomeEvidence.member_path: f"{SERVER} (canary runs and their receipts)",
+    LocalStateEvidence.member_path: f"{HOSTS}: its local state directory",
+    LogIndex.member_path: f"{HOSTS} with a `logs:` entry, to collect its log",
+    HostsEvidence.member_path: f"{HOSTS}: its system facts and clock",
+}
+
+LAYER_DOCUMENTS: dict[Layer, tuple[type[EvidenceDoc], ...]] = {
+    Layer.SERVER: (ServerEvidence,),
+    Layer.HEARTBEAT: (WorkersEvidence,),
+    Layer.AUTHORIZATION: (AuthorizationEvidence,),
+    Layer.PLACEMENT: (PlacementEvidence, JobsEvidence),
+    Layer.DEPLOYMENT: (DeploymentEvidence,),
+    Layer.REQUIREMENTS: (RequirementsEvidence,),
+    Layer.CAPACITY: (CapacityEvidence, WorkersEvidence),
+    Layer.OUTCOME: (OutcomeEvidence, JobsEvidence),
+}
+"""The documents that answer each rung, for a rung on which no rule said anything."""
+
+
+def shortfalls(evidence: EvidenceSet, read: Iterable[type[EvidenceDoc]]) -> list[str]:
+    """Members among ``read`` that are absent, unusable or incomplete, and the failed collectors."""
+    missing: list[str] = []
+    for cls in read:
+        doc = evidence.get(cls)
+        if doc is None:
+            missing.append(cls.member_path)
+        elif not doc.complete or doc.gaps:
+            missing.append(cls.member_path)
+            missing += [gap for gap in doc.gaps if gap not in missing]
+    return missing
+
+
+def how_to_decide(missing: list[str], hints: Mapping[str, str] | None = None) -> str | None:
+    """One sentence: what collects the first missing member (product hints win)."""
+    merged = {**GENERIC_HINTS, **(hints or {})}
+    said: list[str] = []
+    for member in missing:
+        hint = merged.get(member)
+        if hint is None and member.startswith("http."):
+            hint = f"{SERVER} (collector {member} did not complete)"
+        elif hint is None and member.startswith(("ssh.", "local.")):
+            alias = member.split(".")[1]
+            hint = f"make host {alias} reachable (collector {member} did not complete)"
+        if hint and hint not in said:
+            said.append(hint)
+    if not said:
+        return None
+    return "To decide it: " + "; ".join(said[:3]) + "."
+
+
+def annotate(
+    findings: list[Finding],
+    evidence: EvidenceSet,
+    read: Iterable[type[EvidenceDoc]],
+    hints: Mapping[str, str] | None = None,
+) -> None:
+    """Fill ``missing`` and ``to_decide`` of the unknowns (info findings) that lack them."""
+    missing = shortfalls(evidence, read)
+    for finding in findings:
+        if finding.severity != "info":
+            continue
+        if not finding.missing:
+            finding.missing = list(missing)
+        if finding.to_decide is None:
+            finding.to_decide = how_to_decide(finding.missing, hints)

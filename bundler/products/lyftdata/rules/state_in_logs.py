@@ -1,0 +1,51 @@
+"""Corrupt local state that only the worker's log reports (no host access, or a file not listed).
+
+When bundler reached the worker host it checks the SQLite files itself
+(``local_state``). Without SSH, or when the corrupt file is not one it
+checks, the worker's own log line ("database disk image is malformed"),
+returned by the server's ``GET /api/workers/{id}/logs``, is the only evidence,
+and it names the same repair: LyftData's one-time ``--reset-state repair``.
+"""
+
+from __future__ import annotations
+
+from schemas import Citation, Layer
+from schemas.evidence import LocalStateEvidence
+
+from ....analyze.api import RuleContext, RuleResult, cite_json, cite_lines, rule
+from .recovery import RESET_STATE_REPAIR
+
+
+def _cite(event_member: str, pointer: str | None, line: int, text: str) -> Citation:
+    if pointer is not None:
+        return cite_json(event_member, pointer, text)
+    return cite_lines(event_member, line, line, text)
+
+
+@rule(Layer.DEPLOYMENT, products=["lyftdata"])
+def corrupt_state_in_worker_log(ctx: RuleContext) -> RuleResult | None:
+    worker = ctx.target.worker
+    if worker is None:
+        return None
+    reported = ctx.timeline.of_kind("state_corrupt", worker=worker)
+    if not reported:
+        return None
+    state = ctx.evidence.get(LocalStateEvidence)
+    checked = [
+        f
+        for f in (state.files if state else [])
+        if f.kind == "sqlite" and f.integrity == "corrupt" and f.worker in (None, worker)
+    ]
+    if checked:
+        return None  # the local-state rule reports the checked file itself
+    latest = reported[-1]
+    return RuleResult.fail(
+        "LOCAL_STATE_CORRUPT",
+        f"Worker {worker}'s own log reports corrupt local state ({latest.text.split('> ', 1)[-1]}"
+        f"): a LyftData worker cannot persist or start jobs on it. bundler did not check the "
+        "state files itself (no host access, or a file it does not check).",
+        evidence=[_cite(e.member, e.detail.get("pointer"), e.line, e.text) for e in reported[-3:]],
+        recovery=RESET_STATE_REPAIR.model_copy(deep=True),
+        acceptance=["recent heartbeat and system information"],
+        source="worker log",
+    )

@@ -1,0 +1,242 @@
+"""Secrets in SQL: passwords in DDL, and credential columns in ``INSERT`` statements and dumps.
+
+Support bundles carry SQL in database logs (``log_statement = all``), shell
+history and SQLite/MySQL dumps. Three shapes hold secrets:
+
+* DDL: ``CREATE USER u WITH PASSWORD 'x'``, ``ALTER ROLE u PASSWORD 'x'``,
+  ``IDENTIFIED BY 'x'`` (also ``IDENTIFIED WITH plugin BY 'x'``),
+  ``SET PASSWORD ... = PASSWORD('x')``: the quoted literal after the word.
+* ``INSERT INTO t (col, ...) VALUES (...), (...)``: the values of the columns
+  whose names hold secrets (:func:`~redactors.keys.secret_kind`:
+  ``password_hash``, ``api_token``, ``session_key``).
+* ``INSERT INTO "t" VALUES(...)`` with no column list (``sqlite3 .dump``,
+  ``mysqldump``): the columns come from the ``CREATE TABLE`` seen earlier in
+  the same text; when it is not in view, values that look generated
+  (:func:`~redactors.keys.generated_secret`, or 32+ hex digits in a table whose
+  name says sessions/tokens/keys) are taken.
+
+``UPDATE t SET password = 'x'`` needs nothing here: it is a ``key = value``
+pair for :mod:`.keyvalue`. Both rules start with a literal (``identified``,
+``password``, ``insert into`` in the lower-cased text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from ..keys import generated_secret, is_placeholder, secret_kind
+from ..rules import Hit, Rule, View
+
+STATEMENT_MAX = 1 << 20
+SCHEMAS_MAX = 1024
+_SQL_LITERAL = re.compile(rb"'((?:[^'\\]|''|\\.)*)'")
+_HEX_SECRET = re.compile(rb"[0-9a-fA-F]{32,128}")
+_SECRET_TABLE = re.compile(rb"session|token|secret|credential|password|passwd|auth|api_?key")
+_CREATE = re.compile(
+    rb"create[ \t]+table[ \t]+(?:if[ \t]+not[ \t]+exists[ \t]+)?[\"`\[]?([a-z0-9_.]+)[\"`\]]?"
+    rb"[ \t]*\(",
+)
+_INSERT = re.compile(
+    rb"insert[ \t]+(?:or[ \t]+[a-z]+[ \t]+)?into[ \t]+[\"`\[]?([a-z0-9_.]+)[\"`\]]?[ \t]*"
+    rb"(?:\(([^()]{1,4096})\))?[ \t\r\n]*values[ \t\r\n]*",
+)
+_SCHEMAS: dict[bytes, tuple[str, ...]] = {}
+"""Table -> column names, from ``CREATE TABLE`` statements seen in this process (a dump
+declares its tables before it fills them)."""
+
+
+def _ddl_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """The quoted literal right after ``PASSWORD``/``IDENTIFIED ... BY``."""
+    data = view.data
+    found = _SQL_LITERAL.match(data, match.end() - 1)
+    if found is None:
+        if not view.final and data.find(b"\n", match.end()) < 0:
+            view.need_more_from(match.start())
+        return
+    value = found.group(1)
+    if value and not is_placeholder(value):
+        yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
+
+
+def _columns(text: bytes) -> tuple[str, ...]:
+    names = []
+    for part in _split_top(text):
+        words = part.strip().strip(b'"`[]').split()
+        if words:
+            names.append(words[0].strip(b'"`[]').decode("latin-1"))
+    return tuple(names)
+
+
+def _split_top(text: bytes) -> Iterator[bytes]:
+    """Comma-separated parts at nesting depth 0 (``DECIMAL(10,2)`` stays one part)."""
+    depth, start = 0, 0
+    for index, char in enumerate(text):
+        if char == 0x28:
+            depth += 1
+        elif char == 0x29:
+            depth -= 1
+        elif char == 0x2C and depth == 0:
+            yield text[start:index]
+            start = index + 1
+    yield text[start:]
+
+
+def _create_table(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """Remember a table's columns; redacts nothing itself."""
+    found = _CREATE.match(view.low, match.start())
+    if found is None:
+        return ()
+    depth, end = 1, found.end()
+    limit = min(len(view.data), end + 65536)
+    while end < limit and depth:
+        depth += {0x28: 1, 0x29: -1}.get(view.data[end], 0)
+        end += 1
+    if depth == 0:
+        columns = [
+            c
+            for c in _columns(view.data[found.end() : end - 1])
+            if c.lower() not in ("primary", "unique", "foreign", "constraint", "check", "key")
+        ]
+        if len(_SCHEMAS) >= SCHEMAS_MAX:
+            _SCHEMAS.pop(next(iter(_SCHEMAS)))
+        _SCHEMAS[found.group(1)] = tuple(columns)
+    return ()
+
+
+def _values(data: bytes, pos: int, limit: int) -> Iterator[list[tuple[int, int, bool]]]:
+    """Each ``( ... )`` tuple after VALUES: a list of (start, end, quoted) per value."""
+    while pos < limit:
+        while pos < limit and data[pos] in b" \t\r\n,":
+            pos += 1
+        if pos >= limit or data[pos] != 0x28:
+            return
+        pos += 1
+        row: list[tuple[int, int, bool]] = []
+        while pos < limit:
+            while pos < limit and data[pos] in b" \t\r\n":
+                pos += 1
+            if pos < limit and data[pos] == 0x27:
+                found = _SQL_LITERAL.match(data, pos)
+                if found is None:
+                    return
+                row.append((found.start(1), found.end(1), True))
+                pos = found.end()
+            else:
+                start = pos
+                depth = 0
+                while pos < limit and (data[pos] not in b",)" or depth):
+                    depth += {0x28: 1, 0x29: -1}.get(data[pos], 0)
+                    pos += 1
+                row.append((start, pos, False))
+            while pos < limit and data[pos] in b" \t\r\n":
+                pos += 1
+            if pos < limit and data[pos] == 0x2C:
+                pos += 1
+                continue
+            if pos < limit and data[pos] == 0x29:
+                pos += 1
+                yield row
+                break
+            return
+
+
+def _insert(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    data, low = view.data, view.low
+    found = _INSERT.match(low, match.start())
+    if found is None:
+        return
+    limit = min(len(data), found.end() + STATEMENT_MAX)
+    end = data.find(b";", found.end(), limit)
+    if end < 0:
+        if not view.final and limit == len(data):
+            view.need_more_from(match.start())
+            return
+        end = limit
+    table = found.group(1)
+    listed = found.group(2)
+    columns = _columns(data[found.start(2) : found.end(2)]) if listed else _SCHEMAS.get(table)
+    kinds = [secret_kind(c) for c in columns] if columns else None
+    secretive = bool(_SECRET_TABLE.search(table))
+    for row in _values(data, found.end(), end + 1):
+        for index, (start, stop, quoted) in enumerate(row):
+            value = data[start:stop]
+            if not value or value.upper() == b"NULL" or is_placeholder(value):
+                continue
+            kind = kinds[index] if kinds is not None and index < len(kinds) else None
+            if (
+                kind is None
+                and kinds is None
+                and quoted
+                and (generated_secret(value) or (secretive and _HEX_SECRET.fullmatch(value)))
+            ):
+                kind = "sql-secret"
+            if kind is not None and (quoted or not value.replace(b".", b"").isdigit()):
+                yield Hit(start, stop, kind, rule.id)
+
+
+SQL_RULES: tuple[Rule, ...] = (
+    Rule(
+        "sql-password",
+        "password",
+        "sql",
+        "SQL DDL passwords: PASSWORD '...', IDENTIFIED [WITH plugin] BY '...', PASSWORD('...').",
+        rb"(?:identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by|password)"
+        rb"[ \t]*(?:=[ \t]*(?:password[ \t]*)?)?\(?[ \t]*'",
+        lower=True,
+        handler=_ddl_password,
+        examples=(
+            ("CREATE USER app WITH PASSWORD 'Tr0ub4dor&3';", "Tr0ub4dor&3"),
+            ("ALTER ROLE flux PASSWORD 'flux-db-pw-99'", "flux-db-pw-99"),
+            ("CREATE USER 'u'@'%' IDENTIFIED BY 's3cr3t!pw';", "s3cr3t!pw"),
+            ("ALTER USER u IDENTIFIED WITH mysql_native_password BY 'n4tive'", "n4tive"),
+            ("SET PASSWORD FOR 'u'@'h' = PASSWORD('old-style-pw')", "old-style-pw"),
+        ),
+        decoys=("ALTER ROLE app PASSWORD NULL", "-- password '' disables login"),
+    ),
+    Rule(
+        "sql-create-table",
+        "secret",
+        "sql",
+        "Learns a table's columns from CREATE TABLE (for INSERTs without a column list).",
+        rb"create[ \t]+table",
+        lower=True,
+        handler=_create_table,
+        examples=(
+            (
+                "CREATE TABLE api_keys (id INTEGER, label TEXT, secret TEXT);\n"
+                "INSERT INTO \"api_keys\" VALUES(1,'ci','k3y-material-01');",
+                "k3y-material-01",
+            ),
+        ),
+    ),
+    Rule(
+        "sql-insert",
+        "secret",
+        "sql",
+        "INSERT values of credential-named columns (column list, or CREATE TABLE seen before).",
+        rb"insert[ \t]",
+        lower=True,
+        handler=_insert,
+        examples=(
+            (
+                "INSERT INTO users (id, name, password_hash) VALUES (1, 'bob', '$2b$12$abcdefghij"
+                "klmnopqrstuv');",
+                "$2b$12$abcdefghijklmnopqrstuv",
+            ),
+            (
+                "INSERT INTO sessions (user_id, session_token) VALUES (7, '9f86d081884c7d659a2feaa0"
+                "c55ad015'), (8, 'a3f5c9e1b2d4f6a8c0e2d4b6f8a0c2e4');",
+                "a3f5c9e1b2d4f6a8c0e2d4b6f8a0c2e4",
+            ),
+            (
+                "INSERT INTO \"auth_tokens\" VALUES(3,'5f4dcc3b5aa765d61d8327deb882cf99a1b2c3d4');",
+                "5f4dcc3b5aa765d61d8327deb882cf99a1b2c3d4",
+            ),
+        ),
+        decoys=(
+            "INSERT INTO jobs (id, name, state) VALUES (1, 'nightly-etl', 'running');",
+            "INSERT INTO \"events\" VALUES(1,'9f86d081884c7d659a2feaa0c55ad015');",
+        ),
+    ),
+)

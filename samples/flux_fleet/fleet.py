@@ -1,0 +1,181 @@
+"""A real Flux server with hundreds of emulated workers (and, optionally, a few real ones).
+
+::
+
+    spec = FleetSpec(workers=200, evicted=3, unhealthy=2, saturated=2)
+    with FluxFleet(spec, real_workers=2) as fleet:
+        fleet.wait_for_faults()          # evicted ones evicted, unhealthy ones reported
+        fleet.start_waiting_executions() # work nobody can run, and work the full slots hold
+        ... bundler doctor --profile flux --server fleet.url ...
+
+The server runs through the Flux lab (:class:`samples.flux_lab.FluxLab`), with
+the settings a large fleet needs: PostgreSQL (:mod:`.postgres`; Flux on
+SQLite is single-node only), Flux's ``event`` dispatch mode (its own
+"scalable mode for large worker fleets"; the default ``poll`` mode runs ~5
+queries per worker every 0.5 s) and no registration rate limit (Flux's
+default of 30/minute per client address would take half an hour to register
+a thousand workers coming from one address, which is what the emulator is).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from samples.flux_lab import FluxLab, LabConfig, Timings, WorkerSpec
+from samples.flux_lab.process import ManagedProcess, wait_until
+
+from .postgres import Postgres, driver_path
+from .spec import SATURATED_LABELS, FleetSpec, Role
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONNECT_TIMEOUT_S = 300.0
+FLEET_TIMINGS = Timings(heartbeat_interval=5, heartbeat_timeout=20, eviction_grace_period=10)
+"""A silent worker is evicted ~35 s after its last pong; a pong may be 20 s late (a busy
+two-core machine answering hundreds of pongs) before a healthy worker is marked STALE."""
+
+
+def fleet_server_env(database_url: str | None) -> dict[str, str]:
+    env = {"FLUX_DISPATCH__MODE": "event", "FLUX_WORKERS__REGISTER_RATE_LIMIT": ""}
+    if database_url:
+        env |= {"FLUX_DATABASE_URL": database_url, "PYTHONPATH": str(driver_path())}
+    return env
+
+
+class FluxFleet:
+    def __init__(
+        self,
+        spec: FleetSpec,
+        *,
+        real_workers: int = 0,
+        timings: Timings = FLEET_TIMINGS,
+        root: Path | None = None,
+        postgres: bool = True,
+    ) -> None:
+        self.spec = spec
+        self.postgres = Postgres() if postgres else None
+        self._root = root
+        self._timings = timings
+        self.real = tuple(
+            WorkerSpec(f"real{i}", {"fleet": "real", "zone": spec.zones[i % len(spec.zones)]})
+            for i in range(real_workers)
+        )
+        self._lab: FluxLab | None = None
+        self.emulator: ManagedProcess | None = None
+        self.executions: dict[str, list[str]] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> FluxFleet:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def lab(self) -> FluxLab:
+        if self._lab is None:
+            raise RuntimeError("the fleet has not started")
+        return self._lab
+
+    def start(self) -> None:
+        database_url = None
+        if self.postgres is not None:
+            self.postgres.start()
+            database_url = self.postgres.url
+        config = LabConfig(
+            workers=self.real,
+            timings=self._timings,
+            server_env=fleet_server_env(database_url),
+            observability=False,
+        )
+        self._lab = FluxLab(config, root=self._root)
+        self.lab.start()
+        spec_path = self.lab.root / "fleet.json"
+        self.spec.write(spec_path)
+        argv = [str(self.lab.flux.python), "-m", "samples.flux_fleet.emulator", str(spec_path)]
+        argv += ["--server", self.lab.url, "--token-file", str(self.lab.bootstrap_token_path)]
+        self.emulator = ManagedProcess(
+            "emulator",
+            argv,
+            cwd=REPO_ROOT,
+            env=self.lab._base_env() | {"PYTHONPATH": str(REPO_ROOT)},
+            log_path=self.lab.logs_dir / "emulator.log",
+        )
+        self.emulator.start()
+        self.lab.wait_for_log(
+            "emulator",
+            f"fleet: all {self.spec.workers} workers connected",
+            timeout_s=CONNECT_TIMEOUT_S,
+        )
+
+    def stop(self) -> None:
+        if self.emulator is not None:
+            self.emulator.stop()
+        if self._lab is not None:
+            self._lab.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+
+    @property
+    def url(self) -> str:
+        return self.lab.url
+
+    # -- faults ------------------------------------------------------------------------------
+
+    def wait_for_faults(self, timeout_s: float = 120.0) -> None:
+        """Until the server shows every evicted worker offline and every unhealthy one so."""
+        wanted = dict.fromkeys(self.spec.names(Role.EVICTED), "offline")
+        wanted |= dict.fromkeys(self.spec.names(Role.UNHEALTHY), "unhealthy")
+        if wanted:
+            self.lab.wait_for_status(wanted, timeout_s=timeout_s)
+
+    def start_waiting_executions(self, *, unmatched: int = 2, queued_per_slot: int = 1) -> None:
+        """Work that waits: executions no label group matches, and more than the full slots hold.
+
+        ``affinity_nomatch`` asks for ``zone=mars`` (no worker has it);
+        ``zone_c_sleeper`` asks for ``zone=c``, the saturated workers' group:
+        each saturated worker claims one and holds it, the rest stay CREATED.
+        """
+        api = self.lab.api
+        self.executions["unmatched"] = [
+            api.run("affinity_nomatch", f"fleet-{i}")["execution_id"] for i in range(unmatched)
+        ]
+        saturated = self.spec.names(Role.SATURATED)
+        held = len(saturated) * (1 + queued_per_slot)
+        self.executions["saturated"] = [
+            api.run("zone_c_sleeper", 3600)["execution_id"] for _ in range(held)
+        ]
+        if saturated:
+            wait_until(
+                lambda: self._claimed(self.executions["saturated"]) >= len(saturated),
+                timeout_s=60,
+                what=f"the saturated zone={SATURATED_LABELS['zone']} workers to claim one run each",
+            )
+
+    def _claimed(self, execution_ids: list[str]) -> int:
+        states = [self.lab.api.execution(i).get("state") for i in execution_ids]
+        return sum(1 for state in states if state in ("CLAIMED", "RUNNING"))
+
+    def workers(self) -> list[dict[str, Any]]:
+        return self.lab.api.workers()
+
+    def wait_for_online(self, count: int, timeout_s: float = 60.0) -> None:
+        def enough() -> bool:
+            statuses = self.lab.api.worker_statuses()
+            return sum(1 for s in statuses.values() if s != "offline") >= count
+
+        deadline = time.monotonic() + timeout_s
+        wait_until(enough, timeout_s=max(1.0, deadline - time.monotonic()), what="workers online")

@@ -1,0 +1,108 @@
+"""Analysis re-derives canonical evidence from raw/ with the running profile.
+
+The case the issue names: a bundle collected by a bundler whose LyftData
+normalizer lost ``limits.metrics_enabled = false``. Its stored capacity
+document says nothing about metrics, so analyzing the stored evidence calls
+capacity adequate; its raw response says ``"metrics_enabled": false``, so the
+re-derived evidence gives METRICS_NOT_ENABLED (unknown) and the report says
+which evidence was used and that it differs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from bundler.analyze.api import EvidenceSet
+from bundler.analyze.engine import analyze
+from bundler.analyze.rederive import rederive, step_results
+from bundler.cli import cli
+from bundler.products import get_profile
+from samples import catalog
+from schemas import LayerStatus, Verdict
+from schemas.evidence import CapacityEvidence
+from tests.support.sample_bundles import load_sample
+
+
+def _with_the_old_normalizer_bug():  # type: ignore[no-untyped-def]
+    source, manifest = load_sample("lyftdata-metrics_disabled")
+    stored = json.loads(source.read_bytes(CapacityEvidence.member_path))
+    for entry in stored["workers"]:
+        entry["limits"].pop("metrics_enabled", None)
+    source.add(CapacityEvidence.member_path, stored)
+    return source, manifest
+
+
+def _capacity_codes(report) -> set[str]:  # type: ignore[no-untyped-def]
+    return {
+        f.code
+        for t in report.targets
+        for layer in t.layers
+        if layer.name.value == "capacity"
+        for f in layer.findings
+    }
+
+
+def test_stored_evidence_wrong_raw_right_gives_the_right_verdict() -> None:
+    source, manifest = _with_the_old_normalizer_bug()
+    profile = get_profile("lyftdata")
+    as_stored = analyze(EvidenceSet(source, manifest), profile=profile)
+    assert "METRICS_NOT_ENABLED" not in _capacity_codes(as_stored)  # the old bug, reproduced
+    used = rederive(EvidenceSet(source, manifest), profile)
+    report = analyze(used.evidence, profile=profile)
+    assert report.verdict is Verdict.INCONCLUSIVE
+    assert "METRICS_NOT_ENABLED" in _capacity_codes(report)
+    assert used.note.code == "EVIDENCE_REDERIVED"
+    assert used.differs == [CapacityEvidence.member_path]
+    assert CapacityEvidence.member_path in used.note.message
+
+
+def test_a_current_bundle_rederives_to_its_stored_evidence() -> None:
+    source, manifest = load_sample("lyftdata-healthy")
+    used = rederive(EvidenceSet(source, manifest), get_profile("lyftdata"))
+    assert used.note.code == "EVIDENCE_REDERIVED"
+    report = analyze(used.evidence, profile=get_profile("lyftdata"))
+    assert report.verdict is Verdict.HEALTHY
+
+
+def test_fan_out_bindings_are_rebuilt_from_the_parents_raw_documents() -> None:
+    source, manifest = load_sample("lyftdata-fleet_mixed")
+    profile = get_profile("lyftdata")
+    results = {r.collector: r for r in step_results(source, manifest, profile.plan())}
+    workers = json.loads(source.read_bytes("raw/http/workers.json"))
+    status = sorted(
+        (r for r in results.values() if r.step == "worker-status"), key=lambda r: r.collector
+    )
+    assert [r.bound["id"] for r in status] == [w["id"] for w in workers]
+
+
+def test_without_raw_members_the_stored_evidence_is_used_and_said_so() -> None:
+    source, manifest = load_sample("lyftdata-healthy")
+    for name in [n for n in source.names() if n.startswith("raw/")]:
+        source._members.pop(name)
+    used = rederive(EvidenceSet(source, manifest), get_profile("lyftdata"))
+    assert used.note.code == "EVIDENCE_STORED"
+    assert used.evidence.source is source
+
+
+def test_the_cli_report_says_which_evidence_it_used(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "analyze",
+            str(catalog.BUNDLES_DIR / "lyftdata-healthy.zip"),
+            "--password-env",
+            catalog.PASSWORD_ENV,
+            "--format",
+            "json",
+        ],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["fleet_findings"][0]["code"] == "EVIDENCE_REDERIVED"
+    assert report["fleet_findings"][0]["details"]["source"] == "raw"
+    layers = [layer for t in report["targets"] for layer in t["layers"]]
+    assert all(layer["status"] != LayerStatus.UNKNOWN.value for layer in layers)

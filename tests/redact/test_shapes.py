@@ -1,0 +1,268 @@
+"""Support-bundle shapes the catalog must hold, each with the decoys that sit beside it.
+
+Every case runs both passes over a small bundle (:func:`tests.support.redaction.run`):
+the secrets must be gone from every member (also decoded), the decoys must be
+there, unchanged, and no line may be lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from redactors import Policy
+from redactors.tokens import TOKEN_RE
+from tests.support.redaction import layers, run
+
+GHP = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+SLACK_HOOK = "T0AB12CD3/B0EF45GH6/Zx81kQm2Pw9vLr4TyU6nBq3D"
+
+CASES = {
+    "prefixed-token-in-prose-path-and-name": (
+        {
+            "w.log": "2026-03-01 WARN upstream shopify rejected "
+            "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 for /v1/orders\n"
+            "2026-03-01 INFO cache at /var/cache/rzp_live_oE9IEkoNYnmwkG/state ok\n"
+            "2026-03-01 INFO image 2018-250-xoxo-indieweb-1.jpg and video_box.ico-7af3 served\n",
+        },
+        ["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", "rzp_live_oE9IEkoNYnmwkG"],
+        ["2018-250-xoxo-indieweb-1.jpg", "video_box.ico-7af3", "/v1/orders", "/var/cache/"],
+    ),
+    "hex-bootstrap-token-in-a-log-message": (
+        {
+            "w.log": "INFO worker: joining with bootstrap token "
+            "3f9a1c2b7d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8\n"
+            "INFO image digest sha256 "
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"
+            "INFO token refresh scheduled in 3600s\n"
+        },
+        ["3f9a1c2b7d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"],
+        ["9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "token refresh"],
+    ),
+    "token-in-a-url-path": (
+        {
+            "access.log": '10.0.0.7 - - [01/Mar/2026:10:00:00 +0000] "GET /account/reset-password/'
+            'q8Zr2Xk7Lm4Np9Vt3Wy6 HTTP/1.1" 200 512\n'
+            '10.0.0.7 - - [01/Mar/2026:10:00:01 +0000] "GET /api/v1/workers/worker-0001/status'
+            ' HTTP/1.1" 200 77\n'
+            '10.0.0.7 - - "GET /reset-password/forgot-your-password HTTP/1.1" 200 1\n'
+        },
+        ["q8Zr2Xk7Lm4Np9Vt3Wy6"],
+        ["/api/v1/workers/worker-0001/status", "/reset-password/forgot-your-password"],
+    ),
+    "sql-statements-and-a-sqlite-dump": (
+        {
+            "postgres.log": "LOG:  statement: CREATE USER report WITH PASSWORD 'Rep0rt-Pw!';\n"
+            "LOG:  statement: ALTER USER app IDENTIFIED BY 'Al7er-pw';\n"
+            "LOG:  statement: UPDATE users SET password = 'Upd4te-pw' WHERE id = 3;\n"
+            "LOG:  statement: SELECT count(*) FROM jobs WHERE state = 'running';\n",
+            "dump.sql": "CREATE TABLE sessions (id INTEGER PRIMARY KEY, user TEXT, token TEXT,"
+            " created TEXT);\n"
+            "INSERT INTO \"sessions\" VALUES(1,'alice','c3Vw3r-S3ss10n-T0k3n-A1','2026-03-01');\n"
+            "CREATE TABLE jobs (id INTEGER, name TEXT, state TEXT);\n"
+            "INSERT INTO \"jobs\" VALUES(1,'nightly-etl','running');\n"
+            "INSERT INTO users (id, login, password_hash) VALUES (2, 'bob',"
+            " '$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW');\n",
+        },
+        [
+            "Rep0rt-Pw!",
+            "Al7er-pw",
+            "Upd4te-pw",
+            "c3Vw3r-S3ss10n-T0k3n-A1",
+            "$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW",
+        ],
+        ["'nightly-etl','running'", "state = 'running'", "2026-03-01", "'alice'", "'bob'"],
+    ),
+    "aws-presigned-url": (
+        {
+            "har.txt": "https://bkt.s3.amazonaws.com/a.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            "&X-Amz-Credential=AKIAQWERTYUIOPASDF23%2F20260301%2Fus-east-1%2Fs3%2Faws4_request"
+            "&X-Amz-Date=20260301T100000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host"
+            "&X-Amz-Signature=3b0c4f5e6a7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b\n"
+        },
+        [
+            "AKIAQWERTYUIOPASDF23",
+            "3b0c4f5e6a7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b",
+        ],
+        ["X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-SignedHeaders=host", "bkt.s3.amazonaws.com"],
+    ),
+    "cli-secret-flags-in-shell-history": (
+        {
+            ".bash_history": "redis-cli -h cache01 -a 'R3dis!pw' ping\n"
+            "PGPASSWORD=Pg-Env-pw9 psql -h db -U app\n"
+            "mysql -uroot -pMy5ql-pw db\n"
+            "psql --password --host db\n"
+            "kubectl --token=kube-t0k3n-abc get pods\n"
+            "docker run -p 8080:80 nginx\n"
+            "grep -a pattern /var/log/syslog\n"
+            "redis-cli -a $REDIS_PASSWORD info\n"
+        },
+        ["R3dis!pw", "Pg-Env-pw9", "My5ql-pw", "kube-t0k3n-abc"],
+        [
+            "docker run -p 8080:80 nginx",
+            "grep -a pattern",
+            "$REDIS_PASSWORD",
+            "psql --password --host db",
+        ],
+    ),
+    "url-userinfo-keeps-host-and-path": (
+        {
+            "git.log": f"cloning https://x-access-token:{GHP}@github.com/acme/repo.git\n"
+            "db postgres://app:S3cret-pw9@db.internal:5432/flux?sslmode=require\n"
+        },
+        [GHP, "S3cret-pw9"],
+        [
+            "@github.com/acme/repo.git",
+            "https://x-access-token:",
+            "@db.internal:5432/flux?sslmode=require",
+        ],
+    ),
+    "literal-propagation-keeps-words-and-keys": (
+        {
+            "w.log": "ERROR auth-cache.db: database disk image is malformed\n",
+            "state.json": '{"database": "flux", "database_ok": false, "auth": "database"}\n',
+            "c.env": 'api_key = ""\ntoken: ~\n'
+            "FLUX=${FLUX_BOOTSTRAP_TOKEN:?set the bootstrap token}\n",
+        },
+        [],
+        [
+            "database disk image is malformed",
+            '"database": "flux"',
+            '"database_ok": false',
+            'api_key = ""',
+            "token: ~",
+            "${FLUX_BOOTSTRAP_TOKEN:?set the bootstrap token}",
+        ],
+    ),
+    "placeholders-are-kept-only-whole": (
+        {
+            "p.conf": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+            "github_token = ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+            "slack = <your-slack-token>\n"
+            "password = ********\n"
+            "password2 = hunter2xxxxxxxx\n"
+        },
+        ["hunter2xxxxxxxx"],
+        [
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "<your-slack-token>",
+            "********",
+        ],
+    ),
+    "templates-and-code-references": (
+        {
+            "t.py": "secret = {hunter2}\nsecret = get_secret_key()\n"
+            'secret = request.headers["apikey"]\nSUMO_ACCESS_KEY=${SUMO_ACCESS_KEY:=$2}\n'
+            "password = os.environ['DB_PASSWORD']\nDB_PASSWORD=${DB_PASSWORD:-Def4ult-pw}\n"
+        },
+        ["Def4ult-pw"],
+        ["{hunter2}", "get_secret_key()", 'request.headers["apikey"]', "${SUMO_ACCESS_KEY:=$2}"],
+    ),
+    "pem-needs-a-body": (
+        {
+            "k.log": "-----BEGIN OPENSSH PRIVATE KEY----------END OPENSSH PRIVATE KEY-----\n"
+            "next line stays\nand this one\n"
+        },
+        [],
+        ["-----BEGIN OPENSSH PRIVATE KEY----------END OPENSSH PRIVATE KEY-----", "next line stays"],
+    ),
+    "bare-key-with-a-generated-value": (
+        {
+            "ceph.json": '{"auth_dump": [{"entity": "osd.0", "key": '
+            '"AQBaLV9kQ2XtJBAAm3LhS3YvKqZx8W1pQ2RtLw==", "caps": {"mon": "allow profile osd"}},'
+            ' {"key": "cache-entry-1"}]}\n'
+        },
+        ["AQBaLV9kQ2XtJBAAm3LhS3YvKqZx8W1pQ2RtLw=="],
+        ['"entity": "osd.0"', '"key": "cache-entry-1"', "allow profile osd"],
+    ),
+    "host-key-fingerprints-are-public": (
+        {
+            "doctor.log": "host h01: key SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 is not"
+            " in known_hosts (refused)\n"
+        },
+        [],
+        ["SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_shape(name: str) -> None:
+    files, secrets, keep = CASES[name]
+    outputs, _, refused = run(files)
+    assert refused == {}
+    for member, text in files.items():
+        assert outputs[member].count(b"\n") == text.count("\n"), member
+    for secret in secrets:
+        leaks = [
+            m for m, data in outputs.items() if any(secret.encode() in x for x in layers(data))
+        ]
+        assert leaks == [], (secret, {m: outputs[m] for m in leaks})
+    joined = b"\n".join(outputs.values())
+    for decoy in keep:
+        assert decoy.encode() in joined, (decoy, joined.decode())
+
+
+def test_double_base64_is_decoded() -> None:
+    inner = base64.b64encode(json.dumps({"password": "Tw1ce-b64-pw"}).encode())
+    twice = base64.b64encode(inner).decode()
+    once = base64.b64encode(b"secret=0nce-b64-secret").decode()
+    cursor = base64.b64encode(json.dumps({"offset": 100, "limit": 50}).encode()).decode()
+    outputs, _, _ = run({"a.log": f"blob {twice}\nraw {once}\ncursor {cursor}\n"})
+    assert twice.encode() not in outputs["a.log"]
+    assert once.encode() not in outputs["a.log"]
+    assert cursor.encode() in outputs["a.log"]
+
+
+def test_the_same_value_has_one_token_whatever_rule_found_it() -> None:
+    outputs, _, _ = run(
+        {
+            "a.log": f"git https://x-access-token:{GHP}@github.com/acme/repo.git\n",
+            "b.env": f"token={GHP}\n",
+            "c.txt": f"bare {GHP} here\n",
+            "d.log": "postgres://app:Same-pw-77@db/x\n",
+            "e.env": "password=Same-pw-77\n",
+        }
+    )
+    tokens = {m: TOKEN_RE.findall(data) for m, data in outputs.items()}
+    assert tokens["a.log"] == tokens["b.env"] == tokens["c.txt"]
+    assert tokens["a.log"][0][0] == b"github-token"
+    assert tokens["d.log"] == tokens["e.env"]
+
+
+def test_a_secret_in_a_file_name_is_redacted_in_the_name_and_the_report() -> None:
+    hook_name = f"notify-hooks.slack.com_services_{SLACK_HOOK.replace('/', '_')}.json"
+    outputs, redactor, _ = run(
+        {hook_name: '{"ok": true}\n', f"logs/{GHP}/app.log": "started\n", "plain.log": f"{GHP}\n"}
+    )
+    report = redactor.report().model_dump_json(by_alias=True)
+    names = "\n".join(outputs)
+    for secret in (GHP, SLACK_HOOK.split("/")[-1]):
+        assert secret not in names
+        assert secret not in report
+        assert all(secret.encode() not in data for data in outputs.values())
+    assert "notify-hooks.slack.com_services_REDACTED-webhook-url-" in names
+
+
+def test_obfuscate_network_pseudonymizes_names_in_every_syntax() -> None:
+    files = {
+        "hosts/h01/sysinfo.json": '{"alias": "h01", "hostname": "worker-07.corp.acme.test"}\n',
+        "c.yaml": "db:\n  host: db01.corp.acme.test\n  user: alice\n  port: 5432\n",
+        "c.env": "DB_HOST=db01.corp.acme.test\nDB_USER=alice\nUSER_AGENT=curl/8\n",
+        "a.log": "connecting to db01.corp.acme.test:5432 as alice from worker-07\n"
+        "user_id=42 host_port=22\n",
+    }
+    outputs, redactor, _ = run(files, Policy(obfuscate_network=True))
+    joined = b"\n".join(outputs.values())
+    for name in (b"worker-07", b"db01.corp.acme.test", b"alice"):
+        assert name not in joined, name
+    for kept in (b"user_id=42", b"host_port=22", b"USER_AGENT=curl/8", b'"alias": "h01"'):
+        assert kept in joined
+    db = json.loads(outputs["hosts/h01/sysinfo.json"])["hostname"].split(".")[0]
+    assert db.startswith("host-")
+    assert db.encode() in outputs["a.log"]
+    assert outputs["c.yaml"].split(b"host: ")[1].split(b"\n")[0] in outputs["c.env"]
+    assert redactor.report().pseudonyms["hostname"] >= 2
