@@ -30,7 +30,7 @@ from .readonly import path_violation
 from .recorder import CollectorRecord, PendingMember
 from .scheduler import Task
 from .templates import quote_path_value, render, render_member
-from .validate import check_json, expand
+from .validate import check_json, limit
 
 if TYPE_CHECKING:
     from .http import HttpCapture
@@ -75,7 +75,7 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
 def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
     assert step.for_each is not None
     parent = step.for_each.step
-    parents = ctx.fanout_documents(parent)
+    parents = ctx.fanout_bindings(step.id)
     if not parents:
         record = ctx.recorder.register(
             f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
@@ -88,7 +88,7 @@ def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
             note = f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
         ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
     else:
-        bindings, cut = expand(step.for_each, parents)
+        bindings, cut = limit(step.for_each, parents)
         assert ctx.http is not None
         ctx.http.usage.record_fanout(
             step.id, len(bindings) + cut, len(bindings), step.for_each.limit
