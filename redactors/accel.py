@@ -34,7 +34,7 @@ ENV = "BUNDLER_REDACT_ACCEL"
 try:
     import hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 MARKERS: dict[str, tuple[bytes, ...]] = {
     "pem": (b"PRIVATE KEY", b"PuTTY-User-Key-File"),
@@ -61,12 +61,7 @@ def enabled() -> bool:
 
 def anchor_index(rules: Sequence[Rule]) -> AnchorIndex:
     """The candidate index for ``rules``: Hyperscan's when enabled, else Aho-Corasick's."""
-    if enabled():
-        try:
-            return HyperscanIndex(rules)
-        except hyperscan.error:  # a literal the library refuses: the same output, found by AC
-            return AnchorIndex(rules)
-    return AnchorIndex(rules)
+    return HyperscanIndex(rules) if enabled() else AnchorIndex(rules)
 
 
 SMALL_TEXT = 64 << 10
@@ -116,6 +111,7 @@ class HyperscanIndex(AnchorIndex):
                 self._marker_names.append(name)
         self._key = (tuple(expressions), tuple(flags))
         self._db: Any = None
+        self._refused = False
         self._local = threading.local()
         """One scratch space per thread: doctor's collectors redact from several at once."""
 
@@ -140,7 +136,12 @@ class HyperscanIndex(AnchorIndex):
         return self._db, scratch
 
     def positions(self, view: View) -> dict[int, list[int] | None]:
-        if len(view.data) < SMALL_TEXT:
+        if len(view.data) < SMALL_TEXT or self._refused:
+            return super().positions(view)
+        try:
+            database, scratch = self._database()
+        except hyperscan.error:  # a database the library refuses: the same dictionary, by AC
+            self._refused = True
             return super().positions(view)
         found: dict[int, list[int] | None] = {}
         markers: set[str] = set()
@@ -159,7 +160,6 @@ class HyperscanIndex(AnchorIndex):
                 else:
                     starts.append(start)
 
-        database, scratch = self._database()
         database.scan(view.data, match_event_handler=on_match, scratch=scratch)
         view.markers = frozenset(markers)
         limit = len(view.data) // DENSE + 16
