@@ -31,6 +31,7 @@ from .rules import Rule, View
 
 ENV = "BUNDLER_REDACT_ACCEL"
 
+hyperscan: Any
 try:
     import hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
