@@ -298,7 +298,8 @@ class NetworkPseudonymizer:
         found = _USER_RE.match(view.data, pos)
         if found and PSEUDONYM_RE.fullmatch(found.group()):
             return
-        if found and found.group() not in KEEP_USERS and found.group().lower() not in KEEP_USERS:
+        name = found.group().decode("ascii") if found else ""  # _USER_RE is ASCII only
+        if found and name not in KEEP_USERS and name.lower() not in KEEP_USERS:
             self.learn_name("username", found.group())
             yield self._hit(found.start(), found.end(), "username", rule.id)
 
@@ -370,7 +371,7 @@ class NetworkPseudonymizer:
             return False
         low = value.lower()
         return (
-            low not in KEEP_USERS
+            low.decode("ascii") not in KEEP_USERS  # _USER_RE matched: ASCII
             and low not in _NOT_USERS
             and not is_placeholder(value)
             and not value.isdigit()

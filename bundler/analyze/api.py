@@ -222,6 +222,8 @@ class RuleContext:
     """The profile's ``collection_hints``: evidence member -> how to collect it."""
     recovery_paths: Mapping[str, Recovery] = field(default_factory=dict)
     """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
+    supersedes: Mapping[str, str] = field(default_factory=dict)
+    """The profile's ``supersedes``: its finding code -> the generic code it replaces."""
 
 
 @dataclass

@@ -105,8 +105,12 @@ def run_analysis(
     evaluated = targets[:MAX_EVALUATED]
     hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
     paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
+    supersedes: Mapping[str, str] = getattr(profile, "supersedes", {}) or {}
     reports = sorted(
-        (_target_report(evidence, t, timeline, rules, name, hints, paths) for t in evaluated),
+        (
+            _target_report(evidence, t, timeline, rules, name, hints, paths, supersedes)
+            for t in evaluated
+        ),
         key=_order,
     )
     if len(targets) > MAX_TARGETS:
@@ -198,6 +202,7 @@ def _target_report(
     profile: str | None,
     hints: Mapping[str, str],
     paths: Mapping[str, Recovery],
+    supersedes: Mapping[str, str],
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,
@@ -206,6 +211,7 @@ def _target_report(
         profile=profile,
         collection_hints=hints,
         recovery_paths=paths,
+        supersedes=supersedes,
     )
     layers = walk(ctx, rules)
     verdict, first_failed = target_verdict(layers)

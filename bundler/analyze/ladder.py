@@ -17,7 +17,7 @@ is not one we can call merely "degraded".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
 from schemas.evidence import EvidenceDoc
@@ -68,7 +68,7 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
             silent.to_decide = how_to_decide(silent.missing, ctx.collection_hints)
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
     status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
-    findings = _dedupe([f for a in answers for f in a.findings])
+    findings = _superseded(_dedupe([f for a in answers for f in a.findings]), ctx.supersedes)
     findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
     return LayerResult(
         name=layer, status=status, findings=[advise(f, layer, ctx) for f in findings]
@@ -101,6 +101,14 @@ def _rule_error(rule: Rule, what: str) -> Finding:
         "treated as unknown. This is a bug in bundler: please report it.",
         details={"rule": rule.name},
     )
+
+
+def _superseded(findings: list[Finding], supersedes: Mapping[str, str]) -> list[Finding]:
+    """Drop a generic finding that the product's own finding on the same rung replaces
+    (``Profile.supersedes``: one cause reads as one finding, in the product's words)."""
+    present = {f.code for f in findings}
+    replaced = {generic for code, generic in supersedes.items() if code in present}
+    return [f for f in findings if f.code not in replaced]
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -98,7 +98,7 @@ def _kv_hits(
             continue  # "session: closed", "credentials: default": a state, not a credential
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
-        hit_kind, extra = kind, ()
+        hit_kind, extra = kind, tuple[bytes, ...]()
         lead = data[value_pos : span.start].strip(b" \t\"'\\").lower()
         scheme = lead.split()[-1] if lead.split() else b""
         if scheme in _SCHEME_KINDS:

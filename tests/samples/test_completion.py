@@ -58,6 +58,7 @@ def test_options_and_choices_complete(bundler_bin: Path) -> None:
         "plain,text",
         "plain,json",
         "plain,markdown",
+        "plain,html",
     ]
 
 

@@ -59,6 +59,9 @@ class FluxProfile:
     def rules(self) -> Sequence[Rule]:
         return RULES
 
+    supersedes: Mapping[str, str] = {"FLUX_SERVER_UNREACHABLE": "SERVER_UNREACHABLE"}
+    """Flux's finding that replaces the generic one on the same rung (one cause, one finding)."""
+
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """Flux's own wording of generic recovery paths (Worker observability)."""
