@@ -31,8 +31,11 @@ from .rules import Rule, View
 
 ENV = "BUNDLER_REDACT_ACCEL"
 
+hyperscan: Any  # the module, or None without the optional extra
 try:
-    import hyperscan
+    import hyperscan as _hyperscan
+
+    hyperscan = _hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
     hyperscan = None  # type: ignore[assignment]
 

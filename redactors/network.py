@@ -322,9 +322,11 @@ class NetworkPseudonymizer:
         start = match.start()
         while start > 0 and data[start - 1] in _KEY_CHARS:
             start -= 1
-        kind = network_key_kind(data[start : match.end("rest")].decode("latin-1"))
+        key = data[start : match.end("rest")].decode("latin-1")
+        kind = network_key_kind(key)
         if kind is None:
             return
+        strong = "".join(key_words(key)[-2:]).endswith(("hostname", "fqdn", "nodename"))
         try:
             spans = value_spans(data, match.end(), final=view.final, allow_next_line=False)
         except NeedMore:
@@ -332,7 +334,9 @@ class NetworkPseudonymizer:
             return
         for span in spans:
             value = data[span.start : span.end]
-            if kind == "hostname" and self._named_host(value):
+            if kind == "hostname" and (
+                self._named_host(value) or (strong and self._hostlike(value))
+            ):
                 self.learn_name("hostname", value)
                 yield self._hit(span.start, span.end, "hostname", rule.id)
             elif kind == "username" and self._userlike(value):
