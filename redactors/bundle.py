@@ -509,4 +509,4 @@ def _bare_scalar(data: bytes, start: int, end: int, fmt: str) -> bool:
 def _rule_infos(rules: tuple[Rule, ...]) -> list[RuleInfo]:
     return [
         RuleInfo(id=r.id, kind=r.kind, description=r.description, source=r.source) for r in rules
-    ]  # type: ignore[arg-type]
+    ]

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .keys import looks_secret
-from .quoting import quote, quote_plus
+from .quoting import quoted_forms
 from .rules import ALNUM
 
 try:  # a compiled wheel; the fallback below is correct but linear in the number of literals
@@ -41,9 +41,7 @@ PREFIX = 16
 def encoded_forms(value: bytes) -> set[bytes]:
     """The forms in which ``value`` may appear elsewhere (itself included)."""
     forms = {value}
-    forms.add(quote(value))
-    forms.add(quote(value, b"@:/"))
-    forms.add(quote_plus(value))
+    forms.update(quoted_forms(value))
     forms.add(binascii.hexlify(value))
     try:
         text = value.decode("utf-8")

@@ -72,8 +72,11 @@ KEEP_USERS = frozenset(
 )
 _NOT_USERS = frozenset(
     {b"true", b"false", b"null", b"none", b"anonymous", b"unknown", b"default", b"admin",
-     b"system", b"guest", b"user", b"users", b"any", b"all", b"n/a"}
+     b"system", b"guest", b"user", b"users", b"any", b"all", b"n/a", b"success", b"succeeded",
+     b"failed", b"failure", b"error", b"denied", b"ok", b"enabled", b"disabled", b"required",
+     b"optional", b"local", b"remote", b"self", b"current"}
 )  # fmt: skip
+_VERSION_RE = re.compile(rb"v?[0-9]+(?:\.[0-9]+)+(?:[-+][A-Za-z0-9.]+)?")
 _KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _HOST_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
 HOST_WORDS = frozenset({"host", "hostname", "fqdn", "node", "nodename", "machine", "server",
@@ -295,7 +298,8 @@ class NetworkPseudonymizer:
         found = _USER_RE.match(view.data, pos)
         if found and PSEUDONYM_RE.fullmatch(found.group()):
             return
-        if found and found.group() not in KEEP_USERS and found.group().lower() not in KEEP_USERS:
+        name = found.group().decode("ascii") if found else ""  # _USER_RE is ASCII only
+        if found and name not in KEEP_USERS and name.lower() not in KEEP_USERS:
             self.learn_name("username", found.group())
             yield self._hit(found.start(), found.end(), "username", rule.id)
 
@@ -318,9 +322,11 @@ class NetworkPseudonymizer:
         start = match.start()
         while start > 0 and data[start - 1] in _KEY_CHARS:
             start -= 1
-        kind = network_key_kind(data[start : match.end("rest")].decode("latin-1"))
+        key = data[start : match.end("rest")].decode("latin-1")
+        kind = network_key_kind(key)
         if kind is None:
             return
+        strong = "".join(key_words(key)[-2:]).endswith(("hostname", "fqdn", "nodename"))
         try:
             spans = value_spans(data, match.end(), final=view.final, allow_next_line=False)
         except NeedMore:
@@ -328,7 +334,9 @@ class NetworkPseudonymizer:
             return
         for span in spans:
             value = data[span.start : span.end]
-            if kind == "hostname" and self._hostlike(value):
+            if kind == "hostname" and (
+                self._named_host(value) or (strong and self._hostlike(value))
+            ):
                 self.learn_name("hostname", value)
                 yield self._hit(span.start, span.end, "hostname", rule.id)
             elif kind == "username" and self._userlike(value):
@@ -349,12 +357,21 @@ class NetworkPseudonymizer:
             self.learn_name("hostname", host)
             yield self._hit(start, end, "hostname", rule.id)
 
+    def _named_host(self, value: bytes) -> bool:
+        """A host name given as a key's value: with a dot, digit or dash (``db01``,
+        ``worker-07``, ``db.corp``), not a product word (``Server: nginx``) or a version."""
+        return (
+            self._hostlike(value)
+            and any(c in b".-0123456789" for c in value)
+            and not _VERSION_RE.fullmatch(value)
+        )
+
     def _userlike(self, value: bytes) -> bool:
         if not _USER_RE.fullmatch(value) or PSEUDONYM_RE.fullmatch(value):
             return False
         low = value.lower()
         return (
-            low not in KEEP_USERS
+            low.decode("ascii") not in KEEP_USERS  # _USER_RE matched: ASCII
             and low not in _NOT_USERS
             and not is_placeholder(value)
             and not value.isdigit()

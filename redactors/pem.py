@@ -16,7 +16,7 @@ lines above it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from .rules import Hit, View
 
@@ -82,7 +82,8 @@ def scan_pem(view: View) -> Iterator[Hit]:
         yield from _putty(view)
 
 
-def _block(view: View, begin: re.Match[bytes]) -> Iterator[Hit]:
+def _block(view: View, begin: re.Match[bytes]) -> Generator[Hit, None, int]:
+    """Hits for one BEGIN block; returns the offset scanning resumes from."""
     data = view.data
     line_start = data.rfind(b"\n", 0, begin.start()) + 1
     line_end = data.find(b"\n", begin.end())

@@ -100,8 +100,8 @@ class ReportBuilder:
                     count=count,
                     token=token,
                     decoders=list(decoders),
-                    via=via,
-                )  # type: ignore[arg-type]
+                    via=via,  # type: ignore[arg-type]  # validated: a Literal field
+                )
                 for (rule, kind, line, token, via, decoders), count in record.hits.items()
             ]
             hits.sort(key=lambda h: (h.line or 0, h.rule))

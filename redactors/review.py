@@ -173,9 +173,14 @@ def _not_from_token_words(engine: Engine, view: View, hits: list[Hit]) -> list[H
 
 def _entropy_hits(view: View) -> Iterator[Hit]:
     for end in secret_word_ends(view.low):
+        if _ONE_TIME.search(view.low, max(0, end - 24), end):
+            continue  # authenticity_token, csrf_token: kept on purpose by the redactor
         span = run_after(view.data, end)
         if span is not None:
             yield Hit(span[0], span[1], "high-entropy", "entropy", via="entropy")
+
+
+_ONE_TIME = re.compile(rb"(?:authenticity|csrf|xsrf|nonce)[_-]?(?:token|key|secret)?$")
 
 
 def _canonical(label: str, data: bytes) -> bytes:

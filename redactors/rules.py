@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemas.redaction import RuleSource
 
 SMALL_VIEW = 8192
 """Below this size, a rule first checks that its literal prefix occurs at all (cheap)."""
@@ -141,7 +144,7 @@ class Rule:
     left_boundary: bool = False
     handler: MatchHandler | None = None
     scanner: ViewScanner | None = None
-    source: str = "builtin"
+    source: RuleSource = "builtin"
     examples: tuple[tuple[str, str], ...] = ()
     decoys: tuple[str, ...] = ()
     regex: re.Pattern[bytes] | None = field(default=None, compare=False, repr=False)
@@ -216,8 +219,8 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     disagree with its regex.
     """
     try:
-        from re import _constants as constants
-        from re import _parser as parser
+        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
+        from re import _parser as parser  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - CPython internals moved
         return None
     try:

@@ -22,7 +22,7 @@ import binascii
 import json
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,11 +128,13 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
         ):
             kind = "secret-key"  # Ceph auth: {"entity": "osd.0", "key": "AQ...=="}
         if kind:
-            items = enumerate(value) if isinstance(value, list) else [(None, value)]
-            for index, item in items:
+            items: Iterable[tuple[int | None, Any]] = (
+                enumerate(value) if isinstance(value, list) else [(None, value)]
+            )
+            for position, item in items:
                 data = _scalar(item)
                 if data is not None:
-                    where = child if index is None else f"{child}/{index}"
+                    where = child if position is None else f"{child}/{position}"
                     found.append(
                         Found(kind, data, where, isinstance(item, str), _derived(kind, data))
                     )

@@ -17,14 +17,13 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
         AcceptanceCheck,
         AnalysisReport,
         BundleInfo,
-        Citation,
         Finding,
         Integrity,
         LayerResult,
         Recovery,
         TargetReport,
     )
-    from .citation import LineRange
+    from .citation import Citation, LineRange
     from .diff import DIFF_SCHEMA, DiffReport
     from .evidence import EVIDENCE_KINDS, EvidenceDoc, Source
     from .ladder import LAYER_QUESTIONS, Layer, LayerStatus, Provenance, Verdict
@@ -66,7 +65,7 @@ _LAZY = {
     "AcceptanceCheck": "analysis",
     "AnalysisReport": "analysis",
     "BundleInfo": "analysis",
-    "Citation": "analysis",
+    "Citation": "citation",
     "CollectorKind": "manifest",
     "CollectorOutcome": "manifest",
     "CollectorStatus": "manifest",

@@ -27,7 +27,8 @@ class Layer(StrEnum):
         return list(cls)
 
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]  # the rung number shadows str.index
+        """The rung's position, 0 for the server: ladders are lists in this order."""
         return list(Layer).index(self)
 
     @property

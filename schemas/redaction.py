@@ -17,11 +17,15 @@ REVIEW_SCHEMA = "bundler.review/1"
 REDACTION_REPORT_MEMBER = "redaction-report.json"
 
 
+RuleSource = Literal["builtin", "custom", "keyword"]
+"""Where a redaction rule comes from: the built-in catalog, a --rules file, a --keyword."""
+
+
 class RuleInfo(RecordModel):
     id: str
     kind: str
     description: str | None = None
-    source: Literal["builtin", "custom", "keyword"] = "builtin"
+    source: RuleSource = "builtin"
 
 
 class RedactionHit(RecordModel):

@@ -22,6 +22,9 @@ command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# PostgreSQL for the Flux fleet's server (samples/flux_fleet: Flux on SQLite slows with every worker).
+command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
+  || missing+=(postgresql)
 # A font, so the report's screenshots show text (chromium only recommends one).
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ "${#missing[@]}" -gt 0 ]; then

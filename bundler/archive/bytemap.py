@@ -285,8 +285,8 @@ def _directory_regions(
     location = int(end_record[pz._ECD_LOCATION])  # type: ignore[call-overload]
     yield from _zip64_regions(handle, location, found)
     comment = bytes(end_record[pz._ECD_COMMENT])  # type: ignore[call-overload]
-    declared = int(end_record[pz._ECD_COMMENT_SIZE])  # type: ignore[call-overload]
-    if location + END_FIXED + declared > file_size:
+    comment_size = int(end_record[pz._ECD_COMMENT_SIZE])  # type: ignore[call-overload]
+    if location + END_FIXED + comment_size > file_size:
         found.add("foreign_structure", None, "the zip comment runs past the end of the file")
     elif not is_own_comment(comment):
         found.add(
@@ -294,7 +294,7 @@ def _directory_regions(
             None,
             f"the zip comment ({len(comment)} bytes) is not one bundler writes",
         )
-    yield Region(location, min(location + END_FIXED + declared, file_size), "the end record")
+    yield Region(location, min(location + END_FIXED + comment_size, file_size), "the end record")
 
 
 def _zip64_regions(handle: BinaryIO, location: int, found: _Findings) -> Iterator[Region]:

@@ -23,13 +23,17 @@ import threading
 import zlib
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 
 from ._chunks import CHUNK_SIZE, rechunk
 
+codec: ModuleType
 try:
-    from zlib_ng import zlib_ng as codec
+    from zlib_ng import zlib_ng as _zlib_ng
+
+    codec = _zlib_ng
 except ImportError:  # pragma: no cover - without the wheel: stdlib zlib, same format
-    codec = zlib  # type: ignore[assignment]
+    codec = zlib
 
 WBITS = -15
 QUEUE_DEPTH = 4

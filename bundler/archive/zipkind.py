@@ -41,6 +41,14 @@ def zip_kind(path: Path) -> ZipKind:
         return "damaged-zip" if _has_zip_signature(handle) else "plain"
 
 
+def has_end_record(path: Path) -> bool:
+    """Whether an end record can be found in the file's last 64 KiB + 22 bytes (cheap)."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        handle.seek(max(0, handle.tell() - END_SIZE - MAX_COMMENT))
+        return _has_end_record(handle.read())
+
+
 def _has_end_record(tail: bytes) -> bool:
     """An end record whose fixed part fits in the file (what zip readers search for)."""
     return tail.rfind(END_SIG, 0, max(0, len(tail) - END_SIZE + len(END_SIG))) >= 0

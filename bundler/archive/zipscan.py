@@ -36,6 +36,7 @@ from pyzipper import zipfile as pz
 from ..errors import CorruptArchive, HostileArchive, InputError, NotABundle
 from .limits import ReaderLimits
 from .names import member_name_problem, printable_name
+from .zipkind import has_end_record
 
 ZIP_MAGIC = b"PK\x03\x04"
 LOCAL_HEADER_MIN = 30
@@ -77,10 +78,11 @@ def open_zip(
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     try:
-        magic = handle.read(4)
+        # Only for the wording of an error: a zip is known by its end record, not its first bytes.
+        looks_like_zip = handle.read(4) == ZIP_MAGIC or has_end_record(path)
         handle.seek(0)
-        end = _check_end_record(handle, path, limits, looks_like_zip=magic == ZIP_MAGIC)
-        with _zip_errors(path, looks_like_zip=magic == ZIP_MAGIC):
+        end = _check_end_record(handle, path, limits, looks_like_zip=looks_like_zip)
+        with _zip_errors(path, looks_like_zip=looks_like_zip):
             return handle, pyzipper.AESZipFile(handle), end
     except BaseException:
         handle.close()

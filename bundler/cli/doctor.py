@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -77,7 +78,7 @@ def _path(**kwargs: object) -> click.Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @redaction_options
 @seal_options
-def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: object) -> None:
+def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: Any) -> None:
     """Collect evidence from a fleet into an encrypted bundle, and check it live.
 
     Without --bundle nothing is written: the check runs in memory and its
@@ -104,7 +105,7 @@ def command(seal: SealOptions, as_json: bool, bundle: Path | None, **options: ob
         ssh=_words(options.pop("ssh")),
         keywords=_words(options.pop("keywords")),
         obfuscate=_words(options.pop("obfuscate")),
-        **options,  # type: ignore[arg-type]
+        **options,
     )
     from rich.console import Console
 

@@ -28,11 +28,13 @@ from .defaults import (
     HTTP_LANE_LIMIT,
 )
 from .logs import LogOptions
+from .plan import ForEach
 from .readonly import ProgramRule
 from .recorder import Recorder
 from .runner import HostRunner
 from .scheduler import Scheduler
 from .targets import HostTarget
+from .validate import candidates
 
 if TYPE_CHECKING:  # transports load only when a run needs them
     from .http import HttpCollector
@@ -91,10 +93,12 @@ class RunContext:
     mutating_routes: tuple[str, ...] = ()
     program_rules: Mapping[str, ProgramRule] = field(default_factory=dict)
     raw_models: Mapping[str, type[BaseModel]] = field(default_factory=dict)
-    fanned_steps: frozenset[str] = frozenset()
+    fanouts: Mapping[str, tuple[tuple[str, ForEach], ...]] = field(default_factory=dict)
+    """Parent step -> the fan-outs over it (child step id, its ``for_each``)."""
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     hosts: dict[str, HostState] = field(default_factory=dict)
-    fanout_sources: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
+    fanout_sources: dict[str, list[tuple[int, list[dict[str, str]]]]] = field(default_factory=dict)
+    """Child step -> (parent expansion index, the bindings that document offers)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     notes: list[str] = field(default_factory=list)
@@ -104,10 +108,20 @@ class RunContext:
         with self.lock:
             self.notes.append(line)
 
-    def keep_for_fanout(self, step: str, index: int, document: Any) -> None:
-        with self.lock:
-            self.fanout_sources.setdefault(step, []).append((index, document))
+    @property
+    def fanned_steps(self) -> frozenset[str]:
+        return frozenset(self.fanouts)
 
-    def fanout_documents(self, step: str) -> list[Any]:
+    def keep_for_fanout(self, step: str, index: int, document: Any) -> None:
+        """Keep, for each fan-out over ``step``, the bindings it will use (never the document)."""
+        children = self.fanouts.get(step, ())
+        projected = [(child, candidates(for_each, document)) for child, for_each in children]
         with self.lock:
-            return [doc for _, doc in sorted(self.fanout_sources.get(step, []), key=lambda x: x[0])]
+            for child, bindings in projected:
+                self.fanout_sources.setdefault(child, []).append((index, bindings))
+
+    def fanout_bindings(self, child: str) -> list[list[dict[str, str]]]:
+        """Per parent document (in the parent's index order) the bindings for ``child``."""
+        with self.lock:
+            kept = sorted(self.fanout_sources.get(child, []), key=lambda x: x[0])
+        return [bindings for _, bindings in kept]

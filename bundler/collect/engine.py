@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
@@ -30,7 +30,8 @@ from .host_tasks import schedule_host
 from .http_tasks import schedule_http_steps
 from .local import LocalHost
 from .memory import limit_malloc_arenas
-from .plan import HttpStep, LogStep, Plan
+from .plan import ForEach, HttpStep, LogStep, Plan
+from .profile import EngineProfile
 from .readonly import plan_violations, profile_rules
 from .recorder import ProgressListener, Recorder
 from .results import StepResult
@@ -93,7 +94,7 @@ class Engine:
         targets: Sequence[HostTarget],
         *,
         plan: Plan | None = None,
-        profile: Any = None,
+        profile: EngineProfile | None = None,
         settings: EngineSettings | None = None,
         http: HttpCollector | None = None,
         connector: SshConnector | None = None,
@@ -117,7 +118,11 @@ class Engine:
             lane_limit=self._lane_limit,
             deadline_s=self.settings.deadline_s,
         )
-        fanned = frozenset(s.for_each.step for s in self.plan.http_steps() if s.for_each)
+        fanouts: dict[str, tuple[tuple[str, ForEach], ...]] = {}
+        for step in self.plan.http_steps():
+            if step.for_each is not None:
+                parent = step.for_each.step
+                fanouts[parent] = (*fanouts.get(parent, ()), (step.id, step.for_each))
         self.ctx = RunContext(
             recorder=self.recorder,
             scheduler=self.scheduler,
@@ -127,7 +132,7 @@ class Engine:
             mutating_routes=tuple(getattr(profile, "mutating_routes", ()) or ()),
             program_rules=profile_rules(profile),
             raw_models=getattr(profile, "raw_models", None) or {},
-            fanned_steps=fanned,
+            fanouts=fanouts,
             now=now,
         )
         self.endpoints = endpoints or {}

@@ -43,6 +43,8 @@ class CollectError(Exception):
     """A collector failed; ``status`` says how it is recorded."""
 
     status: CollectorStatus = CollectorStatus.FAILED
+    attempts: int = 1
+    """How many tries failed like this (the HTTP client retries), recorded in the manifest."""
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(message.split()))

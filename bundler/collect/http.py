@@ -129,7 +129,7 @@ class HttpCollector:
                 capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
             except (ConnectFailed, TransportError) as exc:
                 if attempt >= self.options.attempts:
-                    exc.attempts = attempt  # type: ignore[union-attr]
+                    exc.attempts = attempt
                     raise
             else:
                 if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:

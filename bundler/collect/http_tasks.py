@@ -8,6 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -29,7 +30,7 @@ from .readonly import path_violation
 from .recorder import CollectorRecord, PendingMember
 from .scheduler import Task
 from .templates import quote_path_value, render, render_member
-from .validate import check_json, expand
+from .validate import check_json, limit
 
 if TYPE_CHECKING:
     from .http import HttpCapture
@@ -60,15 +61,13 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
             ctx.scheduler.add(
                 Task(
                     key=f"expand:{step.id}",
-                    run=lambda budget, step=step: _expand(ctx, step, budget),
+                    run=partial(_expand, ctx, step),
                     timeout_s=ctx.settings.timeout_s,
                     lane="expand",
                     priority=(0,),
                     groups=(group(step.id),),
                     after=(group(step.for_each.step),),
-                    on_skip=lambda note, status, step=step: _skip_unexpanded(
-                        ctx, step, note, status
-                    ),
+                    on_skip=partial(_skip_unexpanded, ctx, step),
                 )
             )
 
@@ -76,7 +75,7 @@ def schedule_http_steps(ctx: RunContext, steps: list[HttpStep]) -> None:
 def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
     assert step.for_each is not None
     parent = step.for_each.step
-    parents = ctx.fanout_documents(parent)
+    parents = ctx.fanout_bindings(step.id)
     if not parents:
         record = ctx.recorder.register(
             f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
@@ -89,7 +88,7 @@ def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
             note = f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
         ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
     else:
-        bindings, cut = expand(step.for_each, parents)
+        bindings, cut = limit(step.for_each, parents)
         assert ctx.http is not None
         ctx.http.usage.record_fanout(
             step.id, len(bindings) + cut, len(bindings), step.for_each.limit

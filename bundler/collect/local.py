@@ -6,6 +6,7 @@ its budget is terminated together with anything it started.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import selectors
@@ -76,7 +77,7 @@ class LocalHost:
             start_new_session=True,
         )
         assert process.stdin is not None
-        assert process.stdout is not None
+        assert isinstance(process.stdout, io.BufferedReader)  # unbuffered pipes have no read1
         answer = HeadTailCapper(max_bytes)
         try:
             _wait_readable(process.stdout, budget)

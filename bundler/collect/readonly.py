@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .plan import CommandStep, HttpStep, Plan
+from .profile import EngineProfile
 from .templates import TemplateError, check_member_template, fields
 
 ArgCheck = Callable[[list[str]], str | None]
@@ -148,7 +148,7 @@ DENIED_PROGRAMS = frozenset(
 _SHELL_OPERATOR = re.compile(r"^(\d*[<>]{1,2}(&\d*)?|[|&;]{1,2}|\$\(.*|`.*)$")
 
 
-def profile_rules(profile: Any) -> Mapping[str, ProgramRule]:
+def profile_rules(profile: EngineProfile | None) -> Mapping[str, ProgramRule]:
     """A profile's declared product-CLI rules (optional attribute ``read_only_commands``)."""
     rules: Mapping[str, ProgramRule] = getattr(profile, "read_only_commands", None) or {}
     return rules
@@ -200,7 +200,7 @@ def path_violation(path: str, mutating_routes: Sequence[str]) -> str | None:
     return None
 
 
-def plan_violations(plan: Plan, profile: Any = None) -> list[str]:
+def plan_violations(plan: Plan, profile: EngineProfile | None = None) -> list[str]:
     """Every read-only or naming violation in a plan, statically (empty list = safe)."""
     routes: Sequence[str] = getattr(profile, "mutating_routes", ()) if profile else ()
     extra = profile_rules(profile) if profile else {}

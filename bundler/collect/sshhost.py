@@ -112,7 +112,7 @@ class SshHost:
         if sftp is None:
             return self._stat_by_command(path, budget)
         with self._sftp_lock:
-            sftp.get_channel().settimeout(budget.remaining())
+            _set_timeout(sftp, budget.remaining())
             try:
                 info = sftp.stat(path)
             except OSError as exc:
@@ -131,7 +131,7 @@ class SshHost:
             result = self._exec(sh_command_line(script), budget, length, None)
             return result.stdout.content
         with self._sftp_lock:
-            sftp.get_channel().settimeout(budget.remaining())
+            _set_timeout(sftp, budget.remaining())
             try:
                 with sftp.open(path, "rb") as handle:
                     size = handle.stat().st_size or 0
@@ -235,3 +235,11 @@ def _file_error(exc: OSError) -> FileMissing | FileUnreadable:
     if exc.errno == errno.EACCES:
         return FileUnreadable("permission denied")
     return FileUnreadable(exc.strerror or str(exc) or "cannot read")
+
+
+def _set_timeout(sftp: paramiko.SFTPClient, seconds: float) -> None:
+    """Bound the next SFTP call; a session without a channel is a transport failure."""
+    channel = sftp.get_channel()
+    if channel is None:
+        raise TransportError("the SFTP session has no channel")
+    channel.settimeout(seconds)

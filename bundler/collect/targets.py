@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from schemas import HostRole, HostSummary
 
@@ -40,7 +41,7 @@ class HostTarget:
         return self.address == "local"
 
     @property
-    def transport(self) -> str:
+    def transport(self) -> Literal["ssh", "local"]:
         return "local" if self.is_local else "ssh"
 
     def variables(self) -> dict[str, str]:

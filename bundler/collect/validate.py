@@ -84,23 +84,35 @@ def expand(for_each: ForEach, documents: list[Any]) -> tuple[list[dict[str, str]
     Items whose bound values do not resolve to scalars are left out (a value
     that is not a string or number cannot be a path segment).
     """
-    bindings: list[dict[str, str]] = []
-    seen = 0
-    for document in documents:
-        try:
-            items = resolve_pointer(document, for_each.items)
-        except KeyError:
+    return limit(for_each, [candidates(for_each, document) for document in documents])
+
+
+def candidates(for_each: ForEach, document: Any) -> list[dict[str, str]]:
+    """Every binding one parent document offers, before the fan-out's limit.
+
+    What the engine keeps of a fanned-out parent while the run goes on: a list
+    of 1,000 workers is megabytes once parsed, the names bound from it kilobytes.
+    """
+    try:
+        items = resolve_pointer(document, for_each.items)
+    except KeyError:
+        return []
+    bindings = []
+    for item in items if isinstance(items, list) else []:
+        if not _matches(item, for_each.where):
             continue
-        for item in items if isinstance(items, list) else []:
-            if not _matches(item, for_each.where):
-                continue
-            bound = _bind(item, for_each.bind)
-            if bound is None:
-                continue
-            seen += 1
-            if len(bindings) < for_each.limit:
-                bindings.append(bound)
-    return bindings, max(0, seen - for_each.limit)
+        bound = _bind(item, for_each.bind)
+        if bound is not None:
+            bindings.append(bound)
+    return bindings
+
+
+def limit(
+    for_each: ForEach, per_document: list[list[dict[str, str]]]
+) -> tuple[list[dict[str, str]], int]:
+    """The first ``for_each.limit`` bindings over the documents in order, and how many were cut."""
+    bindings = [bound for document in per_document for bound in document]
+    return bindings[: for_each.limit], max(0, len(bindings) - for_each.limit)
 
 
 def _matches(item: Any, where: Mapping[str, list[str]]) -> bool:

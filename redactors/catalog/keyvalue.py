@@ -98,7 +98,7 @@ def _kv_hits(
             continue  # "session: closed", "credentials: default": a state, not a credential
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
-        hit_kind, extra = kind, ()
+        hit_kind, extra = kind, tuple[bytes, ...]()
         lead = data[value_pos : span.start].strip(b" \t\"'\\").lower()
         scheme = lead.split()[-1] if lead.split() else b""
         if scheme in _SCHEME_KINDS:
@@ -121,7 +121,11 @@ HEX_PROSE_RULES = frozenset({"kv-token", "kv-secret", "kv-pass", "kv-cred"})
 """Prose keywords after which a long hex run is a secret ("joined with bootstrap token
 3f9a..."); not ``key`` (cache keys and digests are hex too)."""
 _HEX_RUN = re.compile(rb"(?<![A-Za-z0-9_-])[0-9a-fA-F]{32,128}(?![A-Za-z0-9_-])")
-_DIGEST_WORDS = re.compile(rb"sha|digest|hash|checksum|commit|fingerprint|\bid\b|uuid|md5")
+_DIGEST_WORDS = re.compile(
+    rb"sha|digest|hash|checksum|commit|fingerprint|uuid|md5|(?<![a-z])ids?(?![a-z])|[=\"'\[{]"
+)
+"""Between the prose word and the hex run: a digest or id says what the run is, and a new
+``key=`` or quote means the run belongs to another field (``msg="secret rotated" request_id=``)."""
 
 
 def _hex_after(view: View, pos: int) -> tuple[int, int] | None:

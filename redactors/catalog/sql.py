@@ -157,22 +157,64 @@ def _insert(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     listed = found.group(2)
     columns = _columns(data[found.start(2) : found.end(2)]) if listed else _SCHEMAS.get(table)
     kinds = [secret_kind(c) for c in columns] if columns else None
+    if kinds is not None and not any(kinds):
+        return  # a known table without credential columns: nothing to take
     secretive = bool(_SECRET_TABLE.search(table))
+    if kinds is None:
+        # no column names in view: only values that look generated, found in C
+        for literal in _SQL_LITERAL.finditer(data, found.end(), end + 1):
+            value = literal.group(1)
+            if (
+                len(value) >= 20
+                and not is_placeholder(value)
+                and (generated_secret(value) or (secretive and _HEX_SECRET.fullmatch(value)))
+            ):
+                yield Hit(literal.start(1), literal.end(1), "sql-secret", rule.id)
+        return
     for row in _values(data, found.end(), end + 1):
         for index, (start, stop, quoted) in enumerate(row):
             value = data[start:stop]
             if not value or value.upper() == b"NULL" or is_placeholder(value):
                 continue
-            kind = kinds[index] if kinds is not None and index < len(kinds) else None
-            if (
-                kind is None
-                and kinds is None
-                and quoted
-                and (generated_secret(value) or (secretive and _HEX_SECRET.fullmatch(value)))
-            ):
-                kind = "sql-secret"
+            kind = kinds[index] if index < len(kinds) else None
             if kind is not None and (quoted or not value.replace(b".", b"").isdigit()):
                 yield Hit(start, stop, kind, rule.id)
+
+
+_COPY = re.compile(
+    rb"copy[ \t]+(?:[a-z0-9_]+\.)?[\"]?([a-z0-9_]+)[\"]?[ \t]*\(([^()]{1,4096})\)[ \t]*"
+    rb"from[ \t]+stdin[^\n]*\n"
+)
+COPY_MAX = 8 << 20
+
+
+def _copy(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``pg_dump``'s ``COPY t (cols) FROM stdin;`` then tab-separated rows up to ``\\.``."""
+    data, low = view.data, view.low
+    found = _COPY.match(low, match.start())
+    if found is None:
+        return
+    kinds = [secret_kind(c) for c in _columns(data[found.start(2) : found.end(2)])]
+    if not any(kinds):
+        return
+    end = data.find(b"\n\\.", found.end() - 1, found.end() + COPY_MAX)
+    if end < 0:
+        if not view.final and len(data) - found.end() < COPY_MAX:
+            view.need_more_from(match.start())
+            return
+        end = min(len(data), found.end() + COPY_MAX)
+    pos = found.end()
+    while pos < end:
+        line_end = data.find(b"\n", pos, end)
+        line_end = end if line_end < 0 else line_end
+        cursor = pos
+        for index, field in enumerate(data[pos:line_end].split(b"\t")):
+            kind = kinds[index] if index < len(kinds) else None
+            value = field.rstrip(b"\r")
+            if kind and value and value != b"\\N" and not is_placeholder(value):
+                yield Hit(cursor, cursor + len(value), kind, rule.id)
+            cursor += len(field) + 1
+        pos = line_end + 1
 
 
 SQL_RULES: tuple[Rule, ...] = (
@@ -199,7 +241,7 @@ SQL_RULES: tuple[Rule, ...] = (
         "secret",
         "sql",
         "Learns a table's columns from CREATE TABLE (for INSERTs without a column list).",
-        rb"create[ \t]+table",
+        rb"create (?:temp |temporary )?table",
         lower=True,
         handler=_create_table,
         examples=(
@@ -215,7 +257,7 @@ SQL_RULES: tuple[Rule, ...] = (
         "secret",
         "sql",
         "INSERT values of credential-named columns (column list, or CREATE TABLE seen before).",
-        rb"insert[ \t]",
+        rb"insert (?:or [a-z]+ )?into",
         lower=True,
         handler=_insert,
         examples=(
@@ -238,5 +280,22 @@ SQL_RULES: tuple[Rule, ...] = (
             "INSERT INTO jobs (id, name, state) VALUES (1, 'nightly-etl', 'running');",
             "INSERT INTO \"events\" VALUES(1,'9f86d081884c7d659a2feaa0c55ad015');",
         ),
+    ),
+    Rule(
+        "sql-copy",
+        "secret",
+        "sql",
+        "pg_dump COPY ... FROM stdin rows: the fields of credential-named columns.",
+        rb"copy ",
+        lower=True,
+        handler=_copy,
+        examples=(
+            (
+                "COPY public.users (id, login, password_hash) FROM stdin;\n"
+                "1\talice\tpbkdf2_sha256$600000$Zq2Lm$Yy7Kx9\n\\.\n",
+                "pbkdf2_sha256$600000$Zq2Lm$Yy7Kx9",
+            ),
+        ),
+        decoys=("COPY public.jobs (id, name) FROM stdin;\n1\tnightly-etl\n\\.\n",),
     ),
 )

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from ..rules import ALNUM, Hit, Rule, View
+from ..rules import ALNUM, Hit, MatchHandler, Rule, View
 
 A36 = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 JWT = (
@@ -24,7 +24,7 @@ JWT = (
 AGE_KEY = "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
 
 
-def _prefixed(prefixes: dict[str, str], default: str) -> object:
+def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
     """Handler: kind chosen by the matched prefix; left boundary checked."""
 
     def handler(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:

@@ -35,6 +35,7 @@ import logging
 import platform
 import random
 import signal
+import ssl
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,9 @@ REGISTRATIONS_AT_ONCE = 8
 RUN_SECONDS = 0.2
 """How long a healthy emulated worker "runs" a claimed execution before it completes."""
 RECONNECT_DELAY_S = 1.0
+STREAM_STALL_S = 60.0
+"""A real worker treats an SSE stream silent for max(30 s, 3 heartbeats) as dead; pings
+come every heartbeat interval (5 s in the fleet), so 60 s is generous."""
 METRICS_INTERVAL_S = 10.0
 """Flux's ``workers.metrics_interval``: a worker refreshes its snapshot this often, and the
 server persists metrics only when they changed, so pongs in between cost it no write."""
@@ -73,7 +77,14 @@ def installed_packages() -> list[dict[str, str]]:
 
 
 class Fleet:
-    """Shared clients, the registration gate and progress counters."""
+    """What the emulated workers share: the spec, the registration gate, progress counters.
+
+    Each worker has its own HTTP clients, as a real worker does (``self.client`` for its
+    POSTs, a fresh one per SSE connection): one pool shared by hundreds of workers queues
+    their pongs, and httpcore assigns queued requests to connections in time that grows
+    with the queue, so the emulator itself made its pongs late (and healthy workers STALE).
+    Only the TLS context is shared: building one per client costs a CA bundle load each.
+    """
 
     def __init__(self, spec: FleetSpec, server_url: str, bootstrap_token: str) -> None:
         self.spec = spec
@@ -81,17 +92,14 @@ class Fleet:
         self.bootstrap_token = bootstrap_token
         packages = installed_packages()
         self.packages = packages if spec.packages is None else packages[: spec.packages]
-        self.streams = httpx.AsyncClient(
-            timeout=httpx.Timeout(None, connect=30.0),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
-        )
-        self.posts = httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0),
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
-        )
+        self.tls = ssl.create_default_context()
         self.gate = asyncio.Semaphore(REGISTRATIONS_AT_ONCE)
         self.connected: set[str] = set()
         self.announced = False
+
+    def client(self, *, streaming: bool = False) -> httpx.AsyncClient:
+        timeout = httpx.Timeout(None, connect=30.0) if streaming else httpx.Timeout(30.0)
+        return httpx.AsyncClient(timeout=timeout, verify=self.tls)
 
     def mark_connected(self, name: str) -> None:
         self.connected.add(name)
@@ -99,16 +107,13 @@ class Fleet:
             self.announced = True
             print(f"fleet: all {self.spec.workers} workers connected", flush=True)
 
-    async def close(self) -> None:
-        await self.streams.aclose()
-        await self.posts.aclose()
-
 
 class EmulatedWorker:
     def __init__(self, plan: WorkerPlan, fleet: Fleet, index: int) -> None:
         self.plan = plan
         self.fleet = fleet
         self.url = f"{fleet.base}/{plan.name}"
+        self.http = fleet.client()
         self.session_token: str | None = None
         self.running: dict[str, asyncio.Task[None]] = {}
         self.pongs = 0
@@ -139,8 +144,10 @@ class EmulatedWorker:
                 if exc.response.status_code in (401, 403):
                     self.session_token = None
                 log.warning("%s: connection lost (%s)", self.plan.name, exc)
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, TimeoutError, ConnectionError) as exc:
                 log.warning("%s: connection lost (%s: %s)", self.plan.name, type(exc).__name__, exc)
+            except Exception as exc:  # a bad answer must not silently end this worker
+                log.warning("%s: unexpected %s: %s", self.plan.name, type(exc).__name__, exc)
             await asyncio.sleep(RECONNECT_DELAY_S * (0.5 + self.rng.random()))
 
     async def register(self) -> None:
@@ -157,7 +164,7 @@ class EmulatedWorker:
             "max_concurrent_executions": self.plan.max_concurrent_executions,
             "runners": ["inprocess", "subprocess"],
         }
-        response = await self.fleet.posts.post(
+        response = await self.http.post(
             f"{self.fleet.base}/register",
             json=registration,
             headers={"Authorization": f"Bearer {self.fleet.bootstrap_token}"},
@@ -166,12 +173,22 @@ class EmulatedWorker:
         self.session_token = response.json()["session_token"]
 
     async def connect(self) -> None:
-        async with aconnect_sse(
-            self.fleet.streams, "GET", f"{self.url}/connect", headers=self.auth()
-        ) as events:
+        async with contextlib.AsyncExitStack() as stack:
+            streams = await stack.enter_async_context(self.fleet.client(streaming=True))
+            async with asyncio.timeout(STREAM_STALL_S):  # a server that never answers
+                events = await stack.enter_async_context(
+                    aconnect_sse(streams, "GET", f"{self.url}/connect", headers=self.auth())
+                )
             events.response.raise_for_status()
             self.fleet.mark_connected(self.plan.name)
-            async for event in events.aiter_sse():
+            stream = aiter(events.aiter_sse())
+            while True:
+                try:
+                    # as flux/worker.py: a stream silent past the bound is dead; reconnect
+                    async with asyncio.timeout(STREAM_STALL_S):
+                        event = await anext(stream)
+                except StopAsyncIteration:
+                    return
                 if event.event == "ping":
                     self.spawn(self.pong())
                 elif event.event == "execution_scheduled":
@@ -190,7 +207,7 @@ class EmulatedWorker:
             "metrics": self.current_metrics(),
         }
         with contextlib.suppress(httpx.HTTPError):
-            await self.fleet.posts.post(f"{self.url}/pong", json=payload, headers=self.auth())
+            await self.http.post(f"{self.url}/pong", json=payload, headers=self.auth())
             self.pongs += 1
 
     async def on_scheduled(self, data: dict[str, Any]) -> None:
@@ -198,7 +215,7 @@ class EmulatedWorker:
         headers = self.auth()
         if data.get("claim_generation") is not None:
             headers["X-Flux-Claim-Generation"] = str(data["claim_generation"])
-        response = await self.fleet.posts.post(f"{self.url}/claim/{execution_id}", headers=headers)
+        response = await self.http.post(f"{self.url}/claim/{execution_id}", headers=headers)
         if response.status_code == 409:
             return  # already claimed or superseded: a real worker drops the frame too
         response.raise_for_status()
@@ -229,7 +246,7 @@ class EmulatedWorker:
         headers = self.auth()
         if fence is not None:
             headers["X-Flux-Claim-Generation"] = fence
-        response = await self.fleet.posts.post(
+        response = await self.http.post(
             f"{self.url}/checkpoint/{ctx.execution_id}", json=ctx.to_dict(), headers=headers
         )
         response.raise_for_status()
@@ -314,7 +331,7 @@ async def run_fleet(spec: FleetSpec, server_url: str, token: str) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await fleet.close()
+    await asyncio.gather(*(worker.http.aclose() for worker in workers), return_exceptions=True)
     print("fleet: stopped", flush=True)
 
 

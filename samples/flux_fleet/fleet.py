@@ -24,6 +24,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import httpx
+
 from samples.flux_lab import FluxLab, LabConfig, Timings, WorkerSpec
 from samples.flux_lab.process import ManagedProcess, wait_until
 
@@ -32,9 +34,11 @@ from .spec import SATURATED_LABELS, FleetSpec, Role
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONNECT_TIMEOUT_S = 300.0
-FLEET_TIMINGS = Timings(heartbeat_interval=5, heartbeat_timeout=20, eviction_grace_period=10)
-"""A silent worker is evicted ~35 s after its last pong; a pong may be 20 s late (a busy
-two-core machine answering hundreds of pongs) before a healthy worker is marked STALE."""
+FLEET_TIMINGS = Timings(heartbeat_interval=10, heartbeat_timeout=30, eviction_grace_period=15)
+"""Flux's own interval and timeout (10 s, 30 s; a shorter grace): a silent worker is evicted
+~50 s after its last pong, and a pong may be 30 s late before a healthy worker is marked
+STALE. Shorter timings evicted whole fleets here: with other work on the two cores, the
+server answered hundreds of pongs more than 20 s late."""
 
 
 def fleet_server_env(database_url: str | None) -> dict[str, str]:
@@ -142,12 +146,15 @@ class FluxFleet:
         if wanted:
             self.lab.wait_for_status(wanted, timeout_s=timeout_s)
 
-    def start_waiting_executions(self, *, unmatched: int = 2, queued_per_slot: int = 1) -> None:
+    def start_waiting_executions(
+        self, *, unmatched: int = 2, queued_per_slot: int = 1, timeout_s: float = 180.0
+    ) -> None:
         """Work that waits: executions no label group matches, and more than the full slots hold.
 
         ``affinity_nomatch`` asks for ``zone=mars`` (no worker has it);
         ``zone_c_sleeper`` asks for ``zone=c``, the saturated workers' group:
         each saturated worker claims one and holds it, the rest stay CREATED.
+        Returns once every saturated worker holds its claim.
         """
         api = self.lab.api
         self.executions["unmatched"] = [
@@ -161,7 +168,7 @@ class FluxFleet:
         if saturated:
             wait_until(
                 lambda: self._claimed(self.executions["saturated"]) >= len(saturated),
-                timeout_s=60,
+                timeout_s=timeout_s,  # a lost dispatch frame is re-dispatched after 60 s
                 what=f"the saturated zone={SATURATED_LABELS['zone']} workers to claim one run each",
             )
 
@@ -171,6 +178,12 @@ class FluxFleet:
 
     def workers(self) -> list[dict[str, Any]]:
         return self.lab.api.workers()
+
+    def get_json(self, path: str) -> Any:
+        """One read-only GET against the fleet's server (e.g. ``/workers/fw0001``)."""
+        response = httpx.get(self.url + path, timeout=60)
+        response.raise_for_status()
+        return response.json()
 
     def wait_for_online(self, count: int, timeout_s: float = 60.0) -> None:
         def enough() -> bool:

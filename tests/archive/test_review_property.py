@@ -9,6 +9,7 @@ examples) so it stays a unit test.
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def _mutate(raw: bytes, change: tuple[object, ...]) -> bytes:
         return change[1] + raw  # type: ignore[operator]
     try:
         archive = Zip.parse(raw)
-    except (AssertionError, IndexError, ValueError):
+    except (AssertionError, IndexError, ValueError, struct.error):
         return raw + b"\x00"  # an earlier change broke the directory: damage it further
     if kind == "zip-comment":
         archive.comment = change[1]  # type: ignore[assignment]

@@ -400,12 +400,13 @@ def test_a_fan_out_is_bounded_and_recorded_with_the_request_cap(
         ],
     )
     http = HttpCollector(HttpOptions(http_server.url, api_concurrency=2))
+    engine = Engine(MemorySink(), [], plan=plan, http=http, settings=EngineSettings(timeout_s=10))
     try:
-        result = Engine(
-            MemorySink(), [], plan=plan, http=http, settings=EngineSettings(timeout_s=10)
-        ).run()
+        result = engine.run()
     finally:
         http.close()
+    # the parent document is not held for the fan-out: only the names bound from it
+    assert engine.ctx.fanout_sources == {"worker": [(0, [{"name": f"w{i}"} for i in range(5)])]}
     assert sorted(http_server.paths()) == ["/workers", "/workers/w0", "/workers/w1", "/workers/w2"]
     record = http.usage.manifest_record()
     assert record["fanouts"] == {"worker": {"items": 5, "fetched": 3, "limit": 3}}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pytest
 from redactors import BundleRedactor, MemberRefused, accel
 from redactors.accel import ENV, HyperscanIndex, available
 from redactors.catalog import BUILTIN_RULES
+from redactors.rules import View
 
 from ..support.requirements import need
 
@@ -153,3 +155,29 @@ def test_switching_the_accelerator_off_gives_the_pure_engine(
 ) -> None:
     monkeypatch.setenv(ENV, "off")
     assert not isinstance(BundleRedactor().engine.anchors, HyperscanIndex)
+
+
+def test_threads_scanning_at_once_each_get_their_own_scratch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """doctor's collectors redact from several threads; Hyperscan's scratch space is per scan."""
+    _modes()
+    engine = _redactor("hyperscan", monkeypatch).engine
+    text = dict(_shapes())["shapes/big.log"]
+    expected = engine.scan(View(text))
+    failures: list[str] = []
+
+    def scan() -> None:
+        try:
+            for _ in range(3):
+                assert engine.scan(View(text)) == expected
+        except Exception as exc:  # reported below, with the thread's view of it
+            failures.append(repr(exc))
+
+    threads = [threading.Thread(target=scan) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert expected  # the text has secrets: the comparison is not between empty lists

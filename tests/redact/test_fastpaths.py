@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from redactors import BundleRedactor
 from redactors.decode import _decode_block, _printable
-from redactors.quoting import quote, quote_plus
+from redactors.quoting import quote, quote_plus, quoted_forms
 from redactors.rules import View
 
 _B64ISH = st.text(
@@ -65,6 +65,11 @@ def test_one_decode_decides_as_the_two_alphabet_loop(text: bytes) -> None:
 def test_quoting_spells_every_byte_as_urllib(value: bytes, safe: bytes) -> None:
     assert quote(value, safe) == urllib.parse.quote(value, safe=safe.decode()).encode()
     assert quote_plus(value, safe) == urllib.parse.quote_plus(value, safe=safe.decode()).encode()
+    assert quoted_forms(value) == (
+        urllib.parse.quote(value, safe="").encode(),
+        urllib.parse.quote(value, safe="@:/").encode(),
+        urllib.parse.quote_plus(value, safe="").encode(),
+    )
 
 
 _ENGINE = BundleRedactor(key=b"k" * 32).engine

@@ -78,3 +78,18 @@ def test_pseudonyms_depend_on_the_bundle_key() -> None:
     a = BundleRedactor(NET, key=b"a" * 32).redact_text("10.1.2.3")
     b = BundleRedactor(NET, key=b"b" * 32).redact_text("10.1.2.3")
     assert a != b
+
+
+def test_system_accounts_are_kept_and_never_learned_as_names() -> None:
+    """``root`` under /home is a system account: keeping it also keeps every other "root"."""
+    outputs, _, _ = run(
+        {"a.log": "/home/root/x /home/alice/y\n", "b.log": "worker runs as root\n"}, NET
+    )
+    assert outputs["a.log"].startswith(b"/home/root/x /home/user-")
+    assert b"alice" not in outputs["a.log"]
+    assert outputs["b.log"] == b"worker runs as root\n"
+
+
+def test_system_accounts_after_a_user_key_are_kept() -> None:
+    outputs, _, _ = run({"a.log": "User: root\nUser: alice\n"}, NET)
+    assert outputs["a.log"].startswith(b"User: root\nUser: user-")

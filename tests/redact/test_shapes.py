@@ -19,7 +19,8 @@ from tests.support.redaction import layers, run
 GHP = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
 SLACK_HOOK = "T0AB12CD3/B0EF45GH6/Zx81kQm2Pw9vLr4TyU6nBq3D"
 
-CASES = {
+Files = dict[str, bytes | str]
+CASES: dict[str, tuple[Files, list[str], list[str]]] = {
     "prefixed-token-in-prose-path-and-name": (
         {
             "w.log": "2026-03-01 WARN upstream shopify rejected "
@@ -65,6 +66,9 @@ CASES = {
             "INSERT INTO \"jobs\" VALUES(1,'nightly-etl','running');\n"
             "INSERT INTO users (id, login, password_hash) VALUES (2, 'bob',"
             " '$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW');\n",
+            "pg.sql": "COPY public.api_clients (id, name, client_secret) FROM stdin;\n"
+            "1\tci-runner\tCl13nt-S3cr3t-Z9\n\\.\n"
+            "COPY public.jobs (id, name) FROM stdin;\n1\tnightly-backup\n\\.\n",
         },
         [
             "Rep0rt-Pw!",
@@ -72,8 +76,17 @@ CASES = {
             "Upd4te-pw",
             "c3Vw3r-S3ss10n-T0k3n-A1",
             "$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW",
+            "Cl13nt-S3cr3t-Z9",
         ],
-        ["'nightly-etl','running'", "state = 'running'", "2026-03-01", "'alice'", "'bob'"],
+        [
+            "'nightly-etl','running'",
+            "state = 'running'",
+            "2026-03-01",
+            "'alice'",
+            "'bob'",
+            "1\tci-runner\t",
+            "1\tnightly-backup",
+        ],
     ),
     "aws-presigned-url": (
         {
@@ -195,7 +208,8 @@ def test_shape(name: str) -> None:
     outputs, _, refused = run(files)
     assert refused == {}
     for member, text in files.items():
-        assert outputs[member].count(b"\n") == text.count("\n"), member
+        raw = text.encode() if isinstance(text, str) else text
+        assert outputs[member].count(b"\n") == raw.count(b"\n"), member
     for secret in secrets:
         leaks = [
             m for m, data in outputs.items() if any(secret.encode() in x for x in layers(data))
@@ -248,7 +262,7 @@ def test_a_secret_in_a_file_name_is_redacted_in_the_name_and_the_report() -> Non
 
 
 def test_obfuscate_network_pseudonymizes_names_in_every_syntax() -> None:
-    files = {
+    files: Files = {
         "hosts/h01/sysinfo.json": '{"alias": "h01", "hostname": "worker-07.corp.acme.test"}\n',
         "c.yaml": "db:\n  host: db01.corp.acme.test\n  user: alice\n  port: 5432\n",
         "c.env": "DB_HOST=db01.corp.acme.test\nDB_USER=alice\nUSER_AGENT=curl/8\n",

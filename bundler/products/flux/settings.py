@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from schemas.evidence import HeartbeatPolicy
 
@@ -78,7 +78,9 @@ class EffectiveSettings:
     def heartbeat_policy(self) -> HeartbeatPolicy:
         explicit = any(self.source(key) != "default" for key in HEARTBEAT_KEYS)
         interval, timeout, grace = (float(self.get(key)) for key in HEARTBEAT_KEYS)
-        origin = "settings" if explicit else "default" if self.read else "unknown"
+        origin: Literal["settings", "default", "unknown"] = (
+            "settings" if explicit else "default" if self.read else "unknown"
+        )
         return HeartbeatPolicy(interval_s=interval, timeout_s=timeout, grace_s=grace, source=origin)
 
     def as_dict(self) -> dict[str, Any]:
@@ -151,9 +153,9 @@ def effective_settings(
     for key, value in flatten_toml(toml_text or "").items():
         settings.set(key, value, "flux.toml")
     for variable, value in (env or {}).items():
-        key = env_key(variable)
-        if key:
-            settings.set(key, coerce(value), "env")
+        setting = env_key(variable)
+        if setting:
+            settings.set(setting, coerce(value), "env")
     for key, value in log_timings.items():
         settings.set(key, value, "log")
     return settings

@@ -60,7 +60,9 @@ def worker_authorization(
     last_rejected = history.last_at if history and history.rejected else None
     last_accepted = max((e.at for e in accepted if e.at), default=None)
     refused_by_policy = anonymous_refused(settings)
-    if history and history.rejected and (last_accepted is None or last_accepted < last_rejected):
+    # a refusal whose time is unknown cannot be shown to predate an acceptance: it stands
+    refusal_stands = last_accepted is None or last_rejected is None or last_accepted < last_rejected
+    if history and history.rejected and refusal_stands:
         decision, message = (
             "deny",
             (f"{history.rejected} registration attempt(s) refused with {history.last_status_code}"),

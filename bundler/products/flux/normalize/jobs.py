@@ -97,7 +97,7 @@ def build_job(
     worker = (record.current_worker if record else None) or (listed.worker_name if listed else None)
     worker = worker or (db.worker_name if db else None) or None
     events = _events(record)
-    job = Job(
+    job = Job(  # type: ignore[call-arg]  # park_deadline is undeclared (issue 15, item 4)
         name=f"{namespace}/{name}",
         id=execution_id,
         kind="execution",
@@ -110,7 +110,7 @@ def build_job(
         created_at=events[0].at if events else as_utc(db.first_event_at if db else None),
         updated_at=events[-1].at if events else as_utc(db.last_event_at if db else None),
         error=_error(record),
-        source=(summary or detail).source if (summary or detail) else None,
+        source=located.source if (located := summary or detail) else None,
         park_deadline=as_utc(db.park_deadline) if db else None,
     )
     return job

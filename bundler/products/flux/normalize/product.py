@@ -80,7 +80,7 @@ def product_info(raw: FluxRaw, settings: EffectiveSettings) -> ProductInfo:
             gauges = read_gauges(raw.text(metrics) or "")
         elif metrics.http_status == 404 or metrics.status.value == "skipped":
             observability = False
-    return ProductInfo(
+    return ProductInfo(  # type: ignore[call-arg]  # undeclared extras (issue 15, item 4)
         name="flux",
         server_version=version,
         worker_versions=worker_versions(raw),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from bundler.products.base import StepResult
 from schemas.evidence import ControlSocket, LocalStateEvidence, Source, StateFileCheck
@@ -114,7 +115,7 @@ def state_entries(raw: FluxRaw, alias: str) -> tuple[list[StateEntry], Source | 
     return [], None
 
 
-def _kind(entry: StateEntry) -> str:
+def _kind(entry: StateEntry) -> Literal["sqlite", "key", "other"]:
     if entry.name.startswith("flux.db"):
         return "sqlite"
     if "token" in entry.name or "key" in entry.name:

@@ -7,7 +7,7 @@ so those lines are cited next to the collector's connection error.
 
 from __future__ import annotations
 
-from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
@@ -22,10 +22,10 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         return None
     if server.reachable is False:
         lost = worker_side(events(ctx, "connection_lost", "sse_error"))
-        latest = {}
+        latest: dict[str | None, TimelineEvent] = {}
         for event in lost:
             latest[event.worker] = event
-        first = {}
+        first: dict[str | None, TimelineEvent] = {}
         for event in lost:
             first.setdefault(event.worker, event)
         cited = [server.error_class, server.error_message]

@@ -62,7 +62,7 @@ def job_requirements(
 
 
 def _placements(ctx: NormalizeContext) -> dict[str, tuple[PlacementReport, object]]:
-    out = {}
+    out: dict[str, tuple[PlacementReport, object]] = {}
     for fetch in fetched(ctx, "job-placement"):
         report = fetch.model(PlacementReport)
         if report is not None:

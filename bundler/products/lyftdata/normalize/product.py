@@ -25,8 +25,8 @@ def normalize_product(ctx: NormalizeContext) -> ProductInfo:
     for result in ctx.results_for("worker-version"):
         worker_id = worker_of_host(ctx, result.host)
         found = host_text(ctx, "worker-version", result.host)
-        if worker_id and found and (v := parse_version(found[1])):
-            doc.worker_versions.setdefault(worker_id, v)
+        if worker_id and found and (parsed := parse_version(found[1])):
+            doc.worker_versions.setdefault(worker_id, parsed)
     doc.heartbeat = heartbeat_policy(ctx)
     settings = first(ctx, "settings")
     if settings is not None and (s := settings.model(EffectiveSettings)) is not None:
