@@ -37,7 +37,7 @@ try:
 
     hyperscan = _hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
-    hyperscan = None  # type: ignore[assignment]
+    hyperscan = None
 
 MARKERS: dict[str, tuple[bytes, ...]] = {
     "pem": (b"PRIVATE KEY", b"PuTTY-User-Key-File"),
