@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
 
 from samples.flux_lab import FluxLab, LabConfig, Timings, WorkerSpec
-from samples.flux_lab.process import ManagedProcess, wait_until
+from samples.flux_lab.process import ManagedProcess, StartStop, wait_until
 
 from .postgres import Postgres, driver_path
 from .spec import SATURATED_LABELS, FleetSpec, Role
@@ -48,7 +47,7 @@ def fleet_server_env(database_url: str | None) -> dict[str, str]:
     return env
 
 
-class FluxFleet:
+class FluxFleet(StartStop):
     def __init__(
         self,
         spec: FleetSpec,
@@ -71,22 +70,6 @@ class FluxFleet:
         self.executions: dict[str, list[str]] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
-
-    def __enter__(self) -> FluxFleet:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def lab(self) -> FluxLab:

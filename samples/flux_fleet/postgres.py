@@ -26,9 +26,8 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
-from types import TracebackType
 
-from samples.flux_lab.process import ManagedProcess, wait_until
+from samples.flux_lab.process import ManagedProcess, StartStop, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DRIVER_DIR = REPO_ROOT / ".cache" / "flux-postgres"
@@ -64,7 +63,7 @@ def driver_path() -> Path:
     return DRIVER_DIR
 
 
-class Postgres:
+class Postgres(StartStop):
     """``with Postgres() as pg: pg.url`` is a SQLAlchemy URL for Flux."""
 
     def __init__(self) -> None:
@@ -74,22 +73,6 @@ class Postgres:
         self.process: ManagedProcess | None = None
         self.port = 0
         self.user = "nobody" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
-
-    def __enter__(self) -> Postgres:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:

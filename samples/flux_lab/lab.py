@@ -23,13 +23,12 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
 from .api import FluxApi
 from .config import LabConfig, WorkerSpec
 from .inventory import write_inventory
-from .process import ManagedProcess, listening_ports, wait_until
+from .process import ManagedProcess, StartStop, listening_ports, wait_until
 from .venv import FluxInstall, find_flux
 
 T = TypeVar("T")
@@ -42,7 +41,7 @@ class LabError(RuntimeError):
     """The lab could not reach the state it was asked for (the message has the log tail)."""
 
 
-class FluxLab:
+class FluxLab(StartStop):
     def __init__(
         self,
         config: LabConfig | None = None,
@@ -64,22 +63,6 @@ class FluxLab:
         self._api: FluxApi | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-
-    def __enter__(self) -> FluxLab:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def start(self) -> None:
         """Start the server, register the lab workflows, start every worker."""

@@ -15,12 +15,42 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from types import TracebackType
+from typing import Self, TypeVar
 
 T = TypeVar("T")
 
 STOP_GRACE_S = 5.0
 """How long a process gets to drain after SIGTERM before it is killed."""
+
+
+class StartStop:
+    """A lab part used as a context manager: a start that fails part-way stops what it started.
+
+    Subclasses give ``start`` and ``stop``; ``stop`` must be safe on a part-started object.
+    """
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
 
 
 class ManagedProcess:
