@@ -15,7 +15,7 @@ from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import write_report
+from .output import report_output_option, write_report
 
 VERDICT_EXIT = {
     "healthy": ExitCode.OK,
@@ -38,13 +38,7 @@ VERDICT_EXIT = {
     help="text for a terminal, json for tools (schemas/json/analysis-report.schema.json), "
     "markdown for a ticket, html for a self-contained page with the fleet timeline.",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(path_type=Path, dir_okay=False),
-    metavar="FILE",
-    help="Write the report to FILE (replaced whole, never half-written) instead of stdout.",
-)
+@report_output_option
 @open_options
 def command(
     bundle: Path,

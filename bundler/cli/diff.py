@@ -12,7 +12,7 @@ from ..diff.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import write_report
+from .output import report_output_option, write_report
 
 VERDICT_EXIT = {
     "recovered": ExitCode.OK,
@@ -34,13 +34,7 @@ VERDICT_EXIT = {
     help="text for a terminal, json for tools (schemas/json/diff-report.schema.json), "
     "markdown for a ticket, html for a self-contained page.",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(path_type=Path, dir_okay=False),
-    metavar="FILE",
-    help="Write the report to FILE (replaced whole, never half-written) instead of stdout.",
-)
+@report_output_option
 @open_options
 def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: OpenSecrets) -> None:
     """Compare BEFORE (the incident's bundle) with AFTER (one taken after the repair).

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 from ..archive.atomic import AtomicOutput
 from ..errors import OutputError
+
+report_output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the report to FILE (replaced whole, never half-written) instead of stdout.",
+)
+"""``--output FILE`` of the commands that print a report (analyze, diff)."""
 
 
 def write_report(path: Path, text: str) -> None:
