@@ -25,7 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .anchors import DENSE, AnchorIndex
+from .anchors import AnchorIndex, settle
 from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
 from .rules import Rule, View
 
@@ -165,15 +165,7 @@ class HyperscanIndex(AnchorIndex):
 
         database.scan(view.data, match_event_handler=on_match, scratch=scratch)
         view.markers = frozenset(markers)
-        limit = len(view.data) // DENSE + 16
-        for index, starts in found.items():
-            if starts is None:
-                continue
-            if len(starts) > limit:
-                found[index] = None
-            elif len(starts) > 1:
-                starts.sort()
-        return found
+        return settle(found, len(view.data))
 
 
 _COMPILING = threading.Lock()

@@ -77,15 +77,24 @@ class AnchorIndex:
                         found[index] = [start]
                     else:
                         starts.append(start)
-        limit = len(view.data) // DENSE + 16
-        for index, starts in found.items():
-            if starts is None:
-                continue
-            if len(starts) > limit:
-                found[index] = None
-            elif len(starts) > 1:
-                starts.sort()
-        return found
+        return settle(found, len(view.data))
+
+
+def settle(found: dict[int, list[int] | None], size: int) -> dict[int, list[int] | None]:
+    """Sort each rule's starts, or mark the rule dense (``None``: ``finditer`` is cheaper).
+
+    Shared by the Aho-Corasick index and the Hyperscan accelerator, so both give the
+    engine the same dictionary for the same text.
+    """
+    limit = size // DENSE + 16
+    for index, starts in found.items():
+        if starts is None:
+            continue
+        if len(starts) > limit:
+            found[index] = None
+        elif len(starts) > 1:
+            starts.sort()
+    return found
 
 
 def indexable(rule: Rule) -> bool:
