@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -143,9 +144,6 @@ def _timed(action) -> tuple[float, float]:  # type: ignore[no-untyped-def]
 def bundle(args: argparse.Namespace) -> None:
     """pyzipper alone and ``bundler redact`` -> bundle, interleaved, on the same data."""
     from bundler.archive import BundleReader, PasswordKey, Secret
-    from bundler.archive.passwords import Sealing
-    from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle
 
     if args.corpus:
         corpus_bundle(args)
@@ -177,39 +175,13 @@ def bundle(args: argparse.Namespace) -> None:
         src = work / "src"
         src.mkdir()
         _split(path, src, args.files)
-        for run in range(args.repeat):
-            for target in (work / "plain.zip", work / "out.zip"):
-                target.unlink(missing_ok=True)
-            rows["pyzipper"].append(_timed(lambda: _pyzipper_alone(path, work / "plain.zip")))
-            config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
-            sealing = Sealing.with_password(password)
-            rows["bundler"].append(
-                _timed(
-                    partial(
-                        redact_to_bundle, src, work / "out.zip", config, sealing,
-                        workers=args.workers,
-                    )
-                )
-            )  # fmt: skip
-            (pw, pc), (bw, bc) = rows["pyzipper"][-1], rows["bundler"][-1]
-            print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
-                  f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
-                  f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+        _race(rows, lambda: _pyzipper_alone(path, work / "plain.zip"), src, work, args, password)
         with BundleReader.open(work / "out.zip", PasswordKey(Secret(password))) as reader:
             out = b"".join(reader.read_bytes(n) for n in reader.names() if n.endswith(".log"))
             problems = reader.check().problems
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{'row':<38}{'best wall':>10}{'MB/s':>8}{'median wall':>13}{'median CPU':>12}")
-    for label, key in (("pyzipper deflate-6 + AES-256 alone", "pyzipper"),
-                       ("bundler redact -> encrypted bundle", "bundler")):  # fmt: skip
-        walls = [w for w, _ in rows[key]]
-        cpus = [c for _, c in rows[key]]
-        print(f"{label:<38}{min(walls):>9.2f}s{mb / min(walls):>8.1f}"
-              f"{statistics.median(walls):>12.2f}s{statistics.median(cpus):>11.2f}s")  # fmt: skip
-    ratios = [p[0] / b[0] for p, b in zip(rows["pyzipper"], rows["bundler"], strict=True)]
-    print(f"bundler / pyzipper throughput, same run: best {100 * max(ratios):.0f} %, "
-          f"median {100 * statistics.median(ratios):.0f} % (target >= 50 %)")  # fmt: skip
+    _rows_table(rows, mb, target=" (target >= 50 %)")
     print(f"planted values left in the bundle: {_leaks(out, planted)}; "
           f"integrity problems: {len(problems)}")  # fmt: skip
 
@@ -450,9 +422,6 @@ def _pyzipper_files(files: list[tuple[str, Path]], target: Path) -> None:
 def corpus_bundle(args: argparse.Namespace) -> None:
     """pyzipper over the corpus's files and ``bundler redact CORPUS --out x.zip``, interleaved."""
     from bundler.archive import BundleReader, PasswordKey, Secret
-    from bundler.archive.passwords import Sealing
-    from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle
 
     root, truth = realistic.corpus(args.scale)
     files = _corpus_files(root)
@@ -464,24 +433,7 @@ def corpus_bundle(args: argparse.Namespace) -> None:
     work = Path(tempfile.mkdtemp(dir=OUT))
     rows: dict[str, list[tuple[float, float]]] = {"pyzipper": [], "bundler": []}
     try:
-        for run in range(args.repeat):
-            for target in (work / "plain.zip", work / "out.zip"):
-                target.unlink(missing_ok=True)
-            rows["pyzipper"].append(_timed(lambda: _pyzipper_files(files, work / "plain.zip")))
-            config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
-            sealing = Sealing.with_password(password)
-            rows["bundler"].append(
-                _timed(
-                    partial(
-                        redact_to_bundle, root, work / "out.zip", config, sealing,
-                        workers=args.workers,
-                    )
-                )
-            )  # fmt: skip
-            (pw, pc), (bw, bc) = rows["pyzipper"][-1], rows["bundler"][-1]
-            print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
-                  f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
-                  f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+        _race(rows, lambda: _pyzipper_files(files, work / "plain.zip"), root, work, args, password)
         with BundleReader.open(work / "out.zip", PasswordKey(Secret(password))) as reader:
             names = [
                 n for n in reader.names() if n not in ("manifest.json", "redaction-report.json")
@@ -496,7 +448,40 @@ def corpus_bundle(args: argparse.Namespace) -> None:
           f"integrity problems: {len(problems)}")  # fmt: skip
 
 
-def _rows_table(rows: dict[str, list[tuple[float, float]]], mb: float) -> None:
+def _race(
+    rows: dict[str, list[tuple[float, float]]],
+    pyzipper: Callable[[], object],
+    src: Path,
+    work: Path,
+    args: argparse.Namespace,
+    password: str,
+) -> None:
+    """Interleaved runs of pyzipper alone and ``bundler redact`` into a bundle, same files."""
+    from bundler.archive.passwords import Sealing
+    from bundler.redaction.handoff import new_key
+    from bundler.redaction.tree import RedactConfig, redact_to_bundle
+
+    for run in range(args.repeat):
+        for target in (work / "plain.zip", work / "out.zip"):
+            target.unlink(missing_ok=True)
+        rows["pyzipper"].append(_timed(pyzipper))
+        config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+        sealing = Sealing.with_password(password)
+        rows["bundler"].append(
+            _timed(
+                partial(
+                    redact_to_bundle, src, work / "out.zip", config, sealing,
+                    workers=args.workers,
+                )
+            )
+        )  # fmt: skip
+        (pw, pc), (bw, bc) = rows["pyzipper"][-1], rows["bundler"][-1]
+        print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
+              f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
+              f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+
+
+def _rows_table(rows: dict[str, list[tuple[float, float]]], mb: float, target: str = "") -> None:
     print(f"{'row':<38}{'best wall':>10}{'MB/s':>8}{'median wall':>13}{'median CPU':>12}")
     for label, key in (("pyzipper deflate-6 + AES-256 alone", "pyzipper"),
                        ("bundler redact -> encrypted bundle", "bundler")):  # fmt: skip
@@ -506,7 +491,7 @@ def _rows_table(rows: dict[str, list[tuple[float, float]]], mb: float) -> None:
               f"{statistics.median(walls):>12.2f}s{statistics.median(cpus):>11.2f}s")  # fmt: skip
     ratios = [p[0] / b[0] for p, b in zip(rows["pyzipper"], rows["bundler"], strict=True)]
     print(f"bundler / pyzipper throughput, same run: best {100 * max(ratios):.0f} %, "
-          f"median {100 * statistics.median(ratios):.0f} %")  # fmt: skip
+          f"median {100 * statistics.median(ratios):.0f} %{target}")  # fmt: skip
 
 
 def main() -> None:
