@@ -166,6 +166,6 @@ def manifest_options(
 def shown_url(server_url: str | None) -> str | None:
     if server_url is None:
         return None
-    from ..collect.http import display_url
+    from ..collect.transports.http import display_url
 
     return display_url(server_url)

@@ -80,7 +80,7 @@ def run_doctor(
     bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
     sink: BundleSink = bundle if bundle is not None else open_live(transform)
     if server_url:
-        from ..collect.http import HttpCollector, HttpOptions
+        from ..collect.transports.http import HttpCollector, HttpOptions
     http = (
         HttpCollector(
             HttpOptions(
