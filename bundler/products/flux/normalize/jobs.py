@@ -97,7 +97,7 @@ def build_job(
     worker = (record.current_worker if record else None) or (listed.worker_name if listed else None)
     worker = worker or (db.worker_name if db else None) or None
     events = _events(record)
-    job = Job(  # type: ignore[call-arg]  # park_deadline is undeclared (issue 15, item 4)
+    job = Job(
         name=f"{namespace}/{name}",
         id=execution_id,
         kind="execution",

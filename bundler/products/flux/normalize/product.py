@@ -80,7 +80,7 @@ def product_info(raw: FluxRaw, settings: EffectiveSettings) -> ProductInfo:
             gauges = read_gauges(raw.text(metrics) or "")
         elif metrics.http_status == 404 or metrics.status.value == "skipped":
             observability = False
-    return ProductInfo(  # type: ignore[call-arg]  # undeclared extras (issue 15, item 4)
+    return ProductInfo(
         name="flux",
         server_version=version,
         worker_versions=worker_versions(raw),
@@ -88,8 +88,6 @@ def product_info(raw: FluxRaw, settings: EffectiveSettings) -> ProductInfo:
         heartbeat=settings.heartbeat_policy(),
         settings=settings.as_dict(),
         observability_enabled=observability,
-        # Extra field: where each setting came from ('env', 'flux.toml', 'log', 'default').
         settings_sources={key: settings.source(key) for key in settings.as_dict()},
-        # Extra field: server gauges known to be unreliable, kept only to be contradicted.
         untrusted_gauges=gauges,
     )
