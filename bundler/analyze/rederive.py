@@ -128,6 +128,7 @@ def normalize_raw(
         observed_at=observed,
         server_url=manifest.target.server_url,
         settings=settings,
+        members={member.path: member for member in manifest.members},
     )
     return profile.normalize(ctx)
 
