@@ -175,6 +175,10 @@ class RawReader:
                 return Read(value, result, "", self.ref(result)) if value is not None else None
         return None
 
+    def has_document(self, step: str) -> bool:
+        """Whether ``step`` stored a JSON document at all (fitting its model or not)."""
+        return any(self.document(result) is not None for result in self.results(step))
+
     def items(self, step: str, model: type[M]) -> list[Read[M]]:
         """Every document of a fan-out (one per expansion) that reads as ``model``, in order."""
         found = []
