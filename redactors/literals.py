@@ -34,6 +34,8 @@ except ImportError:  # pragma: no cover - exercised only without the wheel
     ahocorasick_rs = None  # type: ignore[assignment]
 
 MIN_LITERAL = 4
+_PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b"\"\\&<>'")
+"""Bytes that neither ``json.dumps`` (ensure_ascii or not) nor ``html.escape`` change."""
 BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
 PREFIX = 16
@@ -51,7 +53,8 @@ def encoded_forms(value: bytes) -> set[bytes]:
         text = value.decode("utf-8")
     except UnicodeDecodeError:
         text = None
-    if text is not None:
+    # escaped for JSON (once, twice) and HTML, a value of plain bytes only is itself
+    if text is not None and value.translate(None, _PLAIN):
         once = json.dumps(text)[1:-1]
         forms.add(once.encode())
         forms.add(json.dumps(once)[1:-1].encode())
