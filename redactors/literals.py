@@ -20,7 +20,7 @@ import base64
 import binascii
 import html
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -40,6 +40,11 @@ BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
 PREFIX = 16
 SMALL_GROUP = 4
+PENDING_BUDGET = 1 << 22
+"""Forms learned since the automaton was built are searched one by one (``bytes.find``)
+while their number times the text's length stays under this; past it the automaton is
+rebuilt. A member name checked after each member no longer rebuilds an automaton of
+tens of thousands of forms for a few new ones."""
 """Up to this many forms under one prefix are tested one by one (``startswith``); more are
 looked up by length (one slice and a set lookup per distinct length)."""
 
@@ -110,9 +115,13 @@ class LiteralSet:
             return False
         entry = (kind, identity)
         self._originals[value] = entry
-        for form in encoded_forms(value):
-            self._forms.setdefault(form, entry)
-        self._matcher = None
+        forms = self._forms
+        fresh = [f for f in encoded_forms(value) if forms.setdefault(f, entry) is entry]
+        matcher = self._matcher
+        if matcher is not None and matcher.automaton is not None:
+            matcher.pending += fresh  # searched one by one until the automaton is rebuilt
+        else:
+            self._matcher = None
         return True
 
     def originals(self) -> dict[bytes, tuple[str, bytes]]:
@@ -129,9 +138,10 @@ class LiteralSet:
         """Non-overlapping (start, end, kind, identity), longest first at each position."""
         if not self._forms:
             return []
-        if self._matcher is None:
-            self._matcher = _Matcher(self._forms)
-        return self._matcher.find(data)
+        matcher = self._matcher
+        if matcher is None or len(matcher.pending) * len(data) > PENDING_BUDGET:
+            matcher = self._matcher = _Matcher(self._forms)
+        return matcher.find(data)
 
 
 class _Matcher:
@@ -156,6 +166,8 @@ class _Matcher:
     def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
         self.forms = forms
         self.automaton: Any = None
+        self.pending: list[bytes] = []
+        """Forms learned after the automaton was built (``forms`` is the live dict)."""
         if ahocorasick_rs is not None and len(forms) > FIND_LOOP_MAX:
             groups: dict[bytes, list[bytes]] = {}
             for form in forms:
@@ -177,16 +189,18 @@ class _Matcher:
             ):
                 group = groups[index]
                 if type(group) is dict:
-                    for length, forms in group.items():
+                    for length, same_length in group.items():
                         piece = data[start : start + length]
-                        if piece in forms:
+                        if piece in same_length:
                             yield start, piece
                     continue
                 for form in group:
                     if data.startswith(form, start):
                         yield start, form
-            return
-        for form in self.forms:
+            forms: Iterable[bytes] = self.pending
+        else:
+            forms = self.forms
+        for form in forms:
             pos = data.find(form)
             while pos >= 0:
                 yield pos, form
