@@ -21,6 +21,7 @@ import binascii
 import html
 import json
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from itertools import islice
 from typing import Any
 
@@ -49,8 +50,19 @@ tens of thousands of forms for a few new ones."""
 looked up by length (one slice and a set lookup per distinct length)."""
 
 
-def encoded_forms(value: bytes) -> set[bytes]:
+def encoded_forms(value: bytes) -> frozenset[bytes]:
     """The forms in which ``value`` may appear elsewhere (itself included)."""
+    if type(value) is bytes and len(value) <= 512:
+        return _cached_forms(value)  # a value is learned by its member, then by the bundle
+    return _encoded_forms(value)
+
+
+@lru_cache(maxsize=4096)
+def _cached_forms(value: bytes) -> frozenset[bytes]:
+    return _encoded_forms(value)
+
+
+def _encoded_forms(value: bytes) -> frozenset[bytes]:
     forms = {value}
     forms.update(quoted_forms(value))
     forms.add(binascii.hexlify(value))
@@ -69,7 +81,7 @@ def encoded_forms(value: bytes) -> set[bytes]:
         for encoded in (base64.b64encode(value), base64.urlsafe_b64encode(value)):
             forms.add(encoded)
             forms.add(encoded.rstrip(b"="))
-    return {f for f in forms if len(f) >= MIN_LITERAL}
+    return frozenset(f for f in forms if len(f) >= MIN_LITERAL)
 
 
 def worth_propagating(value: bytes) -> bool:
