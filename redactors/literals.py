@@ -40,6 +40,8 @@ _PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b"\"\\&<>'")
 BOUNDED_BELOW = 8
 FIND_LOOP_MAX = 24
 PREFIX = 16
+FORMS_CACHED_MAX = 128
+"""Values up to this size keep their encoded forms cached (4,096 values: a few MB at most)."""
 SMALL_GROUP = 4
 PENDING_BUDGET = 1 << 22
 """Forms learned since the automaton was built are searched one by one (``bytes.find``)
@@ -52,7 +54,7 @@ looked up by length (one slice and a set lookup per distinct length)."""
 
 def encoded_forms(value: bytes) -> frozenset[bytes]:
     """The forms in which ``value`` may appear elsewhere (itself included)."""
-    if type(value) is bytes and len(value) <= 512:
+    if type(value) is bytes and len(value) <= FORMS_CACHED_MAX:
         return _cached_forms(value)  # a value is learned by its member, then by the bundle
     return _encoded_forms(value)
 
