@@ -216,8 +216,7 @@ class Decoders:
                     for found in regex.finditer(data):
                         runs.add(_segment(data, found.start(), _SEGMENT_STOP_B64))
         else:
-            runs.update(m.span() for m in _DEEP_B64_RE.finditer(data))
-            runs.update(m.span() for m in _DEEP_HEX_RE.finditer(data))
+            runs.update(deep_runs(data))
         for start, end in sorted(runs):
             if end == len(data) and not view.final:
                 view.need_more_from(start)
@@ -296,16 +295,34 @@ class Decoders:
         """Whether a base64 or hex run of ``data`` decodes to text (what a scan below
         depth 0 would rescan); :class:`~redactors.prefilter.Probe` asks this."""
         seen = set()
-        for regex in (_DEEP_B64_RE, _DEEP_HEX_RE):
-            for found in regex.finditer(data):
-                start, end = span = found.span()
-                if end - start > MAX_BLOCK or span in seen:
-                    continue
-                seen.add(span)
-                text = data[start:end].rstrip(b"=").strip(b"-_")
-                if len(text) >= 12 and _decode_block(text)[1] is not None:
-                    return True
+        for span in deep_runs(data):
+            start, end = span
+            if end - start > MAX_BLOCK or span in seen:
+                continue
+            seen.add(span)
+            text = data[start:end].rstrip(b"=").strip(b"-_")
+            if len(text) >= 12 and _decode_block(text)[1] is not None:
+                return True
         return False
+
+
+def deep_runs(data: bytes) -> Iterator[tuple[int, int]]:
+    """The spans of every base64 run of ``data`` (``_DEEP_B64_RE``), then of every hex run
+    (``_DEEP_HEX_RE``), each in order.
+
+    A hex run of 24+ digits is a base64 run too (its alphabet is a subset, and it
+    ends where a non-hex byte or the base64 run ends), so the hex pattern is tried
+    only inside base64 runs that long: not over the whole text, where it tries a
+    match at every position.
+    """
+    long_runs = []
+    for found in _DEEP_B64_RE.finditer(data):
+        yield found.span()
+        if found.end() - found.start() >= 24:
+            long_runs.append(found.span())
+    for start, end in long_runs:
+        for found in _DEEP_HEX_RE.finditer(data, start, end):
+            yield found.span()
 
 
 def _decode_block(text: bytes) -> tuple[str, bytes | None]:

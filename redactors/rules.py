@@ -216,7 +216,11 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     """The literal(s) every match starts with, or None when there is no such literal.
 
     Read from the compiled pattern's parse tree, so a rule's prefilter can never
-    disagree with its regex.
+    disagree with its regex. The literals run on through groups, alternations and
+    small character classes while those spell out every string they can match:
+    ``x(?:ox[abposr]-|app-)`` gives ``xoxa-`` ... ``xapp-``, not ``x``. A one-byte
+    literal occurs in almost every text, so a rule anchored on it was tried
+    everywhere and made every decoded cursor look like it might hold a secret.
     """
     try:
         from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
@@ -229,21 +233,49 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
         return None
     if regex.flags & re.IGNORECASE:
         return None
-    return _prefixes(list(tree), constants)
+    found = _sequence(list(tree), constants)
+    if found is None or not all(found[0]):
+        return None
+    return tuple(dict.fromkeys(found[0]))
 
 
-def _prefixes(items: list[tuple[object, object]], c: object) -> tuple[bytes, ...] | None:
-    literal = bytearray()
+PREFIXES_MAX = 64
+"""At most this many literals per rule (a class or alternation past it ends the prefix)."""
+CLASS_MAX = 8
+"""A character class of at most this many single bytes is spelled out (``[pousr]``)."""
+
+
+def _sequence(items: list[tuple[object, object]], c: object) -> tuple[list[bytes], bool] | None:
+    """Strings every match of ``items`` starts with, and whether they are all it can match
+    (then what follows may be appended); None when nothing literal leads."""
+    prefixes = [b""]
     for op, av in items:
-        if op is c.LITERAL:  # type: ignore[attr-defined]
-            literal.append(av)  # type: ignore[arg-type]
-            continue
-        if not literal and op is c.BRANCH:  # type: ignore[attr-defined]
-            branches = [_prefixes(list(b), c) for b in av[1]]  # type: ignore[index]
-            if all(branches):
-                return tuple(p for b in branches for p in b)  # type: ignore[union-attr]
+        step = _element(op, av, c)
+        combined = [] if step is None else [p + s for p in prefixes for s in step[0]]
+        if step is None or len(combined) > PREFIXES_MAX:
+            return None if prefixes == [b""] else (prefixes, False)
+        prefixes = combined
+        if not step[1]:
+            return prefixes, False
+    return prefixes, True
+
+
+def _element(op: object, av: object, c: object) -> tuple[list[bytes], bool] | None:
+    if op is c.LITERAL:  # type: ignore[attr-defined]
+        return [bytes([av])], True  # type: ignore[list-item]
+    if op is c.IN:  # type: ignore[attr-defined]
+        members = list(av)  # type: ignore[call-overload]
+        if len(members) > CLASS_MAX or any(m[0] is not c.LITERAL for m in members):  # type: ignore[attr-defined]
             return None
-        if not literal and op is c.SUBPATTERN:  # type: ignore[attr-defined]
-            return _prefixes(list(av[3]), c)  # type: ignore[index]
-        break
-    return (bytes(literal),) if literal else None
+        return [bytes([m[1]]) for m in members], True
+    if op is c.SUBPATTERN:  # type: ignore[attr-defined]
+        if av[1] or av[2]:  # type: ignore[index]  # (?i:...) and other local flags
+            return None
+        return _sequence(list(av[3]), c)  # type: ignore[index]
+    if op is c.BRANCH:  # type: ignore[attr-defined]
+        branches = [_sequence(list(b), c) for b in av[1]]  # type: ignore[index]
+        if any(b is None for b in branches):
+            return None
+        strings = [s for b in branches for s in b[0]]  # type: ignore[index]
+        return strings, all(b[1] for b in branches)  # type: ignore[index]
+    return None

@@ -4,11 +4,18 @@ Workers share the bundle's HMAC key, so their tokens agree; what differs is
 what each learned. The coordinator imports every worker's learned literals,
 network names, per-member records and skipped files, so pass two and the
 report see the whole bundle.
+
+Each export carries only what the process learned since its previous export
+(and a pool worker starts counting after the coordinator's literals it was
+given): a worker does many members in turn, and exporting everything learned
+so far with every member made the coordinator re-import the same values
+members x values times, the quadratic half of a big bundle's pass two.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,6 +34,8 @@ class SharedState:
     tokens: Tokenizer
     _names: dict[str, str]
     _state: dict[str, str]
+    _exported: tuple[int, int, int] = (0, 0, 0)
+    """How many learned literals, network names and map entries were already exported."""
 
     def adopt_name(self, stored: str, state: str | None = None) -> None:
         """Treat ``stored`` as a final member name (another process redacted it).
@@ -58,10 +67,21 @@ class SharedState:
             "state": self._state.get(stored),
             "record": self.builder.members.get(stored),
             "skipped": [s for s in self.builder.skipped if s.member == stored],
-            "learned": [(v, k, i) for v, (k, i) in self.literals.originals().items()],
-            "names": self.network.export_names() if self.network else [],
-            "map": self.tokens.mapping(),
+            **self._new_learning(),
         }
+
+    def _new_learning(self) -> dict[str, Any]:
+        """What was learned since the previous export (then counted as exported)."""
+        literals, names, mapping = self._exported
+        learned = self.literals.learned_since(literals)
+        network = self.network.export_names()[names:] if self.network else []
+        new_map = dict(islice(self.tokens.map_items(), mapping, None))
+        self._exported = (literals + len(learned), names + len(network), mapping + len(new_map))
+        return {"learned": learned, "names": network, "map": new_map}
+
+    def mark_exported(self) -> None:
+        """Count everything known now as exported (a pool worker, after its initial import)."""
+        self._new_learning()
 
     def import_member(self, state: dict[str, Any], *, line_offset: int = 0) -> None:
         """Merge what :meth:`export_member` exported in another process.
@@ -81,6 +101,11 @@ class SharedState:
                 mine.sha256, mine.size = record.sha256, record.size
         for skipped in state["skipped"]:
             self.builder.skip(skipped.member, skipped.reason, skipped.detail, kept=skipped.kept)
+        self.import_learning(state)
+
+    def import_learning(self, state: dict[str, Any]) -> None:
+        """Only what an export learned: for a state whose member record is not used (a
+        segment redacted again whole), since no later export of that process repeats it."""
         self.import_learned(state["learned"])
         if self.network is not None:
             self.network.import_names(state["names"])

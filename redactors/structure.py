@@ -105,7 +105,8 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
         return
     if isinstance(node, list):
         for index, item in enumerate(node):
-            _walk(item, f"{path}/{index}", classify, found, depth + 1)
+            if isinstance(item, dict | list):  # a scalar alone is never a secret here
+                _walk(item, f"{path}/{index}", classify, found, depth + 1)
         return
     if not isinstance(node, dict):
         return
@@ -115,15 +116,14 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
         _k8s_secret(node, path, found)
     pair_kind = _pair_kind(node, classify)
     for key, value in node.items():
-        child = f"{path}/{key}"
         kind = classify(str(key)) if isinstance(key, str) else None
         if pair_kind and key in ("value", "Value"):
             kind = pair_kind
         elif (
             kind is None
+            and isinstance(value, str)
             and isinstance(key, str)
             and key.lower() in BARE_KEY_NAMES
-            and isinstance(value, str)
             and generated_secret(value.encode("utf-8", "surrogateescape"))
         ):
             kind = "secret-key"  # Ceph auth: {"entity": "osd.0", "key": "AQ...=="}
@@ -134,12 +134,12 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
             for position, item in items:
                 data = _scalar(item)
                 if data is not None:
-                    where = child if position is None else f"{child}/{position}"
+                    where = f"{path}/{key}" if position is None else f"{path}/{key}/{position}"
                     found.append(
                         Found(kind, data, where, isinstance(item, str), _derived(kind, data))
                     )
-        if isinstance(value, dict | list):
-            _walk(value, child, classify, found, depth + 1)
+        if isinstance(value, dict | list):  # the path is built only where it is needed
+            _walk(value, f"{path}/{key}", classify, found, depth + 1)
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
 
 TOKEN_RE = re.compile(rb"\[REDACTED:([a-z0-9][a-z0-9-]{0,39}):([0-9a-f]{8})\]")
 """A token as written into content (bytes)."""
@@ -57,6 +58,10 @@ class Tokenizer:
         if self.keep_map:
             for token, entry in other.items():
                 self._map.setdefault(token, entry)
+
+    def map_items(self) -> Iterable[tuple[str, tuple[str, bytes]]]:
+        """The map's entries in the order they were made (nothing unless ``keep_map``)."""
+        return self._map.items()
 
     def mapping(self) -> dict[str, tuple[str, bytes]]:
         """token -> (kind, original value); empty unless ``keep_map``."""

@@ -159,8 +159,9 @@ class TreeRedaction:
         for member in members:
             mine = [states[task.handoff] for task in member.parts]
             if member.segmented and segments.misfit(mine) is not None:
-                for task in member.parts:
+                for task, state in zip(member.parts, mine, strict=True):
                     Path(task.handoff).unlink(missing_ok=True)
+                    self.coordinator.import_learning(state)  # exported once, not again
                 member.parts = [member.whole]
                 retry.append(member)
                 continue
@@ -291,6 +292,9 @@ class TreeRedaction:
                 checks = [next(results) for _ in member.parts]
                 if self._straddles(member):
                     whole_again.append(member)  # what the segments changed is not used
+                    for check in checks:
+                        if check["changes"]:
+                            self.coordinator.import_learning(check)  # but what they learned is
                 elif any(check["changes"] for check in checks):
                     changed[member.stored] = [
                         (task, check)

@@ -67,6 +67,7 @@ def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
         redactor.import_learned(learned[0])
         if redactor.network is not None:
             redactor.network.import_names(learned[1])
+    redactor.mark_exported()  # the coordinator has all that: exports carry what is new
     _WORKER["redactor"] = redactor
     _WORKER["config"] = config
 

@@ -39,3 +39,25 @@ def test_automaton_matches_the_find_loop_on_many_forms(monkeypatch) -> None:  # 
     assert fallback._matcher.automaton is None
     assert with_automaton == expected
     assert len(expected) > 1000
+
+
+def test_values_learned_after_the_automaton_was_built_are_found_as_after_a_rebuild() -> None:
+    rng = random.Random(11)
+    values = _values(rng)
+    text = b" ".join(rng.choice([*values, b"ordinary words here"]) for _ in range(3000))
+    growing = LiteralSet()
+    for value in values[:120]:
+        growing.learn(value, "password", value)
+    growing.find(b"a member name.log")  # builds the automaton over the first values
+    built = growing._matcher
+    assert built is not None and built.automaton is not None
+    for value in values[120:]:
+        growing.learn(value, "token", value)
+    assert growing._matcher is built and built.pending  # not rebuilt for a short name
+    short = growing.find(text[:200])
+    fresh = LiteralSet()
+    for value, (kind, identity) in growing.originals().items():
+        fresh.learn(value, kind, identity)
+    assert short == fresh.find(text[:200])
+    assert growing.find(text) == fresh.find(text)  # a long text: rebuilt, the same hits
+    assert growing._matcher is not built
