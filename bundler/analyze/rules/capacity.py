@@ -106,7 +106,7 @@ def _report(
     out: Outcome,
 ) -> None:
     if not miss.certain:
-        out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+        out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.field)
         return
     job = ctx.target.job
     if miss.code == "SLOTS_SATURATED":
@@ -129,7 +129,7 @@ def _report(
         return
     code = "CAPABILITY_MISSING" if miss.code == "CAPABILITY_MISSING" else "RESOURCES_INSUFFICIENT"
     where = citations(
-        cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")) if job else None,
+        cite_job(ctx.evidence, job, "requirements", *miss.field.split("/")) if job else None,
         cite(ctx.evidence, CapacityEvidence, "workers", cap[0])
         if cap
         else cite_worker(
@@ -143,7 +143,7 @@ def _report(
         evidence=where,
         worker=worker.name,
         shortfall=miss.code,
-        requirement=miss.requirement,
+        requirement=miss.field,
     )
 
 
@@ -155,22 +155,22 @@ def _running_without_capability(
         return
     for miss in capability_shortfalls(job.requirements, worker):
         if not miss.certain:
-            out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+            out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.field)
             continue
-        name = miss.requirement.split("/", 1)[-1]
+        name = miss.field.split("/", 1)[-1]
         out.fail(
             "CAPABILITY_MISSING",
             f"{job.name} reads as {job.phase.value} on {worker.name}, but {worker.name} does not "
             f"offer the {name} capability the job requires: the two cannot both be true, and "
             f"a job cannot use a component its worker lacks.",
             evidence=citations(
-                cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")),
+                cite_job(ctx.evidence, job, "requirements", *miss.field.split("/")),
                 cite_job(ctx.evidence, job, "phase", value=job.phase.value),
                 cite_worker(ctx.evidence, w_index, "capabilities", value=worker.capabilities),
             ),
             worker=worker.name,
             shortfall=miss.code,
-            requirement=miss.requirement,
+            requirement=miss.field,
             contradicts={"job_phase": job.phase.value, "worker_capabilities": worker.capabilities},
         )
 
@@ -188,7 +188,7 @@ def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) ->
     for other in others:
         short = [m.message for m in other.capacity if m.certain]
         blocked = availability(other.worker)
-        verdicts[other.worker.name] = ", ".join(short + [b.lower() for b in blocked]) or "fits"
+        verdicts[other.worker.name] = ", ".join(short + [b.code.lower() for b in blocked]) or "fits"
     if not verdicts:
         text = "No other worker is meant for this job."
     else:

@@ -111,7 +111,7 @@ def _for_worker(
             f"{job_label(job)} is not meant for {chosen.worker.name}: {why}.",
             evidence=where,
             worker=chosen.worker.name,
-            unmatched=[m.requirement for m in certain],
+            unmatched=[m.field for m in certain],
         )
     if chosen.placement:
         why = "; ".join(m.message for m in chosen.placement)

@@ -8,11 +8,12 @@ worker reads the 403 as a bad session token, re-registers and retries).
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import cite_events
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
 from .. import advice
-from .common import FLUX, cite_events, events, subject_worker
+from .common import FLUX, events, subject_worker
 
 SESSION_LOOP = 3
 

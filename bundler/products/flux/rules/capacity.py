@@ -9,12 +9,13 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import citations, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import advice
 from ..matching import availability, mismatches
-from .common import FLUX, cite_job, job_label, subject_worker
+from .common import FLUX, subject_worker
 
 
 def _capacity(ctx: RuleContext, name: str) -> tuple[int, WorkerCapacity] | None:
@@ -78,7 +79,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
         return None  # placement already says why nobody can take it
     slots = [f for f in (_capacity(ctx, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
-    evidence = [cite_job(ctx, job)]
+    evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
     evidence += [
         ctx.evidence.cite(CapacityEvidence, f"/workers/{i}/slots_free", c.slots_free)
         for i, c in full

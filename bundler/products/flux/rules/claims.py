@@ -16,9 +16,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
+from bundler.analyze.facts import cite_events
 from schemas import Layer
 
-from .common import FLUX, cite_events, events, subject_worker
+from .common import FLUX, events, subject_worker
 
 EXPLAINERS = ("stale", "evicted", "disconnected", "connection_lost", "sse_error", "recovered")
 EXPLAIN_WINDOW = timedelta(minutes=10)

@@ -14,20 +14,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, cite_worker, find_worker
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
 from .. import advice
-from .common import (
-    FLUX,
-    cite_events,
-    cite_job,
-    cite_worker,
-    events,
-    policy,
-    subject_worker,
-    worker_record,
-)
+from .common import FLUX, events, policy, subject_worker
 
 
 def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
@@ -77,9 +69,11 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     elif inprocess:
         names = ", ".join(f"{j.name} ({j.id})" for j in inprocess)
         message += f" CPU-bound code on the in-process runner is blocking it: {names}."
-    evidence = [cite_worker(ctx, index, "health", worker.health.value)]
+    evidence = [cite_worker(ctx.evidence, index, "health", value=worker.health.value)]
     evidence += cite_events(starved[-3:])
-    evidence += [cite_job(ctx, j, "assigned_worker") for j in inprocess]
+    evidence += citations(
+        *(cite_job(ctx.evidence, j, "assigned_worker", value=j.assigned_worker) for j in inprocess)
+    )
     return RuleResult.fail(
         "FLUX_WORKER_UNHEALTHY",
         message,
@@ -108,7 +102,7 @@ def episodes(ctx: RuleContext, name: str) -> list[tuple[TimelineEvent, TimelineE
 def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     """Past starvation that recovered: a capacity warning with how long each episode lasted."""
     name = subject_worker(ctx)
-    record = worker_record(ctx, name) if name else None
+    record = find_worker(ctx.evidence, name)
     if record is None or record[1].health is HealthState.UNHEALTHY:
         return None
     recovered = [(u, h) for u, h in episodes(ctx, record[1].name) if h is not None]

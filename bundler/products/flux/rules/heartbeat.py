@@ -10,6 +10,7 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import cite_events, cite_worker, find_worker
 from schemas import Layer
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -22,17 +23,7 @@ from schemas.evidence import (
 
 from .. import advice
 from ..matching import mismatches
-from .common import (
-    FLUX,
-    cite_events,
-    cite_worker,
-    events,
-    policy,
-    server_side,
-    subject_worker,
-    worker_record,
-    worker_side,
-)
+from .common import FLUX, events, policy, server_side, subject_worker, worker_side
 from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
 from .health import unhealthy_now
 
@@ -42,7 +33,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     name = subject_worker(ctx)
     if name is None:
         return _eligible_connected(ctx)
-    record = worker_record(ctx, name)
+    record = find_worker(ctx.evidence, name)
     if record is None:
         return _not_registered(ctx, name)
     index, worker = record
@@ -75,7 +66,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             "FLUX_WORKER_EVICTED",
             message,
             evidence=[
-                cite_worker(ctx, index, "native_status", worker.native_status),
+                cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
                 *cite_events(open_cycle.lines),
             ],
             recovery=advice.evicted(name),
@@ -97,7 +88,9 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             "pass",
             f"Worker {name} is {worker.native_status}"
             + (f"; its persisted heartbeat was {age:.0f}s old when read." if age else "."),
-            evidence=[cite_worker(ctx, index, "native_status", worker.native_status)],
+            evidence=[
+                cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)
+            ],
         )
     )
 
@@ -119,7 +112,10 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
                 "pass",
                 f"{len(online)} worker(s) that may run {job.name} are connected: "
                 f"{', '.join(w.name for _, w in online)}.",
-                evidence=[cite_worker(ctx, i, "native_status", w.native_status) for i, w in online],
+                evidence=[
+                    cite_worker(ctx.evidence, i, "native_status", value=w.native_status)
+                    for i, w in online
+                ],
             )
         )
     return None  # the per-worker ladders of the offline candidates say why
@@ -149,7 +145,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
         message += f" A stale control socket was left on its host ({sockets[0][1].path})."
     if unclaimed:
         message += f" The server unclaimed {len(unclaimed)} execution(s) it held."
-    evidence = [cite_worker(ctx, index, "native_status", worker.native_status)]
+    evidence = [cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)]
     evidence += cite_events(disconnected + unclaimed + own_log[-1:])
     evidence += [
         ctx.evidence.cite(LocalStateEvidence, f"/sockets/{i}/responsive", False) for i, _ in sockets
@@ -196,7 +192,11 @@ def _persisted_heartbeat_stale(
         f"Worker {worker.name} is listed {worker.native_status}, but its last persisted "
         f"heartbeat is {age:.0f}s old (STALE after {hb.timeout_s:.0f}s): it has stopped "
         "answering and will be evicted.",
-        evidence=[cite_worker(ctx, index, "last_heartbeat_at", str(worker.last_heartbeat_at))],
+        evidence=[
+            cite_worker(
+                ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
+            )
+        ],
         recovery=advice.evicted(worker.name),
         heartbeat_age_s=age,
     )

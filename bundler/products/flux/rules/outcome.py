@@ -9,10 +9,11 @@ will requeue the run.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
-from .common import FLUX, cite_events, cite_job, events, job_label, subject_worker
+from .common import FLUX, events, subject_worker
 
 
 def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
@@ -57,7 +58,7 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
             return RuleResult.fail(
                 "FLUX_EXECUTION_FAILED",
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
-                evidence=[cite_job(ctx, job, "error")],
+                evidence=citations(cite_job(ctx.evidence, job, "error", value=job.error)),
             )
         mine = [r for r in runs if r[1].job == job.name]
         latest = _latest(mine)

@@ -10,12 +10,13 @@ fail it.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
 from .. import advice
 from ..matching import availability, mismatches
-from .common import FLUX, cite_events, cite_job, job_label
+from .common import FLUX
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
 PARK_TIMEOUT = "ParkTimeoutError"
@@ -32,7 +33,7 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
     unmatched: dict[str, list[str]] = {}
     for worker in workers:
         for miss in mismatches(job.requirements, worker):
-            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+            unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
     universal = sorted(r for r, who in unmatched.items() if len(who) == len(workers))
     wanted = ", ".join(universal) or "its requirements"
     why = (
@@ -40,7 +41,7 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
         if universal
         else "no eligible worker was free to claim it in time"
     )
-    evidence = [cite_job(ctx, job, "error"), *cite_events(logged[:2])]
+    evidence = [cite_job(ctx.evidence, job, "error", value=job.error), *cite_events(logged[:2])]
     if workers_doc is not None:
         evidence.append(ctx.evidence.cite(WorkersEvidence, "/workers"))
     return RuleResult.fail(
@@ -69,7 +70,9 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
                 "FLUX_EXECUTION_PLACED",
                 "pass",
                 f"{job_label(job)} is held by worker {job.assigned_worker} ({job.native_state}).",
-                evidence=[cite_job(ctx, job, "assigned_worker")],
+                evidence=citations(
+                    cite_job(ctx.evidence, job, "assigned_worker", value=job.assigned_worker)
+                ),
             )
         )
     workers_doc = ctx.evidence.get(WorkersEvidence)
@@ -78,7 +81,10 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     workers = workers_doc.workers
     statically = [w for w in workers if not mismatches(job.requirements, w)]
     available = [w for w in statically if not availability(w)]
-    evidence = [cite_job(ctx, job), ctx.evidence.cite(WorkersEvidence, "/workers")]
+    evidence = citations(
+        cite_job(ctx.evidence, job, "native_state", value=job.native_state),
+        ctx.evidence.cite(WorkersEvidence, "/workers"),
+    )
     if available:
         names = ", ".join(w.name for w in available)
         return RuleResult.pass_(
@@ -104,7 +110,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     unmatched: dict[str, list[str]] = {}
     for worker in online:
         for miss in mismatches(job.requirements, worker):
-            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+            unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
     universal = {req: who for req, who in unmatched.items() if len(who) == len(online)}
     named = universal or unmatched
     parts = "; ".join(f"{req}: {', '.join(who)}" for req, who in sorted(named.items()))

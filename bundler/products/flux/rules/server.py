@@ -8,11 +8,12 @@ so those lines are cited next to the collector's connection error.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from bundler.analyze.facts import cite_events
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
 from .. import advice
-from .common import FLUX, cite_events, events, worker_side
+from .common import FLUX, events, worker_side
 
 
 @rule(Layer.SERVER, products=FLUX)

@@ -12,8 +12,8 @@ from schemas import Layer
 from schemas.evidence import AuthorizationEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.facts import citations, cite_source
 from .recovery import CLOCK_SYNC
-from .util import source_citation
 
 NATIVE_CLOCK_SKEW = "lease_clock_skew"
 
@@ -36,7 +36,7 @@ def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
     evidence = [
         cite_json(AuthorizationEvidence.member_path, f"/workers/{index}/clock_skew_s", skew),
         cite_json(AuthorizationEvidence.member_path, "/lease_clock_tolerance_s", tolerance),
-        *source_citation(entry.source),
+        *citations(cite_source(entry.source)),
     ]
     return RuleResult.fail(
         "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",

@@ -14,8 +14,8 @@ from schemas import Layer
 from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.facts import citations, cite_source, find_worker
 from .recovery import RESET_STATE_REPAIR
-from .util import source_citation
 
 _SILENT = {ConnectionState.STALE, ConnectionState.OFFLINE, ConnectionState.LOST}
 
@@ -27,7 +27,8 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
     state = ctx.evidence.get(LocalStateEvidence)
     if target is None or workers is None or state is None:
         return None
-    worker = next((w for w in workers.workers if w.name == target or w.id == target), None)
+    found = find_worker(ctx.evidence, target)
+    worker = found[1] if found else None
     if worker is None or worker.connection not in _SILENT:
         return None
     corrupt = [
@@ -47,7 +48,7 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
         for i, f in corrupt
     ]
     for _, f in corrupt:
-        evidence += source_citation(f.source)
+        evidence += citations(cite_source(f.source))
     auth_only = all("auth" in f.path.lower() for _, f in corrupt)
     recovery = RESET_STATE_REPAIR.model_copy(deep=True)
     if auth_only:
