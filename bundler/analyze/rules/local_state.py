@@ -20,7 +20,7 @@ from schemas.evidence import LocalStateEvidence, StateFileCheck
 
 from ..api import RuleContext, RuleResult, rule
 from ..facts import citations, cite, cite_source, find_worker, host_for_worker
-from ..recovery_paths import PATHS
+from ..recovery import PATHS
 from ._outcome import Outcome
 
 AUTH_HINTS = ("auth", "lease", "identity", "credential")

@@ -17,7 +17,7 @@ from schemas.evidence import Blocker, RequirementsEvidence, RequirementsReport
 
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source
-from ..recovery_paths import PATHS
+from ..recovery import PATHS
 from ._outcome import Outcome
 
 _BIND = "Bind the required credential to the job."

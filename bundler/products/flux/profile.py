@@ -65,7 +65,7 @@ class FluxProfile:
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """Flux's own wording of generic recovery paths (Worker observability)."""
-        from .advice import RECOVERY_PATHS
+        from .recovery import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 

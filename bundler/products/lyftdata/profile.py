@@ -41,7 +41,7 @@ class LyftDataProfile:
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
-        from .rules.recovery import RECOVERY_PATHS
+        from .recovery import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 

@@ -12,8 +12,8 @@ from bundler.analyze.facts import cite_events
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
-from .. import advice
-from .common import FLUX, events, subject_worker
+from .. import recovery
+from .facts import FLUX, events, subject_worker
 
 SESSION_LOOP = 3
 
@@ -32,7 +32,7 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
         "FLUX_REGISTRATION_REJECTED",
         f"Worker {item.worker} cannot register: {item.message or 'registration refused'}.",
         evidence=evidence,
-        recovery=advice.registration_refused(),
+        recovery=recovery.registration_refused(),
         acceptance=[
             f"'Worker registered successfully: {item.worker}' in the server log",
             f"{item.worker} online in GET /workers",

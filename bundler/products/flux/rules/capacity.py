@@ -13,9 +13,9 @@ from bundler.analyze.facts import citations, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
-from .. import advice
+from .. import recovery
 from ..matching import availability, mismatches
-from .common import FLUX, subject_worker
+from .facts import FLUX, subject_worker
 
 
 def _capacity(ctx: RuleContext, name: str) -> tuple[int, WorkerCapacity] | None:
@@ -54,7 +54,7 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
             "FLUX_WORKER_SATURATED",
             f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free")],
-            recovery=advice.saturated([item.worker]),
+            recovery=recovery.saturated([item.worker]),
         )
     return RuleResult.pass_(
         make_finding(
@@ -91,7 +91,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
             f"{job_label(job)} waits for a slot: every worker that may run it is full "
             f"({'; '.join(_describe(c) for _, c in full)}).",
             evidence=evidence,
-            recovery=advice.saturated(names),
+            recovery=recovery.saturated(names),
             acceptance=[
                 f"{job_label(job)} is CLAIMED",
                 "flux.slots_free > 0 on an eligible worker",

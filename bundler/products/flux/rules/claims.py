@@ -19,7 +19,7 @@ from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
 from bundler.analyze.facts import cite_events
 from schemas import Layer
 
-from .common import FLUX, events, subject_worker
+from .facts import FLUX, events, subject_worker
 
 EXPLAINERS = ("stale", "evicted", "disconnected", "connection_lost", "sse_error", "recovered")
 EXPLAIN_WINDOW = timedelta(minutes=10)

@@ -11,7 +11,7 @@ from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from schemas import Layer, LayerStatus
 from schemas.evidence import ConnectionState, JobPhase, JobsEvidence, ProductInfo, WorkersEvidence
 
-from .common import FLUX
+from .facts import FLUX
 
 
 @rule(Layer.CAPACITY, products=FLUX)

@@ -18,8 +18,8 @@ from bundler.analyze.facts import citations, cite_events, cite_job, cite_worker,
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
-from .. import advice
-from .common import FLUX, events, policy, subject_worker
+from .. import recovery
+from .facts import FLUX, events, policy, subject_worker
 
 
 def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
@@ -78,7 +78,7 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
         "FLUX_WORKER_UNHEALTHY",
         message,
         evidence=evidence,
-        recovery=advice.unhealthy(bool(inprocess), frozen),
+        recovery=recovery.unhealthy(bool(inprocess), frozen),
         acceptance=[f"'Event loop recovered' in {name}'s log", f"{name} online, not unhealthy"],
         inprocess_executions=[j.id for j in inprocess],
         after_freeze=frozen,
@@ -117,7 +117,7 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
         f"Worker {record[1].name} was unhealthy (event-loop starvation) {len(recovered)} time(s), "
         f"the longest for {longest:.0f}s; it declined work meanwhile.",
         evidence=cite_events(e for pair in recovered for e in pair if e is not None),
-        recovery=advice.unhealthy(True, False),
+        recovery=recovery.unhealthy(True, False),
         episodes=len(recovered),
         longest_s=longest,
     )

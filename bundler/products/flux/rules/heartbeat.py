@@ -21,10 +21,10 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
-from .. import advice
+from .. import recovery
 from ..matching import mismatches
-from .common import FLUX, events, policy, server_side, subject_worker, worker_side
 from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
+from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
 from .health import unhealthy_now
 
 
@@ -49,7 +49,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             "balancer closing the idle SSE stream: its idle timeout must be at least 5x "
             f"heartbeat_interval ({5 * interval:.0f}s here; never under 50s, ideally 5 minutes).",
             evidence=cite_events(e for e in cited if e is not None),
-            recovery=advice.eviction_loop(interval),
+            recovery=recovery.eviction_loop(interval),
             acceptance=[f"no 'Worker {name} evicted' line over several heartbeat timeouts"],
             evictions=len(returned),
         )
@@ -69,7 +69,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
                 *cite_events(open_cycle.lines),
             ],
-            recovery=advice.evicted(name),
+            recovery=recovery.evicted(name),
             acceptance=[f"{name} online in GET /workers", "no new STALE line for it"],
             unclaimed=reclaimed,
         )
@@ -154,7 +154,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
         "FLUX_WORKER_OFFLINE",
         message,
         evidence=evidence,
-        recovery=advice.worker_offline(name, bool(sockets)),
+        recovery=recovery.worker_offline(name, bool(sockets)),
         acceptance=[f"{name} online in GET /workers", f"flux worker status {name} answers"],
         stale_socket=sockets[0][1].path if sockets else None,
         clean_shutdown=clean,
@@ -197,7 +197,7 @@ def _persisted_heartbeat_stale(
                 ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
             )
         ],
-        recovery=advice.evicted(worker.name),
+        recovery=recovery.evicted(worker.name),
         heartbeat_age_s=age,
     )
 

@@ -13,7 +13,7 @@ from bundler.analyze.api import RuleContext, RuleResult, rule
 from schemas import Layer
 from schemas.evidence import DeploymentEvidence, RequirementsEvidence
 
-from .common import FLUX
+from .facts import FLUX
 
 
 @rule(Layer.DEPLOYMENT, products=FLUX)

@@ -13,7 +13,7 @@ from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
-from .common import FLUX, events, subject_worker
+from .facts import FLUX, events, subject_worker
 
 
 def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:

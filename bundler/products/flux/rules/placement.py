@@ -14,9 +14,9 @@ from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
-from .. import advice
+from .. import recovery
 from ..matching import availability, mismatches
-from .common import FLUX
+from .facts import FLUX
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
 PARK_TIMEOUT = "ParkTimeoutError"
@@ -50,7 +50,7 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
         f"it ({PARK_TIMEOUT}), because {why}.",
         evidence=[c for c in evidence if c is not None],
         native_code=PARK_TIMEOUT,
-        recovery=advice.park_timeout(universal),
+        recovery=recovery.park_timeout(universal),
         acceptance=[f"a new run of {job.name} is CLAIMED by a worker"],
         unmatched=universal,
         cause="park_ttl",
@@ -120,7 +120,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         f"{job_label(job)} stays {job.native_state}: no {scope} meets "
         f"{', '.join(sorted(named)) or 'its requirements'} ({parts}).",
         evidence=evidence,
-        recovery=advice.no_eligible_worker(sorted(named)),
+        recovery=recovery.no_eligible_worker(sorted(named)),
         acceptance=[f"{job_label(job)} is CLAIMED by a worker"],
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],

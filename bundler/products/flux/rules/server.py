@@ -12,8 +12,8 @@ from bundler.analyze.facts import cite_events
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
-from .. import advice
-from .common import FLUX, events, worker_side
+from .. import recovery
+from .facts import FLUX, events, worker_side
 
 
 @rule(Layer.SERVER, products=FLUX)
@@ -47,7 +47,7 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
             "FLUX_SERVER_UNREACHABLE",
             message,
             evidence=evidence,
-            recovery=advice.server_down(server.url),
+            recovery=recovery.server_down(server.url),
             acceptance=["GET /health answers 200", "every worker shows online in GET /workers"],
             error_class=server.error_class,
             workers_lost=sorted(str(w) for w in latest),

@@ -13,7 +13,7 @@ from schemas.evidence import AuthorizationEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
 from ....analyze.facts import citations, cite_source
-from .recovery import CLOCK_SYNC
+from ..recovery import CLOCK_SYNC
 
 NATIVE_CLOCK_SKEW = "lease_clock_skew"
 

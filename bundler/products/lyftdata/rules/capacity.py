@@ -10,7 +10,7 @@ from schemas import Layer
 from schemas.evidence import CapacityEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
-from .recovery import ENABLE_METRICS
+from ..recovery import ENABLE_METRICS
 
 
 @rule(Layer.CAPACITY, products=["lyftdata"])

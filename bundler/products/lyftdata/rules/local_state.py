@@ -15,7 +15,7 @@ from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidenc
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
 from ....analyze.facts import citations, cite_source, find_worker
-from .recovery import RESET_STATE_REPAIR
+from ..recovery import RESET_STATE_REPAIR
 
 _SILENT = {ConnectionState.STALE, ConnectionState.OFFLINE, ConnectionState.LOST}
 

@@ -13,7 +13,7 @@ from schemas import Citation, Layer
 from schemas.evidence import LocalStateEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, cite_lines, rule
-from .recovery import RESET_STATE_REPAIR
+from ..recovery import RESET_STATE_REPAIR
 
 
 def _cite(event_member: str, pointer: str | None, line: int, text: str) -> Citation:

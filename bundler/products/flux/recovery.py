@@ -1,4 +1,4 @@
-"""Recovery advice for Flux findings: what to do, what not to do, how to know it worked.
+"""Recovery texts for Flux findings: what to do, what not to do, how to know it worked.
 
 Kept apart from the rules so the wording is reviewed in one place. Facts
 come from what flux-core 0.87.5 really does (observed running it) and from
