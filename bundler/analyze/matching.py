@@ -28,6 +28,8 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
+from . import codes
+
 
 @dataclass(frozen=True)
 class Mismatch:
@@ -73,7 +75,7 @@ def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mis
     ):
         found.append(
             Mismatch(
-                "NOT_INTENDED_FOR_WORKER",
+                codes.NOT_INTENDED_FOR_WORKER,
                 "intended_workers",
                 "one of " + ", ".join(req.intended_workers),
                 "not in the job's assignment",
@@ -111,6 +113,13 @@ def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mis
     return found
 
 
+ADMIN_STATE_CODES = {
+    AdminState.PAUSED: codes.WORKER_PAUSED,
+    AdminState.DRAINING: codes.WORKER_DRAINING,
+}
+"""An operator's admin state that stops new work -> the code of a worker in it."""
+
+
 def availability(worker: WorkerStatus) -> list[Mismatch]:
     """Why an otherwise matching worker cannot take new work now (empty: it can).
 
@@ -125,12 +134,14 @@ def availability(worker: WorkerStatus) -> list[Mismatch]:
     found = []
     if worker.health is HealthState.UNHEALTHY:
         found.append(
-            Mismatch("WORKER_UNHEALTHY", "health", "healthy worker", "worker reports unhealthy")
+            Mismatch(codes.WORKER_UNHEALTHY, "health", "healthy worker", "worker reports unhealthy")
         )
     if worker.admin in (AdminState.PAUSED, AdminState.DRAINING):
         state = worker.admin.value
         found.append(
-            Mismatch(f"WORKER_{state.upper()}", "admin", "active worker", f"worker is {state}")
+            Mismatch(
+                ADMIN_STATE_CODES[worker.admin], "admin", "active worker", f"worker is {state}"
+            )
         )
     return found
 
@@ -152,7 +163,7 @@ def capacity_shortfalls(
     if slots is not None and slots[1] > 0 and slots[0] >= slots[1]:
         found.append(
             Mismatch(
-                "SLOTS_SATURATED",
+                codes.SLOTS_SATURATED,
                 "slots",
                 "a free slot",
                 f"all {slots[1]} slots in use ({slots[0]} running)",
@@ -161,7 +172,7 @@ def capacity_shortfalls(
         )
     elif capacity is not None and capacity.slots_free is not None and capacity.slots_free <= 0:
         found.append(
-            Mismatch("SLOTS_SATURATED", "slots", "a free slot", "no free slot", "no free slot")
+            Mismatch(codes.SLOTS_SATURATED, "slots", "a free slot", "no free slot", "no free slot")
         )
     return found
 
@@ -190,7 +201,7 @@ def _capabilities(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
     why = " (worker runs with limited capabilities)" if worker.limited_capabilities else ""
     return [
         Mismatch(
-            "CAPABILITY_MISSING",
+            codes.CAPABILITY_MISSING,
             f"capabilities/{name}",
             f"capability {name}",
             f"not offered{why}",
@@ -236,10 +247,10 @@ def _resources(
         return []
     offer = _offer(worker, capacity)
     checks = (
-        ("CPU_INSUFFICIENT", "cpu", wanted.cpu, offer.cpu, _plain),
-        ("MEMORY_INSUFFICIENT", "memory", wanted.memory_bytes, offer.memory, human_bytes),
-        ("GPU_INSUFFICIENT", "gpu", wanted.gpu, offer.gpus, _plain),
-        ("DISK_INSUFFICIENT", "disk", wanted.disk_bytes, offer.disk, human_bytes),
+        (codes.CPU_INSUFFICIENT, "cpu", wanted.cpu, offer.cpu, _plain),
+        (codes.MEMORY_INSUFFICIENT, "memory", wanted.memory_bytes, offer.memory, human_bytes),
+        (codes.GPU_INSUFFICIENT, "gpu", wanted.gpu, offer.gpus, _plain),
+        (codes.DISK_INSUFFICIENT, "disk", wanted.disk_bytes, offer.disk, human_bytes),
     )
     found = []
     for code, name, need, have, fmt in checks:

@@ -3,10 +3,11 @@
 The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Upgrade
 or replace a worker", "Remove a worker safely", "Recovery acceptance") is the
 source of the facts; the wording is ours, one :class:`Recovery` per path id
-(:data:`PATHS`). Rules do not carry generic advice themselves: the engine attaches
-:func:`recovery_for` and :func:`acceptance_for` to every finding whose code is
-listed in :data:`CODE_PATHS`, so the same failure always reads the same way
-whichever rule (generic or product) found it. A product replaces a path with its
+(:data:`PATHS`). Rules do not carry generic advice themselves: the engine
+attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
+code names a path in the finding-code catalog (:mod:`bundler.analyze.codes`), so
+the same failure always reads the same way whichever rule (generic or product)
+found it. A product replaces a path with its
 own text (``Profile.recovery_paths``, from ``products/<name>/recovery.py``), so a
 finding never cites another product's pages, and may still set
 ``Finding.recovery`` explicitly when it knows better.
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from schemas import Layer, Recovery
+
+from .codes import GENERIC
 
 GUIDE = "LyftData's Worker Recovery and Serviceability guide"
 
@@ -252,91 +255,9 @@ ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
-_PATH_CODES: dict[str, tuple[str, ...]] = {
-    "connectivity": ("SERVER_UNREACHABLE", "TLS_NOT_TRUSTED", "TLS_INSECURE_IN_USE"),
-    "server-health": (
-        "SERVER_UNHEALTHY",
-        "SERVER_NOT_READY",
-        "SERVER_DATABASE_DOWN",
-        "SERVER_ERRORS",
-        "STORAGE_PRESSURE",
-    ),
-    "api-access": ("API_TOKEN_REJECTED", "API_TOKEN_MISSING"),
-    "heartbeat": (
-        "WORKER_HEARTBEAT_STALE",
-        "WORKER_HEARTBEAT_LOST",
-        "WORKER_OFFLINE",
-        "WORKER_NEVER_CONNECTED",
-        "WORKER_UNKNOWN_TO_SERVER",
-        "NO_WORKERS_ONLINE",
-        "HEARTBEAT_FLAPPING",
-        "CLOCK_SKEW",
-        "TIME_NOT_SYNCHRONIZED",
-        "STALE_CONTROL_SOCKET",
-    ),
-    "license": (
-        "LICENSE_EXPIRED_OR_INVALID",
-        "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
-        "LICENSE_EXPIRING",
-    ),
-    "lease": (
-        "LEASE_EXPIRED",
-        "LEASE_NOT_YET_VALID",
-        "LEASE_SIGNATURE_INVALID",
-        "LEASE_RENEWAL_FAILING",
-        "AUTHORIZATION_DENIED",
-        "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",
-    ),
-    "registration": ("REGISTRATION_REJECTED", "ENROLLMENT_KEY_STILL_CONFIGURED"),
-    "placement": (
-        "NO_MATCHING_WORKER",
-        "NOT_INTENDED_FOR_WORKER",
-        "WORKER_NOT_ELIGIBLE",
-        "NO_ELIGIBLE_WORKERS",
-        "REPLICAS_UNSATISFIED",
-        "PINNED_WORKER_UNKNOWN",
-    ),
-    "deployment": (
-        "DEPLOYMENT_FAILED",
-        "JOB_NOT_DEPLOYED",
-        "RENDER_CONTEXT_MISSING",
-        "BUNDLE_SIGNATURE_INVALID",
-        "DEPLOYMENT_IN_PROGRESS",
-        "DRIFT_DETECTED",
-        "DEPLOYMENT_DRIFTED",
-    ),
-    "prerequisites": ("RUNTIME_REQUIREMENTS_BLOCKED", "REQUIREMENT_NOT_SATISFIED"),
-    "trust-root": ("TRUST_ROOT_PROBLEM",),
-    "capacity": (
-        "SLOTS_SATURATED",
-        "RESOURCES_INSUFFICIENT",
-        "CAPABILITY_MISSING",
-        "WORKER_UNHEALTHY",
-        "WORKER_PAUSED",
-        "WORKER_DRAINING",
-        "CPU_SATURATED",
-        "MEMORY_PRESSURE",
-        "DISK_PRESSURE",
-        "QUEUE_BACKLOG",
-        "BACKPRESSURE",
-    ),
-    "outcome": (
-        "CANARY_FAILED",
-        "CANARY_TIMED_OUT",
-        "CANARY_NO_OUTPUT",
-        "RECEIPT_MISSING",
-        "RECEIPT_ACCEPTED_ONLY",
-        "RECEIPT_NONCE_MISMATCH",
-        "JOB_RUN_FAILED",
-        "CANARY_PREDATES_DEPLOYMENT",
-    ),
-    "local-state": ("LOCAL_STATE_CORRUPT", "AUTH_CACHE_CORRUPT"),
-    "replace": ("WORKER_REMOVED",),
-    "remove": ("WORKER_OFFLINE_IDLE",),
-    "recollect": ("LOCAL_STATE_UNREADABLE", "EVIDENCE_INVALID", "EVIDENCE_MISSING"),
+CODE_PATHS: dict[str, str] = {
+    code: entry.recovery for code, entry in GENERIC.items() if entry.recovery is not None
 }
-
-CODE_PATHS: dict[str, str] = {code: path for path, codes in _PATH_CODES.items() for code in codes}
 """Finding code -> recovery path id."""
 
 _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {

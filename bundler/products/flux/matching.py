@@ -18,6 +18,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bundler.analyze.codes import (
+    CPU_INSUFFICIENT,
+    DISK_INSUFFICIENT,
+    GPU_INSUFFICIENT,
+    MEMORY_INSUFFICIENT,
+    WORKER_UNHEALTHY,
+)
 from bundler.analyze.matching import Mismatch
 from bundler.analyze.matching import availability as shared_availability
 from schemas.evidence import JobRequirements, ResourceRequest, WorkerStatus
@@ -95,16 +102,16 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
     res = worker.resources
     found = []
     checks = (
-        ("CPU_INSUFFICIENT", "cpu", request.cpu, res.cpu_available if res else None, ""),
+        (CPU_INSUFFICIENT, "cpu", request.cpu, res.cpu_available if res else None, ""),
         (
-            "MEMORY_INSUFFICIENT",
+            MEMORY_INSUFFICIENT,
             "memory",
             request.memory_bytes,
             res.memory_available_bytes if res else None,
             " bytes",
         ),
         (
-            "DISK_INSUFFICIENT",
+            DISK_INSUFFICIENT,
             "disk",
             request.disk_bytes,
             res.disk_free_bytes if res else None,
@@ -128,7 +135,7 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
         if len(gpus) < request.gpu:
             found.append(
                 Mismatch(
-                    "GPU_INSUFFICIENT",
+                    GPU_INSUFFICIENT,
                     "resources/gpu",
                     f"gpu={request.gpu}",
                     f"worker has {len(gpus)} GPU(s)",
@@ -143,7 +150,7 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
 def availability(worker: WorkerStatus) -> list[Mismatch]:
     """The shared availability reasons, in Flux's words: unhealthy means a starved event loop."""
     return [
-        replace(m, detail=STARVED, message="") if m.code == "WORKER_UNHEALTHY" else m
+        replace(m, detail=STARVED, message="") if m.code == WORKER_UNHEALTHY else m
         for m in shared_availability(worker)
     ]
 

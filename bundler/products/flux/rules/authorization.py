@@ -12,7 +12,7 @@ from bundler.analyze.facts import cite_events
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
-from .. import recovery
+from .. import codes, recovery
 from .facts import FLUX, events, subject_worker
 
 SESSION_LOOP = 3
@@ -29,7 +29,7 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
             ctx.evidence.cite(ProductInfo, "/settings/security.auth.allow_anonymous", value)
         )
     return RuleResult.fail(
-        "FLUX_REGISTRATION_REJECTED",
+        codes.FLUX_REGISTRATION_REJECTED,
         f"Worker {item.worker} cannot register: {item.message or 'registration refused'}.",
         evidence=evidence,
         recovery=recovery.registration_refused(),
@@ -57,7 +57,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
         if any(w.decision == "allow" for _, w in indexed):
             return RuleResult.pass_(
                 make_finding(
-                    "FLUX_WORKERS_REGISTERED",
+                    codes.FLUX_WORKERS_REGISTERED,
                     "pass",
                     "Workers register with the server: "
                     + ", ".join(w.worker for _, w in indexed if w.decision == "allow")
@@ -75,7 +75,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
             loop = events(ctx, "session_rejected", worker=name)
             if len(loop) >= SESSION_LOOP:
                 return RuleResult.warn(
-                    "FLUX_SESSION_REREGISTER_LOOP",
+                    codes.FLUX_SESSION_REREGISTER_LOOP,
                     f"Worker {name} re-registered {len(loop)} times after 'Session token "
                     "rejected': the server refuses checkpoints of an execution that was "
                     "reassigned while the worker was away, and the worker takes that for a bad "
@@ -85,7 +85,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
                 )
             return RuleResult.pass_(
                 make_finding(
-                    "FLUX_WORKER_REGISTERED",
+                    codes.FLUX_WORKER_REGISTERED,
                     "pass",
                     f"Worker {name} registered with the server ({item.bootstrap_method}).",
                     evidence=[

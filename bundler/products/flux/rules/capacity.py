@@ -13,7 +13,7 @@ from bundler.analyze.facts import citations, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
-from .. import recovery
+from .. import codes, recovery
 from ..matching import availability, mismatches
 from .facts import FLUX, subject_worker
 
@@ -51,14 +51,14 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
     index, item = found
     if saturated(item) and item.queue_pending:
         return RuleResult.warn(
-            "FLUX_WORKER_SATURATED",
+            codes.FLUX_WORKER_SATURATED,
             f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free")],
             recovery=recovery.saturated([item.worker]),
         )
     return RuleResult.pass_(
         make_finding(
-            "FLUX_SLOTS_AVAILABLE",
+            codes.FLUX_SLOTS_AVAILABLE,
             "pass",
             f"{_describe(item)}.",
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}")],
@@ -87,7 +87,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     if slots and len(full) == len(eligible):
         names = [c.worker for _, c in full]
         return RuleResult.fail(
-            "FLUX_SLOTS_SATURATED",
+            codes.FLUX_SLOTS_SATURATED,
             f"{job_label(job)} waits for a slot: every worker that may run it is full "
             f"({'; '.join(_describe(c) for _, c in full)}).",
             evidence=evidence,
@@ -100,7 +100,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
         )
     if not full:
         return RuleResult.warn(
-            "FLUX_DISPATCH_PENDING",
+            codes.FLUX_DISPATCH_PENDING,
             f"{job_label(job)} is unassigned although {', '.join(w.name for w in eligible)} "
             "could take it and has free slots; if it stays so, set FLUX_LOG_LEVEL=DEBUG on the "
             "server to see the dispatch decision for each candidate.",

@@ -18,7 +18,7 @@ from bundler.analyze.facts import citations, cite_events, cite_job, cite_worker,
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
-from .. import recovery
+from .. import codes, recovery
 from .facts import FLUX, events, policy, subject_worker
 
 
@@ -75,7 +75,7 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
         *(cite_job(ctx.evidence, j, "assigned_worker", value=j.assigned_worker) for j in inprocess)
     )
     return RuleResult.fail(
-        "FLUX_WORKER_UNHEALTHY",
+        codes.FLUX_WORKER_UNHEALTHY,
         message,
         evidence=evidence,
         recovery=recovery.unhealthy(bool(inprocess), frozen),
@@ -113,7 +113,7 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     ]
     longest = max(spans, default=0.0)
     return RuleResult.warn(
-        "FLUX_EVENT_LOOP_STARVATION",
+        codes.FLUX_EVENT_LOOP_STARVATION,
         f"Worker {record[1].name} was unhealthy (event-loop starvation) {len(recovered)} time(s), "
         f"the longest for {longest:.0f}s; it declined work meanwhile.",
         evidence=cite_events(e for pair in recovered for e in pair if e is not None),

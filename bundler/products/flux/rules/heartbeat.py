@@ -21,7 +21,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
-from .. import recovery
+from .. import codes, recovery
 from ..matching import mismatches
 from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
 from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
@@ -43,7 +43,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
         interval = policy(ctx).interval_s or 10.0
         cited = [line for cycle in returned for line in (cycle.stale, cycle.evicted, cycle.back)]
         return RuleResult.fail(
-            "FLUX_EVICTION_LOOP",
+            codes.FLUX_EVICTION_LOOP,
             f"Worker {name} was evicted {len(returned)} times and came back each time "
             "(STALE -> evicted -> connected): an eviction loop. The usual cause is a load "
             "balancer closing the idle SSE stream: its idle timeout must be at least 5x "
@@ -63,7 +63,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             else "."
         )
         return RuleResult.fail(
-            "FLUX_WORKER_EVICTED",
+            codes.FLUX_WORKER_EVICTED,
             message,
             evidence=[
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
@@ -84,7 +84,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     age = worker.heartbeat_age_s
     return RuleResult.pass_(
         make_finding(
-            "FLUX_WORKER_CONNECTED",
+            codes.FLUX_WORKER_CONNECTED,
             "pass",
             f"Worker {name} is {worker.native_status}"
             + (f"; its persisted heartbeat was {age:.0f}s old when read." if age else "."),
@@ -108,7 +108,7 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     if online:
         return RuleResult.pass_(
             make_finding(
-                "FLUX_ELIGIBLE_WORKER_CONNECTED",
+                codes.FLUX_ELIGIBLE_WORKER_CONNECTED,
                 "pass",
                 f"{len(online)} worker(s) that may run {job.name} are connected: "
                 f"{', '.join(w.name for _, w in online)}.",
@@ -135,7 +135,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     clean = bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
     if worker.host_alias is None and not _holds_work(ctx, name):
         return RuleResult.not_applicable(
-            "FLUX_PHANTOM_WORKER",
+            codes.FLUX_PHANTOM_WORKER,
             f"Worker {name} is offline and not in the inventory: a row Flux keeps so a "
             "departed worker can re-register under its name (expected, not an incident).",
         )
@@ -151,7 +151,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
         ctx.evidence.cite(LocalStateEvidence, f"/sockets/{i}/responsive", False) for i, _ in sockets
     ]
     return RuleResult.fail(
-        "FLUX_WORKER_OFFLINE",
+        codes.FLUX_WORKER_OFFLINE,
         message,
         evidence=evidence,
         recovery=recovery.worker_offline(name, bool(sockets)),
@@ -188,7 +188,7 @@ def _persisted_heartbeat_stale(
     if age <= limit:
         return None
     return RuleResult.fail(
-        "FLUX_HEARTBEAT_STALE",
+        codes.FLUX_HEARTBEAT_STALE,
         f"Worker {worker.name} is listed {worker.native_status}, but its last persisted "
         f"heartbeat is {age:.0f}s old (STALE after {hb.timeout_s:.0f}s): it has stopped "
         "answering and will be evicted.",
@@ -208,7 +208,7 @@ def _not_registered(ctx: RuleContext, name: str) -> RuleResult | None:
     for item in auth.workers if auth else []:
         if item.worker == name and item.decision == "deny":
             return RuleResult.unknown(
-                "FLUX_WORKER_NEVER_REGISTERED",
+                codes.FLUX_WORKER_NEVER_REGISTERED,
                 f"Worker {name} never registered, so it has no heartbeat yet: see runtime "
                 "authorization.",
             )

@@ -13,6 +13,7 @@ from bundler.analyze.api import RuleContext, RuleResult, rule
 from schemas import Layer
 from schemas.evidence import DeploymentEvidence, RequirementsEvidence
 
+from .. import codes
 from .facts import FLUX
 
 
@@ -22,7 +23,7 @@ def flux_no_deployment_step(ctx: RuleContext) -> RuleResult | None:
     if doc is None or doc.applicable:
         return None
     return RuleResult.not_applicable(
-        "FLUX_NO_DEPLOYMENT_STEP",
+        codes.FLUX_NO_DEPLOYMENT_STEP,
         "Flux has no deployment step: a registered workflow runs directly on an eligible worker.",
     )
 
@@ -33,7 +34,7 @@ def flux_no_requirements_report(ctx: RuleContext) -> RuleResult | None:
     if doc is None or doc.applicable:
         return None
     return RuleResult.not_applicable(
-        "FLUX_NO_REQUIREMENTS_REPORT",
+        codes.FLUX_NO_REQUIREMENTS_REPORT,
         "Flux has no runtime-requirements report; its requirements (affinity, resources, pins) "
         "are judged at placement and capacity.",
     )

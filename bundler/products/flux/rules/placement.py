@@ -14,7 +14,7 @@ from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
-from .. import recovery
+from .. import codes, recovery
 from ..matching import availability, mismatches
 from .facts import FLUX
 
@@ -45,7 +45,7 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
     if workers_doc is not None:
         evidence.append(ctx.evidence.cite(WorkersEvidence, "/workers"))
     return RuleResult.fail(
-        "FLUX_PARK_TIMEOUT",
+        codes.FLUX_PARK_TIMEOUT,
         f"{job_label(job)} failed at dispatch: its park TTL expired before any worker claimed "
         f"it ({PARK_TIMEOUT}), because {why}.",
         evidence=[c for c in evidence if c is not None],
@@ -67,7 +67,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     if job.phase not in WAITING and job.assigned_worker:
         return RuleResult.pass_(
             make_finding(
-                "FLUX_EXECUTION_PLACED",
+                codes.FLUX_EXECUTION_PLACED,
                 "pass",
                 f"{job_label(job)} is held by worker {job.assigned_worker} ({job.native_state}).",
                 evidence=citations(
@@ -89,7 +89,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         names = ", ".join(w.name for w in available)
         return RuleResult.pass_(
             make_finding(
-                "FLUX_ELIGIBLE_WORKERS",
+                codes.FLUX_ELIGIBLE_WORKERS,
                 "pass",
                 f"{job_label(job)} can run on {names}.",
                 evidence=evidence,
@@ -100,7 +100,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             f"{w.name}: {', '.join(m.detail for m in availability(w))}" for w in statically
         )
         return RuleResult.fail(
-            "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE",
+            codes.FLUX_ELIGIBLE_WORKERS_UNAVAILABLE,
             f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "
             f"work now ({states}).",
             evidence=evidence,
@@ -116,7 +116,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     parts = "; ".join(f"{req}: {', '.join(who)}" for req, who in sorted(named.items()))
     scope = "online worker" if online is not workers else "worker"
     return RuleResult.fail(
-        "FLUX_NO_ELIGIBLE_WORKER",
+        codes.FLUX_NO_ELIGIBLE_WORKER,
         f"{job_label(job)} stays {job.native_state}: no {scope} meets "
         f"{', '.join(sorted(named)) or 'its requirements'} ({parts}).",
         evidence=evidence,

@@ -12,7 +12,7 @@ from bundler.analyze.facts import cite_events
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
-from .. import recovery
+from .. import codes, recovery
 from .facts import FLUX, events, worker_side
 
 
@@ -44,7 +44,7 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         evidence += cite_events(list(first.values()) + list(latest.values()))
         evidence += cite_events(stopping[-1:])
         return RuleResult.fail(
-            "FLUX_SERVER_UNREACHABLE",
+            codes.FLUX_SERVER_UNREACHABLE,
             message,
             evidence=evidence,
             recovery=recovery.server_down(server.url),
@@ -54,21 +54,21 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         )
     if server.healthy is False or server.database_ok is False:
         return RuleResult.fail(
-            "FLUX_SERVER_UNHEALTHY",
+            codes.FLUX_SERVER_UNHEALTHY,
             f"GET /health says the server is not healthy (database {server.database_ok}).",
             evidence=[ctx.evidence.cite(ServerEvidence, "/native", server.native)],
             native_code=str(server.native.get("status")) if server.native else None,
         )
     if server.ready is False:
         return RuleResult.fail(
-            "FLUX_SERVER_NOT_READY",
+            codes.FLUX_SERVER_NOT_READY,
             "GET /ready says the server is not ready.",
             evidence=[ctx.evidence.cite(ServerEvidence, "/ready", server.ready)],
         )
     if server.healthy and server.ready:
         result = RuleResult.pass_(
             make_finding(
-                "FLUX_SERVER_HEALTHY",
+                codes.FLUX_SERVER_HEALTHY,
                 "pass",
                 f"Flux {server.version or ''} answers: healthy, database up, ready.",
                 evidence=[ctx.evidence.cite(ServerEvidence, "/healthy", True)],
@@ -89,7 +89,7 @@ def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
     if not url.startswith("sqlite") or workers is None or len(workers.workers) < 2:
         return None
     return make_finding(
-        "FLUX_SQLITE_MULTI_WORKER",
+        codes.FLUX_SQLITE_MULTI_WORKER,
         "info",
         f"The server uses SQLite with {len(workers.workers)} workers; Flux supports SQLite for "
         "single-node use only and recommends PostgreSQL for a fleet.",

@@ -12,6 +12,7 @@ from schemas import Layer
 from schemas.evidence import AuthorizationEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.codes import CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE
 from ....analyze.facts import citations, cite_source
 from ..recovery import CLOCK_SYNC
 
@@ -39,7 +40,7 @@ def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
         *citations(cite_source(entry.source)),
     ]
     return RuleResult.fail(
-        "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",
+        CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE,
         f"LyftData measured worker {entry.worker}'s clock {amount} the server's, beyond "
         f"{limit} a lease tolerates: the server refuses its lease.",
         evidence=evidence,

@@ -10,6 +10,7 @@ from schemas import Layer
 from schemas.evidence import CapacityEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from .. import codes
 from ..recovery import ENABLE_METRICS
 
 
@@ -23,7 +24,7 @@ def metrics_not_enabled(ctx: RuleContext) -> RuleResult | None:
         return None
     index, _ = found
     result = RuleResult.unknown(
-        "METRICS_NOT_ENABLED",
+        codes.METRICS_NOT_ENABLED,
         f"LyftData collects no metrics for worker {ctx.target.worker} (off by default for new "
         "workers): its capacity cannot be measured.",
         [

@@ -14,6 +14,7 @@ from schemas import Layer
 from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.codes import LOCAL_STATE_CORRUPT
 from ....analyze.facts import citations, cite_source, find_worker
 from ..recovery import RESET_STATE_REPAIR
 
@@ -55,7 +56,7 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
         recovery.summary = "Stop the worker and reset only its cached authorization."
         recovery.steps[2] = "Run `lyftdata-worker --reset-state auth` once (narrower than repair)."
     return RuleResult.fail(
-        "LOCAL_STATE_CORRUPT",
+        LOCAL_STATE_CORRUPT,
         f"Worker {target} stopped heartbeating and its local state {names} is corrupt"
         f"{looping}: LyftData workers do not start on corrupt SQLite state, so a restart "
         "alone will not bring it back.",
