@@ -12,6 +12,15 @@ a runtime-requirements blocker is reported under the product's own blocker code
 from __future__ import annotations
 
 from schemas import Layer
+from schemas.evidence import (
+    AuthorizationEvidence,
+    DeploymentEvidence,
+    EvidenceDoc,
+    OutcomeEvidence,
+    RequirementsEvidence,
+    ServerEvidence,
+    WorkersEvidence,
+)
 
 from .catalog import Catalog
 
@@ -262,3 +271,31 @@ EVIDENCE_MISSING = _("EVIDENCE_MISSING", FLEET, "a core evidence document is abs
 RAW_RECORDS_INVALID = _(
     "RAW_RECORDS_INVALID", FLEET, "raw responses did not match the product's shape"
 )
+
+MISSING_DOCUMENTS: dict[type[EvidenceDoc], tuple[str, str]] = {
+    ServerEvidence: (
+        SERVER_EVIDENCE_MISSING,
+        "No server evidence in the bundle (evidence/server.json).",
+    ),
+    WorkersEvidence: (
+        WORKERS_EVIDENCE_MISSING,
+        "No worker list in the bundle (evidence/workers.json).",
+    ),
+    AuthorizationEvidence: (
+        AUTHORIZATION_EVIDENCE_MISSING,
+        "No runtime-authorization evidence in the bundle (evidence/authorization.json).",
+    ),
+    DeploymentEvidence: (DEPLOYMENT_EVIDENCE_MISSING, "No deployment evidence in the bundle."),
+    RequirementsEvidence: (
+        REQUIREMENTS_EVIDENCE_MISSING,
+        "No runtime-requirements evidence in the bundle.",
+    ),
+    OutcomeEvidence: (
+        OUTCOME_EVIDENCE_MISSING,
+        "The bundle has no outcome document (canaries, receipts, last runs): whether the "
+        "job produced its result is unknown.",
+    ),
+}
+"""What the engine answers for a rule whose needed document is absent or unusable
+(``@rule(needs=...)``): the same code and words whichever rule needed it, so the
+rung shows it once."""

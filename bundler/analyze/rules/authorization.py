@@ -38,14 +38,9 @@ def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthoriz
     return None
 
 
-@rule(Layer.AUTHORIZATION)
+@rule(Layer.AUTHORIZATION, needs=(AuthorizationEvidence,))
 def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(AuthorizationEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            codes.AUTHORIZATION_EVIDENCE_MISSING,
-            "No runtime-authorization evidence in the bundle (evidence/authorization.json).",
-        )
+    doc = ctx.evidence.need(AuthorizationEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
             codes.AUTHORIZATION_NOT_APPLICABLE,

@@ -31,13 +31,9 @@ def _deployments(doc: DeploymentEvidence) -> list[tuple[tuple[int, int], JobDepl
     ]
 
 
-@rule(Layer.DEPLOYMENT)
+@rule(Layer.DEPLOYMENT, needs=(DeploymentEvidence,))
 def job_deployment(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(DeploymentEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            codes.DEPLOYMENT_EVIDENCE_MISSING, "No deployment evidence in the bundle."
-        )
+    doc = ctx.evidence.need(DeploymentEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
             codes.DEPLOYMENT_NOT_APPLICABLE, "This product has no deployment step."
@@ -197,12 +193,12 @@ def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     )
 
 
-@rule(Layer.DEPLOYMENT)
+@rule(Layer.DEPLOYMENT, needs=(DeploymentEvidence,))
 def deployment_drift(ctx: RuleContext) -> RuleResult | None:
     """Reconciliation drift on the job's deployment record (warn: it may self-heal)."""
-    doc = ctx.evidence.get(DeploymentEvidence)
+    doc = ctx.evidence.need(DeploymentEvidence)
     job = ctx.target.job
-    if doc is None or not doc.applicable or job is None:
+    if not doc.applicable or job is None:
         return None
     for index, record in enumerate(doc.deployments):
         if record.drift and any(jd.job == job.name for jd in record.job_deployments):

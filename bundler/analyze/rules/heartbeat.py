@@ -44,14 +44,10 @@ _STATE_FAILURES = {
 }
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     """Connection state and heartbeat age of the target worker (or of the fleet)."""
-    doc = ctx.evidence.get(WorkersEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            codes.WORKERS_EVIDENCE_MISSING, "No worker list in the bundle (evidence/workers.json)."
-        )
+    doc = ctx.evidence.need(WorkersEvidence)
     if ctx.target.worker is None:
         return _fleet(ctx, doc)
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -190,7 +186,7 @@ def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
     return [e.citation() for e in events[-limit:]]
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_health(ctx: RuleContext) -> RuleResult | None:
     """Self-reported unhealthy: still connected, but declining new work."""
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -209,7 +205,7 @@ def worker_health(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
     """Paused or draining by an operator: connected, deliberately taking no new work."""
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -225,7 +221,7 @@ def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     """Online now, but the logs show it dropping out again and again."""
     found = find_worker(ctx.evidence, ctx.target.worker)

@@ -34,17 +34,11 @@ def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
     return max(items, key=when) if items else None
 
 
-@rule(Layer.OUTCOME)
+@rule(Layer.OUTCOME, needs=(OutcomeEvidence,))
 def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(OutcomeEvidence)
+    doc = ctx.evidence.need(OutcomeEvidence)
     job, worker = ctx.target.job, ctx.target.worker
-    if doc is None:
-        return RuleResult.unknown(
-            codes.OUTCOME_EVIDENCE_MISSING,
-            "The bundle has no outcome document (canaries, receipts, last runs): whether the "
-            "job produced its result is unknown.",
-        )
-    runs = list(enumerate(doc.canaries)) if doc else []
+    runs = list(enumerate(doc.canaries))
     mine = [
         (i, r)
         for i, r in runs
@@ -61,9 +55,9 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     if latest is None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
-    _judge_run(ctx, doc or OutcomeEvidence(), index, run, out)
+    _judge_run(ctx, doc, index, run, out)
     if run.mode != "last_run":
-        _predates_deployment(ctx, doc or OutcomeEvidence(), index, run, out)
+        _predates_deployment(ctx, doc, index, run, out)
     what = "last run" if run.mode == "last_run" else "canary"
     return out.result(
         make_finding(

@@ -71,13 +71,9 @@ def _reports(
     ]
 
 
-@rule(Layer.REQUIREMENTS)
+@rule(Layer.REQUIREMENTS, needs=(RequirementsEvidence,))
 def runtime_requirements(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(RequirementsEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            codes.REQUIREMENTS_EVIDENCE_MISSING, "No runtime-requirements evidence in the bundle."
-        )
+    doc = ctx.evidence.need(RequirementsEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
             codes.REQUIREMENTS_NOT_APPLICABLE, "This product has no runtime-requirements report."

@@ -18,19 +18,14 @@ STORAGE_WARN_PCT = 80.0
 """LyftData prunes logs above 80 % disk use by default; warn from there."""
 
 
-def _server(ctx: RuleContext) -> ServerEvidence | None:
-    return ctx.evidence.get(ServerEvidence)
+def _server(ctx: RuleContext) -> ServerEvidence:
+    return ctx.evidence.need(ServerEvidence)
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_reachable(ctx: RuleContext) -> RuleResult | None:
     """Did any request get an HTTP answer, over TLS we trust?"""
     server = _server(ctx)
-    if server is None:
-        return RuleResult.unknown(
-            codes.SERVER_EVIDENCE_MISSING,
-            "No server evidence in the bundle (evidence/server.json).",
-        )
     ev = ctx.evidence
     tls = server.tls
     if tls is not None and tls.verified is False and not tls.insecure_override:
@@ -82,11 +77,11 @@ def server_reachable(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def api_token_accepted(ctx: RuleContext) -> RuleResult | None:
     """A rejected API token means most evidence above this rung is missing, not negative."""
     server = _server(ctx)
-    if server is None or server.auth.status in ("ok", "anonymous", "unknown"):
+    if server.auth.status in ("ok", "anonymous", "unknown"):
         return None
     code = codes.API_TOKEN_REJECTED if server.auth.status == "rejected" else codes.API_TOKEN_MISSING
     status = f" (HTTP {server.auth.http_status})" if server.auth.http_status else ""
@@ -99,11 +94,11 @@ def api_token_accepted(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_healthy(ctx: RuleContext) -> RuleResult | None:
     """Health, readiness, the database behind the server, and server-side errors."""
     server = _server(ctx)
-    if server is None or server.reachable is False:
+    if server.reachable is False:
         return None
     ev = ctx.evidence
     checks = (
@@ -159,11 +154,10 @@ def _native_body(ctx: RuleContext, server: ServerEvidence) -> Citation | None:
     return cite(ctx.evidence, ServerEvidence, "native", value=server.native)
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_license(ctx: RuleContext) -> RuleResult | None:
     """License problems warn here; the authorization rung decides what they block."""
-    server = _server(ctx)
-    lic = server.license if server else None
+    lic = _server(ctx).license
     if lic is None:
         return None
     where = [cite(ctx.evidence, ServerEvidence, "license", value=lic.state)]
@@ -186,10 +180,9 @@ def server_license(ctx: RuleContext) -> RuleResult | None:
     return None
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_storage(ctx: RuleContext) -> RuleResult | None:
-    server = _server(ctx)
-    used = server.storage_used_pct if server else None
+    used = _server(ctx).storage_used_pct
     if used is None or used < STORAGE_WARN_PCT:
         return None
     return RuleResult.warn(

@@ -42,11 +42,9 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
     )
 
 
-@rule(Layer.AUTHORIZATION, products=FLUX)
+@rule(Layer.AUTHORIZATION, products=FLUX, needs=(AuthorizationEvidence,))
 def flux_registration(ctx: RuleContext) -> RuleResult | None:
-    auth = ctx.evidence.get(AuthorizationEvidence)
-    if auth is None:
-        return None
+    auth = ctx.evidence.need(AuthorizationEvidence)
     name = subject_worker(ctx)
     indexed = list(enumerate(auth.workers))
     if name is None:

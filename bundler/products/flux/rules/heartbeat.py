@@ -28,7 +28,7 @@ from .facts import FLUX, events, policy, server_side, subject_worker, worker_sid
 from .health import unhealthy_now
 
 
-@rule(Layer.HEARTBEAT, products=FLUX)
+@rule(Layer.HEARTBEAT, products=FLUX, needs=(WorkersEvidence,))
 def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     name = subject_worker(ctx)
     if name is None:
@@ -98,8 +98,8 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
 def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     """An unassigned execution: are the workers that may take it connected?"""
     job = ctx.target.job
-    doc = ctx.evidence.get(WorkersEvidence)
-    if job is None or doc is None:
+    doc = ctx.evidence.need(WorkersEvidence)
+    if job is None:
         return None
     eligible = [(i, w) for i, w in enumerate(doc.workers) if not mismatches(job.requirements, w)]
     if not eligible:

@@ -17,10 +17,9 @@ from .. import codes
 from .facts import FLUX
 
 
-@rule(Layer.DEPLOYMENT, products=FLUX)
+@rule(Layer.DEPLOYMENT, products=FLUX, needs=(DeploymentEvidence,))
 def flux_no_deployment_step(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(DeploymentEvidence)
-    if doc is None or doc.applicable:
+    if ctx.evidence.need(DeploymentEvidence).applicable:
         return None
     return RuleResult.not_applicable(
         codes.FLUX_NO_DEPLOYMENT_STEP,
@@ -28,10 +27,9 @@ def flux_no_deployment_step(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.REQUIREMENTS, products=FLUX)
+@rule(Layer.REQUIREMENTS, products=FLUX, needs=(RequirementsEvidence,))
 def flux_no_requirements_report(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(RequirementsEvidence)
-    if doc is None or doc.applicable:
+    if ctx.evidence.need(RequirementsEvidence).applicable:
         return None
     return RuleResult.not_applicable(
         codes.FLUX_NO_REQUIREMENTS_REPORT,

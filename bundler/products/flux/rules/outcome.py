@@ -47,11 +47,9 @@ def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResu
     )
 
 
-@rule(Layer.OUTCOME, products=FLUX)
+@rule(Layer.OUTCOME, products=FLUX, needs=(OutcomeEvidence,))
 def flux_last_run(ctx: RuleContext) -> RuleResult | None:
-    outcome = ctx.evidence.get(OutcomeEvidence)
-    if outcome is None:
-        return None
+    outcome = ctx.evidence.need(OutcomeEvidence)
     runs = list(enumerate(outcome.canaries))
     job = ctx.target.job
     if job is not None:

@@ -16,11 +16,9 @@ from .. import codes, recovery
 from .facts import FLUX, events, worker_side
 
 
-@rule(Layer.SERVER, products=FLUX)
+@rule(Layer.SERVER, products=FLUX, needs=(ServerEvidence,))
 def flux_server_up(ctx: RuleContext) -> RuleResult | None:
-    server = ctx.evidence.get(ServerEvidence)
-    if server is None:
-        return None
+    server = ctx.evidence.need(ServerEvidence)
     if server.reachable is False:
         lost = worker_side(events(ctx, "connection_lost", "sse_error"))
         latest: dict[str | None, TimelineEvent] = {}

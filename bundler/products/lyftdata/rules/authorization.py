@@ -19,10 +19,10 @@ from ..recovery import CLOCK_SYNC
 NATIVE_CLOCK_SKEW = "lease_clock_skew"
 
 
-@rule(Layer.AUTHORIZATION, products=["lyftdata"])
+@rule(Layer.AUTHORIZATION, products=["lyftdata"], needs=(AuthorizationEvidence,))
 def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(AuthorizationEvidence)
-    if doc is None or ctx.target.worker is None:
+    doc = ctx.evidence.need(AuthorizationEvidence)
+    if ctx.target.worker is None:
         return None
     found = next(((i, w) for i, w in enumerate(doc.workers) if w.worker == ctx.target.worker), None)
     if found is None or not found[1].applicable:
