@@ -88,6 +88,10 @@ BELOW = {
                         "bundler.products", "bundler.redaction"},
     "bundler/collect": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.products",
                         "bundler.redaction"},
+    # Inside collect: a transport says how to reach a thing, a task what to collect over it.
+    "bundler/collect/transports": {"bundler.cli", "bundler.doctor", "bundler.analyze",
+                                   "bundler.products", "bundler.redaction",
+                                   "bundler.collect.tasks"},
     "bundler/analyze": {"bundler.cli", "bundler.doctor", "bundler.collect", "bundler.redaction"},
     "bundler/redaction": {"bundler.cli", "bundler.doctor", "bundler.analyze", "bundler.collect",
                           "bundler.products"},

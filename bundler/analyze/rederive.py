@@ -53,7 +53,7 @@ def rederive(evidence: EvidenceSet, profile: Profile | None) -> Rederived:
         return Rederived(evidence, _stored("the bundle holds no raw members to re-derive from"))
     try:
         results = step_results(evidence.source, manifest, profile.plan())
-        docs = _normalize(evidence.source, manifest, profile, results)
+        docs = normalize_raw(evidence.source, manifest, profile, results)
     except Exception as exc:  # a normalizer bug must not cost the stored evidence
         return Rederived(
             evidence,
@@ -109,9 +109,10 @@ def _differs(source: MemberSource, member: str, fresh: dict[str, Any]) -> bool:
     return {**stored, **drop} != {**fresh, **drop}
 
 
-def _normalize(
+def normalize_raw(
     source: MemberSource, manifest: Manifest, profile: Profile, results: list[StepResult]
 ) -> Sequence[EvidenceDoc]:
+    """``profile``'s canonical documents from the bundle's raw members and ``results``."""
     from ..products.base import NormalizeContext
 
     observed = _stored_observed_at(source) or next(
@@ -127,6 +128,7 @@ def _normalize(
         observed_at=observed,
         server_url=manifest.target.server_url,
         settings=settings,
+        members={member.path: member for member in manifest.members},
     )
     return profile.normalize(ctx)
 

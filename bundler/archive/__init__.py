@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
     from .extract import ExtractResult, extract_bundle
     from .finalizing import DroppedMember, SealedBundle
     from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound
+    from .integrity.verify import VerifyReport, verify_bundle
     from .keys import Identity, PublicKey, fingerprint, keygen
     from .limits import ReaderLimits
     from .opening import open_bundle
@@ -48,7 +49,6 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
     from .secret import Secret
     from .spool_source import SpoolSource
     from .transform import NoRedaction
-    from .verify import VerifyReport, verify_bundle
     from .zipwriter import EncryptedZipWriter
 
 _LAZY = {
@@ -75,7 +75,7 @@ _LAZY = {
     "Sealing": "passwords",
     "Secret": "secret",
     "SpoolSource": "spool_source",
-    "VerifyReport": "verify",
+    "VerifyReport": "integrity.verify",
     "extract_bundle": "extract",
     "fingerprint": "keys",
     "generate_password": "passwords",
@@ -83,7 +83,7 @@ _LAZY = {
     "open_bundle": "opening",
     "resolve_open": "passwords",
     "resolve_seal": "passwords",
-    "verify_bundle": "verify",
+    "verify_bundle": "integrity.verify",
 }
 """Exported name -> the submodule defining it, loaded on first use: ``bundler redact`` into a
 bundle needs the writer, not the reader, extractor and verifier (start-up, issue 19)."""

@@ -40,10 +40,10 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 
 from ..errors import HostileArchive, ManifestInvalid
 from ..source import MemberNotFound
-from .aes_check import mac_intact
-from .bytemap import map_bytes
-from .crosscheck import choose_password, cross_check
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
+from .integrity.bytemap import map_bytes
+from .integrity.manifest_match import choose_password, cross_check
+from .integrity.written import mac_intact
 from .limits import ReaderLimits
 from .manifest_load import parse_manifest
 from .names import printable_name

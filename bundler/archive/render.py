@@ -13,8 +13,8 @@ from rich.table import Table
 
 from schemas import CollectorStatus, Integrity, Manifest
 
+from .integrity.verify import VerifyReport
 from .reader import BundleReader
-from .verify import VerifyReport
 
 _STATUS_STYLE = {
     CollectorStatus.OK: "green",

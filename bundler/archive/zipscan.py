@@ -15,7 +15,7 @@ Checked from the central directory alone (cheap, no password needed):
 Whether a member is AES-256 AE-2 encrypted is reported, not refused here:
 the reader treats an unencrypted (or AE-1) member as an integrity problem.
 What lies around the members is mapped byte by byte by
-:mod:`bundler.archive.bytemap`.
+:mod:`bundler.archive.integrity.bytemap`.
 """
 
 from __future__ import annotations

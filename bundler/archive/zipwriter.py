@@ -8,7 +8,7 @@ the plaintext, which would otherwise leak information about small members.
 
 The writer fails closed. Without a password nothing is created; if pyzipper
 does not set up AES-256/AE-2 for an entry, the write stops before any content
-byte; after closing, :mod:`bundler.archive.aes_check` re-reads the file and
+byte; after closing, :mod:`bundler.archive.integrity.written` re-reads the file and
 proves every entry is AES-256 AE-2 with a valid MAC before the file is
 published under its final name (:mod:`bundler.archive.atomic`). Any error or
 Ctrl-C removes the temporary file.
@@ -32,8 +32,8 @@ from pyzipper.zipfile_aes import AESZipEncrypter, AESZipInfo
 
 from ..errors import EncryptionError, OutputError
 from ._chunks import rechunk
-from .aes_check import WrittenMember, verify_written
 from .atomic import AtomicOutput
+from .integrity.written import WrittenMember, verify_written
 from .names import member_name_problem, printable_name
 from .secret import Secret
 

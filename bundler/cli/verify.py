@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..archive.integrity.verify import verify_bundle
 from ..archive.opening import open_bundle
 from ..archive.render import make_console, render_verify
-from ..archive.verify import verify_bundle
 from ..exit_codes import ExitCode
 from ._archive_help import READ_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options

@@ -17,7 +17,6 @@ from pydantic import BaseModel
 from schemas import CollectorKind, HostSummary
 from schemas.evidence import HostSysinfo, LogSource
 
-from .clock import ClockResult
 from .defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
@@ -27,18 +26,19 @@ from .defaults import (
     HOST_LANE_LIMIT,
     HTTP_LANE_LIMIT,
 )
-from .logs import LogOptions
 from .plan import ForEach
 from .readonly import ProgramRule
 from .recorder import Recorder
-from .runner import HostRunner
 from .scheduler import Scheduler
 from .targets import HostTarget
+from .tasks.clock import ClockResult
+from .tasks.logs import LogOptions
+from .transports.runner import HostRunner
 from .validate import candidates
 
 if TYPE_CHECKING:  # transports load only when a run needs them
-    from .http import HttpCollector
-    from .ssh import SshConnector
+    from .transports.http import HttpCollector
+    from .transports.ssh import SshConnector
 
 
 @dataclass(frozen=True)

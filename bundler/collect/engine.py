@@ -26,9 +26,6 @@ from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 
 from ..archive.contracts import BundleSink
 from .context import EngineSettings, HostState, RunContext
-from .host_tasks import schedule_host
-from .http_tasks import schedule_http_steps
-from .local import LocalHost
 from .memory import limit_malloc_arenas
 from .plan import ForEach, HttpStep, LogStep, Plan
 from .profile import EngineProfile
@@ -37,11 +34,14 @@ from .recorder import ProgressListener, Recorder
 from .results import StepResult
 from .scheduler import RunEnd, Scheduler
 from .targets import HostTarget
+from .tasks.host_tasks import schedule_host
+from .tasks.http_tasks import schedule_http_steps
+from .transports.local import LocalHost
 
 if TYPE_CHECKING:
-    from .http import HttpCollector
-    from .ssh import SshConnector
-    from .sshconfig import SshEndpoint
+    from .transports.http import HttpCollector
+    from .transports.ssh import SshConnector
+    from .transports.sshconfig import SshEndpoint
 
 DEFAULT_LOG_STEP = LogStep(id="logs")
 """Logs named by the inventory are collected even when no profile asks for them."""

@@ -180,7 +180,12 @@ def command_violation(
     return f"{program}: {reason}" if reason else None
 
 
-def _route_pattern(route: str) -> re.Pattern[str]:
+def route_pattern(route: str) -> re.Pattern[str]:
+    """A route template as a regex: ``{x}`` is one path segment, a trailing ``*`` any rest.
+
+    One rule for the read-only guard and for ``bundler serve``'s refused routes, so a route
+    the collector would never request is exactly one the replay refuses.
+    """
     wildcard = route.endswith("*")
     parts = re.split(r"\{[^}]*\}", route.rstrip("*"))
     body = "[^/]+".join(re.escape(p) for p in parts)
@@ -195,7 +200,7 @@ def path_violation(path: str, mutating_routes: Sequence[str]) -> str | None:
         return f"path {path!r} contains a dot segment"
     probe = re.sub(r"\{[^}]*\}", "VALUE", path)
     for route in mutating_routes:
-        if _route_pattern(route).match(probe) or _route_pattern(route).match(path):
+        if route_pattern(route).match(probe) or route_pattern(route).match(path):
             return f"path {path!r} matches mutating route {route!r}"
     return None
 

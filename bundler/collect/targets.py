@@ -17,8 +17,8 @@ from typing import Literal
 from schemas import HostRole, HostSummary
 
 from ..errors import UsageError
-from .address import parse_address
 from .inventory import Inventory, LogSpec
+from .transports.address import parse_address
 
 RESERVED_VARIABLES = frozenset(
     {"alias", "role", "worker", "state_dir", "log_file", "log_index", "index"}

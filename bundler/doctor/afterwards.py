@@ -31,12 +31,13 @@ from ..archive import BundleSink
 from ..collect.engine import CollectionResult
 from ..products.base import NormalizeContext, Profile
 from .request import DoctorRequest
+from .sinks import RecordingSink
 
 ANALYSIS_MEMBER = "analysis.json"
 
 
 def normalize(
-    sink: BundleSink,
+    sink: RecordingSink,
     result: CollectionResult,
     profile: Profile,
     server_url: str | None,
@@ -54,6 +55,7 @@ def normalize(
             "ca_cert": str(request.ca_cert) if request.ca_cert else None,
             "insecure": request.insecure,
         },
+        members={entry.path: entry for entry in sink.entries},
     )
     try:
         documents = list(profile.normalize(context))
@@ -166,6 +168,6 @@ def manifest_options(
 def shown_url(server_url: str | None) -> str | None:
     if server_url is None:
         return None
-    from ..collect.http import display_url
+    from ..collect.transports.http import display_url
 
     return display_url(server_url)

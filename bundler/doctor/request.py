@@ -23,8 +23,8 @@ from ..collect.defaults import (
     DEFAULT_TIMEOUT_S,
 )
 from ..collect.inventory import load_inventory
-from ..collect.since import parse_since
 from ..collect.targets import HostTarget, build_targets
+from ..collect.tasks.since import parse_since
 from ..errors import UsageError
 from ..products import Profile, get_profile
 from ..secret_options import SealOptions
@@ -32,8 +32,8 @@ from ..secret_options import SealOptions
 if TYPE_CHECKING:
     from redactors.custom import CustomRules
 
-    from ..collect.ssh import SshConnector
-    from ..collect.sshconfig import SshEndpoint
+    from ..collect.transports.ssh import SshConnector
+    from ..collect.transports.sshconfig import SshEndpoint
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _server_url(request: DoctorRequest, profile: Profile | None) -> str | None:
         raise UsageError("use either --ca-cert or --insecure, not both")
     server_url = request.server or (profile.default_server_url if profile else None)
     if server_url:
-        from ..collect.http import display_url
+        from ..collect.transports.http import display_url
 
         display_url(server_url)  # validates
     return server_url
@@ -202,9 +202,9 @@ def _ssh(
     remote = [t for t in targets if not t.is_local]
     if not remote:
         return {}, None
-    from ..collect.hostkeys import KnownHostsBook
-    from ..collect.ssh import SshConnector
-    from ..collect.sshconfig import SshConfigResolver
+    from ..collect.transports.hostkeys import KnownHostsBook
+    from ..collect.transports.ssh import SshConnector
+    from ..collect.transports.sshconfig import SshConfigResolver
 
     config = request.ssh_config or home / ".ssh" / "config"
     if request.ssh_config and not request.ssh_config.exists():

@@ -22,7 +22,7 @@ from typing import Any
 
 from schemas import AnalysisReport, TargetSummary, utc_now
 
-from ..archive import BundleBuilder, BundleSink
+from ..archive import BundleBuilder
 from ..collect.engine import CollectionResult, Engine
 from ..collect.recorder import ProgressListener
 from ..collect.targets import HostTarget
@@ -31,7 +31,7 @@ from ..exit_codes import ExitCode
 from ..products.base import Profile
 from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
 from .request import DoctorRequest, prepare
-from .sinks import create_bundle, open_live, redaction_transform
+from .sinks import RecordingSink, create_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code, no_ladder_report
 
 
@@ -78,9 +78,9 @@ def run_doctor(
         known_hosts=_host_names(run.targets),
     )
     bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
-    sink: BundleSink = bundle if bundle is not None else open_live(transform)
+    sink: RecordingSink = bundle if bundle is not None else open_live(transform)
     if server_url:
-        from ..collect.http import HttpCollector, HttpOptions
+        from ..collect.transports.http import HttpCollector, HttpOptions
     http = (
         HttpCollector(
             HttpOptions(
@@ -130,7 +130,7 @@ def run_doctor(
 
 def _conclude(
     request: DoctorRequest,
-    sink: BundleSink,
+    sink: RecordingSink,
     bundle: BundleBuilder | None,
     result: CollectionResult,
     profile: Profile | None,

@@ -13,14 +13,27 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from redactors.bundle import BundleRedactor
 from redactors.custom import CustomRules
 from redactors.policy import Policy
+from schemas.manifest import MemberEntry
 
 from ..archive import BundleBuilder, Sealing, resolve_seal
-from ..archive.contracts import MemberTransform
+from ..archive.contracts import BundleSink, MemberTransform
 from ..secret_options import SealOptions
+
+
+class RecordingSink(BundleSink, Protocol):
+    """A sink that also says what it recorded of each member so far.
+
+    The normalizer reads it: whether a raw member validated against its model
+    when collected is recorded once, by the collector, and believed afterwards.
+    """
+
+    @property
+    def entries(self) -> list[MemberEntry]: ...
 
 
 def redaction_transform(
@@ -76,6 +89,10 @@ class LiveSpool:
         self.add = self._builder.add
         self.source = self._builder.source
         self.redact_text = self._builder.redact_text
+
+    @property
+    def entries(self) -> list[MemberEntry]:
+        return self._builder.entries
 
     def abort(self) -> None:
         self._builder.abort()

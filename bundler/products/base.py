@@ -23,20 +23,24 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from schemas.evidence import EvidenceDoc
-from schemas.manifest import CollectorStatus, HostSummary
+from schemas.manifest import HostSummary, MemberEntry
 
 from ..analyze.api import EvidenceSet, Rule, TimelineEvent
 from ..analyze.catalog import Catalog
 from ..collect.plan import Plan
 from ..collect.results import StepResult
-from ..source import MemberNotFound, MemberSource, read_json
+from ..source import MemberSource
 
 __all__ = ["NormalizeContext", "Profile", "StepResult"]
 
 
 @dataclass
 class NormalizeContext:
-    """Everything a profile's normalizer may read: raw members and step outcomes."""
+    """Everything a profile's normalizer may read: raw members and step outcomes.
+
+    Normalizers read members through one :class:`bundler.products.raw.RawReader`
+    per run, which also answers why a document is missing.
+    """
 
     source: MemberSource
     results: list[StepResult]
@@ -44,19 +48,13 @@ class NormalizeContext:
     observed_at: datetime
     server_url: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    members: Mapping[str, MemberEntry] = field(default_factory=dict)
+    """What was recorded about each stored member (path -> entry): whether it validated
+    against its raw model when collected, whether it was truncated. From the manifest
+    when re-deriving, from the builder in a live run; empty when unknown."""
 
     def results_for(self, step: str) -> list[StepResult]:
         return [r for r in self.results if r.step == step]
-
-    def json(self, step: str) -> Any | None:
-        """Parsed JSON of the first successful result of ``step``, else None."""
-        for result in self.results_for(step):
-            if result.status is CollectorStatus.OK and result.member:
-                try:
-                    return read_json(self.source, result.member)
-                except (MemberNotFound, ValueError):
-                    return None
-        return None
 
 
 class Profile(Protocol):

@@ -173,8 +173,8 @@ def _review(source: MemberSource, originals: list[bytes] | None) -> ReviewResult
 def _reject_unverified(path: Path, reader: BundleReader) -> None:
     """Everything ``verify`` checks, over what the scan did not already verify while reading."""
     from ..archive.integrity import IntegrityProblem
+    from ..archive.integrity.verify import verify_bundle
     from ..archive.names import printable_name
-    from ..archive.verify import verify_bundle
 
     problems = []
     for check in verify_bundle(reader).problems:

@@ -17,11 +17,11 @@ can tell a captured answer from one bundler made up:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from ..collect.readonly import route_pattern
 from .captured import CapturedRoute, route_key
 
 REPLAY_HEADER = "X-Bundler-Replay"
@@ -54,7 +54,7 @@ class Replay:
                 self.routes[route.key] = route
         self._bodies = dict(bodies)
         self._unsound = dict(unsound or {})
-        self._refused = [(r, _route_pattern(r)) for r in refused_routes]
+        self._refused = [(r, route_pattern(r)) for r in refused_routes]
 
     def answer(self, method: str, target: str) -> Reply:
         parts = urlsplit(target)
@@ -125,11 +125,3 @@ def _problem(
     body = {"detail": detail, "bundler_replay": kind, **(extra or {})}
     data = (json.dumps(body, indent=2) + "\n").encode()
     return Reply(status, kind, data, {**headers, "Content-Type": JSON}, route)
-
-
-def _route_pattern(route: str) -> re.Pattern[str]:
-    """The read-only guard's template rule: ``{x}`` is one segment, a trailing ``*`` any rest."""
-    wildcard = route.endswith("*")
-    pieces = re.split(r"\{[^}]*\}", route.rstrip("*"))
-    body = "[^/]+".join(re.escape(piece) for piece in pieces)
-    return re.compile(f"^{body}{'.*' if wildcard else '/?'}$")

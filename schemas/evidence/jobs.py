@@ -83,6 +83,13 @@ class Job(RecordModel):
     updated_at: UTCDateTime | None = None
     error: str | None = None
     source: Source | None = None
+    park_deadline: UTCDateTime | None = Field(
+        default=None,
+        description=(
+            "Until when the product keeps the job parked for its worker before dispatching it "
+            "elsewhere (Flux: a job whose worker vanished), if the product parks jobs."
+        ),
+    )
 
 
 class JobsEvidence(EvidenceDoc):

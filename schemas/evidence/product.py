@@ -24,3 +24,18 @@ class ProductInfo(EvidenceDoc):
         description="Effective settings that matter for diagnosis (secret values redacted).",
     )
     observability_enabled: bool | None = None
+    settings_sources: dict[str, str] | None = Field(
+        default=None,
+        description=(
+            "Where each effective setting came from, keyed like `settings` (Flux: 'env', "
+            "'flux.toml', 'log', 'default'): whether a timing was read or assumed."
+        ),
+    )
+    untrusted_gauges: dict[str, float] | None = Field(
+        default=None,
+        description=(
+            "Gauges the server exports about itself (e.g. from /metrics) that are known to be "
+            "unreliable: never evidence, kept only so a rule can say when they contradict the "
+            "state counted from workers and jobs."
+        ),
+    )

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from pyzipper import zipfile as pz
 
 from bundler.archive import Identity, IdentityKey, PublicKey, Sealing, keygen
-from bundler.archive.bytemap import map_bytes
 from bundler.archive.integrity import IntegrityProblem
+from bundler.archive.integrity.bytemap import map_bytes
 from bundler.archive.reader import BundleReader
 from bundler.archive.sealing import PASSWORD_COMMENT, is_own_comment
 from bundler.cli import cli

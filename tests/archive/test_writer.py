@@ -13,7 +13,7 @@ import pyzipper
 from freezegun import freeze_time
 
 from bundler.archive import EncryptedZipWriter, Secret
-from bundler.archive.aes_check import AES_EXTRA_ID, aes_extra
+from bundler.archive.integrity.written import AES_EXTRA_ID, aes_extra
 from bundler.errors import EncryptionError, OutputError
 
 PASSWORD = Secret("correct horse battery staple")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bundler.collect.budget import Budget
-from bundler.collect.hostkeys import KnownHostsBook
-from bundler.collect.ssh import Connection, SshConnector
-from bundler.collect.sshconfig import SshConfigResolver
+from bundler.collect.transports.hostkeys import KnownHostsBook
+from bundler.collect.transports.ssh import Connection, SshConnector
+from bundler.collect.transports.sshconfig import SshConfigResolver
 from tests.support.sshd import SshLab
 
 

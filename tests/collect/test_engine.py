@@ -12,10 +12,10 @@ import pytest
 from bundler.archive.contracts import MemorySink
 from bundler.collect.context import EngineSettings
 from bundler.collect.engine import CollectionResult, Engine, PlanNotReadOnly
-from bundler.collect.http import HttpCollector, HttpOptions
 from bundler.collect.inventory import Inventory
 from bundler.collect.plan import CommandStep, HttpStep, Plan
 from bundler.collect.targets import build_targets
+from bundler.collect.transports.http import HttpCollector, HttpOptions
 from bundler.source import read_json
 from schemas import CollectorStatus, MemberEntry
 from schemas.evidence import HostsEvidence, LogIndex

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from bundler.collect.budget import Budget
-from bundler.collect.clock import parse_clock, read_clock
 from bundler.collect.errors import CollectorTimeout, FileMissing, WorkingDirectoryMissing
 from bundler.collect.inventory import Inventory
-from bundler.collect.local import LocalHost
-from bundler.collect.logs import LogOptions, journal_argv
 from bundler.collect.readonly import command_violation
-from bundler.collect.sysinfo import parse_sysinfo, sysinfo_script
 from bundler.collect.targets import build_targets
+from bundler.collect.tasks.clock import parse_clock, read_clock
+from bundler.collect.tasks.logs import LogOptions, journal_argv
+from bundler.collect.tasks.sysinfo import parse_sysinfo, sysinfo_script
+from bundler.collect.transports.local import LocalHost
 from bundler.errors import UsageError
 from schemas import HostRole
 from schemas.evidence import HostSysinfo

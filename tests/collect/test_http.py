@@ -13,7 +13,7 @@ from bundler.collect.errors import (
     ConnectFailed,
     TLSVerifyFailed,
 )
-from bundler.collect.http import HttpCollector, HttpOptions, display_url
+from bundler.collect.transports.http import HttpCollector, HttpOptions, display_url
 from bundler.errors import UsageError
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.sshd import free_port

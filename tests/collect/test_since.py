@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from bundler.collect.since import (
+from bundler.collect.tasks.since import (
     RecordGate,
     find_since_offset,
     has_timestamps,
     parse_duration,
     parse_since,
 )
-from bundler.collect.timestamps import leading_timestamp, parse_offset
+from bundler.collect.tasks.timestamps import leading_timestamp, parse_offset
 from bundler.errors import UsageError
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

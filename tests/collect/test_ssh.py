@@ -19,8 +19,8 @@ from bundler.collect.errors import (
     HostKeyUnknown,
     WorkingDirectoryMissing,
 )
-from bundler.collect.logs import LogOptions, collect_file_log
-from bundler.collect.sshhost import SshHost
+from bundler.collect.tasks.logs import LogOptions, collect_file_log
+from bundler.collect.transports.sshhost import SshHost
 from tests.collect.sshkit import connect, connector
 from tests.support.netns import NetNamespace
 from tests.support.sshd import SshLab, free_port, generate_key
@@ -301,7 +301,7 @@ def test_a_port_that_is_not_ssh(ssh_lab: SshLab, behaviour: str, error: str) -> 
 
 
 def test_the_clock_round_trip_leaves_out_shell_start_up(ssh_lab: SshLab) -> None:
-    from bundler.collect.clock import read_clock
+    from bundler.collect.tasks.clock import read_clock
 
     instance = ssh_lab.start("slow-shell", quiet_shell=False)  # the real ~/.bashrc, if heavy
     ssh_lab.add_host("slow-shell", instance)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bundler.collect.address import parse_address
-from bundler.collect.hostkeys import lookup_name
-from bundler.collect.sshconfig import SshConfigResolver
-from bundler.collect.sshconfig_index import StanzaIndex
+from bundler.collect.transports.address import parse_address
+from bundler.collect.transports.hostkeys import lookup_name
+from bundler.collect.transports.sshconfig import SshConfigResolver
+from bundler.collect.transports.sshconfig_index import StanzaIndex
 from bundler.errors import UsageError
 
 

@@ -15,6 +15,7 @@ from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.collect.plan import CommandStep, FileStep, ForEach, HttpStep, LogStep, Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
+from bundler.products.raw import RawReader
 from schemas.evidence import EvidenceDoc, ProductInfo
 
 
@@ -92,12 +93,13 @@ class SampleProfile:
         return self._plan
 
     def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
-        health = ctx.json("health")
-        failed = [r.collector for r in ctx.results_for("health") if r.status.value != "ok"]
+        reader = RawReader(ctx, self.raw_models)
+        health = reader.first("health", Health)
+        failed = [gap.collector for gap in reader.gaps("health") if gap.reason != "invalid"]
         return [
             ProductInfo(
                 name=self.name,
-                server_version=health.get("version") if isinstance(health, dict) else None,
+                server_version=health.value.version if health is not None else None,
                 observed_at=ctx.observed_at,
                 complete=not failed,
                 gaps=failed,

@@ -24,29 +24,29 @@ from .capacity import capacity_evidence
 from .jobs import jobs_evidence
 from .outcome import outcome_evidence
 from .product import product_info, server_settings
-from .raw import FluxRaw
+from .records import FluxRecords
 from .server import server_evidence
 from .worker_host import local_state_evidence
 from .workers import from_canonical, to_canonical, workers_evidence
 
 
 def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
-    raw = FluxRaw(ctx)
-    settings = server_settings(raw)
-    workers = workers_evidence(raw)
+    flux = FluxRecords(ctx)
+    settings = server_settings(flux)
+    workers = workers_evidence(flux)
     workers.heartbeat = settings.heartbeat_policy()
-    jobs = jobs_evidence(raw)
+    jobs = jobs_evidence(flux)
     documents: Sequence[EvidenceDoc] = (
-        product_info(raw, settings),
-        server_evidence(raw, settings),
+        product_info(flux, settings),
+        server_evidence(flux, settings),
         workers,
-        authorization_evidence(raw, settings),
+        authorization_evidence(flux, settings),
         jobs,
         DeploymentEvidence(applicable=False),
         RequirementsEvidence(applicable=False),
         capacity_evidence(workers, jobs),
-        outcome_evidence(raw),
-        local_state_evidence(raw),
+        outcome_evidence(flux),
+        local_state_evidence(flux),
     )
     for document in documents:
         document.observed_at = ctx.observed_at

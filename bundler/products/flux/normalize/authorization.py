@@ -19,7 +19,7 @@ from schemas.evidence import (
 )
 
 from ..settings import EffectiveSettings
-from .raw import FluxRaw
+from .records import FluxRecords
 
 ANONYMOUS_REFUSED = (
     "anonymous state-changing requests are refused (auth disabled and allow_anonymous off), "
@@ -33,9 +33,9 @@ def anonymous_refused(settings: EffectiveSettings) -> bool:
     )
 
 
-def registration_history(raw: FluxRaw, worker: str) -> RegistrationAttempts | None:
-    attempts = raw.events_of("registering", worker=worker)
-    rejected = raw.events_of("auth_rejected", worker=worker)
+def registration_history(flux: FluxRecords, worker: str) -> RegistrationAttempts | None:
+    attempts = flux.events_of("registering", worker=worker)
+    rejected = flux.events_of("auth_rejected", worker=worker)
     if not attempts and not rejected:
         return None
     dated = [e.at for e in attempts + rejected if e.at is not None]
@@ -53,10 +53,10 @@ def registration_history(raw: FluxRaw, worker: str) -> RegistrationAttempts | No
 
 
 def worker_authorization(
-    raw: FluxRaw, worker: str, settings: EffectiveSettings, listed: bool
+    flux: FluxRecords, worker: str, settings: EffectiveSettings, listed: bool
 ) -> WorkerAuthorization:
-    history = registration_history(raw, worker)
-    accepted = raw.events_of("registered", "connected", worker=worker)
+    history = registration_history(flux, worker)
+    accepted = flux.events_of("registered", "connected", worker=worker)
     last_rejected = history.last_at if history and history.rejected else None
     last_accepted = max((e.at for e in accepted if e.at), default=None)
     refused_by_policy = anonymous_refused(settings)
@@ -89,14 +89,14 @@ def worker_authorization(
     )
 
 
-def authorization_evidence(raw: FluxRaw, settings: EffectiveSettings) -> AuthorizationEvidence:
-    listed = {w.value.name for w in raw.workers}
-    inventory = {h.worker for h in raw.ctx.hosts if h.worker}
+def authorization_evidence(flux: FluxRecords, settings: EffectiveSettings) -> AuthorizationEvidence:
+    listed = {w.value.name for w in flux.workers}
+    inventory = {h.worker for h in flux.ctx.hosts if h.worker}
     names = sorted(listed | inventory)
     return AuthorizationEvidence(
         applicable=True,
         edition="open source",
-        workers=[worker_authorization(raw, n, settings, n in listed) for n in names],
-        complete=bool(raw.ctx.results_for("logs")) or bool(listed),
-        gaps=raw.failed("logs"),
+        workers=[worker_authorization(flux, n, settings, n in listed) for n in names],
+        complete=bool(flux.raw.results("logs")) or bool(listed),
+        gaps=flux.failed("logs"),
     )

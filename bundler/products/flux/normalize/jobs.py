@@ -15,7 +15,7 @@ from schemas.evidence import Job, JobEvent, JobPhase, JobRequirements, JobsEvide
 
 from ..matching import memory_bytes
 from ..models import DbExecution, ExecutionDetail, ExecutionSummary, Workflow
-from .raw import FluxRaw, Located
+from .records import FluxRecords, Located
 from .workers import as_utc
 
 PHASES: dict[str, JobPhase] = {
@@ -97,7 +97,7 @@ def build_job(
     worker = (record.current_worker if record else None) or (listed.worker_name if listed else None)
     worker = worker or (db.worker_name if db else None) or None
     events = _events(record)
-    job = Job(  # type: ignore[call-arg]  # park_deadline is undeclared (issue 15, item 4)
+    job = Job(
         name=f"{namespace}/{name}",
         id=execution_id,
         kind="execution",
@@ -116,25 +116,25 @@ def build_job(
     return job
 
 
-def jobs_evidence(raw: FluxRaw) -> JobsEvidence:
-    summaries = raw.execution_summaries
-    details = raw.execution_details
-    ids = set(summaries) | set(details) | set(raw.db_executions)
+def jobs_evidence(flux: FluxRecords) -> JobsEvidence:
+    summaries = flux.execution_summaries
+    details = flux.execution_details
+    ids = set(summaries) | set(details) | set(flux.db_executions)
     jobs = []
     for execution_id in sorted(ids):
         summary, detail = summaries.get(execution_id), details.get(execution_id)
-        db_row = raw.db_executions.get(execution_id)
+        db_row = flux.db_executions.get(execution_id)
         db = db_row.value if db_row else None
         head = detail.value if detail else summary.value if summary else db
         if head is None or head.state == "COMPLETED":
             continue  # finished runs are the outcome layer's canaries, not jobs to debug
-        workflow = raw.workflows.get(f"{head.workflow_namespace}/{head.workflow_name}")
+        workflow = flux.workflows.get(f"{head.workflow_namespace}/{head.workflow_name}")
         jobs.append(
             build_job(execution_id, summary, detail, db, workflow.value if workflow else None)
         )
     gaps = sorted(
-        {s for s in raw.failed(*[r.step for r in raw.ctx.results]) if s.startswith("execution")}
-        | set(raw.failed("workflows", "workflow", "db-executions"))
+        {s for s in flux.failed(*[r.step for r in flux.ctx.results]) if s.startswith("execution")}
+        | set(flux.failed("workflows", "workflow", "db-executions"))
     )
     return JobsEvidence(
         jobs=jobs,

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
-from .raw import FluxRaw
+from .records import FluxRecords
 from .workers import as_utc
 
 PHASES = {"COMPLETED": "successful", "FAILED": "failed", "CANCELLED": "inconclusive"}
@@ -22,7 +22,7 @@ def _finished(canary: CanaryRun) -> datetime:
     return canary.finished_at or NEVER
 
 
-def _from_db(raw: FluxRaw) -> list[CanaryRun]:
+def _from_db(flux: FluxRecords) -> list[CanaryRun]:
     return [
         CanaryRun(
             canary_id=row.value.execution_id,
@@ -35,13 +35,13 @@ def _from_db(raw: FluxRaw) -> list[CanaryRun]:
             errors=1 if row.value.state == "FAILED" else 0,
             source=row.source,
         )
-        for row in raw.db_last_runs
+        for row in flux.db_last_runs
     ]
 
 
-def _from_api(raw: FluxRaw) -> list[CanaryRun]:
+def _from_api(flux: FluxRecords) -> list[CanaryRun]:
     latest: dict[str, CanaryRun] = {}
-    for located in raw.execution_details.values():
+    for located in flux.execution_details.values():
         run = located.value
         if run.state not in PHASES or not run.events:
             continue
@@ -63,9 +63,9 @@ def _from_api(raw: FluxRaw) -> list[CanaryRun]:
     return sorted(latest.values(), key=lambda c: c.job)
 
 
-def outcome_evidence(raw: FluxRaw) -> OutcomeEvidence:
-    canaries = _from_db(raw) or _from_api(raw)
-    gaps = raw.failed("db-last-runs", "executions.completed", "executions.failed")
+def outcome_evidence(flux: FluxRecords) -> OutcomeEvidence:
+    canaries = _from_db(flux) or _from_api(flux)
+    gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
     successes = [c for c in canaries if c.phase == "successful"]
     last_good = max(successes, key=_finished, default=None)
     return OutcomeEvidence(

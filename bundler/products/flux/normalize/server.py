@@ -12,7 +12,7 @@ from schemas.evidence import APIAuth, HTTPProbe, ServerEvidence
 
 from ..models import Health, Ready
 from ..settings import EffectiveSettings
-from .raw import FluxRaw
+from .records import FluxRecords
 
 PROBED_STEPS = ("health", "ready", "openapi", "workers", "metrics")
 ENDPOINTS = {
@@ -45,11 +45,11 @@ def _auth(results: list[StepResult], settings: EffectiveSettings) -> APIAuth:
     return APIAuth(status="ok")
 
 
-def server_evidence(raw: FluxRaw, settings: EffectiveSettings) -> ServerEvidence:
-    results = [r for step in PROBED_STEPS for r in raw.ctx.results_for(step)]
-    http_results = [r for r in raw.ctx.results if r.http_status is not None]
+def server_evidence(flux: FluxRecords, settings: EffectiveSettings) -> ServerEvidence:
+    results = [r for step in PROBED_STEPS for r in flux.raw.results(step)]
+    http_results = [r for r in flux.ctx.results if r.http_status is not None]
     evidence = ServerEvidence(
-        url=raw.ctx.server_url,
+        url=flux.ctx.server_url,
         probes=[_probe(r) for r in results],
         auth=_auth(results, settings),
     )
@@ -60,27 +60,28 @@ def server_evidence(raw: FluxRaw, settings: EffectiveSettings) -> ServerEvidence
         if failed is not None:
             evidence.error_class = failed.error_class
             evidence.error_message = failed.error_message
-    health_result = raw.first("health")
+    health_result = flux.raw.result("health")
     if health_result is not None:
-        health = raw.model(health_result, Health)
-        if health is not None:
+        read = flux.raw.first("health", Health)
+        if read is not None:
+            health = read.value
             evidence.healthy = health_result.http_status in (None, 200) and (
                 health.status == "healthy"
             )
             evidence.database_ok = health.database
             evidence.version = health.version
             evidence.native = health.model_dump(mode="json")
-            evidence.source = raw.api_source(health_result, "GET /health", "")
+            evidence.source = read.source("", ref="GET /health")
         elif health_result.http_status is not None:
             evidence.healthy = False
-    ready_result = raw.first("ready")
+    ready_result = flux.raw.result("ready")
     if ready_result is not None:
-        ready = raw.model(ready_result, Ready)
+        ready = flux.raw.first("ready", Ready)
         if ready is not None:
-            evidence.ready = ready.status == "ready"
+            evidence.ready = ready.value.status == "ready"
         elif ready_result.http_status is not None:
             evidence.ready = False
-    gaps = raw.failed("health", "ready")
+    gaps = flux.failed("health", "ready")
     if gaps and evidence.reachable:
         evidence.complete = False
         evidence.gaps = gaps

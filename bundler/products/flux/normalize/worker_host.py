@@ -17,7 +17,7 @@ from schemas.evidence import ControlSocket, LocalStateEvidence, Source, StateFil
 from schemas.manifest import CollectorStatus, HostRole
 
 from ..models import ControlStatus
-from .raw import FluxRaw
+from .records import FluxRecords
 
 REFUSED = "Connection refused"
 
@@ -44,25 +44,25 @@ class StateEntry:
             return None
 
 
-def control_result(raw: FluxRaw, worker: str) -> StepResult | None:
+def control_result(flux: FluxRecords, worker: str) -> StepResult | None:
     """The ``flux worker status`` run on ``worker``'s host, if any."""
-    alias = raw.alias_of(worker)
-    return next((r for r in raw.ctx.results_for("worker-status") if r.host == alias), None)
+    alias = flux.raw.alias_of(worker)
+    return next((r for r in flux.raw.results("worker-status") if r.host == alias), None)
 
 
-def control_timed_out(raw: FluxRaw, worker: str) -> bool:
+def control_timed_out(flux: FluxRecords, worker: str) -> bool:
     """True when ``flux worker status`` got no answer in time (a hung or stopped process)."""
-    result = control_result(raw, worker)
+    result = control_result(flux, worker)
     return result is not None and result.status is CollectorStatus.TIMEOUT
 
 
-def control_status(raw: FluxRaw, worker: str) -> ControlStatus | None:
+def control_status(flux: FluxRecords, worker: str) -> ControlStatus | None:
     """The worker's own answer, or its CLI's error (``Connection refused``, ``not found``)."""
-    result = control_result(raw, worker)
+    result = control_result(flux, worker)
     if result is None:
         return None
-    if raw.ok(result):
-        return raw.model(result, ControlStatus)
+    if flux.raw.ok(result):
+        return flux.raw.model(result, ControlStatus)
     if result.error_message and result.status is CollectorStatus.FAILED:
         return ControlStatus(error=result.error_message)
     return None
@@ -90,12 +90,12 @@ class FluxProcess:
         return worker is not None and f" start worker {worker} " in command
 
 
-def process_running(raw: FluxRaw, alias: str) -> bool | None:
+def process_running(flux: FluxRecords, alias: str) -> bool | None:
     """Whether the host's own Flux process (server, or its worker) was running."""
-    host = raw.hosts.get(alias)
-    for result in raw.ctx.results_for("processes"):
+    host = flux.hosts.get(alias)
+    for result in flux.raw.results("processes"):
         if result.host == alias and host is not None:
-            text = raw.text(result)
+            text = flux.raw.text(result)
             if text is None:
                 return None
             found = [p for p in map(FluxProcess.parse, text.splitlines()) if p]
@@ -103,10 +103,10 @@ def process_running(raw: FluxRaw, alias: str) -> bool | None:
     return None
 
 
-def state_entries(raw: FluxRaw, alias: str) -> tuple[list[StateEntry], Source | None]:
-    for result in raw.ctx.results_for("state-dir"):
+def state_entries(flux: FluxRecords, alias: str) -> tuple[list[StateEntry], Source | None]:
+    for result in flux.raw.results("state-dir"):
         if result.host == alias:
-            text = raw.text(result)
+            text = flux.raw.text(result)
             if text is None:
                 continue
             entries = [e for e in map(StateEntry.parse, text.splitlines()) if e and e.name]
@@ -123,10 +123,10 @@ def _kind(entry: StateEntry) -> Literal["sqlite", "key", "other"]:
     return "other"
 
 
-def local_state_evidence(raw: FluxRaw) -> LocalStateEvidence:
+def local_state_evidence(flux: FluxRecords) -> LocalStateEvidence:
     evidence = LocalStateEvidence()
-    for alias, host in raw.hosts.items():
-        entries, source = state_entries(raw, alias)
+    for alias, host in flux.hosts.items():
+        entries, source = state_entries(flux, alias)
         for entry in entries:
             if entry.kind == "d" or entry.name.endswith(".sock"):
                 continue
@@ -144,18 +144,23 @@ def local_state_evidence(raw: FluxRaw) -> LocalStateEvidence:
         sockets = [e for e in entries if e.kind == "s" and e.name.startswith("worker-")]
         for entry in sockets:
             worker = entry.name.removeprefix("worker-").removesuffix(".sock")
-            evidence.sockets.append(_socket(raw, alias, host.role, worker, entry, source))
-    gaps = raw.failed("state-dir")
+            evidence.sockets.append(_socket(flux, alias, host.role, worker, entry, source))
+    gaps = flux.failed("state-dir")
     evidence.complete, evidence.gaps = not gaps, gaps
     return evidence
 
 
 def _socket(
-    raw: FluxRaw, alias: str, role: HostRole, worker: str, entry: StateEntry, src: Source | None
+    flux: FluxRecords,
+    alias: str,
+    role: HostRole,
+    worker: str,
+    entry: StateEntry,
+    src: Source | None,
 ) -> ControlSocket:
     socket = ControlSocket(host_alias=alias, worker=worker, path=entry.name, source=src)
-    control = control_status(raw, worker) if raw.alias_of(worker) == alias else None
-    running = process_running(raw, alias)
+    control = control_status(flux, worker) if flux.raw.alias_of(worker) == alias else None
+    running = process_running(flux, alias)
     if control is not None and control.status is not None:
         socket.responsive = True
         socket.detail = f"status {control.status}, in_flight {control.in_flight}"
@@ -167,7 +172,7 @@ def _socket(
     elif running is False:
         socket.responsive = False
         socket.detail = "stale: no worker process is running on this host"
-    elif raw.alias_of(worker) == alias and control_timed_out(raw, worker):
+    elif flux.raw.alias_of(worker) == alias and control_timed_out(flux, worker):
         # The kernel still accepts on the socket of a stopped process: not stale, hung.
         socket.detail = "no answer before the timeout: the worker process is hung or stopped"
     elif control is not None and control.error:

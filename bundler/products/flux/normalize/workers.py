@@ -29,7 +29,7 @@ from schemas.evidence import (
 )
 
 from ..models import WorkerResponse
-from .raw import FluxRaw
+from .records import FluxRecords
 from .worker_host import control_status
 
 STATUS_STATES: dict[str, tuple[ConnectionState, HealthState, AdminState]] = {
@@ -160,23 +160,23 @@ def as_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def workers_evidence(raw: FluxRaw) -> WorkersEvidence:
+def workers_evidence(flux: FluxRecords) -> WorkersEvidence:
     records: list[WorkerStatus] = []
-    for located in raw.workers:
-        detail = raw.worker_details.get(located.value.name)
+    for located in flux.workers:
+        detail = flux.worker_details.get(located.value.name)
         status = to_canonical(_merge_detail(located.value, detail.value if detail else None))
         status.source = located.source
-        status.host_alias = raw.alias_of(status.name)
-        db_row = raw.db_workers.get(status.name)
+        status.host_alias = flux.raw.alias_of(status.name)
+        db_row = flux.db_workers.get(status.name)
         if db_row is not None:
             seen = as_utc(db_row.value.last_seen_at)
             status.last_heartbeat_at = seen
             if seen is not None:
                 # Measured when the row was read, not at the end of the whole collection.
-                read_at = as_utc(db_row.value.read_at) or raw.ctx.observed_at
+                read_at = as_utc(db_row.value.read_at) or flux.ctx.observed_at
                 status.heartbeat_age_s = round((read_at - seen).total_seconds(), 3)
             status.slots_max = db_row.value.max_concurrent_executions
-        control = control_status(raw, status.name)
+        control = control_status(flux, status.name)
         if control is not None and control.status is not None:
             status.admin = {
                 "active": AdminState.ACTIVE,
@@ -190,13 +190,13 @@ def workers_evidence(raw: FluxRaw) -> WorkersEvidence:
         if status.connection is ConnectionState.OFFLINE and status.host_alias is None:
             status.departed = True
         records.append(status)
-    gaps = raw.failed("workers", "worker", "db-workers")
+    gaps = flux.failed("workers", "worker", "db-workers")
     # Workers the inventory runs but the server never registered (e.g. refused with 401) are
     # not "disconnected": nothing here can speak for them, so the list is incomplete and their
     # heartbeat reads unknown; the authorization document says why they are missing.
     # (Only when the list itself was read: a failed GET /workers already marks the gap.)
     if "workers" not in gaps:
         listed = {r.name for r in records}
-        unlisted = [h.worker for h in raw.ctx.hosts if h.worker and h.worker not in listed]
+        unlisted = [h.worker for h in flux.ctx.hosts if h.worker and h.worker not in listed]
         gaps += [f"registration:{name}" for name in unlisted]
     return WorkersEvidence(workers=records, complete=not gaps, gaps=sorted(set(gaps)))

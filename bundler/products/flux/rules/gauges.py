@@ -20,7 +20,7 @@ def flux_untrusted_gauges(ctx: RuleContext) -> RuleResult | None:
     if ctx.target.worker is not None or ctx.target.job is not None:
         return None  # a fleet-level note, said once
     product = ctx.evidence.get(ProductInfo)
-    gauges = getattr(product, "untrusted_gauges", None) or {}
+    gauges = (product.untrusted_gauges if product is not None else None) or {}
     workers = ctx.evidence.get(WorkersEvidence)
     jobs = ctx.evidence.get(JobsEvidence)
     notes = []

@@ -1,7 +1,7 @@
 """Raw LyftData responses -> canonical evidence (``schemas/evidence``), one module per concern.
 
-Every normalizer reads only what the plan collected (through
-:class:`~bundler.products.base.NormalizeContext`), records which collectors
+Every normalizer reads only what the plan collected, through the run's one
+:class:`~bundler.products.raw.RawReader`, records which collectors
 failed in ``gaps`` (so the analyzer says *unknown*, never *pass*), and keeps a
 :class:`~schemas.evidence.Source` pointing at the raw member behind each fact.
 Hosts and the log index are written by the collection engine, not here.
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from schemas.evidence import EvidenceDoc
 
 from ...base import NormalizeContext
+from ._util import reader
 from .authorization import normalize_authorization
 from .capacity import normalize_capacity
 from .delivery import normalize_deployments, normalize_outcome
@@ -41,7 +42,8 @@ NORMALIZERS = (
 
 def normalize(ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
     """Every canonical document LyftData's raw evidence supports, in ladder order."""
-    return [normalizer(ctx) for normalizer in NORMALIZERS]
+    raw = reader(ctx)  # one per run: every normalizer shares what it parsed and validated
+    return [normalizer(raw) for normalizer in NORMALIZERS]
 
 
 __all__ = ["NORMALIZERS", "normalize"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from schemas.evidence import AuthorizationEvidence, Lease, LeaseSignature, WorkerAuthorization
 
-from ...base import NormalizeContext
+from ...raw import RawReader
 from ..raw import EffectiveSettings, License, WorkerAuth
-from ._util import fetched, first, gaps, utc
+from ._util import gaps, utc
 
 _DECISIONS = ("allow", "deny", "expired")
 _METHODS = ("api_key", "auto_enrollment", "bootstrap_token", "join_token", "none")
@@ -36,25 +36,20 @@ def _lease(raw: WorkerAuth) -> Lease | None:
     )
 
 
-def normalize_authorization(ctx: NormalizeContext) -> AuthorizationEvidence:
-    settings = first(ctx, "settings")
-    tolerance = None
-    if settings is not None and (s := settings.model(EffectiveSettings)) is not None:
-        tolerance = s.lease_clock_tolerance_s
-    lic = first(ctx, "license")
-    lic_model = lic.model(License) if lic else None
+def normalize_authorization(reader: RawReader) -> AuthorizationEvidence:
+    settings = reader.first("settings", EffectiveSettings)
+    tolerance = settings.value.lease_clock_tolerance_s if settings is not None else None
+    lic = reader.first("license", License)
     doc = AuthorizationEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
-        edition=lic_model.mode if lic_model else None,
+        observed_at=reader.ctx.observed_at,
+        edition=lic.value.mode if lic else None,
         lease_clock_tolerance_s=tolerance,
-        gaps=gaps(ctx, "worker-auth"),
+        gaps=gaps(reader, "worker-auth"),
     )
     doc.complete = not doc.gaps
-    for fetch in fetched(ctx, "worker-auth"):
-        raw = fetch.model(WorkerAuth)
-        if raw is None:
-            continue
+    for fetch in reader.items("worker-auth", WorkerAuth):
+        raw = fetch.value
         if doc.lease_clock_tolerance_s is None and raw.clock_tolerance_s is not None:
             doc.lease_clock_tolerance_s = raw.clock_tolerance_s
         bootstrap = raw.bootstrap

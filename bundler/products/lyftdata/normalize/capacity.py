@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from schemas.evidence import CapacityEvidence, WorkerCapacity
 
-from ...base import NormalizeContext
+from ...raw import RawReader
 from ..raw import WorkerCapacityRaw, WorkerStatusRaw
-from ._util import absent, fetched, gaps
+from ._util import absent, gaps
 
 DEFAULT_THRESHOLDS = {
     "cpu_pct": 80.0,
@@ -21,18 +21,16 @@ DEFAULT_THRESHOLDS = {
 """LyftData's documented scale signals [S]."""
 
 
-def normalize_capacity(ctx: NormalizeContext) -> CapacityEvidence:
+def normalize_capacity(reader: RawReader) -> CapacityEvidence:
     doc = CapacityEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
+        observed_at=reader.ctx.observed_at,
         thresholds=dict(DEFAULT_THRESHOLDS),
-        gaps=gaps(ctx, "worker-capacity") + absent(ctx, "worker-capacity"),
+        gaps=gaps(reader, "worker-capacity") + absent(reader, "worker-capacity"),
     )
     doc.complete = not doc.gaps
-    for fetch in fetched(ctx, "worker-capacity"):
-        raw = fetch.model(WorkerCapacityRaw)
-        if raw is None:
-            continue
+    for fetch in reader.items("worker-capacity", WorkerCapacityRaw):
+        raw = fetch.value
         if raw.thresholds:
             doc.thresholds.update(raw.thresholds)
         limits: dict[str, object] = dict(raw.limits)
@@ -55,14 +53,14 @@ def normalize_capacity(ctx: NormalizeContext) -> CapacityEvidence:
             record.queue_pending = raw.load.queue_pending
             record.backpressure = raw.load.backpressure
         doc.workers.append(record)
-    _capabilities_into_limits(ctx, doc)
+    _capabilities_into_limits(reader, doc)
     return doc
 
 
-def _capabilities_into_limits(ctx: NormalizeContext, doc: CapacityEvidence) -> None:
+def _capabilities_into_limits(reader: RawReader, doc: CapacityEvidence) -> None:
     """Advertised component capabilities (the capacity question's second half) per worker."""
     by_worker = {w.worker: w for w in doc.workers}
-    for fetch in fetched(ctx, "worker-status"):
-        status = fetch.model(WorkerStatusRaw)
-        if status is not None and status.id in by_worker:
+    for fetch in reader.items("worker-status", WorkerStatusRaw):
+        status = fetch.value
+        if status.id in by_worker:
             by_worker[status.id].limits["capabilities"] = list(status.capabilities)

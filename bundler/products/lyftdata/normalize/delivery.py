@@ -13,10 +13,10 @@ from schemas.evidence import (
     RenderInfo,
 )
 
-from ...base import NormalizeContext
-from ..raw import CanaryReceipts, DeploymentRaw
+from ...raw import RawReader, Read
+from ..raw import CanaryRaw, CanaryReceipts, DeploymentRaw
 from ..raw.delivery import JobDeploymentRaw
-from ._util import Fetched, absent, fetched, first, gaps, model_list, utc
+from ._util import absent, gaps, utc
 
 _CANARY_PHASES = (
     "pending",
@@ -31,7 +31,7 @@ _STRENGTHS = ("accepted", "buffered", "durable", "indexed")
 
 
 def _job_deployment(
-    raw: JobDeploymentRaw, deployment_id: str, fetch: Fetched, pointer: str
+    raw: JobDeploymentRaw, deployment_id: str, listed: Read[DeploymentRaw], pointer: str
 ) -> JobDeployment:
     side = raw.actual or raw.desired
     return JobDeployment(
@@ -58,24 +58,22 @@ def _job_deployment(
             JobEvent(type=e.type, at=utc(e.at), source="server", detail=e.detail)
             for e in raw.events
         ],
-        source=fetch.source(pointer),
+        source=listed.source(pointer),
     )
 
 
-def normalize_deployments(ctx: NormalizeContext) -> DeploymentEvidence:
-    listing = first(ctx, "deployments")
+def normalize_deployments(reader: RawReader) -> DeploymentEvidence:
     # LyftData always deploys jobs: a 404 here is missing evidence (a gap), never
     # "this product has no deployment step"
     doc = DeploymentEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
+        observed_at=reader.ctx.observed_at,
         applicable=True,
-        gaps=gaps(ctx, "deployments") + absent(ctx, "deployments"),
+        gaps=gaps(reader, "deployments") + absent(reader, "deployments"),
     )
-    doc.complete = listing is not None and not doc.gaps
-    for index, dep in model_list(listing, "lyftdata.deployment[]"):
-        assert isinstance(dep, DeploymentRaw)
-        assert listing is not None
+    doc.complete = reader.has_document("deployments") and not doc.gaps
+    for listed in reader.listed("deployments", DeploymentRaw):
+        dep = listed.value
         doc.deployments.append(
             DeploymentRecord(
                 deployment_id=dep.id,
@@ -86,7 +84,7 @@ def normalize_deployments(ctx: NormalizeContext) -> DeploymentEvidence:
                 drift=list(dep.reconcile.drift) if dep.reconcile else [],
                 last_known_good=dep.last_known_good,
                 job_deployments=[
-                    _job_deployment(jd, dep.id, listing, f"/{index}/job_deployments/{i}")
+                    _job_deployment(jd, dep.id, listed, f"{listed.pointer}/job_deployments/{i}")
                     for i, jd in enumerate(dep.job_deployments)
                 ],
             )
@@ -94,17 +92,16 @@ def normalize_deployments(ctx: NormalizeContext) -> DeploymentEvidence:
     return doc
 
 
-def normalize_outcome(ctx: NormalizeContext) -> OutcomeEvidence:
-    listing = first(ctx, "canaries")
+def normalize_outcome(reader: RawReader) -> OutcomeEvidence:
     doc = OutcomeEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
-        gaps=gaps(ctx, "canaries", "canary-receipts") + absent(ctx, "canaries"),
+        observed_at=reader.ctx.observed_at,
+        gaps=gaps(reader, "canaries", "canary-receipts") + absent(reader, "canaries"),
     )
-    doc.complete = listing is not None and not doc.gaps
+    doc.complete = reader.has_document("canaries") and not doc.gaps
     jobs_by_canary: dict[str, str] = {}
-    for index, canary in model_list(listing, "lyftdata.canary[]"):
-        assert listing is not None
+    for listed in reader.listed("canaries", CanaryRaw):
+        canary = listed.value
         jobs_by_canary[canary.canary_id] = canary.job
         doc.canaries.append(
             CanaryRun(
@@ -112,7 +109,7 @@ def normalize_outcome(ctx: NormalizeContext) -> OutcomeEvidence:
                 job=canary.job,
                 worker=canary.worker_id,
                 mode="transient_run" if canary.mode == "transient_run" else "canary",
-                phase=canary.phase if canary.phase in _CANARY_PHASES else "inconclusive",
+                phase=canary.phase if canary.phase in _CANARY_PHASES else "inconclusive",  # type: ignore[arg-type]
                 started_at=utc(canary.started_at),
                 finished_at=utc(canary.finished_at),
                 events_in=canary.events_in,
@@ -120,13 +117,11 @@ def normalize_outcome(ctx: NormalizeContext) -> OutcomeEvidence:
                 errors=canary.errors,
                 receipt_required=canary.receipt_required,
                 nonce=canary.nonce,
-                source=listing.source(f"/{index}"),
+                source=listed.source(),
             )
         )
-    for fetch in fetched(ctx, "canary-receipts"):
-        receipts = fetch.model(CanaryReceipts)
-        if receipts is None:
-            continue
+    for fetch in reader.items("canary-receipts", CanaryReceipts):
+        receipts = fetch.value
         for i, r in enumerate(receipts.receipts):
             doc.receipts.append(
                 Receipt(
@@ -141,7 +136,6 @@ def normalize_outcome(ctx: NormalizeContext) -> OutcomeEvidence:
                     source=fetch.source(f"/receipts/{i}"),
                 )
             )
-    deployments = first(ctx, "deployments")
-    for _, dep in model_list(deployments, "lyftdata.deployment[]"):
-        doc.last_known_good = doc.last_known_good or dep.last_known_good
+    for deployment in reader.listed("deployments", DeploymentRaw):
+        doc.last_known_good = doc.last_known_good or deployment.value.last_known_good
     return doc

@@ -10,20 +10,18 @@ from datetime import UTC, datetime
 
 from schemas.manifest import CollectorStatus
 
-from ....source import MemberNotFound
-from ...base import NormalizeContext, StepResult
+from ...base import StepResult
+from ...raw import RawReader
 
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)")
 
 
-def host_text(ctx: NormalizeContext, step: str, alias: str | None) -> tuple[StepResult, str] | None:
+def host_text(reader: RawReader, step: str, alias: str | None) -> tuple[StepResult, str] | None:
     """The OK output of host step ``step`` on host ``alias``."""
-    for result in ctx.results_for(step):
-        if result.host == alias and result.status is CollectorStatus.OK and result.member:
-            try:
-                return result, ctx.source.read_bytes(result.member).decode("utf-8", "replace")
-            except MemberNotFound:
-                return None
+    for result in reader.results(step):
+        if result.host == alias and reader.ok(result):
+            text = reader.text(result)
+            return (result, text) if text is not None else None
     return None
 
 
@@ -43,11 +41,11 @@ def parse_systemctl_show(text: str) -> dict[str, str]:
     return out
 
 
-def service_metadata(ctx: NormalizeContext, alias: str | None) -> dict[str, str | float | int]:
+def service_metadata(reader: RawReader, alias: str | None) -> dict[str, str | float | int]:
     """The worker service's state, as WorkerStatus.metadata (``service.*`` keys)."""
     if alias is None:
         return {}
-    found = host_text(ctx, "worker-service", alias)
+    found = host_text(reader, "worker-service", alias)
     meta: dict[str, str | float | int] = {}
     if found is not None:
         props = parse_systemctl_show(found[1])
@@ -56,7 +54,7 @@ def service_metadata(ctx: NormalizeContext, alias: str | None) -> dict[str, str 
                 meta[f"service.{key}"] = props[key]
         if props.get("NRestarts", "").isdigit():
             meta["service.NRestarts"] = int(props["NRestarts"])
-    version = host_text(ctx, "worker-version", alias)
+    version = host_text(reader, "worker-version", alias)
     if version is not None and (v := parse_version(version[1])):
         meta["host.worker_version"] = v
     return meta

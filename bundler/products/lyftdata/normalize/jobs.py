@@ -18,10 +18,10 @@ from schemas.evidence import (
     WorkerPlacementVerdict,
 )
 
-from ...base import NormalizeContext
+from ...raw import RawReader
 from ..raw import JobSummary, PlacementReport
 from ..raw.jobs import JobPlacementSpec, JobResources
-from ._util import fetched, first, gaps, labels_dict, model_list, utc
+from ._util import gaps, labels_dict, utc
 
 _PHASES = {
     "running": JobPhase.RUNNING,
@@ -61,30 +61,24 @@ def job_requirements(
     )
 
 
-def _placements(ctx: NormalizeContext) -> dict[str, tuple[PlacementReport, object]]:
-    out: dict[str, tuple[PlacementReport, object]] = {}
-    for fetch in fetched(ctx, "job-placement"):
-        report = fetch.model(PlacementReport)
-        if report is not None:
-            out[report.job] = (report, fetch)
-    return out
+def _placements(reader: RawReader) -> dict[str, PlacementReport]:
+    return {read.value.job: read.value for read in reader.items("job-placement", PlacementReport)}
 
 
-def normalize_jobs(ctx: NormalizeContext) -> JobsEvidence:
-    listing = first(ctx, "jobs")
-    placements = _placements(ctx)
+def normalize_jobs(reader: RawReader) -> JobsEvidence:
+    placements = _placements(reader)
     doc = JobsEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
+        observed_at=reader.ctx.observed_at,
         selection="every job the server lists",
-        gaps=gaps(ctx, "jobs"),
+        gaps=gaps(reader, "jobs"),
     )
-    doc.complete = listing is not None and not doc.gaps
-    for index, job in model_list(listing, "lyftdata.job[]"):
-        assert isinstance(job, JobSummary)
+    doc.complete = reader.has_document("jobs") and not doc.gaps
+    for listed in reader.listed("jobs", JobSummary):
+        job = listed.value
         placed = placements.get(job.name)
         placed_workers = (
-            [p.worker_id for p in placed[0].per_worker if p.verdict == "placed"] if placed else []
+            [p.worker_id for p in placed.per_worker if p.verdict == "placed"] if placed else []
         )
         doc.jobs.append(
             Job(
@@ -96,21 +90,19 @@ def normalize_jobs(ctx: NormalizeContext) -> JobsEvidence:
                 assigned_worker=placed_workers[0] if len(placed_workers) == 1 else None,
                 requirements=job_requirements(job.placement, job.resources),
                 updated_at=utc(job.updated_at),
-                source=listing.source(f"/{index}") if listing else None,
+                source=listed.source(),
             )
         )
     return doc
 
 
-def normalize_placement(ctx: NormalizeContext) -> PlacementEvidence:
+def normalize_placement(reader: RawReader) -> PlacementEvidence:
     doc = PlacementEvidence(
-        product="lyftdata", observed_at=ctx.observed_at, gaps=gaps(ctx, "job-placement")
+        product="lyftdata", observed_at=reader.ctx.observed_at, gaps=gaps(reader, "job-placement")
     )
     doc.complete = not doc.gaps
-    for fetch in fetched(ctx, "job-placement"):
-        report = fetch.model(PlacementReport)
-        if report is None:
-            continue
+    for fetch in reader.items("job-placement", PlacementReport):
+        report = fetch.value
         candidates = report.candidates
         doc.placements.append(
             JobPlacement(

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from schemas.evidence import LocalStateEvidence, Source, StateFileCheck
 
-from ...base import NormalizeContext, StepResult
+from ...base import StepResult
+from ...raw import RawReader
 from ..plan import STATE_DATABASES, sqlite_step_id
-from ._util import gaps, worker_of_host
+from ._util import gaps
 from .host_files import Integrity, classify_integrity, host_text, parse_listing
 
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -31,13 +32,13 @@ def _kind(path: str) -> str:
     return "other"
 
 
-def _checks(ctx: NormalizeContext, alias: str) -> dict[str, tuple[StepResult, Integrity]]:
+def _checks(reader: RawReader, alias: str) -> dict[str, tuple[StepResult, Integrity]]:
     found = {}
     for step, database in _SQLITE_STEPS.items():
-        for result in ctx.results_for(step):
+        for result in reader.results(step):
             if result.host != alias:
                 continue
-            text = host_text(ctx, step, alias)
+            text = host_text(reader, step, alias)
             found[database] = (result, classify_integrity(result, text[1] if text else ""))
     return found
 
@@ -51,19 +52,19 @@ def _integrity_source(result: StepResult, database: str) -> Source:
     )
 
 
-def normalize_local_state(ctx: NormalizeContext) -> LocalStateEvidence:
+def normalize_local_state(reader: RawReader) -> LocalStateEvidence:
     doc = LocalStateEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
-        gaps=gaps(ctx, "state-listing", *_SQLITE_STEPS),
+        observed_at=reader.ctx.observed_at,
+        gaps=gaps(reader, "state-listing", *_SQLITE_STEPS),
     )
     doc.complete = not doc.gaps
     steps = ("state-listing", *_SQLITE_STEPS)
-    aliases = sorted({r.host for s in steps for r in ctx.results_for(s) if r.host})
+    aliases = sorted({r.host for s in steps for r in reader.results(s) if r.host})
     for alias in aliases:
-        worker = worker_of_host(ctx, alias)
-        listing = host_text(ctx, "state-listing", alias)
-        checks = _checks(ctx, alias)
+        worker = reader.worker_of(alias)
+        listing = host_text(reader, "state-listing", alias)
+        checks = _checks(reader, alias)
         listed = parse_listing(listing[1]) if listing else []
         for entry in listed:
             record = StateFileCheck(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from schemas.evidence import Blocker, Requirement, RequirementsEvidence, RequirementsReport
 
-from ...base import NormalizeContext
+from ...raw import RawReader
 from ..raw import JobRequirementsReport
-from ._util import fetched, gaps, utc
+from ._util import gaps, utc
 
 _STATUS = {
     "satisfied": "satisfied",
@@ -22,15 +22,15 @@ _STATUS = {
 }
 
 
-def normalize_requirements(ctx: NormalizeContext) -> RequirementsEvidence:
+def normalize_requirements(reader: RawReader) -> RequirementsEvidence:
     doc = RequirementsEvidence(
-        product="lyftdata", observed_at=ctx.observed_at, gaps=gaps(ctx, "job-requirements")
+        product="lyftdata",
+        observed_at=reader.ctx.observed_at,
+        gaps=gaps(reader, "job-requirements"),
     )
     doc.complete = not doc.gaps
-    for fetch in fetched(ctx, "job-requirements"):
-        report = fetch.model(JobRequirementsReport)
-        if report is None:
-            continue
+    for fetch in reader.items("job-requirements", JobRequirementsReport):
+        report = fetch.value
         for i, per_worker in enumerate(report.reports):
             doc.reports.append(
                 RequirementsReport(

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from schemas.evidence import APIAuth, HTTPProbe, LicenseInfo, ServerEvidence, TLSInfo
 
-from ...base import NormalizeContext, StepResult
+from ...base import StepResult
+from ...raw import RawReader
 from ..plan import http_steps
 from ..raw import Health, License, Version
-from ._util import first, gaps, ref_for, utc
+from ._util import gaps, utc
 
 SERVER_STEPS = ("health", "version", "license", "settings")
 _HTTP_STEP_IDS = frozenset(step.id for step in http_steps())
@@ -40,24 +41,25 @@ def tls_error_code(result: StepResult) -> str | None:
     return next((code for marker, code in _TLS_MARKERS if marker in text), None)
 
 
-def _http_results(ctx: NormalizeContext) -> list[StepResult]:
-    return [r for r in ctx.results if r.host is None and r.step in _HTTP_STEP_IDS]
+def _http_results(reader: RawReader) -> list[StepResult]:
+    return [r for r in reader.ctx.results if r.host is None and r.step in _HTTP_STEP_IDS]
 
 
-def _auth(results: list[StepResult]) -> APIAuth:
+def _auth(reader: RawReader, results: list[StepResult]) -> APIAuth:
     rejected = [r for r in results if r.http_status in (401, 403)]
     if rejected:
         return APIAuth(
             status="rejected",
             http_status=rejected[0].http_status,
-            detail=f"{ref_for(rejected[0])} answered {rejected[0].http_status}",
+            detail=f"{reader.ref(rejected[0])} answered {rejected[0].http_status}",
         )
     if any(r.http_status is not None and 200 <= r.http_status < 300 for r in results):
         return APIAuth(status="ok", http_status=200)
     return APIAuth(status="unknown")
 
 
-def _tls(ctx: NormalizeContext, results: list[StepResult], reachable: bool) -> TLSInfo | None:
+def _tls(reader: RawReader, results: list[StepResult], reachable: bool) -> TLSInfo | None:
+    ctx = reader.ctx
     url = ctx.server_url or ""
     if not url:
         return None
@@ -93,45 +95,47 @@ def _license(fetch_license: License | None) -> LicenseInfo | None:
     )
 
 
-def normalize_server(ctx: NormalizeContext) -> ServerEvidence:
-    results = _http_results(ctx)
+def normalize_server(reader: RawReader) -> ServerEvidence:
+    results = _http_results(reader)
     reachable = any(r.http_status is not None for r in results)
     doc = ServerEvidence(
         product="lyftdata",
-        observed_at=ctx.observed_at,
-        url=ctx.server_url,
+        observed_at=reader.ctx.observed_at,
+        url=reader.ctx.server_url,
         reachable=reachable if results else None,
-        auth=_auth(results),
-        gaps=gaps(ctx, *SERVER_STEPS),
+        auth=_auth(reader, results),
+        gaps=gaps(reader, *SERVER_STEPS),
     )
     doc.complete = not doc.gaps
-    doc.tls = _tls(ctx, results, reachable)
+    doc.tls = _tls(reader, results, reachable)
     if results and not reachable:
         failed = results[0]
         doc.error_class, doc.error_message = failed.error_class, failed.error_message
     for step in SERVER_STEPS:
-        for r in ctx.results_for(step):
+        for r in reader.results(step):
             doc.probes.append(
                 HTTPProbe(
-                    endpoint=ref_for(r).removeprefix("GET "),
+                    endpoint=reader.ref(r).removeprefix("GET "),
                     status_code=r.http_status,
                     error_class=r.error_class,
                     error_message=r.error_message,
                     member=r.member,
                 )
             )
-    health = first(ctx, "health")
-    if health is not None and (model := health.model(Health)) is not None:
+    health = reader.first("health", Health)
+    if health is not None:
+        model = health.value
         doc.healthy = model.status == "ok"
         doc.database_ok = None if model.database is None else model.database == "ok"
         doc.storage_used_pct = model.storage.used_pct if model.storage else None
-        doc.native = health.data if isinstance(health.data, dict) else {}
+        native = reader.document(health.result)
+        doc.native = native if isinstance(native, dict) else {}
         doc.source = health.source()
-    elif any(r.http_status is not None and r.http_status >= 500 for r in ctx.results_for("health")):
+    elif any(r.http_status is not None and r.http_status >= 500 for r in reader.results("health")):
         doc.healthy = False
-    version = first(ctx, "version")
-    if version is not None and (v := version.model(Version)) is not None:
-        doc.version = v.version
-    lic = first(ctx, "license")
-    doc.license = _license(lic.model(License) if lic else None)
+    version = reader.first("version", Version)
+    if version is not None:
+        doc.version = version.value.version
+    lic = reader.first("license", License)
+    doc.license = _license(lic.value if lic else None)
     return doc

@@ -18,18 +18,10 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
-from ...base import NormalizeContext
-from ..raw import EffectiveSettings, WorkerStatusRaw, WorkerSysinfo
-from ._util import (
-    Fetched,
-    fetched,
-    first,
-    gaps,
-    host_of_worker,
-    labels_dict,
-    model_list,
-    utc,
-)
+from ...base import StepResult
+from ...raw import RawReader
+from ..raw import EffectiveSettings, WorkerStatusRaw, WorkerSummary, WorkerSysinfo
+from ._util import gaps, labels_dict, utc
 from .host_files import service_metadata
 
 DEFAULT_POLL_INTERVAL_S = 15.0
@@ -53,15 +45,16 @@ def connection_state(native: str | None) -> ConnectionState:
     return _CONNECTION.get((native or "").strip().lower(), ConnectionState.UNKNOWN)
 
 
-def heartbeat_policy(ctx: NormalizeContext) -> HeartbeatPolicy:
+def heartbeat_policy(reader: RawReader) -> HeartbeatPolicy:
     """Stale after two silent poll intervals, offline after interval + grace."""
-    settings = first(ctx, "settings")
-    model = settings.model(EffectiveSettings) if settings else None
+    settings = reader.first("settings", EffectiveSettings)
+    model = settings.value if settings else None
     interval = model.worker_poll_interval_s if model else None
     grace = model.worker_heartbeat_grace_s if model else None
     source = "settings" if interval is not None else "default"
     if interval is None:
-        status = next((f.model(WorkerStatusRaw) for f in fetched(ctx, "worker-status")), None)
+        first_status = reader.first("worker-status", WorkerStatusRaw)
+        status = first_status.value if first_status else None
         interval = status.heartbeat_interval_s if status else None
         grace = status.heartbeat_grace_s if status and grace is None else grace
         source = "settings" if interval is not None else "default"
@@ -75,8 +68,11 @@ def heartbeat_policy(ctx: NormalizeContext) -> HeartbeatPolicy:
     )
 
 
-def _by_worker(ctx: NormalizeContext, step: str) -> dict[str, Fetched]:
-    return {f.result.bound.get("id", ""): f for f in fetched(ctx, step)}
+def _by_worker(reader: RawReader, step: str) -> dict[str, StepResult]:
+    """Each worker's answer to a fan-out step (by its bound id), if it holds a document."""
+    return {
+        r.bound.get("id", ""): r for r in reader.results(step) if reader.document(r) is not None
+    }
 
 
 def _age(last: datetime | None, observed_at: datetime, reported: float | None) -> float | None:
@@ -85,34 +81,36 @@ def _age(last: datetime | None, observed_at: datetime, reported: float | None) -
     return round(max(0.0, (observed_at - last).total_seconds()), 3)
 
 
-def normalize_workers(ctx: NormalizeContext) -> WorkersEvidence:
-    listing = first(ctx, "workers")
-    statuses = _by_worker(ctx, "worker-status")
-    sysinfos = _by_worker(ctx, "worker-sysinfo")
+def normalize_workers(reader: RawReader) -> WorkersEvidence:
+    ctx = reader.ctx
+    listing = next(iter(_by_worker(reader, "workers").values()), None)
+    statuses = _by_worker(reader, "worker-status")
+    sysinfos = _by_worker(reader, "worker-sysinfo")
     doc = WorkersEvidence(
         product="lyftdata",
         observed_at=ctx.observed_at,
-        heartbeat=heartbeat_policy(ctx),
-        gaps=gaps(ctx, "workers", "worker-status", "worker-sysinfo"),
+        heartbeat=heartbeat_policy(reader),
+        gaps=gaps(reader, "workers", "worker-status", "worker-sysinfo"),
     )
     doc.complete = listing is not None and not doc.gaps
-    for index, summary in model_list(listing, "lyftdata.worker[]"):
+    for listed in reader.listed("workers", WorkerSummary):
+        summary = listed.value
         record = WorkerStatus(
             name=summary.name or summary.id,
             id=summary.id,
             native_status=summary.state,
             connection=connection_state(summary.state),
-            kind=summary.kind if summary.kind in ("builtin", "external") else None,
+            kind=summary.kind if summary.kind in ("builtin", "external") else None,  # type: ignore[arg-type]
             group=summary.group,
             labels=labels_dict(summary.labels),
             limited_capabilities=summary.limit_job_capabilities,
             version=summary.version,
             last_heartbeat_at=utc(summary.last_heartbeat_at),
-            host_alias=host_of_worker(ctx, summary.id),
-            source=listing.source(f"/{index}") if listing else None,
+            host_alias=reader.alias_of(summary.id),
+            source=listed.source(),
         )
         status_fetch = statuses.get(summary.id)
-        status = status_fetch.model(WorkerStatusRaw) if status_fetch else None
+        status = reader.model(status_fetch, WorkerStatusRaw) if status_fetch else None
         if status_fetch is not None and status is not None:
             record.native_status = status.state
             record.connection = connection_state(status.state)
@@ -121,16 +119,16 @@ def normalize_workers(ctx: NormalizeContext) -> WorkersEvidence:
             record.capabilities = list(status.capabilities)
             record.in_flight = status.jobs_running
             record.version = status.version or record.version
-            record.source = status_fetch.source()
+            record.source = reader.source(status_fetch)
         answered_by = status_fetch or listing
-        answered = answered_by.result.finished_at if answered_by else None
+        answered = answered_by.finished_at if answered_by else None
         record.heartbeat_age_s = _age(
             record.last_heartbeat_at,
             answered or ctx.observed_at,
             status.heartbeat_age_s if status else None,
         )
         sysinfo_fetch = sysinfos.get(summary.id)
-        sysinfo = sysinfo_fetch.model(WorkerSysinfo) if sysinfo_fetch else None
+        sysinfo = reader.model(sysinfo_fetch, WorkerSysinfo) if sysinfo_fetch else None
         if sysinfo is not None:
             record.runtime = WorkerRuntime(
                 os_name=sysinfo.os, os_version=sysinfo.os_version, arch=sysinfo.arch
@@ -141,7 +139,7 @@ def normalize_workers(ctx: NormalizeContext) -> WorkersEvidence:
                 memory_available_bytes=sysinfo.memory_available_bytes,
                 disk_free_bytes=sysinfo.jobs_dir_disk_free_bytes,
             )
-        metadata = service_metadata(ctx, record.host_alias)
+        metadata = service_metadata(reader, record.host_alias)
         if metadata:
             record.metadata = metadata
         doc.workers.append(record)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import paramiko
 
-from .budget import Budget
-from .errors import (
+from ..budget import Budget
+from ..errors import (
     AuthenticationFailed,
     CollectError,
     CollectorTimeout,

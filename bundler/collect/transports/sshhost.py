@@ -19,9 +19,9 @@ from typing import Literal
 
 import paramiko
 
-from .budget import Budget
-from .capping import HeadTailCapper
-from .errors import (
+from ..budget import Budget
+from ..capping import HeadTailCapper
+from ..errors import (
     CollectorTimeout,
     FileMissing,
     FileUnreadable,
@@ -45,7 +45,7 @@ POLL_S = 0.25
 
 
 class SshHost:
-    """Implements :class:`~bundler.collect.runner.HostRunner` over one paramiko transport."""
+    """Implements :class:`~bundler.collect.transports.runner.HostRunner` over one paramiko link."""
 
     transport: Literal["ssh", "local"] = "ssh"
 

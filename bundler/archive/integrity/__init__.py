@@ -16,8 +16,8 @@ from typing import Literal, NoReturn
 
 from schemas import Integrity
 
-from ..errors import CorruptArchive, HostileArchive, ManifestInvalid, NotABundle
-from ..source import MemberUnverified
+from ...errors import CorruptArchive, HostileArchive, ManifestInvalid, NotABundle
+from ...source import MemberUnverified
 
 ProblemKind = Literal[
     "missing",  # listed in the manifest, absent from the zip

@@ -26,9 +26,9 @@ from typing import BinaryIO, Literal, NoReturn
 
 import pyzipper
 
-from ..errors import EncryptionError
-from .names import printable_name
-from .secret import Secret
+from ...errors import EncryptionError
+from ..names import printable_name
+from ..secret import Secret
 
 LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 LOCAL_SIGNATURE = 0x04034B50

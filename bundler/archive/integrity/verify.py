@@ -24,10 +24,10 @@ from schemas import (
     RedactionReport,
 )
 
-from ..source import DEFAULT_MAX_JSON_BYTES, MemberNotFound
-from .integrity import MemberUnsound
-from .manifest_load import parse_json, validate_document
-from .reader import BundleReader
+from ...source import DEFAULT_MAX_JSON_BYTES, MemberNotFound
+from ..manifest_load import parse_json, validate_document
+from ..reader import BundleReader
+from . import MemberUnsound
 
 CheckStatus = Literal["ok", "problem", "not_checked"]
 CheckKind = Literal["structure", "manifest", "checksum", "schema"]

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import httpx
 
-from .. import __version__
-from ..errors import UsageError
-from .budget import Budget
-from .capping import Capped, HeadTailCapper
-from .errors import CollectorTimeout, ConnectFailed, TLSVerifyFailed, TransportError
+from ... import __version__
+from ...errors import UsageError
+from ..budget import Budget
+from ..capping import Capped, HeadTailCapper
+from ..errors import CollectorTimeout, ConnectFailed, TLSVerifyFailed, TransportError
 from .politeness import (
     DEFAULT_MAX_RETRY_AFTER_S,
     THROTTLE_STATUSES,

@@ -14,9 +14,9 @@ from urllib.parse import urlencode
 
 from schemas import CollectorKind, CollectorStatus
 
-from .budget import Budget
-from .context import RunContext
-from .errors import (
+from ..budget import Budget
+from ..context import RunContext
+from ..errors import (
     CollectError,
     HttpRefused,
     HttpStatusError,
@@ -24,16 +24,16 @@ from .errors import (
     ResponseTooLarge,
     Skip,
 )
-from .plan import HttpStep
-from .politeness import THROTTLE_STATUSES, retry_after_seconds
-from .readonly import path_violation
-from .recorder import CollectorRecord, PendingMember
-from .scheduler import Task
-from .templates import quote_path_value, render, render_member
-from .validate import check_json, limit
+from ..plan import HttpStep
+from ..readonly import path_violation
+from ..recorder import CollectorRecord, PendingMember
+from ..scheduler import Task
+from ..templates import quote_path_value, render, render_member
+from ..transports.politeness import THROTTLE_STATUSES, retry_after_seconds
+from ..validate import check_json, limit
 
 if TYPE_CHECKING:
-    from .http import HttpCapture
+    from ..transports.http import HttpCapture
 
 HTTP_LANE = "http"
 ERROR_SNIPPET = 200

@@ -19,9 +19,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from schemas import utc_now
 from schemas.evidence import ClockReading
 
-from .budget import Budget
-from .errors import CommandFailed
-from .runner import HostRunner
+from ..budget import Budget
+from ..errors import CommandFailed
+from ..transports.runner import HostRunner
 from .timestamps import parse_offset
 
 CLOCK_PROBE = "echo bundler-ready; read _; date -u +%s.%N; date +%z"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import paramiko
 
-from ..errors import UsageError
+from ...errors import UsageError
 from .address import parse_address
 from .sshconfig_index import StanzaIndex
 

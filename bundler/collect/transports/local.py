@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import IO, Literal
 
-from .budget import Budget
-from .capping import HeadTailCapper
-from .errors import (
+from ..budget import Budget
+from ..capping import HeadTailCapper
+from ..errors import (
     CollectorTimeout,
     CommandFailed,
     FileMissing,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from .budget import Budget
+from ..budget import Budget
 
 THROTTLE_STATUSES = frozenset({429, 503})
 DEFAULT_MAX_RETRY_AFTER_S = 30.0

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
-from ..errors import UsageError
+from ...errors import UsageError
 from .timestamps import leading_timestamp
 
 BISECT_WINDOW = 64 * 1024

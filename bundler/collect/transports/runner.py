@@ -1,7 +1,7 @@
 """What a host offers the engine, whether reached over SSH or this machine itself.
 
-Both :class:`~bundler.collect.ssh.SshHost` and
-:class:`~bundler.collect.local.LocalHost` implement :class:`HostRunner`, so
+Both :class:`~bundler.collect.transports.ssh.SshHost` and
+:class:`~bundler.collect.transports.local.LocalHost` implement :class:`HostRunner`, so
 every host step, sysinfo and log collector is written once. Commands are
 argument vectors; over SSH they become one ``/bin/sh -c`` line built here
 with :func:`shlex.quote` (the user's login shell may not be POSIX), so a
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from .budget import Budget
-from .capping import Capped
+from ..budget import Budget
+from ..capping import Capped
 
 STDERR_CAP = 64 * 1024
 """stderr is kept only to explain failures."""

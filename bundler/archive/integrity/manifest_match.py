@@ -10,12 +10,12 @@ from typing import BinaryIO
 
 from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 
-from ..errors import DecryptionFailed, NotABundle
-from .aes_check import password_fit
-from .integrity import IntegrityProblem, ProblemKind
-from .names import member_name_problem, printable_name
-from .secret import Secret
-from .zipscan import Entry
+from ...errors import DecryptionFailed, NotABundle
+from ..names import member_name_problem, printable_name
+from ..secret import Secret
+from ..zipscan import Entry
+from . import IntegrityProblem, ProblemKind
+from .written import password_fit
 
 PASSWORD_PROBES = 4
 """Members whose password verifier is tried (PBKDF2 with 1000 rounds: about 1 ms each)."""

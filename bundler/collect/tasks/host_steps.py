@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 
 from schemas.evidence import HostSysinfo, LogSource
 
-from .budget import Budget
-from .capping import Capped
+from ..budget import Budget
+from ..capping import Capped
+from ..context import HostState, RunContext
+from ..errors import CollectError, CommandFailed, CommandNotFound, FileMissing, InvalidJSON, Skip
+from ..plan import CommandStep, FileStep, LogStep
+from ..readonly import command_violation
+from ..recorder import CollectorRecord, PendingMember
+from ..templates import render, render_all, render_member
+from ..transports.runner import HostRunner
+from ..validate import check_json
 from .clock import read_clock
-from .context import HostState, RunContext
-from .errors import CollectError, CommandFailed, CommandNotFound, FileMissing, InvalidJSON, Skip
 from .logs import CollectedLog, LogOptions, collect_file_log, collect_unit_log
-from .plan import CommandStep, FileStep, LogStep
-from .readonly import command_violation
-from .recorder import CollectorRecord, PendingMember
-from .runner import HostRunner
 from .sysinfo import SYSINFO_MAX_BYTES, parse_sysinfo, sysinfo_script
-from .templates import render, render_all, render_member
-from .validate import check_json
 
 SYSINFO_MEMBER = "hosts/{alias}/sysinfo.json"
 

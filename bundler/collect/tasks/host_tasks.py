@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 from schemas import CollectorStatus
 
+from ..budget import Budget
+from ..context import HostState, RunContext
+from ..errors import CollectError, HostKeyChanged, HostKeyRefused
+from ..plan import CommandStep, FileStep, LogStep
+from ..scheduler import Task
 from . import host_steps
-from .budget import Budget
-from .context import HostState, RunContext
-from .errors import CollectError, HostKeyChanged, HostKeyRefused
 from .host_steps import HostFn
-from .plan import CommandStep, FileStep, LogStep
-from .scheduler import Task
 
 if TYPE_CHECKING:
-    from .sshconfig import SshEndpoint
+    from ..transports.sshconfig import SshEndpoint
 
 
 def schedule_host(

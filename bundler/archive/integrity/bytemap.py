@@ -26,9 +26,9 @@ from typing import BinaryIO
 import pyzipper
 from pyzipper import zipfile as pz
 
-from .integrity import IntegrityProblem, ProblemKind
-from .names import printable_name
-from .sealing import is_own_comment
+from ..names import printable_name
+from ..sealing import is_own_comment
+from . import IntegrityProblem, ProblemKind
 
 LOCAL = struct.Struct("<IHHHHHIIIHH")
 LOCAL_SIG = 0x04034B50

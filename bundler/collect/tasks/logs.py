@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timezone
 from typing import Literal
 
-from .budget import Budget
-from .capping import HEAD_FRACTION, Capped, HeadTailCapper
-from .errors import CommandFailed, CommandNotFound, FileUnreadable
-from .runner import HostRunner
+from ..budget import Budget
+from ..capping import HEAD_FRACTION, Capped, HeadTailCapper
+from ..errors import CommandFailed, CommandNotFound, FileUnreadable
+from ..transports.runner import HostRunner
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import paramiko
 
-from .errors import HostKeyChanged, HostKeyUnknown
+from ..errors import HostKeyChanged, HostKeyUnknown
 
 # Which key-exchange host-key algorithms verify a key of each known_hosts type.
 _ALGORITHMS_FOR_TYPE = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa")}

@@ -1,0 +1,153 @@
+"""The one raw reader normalizers share: documents, fan-outs, list records, citations, gaps."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from pydantic import BaseModel
+
+from bundler.collect.plan import HttpStep, Plan
+from bundler.products.base import NormalizeContext, StepResult
+from bundler.products.raw import RawReader
+from bundler.source import MemorySource
+from schemas.manifest import CollectorStatus, MemberEntry
+
+OK, FAILED, SKIPPED = CollectorStatus.OK, CollectorStatus.FAILED, CollectorStatus.SKIPPED
+
+
+class Worker(BaseModel):
+    name: str
+    cpus: int
+
+
+VALIDATED: list[str] = []
+
+
+class Counting(BaseModel):
+    """A model that counts its validations (the reader validates a member once per run)."""
+
+    name: str
+
+    def model_post_init(self, context: object) -> None:
+        VALIDATED.append(self.name)
+
+
+MODELS: dict[str, type[BaseModel]] = {"worker": Worker, "worker[]": Worker, "counted": Counting}
+PLAN = Plan(
+    profile="test",
+    steps=[
+        HttpStep(id="workers", path="/api/workers", member="raw/http/workers.json"),
+        HttpStep(id="worker", path="/api/workers/{name}", member="raw/http/worker/{index}.json"),
+    ],
+)
+
+
+def _entry(path: str, schema: str | None, valid: bool | None) -> MemberEntry:
+    return MemberEntry(path=path, sha256="0" * 64, size=1, schema_name=schema, valid=valid)
+
+
+def _reader(
+    members: dict[str, object],
+    results: list[StepResult],
+    entries: tuple[MemberEntry, ...] = (),
+) -> RawReader:
+    source = MemorySource({name: json.dumps(value).encode() for name, value in members.items()})
+    ctx = NormalizeContext(
+        source=source,
+        results=results,
+        hosts=[],
+        observed_at=datetime(2026, 1, 1, tzinfo=UTC),
+        members={entry.path: entry for entry in entries},
+    )
+    return RawReader(ctx, MODELS, PLAN)
+
+
+def test_first_items_and_listed_carry_their_citations() -> None:
+    reader = _reader(
+        {
+            "raw/http/workers.json": [{"name": "w1", "cpus": 2}, {"name": "bad"}],
+            "raw/http/worker/0.json": {"name": "w1", "cpus": 2},
+            "raw/http/worker/1.json": {"name": "w2", "cpus": "many"},
+        },
+        [
+            StepResult("workers", "http.workers", OK, "raw/http/workers.json"),
+            StepResult(
+                "worker", "http.worker.0", OK, "raw/http/worker/0.json", bound={"name": "w1"}
+            ),
+            StepResult(
+                "worker", "http.worker.1", OK, "raw/http/worker/1.json", bound={"name": "w2"}
+            ),
+        ],
+    )
+    listed = reader.listed("workers", Worker)
+    assert [(r.value.name, r.pointer) for r in listed] == [("w1", "/0")]
+    assert listed[0].source().model_dump(exclude_none=True) == {
+        "method": "api",
+        "collector": "http.workers",
+        "ref": "GET /api/workers",
+        "member": "raw/http/workers.json",
+        "pointer": "/0",
+    }
+    (detail,) = reader.items("worker", Worker)
+    assert detail.value.name == "w1"
+    assert detail.source().ref == "GET /api/workers/w1"
+    assert detail.source().pointer is None
+    first = reader.first("worker", Worker)
+    assert first is not None
+    assert first.value.name == "w1"
+    assert reader.has_document("worker")
+    # A misfit found while reading is a gap, named with the step and the collector.
+    assert [(g.step, g.collector, g.reason) for g in reader.gaps("workers", "worker")] == [
+        ("workers", "http.workers", "invalid"),
+        ("worker", "http.worker.1", "invalid"),
+    ]
+
+
+def test_gaps_name_failed_truncated_and_skipped_collectors() -> None:
+    reader = _reader(
+        {"raw/http/workers.json": "{"},
+        [
+            StepResult(
+                "workers", "http.workers", FAILED, "raw/http/workers.json", error_message="HTTP 500"
+            ),
+            StepResult("worker", "http.worker.0", SKIPPED, None, error_message="absent (HTTP 404)"),
+        ],
+        (
+            _entry("raw/http/workers.json", "worker[]", False).model_copy(
+                update={"truncated": True}
+            ),
+        ),
+    )
+    assert [(g.step, g.reason, g.detail) for g in reader.gaps("workers", "worker")] == [
+        ("workers", "truncated", "HTTP 500"),
+        ("worker", "skipped", "absent (HTTP 404)"),
+    ]
+    assert reader.first("workers", Worker) is None
+    assert not reader.has_document("workers")
+
+
+def test_a_member_the_collector_recorded_as_a_misfit_is_not_validated_again() -> None:
+    reader = _reader(
+        {"raw/http/worker/0.json": {"name": "w1"}},
+        [StepResult("worker", "http.worker.0", OK, "raw/http/worker/0.json")],
+        (_entry("raw/http/worker/0.json", "counted", False),),
+    )
+    VALIDATED.clear()
+    assert reader.first("worker", Counting) is None
+    assert VALIDATED == []
+    assert [g.reason for g in reader.gaps("worker")] == ["invalid"]
+
+
+def test_a_document_is_validated_once_per_run_however_many_normalizers_ask() -> None:
+    reader = _reader(
+        {"raw/http/worker/0.json": {"name": "w1"}},
+        [StepResult("worker", "http.worker.0", OK, "raw/http/worker/0.json")],
+        (_entry("raw/http/worker/0.json", "counted", True),),
+    )
+    VALIDATED.clear()
+    for _ in range(3):
+        assert reader.first("worker", Counting) is not None
+        assert len(reader.items("worker", Counting)) == 1
+    assert VALIDATED == ["w1"]
+    assert reader.gaps("worker") == []
