@@ -268,6 +268,11 @@ TARGETS_TRUNCATED = _("TARGETS_TRUNCATED", FLEET, "more targets than the report 
 EVIDENCE_INCOMPLETE = _("EVIDENCE_INCOMPLETE", FLEET, "an evidence document is incomplete")
 EVIDENCE_INVALID = _("EVIDENCE_INVALID", FLEET, "an evidence document is unusable", "recollect")
 EVIDENCE_MISSING = _("EVIDENCE_MISSING", FLEET, "a core evidence document is absent", "recollect")
+EVIDENCE_REDERIVED = _(
+    "EVIDENCE_REDERIVED", FLEET, "evidence re-derived from raw/ with this bundler's profile"
+)
+EVIDENCE_STORED = _("EVIDENCE_STORED", FLEET, "the bundle's stored evidence/ was analyzed")
+NO_LADDER = _("NO_LADDER", FLEET, "doctor judged no ladder (interrupted, hosts only, or failed)")
 RAW_RECORDS_INVALID = _(
     "RAW_RECORDS_INVALID", FLEET, "raw responses did not match the product's shape"
 )

@@ -1,7 +1,7 @@
 """The finding-code catalog is complete, used, and every recovery id it names has a text.
 
 Walks the source of every rule module (generic and both products), the engine's
-own modules that report findings, and the matching models, statically: a code
+own modules that report findings, and every other module of bundler, statically: a code
 must be a catalog constant, never a string literal; every declared code is used
 somewhere; each recovery id resolves to a generic path or to the product's own
 ``RECOVERIES``. ``docs/finding-codes.md`` is exactly what the catalogs render.
@@ -22,16 +22,11 @@ from bundler.products import PROFILES, get_profile
 ROOT = Path(__file__).resolve().parents[2]
 ANALYZE = ROOT / "bundler" / "analyze"
 PRODUCTS = ROOT / "bundler" / "products"
-REPORTERS = [
-    *sorted((ANALYZE / "rules").glob("*.py")),
-    *(ANALYZE / name for name in ("engine.py", "fleet.py", "ladder.py", "matching.py")),
-    *sorted(PRODUCTS.glob("*/rules/*.py")),
-    *sorted(PRODUCTS.glob("*/matching.py")),
-    *sorted(PRODUCTS.glob("*/profile.py")),
-]
-"""Every module that reports a finding code (or compares one)."""
 DECLARERS = [ANALYZE / "codes.py", *sorted(PRODUCTS.glob("*/codes.py"))]
 """The catalogs: a code they declare is not "used" there, but one they read (a table) is."""
+REPORTERS = sorted(set((ROOT / "bundler").rglob("*.py")) - set(DECLARERS))
+"""Every other module of bundler: the rules of both products and the generic ones, the
+engine, the matching models, the acceptance checklist and the renderers."""
 CONSTRUCTORS = {"fail", "warn", "unknown", "not_applicable", "note", "make_finding", "Finding"}
 LOOKS_LIKE_A_CODE = re.compile(r"^[A-Z][A-Z0-9_]{3,}$")
 
