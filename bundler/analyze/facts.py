@@ -19,6 +19,8 @@ from typing import Any
 
 from schemas import Citation
 from schemas.evidence import (
+    AuthorizationEvidence,
+    CapacityEvidence,
     EvidenceDoc,
     HeartbeatPolicy,
     HostsEvidence,
@@ -27,6 +29,8 @@ from schemas.evidence import (
     JobsEvidence,
     ProductInfo,
     Source,
+    WorkerAuthorization,
+    WorkerCapacity,
     WorkersEvidence,
     WorkerStatus,
 )
@@ -126,6 +130,29 @@ def find_worker(ev: EvidenceSet, name: str | None) -> tuple[int, WorkerStatus] |
     for index, worker in enumerate(workers(ev)):
         if worker.name == name or (worker.id is not None and worker.id == name):
             return index, worker
+    return None
+
+
+def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:
+    """Worker ``worker``'s capacity report and its index in capacity.json.
+
+    Per-worker documents are keyed by the worker's name, as every normalizer writes them.
+    """
+    doc = ev.get(CapacityEvidence)
+    for index, entry in enumerate(doc.workers if doc else []):
+        if entry.worker == worker:
+            return index, entry
+    return None
+
+
+def authorization_entry(
+    ev: EvidenceSet, worker: str | None
+) -> tuple[int, WorkerAuthorization] | None:
+    """Worker ``worker``'s runtime-authorization record and its index in authorization.json."""
+    doc = ev.get(AuthorizationEvidence)
+    for index, entry in enumerate(doc.workers if doc else []):
+        if entry.worker == worker:
+            return index, entry
     return None
 
 

@@ -14,7 +14,7 @@ from schemas.evidence import AuthorizationEvidence, ServerEvidence, WorkerAuthor
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_source, find_worker
+from ..facts import authorization_entry, citations, cite, cite_source, find_worker
 from ._lease import check_lease, check_registration
 from ._outcome import Outcome
 
@@ -31,13 +31,6 @@ NATIVE_CODES = {
 """Product codes (verbatim, lower snake) that the guide names, and what they mean."""
 
 
-def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthorization] | None:
-    for index, entry in enumerate(doc.workers):
-        if entry.worker == worker:
-            return index, entry
-    return None
-
-
 @rule(Layer.AUTHORIZATION, needs=(AuthorizationEvidence,))
 def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.need(AuthorizationEvidence)
@@ -50,7 +43,7 @@ def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
         return RuleResult.not_applicable(
             codes.NO_TARGET_WORKER, "No worker is selected; authorization is judged per worker."
         )
-    found = _entry(doc, ctx.target.worker)
+    found = authorization_entry(ctx.evidence, ctx.target.worker)
     worker = find_worker(ctx.evidence, ctx.target.worker)
     if found is None:
         if worker is not None and worker[1].kind == "builtin":

@@ -18,7 +18,16 @@ from schemas.evidence import CapacityEvidence, Job, WorkerCapacity, WorkerStatus
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting, workers
+from ..facts import (
+    capacity_entry,
+    citations,
+    cite,
+    cite_job,
+    cite_worker,
+    find_worker,
+    waiting,
+    workers,
+)
 from ..matching import (
     ADMIN_STATE_CODES,
     Mismatch,
@@ -34,14 +43,6 @@ DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
 """LyftData's published scale signals; a product's own thresholds win."""
 
 
-def _capacity(ctx: RuleContext, worker: str) -> tuple[int, WorkerCapacity] | None:
-    doc = ctx.evidence.get(CapacityEvidence)
-    for index, entry in enumerate(doc.workers if doc else []):
-        if entry.worker == worker:
-            return index, entry
-    return None
-
-
 @rule(Layer.CAPACITY)
 def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
     if ctx.target.worker is None:
@@ -54,7 +55,7 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
             codes.WORKER_NOT_IN_EVIDENCE, f"Worker {ctx.target.worker} is not in the worker list."
         )
     w_index, worker = found
-    cap = _capacity(ctx, worker.name)
+    cap = capacity_entry(ctx.evidence, worker.name)
     job = ctx.target.job
     blocking = job is not None and waiting(job)
     req = job.requirements if blocking and job is not None else None
@@ -261,7 +262,7 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
     """
     if ctx.target.worker is None:
         return None
-    found = _capacity(ctx, ctx.target.worker)
+    found = capacity_entry(ctx.evidence, ctx.target.worker)
     if found is None:
         return None
     index, cap = found

@@ -9,21 +9,13 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.facts import citations, cite_job, job_label
+from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
 from ..matching import availability, mismatches
 from .facts import FLUX, subject_worker
-
-
-def _capacity(ctx: RuleContext, name: str) -> tuple[int, WorkerCapacity] | None:
-    doc = ctx.evidence.get(CapacityEvidence)
-    for index, item in enumerate(doc.workers if doc else []):
-        if item.worker == name:
-            return index, item
-    return None
 
 
 def saturated(item: WorkerCapacity) -> bool:
@@ -45,7 +37,7 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
     if job is not None and job.phase is JobPhase.UNASSIGNED:
         return _waiting_job(ctx)
     name = subject_worker(ctx)
-    found = _capacity(ctx, name) if name else None
+    found = capacity_entry(ctx.evidence, name) if name else None
     if found is None:
         return None
     index, item = found
@@ -77,7 +69,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     ]
     if not eligible:
         return None  # placement already says why nobody can take it
-    slots = [f for f in (_capacity(ctx, w.name) for w in eligible) if f is not None]
+    slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
     evidence += [

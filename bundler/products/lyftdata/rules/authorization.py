@@ -13,7 +13,7 @@ from schemas.evidence import AuthorizationEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
 from ....analyze.codes import CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE
-from ....analyze.facts import citations, cite_source
+from ....analyze.facts import authorization_entry, citations, cite_source
 from ..recovery import CLOCK_SYNC
 
 NATIVE_CLOCK_SKEW = "lease_clock_skew"
@@ -24,7 +24,7 @@ def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.need(AuthorizationEvidence)
     if ctx.target.worker is None:
         return None
-    found = next(((i, w) for i, w in enumerate(doc.workers) if w.worker == ctx.target.worker), None)
+    found = authorization_entry(ctx.evidence, ctx.target.worker)
     if found is None or not found[1].applicable:
         return None
     index, entry = found
