@@ -26,6 +26,7 @@ from .catalog import Catalog
 
 GENERIC = Catalog("generic")
 _ = GENERIC.declare
+# Shorthands, so each declaration reads on one line: `_(code, rungs, title, recovery id)`.
 S, H, A, P = Layer.SERVER, Layer.HEARTBEAT, Layer.AUTHORIZATION, Layer.PLACEMENT
 D, R, C, OUT = Layer.DEPLOYMENT, Layer.REQUIREMENTS, Layer.CAPACITY, Layer.OUTCOME
 FLEET: tuple[Layer, ...] = ()

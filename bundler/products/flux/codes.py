@@ -11,6 +11,7 @@ from schemas import Layer
 
 FLUX_CODES = Catalog("flux")
 _ = FLUX_CODES.declare
+# Shorthands, so each declaration reads on one line: `_(code, rungs, title, recovery id)`.
 S, H, A, P = Layer.SERVER, Layer.HEARTBEAT, Layer.AUTHORIZATION, Layer.PLACEMENT
 D, R, C, OUT = Layer.DEPLOYMENT, Layer.REQUIREMENTS, Layer.CAPACITY, Layer.OUTCOME
 
