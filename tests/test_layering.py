@@ -71,6 +71,10 @@ CLI_ENTRY_POINTS = {"bundler/__main__.py"}
 
 PRODUCT_API = {
     "bundler.analyze.api": "the rule contract: rule, RuleContext, EvidenceSet, timeline types",
+    "bundler.analyze.facts": "the evidence look-ups every rule shares (workers, jobs, citations)",
+    "bundler.analyze.matching": "the shared matching model: Mismatch, availability",
+    "bundler.analyze.catalog": "Catalog, where a product declares its own finding codes",
+    "bundler.analyze.codes": "the generic finding codes, for a product rule reporting one",
     "bundler.collect.plan": "the plan model a profile returns",
     "bundler.collect.readonly": "ProgramRule, for a profile's read-only product commands",
     "bundler.collect.results": "StepResult, what a normalizer reads (via products.base)",

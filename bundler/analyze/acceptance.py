@@ -17,25 +17,35 @@ from typing import Literal
 from schemas import AcceptanceCheck, LayerResult, LayerStatus
 from schemas.evidence import OutcomeEvidence
 
+from . import codes
 from .api import EvidenceSet, Target
 from .facts import find_worker, host_for_worker
 from .recovery import ACCEPTANCE_CHECKS
 
 CheckStatus = Literal["pass", "fail", "unknown", "not_applicable"]
 
-CANARY_FAILURES = {"CANARY_FAILED", "CANARY_TIMED_OUT", "JOB_RUN_FAILED", "CANARY_NO_OUTPUT"}
-CANARY_UNSETTLED = {"CANARY_NOT_CONCLUSIVE", "NO_FINISHED_RUN"}
-RECEIPT_FAILURES = {"RECEIPT_MISSING", "RECEIPT_NONCE_MISMATCH", "RECEIPT_ACCEPTED_ONLY"}
+CANARY_FAILURES = {
+    codes.CANARY_FAILED,
+    codes.CANARY_TIMED_OUT,
+    codes.JOB_RUN_FAILED,
+    codes.CANARY_NO_OUTPUT,
+}
+CANARY_UNSETTLED = {codes.CANARY_NOT_CONCLUSIVE, codes.NO_FINISHED_RUN}
+RECEIPT_FAILURES = {
+    codes.RECEIPT_MISSING,
+    codes.RECEIPT_NONCE_MISMATCH,
+    codes.RECEIPT_ACCEPTED_ONLY,
+}
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
 
 ADVISORY = {
-    "ENROLLMENT_KEY_STILL_CONFIGURED",
-    "CLOCK_SKEW",
-    "TIME_NOT_SYNCHRONIZED",
-    "STALE_CONTROL_SOCKET",
-    "TLS_INSECURE_IN_USE",
+    codes.ENROLLMENT_KEY_STILL_CONFIGURED,
+    codes.CLOCK_SKEW,
+    codes.TIME_NOT_SYNCHRONIZED,
+    codes.STALE_CONTROL_SOCKET,
+    codes.TLS_INSECURE_IN_USE,
 }
 """Warnings that do not stop a worker from counting as recovered."""
 

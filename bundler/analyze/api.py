@@ -3,8 +3,11 @@
 A rule is a small function of a :class:`RuleContext` that answers for one
 layer of one target: ``RuleResult.fail(...)``, ``.warn``, ``.pass_``,
 ``.unknown`` (evidence missing), ``.not_applicable``, or ``None`` (nothing to
-say). The engine, not the rule, combines answers into a layer status, stops at
-the first failed layer and marks the layers above it ``skipped``.
+say). The documents it cannot judge without are declared, ``@rule(layer,
+needs=(WorkersEvidence,))``: when one is missing the rule is not called and the
+answer is unknown, so no rule writes that check by hand. The engine, not the
+rule, combines answers into a layer status, stops at the first failed layer and
+marks the layers above it ``skipped``.
 
 Rules never read files directly: they read typed evidence from
 :class:`EvidenceSet` and cite it with :meth:`EvidenceSet.cite` /
@@ -26,6 +29,7 @@ from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, 
 from schemas.evidence import EvidenceDoc, Job
 
 from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
+from .codes import MISSING_DOCUMENTS
 
 D = TypeVar("D", bound=EvidenceDoc)
 
@@ -179,6 +183,17 @@ class EvidenceSet:
             self._cache[cls] = self._load(cls)
         return self._cache[cls]  # type: ignore[return-value]
 
+    def need(self, cls: type[D]) -> D:
+        """A document the rule declared in ``@rule(needs=...)``, so the engine checked it is here.
+
+        Raises (a rule bug, reported as ``RULE_ERROR``, never a pass) if it is absent:
+        the rule read a document it did not declare.
+        """
+        doc = self.get(cls)
+        if doc is None:
+            raise LookupError(f"{cls.member_path} is absent: list it in the rule's needs")
+        return doc
+
     def _load(self, cls: type[D]) -> D | None:
         try:
             data = read_json(self.source, cls.member_path)
@@ -295,16 +310,38 @@ class Rule:
     name: str
     products: frozenset[str] | None = None
     """Products this rule applies to; None means every product."""
+    needs: tuple[type[EvidenceDoc], ...] = ()
+    """Documents without which the rule cannot judge: when one is absent or unusable the
+    rule is not called and answers unknown, in the words of ``codes.MISSING_DOCUMENTS``;
+    the engine names the member and how to collect it (``missing``, ``to_decide``)."""
 
     def applies_to(self, profile: str | None) -> bool:
         return self.products is None or (profile is not None and profile in self.products)
 
     def __call__(self, ctx: RuleContext) -> RuleResult | None:
+        for cls in self.needs:
+            if ctx.evidence.get(cls) is None:
+                code, message = MISSING_DOCUMENTS[cls]
+                return RuleResult.unknown(code, message)
         return self.func(ctx)
 
 
-def rule(layer: Layer, *, products: Iterable[str] | None = None) -> Callable[[RuleFunc], Rule]:
-    """Declare a rule for ``layer``. Modules list their rules in a ``RULES`` tuple."""
+def rule(
+    layer: Layer,
+    *,
+    products: Iterable[str] | None = None,
+    needs: Iterable[type[EvidenceDoc]] = (),
+) -> Callable[[RuleFunc], Rule]:
+    """Declare a rule for ``layer``. Modules list their rules in a ``RULES`` tuple.
+
+    ``needs`` lists the documents the rule cannot judge without; the rule then
+    never checks for them itself (the unknown it would write is the engine's).
+    Only documents with a declared "missing" answer may be needed (fail closed).
+    """
+    needed = tuple(needs)
+    unknown = [cls.__name__ for cls in needed if cls not in MISSING_DOCUMENTS]
+    if unknown:
+        raise ValueError(f"no missing-document answer for {', '.join(unknown)}")
 
     def decorate(func: RuleFunc) -> Rule:
         return Rule(
@@ -312,6 +349,7 @@ def rule(layer: Layer, *, products: Iterable[str] | None = None) -> Callable[[Ru
             func=func,
             name=f"{func.__module__}.{func.__name__}",
             products=frozenset(products) if products is not None else None,
+            needs=needed,
         )
 
     return decorate

@@ -35,7 +35,7 @@ from schemas import (
 from schemas.manifest import CollectorStatus
 
 from .. import __version__
-from . import acceptance
+from . import acceptance, codes
 from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
@@ -93,7 +93,7 @@ def run_analysis(
     if profile is None and name is not None:
         notes.append(
             note(
-                "PROFILE_UNAVAILABLE",
+                codes.PROFILE_UNAVAILABLE,
                 f"The bundle was collected with profile {name!r}, which this bundler "
                 "does not have: only generic rules ran, and logs were not parsed.",
                 severity="info",
@@ -116,7 +116,7 @@ def run_analysis(
     if len(targets) > MAX_TARGETS:
         notes.append(
             note(
-                "TARGETS_TRUNCATED",
+                codes.TARGETS_TRUNCATED,
                 f"{len(targets)} targets need attention; the {MAX_TARGETS} most severe of the "
                 f"first {len(evaluated)} are shown. Narrow with --worker or --job.",
                 severity="info",
@@ -156,7 +156,7 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
     except Exception as exc:  # a parser bug must not cost the whole report
         notes.append(
             note(
-                "LOG_PARSER_ERROR",
+                codes.LOG_PARSER_ERROR,
                 f"The {profile.name} log parser failed ({type(exc).__name__}: "
                 f"{excerpt(str(exc), 160)}); log-based evidence is missing.",
             )
@@ -165,7 +165,7 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
     if sampled.kept < sampled.seen:
         notes.append(
             note(
-                "TIMELINE_SAMPLED",
+                codes.TIMELINE_SAMPLED,
                 f"The logs held {sampled.seen} timeline events; {sampled.kept} were kept (per "
                 f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}), so "
                 "memory stays bounded. Counts stay exact.",
@@ -186,7 +186,7 @@ def _rules(profile: Profile | None, name: str | None, notes: list[Finding]) -> l
     except Exception as exc:
         notes.append(
             note(
-                "PROFILE_RULES_ERROR",
+                codes.PROFILE_RULES_ERROR,
                 f"The {profile.name} rules could not be loaded ({type(exc).__name__}); "
                 "only generic rules ran.",
             )

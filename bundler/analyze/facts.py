@@ -19,7 +19,8 @@ from typing import Any
 
 from schemas import Citation
 from schemas.evidence import (
-    ConnectionState,
+    AuthorizationEvidence,
+    CapacityEvidence,
     EvidenceDoc,
     HeartbeatPolicy,
     HostsEvidence,
@@ -28,11 +29,16 @@ from schemas.evidence import (
     JobsEvidence,
     ProductInfo,
     Source,
+    WorkerAuthorization,
+    WorkerCapacity,
     WorkersEvidence,
     WorkerStatus,
 )
 
-from .api import EvidenceSet, cite_json, cite_lines
+from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
+
+MAX_CITED_LINES = 8
+"""Log lines one finding cites at most (the first and the most recent ones)."""
 
 
 def pointer(*parts: str | int) -> str:
@@ -65,6 +71,14 @@ def cite_source(source: Source | None) -> Citation | None:
 def citations(*items: Citation | None) -> list[Citation]:
     """Drop the Nones, keep the order."""
     return [c for c in items if c is not None]
+
+
+def cite_events(found: Iterable[TimelineEvent], limit: int = MAX_CITED_LINES) -> list[Citation]:
+    """Citations of log lines, keeping the first and the most recent when there are many."""
+    lines = list(found)
+    if len(lines) > limit:
+        lines = lines[: limit // 2] + lines[-(limit - limit // 2) :]
+    return [e.citation() for e in lines]
 
 
 # --- time -------------------------------------------------------------------------------------
@@ -106,7 +120,11 @@ def workers(ev: EvidenceSet) -> list[WorkerStatus]:
 
 
 def find_worker(ev: EvidenceSet, name: str | None) -> tuple[int, WorkerStatus] | None:
-    """The worker called ``name`` (or with that id) and its index in workers.json."""
+    """The worker called ``name`` (or with that id) and its index in workers.json.
+
+    The one worker lookup of every rule: a target may name a worker by its id
+    (LyftData's CLI does), and both must find the same record.
+    """
     if name is None:
         return None
     for index, worker in enumerate(workers(ev)):
@@ -115,17 +133,31 @@ def find_worker(ev: EvidenceSet, name: str | None) -> tuple[int, WorkerStatus] |
     return None
 
 
+def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:
+    """Worker ``worker``'s capacity report and its index in capacity.json.
+
+    Per-worker documents are keyed by the worker's name, as every normalizer writes them.
+    """
+    doc = ev.get(CapacityEvidence)
+    for index, entry in enumerate(doc.workers if doc else []):
+        if entry.worker == worker:
+            return index, entry
+    return None
+
+
+def authorization_entry(
+    ev: EvidenceSet, worker: str | None
+) -> tuple[int, WorkerAuthorization] | None:
+    """Worker ``worker``'s runtime-authorization record and its index in authorization.json."""
+    doc = ev.get(AuthorizationEvidence)
+    for index, entry in enumerate(doc.workers if doc else []):
+        if entry.worker == worker:
+            return index, entry
+    return None
+
+
 def cite_worker(ev: EvidenceSet, index: int, *field: str | int, value: Any = None) -> Citation:
     return cite(ev, WorkersEvidence, "workers", index, *field, value=value)
-
-
-def is_available(worker: WorkerStatus) -> bool:
-    """Online, not self-reporting unhealthy, not paused or draining: can take new work."""
-    return (
-        worker.connection is ConnectionState.ONLINE
-        and worker.health.value != "unhealthy"
-        and worker.admin.value not in ("paused", "draining")
-    )
 
 
 def heartbeat_policy(ev: EvidenceSet) -> tuple[HeartbeatPolicy, Citation] | None:
@@ -207,8 +239,16 @@ def job_time(job: Job) -> float:
 
 
 def job_label(job: Job) -> str:
-    """``name`` or ``name (id)`` for messages."""
-    return f"{job.name} ({job.id})" if job.id else job.name
+    """How messages name a job: ``execution <id> of <name>`` for one run, else ``name (id)``.
+
+    Every rule (generic or product) names a job this way, so one execution reads
+    the same in every finding about it.
+    """
+    if not job.id:
+        return job.name
+    return (
+        f"execution {job.id} of {job.name}" if job.kind == "execution" else f"{job.name} ({job.id})"
+    )
 
 
 def waiting(job: Job) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from schemas import EVIDENCE_KINDS, Citation, Finding
 from schemas.evidence import JobsEvidence, WorkersEvidence
 
+from . import codes
 from .api import EvidenceSet, make_finding
 from .rules.clock import fleet_clock_findings
 
@@ -26,7 +27,7 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
             gaps = ", ".join(doc.gaps) or "unspecified collectors"
             findings.append(
                 make_finding(
-                    "EVIDENCE_INCOMPLETE",
+                    codes.EVIDENCE_INCOMPLETE,
                     "info",
                     f"{cls.member_path} is incomplete (failed: {gaps}); what it lacks reads as "
                     "unknown, not as absent.",
@@ -39,7 +40,7 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
         member = problem.split(":", 1)[0]
         findings.append(
             make_finding(
-                "EVIDENCE_INVALID",
+                codes.EVIDENCE_INVALID,
                 "warn",
                 f"Evidence document unusable: {problem}. Its rungs read unknown.",
                 evidence=[Citation(member=member)],
@@ -52,7 +53,7 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
 CORE_DOCUMENTS = (WorkersEvidence, JobsEvidence)
 """Without these, targets cannot be chosen: a verdict can be at best inconclusive."""
 
-UNTRUSTWORTHY = frozenset({"EVIDENCE_INVALID", "EVIDENCE_MISSING"})
+UNTRUSTWORTHY = frozenset({codes.EVIDENCE_INVALID, codes.EVIDENCE_MISSING})
 """Fleet codes that cap the verdict at inconclusive: what the rungs read may be wrong or absent."""
 
 
@@ -61,7 +62,7 @@ def missing_core(ev: EvidenceSet) -> list[Finding]:
         ev.get(cls)  # a document that failed verification is unusable, not missing
     unverified = [
         make_finding(
-            "EVIDENCE_INVALID",
+            codes.EVIDENCE_INVALID,
             "warn",
             f"{cls.member_path} failed verification ({ev.unverified[cls.member_path]}): "
             "targets that depend on it cannot be chosen.",
@@ -77,7 +78,7 @@ def missing_core(ev: EvidenceSet) -> list[Finding]:
     ]
     return unverified + [
         make_finding(
-            "EVIDENCE_MISSING",
+            codes.EVIDENCE_MISSING,
             "warn",
             f"{cls.member_path} is not in the bundle: targets that depend on it cannot be chosen.",
             member=cls.member_path,
@@ -97,7 +98,7 @@ def invalid_raw_records(ev: EvidenceSet) -> list[Finding]:
     shown = ", ".join(invalid[:5]) + (f" (+{len(invalid) - 5} more)" if len(invalid) > 5 else "")
     return [
         make_finding(
-            "RAW_RECORDS_INVALID",
+            codes.RAW_RECORDS_INVALID,
             "info",
             f"{len(invalid)} raw response(s) did not match the product's expected shape when "
             f"collected ({shown}): a product version this profile does not know yet? Facts "

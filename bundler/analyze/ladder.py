@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
 from schemas.evidence import EvidenceDoc
 
+from . import codes
 from .api import Rule, RuleContext, RuleResult, excerpt
 from .deciding import LAYER_DOCUMENTS, annotate, how_to_decide
 from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
@@ -57,7 +58,7 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
     answers = [answer for r in rules if (answer := _run(r, ctx, read)) is not None]
     if not answers:
         silent = Finding(
-            code="NO_EVIDENCE",
+            code=codes.NO_EVIDENCE,
             severity="info",
             message=f"No evidence in the bundle answers: {layer.question}",
         )
@@ -95,7 +96,7 @@ def _run(rule: Rule, ctx: RuleContext, seen: list[type[EvidenceDoc]]) -> RuleRes
 
 def _rule_error(rule: Rule, what: str) -> Finding:
     return Finding(
-        code="RULE_ERROR",
+        code=codes.RULE_ERROR,
         severity="warn",
         message=f"Rule {rule.name} could not judge this rung ({excerpt(what, 160)}); "
         "treated as unknown. This is a bug in bundler: please report it.",

@@ -19,19 +19,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemas.evidence import JobRequirements, WorkerCapacity, WorkerStatus
+from schemas.evidence import (
+    AdminState,
+    ConnectionState,
+    HealthState,
+    JobRequirements,
+    WorkerCapacity,
+    WorkerStatus,
+)
 
-from .facts import is_available
+from . import codes
 
 
 @dataclass(frozen=True)
 class Mismatch:
+    """One reason a worker does not fit a job, or cannot take it right now.
+
+    Generic and product rules share this one record, so a reason reads the same
+    whoever found it: ``wanted`` is the requirement as the job states it
+    (``zone=mars``), ``detail`` what the worker has instead (``has zone=b``),
+    ``field`` which requirement it concerns (``labels/zone``, ``resources/gpu``,
+    ``slots``, ``connection``). ``message`` is the one phrase a finding quotes.
+    """
+
     code: str
-    message: str
-    requirement: str
-    """Which requirement field it concerns, e.g. 'labels/zone', 'resources/gpu'."""
+    field: str
+    wanted: str
+    detail: str
+    message: str = ""
+    """Defaults to "<wanted> wanted, <detail>"."""
     certain: bool = True
-    """False when the worker's side is not in the evidence."""
+    """False when the worker's side is not in the evidence: unknown, never a silent match."""
+
+    def __post_init__(self) -> None:
+        if not self.message:
+            text = f"{self.wanted} wanted, {self.detail}" if self.detail else self.wanted
+            object.__setattr__(self, "message", text)
 
 
 def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
@@ -39,21 +62,34 @@ def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mis
     found: list[Mismatch] = []
     if req.required_worker and req.required_worker not in (worker.name, worker.id):
         found.append(
-            Mismatch("NOT_PINNED_WORKER", f"pinned to {req.required_worker}", "required_worker")
+            Mismatch(
+                "NOT_PINNED_WORKER",
+                "required_worker",
+                f"worker={req.required_worker}",
+                "pinned elsewhere",
+                message=f"pinned to {req.required_worker}",
+            )
         )
     if req.intended_workers is not None and not {worker.name, worker.id} & set(
         req.intended_workers
     ):
         found.append(
-            Mismatch("NOT_INTENDED_FOR_WORKER", "not in the job's assignment", "intended_workers")
+            Mismatch(
+                codes.NOT_INTENDED_FOR_WORKER,
+                "intended_workers",
+                "one of " + ", ".join(req.intended_workers),
+                "not in the job's assignment",
+                message="not in the job's assignment",
+            )
         )
     if req.worker_group and worker.group != req.worker_group:
         group = worker.group or "none"
         found.append(
             Mismatch(
                 "NOT_IN_WORKER_GROUP",
-                f"group {req.worker_group} wanted, worker is in {group}",
                 "worker_group",
+                f"group {req.worker_group}",
+                f"worker is in {group}",
                 certain=worker.group is not None,
             )
         )
@@ -61,33 +97,58 @@ def placement_mismatches(req: JobRequirements, worker: WorkerStatus) -> list[Mis
         label = worker.labels.get(key)
         if label != wanted:
             has = f"has {key}={label}" if label is not None else f"has no {key} label"
-            found.append(
-                Mismatch("LABEL_MISMATCH", f"{key}={wanted} wanted, {has}", f"labels/{key}")
-            )
+            found.append(Mismatch("LABEL_MISMATCH", f"labels/{key}", f"{key}={wanted}", has))
     if req.os:
         os_name = worker.runtime.os_name if worker.runtime else None
         if os_name is None or os_name.lower() != req.os.lower():
             found.append(
                 Mismatch(
                     "OS_UNSUPPORTED",
-                    f"os {req.os} wanted, worker runs {os_name or 'an unknown os'}",
                     "os",
+                    f"os {req.os}",
+                    f"worker runs {os_name or 'an unknown os'}",
                     certain=os_name is not None,
                 )
             )
     return found
 
 
-def availability(worker: WorkerStatus) -> list[str]:
-    """Why an otherwise matching worker cannot take new work now (codes)."""
-    reasons = []
-    if worker.connection.value != "online":
-        reasons.append("WORKER_NOT_ONLINE")
-    if worker.health.value == "unhealthy":
-        reasons.append("WORKER_UNHEALTHY")
-    if worker.admin.value in ("paused", "draining"):
-        reasons.append(f"WORKER_{worker.admin.value.upper()}")
-    return reasons
+ADMIN_STATE_CODES = {
+    AdminState.PAUSED: codes.WORKER_PAUSED,
+    AdminState.DRAINING: codes.WORKER_DRAINING,
+}
+"""An operator's admin state that stops new work -> the code of a worker in it."""
+
+
+def availability(worker: WorkerStatus) -> list[Mismatch]:
+    """Why an otherwise matching worker cannot take new work now (empty: it can).
+
+    A worker that is not connected is only that: its health and admin state are
+    the last values it reported, not what it is now.
+    """
+    if worker.connection is not ConnectionState.ONLINE:
+        state = worker.native_status or worker.connection.value
+        return [
+            Mismatch("WORKER_NOT_ONLINE", "connection", "connected worker", f"worker is {state}")
+        ]
+    found = []
+    if worker.health is HealthState.UNHEALTHY:
+        found.append(
+            Mismatch(codes.WORKER_UNHEALTHY, "health", "healthy worker", "worker reports unhealthy")
+        )
+    if worker.admin in (AdminState.PAUSED, AdminState.DRAINING):
+        state = worker.admin.value
+        found.append(
+            Mismatch(
+                ADMIN_STATE_CODES[worker.admin], "admin", "active worker", f"worker is {state}"
+            )
+        )
+    return found
+
+
+def is_available(worker: WorkerStatus) -> bool:
+    """Online, not self-reporting unhealthy, not paused or draining: can take new work."""
+    return not availability(worker)
 
 
 def capacity_shortfalls(
@@ -102,11 +163,17 @@ def capacity_shortfalls(
     if slots is not None and slots[1] > 0 and slots[0] >= slots[1]:
         found.append(
             Mismatch(
-                "SLOTS_SATURATED", f"all {slots[1]} slots in use ({slots[0]} running)", "slots"
+                codes.SLOTS_SATURATED,
+                "slots",
+                "a free slot",
+                f"all {slots[1]} slots in use ({slots[0]} running)",
+                message=f"all {slots[1]} slots in use ({slots[0]} running)",
             )
         )
     elif capacity is not None and capacity.slots_free is not None and capacity.slots_free <= 0:
-        found.append(Mismatch("SLOTS_SATURATED", "no free slot", "slots"))
+        found.append(
+            Mismatch(codes.SLOTS_SATURATED, "slots", "a free slot", "no free slot", "no free slot")
+        )
     return found
 
 
@@ -134,9 +201,11 @@ def _capabilities(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
     why = " (worker runs with limited capabilities)" if worker.limited_capabilities else ""
     return [
         Mismatch(
-            "CAPABILITY_MISSING",
-            f"capability {name} not offered{why}",
+            codes.CAPABILITY_MISSING,
             f"capabilities/{name}",
+            f"capability {name}",
+            f"not offered{why}",
+            message=f"capability {name} not offered{why}",
             certain=known,
         )
         for name in missing
@@ -178,10 +247,10 @@ def _resources(
         return []
     offer = _offer(worker, capacity)
     checks = (
-        ("CPU_INSUFFICIENT", "cpu", wanted.cpu, offer.cpu, _plain),
-        ("MEMORY_INSUFFICIENT", "memory", wanted.memory_bytes, offer.memory, human_bytes),
-        ("GPU_INSUFFICIENT", "gpu", wanted.gpu, offer.gpus, _plain),
-        ("DISK_INSUFFICIENT", "disk", wanted.disk_bytes, offer.disk, human_bytes),
+        (codes.CPU_INSUFFICIENT, "cpu", wanted.cpu, offer.cpu, _plain),
+        (codes.MEMORY_INSUFFICIENT, "memory", wanted.memory_bytes, offer.memory, human_bytes),
+        (codes.GPU_INSUFFICIENT, "gpu", wanted.gpu, offer.gpus, _plain),
+        (codes.DISK_INSUFFICIENT, "disk", wanted.disk_bytes, offer.disk, human_bytes),
     )
     found = []
     for code, name, need, have, fmt in checks:
@@ -191,8 +260,10 @@ def _resources(
             found.append(
                 Mismatch(
                     code,
-                    f"{name} {fmt(need)} requested, worker's {name} unknown",
                     f"resources/{name}",
+                    f"{name} {fmt(need)} requested",
+                    f"worker's {name} unknown",
+                    message=f"{name} {fmt(need)} requested, worker's {name} unknown",
                     certain=False,
                 )
             )
@@ -200,8 +271,10 @@ def _resources(
             found.append(
                 Mismatch(
                     code,
-                    f"{name} {fmt(need)} requested, {fmt(have)} available",
                     f"resources/{name}",
+                    f"{name} {fmt(need)} requested",
+                    f"{fmt(have)} available",
+                    message=f"{name} {fmt(need)} requested, {fmt(have)} available",
                 )
             )
     return found

@@ -1,11 +1,15 @@
-"""Recovery advice, written once and referenced by finding codes.
+"""Recovery texts and where each finding code's recovery comes from.
 
-The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Recovery
-acceptance") is the source of the facts; the wording is ours, and the texts themselves
-live in :mod:`bundler.analyze.recovery_paths`. Rules do not carry advice themselves: the
-engine attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
-code is listed in :data:`CODE_PATHS`, so the same failure always reads the same way
-whichever rule (generic or product) found it. A product may still set
+The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Upgrade
+or replace a worker", "Remove a worker safely", "Recovery acceptance") is the
+source of the facts; the wording is ours, one :class:`Recovery` per path id
+(:data:`PATHS`). Rules do not carry generic advice themselves: the engine
+attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
+code names a path in the finding-code catalog (:mod:`bundler.analyze.codes`), so
+the same failure always reads the same way whichever rule (generic or product)
+found it. A product replaces a path with its
+own text (``Profile.recovery_paths``, from ``products/<name>/recovery.py``), so a
+finding never cites another product's pages, and may still set
 ``Finding.recovery`` explicitly when it knows better.
 """
 
@@ -15,7 +19,228 @@ from collections.abc import Mapping
 
 from schemas import Layer, Recovery
 
-from .recovery_paths import PATHS
+from .codes import GENERIC
+
+GUIDE = "LyftData's Worker Recovery and Serviceability guide"
+
+CAPTURE_FIRST = (
+    "Capture evidence before restarting anything: a restart can hide the original failure "
+    "and does not repair a missing binding, credential scope, database ACL or destination."
+)
+
+PATHS: dict[str, Recovery] = {
+    "connectivity": Recovery(
+        summary="Restore the path from the worker host to the control plane (network and TLS).",
+        steps=[
+            "From the worker host, check the server URL the worker is configured with.",
+            "Check that the name resolves (DNS) and the port accepts TCP connections.",
+            "Check certificate trust: the CA that signed the server certificate, and that the "
+            "certificate names the host the worker dials.",
+            "Check any proxy or load balancer between worker and server.",
+            "Check the worker host's clock is synchronized (TLS and leases depend on it).",
+        ],
+        cautions=[
+            "Disable TLS verification only to evaluate briefly against a self-signed "
+            "certificate, never as the fix.",
+            CAPTURE_FIRST,
+        ],
+        reference=f"{GUIDE}: Connectivity or TLS",
+    ),
+    "server-health": Recovery(
+        summary="Bring the control plane back to healthy and ready before judging any worker.",
+        steps=[
+            "Read the server log around the collection time for the failing dependency "
+            "(database, storage, startup error).",
+            "Restore the failing dependency, then confirm the health and readiness endpoints.",
+            "Collect a new bundle: every layer above the server was not evaluated.",
+        ],
+        cautions=[CAPTURE_FIRST],
+        reference=f"{GUIDE}: the ladder's first rung",
+    ),
+    "api-access": Recovery(
+        summary="Give the collector an API token the control plane accepts.",
+        steps=[
+            "Create or renew a read-only API token for support collection.",
+            "Pass it through the environment variable the profile names, then collect again.",
+        ],
+        cautions=["Never paste tokens into tickets; bundles carry only redacted values."],
+        reference="bundler: collection needs read access to the control plane",
+    ),
+    "heartbeat": Recovery(
+        summary="Find out why the worker stopped reporting before restarting it.",
+        steps=[
+            "On the worker host, check the worker service is running and read its recent log.",
+            "Check idle-connection timeouts on any load balancer or proxy in the path: they "
+            "should be at least five heartbeat intervals.",
+            "Check for host pauses longer than the heartbeat timeout (sleeping laptops, "
+            "throttled containers, VM live migration).",
+            "Check for a network partition: repeated connection-lost lines in the worker log.",
+            "Once the cause is fixed, confirm a fresh heartbeat and system information.",
+        ],
+        cautions=[CAPTURE_FIRST],
+        reference=f"{GUIDE}: Worker heartbeat",
+    ),
+    "license": Recovery(
+        summary="Restore a valid license; the worker picks it up at its next lease refresh.",
+        steps=[
+            "Confirm the server's license state and edition (external workers need a licensed "
+            "deployment; Community Edition runs only the built-in worker).",
+            "Install or renew a valid license on the server.",
+            "Wait for the next lease-refresh cycle, then confirm runtime authorization.",
+        ],
+        cautions=["A normal license recovery does not need a worker restart."],
+        reference=f"{GUIDE}: License or runtime authorization",
+    ),
+    "lease": Recovery(
+        summary="Get the worker a valid, verifiable auth lease again.",
+        steps=[
+            "Compare the worker host's clock with the server's: a lease outside its validity "
+            "window is rejected even when it was issued correctly.",
+            "Check the worker can reach the server to renew (see connectivity).",
+            "If the lease signature or trust root is the problem, use the product's "
+            "trust-health check and then its trust-reset operation.",
+        ],
+        cautions=["Do not edit auth-cache or settings databases by hand."],
+        reference=f"{GUIDE}: License or runtime authorization",
+    ),
+    "registration": Recovery(
+        summary="Make the worker's bootstrap credential acceptable to the server.",
+        steps=[
+            "Check which bootstrap method the worker uses (API key, enrollment key, bootstrap "
+            "token) and that the value it holds is current.",
+            "Check the server's registration policy accepts that method.",
+            "Once registered, remove one-time enrollment keys from the worker's configuration.",
+        ],
+        cautions=["Do not edit auth-cache or settings databases by hand."],
+        reference=f"{GUIDE}: Worker Authentication",
+    ),
+    "placement": Recovery(
+        summary="Make the job's placement and the worker agree.",
+        steps=[
+            "Compare the job's worker group, labels, pinning and OS with the worker's "
+            "(the finding names each unmatched one).",
+            "Either change the job's placement, or start or relabel a worker that matches it.",
+            "Reapply or reconcile the job's placement and confirm it lands on the intended worker.",
+        ],
+        cautions=["Do not run two active copies of a job that cannot tolerate duplicates."],
+        reference=f"{GUIDE}: Placement; Upgrade or replace a worker, step 7",
+    ),
+    "deployment": Recovery(
+        summary="Get the exact rendered job to a runnable state on the worker.",
+        steps=[
+            "Stage the job if it is not staged, then deploy it to the intended worker or group.",
+            "Resolve every missing context key named in the finding.",
+            "If the worker refused the job bundle's signature, find out who changed it.",
+            "Reconcile drift, then confirm the deployment identity matches the intended one.",
+        ],
+        cautions=["Hand-edited generated jobs read as drift and may be overwritten."],
+        reference=f"{GUIDE}: Deployment; Missing runtime prerequisites",
+    ),
+    "prerequisites": Recovery(
+        summary="Repair each blocker the runtime-requirements report names.",
+        steps=[
+            "Bind the required credential to the job.",
+            "Add the worker to the credential's allowed workers.",
+            "Update the worker's database settings or the job's exact ACL.",
+            "Stage and deploy the required job.",
+            "Repair the source or Provider Pack setup.",
+            "Rerun readiness and read the report again.",
+        ],
+        cautions=[
+            "A successful settings write is not proof: wait until the report and the target "
+            "job both converge."
+        ],
+        reference=f"{GUIDE}: Missing runtime prerequisites",
+    ),
+    "trust-root": Recovery(
+        summary="Repair the worker's trust root with the product's own trust operations.",
+        steps=["Run the product's trust-health check.", "Then run its trust-reset operation."],
+        cautions=["Do not edit auth-cache or settings databases by hand."],
+        reference=f"{GUIDE}: License or runtime authorization",
+    ),
+    "capacity": Recovery(
+        summary="Give the job a worker with room for it.",
+        steps=[
+            "If every slot is busy, the job starts when one frees: wait, raise the worker's "
+            "concurrency limit, or add a worker that matches the job.",
+            "If a resource is short, move the job to a bigger worker or lower its request.",
+            "If a component capability is missing, add it to the worker or move the job to a "
+            "worker that offers it.",
+        ],
+        cautions=[],
+        reference=f"{GUIDE}: Capacity",
+    ),
+    "outcome": Recovery(
+        summary="Prove the job works end to end with a bounded canary and its receipt.",
+        steps=[
+            "Read the failed run's error and fix its cause.",
+            "Run a bounded canary on the target worker.",
+            "Confirm the downstream receipt (durably stored or indexed, not merely accepted) "
+            "before restoring normal schedules.",
+        ],
+        cautions=[],
+        reference=f"{GUIDE}: Outcome; Recovery acceptance",
+    ),
+    "local-state": Recovery(
+        summary="Repair the worker's local state once, with the service stopped.",
+        steps=[
+            "Stop the worker service.",
+            "Run the one-time repair: `lyftdata-worker --reset-state repair` checks the "
+            "worker's SQLite state and rebuilds unhealthy files from a logical dump (needs "
+            "sqlite3 on the host).",
+            "If only cached authorization is affected, use `--reset-state auth` instead.",
+            "Start the worker normally, without --reset-state, and confirm heartbeat and "
+            "authorization.",
+        ],
+        cautions=[
+            "Each reset mode asks for confirmation; add --yes only in reviewed automation.",
+            "Never edit auth-cache or settings databases by hand.",
+            "`--reset-state full` is the last resort: record the worker identity, state path, "
+            "deployed jobs and plan first; it can require the API key or a fresh enrollment.",
+        ],
+        reference=f"{GUIDE}: Corrupt local state",
+    ),
+    "replace": Recovery(
+        summary="Upgrade or replace the worker without two owners of one identity.",
+        steps=[
+            "Record the worker identity, labels, settings, assigned jobs and current evidence.",
+            "Pause upstream schedules or remove the job deployments if two copies cannot run.",
+            "Stop the service; back up only the state your recovery policy needs.",
+            "Install a worker version the server supports.",
+            "Restore or re-enroll the intended identity through supported paths.",
+            "Confirm heartbeat and runtime authorization, then reapply placement.",
+            "Rerun runtime requirements and a bounded canary; confirm receipts before "
+            "restoring schedules.",
+        ],
+        cautions=[
+            "Never start a replacement with the same identity and state while the original can "
+            "still run: ownership becomes ambiguous and effects may repeat."
+        ],
+        reference=f"{GUIDE}: Upgrade or replace a worker",
+    ),
+    "recollect": Recovery(
+        summary="Collect the missing evidence again before concluding anything from it.",
+        steps=[
+            "Check why the collector could not read it (permissions, path, a tool missing on "
+            "the host) in the manifest's collector list.",
+            "Fix that, run `bundler doctor` again, and analyze the new bundle.",
+        ],
+        cautions=[],
+        reference="bundler: missing evidence reads as unknown, never as pass",
+    ),
+    "remove": Recovery(
+        summary="Remove a worker record only once nothing depends on it.",
+        steps=[
+            "Stop new work for it at the source or scheduler.",
+            "Find in-flight and checkpointed work; move or remove its job deployments.",
+            "Keep the logs, traces and receipts you need; confirm the service is stopped.",
+            "Confirm the replacement is serviceable, then remove the record.",
+        ],
+        cautions=["Removing a worker does not replay its lost work."],
+        reference=f"{GUIDE}: Remove a worker safely",
+    ),
+}
+
 
 ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "recent heartbeat and system information": (Layer.HEARTBEAT,),
@@ -30,91 +255,9 @@ ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
-_PATH_CODES: dict[str, tuple[str, ...]] = {
-    "connectivity": ("SERVER_UNREACHABLE", "TLS_NOT_TRUSTED", "TLS_INSECURE_IN_USE"),
-    "server-health": (
-        "SERVER_UNHEALTHY",
-        "SERVER_NOT_READY",
-        "SERVER_DATABASE_DOWN",
-        "SERVER_ERRORS",
-        "STORAGE_PRESSURE",
-    ),
-    "api-access": ("API_TOKEN_REJECTED", "API_TOKEN_MISSING"),
-    "heartbeat": (
-        "WORKER_HEARTBEAT_STALE",
-        "WORKER_HEARTBEAT_LOST",
-        "WORKER_OFFLINE",
-        "WORKER_NEVER_CONNECTED",
-        "WORKER_UNKNOWN_TO_SERVER",
-        "NO_WORKERS_ONLINE",
-        "HEARTBEAT_FLAPPING",
-        "CLOCK_SKEW",
-        "TIME_NOT_SYNCHRONIZED",
-        "STALE_CONTROL_SOCKET",
-    ),
-    "license": (
-        "LICENSE_EXPIRED_OR_INVALID",
-        "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
-        "LICENSE_EXPIRING",
-    ),
-    "lease": (
-        "LEASE_EXPIRED",
-        "LEASE_NOT_YET_VALID",
-        "LEASE_SIGNATURE_INVALID",
-        "LEASE_RENEWAL_FAILING",
-        "AUTHORIZATION_DENIED",
-        "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",
-    ),
-    "registration": ("REGISTRATION_REJECTED", "ENROLLMENT_KEY_STILL_CONFIGURED"),
-    "placement": (
-        "NO_MATCHING_WORKER",
-        "NOT_INTENDED_FOR_WORKER",
-        "WORKER_NOT_ELIGIBLE",
-        "NO_ELIGIBLE_WORKERS",
-        "REPLICAS_UNSATISFIED",
-        "PINNED_WORKER_UNKNOWN",
-    ),
-    "deployment": (
-        "DEPLOYMENT_FAILED",
-        "JOB_NOT_DEPLOYED",
-        "RENDER_CONTEXT_MISSING",
-        "BUNDLE_SIGNATURE_INVALID",
-        "DEPLOYMENT_IN_PROGRESS",
-        "DRIFT_DETECTED",
-        "DEPLOYMENT_DRIFTED",
-    ),
-    "prerequisites": ("RUNTIME_REQUIREMENTS_BLOCKED", "REQUIREMENT_NOT_SATISFIED"),
-    "trust-root": ("TRUST_ROOT_PROBLEM",),
-    "capacity": (
-        "SLOTS_SATURATED",
-        "RESOURCES_INSUFFICIENT",
-        "CAPABILITY_MISSING",
-        "WORKER_UNHEALTHY",
-        "WORKER_PAUSED",
-        "WORKER_DRAINING",
-        "CPU_SATURATED",
-        "MEMORY_PRESSURE",
-        "DISK_PRESSURE",
-        "QUEUE_BACKLOG",
-        "BACKPRESSURE",
-    ),
-    "outcome": (
-        "CANARY_FAILED",
-        "CANARY_TIMED_OUT",
-        "CANARY_NO_OUTPUT",
-        "RECEIPT_MISSING",
-        "RECEIPT_ACCEPTED_ONLY",
-        "RECEIPT_NONCE_MISMATCH",
-        "JOB_RUN_FAILED",
-        "CANARY_PREDATES_DEPLOYMENT",
-    ),
-    "local-state": ("LOCAL_STATE_CORRUPT", "AUTH_CACHE_CORRUPT"),
-    "replace": ("WORKER_REMOVED",),
-    "remove": ("WORKER_OFFLINE_IDLE",),
-    "recollect": ("LOCAL_STATE_UNREADABLE", "EVIDENCE_INVALID", "EVIDENCE_MISSING"),
+CODE_PATHS: dict[str, str] = {
+    code: entry.recovery for code, entry in GENERIC.items() if entry.recovery is not None
 }
-
-CODE_PATHS: dict[str, str] = {code: path for path, codes in _PATH_CODES.items() for code in codes}
 """Finding code -> recovery path id."""
 
 _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {

@@ -29,6 +29,7 @@ from schemas.evidence import EvidenceDoc
 from schemas.manifest import CollectorKind, CollectorOutcome, CollectorStatus
 
 from ..source import MemberNotFound, MemberSource, MemorySource, read_json
+from . import codes
 from .api import EvidenceSet, excerpt, make_finding
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def rederive(evidence: EvidenceSet, profile: Profile | None) -> Rederived:
         else " It matches the stored evidence."
     )
     note = make_finding(
-        "EVIDENCE_REDERIVED",
+        codes.EVIDENCE_REDERIVED,
         "info",
         f"Canonical evidence was re-derived from the bundle's raw members with this bundler's "
         f"{profile.name} profile.{said}",
@@ -85,7 +86,7 @@ def rederive(evidence: EvidenceSet, profile: Profile | None) -> Rederived:
 
 def _stored(why: str) -> Finding:
     return make_finding(
-        "EVIDENCE_STORED",
+        codes.EVIDENCE_STORED,
         "info",
         f"The stored evidence/ documents were analyzed: {why}.",
         source="stored",

@@ -28,8 +28,8 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
-from .facts import departed_idle, find_worker, is_available, job_time, jobs, names, waiting, workers
-from .matching import rank_candidates
+from .facts import departed_idle, find_worker, job_time, jobs, names, waiting, workers
+from .matching import is_available, rank_candidates
 from .trouble import job_trouble, latest_success, worker_trouble
 
 MAX_HEALTHY_JOBS = 10

@@ -26,10 +26,10 @@ from .facts import (
     find_worker,
     heartbeat_age,
     heartbeat_policy,
-    is_available,
     job_time,
     stale_after,
 )
+from .matching import is_available
 
 
 def latest_success(jobs: Sequence[Job]) -> dict[str, float]:

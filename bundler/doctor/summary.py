@@ -209,6 +209,7 @@ def no_ladder_report(summary: DoctorSummary) -> Any:
     from schemas import AnalysisReport, BundleInfo, Integrity, Verdict
 
     from .. import __version__
+    from ..analyze.codes import NO_LADDER
     from ..analyze.fleet import note
 
     if summary.interrupted:
@@ -226,5 +227,5 @@ def no_ladder_report(summary: DoctorSummary) -> Any:
             collectors_failed=[f"{p.id}: {p.status.value}" for p in summary.problems],
         ),
         verdict=Verdict.INCONCLUSIVE,
-        fleet_findings=[note("NO_LADDER", f"No ladder verdict: {why}.", severity="info")],
+        fleet_findings=[note(NO_LADDER, f"No ladder verdict: {why}.", severity="info")],
     )

@@ -26,6 +26,7 @@ from schemas.evidence import EvidenceDoc
 from schemas.manifest import HostSummary, MemberEntry
 
 from ..analyze.api import EvidenceSet, Rule, TimelineEvent
+from ..analyze.catalog import Catalog
 from ..collect.plan import Plan
 from ..collect.results import StepResult
 from ..source import MemberSource
@@ -70,6 +71,9 @@ class Profile(Protocol):
     response. Every raw record is validated against it when collected; an invalid
     record is kept and flagged (``MemberEntry.valid = False``), never dropped. A
     name ending in ``[]`` validates a JSON list of that model."""
+    finding_codes: Catalog
+    """The product's own finding codes (``products/<name>/codes.py``), each declared once;
+    its rules report those and generic ones (:mod:`bundler.analyze.codes`)."""
 
     def plan(self) -> Plan: ...
 

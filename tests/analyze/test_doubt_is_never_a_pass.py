@@ -6,7 +6,9 @@ evidence, recording which documents it reads; then each of those documents is
 removed in turn and the rule run again. It may then say nothing, or answer
 unknown, fail or warn, but never pass; it answers "not applicable" only when it
 did so with the full evidence too (a product without that step). An unknown
-that the removal caused names the removed member and how to collect it.
+that the removal caused names the removed member and how to collect it. A
+document the rule declares it needs (``@rule(needs=...)``) always gives the
+engine's unknown, whatever the rule would have made of the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 import pytest
 
 from bundler.analyze.api import EvidenceSet, Rule, RuleContext, Target, Timeline
+from bundler.analyze.codes import MISSING_DOCUMENTS
 from bundler.analyze.ladder import evaluate
 from bundler.analyze.rules import GENERIC_RULES
 from bundler.analyze.targets import select_targets
@@ -101,6 +104,9 @@ def test_a_rule_without_one_of_its_inputs_never_passes(
             answer = rule(ctx)
             status = answer.status if answer else None
             where = (rule.name, target.worker, target.job.name if target.job else None, cls)
+            if cls in rule.needs:
+                assert answer is not None, where
+                assert [f.code for f in answer.findings] == [MISSING_DOCUMENTS[cls][0]], where
             assert status is not LayerStatus.PASS, where
             if status is LayerStatus.NOT_APPLICABLE:
                 assert full is LayerStatus.NOT_APPLICABLE, where

@@ -11,7 +11,7 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "bundler" / "analyze" / "rules
 
 
 def _codes_raised_by_rules() -> set[str]:
-    """String constants passed as the first argument of .fail/.warn/make_finding in rules."""
+    """Catalog constants (``codes.X``) passed as the first argument of .fail/.warn in rules."""
     found: set[str] = set()
     for path in RULES_DIR.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -19,8 +19,8 @@ def _codes_raised_by_rules() -> set[str]:
                 continue
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))
             first = node.args[0]
-            if name in ("fail", "warn") and isinstance(first, ast.Constant):
-                found.add(str(first.value))
+            if name in ("fail", "warn") and isinstance(first, ast.Attribute):
+                found.add(first.attr)
     return found
 
 

@@ -61,7 +61,9 @@ def test_rejected_api_token_fails(fleet: Fleet) -> None:
 def test_missing_server_evidence_is_unknown_not_pass(fleet: Fleet) -> None:
     fleet.server = None
     assert status(judge(rules.server_reachable, fleet)) is LayerStatus.UNKNOWN
-    assert judge(rules.server_healthy, fleet) is None
+    # Every rule that needs the document says so in the same words (the rung shows it once).
+    assert codes(judge(rules.server_healthy, fleet)) == ["SERVER_EVIDENCE_MISSING"]
+    assert judge(rules.server_healthy, fleet) == judge(rules.server_reachable, fleet)
 
 
 def test_reachability_not_recorded_is_unknown(fleet: Fleet) -> None:

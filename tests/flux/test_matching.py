@@ -45,7 +45,7 @@ def test_memory_notation(value, expected):
 
 def test_labels_must_all_match_and_say_what_the_worker_has():
     (miss,) = mismatches(JobRequirements(labels={"zone": "mars", "tier": "gold"}), worker())
-    assert (miss.code, miss.requirement, miss.detail) == (
+    assert (miss.code, miss.wanted, miss.detail) == (
         "LABEL_MISMATCH",
         "zone=mars",
         "worker has zone=a",
@@ -90,14 +90,14 @@ def test_package_requirements(spec, ok):
 
 def test_a_pin_to_another_worker_excludes_this_one():
     (miss,) = mismatches(JobRequirements(required_worker="w2"), worker())
-    assert miss.code == "NOT_REQUIRED_WORKER"
+    assert miss.code == "NOT_PINNED_WORKER"
     assert mismatches(JobRequirements(required_worker="w1"), worker()) == []
 
 
-def test_availability_is_separate_from_eligibility():
+def test_availability_is_the_shared_one_in_fluxs_words():
     assert availability(worker()) == []
     offline = availability(worker(connection=ConnectionState.OFFLINE, native_status="offline"))
-    assert [m.code for m in offline] == ["OFFLINE"]
-    assert not offline[0].eligibility
+    assert [(m.code, m.detail) for m in offline] == [("WORKER_NOT_ONLINE", "worker is offline")]
     sick = availability(worker(health=HealthState.UNHEALTHY, admin=AdminState.PAUSED))
-    assert [m.code for m in sick] == ["UNHEALTHY", "PAUSED"]
+    assert [m.code for m in sick] == ["WORKER_UNHEALTHY", "WORKER_PAUSED"]
+    assert sick[0].detail == "worker reports event-loop starvation"

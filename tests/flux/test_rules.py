@@ -463,4 +463,7 @@ def test_deployment_and_requirements_are_not_applicable_to_flux():
     )
     assert case.run(flux_no_deployment_step).status is LayerStatus.NOT_APPLICABLE
     assert case.run(flux_no_requirements_report).status is LayerStatus.NOT_APPLICABLE
-    assert FluxCase().run(flux_no_deployment_step) is None
+    missing = FluxCase().run(flux_no_deployment_step)  # needs deployment.json: never silent
+    assert missing is not None
+    assert missing.status is LayerStatus.UNKNOWN
+    assert [f.code for f in missing.findings] == ["DEPLOYMENT_EVIDENCE_MISSING"]

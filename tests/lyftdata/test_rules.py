@@ -76,7 +76,9 @@ def test_lease_clock_skew_is_silent_within_tolerance_and_for_the_builtin_worker(
     assert lease_clock_skew(_ctx(_auth(59))) is None
     assert lease_clock_skew(_ctx(_auth(500, applicable=False))) is None
     assert lease_clock_skew(_ctx(_auth(500), worker="someone-else")) is None
-    assert lease_clock_skew(_ctx(worker="edge-01")) is None
+    without = lease_clock_skew(_ctx(worker="edge-01"))  # the rule needs authorization.json
+    assert without is not None
+    assert [f.code for f in without.findings] == ["AUTHORIZATION_EVIDENCE_MISSING"]
 
 
 def _workers(state: ConnectionState, restarts: int = 14) -> WorkersEvidence:

@@ -23,6 +23,8 @@ from schemas import (
     Verdict,
 )
 
+from ..codes import NO_EVIDENCE
+
 STATUS_LABEL = {
     LayerStatus.PASS: "pass",
     LayerStatus.WARN: "WARN",
@@ -128,7 +130,7 @@ def layer_note(layer: LayerResult) -> list[str]:
 
 
 def _finding_line(finding: Finding) -> str:
-    if finding.severity in ("fail", "warn") or finding.code == "NO_EVIDENCE":
+    if finding.severity in ("fail", "warn") or finding.code == NO_EVIDENCE:
         return f"{finding.code}: {finding.message}"
     return finding.message
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from schemas.evidence import AuthorizationEvidence, WorkerAuthorization
 
+from .. import codes
 from ..api import RuleContext
 from ..facts import citations, cite, cite_source, reference_time
 from ._outcome import Outcome
@@ -31,7 +32,7 @@ def check_lease(
     if lease is None:
         if entry.decision == "expired":
             out.fail(
-                "LEASE_EXPIRED",
+                codes.LEASE_EXPIRED,
                 f"Worker {entry.worker}'s authorization has expired.",
                 evidence=[cite(ctx.evidence, AuthorizationEvidence, "workers", index)],
             )
@@ -42,7 +43,7 @@ def check_lease(
     if (lease.expires_at and now and lease.expires_at <= now) or entry.decision == "expired":
         when = f" at {lease.expires_at:%Y-%m-%d %H:%M:%S}Z" if lease.expires_at else ""
         out.fail(
-            "LEASE_EXPIRED",
+            codes.LEASE_EXPIRED,
             f"Worker {entry.worker}'s auth lease expired{when}, before collection.",
             evidence=[
                 cite(
@@ -56,7 +57,7 @@ def check_lease(
         )
     elif lease.issued_at and now and lease.issued_at > now + tolerance:
         out.fail(
-            "LEASE_NOT_YET_VALID",
+            codes.LEASE_NOT_YET_VALID,
             f"Worker {entry.worker}'s auth lease is issued in the future "
             f"({(lease.issued_at - now).total_seconds():.0f}s after collection): the clocks of "
             "server and worker disagree.",
@@ -72,7 +73,7 @@ def check_lease(
         )
     if lease.signature is not None and lease.signature.verified is False:
         out.fail(
-            "LEASE_SIGNATURE_INVALID",
+            codes.LEASE_SIGNATURE_INVALID,
             f"Worker {entry.worker}'s auth lease signature does not verify"
             + (f" (key {lease.signature.key_id})" if lease.signature.key_id else "")
             + ".",
@@ -80,7 +81,7 @@ def check_lease(
         )
     if lease.renew_attempts_failed:
         out.warn(
-            "LEASE_RENEWAL_FAILING",
+            codes.LEASE_RENEWAL_FAILING,
             f"{lease.renew_attempts_failed} lease renewal(s) failed for worker {entry.worker}.",
             evidence=[
                 cite(
@@ -104,7 +105,7 @@ def check_registration(
         return
     status = f"HTTP {reg.last_status_code}" if reg.last_status_code else "rejected"
     out.fail(
-        "REGISTRATION_REJECTED",
+        codes.REGISTRATION_REJECTED,
         f"Worker {entry.worker}'s registration was refused {reg.rejected} time(s) "
         f"({status}); it keeps retrying and never gets a session.",
         evidence=citations(

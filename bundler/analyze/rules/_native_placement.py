@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from schemas.evidence import Job, JobPlacement, PlacementEvidence
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding
 from ..facts import citations, cite, cite_source, waiting
 
@@ -44,7 +45,7 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
             if verdict.verdict == "placed":
                 return RuleResult.pass_(
                     make_finding(
-                        "JOB_PLACED",
+                        codes.JOB_PLACED,
                         "pass",
                         f"{job.name} is placed on {verdict.worker}.",
                         evidence=[at],
@@ -53,7 +54,7 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
             if verdict.verdict == "eligible_not_placed" and waiting(job):
                 return RuleResult.pass_(
                     make_finding(
-                        "JOB_ELIGIBLE",
+                        codes.JOB_ELIGIBLE,
                         "pass",
                         f"{verdict.worker} is eligible for {job.name}, which waits to be placed.",
                         evidence=[at],
@@ -61,16 +62,16 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
                 )
             if verdict.verdict == "not_evaluated":
                 return RuleResult.unknown(
-                    "PLACEMENT_NOT_EVALUATED",
+                    codes.PLACEMENT_NOT_EVALUATED,
                     f"The product did not evaluate {verdict.worker} for {job.name}.",
                     [at],
                 )
             reasons = ", ".join(verdict.reasons) or verdict.verdict
             detail = f": {verdict.detail}" if verdict.detail else ""
             code = (
-                "NOT_INTENDED_FOR_WORKER"
+                codes.NOT_INTENDED_FOR_WORKER
                 if verdict.verdict == "eligible_not_placed"
-                else ("WORKER_NOT_ELIGIBLE")
+                else (codes.WORKER_NOT_ELIGIBLE)
             )
             return RuleResult.fail(
                 code,
@@ -89,7 +90,7 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
         }
         shown = f" — {listing(per_worker)}" if per_worker else ""
         return RuleResult.fail(
-            "NO_ELIGIBLE_WORKERS",
+            codes.NO_ELIGIBLE_WORKERS,
             f"No worker is eligible for {job.name}{summary}{shown}.",
             evidence=here,
             native_code=placement.native_code,
@@ -98,19 +99,19 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
     wanted = placement.desired.replicas if placement.desired else None
     if wanted and placement.placed is not None and placement.placed < wanted:
         return RuleResult.fail(
-            "REPLICAS_UNSATISFIED",
+            codes.REPLICAS_UNSATISFIED,
             f"{job.name} wants {wanted} replicas but only {placement.placed} are placed{summary}.",
             evidence=here,
             native_code=placement.native_code,
         )
     if ctx.target.worker is not None:
         return RuleResult.unknown(
-            "PLACEMENT_SILENT_ON_WORKER",
+            codes.PLACEMENT_SILENT_ON_WORKER,
             f"The product's placement for {job.name} does not mention {ctx.target.worker}.",
             here,
         )
     return RuleResult.pass_(
-        make_finding("JOB_PLACED", "pass", f"{job.name} is placed{summary}.", evidence=here)
+        make_finding(codes.JOB_PLACED, "pass", f"{job.name} is placed{summary}.", evidence=here)
     )
 
 

@@ -12,64 +12,56 @@ from __future__ import annotations
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ServerEvidence, WorkerAuthorization
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_source, find_worker
+from ..facts import authorization_entry, citations, cite, cite_source, find_worker
 from ._lease import check_lease, check_registration
 from ._outcome import Outcome
 
 NATIVE_CODES = {
     "community_edition_no_external_workers": (
-        "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
+        codes.COMMUNITY_EDITION_NO_EXTERNAL_WORKERS,
         "the server runs Community Edition, which allows no external workers",
     ),
     "license_expired_or_invalid": (
-        "LICENSE_EXPIRED_OR_INVALID",
+        codes.LICENSE_EXPIRED_OR_INVALID,
         "the server's license is expired or invalid",
     ),
 }
 """Product codes (verbatim, lower snake) that the guide names, and what they mean."""
 
 
-def _entry(doc: AuthorizationEvidence, worker: str) -> tuple[int, WorkerAuthorization] | None:
-    for index, entry in enumerate(doc.workers):
-        if entry.worker == worker:
-            return index, entry
-    return None
-
-
-@rule(Layer.AUTHORIZATION)
+@rule(Layer.AUTHORIZATION, needs=(AuthorizationEvidence,))
 def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(AuthorizationEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            "AUTHORIZATION_EVIDENCE_MISSING",
-            "No runtime-authorization evidence in the bundle (evidence/authorization.json).",
-        )
+    doc = ctx.evidence.need(AuthorizationEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
-            "AUTHORIZATION_NOT_APPLICABLE", "This product's workers need no runtime authorization."
+            codes.AUTHORIZATION_NOT_APPLICABLE,
+            "This product's workers need no runtime authorization.",
         )
     if ctx.target.worker is None:
         return RuleResult.not_applicable(
-            "NO_TARGET_WORKER", "No worker is selected; authorization is judged per worker."
+            codes.NO_TARGET_WORKER, "No worker is selected; authorization is judged per worker."
         )
-    found = _entry(doc, ctx.target.worker)
+    found = authorization_entry(ctx.evidence, ctx.target.worker)
     worker = find_worker(ctx.evidence, ctx.target.worker)
     if found is None:
         if worker is not None and worker[1].kind == "builtin":
             return RuleResult.not_applicable(
-                "BUILTIN_WORKER", f"{ctx.target.worker} is the built-in worker: no lease needed."
+                codes.BUILTIN_WORKER,
+                f"{ctx.target.worker} is the built-in worker: no lease needed.",
             )
         derived = _from_server_license(ctx, worker[1].kind if worker else None)
         return derived or RuleResult.unknown(
-            "AUTHORIZATION_RECORD_MISSING",
+            codes.AUTHORIZATION_RECORD_MISSING,
             f"The bundle has no runtime-authorization record for worker {ctx.target.worker}.",
             [cite(ctx.evidence, AuthorizationEvidence, "workers")],
         )
     index, entry = found
     if not entry.applicable:
         return RuleResult.not_applicable(
-            "AUTHORIZATION_NOT_APPLICABLE", f"Worker {entry.worker} needs no runtime authorization."
+            codes.AUTHORIZATION_NOT_APPLICABLE,
+            f"Worker {entry.worker} needs no runtime authorization.",
         )
     return _judge(ctx, doc, index, entry)
 
@@ -96,7 +88,7 @@ def _judge(
     elif entry.decision == "deny":
         detail = f": {entry.message}" if entry.message else ""
         out.fail(
-            "AUTHORIZATION_DENIED",
+            codes.AUTHORIZATION_DENIED,
             f"The server denies runtime authorization to worker {entry.worker}{detail}.",
             evidence=citations(*here, raw),
             native_code=entry.native_code or None,
@@ -105,7 +97,7 @@ def _judge(
     check_registration(ctx, index, entry, out)
     if entry.enrollment_key_still_configured:
         out.warn(
-            "ENROLLMENT_KEY_STILL_CONFIGURED",
+            codes.ENROLLMENT_KEY_STILL_CONFIGURED,
             f"Worker {entry.worker} still has its enrollment key configured after enrolling; "
             "remove it, the worker reuses its cached identity.",
             evidence=[
@@ -125,13 +117,16 @@ def _judge(
         if derived is not None:
             return derived
         out.unknown(
-            "AUTHORIZATION_UNDECIDED",
+            codes.AUTHORIZATION_UNDECIDED,
             f"The bundle does not say whether worker {entry.worker} is authorized.",
             evidence=here,
         )
     return out.result(
         make_finding(
-            "AUTHORIZED", "pass", f"Worker {entry.worker} holds valid authorization.", evidence=here
+            codes.AUTHORIZED,
+            "pass",
+            f"Worker {entry.worker} holds valid authorization.",
+            evidence=here,
         )
     )
 
@@ -145,13 +140,13 @@ def _from_server_license(ctx: RuleContext, kind: str | None) -> RuleResult | Non
     where = [cite(ctx.evidence, ServerEvidence, "license", value=lic.state)]
     if lic.external_workers_allowed is False:
         return RuleResult.fail(
-            "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS",
+            codes.COMMUNITY_EDITION_NO_EXTERNAL_WORKERS,
             f"The server's edition allows no external workers, and {ctx.target.worker} is one.",
             evidence=where,
         )
     if lic.state in ("expired", "invalid"):
         return RuleResult.fail(
-            "LICENSE_EXPIRED_OR_INVALID",
+            codes.LICENSE_EXPIRED_OR_INVALID,
             f"The server's license is {lic.state}, so external worker {ctx.target.worker} "
             "cannot be authorized.",
             evidence=where,

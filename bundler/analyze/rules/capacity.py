@@ -16,9 +16,20 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import CapacityEvidence, Job, WorkerCapacity, WorkerStatus
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_job, cite_worker, find_worker, waiting, workers
+from ..facts import (
+    capacity_entry,
+    citations,
+    cite,
+    cite_job,
+    cite_worker,
+    find_worker,
+    waiting,
+    workers,
+)
 from ..matching import (
+    ADMIN_STATE_CODES,
     Mismatch,
     availability,
     capability_shortfalls,
@@ -32,27 +43,19 @@ DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
 """LyftData's published scale signals; a product's own thresholds win."""
 
 
-def _capacity(ctx: RuleContext, worker: str) -> tuple[int, WorkerCapacity] | None:
-    doc = ctx.evidence.get(CapacityEvidence)
-    for index, entry in enumerate(doc.workers if doc else []):
-        if entry.worker == worker:
-            return index, entry
-    return None
-
-
 @rule(Layer.CAPACITY)
 def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
     if ctx.target.worker is None:
         return RuleResult.not_applicable(
-            "NO_TARGET_WORKER", "No worker is selected: capacity is judged per worker."
+            codes.NO_TARGET_WORKER, "No worker is selected: capacity is judged per worker."
         )
     found = find_worker(ctx.evidence, ctx.target.worker)
     if found is None:
         return RuleResult.unknown(
-            "WORKER_NOT_IN_EVIDENCE", f"Worker {ctx.target.worker} is not in the worker list."
+            codes.WORKER_NOT_IN_EVIDENCE, f"Worker {ctx.target.worker} is not in the worker list."
         )
     w_index, worker = found
-    cap = _capacity(ctx, worker.name)
+    cap = capacity_entry(ctx.evidence, worker.name)
     job = ctx.target.job
     blocking = job is not None and waiting(job)
     req = job.requirements if blocking and job is not None else None
@@ -69,13 +72,13 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.get(CapacityEvidence)
     if doc is None:
         out.unknown(
-            "CAPACITY_EVIDENCE_MISSING",
+            codes.CAPACITY_EVIDENCE_MISSING,
             f"The bundle has no capacity document: whether {worker.name} has room and the "
             "measured resources for the job is unknown.",
         )
     elif cap is None and not doc.complete:
         out.unknown(
-            "CAPACITY_EVIDENCE_MISSING",
+            codes.CAPACITY_EVIDENCE_MISSING,
             f"The capacity report for {worker.name} is missing: "
             f"{', '.join(doc.gaps) or 'a capacity collector'} did not complete.",
             evidence=[cite(ctx.evidence, CapacityEvidence, "gaps", value=doc.gaps)],
@@ -83,12 +86,12 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
         )
     elif not out and cap is None and worker.resources is None and slot_usage(worker, None) is None:
         out.unknown(
-            "CAPACITY_EVIDENCE_MISSING",
+            codes.CAPACITY_EVIDENCE_MISSING,
             f"The bundle has no resource or slot figures for {worker.name}.",
         )
     return out.result(
         make_finding(
-            "CAPACITY_ADEQUATE",
+            codes.CAPACITY_ADEQUATE,
             "pass",
             _adequate(worker, cap[1] if cap else None),
             evidence=citations(_slots_cite(ctx, worker, w_index, cap)),
@@ -106,14 +109,14 @@ def _report(
     out: Outcome,
 ) -> None:
     if not miss.certain:
-        out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+        out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.field)
         return
     job = ctx.target.job
-    if miss.code == "SLOTS_SATURATED":
+    if miss.code == codes.SLOTS_SATURATED:
         where = citations(_slots_cite(ctx, worker, w_index, cap))
         if blocking and job is not None:
             out.fail(
-                "SLOTS_SATURATED",
+                codes.SLOTS_SATURATED,
                 f"{job.name} waits because {worker.name} is full: {miss.message}. It starts "
                 "when a slot frees.",
                 evidence=where,
@@ -121,19 +124,25 @@ def _report(
             )
         else:
             out.warn(
-                "SLOTS_SATURATED",
+                codes.SLOTS_SATURATED,
                 f"{worker.name} is full: {miss.message}; new work queues.",
                 evidence=where,
                 worker=worker.name,
             )
         return
-    code = "CAPABILITY_MISSING" if miss.code == "CAPABILITY_MISSING" else "RESOURCES_INSUFFICIENT"
+    code = (
+        codes.CAPABILITY_MISSING
+        if miss.code == codes.CAPABILITY_MISSING
+        else codes.RESOURCES_INSUFFICIENT
+    )
     where = citations(
-        cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")) if job else None,
+        cite_job(ctx.evidence, job, "requirements", *miss.field.split("/")) if job else None,
         cite(ctx.evidence, CapacityEvidence, "workers", cap[0])
         if cap
         else cite_worker(
-            ctx.evidence, w_index, "resources" if code != "CAPABILITY_MISSING" else "capabilities"
+            ctx.evidence,
+            w_index,
+            "resources" if code != codes.CAPABILITY_MISSING else "capabilities",
         ),
     )
     name = job.name if job else "the job"
@@ -143,7 +152,7 @@ def _report(
         evidence=where,
         worker=worker.name,
         shortfall=miss.code,
-        requirement=miss.requirement,
+        requirement=miss.field,
     )
 
 
@@ -155,22 +164,22 @@ def _running_without_capability(
         return
     for miss in capability_shortfalls(job.requirements, worker):
         if not miss.certain:
-            out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.requirement)
+            out.unknown(miss.code, f"{worker.name}: {miss.message}.", requirement=miss.field)
             continue
-        name = miss.requirement.split("/", 1)[-1]
+        name = miss.field.split("/", 1)[-1]
         out.fail(
-            "CAPABILITY_MISSING",
+            codes.CAPABILITY_MISSING,
             f"{job.name} reads as {job.phase.value} on {worker.name}, but {worker.name} does not "
             f"offer the {name} capability the job requires: the two cannot both be true, and "
             f"a job cannot use a component its worker lacks.",
             evidence=citations(
-                cite_job(ctx.evidence, job, "requirements", *miss.requirement.split("/")),
+                cite_job(ctx.evidence, job, "requirements", *miss.field.split("/")),
                 cite_job(ctx.evidence, job, "phase", value=job.phase.value),
                 cite_worker(ctx.evidence, w_index, "capabilities", value=worker.capabilities),
             ),
             worker=worker.name,
             shortfall=miss.code,
-            requirement=miss.requirement,
+            requirement=miss.field,
             contradicts={"job_phase": job.phase.value, "worker_capabilities": worker.capabilities},
         )
 
@@ -188,7 +197,7 @@ def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) ->
     for other in others:
         short = [m.message for m in other.capacity if m.certain]
         blocked = availability(other.worker)
-        verdicts[other.worker.name] = ", ".join(short + [b.lower() for b in blocked]) or "fits"
+        verdicts[other.worker.name] = ", ".join(short + [b.code.lower() for b in blocked]) or "fits"
     if not verdicts:
         text = "No other worker is meant for this job."
     else:
@@ -207,7 +216,7 @@ def _declining(ctx: RuleContext, worker: WorkerStatus, w_index: int, out: Outcom
     name = job.name if job else "the job"
     if worker.health.value == "unhealthy":
         out.fail(
-            "WORKER_UNHEALTHY",
+            codes.WORKER_UNHEALTHY,
             f"{name} waits because {worker.name} reports itself unhealthy and declines new "
             "work until it recovers.",
             evidence=[cite_worker(ctx.evidence, w_index, "health", value="unhealthy")],
@@ -215,7 +224,7 @@ def _declining(ctx: RuleContext, worker: WorkerStatus, w_index: int, out: Outcom
     if worker.admin.value in ("paused", "draining"):
         state = worker.admin.value
         out.fail(
-            f"WORKER_{state.upper()}",
+            ADMIN_STATE_CODES[worker.admin],
             f"{name} waits because {worker.name} is {state} and takes no new work.",
             evidence=[cite_worker(ctx.evidence, w_index, "admin", value=state)],
         )
@@ -253,7 +262,7 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
     """
     if ctx.target.worker is None:
         return None
-    found = _capacity(ctx, ctx.target.worker)
+    found = capacity_entry(ctx.evidence, ctx.target.worker)
     if found is None:
         return None
     index, cap = found
@@ -268,7 +277,7 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
 
     if cap.cpu_util_pct is not None and cap.cpu_util_pct > limits["cpu_pct"]:
         momentary(
-            "CPU_SATURATED",
+            codes.CPU_SATURATED,
             f"{cap.worker}'s CPU is {cap.cpu_util_pct:.0f}% busy "
             f"(threshold {limits['cpu_pct']:.0f}%).",
             evidence=at("cpu_util_pct", cap.cpu_util_pct),
@@ -277,20 +286,20 @@ def worker_pressure(ctx: RuleContext) -> RuleResult | None:
         used = 100.0 * (1 - cap.memory_available_bytes / cap.memory_total_bytes)
         if used > limits["mem_pct"]:
             momentary(
-                "MEMORY_PRESSURE",
+                codes.MEMORY_PRESSURE,
                 f"{cap.worker}'s memory is {used:.0f}% used (threshold {limits['mem_pct']:.0f}%).",
                 evidence=at("memory_available_bytes", cap.memory_available_bytes),
             )
     if cap.queue_pending is not None and cap.queue_pending > limits["queue_pending"]:
         out.warn(
-            "QUEUE_BACKLOG",
+            codes.QUEUE_BACKLOG,
             f"{cap.queue_pending} items are queued on {cap.worker} "
             f"(threshold {limits['queue_pending']:.0f}).",
             evidence=at("queue_pending", cap.queue_pending),
         )
     if cap.backpressure:
         out.warn(
-            "BACKPRESSURE",
+            codes.BACKPRESSURE,
             f"{cap.worker} reports backpressure from its outputs.",
             evidence=at("backpressure", True),
         )

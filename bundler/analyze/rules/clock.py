@@ -11,6 +11,7 @@ from __future__ import annotations
 from schemas import Finding, Layer
 from schemas.evidence import AuthorizationEvidence, ClockReading, HostsEvidence, HostSysinfo
 
+from .. import codes
 from ..api import EvidenceSet, RuleContext, RuleResult, make_finding, rule
 from ..facts import cite, host_for_worker
 
@@ -49,7 +50,7 @@ def worker_clock(ctx: RuleContext) -> RuleResult | None:
         skew = certain_skew(host.clock, _server_clock(ctx.evidence))
         if abs(skew) > CLOCK_WARN_S:
             return RuleResult.warn(
-                "CLOCK_SKEW",
+                codes.CLOCK_SKEW,
                 f"The clock of {host.alias} (worker {ctx.target.worker}) is off by at least "
                 f"{abs(skew):.1f}s: heartbeat ages, lease times and log order are unreliable.",
                 evidence=[
@@ -66,7 +67,7 @@ def worker_clock(ctx: RuleContext) -> RuleResult | None:
             )
     if host.time_sync is not None and host.time_sync.synchronized is False:
         return RuleResult.warn(
-            "TIME_NOT_SYNCHRONIZED",
+            codes.TIME_NOT_SYNCHRONIZED,
             f"{host.alias} (worker {ctx.target.worker}) does not synchronize its clock"
             + (f" ({host.time_sync.service})" if host.time_sync.service else "")
             + ".",
@@ -91,7 +92,7 @@ def clock_vs_lease(ctx: RuleContext) -> RuleResult | None:
     if abs(skew) <= tolerance:
         return None
     return RuleResult.fail(
-        "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",
+        codes.CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE,
         f"The clock of {host.alias} (worker {ctx.target.worker}) is off by at least "
         f"{abs(skew):.1f}s, beyond the {tolerance:.0f}s an auth lease tolerates: its leases "
         "read as expired or not yet valid.",
@@ -119,7 +120,7 @@ def fleet_clock_findings(ev: EvidenceSet) -> list[Finding]:
         return []
     return [
         make_finding(
-            "CLOCK_SKEW",
+            codes.CLOCK_SKEW,
             "warn",
             f"Host clocks disagree by at least {spread:.1f}s ({low[1]} vs {high[1]}): "
             "compare log times across hosts with care.",

@@ -13,6 +13,7 @@ from typing import Any
 from schemas import Citation, Layer
 from schemas.evidence import DeploymentEvidence, JobDeployment
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source, names
 from ._outcome import Outcome
@@ -30,23 +31,19 @@ def _deployments(doc: DeploymentEvidence) -> list[tuple[tuple[int, int], JobDepl
     ]
 
 
-@rule(Layer.DEPLOYMENT)
+@rule(Layer.DEPLOYMENT, needs=(DeploymentEvidence,))
 def job_deployment(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(DeploymentEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            "DEPLOYMENT_EVIDENCE_MISSING", "No deployment evidence in the bundle."
-        )
+    doc = ctx.evidence.need(DeploymentEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
-            "DEPLOYMENT_NOT_APPLICABLE", "This product has no deployment step."
+            codes.DEPLOYMENT_NOT_APPLICABLE, "This product has no deployment step."
         )
     job, worker = ctx.target.job, ctx.target.worker
     every = _deployments(doc)
     if job is None:
         mine = [(at, jd) for at, jd in every if jd.worker == worker]
         if not mine:
-            return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected.")
+            return RuleResult.not_applicable(codes.NO_TARGET_JOB, "No job selected.")
         return _judge_all(ctx, mine)
     of_job = [(at, jd) for at, jd in every if jd.job == job.name]
     chosen = [(at, jd) for at, jd in of_job if worker is None or jd.worker == worker]
@@ -55,20 +52,20 @@ def job_deployment(ctx: RuleContext) -> RuleResult | None:
     if of_job:
         elsewhere = names(jd.worker for _, jd in of_job)
         return RuleResult.fail(
-            "JOB_NOT_DEPLOYED",
+            codes.JOB_NOT_DEPLOYED,
             f"{job.name} is deployed to {elsewhere}, not to {worker}.",
             evidence=[_cite(ctx, of_job[0][0])],
             deployed_to=[jd.worker for _, jd in of_job],
         )
     if doc.complete:
         return RuleResult.fail(
-            "JOB_NOT_DEPLOYED",
+            codes.JOB_NOT_DEPLOYED,
             f"{job.name} has no deployment" + (f" on {worker}" if worker else "") + ".",
             evidence=[cite(ctx.evidence, DeploymentEvidence, "deployments")],
         )
     if not doc.deployments:
         return RuleResult.unknown(
-            "DEPLOYMENT_EVIDENCE_UNAVAILABLE",
+            codes.DEPLOYMENT_EVIDENCE_UNAVAILABLE,
             f"The deployment records could not be read ({', '.join(doc.gaps) or 'no records'}): "
             f"whether {job.name} reached a runnable state"
             + (f" on {worker}" if worker else "")
@@ -76,7 +73,7 @@ def job_deployment(ctx: RuleContext) -> RuleResult | None:
             [cite(ctx.evidence, DeploymentEvidence, "gaps", value=doc.gaps)],
         )
     return RuleResult.unknown(
-        "DEPLOYMENT_RECORD_MISSING",
+        codes.DEPLOYMENT_RECORD_MISSING,
         f"No deployment record for {job.name} in the (incomplete) deployment evidence.",
         [cite(ctx.evidence, DeploymentEvidence, "gaps", value=doc.gaps)],
     )
@@ -105,7 +102,7 @@ def _judge_all(ctx: RuleContext, items: list[tuple[tuple[int, int], JobDeploymen
             passed.append(f"{jd.job} on {jd.worker}")
     return out.result(
         make_finding(
-            "DEPLOYMENT_RUNNABLE",
+            codes.DEPLOYMENT_RUNNABLE,
             "pass",
             f"Deployed and runnable: {names(passed)}.",
             evidence=[_cite(ctx, items[0][0], "state", value=items[0][1].state)],
@@ -121,7 +118,7 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     missing = jd.rendered.context_keys_missing if jd.rendered else []
     if missing:
         out.fail(
-            "RENDER_CONTEXT_MISSING",
+            codes.RENDER_CONTEXT_MISSING,
             f"{what} could not render: context key(s) {', '.join(missing)} resolve at no scope "
             "(job, worker, global, definition).",
             evidence=[_cite(ctx, at, "rendered", "context_keys_missing", value=missing)],
@@ -130,21 +127,21 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
         )
     if jd.bundle_signature_verified is False:
         out.fail(
-            "BUNDLE_SIGNATURE_INVALID",
+            codes.BUNDLE_SIGNATURE_INVALID,
             f"The worker refused {what}: its job bundle signature does not verify.",
             evidence=[_cite(ctx, at, "bundle_signature_verified", value=False)],
             native_code=jd.reason,
         )
     if jd.state == "failed" and not missing and jd.bundle_signature_verified is not False:
         out.fail(
-            "DEPLOYMENT_FAILED",
+            codes.DEPLOYMENT_FAILED,
             f"Deployment of {what} failed{reason}{message}.",
             evidence=where,
             native_code=jd.reason,
         )
     elif jd.state in GONE:
         out.fail(
-            "JOB_NOT_DEPLOYED",
+            codes.JOB_NOT_DEPLOYED,
             f"{what} is {jd.state}{reason}.",
             evidence=where,
             native_code=jd.reason,
@@ -152,18 +149,18 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     elif jd.state in IN_PROGRESS:
         since = f" since {jd.state_since:%Y-%m-%d %H:%M:%S}Z" if jd.state_since else ""
         out.warn(
-            "DEPLOYMENT_IN_PROGRESS",
+            codes.DEPLOYMENT_IN_PROGRESS,
             f"{what} is still {jd.state}{since}: not yet runnable{reason}.",
             evidence=where,
         )
     elif jd.state not in RUNNABLE and jd.state != "failed":
         out.unknown(
-            "DEPLOYMENT_STATE_UNKNOWN", f"The state of {what} is {jd.state}.", evidence=where
+            codes.DEPLOYMENT_STATE_UNKNOWN, f"The state of {what} is {jd.state}.", evidence=where
         )
     _drift(ctx, at, jd, out)
     if jd.staged is False:
         out.fail(
-            "JOB_NOT_DEPLOYED",
+            codes.JOB_NOT_DEPLOYED,
             f"{jd.job} is not staged: only staged jobs can be deployed.",
             evidence=[_cite(ctx, at, "staged", value=False)],
             native_code="NOT_STAGED",
@@ -174,7 +171,7 @@ def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     """Deployed, but not the revision intended: the exact rendered job is not what runs."""
     intended, running = jd.intended_revision, jd.running_revision
     differs = intended is not None and running is not None and intended != running
-    if jd.reason != "DRIFT_DETECTED" and not differs:
+    if jd.reason != codes.DRIFT_DETECTED and not differs:
         return
     if differs:
         what = f"runs revision {running} while revision {intended} is intended"
@@ -186,7 +183,7 @@ def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
         what = jd.message or "does not run the intended revision"
         evidence = [_cite(ctx, at, "reason", value=jd.reason)]
     out.fail(
-        "DEPLOYMENT_DRIFTED",
+        codes.DEPLOYMENT_DRIFTED,
         f"{jd.job} on {jd.worker} reads {jd.state}, but it {what}: the exact rendered job did "
         "not reach a runnable state.",
         evidence=citations(*evidence, cite_source(jd.source)),
@@ -196,17 +193,17 @@ def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     )
 
 
-@rule(Layer.DEPLOYMENT)
+@rule(Layer.DEPLOYMENT, needs=(DeploymentEvidence,))
 def deployment_drift(ctx: RuleContext) -> RuleResult | None:
     """Reconciliation drift on the job's deployment record (warn: it may self-heal)."""
-    doc = ctx.evidence.get(DeploymentEvidence)
+    doc = ctx.evidence.need(DeploymentEvidence)
     job = ctx.target.job
-    if doc is None or not doc.applicable or job is None:
+    if not doc.applicable or job is None:
         return None
     for index, record in enumerate(doc.deployments):
         if record.drift and any(jd.job == job.name for jd in record.job_deployments):
             return RuleResult.warn(
-                "DRIFT_DETECTED",
+                codes.DRIFT_DETECTED,
                 f"Deployment {record.deployment_id or index} of {job.name} has drifted: "
                 f"{', '.join(record.drift)}.",
                 evidence=[

@@ -12,6 +12,7 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
+from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from ..facts import (
     citations,
@@ -24,6 +25,7 @@ from ..facts import (
     heartbeat_policy,
     stale_after,
 )
+from ..matching import ADMIN_STATE_CODES
 
 HISTORY_KINDS = ("stale", "evicted", "disconnected", "connection_lost", "unhealthy")
 FLAP_KINDS = ("evicted", "disconnected", "connection_lost")
@@ -34,34 +36,30 @@ OUTAGE_WINDOW_S = 120.0
 single hang reads 'evicted', 'disconnected' and, when it resumes, 'connection lost'."""
 
 _STATE_FAILURES = {
-    ConnectionState.STALE: ("WORKER_HEARTBEAT_STALE", "is marked stale: heartbeats stopped"),
-    ConnectionState.LOST: ("WORKER_HEARTBEAT_LOST", "went silent past its grace period"),
-    ConnectionState.OFFLINE: ("WORKER_OFFLINE", "is offline (disconnected or evicted)"),
-    ConnectionState.NEVER_CONNECTED: ("WORKER_NEVER_CONNECTED", "has never connected"),
-    ConnectionState.REMOVED: ("WORKER_REMOVED", "was removed from the control plane"),
+    ConnectionState.STALE: (codes.WORKER_HEARTBEAT_STALE, "is marked stale: heartbeats stopped"),
+    ConnectionState.LOST: (codes.WORKER_HEARTBEAT_LOST, "went silent past its grace period"),
+    ConnectionState.OFFLINE: (codes.WORKER_OFFLINE, "is offline (disconnected or evicted)"),
+    ConnectionState.NEVER_CONNECTED: (codes.WORKER_NEVER_CONNECTED, "has never connected"),
+    ConnectionState.REMOVED: (codes.WORKER_REMOVED, "was removed from the control plane"),
 }
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     """Connection state and heartbeat age of the target worker (or of the fleet)."""
-    doc = ctx.evidence.get(WorkersEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            "WORKERS_EVIDENCE_MISSING", "No worker list in the bundle (evidence/workers.json)."
-        )
+    doc = ctx.evidence.need(WorkersEvidence)
     if ctx.target.worker is None:
         return _fleet(ctx, doc)
     found = find_worker(ctx.evidence, ctx.target.worker)
     if found is None:
         if not doc.complete:
             return RuleResult.unknown(
-                "WORKER_NOT_IN_EVIDENCE",
+                codes.WORKER_NOT_IN_EVIDENCE,
                 f"Worker {ctx.target.worker} is not in the (incomplete) worker list.",
                 [cite(ctx.evidence, WorkersEvidence, "gaps", value=doc.gaps)],
             )
         return RuleResult.fail(
-            "WORKER_UNKNOWN_TO_SERVER",
+            codes.WORKER_UNKNOWN_TO_SERVER,
             f"The control plane does not know a worker called {ctx.target.worker}: it was "
             "removed, never registered, or registered with another server.",
             evidence=[cite(ctx.evidence, WorkersEvidence, "workers")],
@@ -71,7 +69,7 @@ def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
         return _disconnected(ctx, index, worker)
     if worker.connection is ConnectionState.UNKNOWN:
         return RuleResult.unknown(
-            "WORKER_CONNECTION_UNKNOWN",
+            codes.WORKER_CONNECTION_UNKNOWN,
             f"The bundle does not say whether worker {worker.name} is connected.",
             [cite_worker(ctx.evidence, index, "connection", value="unknown")],
         )
@@ -84,7 +82,7 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
     if online:
         return RuleResult.pass_(
             make_finding(
-                "WORKERS_ONLINE",
+                codes.WORKERS_ONLINE,
                 "pass",
                 f"{len(online)} of {len(doc.workers)} workers are online.",
                 evidence=where,
@@ -93,10 +91,12 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
         )
     if not doc.complete:
         return RuleResult.unknown(
-            "WORKERS_EVIDENCE_INCOMPLETE", "No online worker in an incomplete worker list.", where
+            codes.WORKERS_EVIDENCE_INCOMPLETE,
+            "No online worker in an incomplete worker list.",
+            where,
         )
     return RuleResult.fail(
-        "NO_WORKERS_ONLINE",
+        codes.NO_WORKERS_ONLINE,
         f"No worker is online ({len(doc.workers)} known, none connected).",
         evidence=where,
         known=[w.name for w in doc.workers],
@@ -115,13 +115,13 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     busy = dependents(ctx.evidence, worker.name)
     if worker.departed and not busy:
         return RuleResult.not_applicable(
-            "WORKER_DEPARTED",
+            codes.WORKER_DEPARTED,
             f"Worker {worker.name} {text}{native}: the product keeps this record of a worker "
             "that left, and no unfinished job depends on it (expected, not an incident).",
         )
     if ctx.target.job is None and not busy and worker.connection is not ConnectionState.STALE:
         return RuleResult.warn(
-            "WORKER_OFFLINE_IDLE",
+            codes.WORKER_OFFLINE_IDLE,
             f"Worker {worker.name} {text}{native}, but no unfinished job depends on it "
             "(a leftover record, or a worker that was stopped on purpose).",
             evidence=evidence,
@@ -154,7 +154,7 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
     )
     if age is not None and timeout is not None and age > timeout:
         lost = age > timeout + grace
-        code = "WORKER_HEARTBEAT_LOST" if lost else "WORKER_HEARTBEAT_STALE"
+        code = codes.WORKER_HEARTBEAT_LOST if lost else codes.WORKER_HEARTBEAT_STALE
         return RuleResult.fail(
             code,
             f"Worker {worker.name} is listed online, but its last heartbeat was {age:.0f}s "
@@ -177,7 +177,7 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
             f"collection (timeout {timeout:.0f}s)."
         )
     evidence = where or [cite_worker(ctx.evidence, index, "connection", value="online")]
-    return RuleResult.pass_(make_finding("WORKER_ONLINE", "pass", message, evidence=evidence))
+    return RuleResult.pass_(make_finding(codes.WORKER_ONLINE, "pass", message, evidence=evidence))
 
 
 def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
@@ -186,7 +186,7 @@ def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
     return [e.citation() for e in events[-limit:]]
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_health(ctx: RuleContext) -> RuleResult | None:
     """Self-reported unhealthy: still connected, but declining new work."""
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -194,7 +194,7 @@ def worker_health(ctx: RuleContext) -> RuleResult | None:
         return None
     index, worker = found
     return RuleResult.warn(
-        "WORKER_UNHEALTHY",
+        codes.WORKER_UNHEALTHY,
         f"Worker {worker.name} is connected but reports itself unhealthy (e.g. a starved event "
         "loop): it finishes running work and declines new work until it recovers.",
         evidence=citations(
@@ -205,7 +205,7 @@ def worker_health(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
     """Paused or draining by an operator: connected, deliberately taking no new work."""
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -214,14 +214,14 @@ def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
     index, worker = found
     state = worker.admin.value
     return RuleResult.warn(
-        f"WORKER_{state.upper()}",
+        ADMIN_STATE_CODES[worker.admin],
         f"Worker {worker.name} is {state}: it takes no new work until an operator resumes it.",
         evidence=[cite_worker(ctx.evidence, index, "admin", value=state)],
         worker=worker.name,
     )
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     """Online now, but the logs show it dropping out again and again."""
     found = find_worker(ctx.evidence, ctx.target.worker)
@@ -232,7 +232,7 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     if len(outages) < FLAP_THRESHOLD:
         return None
     return RuleResult.warn(
-        "HEARTBEAT_FLAPPING",
+        codes.HEARTBEAT_FLAPPING,
         f"Worker {found[1].name} is online now, but the logs show {len(outages)} separate "
         "disconnections or evictions: something keeps cutting its heartbeat.",
         evidence=[first.citation() for first in outages[-4:]],

@@ -18,9 +18,10 @@ from __future__ import annotations
 from schemas import Layer
 from schemas.evidence import LocalStateEvidence, StateFileCheck
 
+from .. import codes
 from ..api import RuleContext, RuleResult, rule
 from ..facts import citations, cite, cite_source, find_worker, host_for_worker
-from ..recovery_paths import PATHS
+from ..recovery import PATHS
 from ._outcome import Outcome
 
 AUTH_HINTS = ("auth", "lease", "identity", "credential")
@@ -56,7 +57,7 @@ def _files(ctx: RuleContext, auth: bool) -> list[tuple[int, StateFileCheck]]:
 def _judge_files(ctx: RuleContext, auth: bool) -> RuleResult | None:
     files = _files(ctx, auth)
     out = Outcome()
-    code = "AUTH_CACHE_CORRUPT" if auth else "LOCAL_STATE_CORRUPT"
+    code = codes.AUTH_CACHE_CORRUPT if auth else codes.LOCAL_STATE_CORRUPT
     recovery = PATHS["local-state"].model_copy(deep=True)
     if auth:
         recovery.summary = "Repair only the cached authorization, with the service stopped."
@@ -85,7 +86,7 @@ def _judge_files(ctx: RuleContext, auth: bool) -> RuleResult | None:
             )
         elif check.integrity == "unreadable":
             out.warn(
-                "LOCAL_STATE_UNREADABLE",
+                codes.LOCAL_STATE_UNREADABLE,
                 f"Worker {ctx.target.worker}'s {what} {check.path} could not be checked.",
                 evidence=where,
                 path=check.path,
@@ -122,7 +123,7 @@ def stale_control_socket(ctx: RuleContext) -> RuleResult | None:
         else "the worker process that created it is gone"
     )
     return RuleResult.warn(
-        "STALE_CONTROL_SOCKET",
+        codes.STALE_CONTROL_SOCKET,
         f"Worker {ctx.target.worker}'s control socket {sock.path} refuses connections: {meaning}.",
         evidence=citations(
             cite(

@@ -15,6 +15,7 @@ from datetime import datetime
 from schemas import Layer
 from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence, Receipt
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, cite_source, job_label
 from ._outcome import Outcome
@@ -33,17 +34,11 @@ def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
     return max(items, key=when) if items else None
 
 
-@rule(Layer.OUTCOME)
+@rule(Layer.OUTCOME, needs=(OutcomeEvidence,))
 def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(OutcomeEvidence)
+    doc = ctx.evidence.need(OutcomeEvidence)
     job, worker = ctx.target.job, ctx.target.worker
-    if doc is None:
-        return RuleResult.unknown(
-            "OUTCOME_EVIDENCE_MISSING",
-            "The bundle has no outcome document (canaries, receipts, last runs): whether the "
-            "job produced its result is unknown.",
-        )
-    runs = list(enumerate(doc.canaries)) if doc else []
+    runs = list(enumerate(doc.canaries))
     mine = [
         (i, r)
         for i, r in runs
@@ -51,20 +46,22 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     ]
     latest = _latest(mine)
     if job is None and latest is None:
-        return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected: outcome is per job.")
+        return RuleResult.not_applicable(
+            codes.NO_TARGET_JOB, "No job selected: outcome is per job."
+        )
     out = Outcome()
     if job is not None and job.phase.value == "failed":
         _job_failed(ctx, job, out)
     if latest is None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
-    _judge_run(ctx, doc or OutcomeEvidence(), index, run, out)
+    _judge_run(ctx, doc, index, run, out)
     if run.mode != "last_run":
-        _predates_deployment(ctx, doc or OutcomeEvidence(), index, run, out)
+        _predates_deployment(ctx, doc, index, run, out)
     what = "last run" if run.mode == "last_run" else "canary"
     return out.result(
         make_finding(
-            "CANARY_PASSED",
+            codes.CANARY_PASSED,
             "pass",
             f"The {what} of {run.job}"
             + (f" on {run.worker}" if run.worker else "")
@@ -99,7 +96,7 @@ def _predates_deployment(
     """A canary (or receipt) from before the current deployment proves an earlier revision."""
     if ctx.evidence.get(DeploymentEvidence) is None:
         out.unknown(
-            "CANARY_AGE_UNJUDGED",
+            codes.CANARY_AGE_UNJUDGED,
             f"Whether the canary of {run.job} ran after the current deployment is unknown: "
             "the bundle has no deployment records.",
         )
@@ -126,7 +123,7 @@ def _predates_deployment(
             f" receipt is from {stamp:%Y-%m-%d %H:%M:%S}Z"
         )
     out.warn(
-        "CANARY_PREDATES_DEPLOYMENT",
+        codes.CANARY_PREDATES_DEPLOYMENT,
         f"{older[0].upper()}{older[1:]}, before the current deployment reached it at "
         f"{since:%Y-%m-%d %H:%M:%S}Z: it proves an earlier revision, not this one. Run a "
         "bounded canary now and confirm its receipt.",
@@ -153,7 +150,7 @@ def _predates_deployment(
 def _job_failed(ctx: RuleContext, job: Job, out: Outcome) -> None:
     error = f": {job.error}" if job.error else ""
     out.fail(
-        "JOB_RUN_FAILED",
+        codes.JOB_RUN_FAILED,
         f"{job_label(job)} failed{error}.",
         evidence=citations(
             cite_job(
@@ -175,11 +172,11 @@ def _from_phase(ctx: RuleContext, job: Job, out: Outcome) -> RuleResult:
     if job.phase.value == "completed":
         return RuleResult.pass_(
             make_finding(
-                "LAST_RUN_COMPLETED", "pass", f"{job_label(job)} completed.", evidence=where
+                codes.LAST_RUN_COMPLETED, "pass", f"{job_label(job)} completed.", evidence=where
             )
         )
     return RuleResult.unknown(
-        "NO_FINISHED_RUN",
+        codes.NO_FINISHED_RUN,
         f"No canary or finished run of {job_label(job)} in the bundle (it is {job.phase.value}).",
         where,
     )
@@ -197,19 +194,19 @@ def _judge_run(
     label = f"The {what} of {run.job}" + (f" on {run.worker}" if run.worker else "")
     if run.phase in ("failed", "error"):
         errors = f" ({run.errors} errors)" if run.errors else ""
-        out.fail("CANARY_FAILED", f"{label} {run.phase}{errors}.", evidence=where)
+        out.fail(codes.CANARY_FAILED, f"{label} {run.phase}{errors}.", evidence=where)
         return
     if run.phase == "timed_out":
-        out.fail("CANARY_TIMED_OUT", f"{label} timed out.", evidence=where)
+        out.fail(codes.CANARY_TIMED_OUT, f"{label} timed out.", evidence=where)
         return
     if run.phase != "successful":
         out.unknown(
-            "CANARY_NOT_CONCLUSIVE", f"{label} is {run.phase}: no verdict yet.", evidence=where
+            codes.CANARY_NOT_CONCLUSIVE, f"{label} is {run.phase}: no verdict yet.", evidence=where
         )
         return
     if run.events_in and run.events_out == 0:
         out.warn(
-            "CANARY_NO_OUTPUT",
+            codes.CANARY_NO_OUTPUT,
             f"{label} read {run.events_in} event(s) and wrote none: a filter or drop "
             "swallowed them.",
             evidence=[cite(ev, OutcomeEvidence, "canaries", index, "events_out", value=0)],
@@ -229,7 +226,7 @@ def _receipts(
     for r_index, receipt in mine:
         if receipt.nonce_matched is False:
             out.fail(
-                "RECEIPT_NONCE_MISMATCH",
+                codes.RECEIPT_NONCE_MISMATCH,
                 f"{label}: the receipt from {receipt.sink} carries another run's nonce.",
                 evidence=[
                     cite(
@@ -247,7 +244,7 @@ def _receipts(
     confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
     if not confirmed:
         out.fail(
-            "RECEIPT_MISSING",
+            codes.RECEIPT_MISSING,
             f"{label} ran, but the external receipt it requires never came.",
             evidence=[
                 cite(
@@ -259,7 +256,7 @@ def _receipts(
     best_index, best = max(confirmed, key=lambda item: STRENGTH.get(item[1].strength or "", -1))
     if best.strength in (None, "accepted"):
         out.warn(
-            "RECEIPT_ACCEPTED_ONLY",
+            codes.RECEIPT_ACCEPTED_ONLY,
             f"{label}: {best.sink} only accepted the data; nothing confirms it was stored or "
             "indexed.",
             evidence=[

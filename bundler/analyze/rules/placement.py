@@ -16,6 +16,7 @@ from schemas.evidence import (
     WorkersEvidence,
 )
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, rank_candidates
@@ -28,7 +29,9 @@ MAX_CITED_WORKERS = 6
 def job_placement(ctx: RuleContext) -> RuleResult | None:
     job = ctx.target.job
     if job is None:
-        return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected: placement is per job.")
+        return RuleResult.not_applicable(
+            codes.NO_TARGET_JOB, "No job selected: placement is per job."
+        )
     native = native_placement(ctx, job)
     if native is not None:
         return judge_native(ctx, job, *native)
@@ -42,14 +45,14 @@ def _assigned(ctx: RuleContext, job: Job) -> RuleResult:
     if ctx.target.worker in (None, job.assigned_worker):
         return RuleResult.pass_(
             make_finding(
-                "JOB_ASSIGNED",
+                codes.JOB_ASSIGNED,
                 "pass",
                 f"{job_label(job)} is assigned to {job.assigned_worker}.",
                 evidence=where,
             )
         )
     return RuleResult.fail(
-        "NOT_INTENDED_FOR_WORKER",
+        codes.NOT_INTENDED_FOR_WORKER,
         f"{job_label(job)} is assigned to {job.assigned_worker}, not to {ctx.target.worker}.",
         evidence=where,
         assigned_worker=job.assigned_worker,
@@ -60,19 +63,19 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
     ev = ctx.evidence
     if ev.get(WorkersEvidence) is None:
         return RuleResult.unknown(
-            "WORKERS_EVIDENCE_MISSING", "No worker list to compare the job's placement with."
+            codes.WORKERS_EVIDENCE_MISSING, "No worker list to compare the job's placement with."
         )
     req = job.requirements
     if req is None:
         return RuleResult.unknown(
-            "JOB_REQUIREMENTS_MISSING",
+            codes.JOB_REQUIREMENTS_MISSING,
             f"The bundle does not say what {job_label(job)} requires of a worker.",
             citations(cite_job(ev, job)),
         )
     req_cite = cite_job(ev, job, "requirements", value=req.model_dump(exclude_defaults=True))
     if req.required_worker and find_worker(ev, req.required_worker) is None:
         return RuleResult.fail(
-            "PINNED_WORKER_UNKNOWN",
+            codes.PINNED_WORKER_UNKNOWN,
             f"{job_label(job)} is pinned to {req.required_worker}, which the control plane "
             "does not know.",
             evidence=citations(
@@ -90,7 +93,7 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
         names = ", ".join(c.worker.name for c in intended)
         return RuleResult.pass_(
             make_finding(
-                "PLACEMENT_MATCHED",
+                codes.PLACEMENT_MATCHED,
                 "pass",
                 f"{job_label(job)} can be placed on: {names}.",
                 evidence=citations(req_cite),
@@ -107,20 +110,22 @@ def _for_worker(
     if certain:
         why = "; ".join(m.message for m in certain)
         return RuleResult.fail(
-            "WORKER_NOT_ELIGIBLE",
+            codes.WORKER_NOT_ELIGIBLE,
             f"{job_label(job)} is not meant for {chosen.worker.name}: {why}.",
             evidence=where,
             worker=chosen.worker.name,
-            unmatched=[m.requirement for m in certain],
+            unmatched=[m.field for m in certain],
         )
     if chosen.placement:
         why = "; ".join(m.message for m in chosen.placement)
         return RuleResult.unknown(
-            "PLACEMENT_UNCERTAIN", f"Cannot tell whether {chosen.worker.name} fits: {why}.", where
+            codes.PLACEMENT_UNCERTAIN,
+            f"Cannot tell whether {chosen.worker.name} fits: {why}.",
+            where,
         )
     return RuleResult.pass_(
         make_finding(
-            "PLACEMENT_MATCHED",
+            codes.PLACEMENT_MATCHED,
             "pass",
             f"{chosen.worker.name} matches {job_label(job)}'s placement requirements.",
             evidence=where,
@@ -133,7 +138,7 @@ def _no_match(
 ) -> RuleResult:
     if not ranked:
         return RuleResult.fail(
-            "NO_MATCHING_WORKER",
+            codes.NO_MATCHING_WORKER,
             f"{job_label(job)} is waiting and the fleet has no workers.",
             evidence=citations(req_cite, cite(ctx.evidence, WorkersEvidence, "workers")),
         )
@@ -147,7 +152,7 @@ def _no_match(
     }
     cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
     return RuleResult.fail(
-        "NO_MATCHING_WORKER",
+        codes.NO_MATCHING_WORKER,
         f"No worker matches {job_label(job)}'s placement — {listing(per_worker)}."
         + (f" Beyond placement: {listing(also)}." if also else ""),
         evidence=citations(req_cite, *cited),

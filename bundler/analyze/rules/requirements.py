@@ -15,9 +15,10 @@ from typing import Any
 from schemas import Citation, Finding, Layer, Recovery
 from schemas.evidence import Blocker, RequirementsEvidence, RequirementsReport
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source
-from ..recovery_paths import PATHS
+from ..recovery import PATHS
 from ._outcome import Outcome
 
 _BIND = "Bind the required credential to the job."
@@ -33,7 +34,7 @@ REPAIRS: dict[str, str] = {
     "DB_UNREACHABLE": "Check the worker's database settings and its network path to the database.",
     "NOT_STAGED": _STAGE,
     "JOB_NOT_STAGED": _STAGE,
-    "JOB_NOT_DEPLOYED": _STAGE,
+    codes.JOB_NOT_DEPLOYED: _STAGE,
     "SOURCE_PATH_MISSING": _SOURCE,
     "SOURCE_PERMISSION_DENIED": _SOURCE,
     "EXEC_BINARY_MISSING": "Install the binary or script the exec input runs on every worker host.",
@@ -70,25 +71,21 @@ def _reports(
     ]
 
 
-@rule(Layer.REQUIREMENTS)
+@rule(Layer.REQUIREMENTS, needs=(RequirementsEvidence,))
 def runtime_requirements(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(RequirementsEvidence)
-    if doc is None:
-        return RuleResult.unknown(
-            "REQUIREMENTS_EVIDENCE_MISSING", "No runtime-requirements evidence in the bundle."
-        )
+    doc = ctx.evidence.need(RequirementsEvidence)
     if not doc.applicable:
         return RuleResult.not_applicable(
-            "REQUIREMENTS_NOT_APPLICABLE", "This product has no runtime-requirements report."
+            codes.REQUIREMENTS_NOT_APPLICABLE, "This product has no runtime-requirements report."
         )
     job = ctx.target.job.name if ctx.target.job else None
     found = _reports(doc, job, ctx.target.worker)
     if not found:
         if job is None:
-            return RuleResult.not_applicable("NO_TARGET_JOB", "No job selected.")
+            return RuleResult.not_applicable(codes.NO_TARGET_JOB, "No job selected.")
         on = f" on {ctx.target.worker}" if ctx.target.worker else ""
         return RuleResult.unknown(
-            "REQUIREMENTS_REPORT_MISSING",
+            codes.REQUIREMENTS_REPORT_MISSING,
             f"No runtime-requirements report for {job}{on}.",
             [cite(ctx.evidence, RequirementsEvidence, "reports")],
         )
@@ -98,7 +95,7 @@ def runtime_requirements(ctx: RuleContext) -> RuleResult | None:
     first = found[0]
     return out.result(
         make_finding(
-            "REQUIREMENTS_SATISFIED",
+            codes.REQUIREMENTS_SATISFIED,
             "pass",
             f"No runtime-requirements blockers for {first[1].job} on {first[1].worker}.",
             evidence=[
@@ -132,7 +129,7 @@ def _judge(ctx: RuleContext, index: int, report: RequirementsReport, out: Outcom
         if req.status in ("missing", "denied"):
             repair = REPAIRS.get(req.code or "") or BY_KIND.get(req.kind, "")
             out.fail(
-                "REQUIREMENT_NOT_SATISFIED",
+                codes.REQUIREMENT_NOT_SATISFIED,
                 f"Requirement {req.id} ({req.kind}) is {req.status} for {report.job} on "
                 f"{report.worker}" + (f": {req.message}" if req.message else "") + ".",
                 evidence=where,
@@ -141,7 +138,7 @@ def _judge(ctx: RuleContext, index: int, report: RequirementsReport, out: Outcom
             )
         elif req.status == "unknown":
             out.unknown(
-                "REQUIREMENT_UNKNOWN",
+                codes.REQUIREMENT_UNKNOWN,
                 f"Requirement {req.id} ({req.kind}) could not be checked for {report.job} on "
                 f"{report.worker}" + (f": {req.message}" if req.message else "") + ".",
                 evidence=where,
@@ -156,7 +153,7 @@ def _blocker_finding(
     blocker: Blocker,
     raw: Citation | None,
 ) -> Finding:
-    code = _CODE.sub("_", blocker.code.upper()).strip("_") or "RUNTIME_REQUIREMENTS_BLOCKED"
+    code = _CODE.sub("_", blocker.code.upper()).strip("_") or codes.RUNTIME_REQUIREMENTS_BLOCKED
     detail = f": {blocker.message}" if blocker.message else ""
     where = citations(
         cite(
@@ -179,7 +176,7 @@ def _blocker_finding(
     message = f"{report.job} on {report.worker} is blocked by {blocker.code}{detail}."
     if _TRUST.search(code):
         return make_finding(
-            "TRUST_ROOT_PROBLEM",
+            codes.TRUST_ROOT_PROBLEM,
             "fail",
             message,
             evidence=where,

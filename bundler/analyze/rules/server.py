@@ -10,6 +10,7 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import ServerEvidence
 
+from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source
 
@@ -17,24 +18,20 @@ STORAGE_WARN_PCT = 80.0
 """LyftData prunes logs above 80 % disk use by default; warn from there."""
 
 
-def _server(ctx: RuleContext) -> ServerEvidence | None:
-    return ctx.evidence.get(ServerEvidence)
+def _server(ctx: RuleContext) -> ServerEvidence:
+    return ctx.evidence.need(ServerEvidence)
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_reachable(ctx: RuleContext) -> RuleResult | None:
     """Did any request get an HTTP answer, over TLS we trust?"""
     server = _server(ctx)
-    if server is None:
-        return RuleResult.unknown(
-            "SERVER_EVIDENCE_MISSING", "No server evidence in the bundle (evidence/server.json)."
-        )
     ev = ctx.evidence
     tls = server.tls
     if tls is not None and tls.verified is False and not tls.insecure_override:
         why = tls.error or "verification failed"
         return RuleResult.fail(
-            "TLS_NOT_TRUSTED",
+            codes.TLS_NOT_TRUSTED,
             f"The server's TLS certificate is not trusted ({why}"
             + (f": {tls.error_message}" if tls.error_message else "")
             + ").",
@@ -47,7 +44,7 @@ def server_reachable(ctx: RuleContext) -> RuleResult | None:
     if server.reachable is False:
         error = ": ".join(x for x in (server.error_class, server.error_message) if x)
         return RuleResult.fail(
-            "SERVER_UNREACHABLE",
+            codes.SERVER_UNREACHABLE,
             f"The control plane at {server.url or 'the configured URL'} did not answer"
             + (f" ({error})." if error else "."),
             evidence=citations(
@@ -59,20 +56,20 @@ def server_reachable(ctx: RuleContext) -> RuleResult | None:
         )
     if server.reachable is None:
         return RuleResult.unknown(
-            "SERVER_REACHABILITY_UNKNOWN",
+            codes.SERVER_REACHABILITY_UNKNOWN,
             "The bundle does not say whether the control plane answered.",
             [cite(ev, ServerEvidence, "reachable")],
         )
     if tls is not None and tls.insecure_override:
         return RuleResult.warn(
-            "TLS_INSECURE_IN_USE",
+            codes.TLS_INSECURE_IN_USE,
             "TLS verification was disabled for collection: fine for a short evaluation with a "
             "self-signed certificate, not for production.",
             evidence=[cite(ev, ServerEvidence, "tls", "insecure_override", value=True)],
         )
     return RuleResult.pass_(
         make_finding(
-            "SERVER_REACHABLE",
+            codes.SERVER_REACHABLE,
             "pass",
             "The control plane answered.",
             evidence=[cite(ev, ServerEvidence, "reachable", value=True)],
@@ -80,15 +77,15 @@ def server_reachable(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def api_token_accepted(ctx: RuleContext) -> RuleResult | None:
     """A rejected API token means most evidence above this rung is missing, not negative."""
     server = _server(ctx)
-    if server is None or server.auth.status in ("ok", "anonymous", "unknown"):
+    if server.auth.status in ("ok", "anonymous", "unknown"):
         return None
-    code = "API_TOKEN_REJECTED" if server.auth.status == "rejected" else "API_TOKEN_MISSING"
+    code = codes.API_TOKEN_REJECTED if server.auth.status == "rejected" else codes.API_TOKEN_MISSING
     status = f" (HTTP {server.auth.http_status})" if server.auth.http_status else ""
-    text = "rejected the API token" if code == "API_TOKEN_REJECTED" else "required an API token"
+    text = "rejected the API token" if code == codes.API_TOKEN_REJECTED else "required an API token"
     return RuleResult.fail(
         code,
         f"The control plane {text}{status}; the collector could not read protected evidence.",
@@ -97,17 +94,22 @@ def api_token_accepted(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_healthy(ctx: RuleContext) -> RuleResult | None:
     """Health, readiness, the database behind the server, and server-side errors."""
     server = _server(ctx)
-    if server is None or server.reachable is False:
+    if server.reachable is False:
         return None
     ev = ctx.evidence
     checks = (
-        ("healthy", server.healthy, "SERVER_UNHEALTHY", "reports itself unhealthy"),
-        ("ready", server.ready, "SERVER_NOT_READY", "reports itself not ready"),
-        ("database_ok", server.database_ok, "SERVER_DATABASE_DOWN", "cannot reach its database"),
+        ("healthy", server.healthy, codes.SERVER_UNHEALTHY, "reports itself unhealthy"),
+        ("ready", server.ready, codes.SERVER_NOT_READY, "reports itself not ready"),
+        (
+            "database_ok",
+            server.database_ok,
+            codes.SERVER_DATABASE_DOWN,
+            "cannot reach its database",
+        ),
     )
     for field, value, code, text in checks:
         if value is False:
@@ -123,7 +125,7 @@ def server_healthy(ctx: RuleContext) -> RuleResult | None:
         first = errors[0]
         index = server.probes.index(first)
         return RuleResult.warn(
-            "SERVER_ERRORS",
+            codes.SERVER_ERRORS,
             f"{len(errors)} request(s) got a server error, e.g. {first.endpoint} -> "
             f"HTTP {first.status_code}.",
             evidence=[cite(ev, ServerEvidence, "probes", index, value=first.status_code)],
@@ -131,13 +133,13 @@ def server_healthy(ctx: RuleContext) -> RuleResult | None:
         )
     if server.healthy is None and server.ready is None:
         return RuleResult.unknown(
-            "SERVER_HEALTH_UNKNOWN",
+            codes.SERVER_HEALTH_UNKNOWN,
             "The control plane answered, but its health was not collected.",
             [cite(ev, ServerEvidence, "healthy")],
         )
     return RuleResult.pass_(
         make_finding(
-            "SERVER_HEALTHY",
+            codes.SERVER_HEALTHY,
             "pass",
             "The control plane reports healthy.",
             evidence=[cite(ev, ServerEvidence, "healthy", value=server.healthy)],
@@ -152,17 +154,16 @@ def _native_body(ctx: RuleContext, server: ServerEvidence) -> Citation | None:
     return cite(ctx.evidence, ServerEvidence, "native", value=server.native)
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_license(ctx: RuleContext) -> RuleResult | None:
     """License problems warn here; the authorization rung decides what they block."""
-    server = _server(ctx)
-    lic = server.license if server else None
+    lic = _server(ctx).license
     if lic is None:
         return None
     where = [cite(ctx.evidence, ServerEvidence, "license", value=lic.state)]
     if lic.state in ("expired", "invalid"):
         return RuleResult.warn(
-            "LICENSE_EXPIRED_OR_INVALID",
+            codes.LICENSE_EXPIRED_OR_INVALID,
             f"The server's license is {lic.state}; external workers lose runtime authorization.",
             evidence=where,
             native_code=lic.native_code,
@@ -171,7 +172,7 @@ def server_license(ctx: RuleContext) -> RuleResult | None:
     if lic.state == "expiring":
         when = f" on {lic.expires_at:%Y-%m-%d}" if lic.expires_at else ""
         return RuleResult.warn(
-            "LICENSE_EXPIRING",
+            codes.LICENSE_EXPIRING,
             f"The server's license expires{when}.",
             evidence=where,
             native_code=lic.native_code,
@@ -179,14 +180,13 @@ def server_license(ctx: RuleContext) -> RuleResult | None:
     return None
 
 
-@rule(Layer.SERVER)
+@rule(Layer.SERVER, needs=(ServerEvidence,))
 def server_storage(ctx: RuleContext) -> RuleResult | None:
-    server = _server(ctx)
-    used = server.storage_used_pct if server else None
+    used = _server(ctx).storage_used_pct
     if used is None or used < STORAGE_WARN_PCT:
         return None
     return RuleResult.warn(
-        "STORAGE_PRESSURE",
+        codes.STORAGE_PRESSURE,
         f"The server's storage is {used:.0f}% used (logs and metrics are pruned above "
         f"{STORAGE_WARN_PCT:.0f}%).",
         evidence=[cite(ctx.evidence, ServerEvidence, "storage_used_pct", value=used)],

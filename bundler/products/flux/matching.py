@@ -8,43 +8,30 @@ package (``name``, ``name>=v``, ``name==v``), and — when the execution is
 pinned — is the required worker. It must also be connected, healthy and not
 paused to be dispatched to. Each reason names the unmet requirement and what
 the worker has instead, which is what an operator needs to act.
+
+The reasons are the analyzer's shared :class:`~bundler.analyze.matching.Mismatch`
+records, and availability is the shared one in Flux's words: only the dispatch
+rules themselves are Flux knowledge.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-from schemas.evidence import (
-    AdminState,
-    ConnectionState,
-    HealthState,
-    JobRequirements,
-    ResourceRequest,
-    WorkerStatus,
+from bundler.analyze.codes import (
+    CPU_INSUFFICIENT,
+    DISK_INSUFFICIENT,
+    GPU_INSUFFICIENT,
+    MEMORY_INSUFFICIENT,
+    WORKER_UNHEALTHY,
 )
+from bundler.analyze.matching import Mismatch
+from bundler.analyze.matching import availability as shared_availability
+from schemas.evidence import JobRequirements, ResourceRequest, WorkerStatus
 
 UNITS = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    """One reason a worker cannot take an execution."""
-
-    code: str
-    """LABEL_MISMATCH, CPU_INSUFFICIENT, MEMORY_INSUFFICIENT, DISK_INSUFFICIENT,
-    GPU_INSUFFICIENT, PACKAGE_MISSING, NOT_REQUIRED_WORKER (eligibility) or
-    OFFLINE, UNHEALTHY, PAUSED, DRAINING (availability)."""
-    requirement: str
-    """The unmet requirement as the workflow states it, e.g. 'zone=mars' or 'gpu=1'."""
-    detail: str
-
-    @property
-    def eligibility(self) -> bool:
-        """True for a static mismatch (labels, resources, pin), False for a state."""
-        return self.code not in AVAILABILITY_CODES
-
-
-AVAILABILITY_CODES = frozenset({"OFFLINE", "UNHEALTHY", "PAUSED", "DRAINING"})
+STARVED = "worker reports event-loop starvation"
+"""What an unhealthy Flux worker means: its event loop is starved (lag over the threshold)."""
 
 
 def memory_bytes(value: object) -> float | None:
@@ -71,7 +58,9 @@ def label_mismatches(wanted: dict[str, str], labels: dict[str, str]) -> list[Mis
     for key, value in wanted.items():
         if labels.get(key) != value:
             has = f"{key}={labels[key]}" if key in labels else f"no {key} label"
-            found.append(Mismatch("LABEL_MISMATCH", f"{key}={value}", f"worker has {has}"))
+            found.append(
+                Mismatch("LABEL_MISMATCH", f"labels/{key}", f"{key}={value}", f"worker has {has}")
+            )
     return found
 
 
@@ -101,7 +90,11 @@ def package_mismatches(packages: list[str], worker: WorkerStatus) -> list[Mismat
         )
         if not ok:
             detail = "not installed" if got is None else f"has {name} {got}"
-            found.append(Mismatch("PACKAGE_MISSING", f"package {spec}", f"worker {detail}"))
+            found.append(
+                Mismatch(
+                    "PACKAGE_MISSING", f"packages/{name}", f"package {spec}", f"worker {detail}"
+                )
+            )
     return found
 
 
@@ -109,16 +102,16 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
     res = worker.resources
     found = []
     checks = (
-        ("CPU_INSUFFICIENT", "cpu", request.cpu, res.cpu_available if res else None, ""),
+        (CPU_INSUFFICIENT, "cpu", request.cpu, res.cpu_available if res else None, ""),
         (
-            "MEMORY_INSUFFICIENT",
+            MEMORY_INSUFFICIENT,
             "memory",
             request.memory_bytes,
             res.memory_available_bytes if res else None,
             " bytes",
         ),
         (
-            "DISK_INSUFFICIENT",
+            DISK_INSUFFICIENT,
             "disk",
             request.disk_bytes,
             res.disk_free_bytes if res else None,
@@ -128,12 +121,25 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
     for code, name, wanted, available, unit in checks:
         if wanted is not None and (available is None or available < wanted):
             shown = "unknown" if available is None else f"{available:g}{unit}"
-            found.append(Mismatch(code, f"{name}={wanted:g}", f"worker has {shown} available"))
+            found.append(
+                Mismatch(
+                    code,
+                    f"resources/{name}",
+                    f"{name}={wanted:g}",
+                    f"worker has {shown} available",
+                    certain=available is not None,
+                )
+            )
     if request.gpu:
         gpus = [g for g in (res.gpus if res else None) or [] if g.memory_available != 0]
         if len(gpus) < request.gpu:
             found.append(
-                Mismatch("GPU_INSUFFICIENT", f"gpu={request.gpu}", f"worker has {len(gpus)} GPU(s)")
+                Mismatch(
+                    GPU_INSUFFICIENT,
+                    "resources/gpu",
+                    f"gpu={request.gpu}",
+                    f"worker has {len(gpus)} GPU(s)",
+                )
             )
     packages = request.other.get("packages") or []
     if isinstance(packages, list):
@@ -142,19 +148,11 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
 
 
 def availability(worker: WorkerStatus) -> list[Mismatch]:
-    """Why a connected-or-not worker would not be dispatched to right now."""
-    if worker.connection is not ConnectionState.ONLINE:
-        state = worker.native_status or worker.connection.value
-        return [Mismatch("OFFLINE", "connected worker", f"worker is {state}")]
-    found = []
-    if worker.health is HealthState.UNHEALTHY:
-        found.append(
-            Mismatch("UNHEALTHY", "healthy worker", "worker reports event-loop starvation")
-        )
-    if worker.admin in (AdminState.PAUSED, AdminState.DRAINING):
-        code = "PAUSED" if worker.admin is AdminState.PAUSED else "DRAINING"
-        found.append(Mismatch(code, "active worker", f"worker is {worker.admin.value}"))
-    return found
+    """The shared availability reasons, in Flux's words: unhealthy means a starved event loop."""
+    return [
+        replace(m, detail=STARVED, message="") if m.code == WORKER_UNHEALTHY else m
+        for m in shared_availability(worker)
+    ]
 
 
 def mismatches(requirements: JobRequirements | None, worker: WorkerStatus) -> list[Mismatch]:
@@ -166,5 +164,7 @@ def mismatches(requirements: JobRequirements | None, worker: WorkerStatus) -> li
         found += resource_mismatches(requirements.resources, worker)
     pinned = requirements.required_worker
     if pinned and pinned != worker.name:
-        found.append(Mismatch("NOT_REQUIRED_WORKER", f"worker={pinned}", "pinned elsewhere"))
+        found.append(
+            Mismatch("NOT_PINNED_WORKER", "required_worker", f"worker={pinned}", "pinned elsewhere")
+        )
     return found

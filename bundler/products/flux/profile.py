@@ -8,12 +8,15 @@ from functools import cache
 from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
+from bundler.analyze.catalog import Catalog
+from bundler.analyze.codes import SERVER_UNREACHABLE
 from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
 from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
+from . import codes
 from .logs import parse_logs
 from .models import RAW_MODELS
 from .normalize import normalize
@@ -59,13 +62,16 @@ class FluxProfile:
     def rules(self) -> Sequence[Rule]:
         return RULES
 
-    supersedes: Mapping[str, str] = {"FLUX_SERVER_UNREACHABLE": "SERVER_UNREACHABLE"}
+    finding_codes: Catalog = codes.FLUX_CODES
+    """Flux's own finding codes (rungs, titles, recovery ids)."""
+
+    supersedes: Mapping[str, str] = {codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE}
     """Flux's finding that replaces the generic one on the same rung (one cause, one finding)."""
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """Flux's own wording of generic recovery paths (Worker observability)."""
-        from .advice import RECOVERY_PATHS
+        from .recovery import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 

@@ -10,9 +10,11 @@ from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
+from ...analyze.catalog import Catalog
 from ...collect.plan import Plan
 from ...collect.readonly import ProgramRule
 from ..base import NormalizeContext
+from .codes import LYFTDATA_CODES
 from .plan import MUTATING_ROUTES, PROFILE_NAME, build_plan
 from .raw import RAW_MODELS
 
@@ -30,6 +32,8 @@ class LyftDataProfile:
     default_server_url: str | None = DEFAULT_SERVER_URL
     mutating_routes: tuple[str, ...] = MUTATING_ROUTES
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
+    finding_codes: Catalog = LYFTDATA_CODES
+    """LyftData's own finding codes; its rules report generic ones too."""
 
     @property
     def read_only_commands(self) -> Mapping[str, ProgramRule]:
@@ -41,7 +45,7 @@ class LyftDataProfile:
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
-        from .rules.recovery import RECOVERY_PATHS
+        from .recovery import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 

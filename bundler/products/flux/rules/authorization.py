@@ -8,11 +8,12 @@ worker reads the 403 as a bad session token, re-registers and retries).
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import cite_events
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
-from .. import advice
-from .common import FLUX, cite_events, events, subject_worker
+from .. import codes, recovery
+from .facts import FLUX, events, subject_worker
 
 SESSION_LOOP = 3
 
@@ -28,10 +29,10 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
             ctx.evidence.cite(ProductInfo, "/settings/security.auth.allow_anonymous", value)
         )
     return RuleResult.fail(
-        "FLUX_REGISTRATION_REJECTED",
+        codes.FLUX_REGISTRATION_REJECTED,
         f"Worker {item.worker} cannot register: {item.message or 'registration refused'}.",
         evidence=evidence,
-        recovery=advice.registration_refused(),
+        recovery=recovery.registration_refused(),
         acceptance=[
             f"'Worker registered successfully: {item.worker}' in the server log",
             f"{item.worker} online in GET /workers",
@@ -41,11 +42,9 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
     )
 
 
-@rule(Layer.AUTHORIZATION, products=FLUX)
+@rule(Layer.AUTHORIZATION, products=FLUX, needs=(AuthorizationEvidence,))
 def flux_registration(ctx: RuleContext) -> RuleResult | None:
-    auth = ctx.evidence.get(AuthorizationEvidence)
-    if auth is None:
-        return None
+    auth = ctx.evidence.need(AuthorizationEvidence)
     name = subject_worker(ctx)
     indexed = list(enumerate(auth.workers))
     if name is None:
@@ -56,7 +55,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
         if any(w.decision == "allow" for _, w in indexed):
             return RuleResult.pass_(
                 make_finding(
-                    "FLUX_WORKERS_REGISTERED",
+                    codes.FLUX_WORKERS_REGISTERED,
                     "pass",
                     "Workers register with the server: "
                     + ", ".join(w.worker for _, w in indexed if w.decision == "allow")
@@ -74,7 +73,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
             loop = events(ctx, "session_rejected", worker=name)
             if len(loop) >= SESSION_LOOP:
                 return RuleResult.warn(
-                    "FLUX_SESSION_REREGISTER_LOOP",
+                    codes.FLUX_SESSION_REREGISTER_LOOP,
                     f"Worker {name} re-registered {len(loop)} times after 'Session token "
                     "rejected': the server refuses checkpoints of an execution that was "
                     "reassigned while the worker was away, and the worker takes that for a bad "
@@ -84,7 +83,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
                 )
             return RuleResult.pass_(
                 make_finding(
-                    "FLUX_WORKER_REGISTERED",
+                    codes.FLUX_WORKER_REGISTERED,
                     "pass",
                     f"Worker {name} registered with the server ({item.bootstrap_method}).",
                     evidence=[

@@ -9,20 +9,13 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
-from .. import advice
+from .. import codes, recovery
 from ..matching import availability, mismatches
-from .common import FLUX, cite_job, job_label, subject_worker
-
-
-def _capacity(ctx: RuleContext, name: str) -> tuple[int, WorkerCapacity] | None:
-    doc = ctx.evidence.get(CapacityEvidence)
-    for index, item in enumerate(doc.workers if doc else []):
-        if item.worker == name:
-            return index, item
-    return None
+from .facts import FLUX, subject_worker
 
 
 def saturated(item: WorkerCapacity) -> bool:
@@ -44,20 +37,20 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
     if job is not None and job.phase is JobPhase.UNASSIGNED:
         return _waiting_job(ctx)
     name = subject_worker(ctx)
-    found = _capacity(ctx, name) if name else None
+    found = capacity_entry(ctx.evidence, name) if name else None
     if found is None:
         return None
     index, item = found
     if saturated(item) and item.queue_pending:
         return RuleResult.warn(
-            "FLUX_WORKER_SATURATED",
+            codes.FLUX_WORKER_SATURATED,
             f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free")],
-            recovery=advice.saturated([item.worker]),
+            recovery=recovery.saturated([item.worker]),
         )
     return RuleResult.pass_(
         make_finding(
-            "FLUX_SLOTS_AVAILABLE",
+            codes.FLUX_SLOTS_AVAILABLE,
             "pass",
             f"{_describe(item)}.",
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}")],
@@ -76,9 +69,9 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     ]
     if not eligible:
         return None  # placement already says why nobody can take it
-    slots = [f for f in (_capacity(ctx, w.name) for w in eligible) if f is not None]
+    slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
-    evidence = [cite_job(ctx, job)]
+    evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
     evidence += [
         ctx.evidence.cite(CapacityEvidence, f"/workers/{i}/slots_free", c.slots_free)
         for i, c in full
@@ -86,11 +79,11 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     if slots and len(full) == len(eligible):
         names = [c.worker for _, c in full]
         return RuleResult.fail(
-            "FLUX_SLOTS_SATURATED",
+            codes.FLUX_SLOTS_SATURATED,
             f"{job_label(job)} waits for a slot: every worker that may run it is full "
             f"({'; '.join(_describe(c) for _, c in full)}).",
             evidence=evidence,
-            recovery=advice.saturated(names),
+            recovery=recovery.saturated(names),
             acceptance=[
                 f"{job_label(job)} is CLAIMED",
                 "flux.slots_free > 0 on an eligible worker",
@@ -99,7 +92,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
         )
     if not full:
         return RuleResult.warn(
-            "FLUX_DISPATCH_PENDING",
+            codes.FLUX_DISPATCH_PENDING,
             f"{job_label(job)} is unassigned although {', '.join(w.name for w in eligible)} "
             "could take it and has free slots; if it stays so, set FLUX_LOG_LEVEL=DEBUG on the "
             "server to see the dispatch decision for each candidate.",

@@ -16,9 +16,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
+from bundler.analyze.facts import cite_events
 from schemas import Layer
 
-from .common import FLUX, cite_events, events, subject_worker
+from .. import codes
+from .facts import FLUX, events, subject_worker
 
 EXPLAINERS = ("stale", "evicted", "disconnected", "connection_lost", "sse_error", "recovered")
 EXPLAIN_WINDOW = timedelta(minutes=10)
@@ -47,7 +49,7 @@ def flux_stale_claims(ctx: RuleContext) -> RuleResult | None:
     if not unexplained:
         return None  # the fencing worked as designed after an eviction or partition
     return RuleResult.warn(
-        "FLUX_UNEXPLAINED_STALE_CLAIM",
+        codes.FLUX_UNEXPLAINED_STALE_CLAIM,
         f"Worker {name} hit {len(unexplained)} stale claim(s) with no eviction, disconnect or "
         "lost connection before them: another worker took over its executions for a reason the "
         "logs do not show (check for duplicate worker names or clock jumps).",
@@ -87,7 +89,7 @@ def flux_release_storm(ctx: RuleContext) -> RuleResult | None:
     execution, items = max(found.items(), key=lambda kv: len(kv[1]))
     workers = sorted({str(e.worker) for e in items})
     return RuleResult.warn(
-        "FLUX_RELEASE_STORM",
+        codes.FLUX_RELEASE_STORM,
         f"Execution {execution} was handed back {len(items)} times ({', '.join(workers)}: "
         "'released ... re-dispatching'): the worker keeps flipping unhealthy while being "
         "dispatched to. Spread the load over more workers or move CPU-bound code off the "

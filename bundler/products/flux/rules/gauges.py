@@ -11,7 +11,8 @@ from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from schemas import Layer, LayerStatus
 from schemas.evidence import ConnectionState, JobPhase, JobsEvidence, ProductInfo, WorkersEvidence
 
-from .common import FLUX
+from .. import codes
+from .facts import FLUX
 
 
 @rule(Layer.CAPACITY, products=FLUX)
@@ -38,7 +39,7 @@ def flux_untrusted_gauges(ctx: RuleContext) -> RuleResult | None:
     if not notes:
         return None
     finding = make_finding(
-        "FLUX_GAUGE_UNTRUSTED",
+        codes.FLUX_GAUGE_UNTRUSTED,
         "info",
         "Flux's server gauges disagree with the counted state and are ignored: "
         + "; ".join(notes)

@@ -14,20 +14,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, cite_worker, find_worker
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
-from .. import advice
-from .common import (
-    FLUX,
-    cite_events,
-    cite_job,
-    cite_worker,
-    events,
-    policy,
-    subject_worker,
-    worker_record,
-)
+from .. import codes, recovery
+from .facts import FLUX, events, policy, subject_worker
 
 
 def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
@@ -77,14 +69,16 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     elif inprocess:
         names = ", ".join(f"{j.name} ({j.id})" for j in inprocess)
         message += f" CPU-bound code on the in-process runner is blocking it: {names}."
-    evidence = [cite_worker(ctx, index, "health", worker.health.value)]
+    evidence = [cite_worker(ctx.evidence, index, "health", value=worker.health.value)]
     evidence += cite_events(starved[-3:])
-    evidence += [cite_job(ctx, j, "assigned_worker") for j in inprocess]
+    evidence += citations(
+        *(cite_job(ctx.evidence, j, "assigned_worker", value=j.assigned_worker) for j in inprocess)
+    )
     return RuleResult.fail(
-        "FLUX_WORKER_UNHEALTHY",
+        codes.FLUX_WORKER_UNHEALTHY,
         message,
         evidence=evidence,
-        recovery=advice.unhealthy(bool(inprocess), frozen),
+        recovery=recovery.unhealthy(bool(inprocess), frozen),
         acceptance=[f"'Event loop recovered' in {name}'s log", f"{name} online, not unhealthy"],
         inprocess_executions=[j.id for j in inprocess],
         after_freeze=frozen,
@@ -108,7 +102,7 @@ def episodes(ctx: RuleContext, name: str) -> list[tuple[TimelineEvent, TimelineE
 def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     """Past starvation that recovered: a capacity warning with how long each episode lasted."""
     name = subject_worker(ctx)
-    record = worker_record(ctx, name) if name else None
+    record = find_worker(ctx.evidence, name)
     if record is None or record[1].health is HealthState.UNHEALTHY:
         return None
     recovered = [(u, h) for u, h in episodes(ctx, record[1].name) if h is not None]
@@ -119,11 +113,11 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     ]
     longest = max(spans, default=0.0)
     return RuleResult.warn(
-        "FLUX_EVENT_LOOP_STARVATION",
+        codes.FLUX_EVENT_LOOP_STARVATION,
         f"Worker {record[1].name} was unhealthy (event-loop starvation) {len(recovered)} time(s), "
         f"the longest for {longest:.0f}s; it declined work meanwhile.",
         evidence=cite_events(e for pair in recovered for e in pair if e is not None),
-        recovery=advice.unhealthy(True, False),
+        recovery=recovery.unhealthy(True, False),
         episodes=len(recovered),
         longest_s=longest,
     )

@@ -10,6 +10,7 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import cite_events, cite_worker, find_worker
 from schemas import Layer
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -20,29 +21,19 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
-from .. import advice
+from .. import codes, recovery
 from ..matching import mismatches
-from .common import (
-    FLUX,
-    cite_events,
-    cite_worker,
-    events,
-    policy,
-    server_side,
-    subject_worker,
-    worker_record,
-    worker_side,
-)
 from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
+from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
 from .health import unhealthy_now
 
 
-@rule(Layer.HEARTBEAT, products=FLUX)
+@rule(Layer.HEARTBEAT, products=FLUX, needs=(WorkersEvidence,))
 def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     name = subject_worker(ctx)
     if name is None:
         return _eligible_connected(ctx)
-    record = worker_record(ctx, name)
+    record = find_worker(ctx.evidence, name)
     if record is None:
         return _not_registered(ctx, name)
     index, worker = record
@@ -52,13 +43,13 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
         interval = policy(ctx).interval_s or 10.0
         cited = [line for cycle in returned for line in (cycle.stale, cycle.evicted, cycle.back)]
         return RuleResult.fail(
-            "FLUX_EVICTION_LOOP",
+            codes.FLUX_EVICTION_LOOP,
             f"Worker {name} was evicted {len(returned)} times and came back each time "
             "(STALE -> evicted -> connected): an eviction loop. The usual cause is a load "
             "balancer closing the idle SSE stream: its idle timeout must be at least 5x "
             f"heartbeat_interval ({5 * interval:.0f}s here; never under 50s, ideally 5 minutes).",
             evidence=cite_events(e for e in cited if e is not None),
-            recovery=advice.eviction_loop(interval),
+            recovery=recovery.eviction_loop(interval),
             acceptance=[f"no 'Worker {name} evicted' line over several heartbeat timeouts"],
             evictions=len(returned),
         )
@@ -72,13 +63,13 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             else "."
         )
         return RuleResult.fail(
-            "FLUX_WORKER_EVICTED",
+            codes.FLUX_WORKER_EVICTED,
             message,
             evidence=[
-                cite_worker(ctx, index, "native_status", worker.native_status),
+                cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
                 *cite_events(open_cycle.lines),
             ],
-            recovery=advice.evicted(name),
+            recovery=recovery.evicted(name),
             acceptance=[f"{name} online in GET /workers", "no new STALE line for it"],
             unclaimed=reclaimed,
         )
@@ -93,11 +84,13 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     age = worker.heartbeat_age_s
     return RuleResult.pass_(
         make_finding(
-            "FLUX_WORKER_CONNECTED",
+            codes.FLUX_WORKER_CONNECTED,
             "pass",
             f"Worker {name} is {worker.native_status}"
             + (f"; its persisted heartbeat was {age:.0f}s old when read." if age else "."),
-            evidence=[cite_worker(ctx, index, "native_status", worker.native_status)],
+            evidence=[
+                cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)
+            ],
         )
     )
 
@@ -105,8 +98,8 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
 def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     """An unassigned execution: are the workers that may take it connected?"""
     job = ctx.target.job
-    doc = ctx.evidence.get(WorkersEvidence)
-    if job is None or doc is None:
+    doc = ctx.evidence.need(WorkersEvidence)
+    if job is None:
         return None
     eligible = [(i, w) for i, w in enumerate(doc.workers) if not mismatches(job.requirements, w)]
     if not eligible:
@@ -115,11 +108,14 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     if online:
         return RuleResult.pass_(
             make_finding(
-                "FLUX_ELIGIBLE_WORKER_CONNECTED",
+                codes.FLUX_ELIGIBLE_WORKER_CONNECTED,
                 "pass",
                 f"{len(online)} worker(s) that may run {job.name} are connected: "
                 f"{', '.join(w.name for _, w in online)}.",
-                evidence=[cite_worker(ctx, i, "native_status", w.native_status) for i, w in online],
+                evidence=[
+                    cite_worker(ctx.evidence, i, "native_status", value=w.native_status)
+                    for i, w in online
+                ],
             )
         )
     return None  # the per-worker ladders of the offline candidates say why
@@ -139,7 +135,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     clean = bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
     if worker.host_alias is None and not _holds_work(ctx, name):
         return RuleResult.not_applicable(
-            "FLUX_PHANTOM_WORKER",
+            codes.FLUX_PHANTOM_WORKER,
             f"Worker {name} is offline and not in the inventory: a row Flux keeps so a "
             "departed worker can re-register under its name (expected, not an incident).",
         )
@@ -149,16 +145,16 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
         message += f" A stale control socket was left on its host ({sockets[0][1].path})."
     if unclaimed:
         message += f" The server unclaimed {len(unclaimed)} execution(s) it held."
-    evidence = [cite_worker(ctx, index, "native_status", worker.native_status)]
+    evidence = [cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)]
     evidence += cite_events(disconnected + unclaimed + own_log[-1:])
     evidence += [
         ctx.evidence.cite(LocalStateEvidence, f"/sockets/{i}/responsive", False) for i, _ in sockets
     ]
     return RuleResult.fail(
-        "FLUX_WORKER_OFFLINE",
+        codes.FLUX_WORKER_OFFLINE,
         message,
         evidence=evidence,
-        recovery=advice.worker_offline(name, bool(sockets)),
+        recovery=recovery.worker_offline(name, bool(sockets)),
         acceptance=[f"{name} online in GET /workers", f"flux worker status {name} answers"],
         stale_socket=sockets[0][1].path if sockets else None,
         clean_shutdown=clean,
@@ -192,12 +188,16 @@ def _persisted_heartbeat_stale(
     if age <= limit:
         return None
     return RuleResult.fail(
-        "FLUX_HEARTBEAT_STALE",
+        codes.FLUX_HEARTBEAT_STALE,
         f"Worker {worker.name} is listed {worker.native_status}, but its last persisted "
         f"heartbeat is {age:.0f}s old (STALE after {hb.timeout_s:.0f}s): it has stopped "
         "answering and will be evicted.",
-        evidence=[cite_worker(ctx, index, "last_heartbeat_at", str(worker.last_heartbeat_at))],
-        recovery=advice.evicted(worker.name),
+        evidence=[
+            cite_worker(
+                ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
+            )
+        ],
+        recovery=recovery.evicted(worker.name),
         heartbeat_age_s=age,
     )
 
@@ -208,7 +208,7 @@ def _not_registered(ctx: RuleContext, name: str) -> RuleResult | None:
     for item in auth.workers if auth else []:
         if item.worker == name and item.decision == "deny":
             return RuleResult.unknown(
-                "FLUX_WORKER_NEVER_REGISTERED",
+                codes.FLUX_WORKER_NEVER_REGISTERED,
                 f"Worker {name} never registered, so it has no heartbeat yet: see runtime "
                 "authorization.",
             )

@@ -13,27 +13,26 @@ from bundler.analyze.api import RuleContext, RuleResult, rule
 from schemas import Layer
 from schemas.evidence import DeploymentEvidence, RequirementsEvidence
 
-from .common import FLUX
+from .. import codes
+from .facts import FLUX
 
 
-@rule(Layer.DEPLOYMENT, products=FLUX)
+@rule(Layer.DEPLOYMENT, products=FLUX, needs=(DeploymentEvidence,))
 def flux_no_deployment_step(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(DeploymentEvidence)
-    if doc is None or doc.applicable:
+    if ctx.evidence.need(DeploymentEvidence).applicable:
         return None
     return RuleResult.not_applicable(
-        "FLUX_NO_DEPLOYMENT_STEP",
+        codes.FLUX_NO_DEPLOYMENT_STEP,
         "Flux has no deployment step: a registered workflow runs directly on an eligible worker.",
     )
 
 
-@rule(Layer.REQUIREMENTS, products=FLUX)
+@rule(Layer.REQUIREMENTS, products=FLUX, needs=(RequirementsEvidence,))
 def flux_no_requirements_report(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(RequirementsEvidence)
-    if doc is None or doc.applicable:
+    if ctx.evidence.need(RequirementsEvidence).applicable:
         return None
     return RuleResult.not_applicable(
-        "FLUX_NO_REQUIREMENTS_REPORT",
+        codes.FLUX_NO_REQUIREMENTS_REPORT,
         "Flux has no runtime-requirements report; its requirements (affinity, resources, pins) "
         "are judged at placement and capacity.",
     )

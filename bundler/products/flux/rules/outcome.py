@@ -9,10 +9,12 @@ will requeue the run.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
-from .common import FLUX, cite_events, cite_job, events, job_label, subject_worker
+from .. import codes
+from .facts import FLUX, events, subject_worker
 
 
 def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
@@ -27,7 +29,7 @@ def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResu
     if run.phase == "successful":
         return RuleResult.pass_(
             make_finding(
-                "FLUX_LAST_RUN_SUCCEEDED",
+                codes.FLUX_LAST_RUN_SUCCEEDED,
                 "pass",
                 f"{about}: the last run of {run.job} ({run.canary_id}) completed"
                 + (f" on {run.worker}." if run.worker else "."),
@@ -36,34 +38,32 @@ def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResu
         )
     if run.phase == "failed":
         return RuleResult.fail(
-            "FLUX_LAST_RUN_FAILED",
+            codes.FLUX_LAST_RUN_FAILED,
             f"{about}: the last run of {run.job} ({run.canary_id}) failed.",
             evidence=[cite],
         )
     return RuleResult.unknown(
-        "FLUX_LAST_RUN_INCONCLUSIVE", f"The last run of {run.job} was cancelled.", [cite]
+        codes.FLUX_LAST_RUN_INCONCLUSIVE, f"The last run of {run.job} was cancelled.", [cite]
     )
 
 
-@rule(Layer.OUTCOME, products=FLUX)
+@rule(Layer.OUTCOME, products=FLUX, needs=(OutcomeEvidence,))
 def flux_last_run(ctx: RuleContext) -> RuleResult | None:
-    outcome = ctx.evidence.get(OutcomeEvidence)
-    if outcome is None:
-        return None
+    outcome = ctx.evidence.need(OutcomeEvidence)
     runs = list(enumerate(outcome.canaries))
     job = ctx.target.job
     if job is not None:
         if job.phase.value == "failed":
             return RuleResult.fail(
-                "FLUX_EXECUTION_FAILED",
+                codes.FLUX_EXECUTION_FAILED,
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
-                evidence=[cite_job(ctx, job, "error")],
+                evidence=citations(cite_job(ctx.evidence, job, "error", value=job.error)),
             )
         mine = [r for r in runs if r[1].job == job.name]
         latest = _latest(mine)
         if latest is None:
             return RuleResult.unknown(
-                "FLUX_NO_FINISHED_RUN", f"{job.name} has no finished run to judge by."
+                codes.FLUX_NO_FINISHED_RUN, f"{job.name} has no finished run to judge by."
             )
         return _judge(ctx, *latest, about=job.name)
     name = subject_worker(ctx)
@@ -89,7 +89,7 @@ def flux_terminal_checkpoint_lost(ctx: RuleContext) -> RuleResult | None:
         return None
     ids = sorted({str(e.execution) for e in lost})
     return RuleResult.warn(
-        "FLUX_TERMINAL_CHECKPOINT_LOST",
+        codes.FLUX_TERMINAL_CHECKPOINT_LOST,
         f"Worker {lost[-1].worker} gave up delivering the final result of {', '.join(ids)}; "
         "its log may still say COMPLETED, but the server never recorded it and requeues the run.",
         evidence=cite_events(lost),

@@ -10,12 +10,13 @@ fail it.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
-from .. import advice
+from .. import codes, recovery
 from ..matching import availability, mismatches
-from .common import FLUX, cite_events, cite_job, job_label
+from .facts import FLUX
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
 PARK_TIMEOUT = "ParkTimeoutError"
@@ -32,7 +33,7 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
     unmatched: dict[str, list[str]] = {}
     for worker in workers:
         for miss in mismatches(job.requirements, worker):
-            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+            unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
     universal = sorted(r for r, who in unmatched.items() if len(who) == len(workers))
     wanted = ", ".join(universal) or "its requirements"
     why = (
@@ -40,16 +41,16 @@ def _park_timeout(ctx: RuleContext, job: Job) -> RuleResult | None:
         if universal
         else "no eligible worker was free to claim it in time"
     )
-    evidence = [cite_job(ctx, job, "error"), *cite_events(logged[:2])]
+    evidence = [cite_job(ctx.evidence, job, "error", value=job.error), *cite_events(logged[:2])]
     if workers_doc is not None:
         evidence.append(ctx.evidence.cite(WorkersEvidence, "/workers"))
     return RuleResult.fail(
-        "FLUX_PARK_TIMEOUT",
+        codes.FLUX_PARK_TIMEOUT,
         f"{job_label(job)} failed at dispatch: its park TTL expired before any worker claimed "
         f"it ({PARK_TIMEOUT}), because {why}.",
         evidence=[c for c in evidence if c is not None],
         native_code=PARK_TIMEOUT,
-        recovery=advice.park_timeout(universal),
+        recovery=recovery.park_timeout(universal),
         acceptance=[f"a new run of {job.name} is CLAIMED by a worker"],
         unmatched=universal,
         cause="park_ttl",
@@ -66,10 +67,12 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     if job.phase not in WAITING and job.assigned_worker:
         return RuleResult.pass_(
             make_finding(
-                "FLUX_EXECUTION_PLACED",
+                codes.FLUX_EXECUTION_PLACED,
                 "pass",
                 f"{job_label(job)} is held by worker {job.assigned_worker} ({job.native_state}).",
-                evidence=[cite_job(ctx, job, "assigned_worker")],
+                evidence=citations(
+                    cite_job(ctx.evidence, job, "assigned_worker", value=job.assigned_worker)
+                ),
             )
         )
     workers_doc = ctx.evidence.get(WorkersEvidence)
@@ -78,12 +81,15 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     workers = workers_doc.workers
     statically = [w for w in workers if not mismatches(job.requirements, w)]
     available = [w for w in statically if not availability(w)]
-    evidence = [cite_job(ctx, job), ctx.evidence.cite(WorkersEvidence, "/workers")]
+    evidence = citations(
+        cite_job(ctx.evidence, job, "native_state", value=job.native_state),
+        ctx.evidence.cite(WorkersEvidence, "/workers"),
+    )
     if available:
         names = ", ".join(w.name for w in available)
         return RuleResult.pass_(
             make_finding(
-                "FLUX_ELIGIBLE_WORKERS",
+                codes.FLUX_ELIGIBLE_WORKERS,
                 "pass",
                 f"{job_label(job)} can run on {names}.",
                 evidence=evidence,
@@ -94,7 +100,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             f"{w.name}: {', '.join(m.detail for m in availability(w))}" for w in statically
         )
         return RuleResult.fail(
-            "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE",
+            codes.FLUX_ELIGIBLE_WORKERS_UNAVAILABLE,
             f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "
             f"work now ({states}).",
             evidence=evidence,
@@ -104,17 +110,17 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     unmatched: dict[str, list[str]] = {}
     for worker in online:
         for miss in mismatches(job.requirements, worker):
-            unmatched.setdefault(miss.requirement, []).append(f"{worker.name} ({miss.detail})")
+            unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
     universal = {req: who for req, who in unmatched.items() if len(who) == len(online)}
     named = universal or unmatched
     parts = "; ".join(f"{req}: {', '.join(who)}" for req, who in sorted(named.items()))
     scope = "online worker" if online is not workers else "worker"
     return RuleResult.fail(
-        "FLUX_NO_ELIGIBLE_WORKER",
+        codes.FLUX_NO_ELIGIBLE_WORKER,
         f"{job_label(job)} stays {job.native_state}: no {scope} meets "
         f"{', '.join(sorted(named)) or 'its requirements'} ({parts}).",
         evidence=evidence,
-        recovery=advice.no_eligible_worker(sorted(named)),
+        recovery=recovery.no_eligible_worker(sorted(named)),
         acceptance=[f"{job_label(job)} is CLAIMED by a worker"],
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],

@@ -8,18 +8,17 @@ so those lines are cited next to the collector's connection error.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from bundler.analyze.facts import cite_events
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
-from .. import advice
-from .common import FLUX, cite_events, events, worker_side
+from .. import codes, recovery
+from .facts import FLUX, events, worker_side
 
 
-@rule(Layer.SERVER, products=FLUX)
+@rule(Layer.SERVER, products=FLUX, needs=(ServerEvidence,))
 def flux_server_up(ctx: RuleContext) -> RuleResult | None:
-    server = ctx.evidence.get(ServerEvidence)
-    if server is None:
-        return None
+    server = ctx.evidence.need(ServerEvidence)
     if server.reachable is False:
         lost = worker_side(events(ctx, "connection_lost", "sse_error"))
         latest: dict[str | None, TimelineEvent] = {}
@@ -43,31 +42,31 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         evidence += cite_events(list(first.values()) + list(latest.values()))
         evidence += cite_events(stopping[-1:])
         return RuleResult.fail(
-            "FLUX_SERVER_UNREACHABLE",
+            codes.FLUX_SERVER_UNREACHABLE,
             message,
             evidence=evidence,
-            recovery=advice.server_down(server.url),
+            recovery=recovery.server_down(server.url),
             acceptance=["GET /health answers 200", "every worker shows online in GET /workers"],
             error_class=server.error_class,
             workers_lost=sorted(str(w) for w in latest),
         )
     if server.healthy is False or server.database_ok is False:
         return RuleResult.fail(
-            "FLUX_SERVER_UNHEALTHY",
+            codes.FLUX_SERVER_UNHEALTHY,
             f"GET /health says the server is not healthy (database {server.database_ok}).",
             evidence=[ctx.evidence.cite(ServerEvidence, "/native", server.native)],
             native_code=str(server.native.get("status")) if server.native else None,
         )
     if server.ready is False:
         return RuleResult.fail(
-            "FLUX_SERVER_NOT_READY",
+            codes.FLUX_SERVER_NOT_READY,
             "GET /ready says the server is not ready.",
             evidence=[ctx.evidence.cite(ServerEvidence, "/ready", server.ready)],
         )
     if server.healthy and server.ready:
         result = RuleResult.pass_(
             make_finding(
-                "FLUX_SERVER_HEALTHY",
+                codes.FLUX_SERVER_HEALTHY,
                 "pass",
                 f"Flux {server.version or ''} answers: healthy, database up, ready.",
                 evidence=[ctx.evidence.cite(ServerEvidence, "/healthy", True)],
@@ -88,7 +87,7 @@ def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
     if not url.startswith("sqlite") or workers is None or len(workers.workers) < 2:
         return None
     return make_finding(
-        "FLUX_SQLITE_MULTI_WORKER",
+        codes.FLUX_SQLITE_MULTI_WORKER,
         "info",
         f"The server uses SQLite with {len(workers.workers)} workers; Flux supports SQLite for "
         "single-node use only and recommends PostgreSQL for a fleet.",

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from schemas.evidence import EvidenceDoc
 
 from ...base import NormalizeContext
-from ._util import reader
 from .authorization import normalize_authorization
 from .capacity import normalize_capacity
 from .delivery import normalize_deployments, normalize_outcome
 from .jobs import normalize_jobs, normalize_placement
 from .local_state import normalize_local_state
 from .product import normalize_product
+from .reading import reader
 from .requirements import normalize_requirements
 from .server import normalize_server
 from .workers import normalize_workers

@@ -10,7 +10,7 @@ from schemas.evidence import AuthorizationEvidence, Lease, LeaseSignature, Worke
 
 from ...raw import RawReader
 from ..raw import EffectiveSettings, License, WorkerAuth
-from ._util import gaps, utc
+from .reading import gaps, utc
 
 _DECISIONS = ("allow", "deny", "expired")
 _METHODS = ("api_key", "auto_enrollment", "bootstrap_token", "join_token", "none")

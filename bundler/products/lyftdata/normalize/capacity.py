@@ -10,7 +10,7 @@ from schemas.evidence import CapacityEvidence, WorkerCapacity
 
 from ...raw import RawReader
 from ..raw import WorkerCapacityRaw, WorkerStatusRaw
-from ._util import absent, gaps
+from .reading import absent, gaps
 
 DEFAULT_THRESHOLDS = {
     "cpu_pct": 80.0,

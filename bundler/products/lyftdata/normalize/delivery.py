@@ -16,7 +16,7 @@ from schemas.evidence import (
 from ...raw import RawReader, Read
 from ..raw import CanaryRaw, CanaryReceipts, DeploymentRaw
 from ..raw.delivery import JobDeploymentRaw
-from ._util import absent, gaps, utc
+from .reading import absent, gaps, utc
 
 _CANARY_PHASES = (
     "pending",

@@ -21,7 +21,7 @@ from schemas.evidence import (
 from ...raw import RawReader
 from ..raw import JobSummary, PlacementReport
 from ..raw.jobs import JobPlacementSpec, JobResources
-from ._util import gaps, labels_dict, utc
+from .reading import gaps, labels_dict, utc
 
 _PHASES = {
     "running": JobPhase.RUNNING,

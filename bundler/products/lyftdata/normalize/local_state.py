@@ -13,8 +13,8 @@ from schemas.evidence import LocalStateEvidence, Source, StateFileCheck
 from ...base import StepResult
 from ...raw import RawReader
 from ..plan import STATE_DATABASES, sqlite_step_id
-from ._util import gaps
 from .host_files import Integrity, classify_integrity, host_text, parse_listing
+from .reading import gaps
 
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 _KEY_HINTS = ("key", "identity", "token", "credential")

@@ -10,7 +10,7 @@ from schemas.evidence import Blocker, Requirement, RequirementsEvidence, Require
 
 from ...raw import RawReader
 from ..raw import JobRequirementsReport
-from ._util import gaps, utc
+from .reading import gaps, utc
 
 _STATUS = {
     "satisfied": "satisfied",

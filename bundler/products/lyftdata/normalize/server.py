@@ -12,7 +12,7 @@ from ...base import StepResult
 from ...raw import RawReader
 from ..plan import http_steps
 from ..raw import Health, License, Version
-from ._util import gaps, utc
+from .reading import gaps, utc
 
 SERVER_STEPS = ("health", "version", "license", "settings")
 _HTTP_STEP_IDS = frozenset(step.id for step in http_steps())

@@ -21,8 +21,8 @@ from schemas.evidence import (
 from ...base import StepResult
 from ...raw import RawReader
 from ..raw import EffectiveSettings, WorkerStatusRaw, WorkerSummary, WorkerSysinfo
-from ._util import gaps, labels_dict, utc
 from .host_files import service_metadata
+from .reading import gaps, labels_dict, utc
 
 DEFAULT_POLL_INTERVAL_S = 15.0
 """LYFTDATA_WORKER_POLL_INTERVAL default [S]."""

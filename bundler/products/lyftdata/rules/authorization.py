@@ -12,18 +12,19 @@ from schemas import Layer
 from schemas.evidence import AuthorizationEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
-from .recovery import CLOCK_SYNC
-from .util import source_citation
+from ....analyze.codes import CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE
+from ....analyze.facts import authorization_entry, citations, cite_source
+from ..recovery import CLOCK_SYNC
 
 NATIVE_CLOCK_SKEW = "lease_clock_skew"
 
 
-@rule(Layer.AUTHORIZATION, products=["lyftdata"])
+@rule(Layer.AUTHORIZATION, products=["lyftdata"], needs=(AuthorizationEvidence,))
 def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(AuthorizationEvidence)
-    if doc is None or ctx.target.worker is None:
+    doc = ctx.evidence.need(AuthorizationEvidence)
+    if ctx.target.worker is None:
         return None
-    found = next(((i, w) for i, w in enumerate(doc.workers) if w.worker == ctx.target.worker), None)
+    found = authorization_entry(ctx.evidence, ctx.target.worker)
     if found is None or not found[1].applicable:
         return None
     index, entry = found
@@ -36,10 +37,10 @@ def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
     evidence = [
         cite_json(AuthorizationEvidence.member_path, f"/workers/{index}/clock_skew_s", skew),
         cite_json(AuthorizationEvidence.member_path, "/lease_clock_tolerance_s", tolerance),
-        *source_citation(entry.source),
+        *citations(cite_source(entry.source)),
     ]
     return RuleResult.fail(
-        "CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE",
+        CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE,
         f"LyftData measured worker {entry.worker}'s clock {amount} the server's, beyond "
         f"{limit} a lease tolerates: the server refuses its lease.",
         evidence=evidence,

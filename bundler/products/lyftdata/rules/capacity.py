@@ -10,20 +10,19 @@ from schemas import Layer
 from schemas.evidence import CapacityEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
-from .recovery import ENABLE_METRICS
+from ....analyze.facts import capacity_entry
+from .. import codes
+from ..recovery import ENABLE_METRICS
 
 
 @rule(Layer.CAPACITY, products=["lyftdata"])
 def metrics_not_enabled(ctx: RuleContext) -> RuleResult | None:
-    doc = ctx.evidence.get(CapacityEvidence)
-    if doc is None or ctx.target.worker is None:
-        return None
-    found = next(((i, w) for i, w in enumerate(doc.workers) if w.worker == ctx.target.worker), None)
+    found = capacity_entry(ctx.evidence, ctx.target.worker)
     if found is None or found[1].limits.get("metrics_enabled") is not False:
         return None
     index, _ = found
     result = RuleResult.unknown(
-        "METRICS_NOT_ENABLED",
+        codes.METRICS_NOT_ENABLED,
         f"LyftData collects no metrics for worker {ctx.target.worker} (off by default for new "
         "workers): its capacity cannot be measured.",
         [

@@ -14,8 +14,9 @@ from schemas import Layer
 from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, rule
-from .recovery import RESET_STATE_REPAIR
-from .util import source_citation
+from ....analyze.codes import LOCAL_STATE_CORRUPT
+from ....analyze.facts import citations, cite_source, find_worker
+from ..recovery import RESET_STATE_REPAIR
 
 _SILENT = {ConnectionState.STALE, ConnectionState.OFFLINE, ConnectionState.LOST}
 
@@ -27,7 +28,8 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
     state = ctx.evidence.get(LocalStateEvidence)
     if target is None or workers is None or state is None:
         return None
-    worker = next((w for w in workers.workers if w.name == target or w.id == target), None)
+    found = find_worker(ctx.evidence, target)
+    worker = found[1] if found else None
     if worker is None or worker.connection not in _SILENT:
         return None
     corrupt = [
@@ -47,14 +49,14 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
         for i, f in corrupt
     ]
     for _, f in corrupt:
-        evidence += source_citation(f.source)
+        evidence += citations(cite_source(f.source))
     auth_only = all("auth" in f.path.lower() for _, f in corrupt)
     recovery = RESET_STATE_REPAIR.model_copy(deep=True)
     if auth_only:
         recovery.summary = "Stop the worker and reset only its cached authorization."
         recovery.steps[2] = "Run `lyftdata-worker --reset-state auth` once (narrower than repair)."
     return RuleResult.fail(
-        "LOCAL_STATE_CORRUPT",
+        LOCAL_STATE_CORRUPT,
         f"Worker {target} stopped heartbeating and its local state {names} is corrupt"
         f"{looping}: LyftData workers do not start on corrupt SQLite state, so a restart "
         "alone will not bring it back.",

@@ -13,7 +13,8 @@ from schemas import Citation, Layer
 from schemas.evidence import LocalStateEvidence
 
 from ....analyze.api import RuleContext, RuleResult, cite_json, cite_lines, rule
-from .recovery import RESET_STATE_REPAIR
+from ....analyze.codes import LOCAL_STATE_CORRUPT
+from ..recovery import RESET_STATE_REPAIR
 
 
 def _cite(event_member: str, pointer: str | None, line: int, text: str) -> Citation:
@@ -40,7 +41,7 @@ def corrupt_state_in_worker_log(ctx: RuleContext) -> RuleResult | None:
         return None  # the local-state rule reports the checked file itself
     latest = reported[-1]
     return RuleResult.fail(
-        "LOCAL_STATE_CORRUPT",
+        LOCAL_STATE_CORRUPT,
         f"Worker {worker}'s own log reports corrupt local state ({latest.text.split('> ', 1)[-1]}"
         f"): a LyftData worker cannot persist or start jobs on it. bundler did not check the "
         "state files itself (no host access, or a file it does not check).",

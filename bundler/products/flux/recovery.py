@@ -1,4 +1,4 @@
-"""Recovery advice for Flux findings: what to do, what not to do, how to know it worked.
+"""Recovery texts for Flux findings: what to do, what not to do, how to know it worked.
 
 Kept apart from the rules so the wording is reviewed in one place. Facts
 come from what flux-core 0.87.5 really does (observed running it) and from
@@ -6,6 +6,8 @@ Flux's *Worker observability* page (operator guidance); the words are ours.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from schemas import Recovery
 
@@ -180,6 +182,20 @@ def saturated(workers: list[str]) -> Recovery:
         ],
         reference=WORKER_OBSERVABILITY,
     )
+
+
+RECOVERIES: dict[str, Callable[..., Recovery]] = {
+    "server-down": server_down,
+    "eviction-loop": eviction_loop,
+    "evicted": evicted,
+    "worker-offline": worker_offline,
+    "unhealthy": unhealthy,
+    "registration-refused": registration_refused,
+    "no-eligible-worker": no_eligible_worker,
+    "park-timeout": park_timeout,
+    "saturated": saturated,
+}
+"""Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""
 
 
 RECOVERY_PATHS: dict[str, Recovery] = {

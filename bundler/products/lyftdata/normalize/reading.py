@@ -1,4 +1,4 @@
-"""What every LyftData normalizer shares beyond reading: its gap labels, times, labels.
+"""How LyftData normalizers read: the run's reader, gap labels, raw times and labels as values.
 
 Raw members are read through :class:`~bundler.products.raw.RawReader` (one
 per run, made by :func:`reader`); LyftData's documents name their gaps by

@@ -101,5 +101,12 @@ HEARTBEAT = Recovery(
     reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
 )
 
+RECOVERIES = {
+    "clock-sync": CLOCK_SYNC,
+    "reset-state-repair": RESET_STATE_REPAIR,
+    "enable-metrics": ENABLE_METRICS,
+}
+"""Recovery id (as ``codes.py`` names it) -> LyftData's text for its own findings."""
+
 RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
 """LyftData's own text for the generic recovery paths whose generic wording is not its own."""
