@@ -33,6 +33,10 @@ from .spec import SATURATED_LABELS, FleetSpec, Role
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONNECT_TIMEOUT_S = 300.0
+CONNECT_S_PER_WORKER = 0.9
+"""Start-up allowance per worker on top of :data:`CONNECT_TIMEOUT_S`: registrations are
+staggered (the emulator's gate) and each is a database write, so a fleet comes up in time
+linear in its size (256 workers: ~90 s at load 11); a flat 300 s failed 1,000 workers."""
 FLEET_TIMINGS = Timings(heartbeat_interval=10, heartbeat_timeout=30, eviction_grace_period=15)
 """Flux's own interval and timeout (10 s, 30 s; a shorter grace): a silent worker is evicted
 ~50 s after its last pong, and a pong may be 30 s late before a healthy worker is marked
@@ -45,6 +49,11 @@ def fleet_server_env(database_url: str | None) -> dict[str, str]:
     if database_url:
         env |= {"FLUX_DATABASE_URL": database_url, "PYTHONPATH": str(driver_path())}
     return env
+
+
+def connect_timeout(workers: int) -> float:
+    """How long the whole fleet may take to connect: a base plus a share per worker."""
+    return CONNECT_TIMEOUT_S + CONNECT_S_PER_WORKER * workers
 
 
 class FluxFleet(StartStop):
@@ -105,7 +114,7 @@ class FluxFleet(StartStop):
         self.lab.wait_for_log(
             "emulator",
             f"fleet: all {self.spec.workers} workers connected",
-            timeout_s=CONNECT_TIMEOUT_S,
+            timeout_s=connect_timeout(self.spec.workers),
         )
 
     def stop(self) -> None:
