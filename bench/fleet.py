@@ -166,7 +166,11 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
             if result["code"] not in (0, 1, 5) or not bundle.exists():
                 raise RuntimeError(f"doctor failed at {size}: {result['stderr']}")
             api = manifest_of(bundle, env, work)["options"].get("api", {})
-            result |= {"api": api, "bundle": str(bundle), "bundle_mib": round(bundle.stat().st_size / 2**20, 2)}
+            result |= {
+                "api": api,
+                "bundle": str(bundle),
+                "bundle_mib": round(bundle.stat().st_size / 2**20, 2),
+            }
             result["per_target_s"] = round(result["wall_s"] / size, 4)
             result["requests_per_worker"] = round(api.get("requests", 0) / size, 2)
             ms = result["per_target_s"] * 1000
