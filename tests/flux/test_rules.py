@@ -357,6 +357,16 @@ def test_no_worker_with_the_label_names_the_label_and_every_worker():
     assert "w2 (worker has zone=b)" in finding.message
 
 
+def test_no_eligible_worker_in_a_big_fleet_names_a_few_and_counts_the_rest():
+    job = waiting("default/affinity_nomatch", labels={"zone": "mars"})
+    fleet = [online(f"w{i:04d}", labels={"zone": "a"}) for i in range(1000)]
+    finding = FluxCase(workers=fleet, jobs=[job]).run(flux_execution_placement, job=job).findings[0]
+    assert finding.code == "FLUX_NO_ELIGIBLE_WORKER"
+    assert "w0007 (worker has zone=a) … and 992 more" in finding.message
+    assert "w0008" not in finding.message
+    assert len(finding.details["workers_checked"]) == 1000  # the JSON keeps every name
+
+
 def test_no_worker_with_a_gpu():
     job = waiting("default/needs_gpu", resources=ResourceRequest(gpu=1))
     case = FluxCase(workers=[online("w1"), online("w2")], jobs=[job])
