@@ -48,6 +48,7 @@ from .routine import (
     WORKER_NAME,
     Key,
     in_time_order,
+    kept_lines,
     routine_lines,
 )
 
@@ -108,7 +109,8 @@ class BlockScanner:
                 yield from self._block(oldest, counts)
         if tail:
             raws = [raw for block, _ in tail for raw in block.raw_lines()]
-            yield from self._selected(tail[0][0].first, raws, latest=True)
+            founds = [found for _, found in tail]
+            yield from self._selected(tail[0][0].first, raws, founds, latest=True)
 
     def _may_leave(
         self, oldest: tuple[Block, Routine | None], held: int, keys: Counter[Key]
@@ -131,7 +133,7 @@ class BlockScanner:
         seen = self._seen
         if any(seen.get(key, 0) < FIRST_KEPT for key in keys):
             # the first routine events of a kind and worker are kept as events
-            yield from self._selected(block.first, block.raw_lines(), latest=False)
+            yield from self._selected(block.first, block.raw_lines(), [found], latest=False)
             return
         for key, n in keys.items():
             seen[key] = seen.get(key, 0) + n
@@ -222,25 +224,26 @@ class BlockScanner:
         return True
 
     def _selected(
-        self, first: int, raws: list[bytes], *, latest: bool
+        self, first: int, raws: list[bytes], founds: list[Routine | None], *, latest: bool
     ) -> Iterator[tuple[int, str]]:
         """The lines of ``raws`` worth parsing: all but quiet and routine ones, except that
         the first FIRST_KEPT routine events of each (kind, worker) in the log are kept, and
         with ``latest`` (the tail) the LATEST_KEPT last ones too: all of a kind whose
         timestamps go back, since the sampler keeps the latest *in time*."""
-        found, skip = routine_lines(raws, self.worker)
-        seen, counted = self._seen, self.counted
-        for key, at in found.items():
-            before = seen.get(key, 0)
-            seen[key] = before + len(at)
-            wanted = set(at[: max(0, FIRST_KEPT - before)])
-            if latest:
-                wanted.update(at[-LATEST_KEPT:] if in_time_order(raws, at) else at)
-            if len(wanted) < len(at):
-                counted[key] += len(at) - len(wanted)
-                skip.update(at)
-                skip.difference_update(wanted)
-        kept = sorted(set(range(len(raws))) - skip) if skip else range(len(raws))
+        plan = None
+        if all(found is not None for found in founds):
+            counts: Counter[Key] = Counter()
+            for found in founds:
+                counts.update(found[0] if found else ())
+            routine = sum(found[1] for found in founds if found)
+            plan = kept_lines(raws, self.worker, counts, routine, self._seen, latest=latest)
+        kept, left_out = plan if plan is not None else self._exact(raws, latest=latest)
+        if plan is not None:
+            for key, n in counts.items():
+                self._seen[key] = self._seen.get(key, 0) + n
+        for key, n in left_out.items():
+            if n:
+                self.counted[key] += n
         due, last = self._boundary_due, -1
         for i in kept:
             if due and i > last + 1:  # skipped lines in between: the first ends the open record
@@ -251,6 +254,24 @@ class BlockScanner:
             yield first + last + 1, BOUNDARY
             due = False
         self._boundary_due = due
+
+    def _exact(self, raws: list[bytes], *, latest: bool) -> tuple[list[int], dict[Key, int]]:
+        """:meth:`_selected`'s choice line by line: when the counts cannot be trusted, or
+        the routine lines' timestamps go back."""
+        found, skip = routine_lines(raws, self.worker)
+        seen = self._seen
+        left_out: dict[Key, int] = {}
+        for key, at in found.items():
+            before = seen.get(key, 0)
+            seen[key] = before + len(at)
+            wanted = set(at[: max(0, FIRST_KEPT - before)])
+            if latest:
+                wanted.update(at[-LATEST_KEPT:] if in_time_order(raws, at) else at)
+            if len(wanted) < len(at):
+                left_out[key] = len(at) - len(wanted)
+                skip.update(at)
+                skip.difference_update(wanted)
+        return sorted(set(range(len(raws))) - skip), left_out
 
     def _every_line(self, block: Block) -> Iterator[tuple[int, str]]:
         yield from block.text_lines()
