@@ -108,6 +108,8 @@ def kept_lines(
     seen: Mapping[Key, int],
     *,
     latest: bool,
+    first_kept: int = FIRST_KEPT,
+    latest_kept: int = LATEST_KEPT,
 ) -> tuple[list[int], dict[Key, int]] | None:
     """The lines to parse (sorted) and the routine events left out, by (kind, worker).
 
@@ -124,20 +126,21 @@ def kept_lines(
     claims = [i for i in unflagged if CLAIM in raws[i]]
     if len(flags) - len(unflagged) + len(claims) != routine:
         return None
+    latest = latest and latest_kept > 0
     if latest:
         stamps = list(map(_STAMP, compress(raws, flags)))
         claimed = [raws[i][:STAMP_WIDTH] for i in claims]
         if stamps != sorted(stamps) or claimed != sorted(claimed):
             return None
     wanted: dict[Key, set[int]] = {}
-    first = {k: min(c, FIRST_KEPT - seen.get(k, 0)) for k, c in counts.items()}
+    first = {k: min(c, first_kept - seen.get(k, 0)) for k, c in counts.items()}
     _walk(raws, worker, range(n), first, wanted)
     if latest:
         _walk(
             raws,
             worker,
             range(n - 1, -1, -1),
-            {k: min(c, LATEST_KEPT) for k, c in counts.items()},
+            {k: min(c, latest_kept) for k, c in counts.items()},
             wanted,
         )
     kept = set(unflagged).difference(claims).union(*wanted.values())

@@ -78,10 +78,15 @@ class BlockScanner:
         worker: str | None = None,
         tz: tzinfo = UTC,
         block_bytes: int = BLOCK_BYTES,
+        routine: bool = True,
     ) -> None:
+        """``routine=False`` keeps no routine event at all (only counts them): for a reader
+        that wants only rare events, such as the normalizers."""
         self.parser = LogParser(member, worker=worker, tz=tz)
         self.worker = worker
         self.block_bytes = block_bytes
+        self.first_kept = FIRST_KEPT if routine else 0
+        self.latest_kept = LATEST_KEPT if routine else 0
         self.counted: Counter[Key] = Counter()
         self._seen: dict[Key, int] = {}
         # Markers seen in this log are counted most frequent first, so a block is usually
@@ -123,7 +128,7 @@ class BlockScanner:
             return False
         if rest >= TAIL_MAX_BYTES or found is None:
             return True
-        return all(keys[key] - n >= LATEST_KEPT for key, n in found[0].items())
+        return all(keys[key] - n >= self.latest_kept for key, n in found[0].items())
 
     def _block(self, block: Block, found: Routine | None) -> Iterator[tuple[int, str]]:
         if found is None:
@@ -131,7 +136,7 @@ class BlockScanner:
             return
         keys, routine = found
         seen = self._seen
-        if any(seen.get(key, 0) < FIRST_KEPT for key in keys):
+        if any(seen.get(key, 0) < self.first_kept for key in keys):
             # the first routine events of a kind and worker are kept as events
             yield from self._selected(block.first, block.raw_lines(), [found], latest=False)
             return
@@ -236,7 +241,16 @@ class BlockScanner:
             for found in founds:
                 counts.update(found[0] if found else ())
             routine = sum(found[1] for found in founds if found)
-            plan = kept_lines(raws, self.worker, counts, routine, self._seen, latest=latest)
+            plan = kept_lines(
+                raws,
+                self.worker,
+                counts,
+                routine,
+                self._seen,
+                latest=latest,
+                first_kept=self.first_kept,
+                latest_kept=self.latest_kept,
+            )
         kept, left_out = plan if plan is not None else self._exact(raws, latest=latest)
         if plan is not None:
             for key, n in counts.items():
@@ -264,9 +278,9 @@ class BlockScanner:
         for key, at in found.items():
             before = seen.get(key, 0)
             seen[key] = before + len(at)
-            wanted = set(at[: max(0, FIRST_KEPT - before)])
-            if latest:
-                wanted.update(at[-LATEST_KEPT:] if in_time_order(raws, at) else at)
+            wanted = set(at[: max(0, self.first_kept - before)])
+            if latest and self.latest_kept:
+                wanted.update(at[-self.latest_kept :] if in_time_order(raws, at) else at)
             if len(wanted) < len(at):
                 left_out[key] = len(at) - len(wanted)
                 skip.update(at)

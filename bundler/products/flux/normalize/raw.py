@@ -172,8 +172,8 @@ class FluxRaw:
     def events(self) -> list[TimelineEvent]:
         """The events of :data:`NORMALIZED_KINDS` in every collected log, in time order.
 
-        The block scanner reads each log (routine lines are only counted, and none of
-        them is a kind kept here), so this costs about one decompression of the logs.
+        The block scanner reads each log keeping no routine event (none is a kind kept
+        here), so this costs about one decompression of the logs.
         """
         found: list[TimelineEvent] = []
         for result in self.ctx.results_for("logs"):
@@ -181,7 +181,7 @@ class FluxRaw:
                 continue
             member = result.member or ""
             worker, tz = self.worker_of(result.host), self.log_offsets.get(member, UTC)
-            scanner = BlockScanner(member, worker=worker, tz=tz)
+            scanner = BlockScanner(member, worker=worker, tz=tz, routine=False)
             events = scanner.scan(self.ctx.source.iter_chunks(member))
             found.extend(e for e in events if e.kind in NORMALIZED_KINDS)
         found.sort(key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0.0, e.line))
