@@ -55,9 +55,13 @@ def cite_json(member: str, pointer: str, value: Any = None) -> Citation:
     return Citation(member=member, pointer=pointer, excerpt=shown)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TimelineEvent:
-    """One dated state transition read from a log (or an API event history)."""
+    """One dated state transition read from a log (or an API event history).
+
+    Slotted: a 1,000-worker timeline keeps ~165,000 of them (the first and latest of
+    each kind per worker), and a ``__dict__`` each was a fifth of their memory.
+    """
 
     kind: str
     """E.g. 'stale', 'evicted', 'registered', 'disconnected', 'connection_lost',
