@@ -42,6 +42,24 @@ FLEET_TIMINGS = Timings(heartbeat_interval=10, heartbeat_timeout=30, eviction_gr
 ~50 s after its last pong, and a pong may be 30 s late before a healthy worker is marked
 STALE. Shorter timings evicted whole fleets here: with other work on the two cores, the
 server answered hundreds of pongs more than 20 s late."""
+PONGS_PER_S = 50
+"""What the fleet's server is asked to absorb: past 500 workers the heartbeat interval
+grows so that N workers pong at most this often. At 1,000 workers and Flux's 10 s
+(100 pongs a second, each through the server's 32 database threads) on two shared cores,
+registrations answered after the workers' 30 s timeout and 60 workers never connected;
+a real control plane that size has its own cores (and its operators a longer interval)."""
+
+
+def fleet_timings(workers: int) -> Timings:
+    """:data:`FLEET_TIMINGS`, with the interval (and timeout, grace) scaled past 500 workers."""
+    interval = max(FLEET_TIMINGS.heartbeat_interval, -(-workers // PONGS_PER_S))
+    if interval == FLEET_TIMINGS.heartbeat_interval:
+        return FLEET_TIMINGS
+    return Timings(
+        heartbeat_interval=interval,
+        heartbeat_timeout=3 * interval,
+        eviction_grace_period=-(-3 * interval // 2),
+    )
 
 
 def fleet_server_env(database_url: str | None) -> dict[str, str]:
@@ -62,14 +80,14 @@ class FluxFleet(StartStop):
         spec: FleetSpec,
         *,
         real_workers: int = 0,
-        timings: Timings = FLEET_TIMINGS,
+        timings: Timings | None = None,
         root: Path | None = None,
         postgres: bool = True,
     ) -> None:
         self.spec = spec
         self.postgres = Postgres() if postgres else None
         self._root = root
-        self._timings = timings
+        self._timings = timings if timings is not None else fleet_timings(spec.workers)
         self.real = tuple(
             WorkerSpec(f"real{i}", {"fleet": "real", "zone": spec.zones[i % len(spec.zones)]})
             for i in range(real_workers)
