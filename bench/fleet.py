@@ -20,6 +20,9 @@ too (see bench/README.md).
 
     .venv/bin/python bench/fleet.py                       # 64 and 1000
     .venv/bin/python bench/fleet.py --sizes 64,256 --repeat 2
+    .venv/bin/python bench/fleet.py --sizes 64,1000 --keep bench/out/fleet   # bundles kept
+
+Kept bundles open with the password in ``BENCH_FLEET_PASSWORD`` (``bench-fleet-password-1``).
 """
 
 from __future__ import annotations
@@ -163,7 +166,11 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
             if result["code"] not in (0, 1, 5) or not bundle.exists():
                 raise RuntimeError(f"doctor failed at {size}: {result['stderr']}")
             api = manifest_of(bundle, env, work)["options"].get("api", {})
-            result |= {"api": api, "bundle": str(bundle), "bundle_mib": bundle.stat().st_size}
+            result |= {
+                "api": api,
+                "bundle": str(bundle),
+                "bundle_mib": round(bundle.stat().st_size / 2**20, 2),
+            }
             result["per_target_s"] = round(result["wall_s"] / size, 4)
             result["requests_per_worker"] = round(api.get("requests", 0) / size, 2)
             ms = result["per_target_s"] * 1000
@@ -175,6 +182,9 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
                 f"exit {result['code']} (load {result['load']})"
             )
             runs.append(result)
+            if options.keep is not None:
+                options.keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(bundle, options.keep / bundle.name)
     return {"size": size, "setup_s": round(setup_s, 1), "runs": runs, "spec": spec.__dict__}
 
 
@@ -202,6 +212,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--log-kib", type=int, default=256, help="each host's worker log")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "fleet.json")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="copy each size's bundle here (fleetN-RUN.zip) for analyzing again later",
+    )
     options = parser.parse_args()
     sizes = sorted(int(n) for n in options.sizes.split(","))
     env = {**os.environ, "PYTHONPATH": str(ROOT), PASSWORD_ENV: "bench-fleet-password-1"}

@@ -34,6 +34,7 @@ import pyzipper
 from pyzipper import zipfile as pz
 
 from ..errors import CorruptArchive, HostileArchive, InputError, NotABundle
+from .aeskeys import aes_zipfile
 from .limits import ReaderLimits
 from .names import member_name_problem, printable_name
 from .zipkind import has_end_record
@@ -83,7 +84,7 @@ def open_zip(
         handle.seek(0)
         end = _check_end_record(handle, path, limits, looks_like_zip=looks_like_zip)
         with _zip_errors(path, looks_like_zip=looks_like_zip):
-            return handle, pyzipper.AESZipFile(handle), end
+            return handle, aes_zipfile(handle), end
     except BaseException:
         handle.close()
         raise

@@ -49,6 +49,10 @@ log = logging.getLogger("flux_fleet")
 
 REGISTRATIONS_AT_ONCE = 8
 """A fleet coming up is staggered; the server writes each registration to its database."""
+REGISTER_TIMEOUT_S = 90.0
+"""Longer than a real worker's 30 s (``http_timeout``): on two shared cores a 1,000-worker
+server answered some registrations after 30 s, and a worker that gave up registered
+again, adding to the load that made it late (60 workers never connected)."""
 RUN_SECONDS = 0.2
 """How long a healthy emulated worker "runs" a claimed execution before it completes."""
 RECONNECT_DELAY_S = 1.0
@@ -168,6 +172,7 @@ class EmulatedWorker:
             f"{self.fleet.base}/register",
             json=registration,
             headers={"Authorization": f"Bearer {self.fleet.bootstrap_token}"},
+            timeout=REGISTER_TIMEOUT_S,
         )
         response.raise_for_status()
         self.session_token = response.json()["session_token"]

@@ -33,11 +33,33 @@ from .spec import SATURATED_LABELS, FleetSpec, Role
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONNECT_TIMEOUT_S = 300.0
+CONNECT_S_PER_WORKER = 0.9
+"""Start-up allowance per worker on top of :data:`CONNECT_TIMEOUT_S`: registrations are
+staggered (the emulator's gate) and each is a database write, so a fleet comes up in time
+linear in its size (256 workers: ~90 s at load 11); a flat 300 s failed 1,000 workers."""
 FLEET_TIMINGS = Timings(heartbeat_interval=10, heartbeat_timeout=30, eviction_grace_period=15)
 """Flux's own interval and timeout (10 s, 30 s; a shorter grace): a silent worker is evicted
 ~50 s after its last pong, and a pong may be 30 s late before a healthy worker is marked
 STALE. Shorter timings evicted whole fleets here: with other work on the two cores, the
 server answered hundreds of pongs more than 20 s late."""
+PONGS_PER_S = 50
+"""What the fleet's server is asked to absorb: past 500 workers the heartbeat interval
+grows so that N workers pong at most this often. At 1,000 workers and Flux's 10 s
+(100 pongs a second, each through the server's 32 database threads) on two shared cores,
+registrations answered after the workers' 30 s timeout and 60 workers never connected;
+a real control plane that size has its own cores (and its operators a longer interval)."""
+
+
+def fleet_timings(workers: int) -> Timings:
+    """:data:`FLEET_TIMINGS`, with the interval (and timeout, grace) scaled past 500 workers."""
+    interval = max(FLEET_TIMINGS.heartbeat_interval, -(-workers // PONGS_PER_S))
+    if interval == FLEET_TIMINGS.heartbeat_interval:
+        return FLEET_TIMINGS
+    return Timings(
+        heartbeat_interval=interval,
+        heartbeat_timeout=3 * interval,
+        eviction_grace_period=-(-3 * interval // 2),
+    )
 
 
 def fleet_server_env(database_url: str | None) -> dict[str, str]:
@@ -47,20 +69,25 @@ def fleet_server_env(database_url: str | None) -> dict[str, str]:
     return env
 
 
+def connect_timeout(workers: int) -> float:
+    """How long the whole fleet may take to connect: a base plus a share per worker."""
+    return CONNECT_TIMEOUT_S + CONNECT_S_PER_WORKER * workers
+
+
 class FluxFleet(StartStop):
     def __init__(
         self,
         spec: FleetSpec,
         *,
         real_workers: int = 0,
-        timings: Timings = FLEET_TIMINGS,
+        timings: Timings | None = None,
         root: Path | None = None,
         postgres: bool = True,
     ) -> None:
         self.spec = spec
         self.postgres = Postgres() if postgres else None
         self._root = root
-        self._timings = timings
+        self._timings = timings if timings is not None else fleet_timings(spec.workers)
         self.real = tuple(
             WorkerSpec(f"real{i}", {"fleet": "real", "zone": spec.zones[i % len(spec.zones)]})
             for i in range(real_workers)
@@ -105,7 +132,7 @@ class FluxFleet(StartStop):
         self.lab.wait_for_log(
             "emulator",
             f"fleet: all {self.spec.workers} workers connected",
-            timeout_s=CONNECT_TIMEOUT_S,
+            timeout_s=connect_timeout(self.spec.workers),
         )
 
     def stop(self) -> None:

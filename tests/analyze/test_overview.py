@@ -10,6 +10,8 @@ import pytest
 
 from bundler.analyze.engine import analyze
 from bundler.analyze.render import render, render_json, render_markdown
+from bundler.analyze.render._common import target_title
+from bundler.analyze.render._fleet import SECTIONS_SHOWN, target_groups
 from schemas import AnalysisReport, Verdict
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerAuthorization
 from tests.analyze.test_render import _check_snapshot
@@ -140,3 +142,27 @@ def test_more_groups_than_shown_are_counted_not_dropped() -> None:
     text = _text(report, width=110)
     rest = sum(g.count for g in report.fleet.groups[12:])
     assert f"… {len(report.fleet.groups) - 12} more group(s), {rest} worker(s)" in text
+
+
+def test_a_big_report_prints_the_first_target_sections_and_counts_the_rest() -> None:
+    fleet = big_fleet(40)
+    assert fleet.workers is not None
+    states = list(ConnectionState)
+    for index, w in enumerate(fleet.workers.workers):
+        w.connection = states[index % len(states)]
+        w.health = HealthState.UNHEALTHY if index % 3 else HealthState.HEALTHY
+    report = analyze(fleet.evidence())
+    groups = target_groups(report)
+    assert len(groups) > SECTIONS_SHOWN
+    rest = groups[SECTIONS_SHOWN:]
+    line = (
+        f"… {len(rest)} more target section(s) ({sum(g.count for g in rest)} target(s)) "
+        "not shown: every target is in --format json"
+    )
+    text = _text(report, width=110)
+    assert line in " ".join(text.split())
+    assert line in render_markdown(report)
+    shown_titles = [g for g in groups if target_title(g.index, g.first) in text]
+    assert len(shown_titles) == SECTIONS_SHOWN
+    data = json.loads(render_json(report))
+    assert len(data["targets"]) == len(report.targets)  # nothing dropped from the JSON

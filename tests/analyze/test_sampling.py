@@ -56,3 +56,37 @@ def test_engine_notes_sampling(fleet: Fleet) -> None:
     report = analyze(fleet.evidence(), profile=StubProfile(events=_events("claimed", "w1", 500)))
     [note] = [f for f in report.fleet_findings if f.code == "TIMELINE_SAMPLED"]
     assert note.details == {"seen": 500, "kept": sampling.FIRST_KEPT + sampling.LATEST_KEPT}
+
+
+def test_the_timeline_index_answers_like_a_filter_over_every_event() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bundler.analyze.api import Timeline, TimelineEvent
+
+    start = datetime(2026, 12, 1, tzinfo=UTC)
+    events = [
+        TimelineEvent(
+            kind=("stale", "evicted", "connected")[i % 3],
+            member=f"m{i % 4}",
+            line=i,
+            text="t",
+            at=start + timedelta(seconds=(i * 7) % 50) if i % 11 else None,
+            worker=f"w{i % 5}" if i % 6 else None,
+        )
+        for i in range(300)
+    ]
+    totals = {("stale", "w1"): 500, ("stale", "w2"): 3, ("evicted", None): 9}
+    for kept in (Timeline(list(events)), Timeline(list(events), totals=totals)):
+        everything = list(kept.events)
+        for worker in (None, "w0", "w1", "w4", "nobody"):
+            for kinds in (("stale",), ("evicted", "stale"), ("connected", "stale", "evicted")):
+                assert kept.of_kind(*kinds, worker=worker) == [
+                    e
+                    for e in everything
+                    if e.kind in kinds and (worker is None or e.worker == worker)
+                ]
+            if worker is not None:
+                assert kept.for_worker(worker) == [e for e in everything if e.worker == worker]
+        stale_w1 = sum(1 for e in everything if e.kind == "stale" and e.worker == "w1")
+        assert kept.count("stale", "w1") == (500 if kept.totals else stale_w1)
+        assert kept.count("stale") == (503 if kept.totals else 100)

@@ -144,3 +144,62 @@ def test_parse_logs_hands_counted_events_to_the_sampler() -> None:
 def test_a_plain_event_list_still_samples() -> None:
     event = TimelineEvent(kind="stale", member="m", line=1, text="t")
     assert sample([event]).seen == 1
+
+
+def _with_checkpoints(lines: list[str]) -> list[str]:
+    """A worker's ``Checkpointing execution`` line after each progress line, as Flux writes."""
+    out = []
+    for line in lines:
+        out.append(line)
+        if " - flux.worker - INFO - Execution " in line:
+            out.append(f"{line[:19]} - flux.worker - INFO - Checkpointing execution 'etl' (x)...")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("block", [512, 4096, 128 * 1024])
+def test_the_sampled_timeline_is_the_line_parsers(seed: int, block: int) -> None:
+    lines = _with_checkpoints(_log(seed, 6000, rare=0.003))
+    data = ("\n".join(lines) + "\n").encode()
+    source = MemorySource({"x.log": data})
+    worker = "w9" if seed % 2 else None
+    expected = sample(LogParser("x.log", worker=worker).parse(iter_lines(source, "x.log")))
+    scanner = BlockScanner("x.log", worker=worker, block_bytes=block)
+    got = sample(TimelineStream(scanner.scan(source.iter_chunks("x.log")), scanner.counted))
+    assert got.timeline.events == expected.timeline.events
+    assert got.timeline.totals == expected.timeline.totals
+    assert sum(scanner.counted.values()) > 1000  # most routine lines were only counted
+
+
+def test_checkpoint_lines_are_neither_parsed_nor_counted() -> None:
+    lines = _with_checkpoints(_log(3, 4000, rare=0.0))
+    scanner = _compare(("\n".join(lines) + "\n").encode(), "w1", 4096, 1 << 20)
+    assert all(kind in ROUTINE for kind, _ in scanner.counted)
+
+
+def test_a_tail_whose_times_go_back_keeps_every_event_of_that_kind() -> None:
+    lines = [
+        f"2026-11-29 10:{59 - i // 60:02d}:{i % 60:02d} - flux.worker - INFO - "
+        f"Execution COMPLETED - etl v3 - {i:016x}"
+        for i in range(300)
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    source = MemorySource({"x.log": data})
+    expected = sample(LogParser("x.log", worker="w1").parse(iter_lines(source, "x.log")))
+    scanner = BlockScanner("x.log", worker="w1")
+    got = sample(TimelineStream(scanner.scan(source.iter_chunks("x.log")), scanner.counted))
+    assert got.timeline.events == expected.timeline.events
+
+
+@pytest.mark.parametrize("block", [512, 128 * 1024])
+def test_without_routine_events_only_rare_ones_are_yielded_and_all_routine_counted(
+    block: int,
+) -> None:
+    lines = _with_checkpoints(_log(5, 5000, rare=0.01))
+    data = ("\n".join(lines) + "\n").encode()
+    source = MemorySource({"x.log": data})
+    expected = list(LogParser("x.log", worker="w1").parse(iter_lines(source, "x.log")))
+    scanner = BlockScanner("x.log", worker="w1", block_bytes=block, routine=False)
+    got = list(scanner.scan(source.iter_chunks("x.log")))
+    assert got == [e for e in expected if e.kind not in ROUTINE]
+    assert scanner.counted == Counter((e.kind, e.worker) for e in expected if e.kind in ROUTINE)

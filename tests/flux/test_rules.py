@@ -18,6 +18,7 @@ from bundler.products.flux.rules.inapplicable import (
 from bundler.products.flux.rules.outcome import flux_last_run, flux_terminal_checkpoint_lost
 from bundler.products.flux.rules.placement import flux_execution_placement
 from bundler.products.flux.rules.server import flux_server_up
+from bundler.products.flux.settings import effective_settings
 from schemas import LayerStatus
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -26,6 +27,7 @@ from schemas.evidence import (
     ControlSocket,
     DeploymentEvidence,
     HealthState,
+    HeartbeatPolicy,
     Job,
     JobPhase,
     JobRequirements,
@@ -93,6 +95,44 @@ def test_server_unhealthy_and_healthy():
     assert codes(sick.run(flux_server_up)) == ["FLUX_SERVER_UNHEALTHY"]
     well = FluxCase().run(flux_server_up)
     assert well.status is LayerStatus.PASS
+
+
+def _sqlite_case(source: str | None) -> FluxCase:
+    extra = {} if source is None else {"settings_sources": {"database_url": source}}
+    product = ProductInfo(  # type: ignore[call-arg]  # settings_sources is an extra
+        name="flux",
+        settings={"database_url": "sqlite:///.flux/flux.db"},
+        heartbeat=HeartbeatPolicy(interval_s=10, timeout_s=30, grace_s=15, source="default"),
+        **extra,
+    )
+    return FluxCase(workers=[online("w1"), online("w2")], documents=[product])
+
+
+def test_sqlite_under_a_fleet_is_noted_when_the_database_url_is_known():
+    for source in ("env", "flux.toml", "default", None):  # default: the configuration was read
+        result = _sqlite_case(source).run(flux_server_up)
+        assert "FLUX_SQLITE_MULTI_WORKER" in codes(result), source
+
+
+def test_sqlite_assumed_because_no_configuration_was_read_is_no_finding():
+    """A fleet on PostgreSQL whose server host was not collected: the URL is only the default."""
+    result = _sqlite_case("unknown").run(flux_server_up)
+    assert result is not None
+    assert result.status is LayerStatus.PASS
+    assert "FLUX_SQLITE_MULTI_WORKER" not in codes(result)
+
+
+def test_settings_nobody_set_are_unknown_when_no_configuration_was_read():
+    unread = effective_settings(toml_text=None, env=None, log_timings={})
+    assert unread.source("database_url") == "unknown"
+    assert unread.heartbeat_policy().source == "unknown"
+    read = effective_settings(toml_text="", env=None, log_timings={})
+    assert read.source("database_url") == "default"
+    assert read.heartbeat_policy().source == "default"
+    logged = effective_settings(
+        toml_text=None, env=None, log_timings={"workers.heartbeat_timeout": 9}
+    )
+    assert logged.heartbeat_policy().source == "settings"
 
 
 # -- heartbeat ----------------------------------------------------------------------------------
@@ -315,6 +355,16 @@ def test_no_worker_with_the_label_names_the_label_and_every_worker():
     assert finding.details["unmatched"] == ["zone=mars"]
     assert "w1 (worker has zone=a)" in finding.message
     assert "w2 (worker has zone=b)" in finding.message
+
+
+def test_no_eligible_worker_in_a_big_fleet_names_a_few_and_counts_the_rest():
+    job = waiting("default/affinity_nomatch", labels={"zone": "mars"})
+    fleet = [online(f"w{i:04d}", labels={"zone": "a"}) for i in range(1000)]
+    finding = FluxCase(workers=fleet, jobs=[job]).run(flux_execution_placement, job=job).findings[0]
+    assert finding.code == "FLUX_NO_ELIGIBLE_WORKER"
+    assert "w0007 (worker has zone=a) … and 992 more" in finding.message
+    assert "w0008" not in finding.message
+    assert len(finding.details["workers_checked"]) == 1000  # the JSON keeps every name
 
 
 def test_no_worker_with_a_gpu():

@@ -28,6 +28,11 @@ MAX_GROUPS_SHOWN = 12
 NAMES_SHOWN = 6
 GROUP_TARGETS_AFTER = 8
 """Reports with more targets than this show identical targets once, with the others named."""
+SECTIONS_SHOWN = 4
+"""A report that big prints this many target sections (the first, the most important);
+the rest are rows of the targets table, and every one is in the JSON."""
+TABLE_ROWS_SHOWN = 20
+"""... and this many rows of the targets table."""
 
 
 def overview_title(overview: FleetOverview) -> str:
@@ -178,3 +183,21 @@ def others_line(group: TargetGroup) -> str:
 def compact(report: AnalysisReport) -> bool:
     """A report this big gets shorter ladders (a fleet of hundreds must fit a screenful or two)."""
     return len(report.targets) > GROUP_TARGETS_AFTER
+
+
+def shown(
+    report: AnalysisReport, groups: list[TargetGroup], limit: int, what: str
+) -> tuple[list[TargetGroup], str | None]:
+    """The first ``limit`` groups of a big report and the line that counts the rest.
+
+    A small report (:func:`compact` false) shows everything, so its output never changes;
+    a fleet of 1,000 failing workers must still fit a screenful or two of text.
+    """
+    if not compact(report) or len(groups) <= limit:
+        return groups, None
+    rest = groups[limit:]
+    targets = sum(g.count for g in rest)
+    return groups[:limit], (
+        f"… {len(rest)} more {what} ({targets} target(s)) not shown: "
+        "every target is in --format json"
+    )

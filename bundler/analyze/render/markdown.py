@@ -23,6 +23,8 @@ from ._common import (
     target_title,
 )
 from ._fleet import (
+    SECTIONS_SHOWN,
+    TABLE_ROWS_SHOWN,
     TargetGroup,
     age,
     group_detail,
@@ -30,6 +32,7 @@ from ._fleet import (
     labels_text,
     others_line,
     overview_title,
+    shown,
     shown_groups,
     slots_text,
     target_groups,
@@ -74,9 +77,15 @@ def render_markdown(report: AnalysisReport) -> str:
     if report.fleet is not None and report.fleet.workers_total:
         out += _overview(report.fleet)
     groups = target_groups(report)
-    out += _targets_table(groups)
-    for group in groups:
+    rows, more_rows = shown(report, groups, TABLE_ROWS_SHOWN, "row(s)")
+    out += _targets_table(rows)
+    if more_rows:
+        out += [cell(more_rows), ""]
+    sections, more = shown(report, groups, SECTIONS_SHOWN, "target section(s)")
+    for group in sections:
         out += _target(group)
+    if more:
+        out += [cell(more), ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -38,6 +38,8 @@ from ._common import (
     target_title,
 )
 from ._fleet import (
+    SECTIONS_SHOWN,
+    TABLE_ROWS_SHOWN,
     TargetGroup,
     age,
     compact,
@@ -46,6 +48,7 @@ from ._fleet import (
     labels_text,
     others_line,
     overview_title,
+    shown,
     shown_groups,
     slots_text,
     target_groups,
@@ -87,8 +90,11 @@ def render_text(report: AnalysisReport, console: Console) -> None:
         console.print(_overview(report.fleet))
     console.print(_targets_table(report))
     short = compact(report)
-    for group in target_groups(report):
+    sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section(s)")
+    for group in sections:
         console.print(_target_section(group, short))
+    if rest:
+        console.print(Text(rest, style="dim"))
 
 
 def _verdict_panel(report: AnalysisReport) -> Panel:
@@ -134,8 +140,13 @@ def _overview(overview: FleetOverview) -> RenderableType:
     return table
 
 
-def _targets_table(report: AnalysisReport) -> Table:
-    groups = target_groups(report)
+def _targets_table(report: AnalysisReport) -> RenderableType:
+    groups, rest = shown(report, target_groups(report), TABLE_ROWS_SHOWN, "row(s)")
+    table = _table(groups)
+    return Group(table, Text(rest, style="dim")) if rest else table
+
+
+def _table(groups: list[TargetGroup]) -> Table:
     together = any(g.count > 1 for g in groups)
     table = Table(title="Targets", title_justify="left", expand=True, show_lines=False)
     table.add_column("#", justify="right", no_wrap=True)

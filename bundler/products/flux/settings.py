@@ -65,7 +65,9 @@ class EffectiveSettings:
         return self.values.get(key, DEFAULTS.get(key))
 
     def source(self, key: str) -> str:
-        return self.sources.get(key, "default")
+        """Where ``key``'s value came from; a value nobody set is Flux's ``default`` only when
+        its configuration was read, else ``unknown`` (assumed: a rule must not conclude on it)."""
+        return self.sources.get(key, "default" if self.read else "unknown")
 
     def set(self, key: str, value: Any, source: str) -> None:
         if SECRET_KEY.search(key):
@@ -76,7 +78,7 @@ class EffectiveSettings:
         self.sources[key] = source
 
     def heartbeat_policy(self) -> HeartbeatPolicy:
-        explicit = any(self.source(key) != "default" for key in HEARTBEAT_KEYS)
+        explicit = any(key in self.sources for key in HEARTBEAT_KEYS)
         interval, timeout, grace = (float(self.get(key)) for key in HEARTBEAT_KEYS)
         origin: Literal["settings", "default", "unknown"] = (
             "settings" if explicit else "default" if self.read else "unknown"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, tzinfo
+from sys import intern
 from typing import Any
 
 from bundler.analyze.api import TimelineEvent
@@ -132,11 +133,11 @@ class LogParser:
             elif key in NUMERIC_FIELDS:
                 detail[key] = float(value) if "." in value else int(value)
             else:
-                detail[key] = value
+                detail[key] = intern(value)  # workflow names, states: few, repeated per event
         if kind == "connection_lost":
             kind = _classify_connection_loss(detail)
         elif kind == "execution_progress":
-            kind = f"execution_{str(detail.pop('phase')).lower()}"
+            kind = intern(f"execution_{str(detail.pop('phase')).lower()}")
         return TimelineEvent(
             kind=kind,
             member=self.member,

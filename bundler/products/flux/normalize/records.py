@@ -24,7 +24,7 @@ from bundler.source import MemberNotFound, read_json
 from schemas.evidence import LogIndex, Source
 from schemas.manifest import HostRole, HostSummary
 
-from ..logs import parse_member, utc_offset
+from ..logs import BlockScanner, utc_offset
 from ..models import (
     RAW_MODELS,
     DbExecution,
@@ -36,6 +36,21 @@ from ..models import (
     WorkerResponse,
     Workflow,
 )
+
+NORMALIZED_KINDS = frozenset(
+    {
+        "reaper_started",
+        "stale",
+        "evicted",
+        "registering",
+        "auth_rejected",
+        "registered",
+        "connected",
+    }
+)
+"""The log events the normalizers read (:meth:`FluxRecords.events_of`): all rare ones. Only these
+are kept, so a fleet's worker logs (thousands of routine events each) are not held in memory
+while the bundle is normalized; the analysis engine reads the logs itself."""
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -87,14 +102,20 @@ class FluxRecords:
 
     @cached_property
     def events(self) -> list[TimelineEvent]:
-        """Timeline events of every collected log, in time order."""
+        """The events of :data:`NORMALIZED_KINDS` in every collected log, in time order.
+
+        The block scanner reads each log keeping no routine event (none is a kind kept
+        here), so this costs about one decompression of the logs.
+        """
         found: list[TimelineEvent] = []
         for result in self.ctx.results_for("logs"):
             if not self.raw.ok(result):
                 continue
             member = result.member or ""
             worker, tz = self.raw.worker_of(result.host), self.log_offsets.get(member, UTC)
-            found.extend(parse_member(self.ctx.source, member, worker=worker, tz=tz))
+            scanner = BlockScanner(member, worker=worker, tz=tz, routine=False)
+            events = scanner.scan(self.ctx.source.iter_chunks(member))
+            found.extend(e for e in events if e.kind in NORMALIZED_KINDS)
         found.sort(key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0.0, e.line))
         return found
 
@@ -114,6 +135,9 @@ class FluxRecords:
 
     def events_of(self, *kinds: str, worker: str | None = None) -> list[TimelineEvent]:
         """Events of ``kinds`` (of one worker if given), in timeline order."""
+        unkept = set(kinds) - NORMALIZED_KINDS
+        if unkept:  # a normalizer's bug: it would read "no such event" as a fact
+            raise ValueError(f"log events not kept for normalizers: {sorted(unkept)}")
         positions = sorted(
             position for kind in set(kinds) for position in self._positions.get((kind, worker), ())
         )

@@ -113,7 +113,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
     universal = {req: who for req, who in unmatched.items() if len(who) == len(online)}
     named = universal or unmatched
-    parts = "; ".join(f"{req}: {', '.join(who)}" for req, who in sorted(named.items()))
+    parts = "; ".join(f"{req}: {_some(who)}" for req, who in sorted(named.items()))
     scope = "online worker" if online is not workers else "worker"
     return RuleResult.fail(
         codes.FLUX_NO_ELIGIBLE_WORKER,
@@ -125,3 +125,15 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
     )
+
+
+NAMED_IN_MESSAGE = 8
+"""Workers named per unmet requirement in a message; ``workers_checked`` keeps them all."""
+
+
+def _some(who: list[str]) -> str:
+    """``w1 (…), w2 (…)`` — the first NAMED_IN_MESSAGE, then how many more (a fleet of
+    1,000 workers made this one message hundreds of report lines long)."""
+    shown = ", ".join(who[:NAMED_IN_MESSAGE])
+    rest = len(who) - NAMED_IN_MESSAGE
+    return shown + (f" … and {rest} more" if rest > 0 else "")

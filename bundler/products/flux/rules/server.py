@@ -80,10 +80,17 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
 
 
 def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
-    """Flux itself warns that SQLite is for single-node use; several workers contend on it."""
+    """Flux itself warns that SQLite is for single-node use; several workers contend on it.
+
+    Only when the database URL is known: a SQLite URL that is merely Flux's default,
+    assumed because the server's configuration was not collected (no server host), says
+    nothing about the database (a PostgreSQL fleet read as SQLite otherwise).
+    """
     product = ctx.evidence.get(ProductInfo)
     workers = ctx.evidence.get(WorkersEvidence)
-    url = str((product.settings if product else {}).get("database_url", ""))
+    if product is None or not _database_url_known(product):
+        return None
+    url = str(product.settings.get("database_url", ""))
     if not url.startswith("sqlite") or workers is None or len(workers.workers) < 2:
         return None
     return make_finding(
@@ -93,3 +100,15 @@ def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
         "single-node use only and recommends PostgreSQL for a fleet.",
         evidence=[ctx.evidence.cite(ProductInfo, "/settings/database_url", url)],
     )
+
+
+def _database_url_known(product: ProductInfo) -> bool:
+    """Whether ``database_url`` was read (or is Flux's default for a configuration read).
+
+    Bundles from before ``settings_sources`` say whether the configuration was read
+    through the heartbeat policy's source.
+    """
+    sources = getattr(product, "settings_sources", None)
+    if isinstance(sources, dict) and "database_url" in sources:
+        return sources["database_url"] != "unknown"
+    return product.heartbeat is None or product.heartbeat.source != "unknown"
