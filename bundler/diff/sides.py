@@ -1,9 +1,11 @@
 """One side of a comparison: a bundle opened, analyzed, and the few documents diff reads.
 
 Each bundle is opened read-only and analyzed with the same engine as
-``bundler analyze``; it stays open while the two are compared, because a
-target one analysis chose and the other did not (target selection looks
-where trouble is) is walked again on the other side by name
+``bundler analyze``, on evidence re-derived from its ``raw/`` members by the
+running profile where it has them (both sides are read by today's normalizers).
+It stays open while the two are compared, because a target one analysis chose
+and the other did not (target selection looks where trouble is) is walked again
+on the other side by name
 (:meth:`Side.ladder_for`). Nothing of either is written to disk.
 """
 
@@ -29,6 +31,7 @@ from schemas.evidence import (
 from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze
 from ..analyze.opening import open_for_analysis, profile_for
+from ..analyze.rederive import rederive
 from ..errors import UsageError
 from ..products.base import Profile
 
@@ -96,9 +99,12 @@ class Side:
 def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None) -> Iterator[Side]:
     """Open and analyze ``path`` (zip or directory); raises the opening's one-line errors."""
     with open_for_analysis(path, secrets) as opened:
-        evidence = opened.evidence()
-        profile = profile_for(opened.manifest, evidence)
+        stored = opened.evidence()
+        profile = profile_for(opened.manifest, stored)
+        used = rederive(stored, profile)  # as `bundler analyze` does: raw/ over stored evidence
+        evidence = used.evidence
         report = analyze(evidence, profile=profile)
+        report.fleet_findings.insert(0, used.note)
         report.bundle.integrity = opened.integrity()
         yield Side(
             label=label or str(path),

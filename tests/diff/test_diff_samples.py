@@ -11,11 +11,16 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
+from click.testing import CliRunner
 
+from bundler.cli import cli
+from bundler.diff.sides import open_side
 from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
 from schemas._export import JSON_DIR
+from schemas.evidence import CapacityEvidence
 
 ENV = os.environ | {PASSWORD_ENV: SAMPLE_PASSWORD}
 
@@ -78,3 +83,32 @@ def test_a_bundle_that_cannot_be_opened_is_exit_2() -> None:
     assert result.stderr.startswith("bundler: error:")
     missing = diff(sample("flux-healthy"), str(BUNDLES_DIR / "no-such.zip"))
     assert missing.returncode == 2
+
+
+def test_each_side_is_rederived_from_raw_like_analyze(tmp_path: Path) -> None:
+    """A side whose stored capacity document is gone still has capacity: read again from raw/."""
+    folder = tmp_path / "after"
+    extracted = CliRunner().invoke(
+        cli,
+        [
+            "extract",
+            sample("lyftdata-metrics_disabled"),
+            "--to",
+            str(folder),
+            "--password-env",
+            PASSWORD_ENV,
+        ],
+        env={PASSWORD_ENV: SAMPLE_PASSWORD},
+    )
+    assert extracted.exit_code == 0, extracted.output
+    (folder / CapacityEvidence.member_path).unlink()
+    with open_side(folder, None) as side:
+        assert side.capacity is not None
+        assert side.report.fleet_findings[0].code == "EVIDENCE_REDERIVED"
+        codes = {
+            finding.code
+            for target in side.report.targets
+            for layer in target.layers
+            for finding in layer.findings
+        }
+        assert "METRICS_NOT_ENABLED" in codes
