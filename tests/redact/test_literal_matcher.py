@@ -50,10 +50,12 @@ def test_values_learned_after_the_automaton_was_built_are_found_as_after_a_rebui
         growing.learn(value, "password", value)
     growing.find(b"a member name.log")  # builds the automaton over the first values
     built = growing._matcher
-    assert built is not None and built.automaton is not None
+    assert built is not None
+    assert built.automaton is not None
     for value in values[120:]:
         growing.learn(value, "token", value)
-    assert growing._matcher is built and built.pending  # not rebuilt for a short name
+    assert growing._matcher is built  # not rebuilt for a short name
+    assert built.pending
     short = growing.find(text[:200])
     fresh = LiteralSet()
     for value, (kind, identity) in growing.originals().items():
