@@ -84,9 +84,13 @@ def parse(data: bytes, fmt: str) -> list[Any] | None:
 
 def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:
     found: list[Found] = []
+    keys: dict[str, tuple[str | None, bool]] = {}
     for document in documents:
-        _walk(document, "", classify, found, depth=0)
+        _walk(document, "", classify, found, 0, keys)
     return found
+
+
+_CONTAINERS = (dict, list)
 
 
 def _scalar(value: Any) -> bytes | None:
@@ -100,13 +104,26 @@ def _scalar(value: Any) -> bytes | None:
     return None
 
 
-def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: int) -> None:
+def _walk(
+    node: Any,
+    path: str,
+    classify: Classify,
+    found: list[Found],
+    depth: int,
+    keys: dict[str, tuple[str | None, bool]],
+) -> None:
+    """Append the secret values under ``node`` to ``found``.
+
+    ``keys`` remembers, per key name, its kind and whether it is a bare name
+    (``key``, ``value``): a listing repeats the same dozen keys thousands of
+    times, and asking ``classify`` each time was most of the walk.
+    """
     if depth > 64:
         return
     if isinstance(node, list):
         for index, item in enumerate(node):
-            if isinstance(item, dict | list):  # a scalar alone is never a secret here
-                _walk(item, f"{path}/{index}", classify, found, depth + 1)
+            if isinstance(item, _CONTAINERS):  # a scalar alone is never a secret here
+                _walk(item, f"{path}/{index}", classify, found, depth + 1, keys)
         return
     if not isinstance(node, dict):
         return
@@ -116,14 +133,19 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
         _k8s_secret(node, path, found)
     pair_kind = _pair_kind(node, classify)
     for key, value in node.items():
-        kind = classify(str(key)) if isinstance(key, str) else None
+        if isinstance(key, str):
+            facts = keys.get(key)
+            if facts is None:
+                facts = keys[key] = (classify(str(key)), key.lower() in BARE_KEY_NAMES)
+            kind, bare = facts
+        else:
+            kind, bare = None, False
         if pair_kind and key in ("value", "Value"):
             kind = pair_kind
         elif (
             kind is None
+            and bare
             and isinstance(value, str)
-            and isinstance(key, str)
-            and key.lower() in BARE_KEY_NAMES
             and generated_secret(value.encode("utf-8", "surrogateescape"))
         ):
             kind = "secret-key"  # Ceph auth: {"entity": "osd.0", "key": "AQ...=="}
@@ -138,8 +160,8 @@ def _walk(node: Any, path: str, classify: Classify, found: list[Found], depth: i
                     found.append(
                         Found(kind, data, where, isinstance(item, str), _derived(kind, data))
                     )
-        if isinstance(value, dict | list):  # the path is built only where it is needed
-            _walk(value, f"{path}/{key}", classify, found, depth + 1)
+        if isinstance(value, _CONTAINERS):  # the path is built only where it is needed
+            _walk(value, f"{path}/{key}", classify, found, depth + 1, keys)
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:
