@@ -108,7 +108,7 @@ def _database_url_known(product: ProductInfo) -> bool:
     Bundles from before ``settings_sources`` say whether the configuration was read
     through the heartbeat policy's source.
     """
-    sources = getattr(product, "settings_sources", None)
-    if isinstance(sources, dict) and "database_url" in sources:
+    sources = product.settings_sources
+    if sources is not None and "database_url" in sources:
         return sources["database_url"] != "unknown"
     return product.heartbeat is None or product.heartbeat.source != "unknown"
