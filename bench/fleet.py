@@ -66,6 +66,18 @@ def spec_for(size: int) -> FleetSpec:
     )
 
 
+def doctor_timeout(size: int, given: float | None) -> float:
+    """Doctor's ``--timeout``: 60 s (its default), or 0.25 s a worker past 240 workers.
+
+    ``GET /workers`` is one request whose answer grows with the fleet (every worker with
+    its packages and resources); at 1,000 workers on two shared cores (load 11) the
+    server took over 60 s, the collector timed out, and the bundle had no worker list
+    (so no per-worker requests either): a benchmark of nothing. A support engineer
+    facing such a fleet raises ``--timeout`` the same way.
+    """
+    return given if given is not None else max(60.0, 0.25 * size)
+
+
 def write_worker_log(path: Path, kib: int) -> None:
     """A Flux worker's INFO log: executions scheduled, claimed, checkpointed, completed."""
     lines = []
@@ -156,6 +168,8 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
                     str(lab.known_hosts),
                     "--concurrency",
                     "16",
+                    "--timeout",
+                    str(doctor_timeout(size, options.timeout)),
                     "--bundle",
                     str(bundle),
                     "--password-env",
@@ -211,6 +225,9 @@ def main() -> int:
     parser.add_argument("--instances", type=int, default=8, help="sshd processes")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--log-kib", type=int, default=256, help="each host's worker log")
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="doctor --timeout (default: scaled)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "fleet.json")
     parser.add_argument(
         "--keep",

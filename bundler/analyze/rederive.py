@@ -261,6 +261,11 @@ class _Overlay(MemorySource):
         super().__init__()
         self._base = base
 
+    @property
+    def origin(self) -> MemberSource:
+        """The bundle's own members under the overlay (what a log scan is stashed for)."""
+        return self._base
+
     def put(self, name: str, value: dict[str, Any]) -> None:
         self.add(name, json.dumps(value).encode())
 

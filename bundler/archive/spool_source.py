@@ -29,6 +29,11 @@ class SpoolSource:
     def __init__(self, members: SpooledMembers) -> None:
         self._members = members
 
+    @property
+    def origin(self) -> SpooledMembers:
+        """The spool this view shows: every ``source()`` of one builder has the same."""
+        return self._members
+
     def names(self) -> list[str]:
         return self._members.member_names()
 

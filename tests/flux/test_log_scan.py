@@ -203,3 +203,35 @@ def test_without_routine_events_only_rare_ones_are_yielded_and_all_routine_count
     got = list(scanner.scan(source.iter_chunks("x.log")))
     assert got == [e for e in expected if e.kind not in ROUTINE]
     assert scanner.counted == Counter((e.kind, e.worker) for e in expected if e.kind in ROUTINE)
+
+
+class _CountingSource(MemorySource):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: Counter[str] = Counter()
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20):  # type: ignore[no-untyped-def]
+        self.reads[name] += 1
+        return super().iter_chunks(name, chunk_size)
+
+
+def test_the_normalizers_scan_is_handed_to_the_timeline_once() -> None:
+    from datetime import UTC
+
+    from bundler.products.flux.logs import shared
+
+    lines = _with_checkpoints(_log(2, 3000, rare=0.01))
+    member = "hosts/h01/logs/0.log"
+    source = _CountingSource()
+    source.add(member, "\n".join(lines) + "\n")
+    fresh = sample(parse_logs(EvidenceSet(source)))
+    assert source.reads[member] == 1
+    shared.scan(source, member, None, UTC)  # what the normalizers do
+    assert source.reads[member] == 2
+    handed = sample(parse_logs(EvidenceSet(source)))
+    assert source.reads[member] == 2  # not read again
+    assert handed.timeline.events == fresh.timeline.events
+    assert handed.timeline.totals == fresh.timeline.totals
+    again = sample(parse_logs(EvidenceSet(source)))  # taken once: scanned again
+    assert source.reads[member] == 3
+    assert again.timeline.events == fresh.timeline.events

@@ -18,6 +18,7 @@ from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream
 from bundler.source import MemberSource, iter_lines
 from schemas.evidence import LogIndex
 
+from . import shared
 from .formats import EXPECTED_KINDS
 from .parser import LogParser
 from .scan import BlockScanner
@@ -67,6 +68,11 @@ def parse_logs(evidence: EvidenceSet) -> TimelineStream:
 
     def events() -> Iterator[TimelineEvent]:
         for member, worker, tz in log_members(evidence):
+            scanned = shared.take(evidence.source, member, worker, tz)
+            if scanned is not None:  # the normalizers' scan of this log, handed over
+                yield from scanned[0]
+                counted.update(scanned[1])
+                continue
             scanner = BlockScanner(member, worker=worker, tz=tz)
             yield from scanner.scan(evidence.source.iter_chunks(member))
             counted.update(scanner.counted)

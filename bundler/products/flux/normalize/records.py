@@ -24,7 +24,7 @@ from bundler.source import MemberNotFound, read_json
 from schemas.evidence import LogIndex, Source
 from schemas.manifest import HostRole, HostSummary
 
-from ..logs import BlockScanner, utc_offset
+from ..logs import shared, utc_offset
 from ..models import (
     RAW_MODELS,
     DbExecution,
@@ -104,8 +104,8 @@ class FluxRecords:
     def events(self) -> list[TimelineEvent]:
         """The events of :data:`NORMALIZED_KINDS` in every collected log, in time order.
 
-        The block scanner reads each log keeping no routine event (none is a kind kept
-        here), so this costs about one decompression of the logs.
+        Each log is scanned as the timeline will scan it and the scan stashed for it
+        (:mod:`..logs.shared`): an analysis reads every log once.
         """
         found: list[TimelineEvent] = []
         for result in self.ctx.results_for("logs"):
@@ -113,8 +113,7 @@ class FluxRecords:
                 continue
             member = result.member or ""
             worker, tz = self.raw.worker_of(result.host), self.log_offsets.get(member, UTC)
-            scanner = BlockScanner(member, worker=worker, tz=tz, routine=False)
-            events = scanner.scan(self.ctx.source.iter_chunks(member))
+            events, _ = shared.scan(self.ctx.source, member, worker, tz)
             found.extend(e for e in events if e.kind in NORMALIZED_KINDS)
         found.sort(key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0.0, e.line))
         return found
