@@ -279,8 +279,7 @@ class BundleRedactor(SharedState):
         return self.builder.build()
 
     def summary(self) -> RedactionSummary:
-        self.report()
-        return self.builder.summary(REPORT_MEMBER)
+        return self.builder.summary(REPORT_MEMBER, self.report())
 
     def skip(self, member: str, reason: str, detail: str | None = None) -> None:
         """Record a file left out by the caller (a symlink, a special file)."""
