@@ -10,6 +10,7 @@ learned value, in every encoded form, from every member.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace as with_span
 from typing import Any
@@ -272,12 +273,13 @@ class BundleRedactor(SharedState):
 
     def report(self) -> RedactionReport:
         if self.network is not None:
-            self.builder.pseudonyms.update(self.network.counts())
+            # Assigned, not added: counts() is the total so far, and the report is built
+            # several times per bundle (report member, summary, outcome).
+            self.builder.pseudonyms = Counter(self.network.counts())
         return self.builder.build()
 
     def summary(self) -> RedactionSummary:
-        self.report()
-        return self.builder.summary(REPORT_MEMBER)
+        return self.builder.summary(REPORT_MEMBER, self.report())
 
     def skip(self, member: str, reason: str, detail: str | None = None) -> None:
         """Record a file left out by the caller (a symlink, a special file)."""

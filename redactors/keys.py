@@ -12,6 +12,8 @@ that describes the secret rather than holding it (``password_file``,
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from functools import lru_cache
 
@@ -335,9 +337,30 @@ _GENERATED_RE = re.compile(rb"[A-Za-z0-9+/_-]{20,512}={0,2}")
 _UUID_RE = re.compile(
     rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+_PRINTABLE_TEXT = bytes(range(32, 127)) + b"\t\n\r"
 BARE_KEY_NAMES = frozenset({"key", "value"})
 """Names too common to mark a secret alone (a cache key, a sort key, a label value), whose
 value is still one when it is a generated key: Ceph ``{"entity": "osd.0", "key": "AQ..=="}``."""
+
+
+def encoded_json(value: bytes) -> bool:
+    """``value`` is base64 (standard or URL-safe) of a printable JSON object: ``eyJ...``.
+
+    Such a run is encoded *text* (a pagination cursor, ``{"offset": 20150, ...}``), not
+    random key material, so it is never a generated key by its shape; whether it *holds*
+    a secret is for the decoders, which decode every ``eyJ`` run and rescan it (and then
+    replace the whole run). Learning every cursor as a secret instead over-redacted them
+    and made pass two look for each one in every member.
+    """
+    try:
+        decoded = base64.b64decode(value.translate(_URLSAFE) + b"=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    text = decoded.rstrip()
+    return (
+        text.startswith(b'{"') and text.endswith(b"}") and not text.translate(None, _PRINTABLE_TEXT)
+    )
 
 
 def generated_secret(value: bytes) -> bool:
@@ -347,6 +370,8 @@ def generated_secret(value: bytes) -> bool:
 
     if not _GENERATED_RE.fullmatch(value) or _UUID_RE.fullmatch(value):
         return False
+    if value.startswith(b"eyJ") and encoded_json(value):
+        return False  # a pagination cursor: the decoders rescan what it holds
     body = value.rstrip(b"=")
     if all(c in b"0123456789abcdefABCDEF" for c in body):
         return False  # digests and ids: evidence

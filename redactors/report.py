@@ -131,8 +131,13 @@ class ReportBuilder:
             pseudonyms=dict(sorted(self.pseudonyms.items())),
         )
 
-    def summary(self, report_member: str | None = None) -> RedactionSummary:
-        report = self.build()
+    def summary(
+        self, report_member: str | None = None, report: RedactionReport | None = None
+    ) -> RedactionSummary:
+        """The manifest's summary of ``report``, built here when not given (building
+        validates one pydantic model per hit line: a bundle should not pay for it twice)."""
+        if report is None:
+            report = self.build()
         return RedactionSummary(
             ruleset_id=report.ruleset_id,
             ruleset_sha256=report.ruleset_sha256,

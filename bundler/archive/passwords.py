@@ -23,9 +23,10 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from schemas import EncryptionInfo, RecipientInfo
+if TYPE_CHECKING:
+    from schemas import EncryptionInfo
 
 from ..errors import DecryptionFailed, UsageError
 from ..secret_options import OpenSecrets, SealOptions
@@ -94,6 +95,8 @@ class Sealing:
         return PASSWORD_COMMENT
 
     def encryption_info(self) -> EncryptionInfo:
+        from schemas import EncryptionInfo, RecipientInfo  # pydantic models: only when sealing
+
         return EncryptionInfo(
             mode=self.mode,
             recipients=[

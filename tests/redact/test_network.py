@@ -93,3 +93,13 @@ def test_system_accounts_are_kept_and_never_learned_as_names() -> None:
 def test_system_accounts_after_a_user_key_are_kept() -> None:
     outputs, _, _ = run({"a.log": "User: root\nUser: alice\n"}, NET)
     assert outputs["a.log"].startswith(b"User: root\nUser: user-")
+
+
+def test_the_report_counts_pseudonyms_once_however_often_it_is_built() -> None:
+    """A bundle builds its report several times (report member, summary, outcome)."""
+    redactor = BundleRedactor(Policy(obfuscate_network=True), key=b"k" * 32)
+    data = b"connect to 10.1.2.3 then 10.1.2.4\n"
+    b"".join(redactor.transform("a.log", [data], media_type="text/plain"))
+    first = redactor.report().pseudonyms
+    redactor.summary()
+    assert redactor.report().pseudonyms == first == {"ipv4": 2}

@@ -121,3 +121,34 @@ def test_text_rules_never_split_a_json_escape() -> None:
     assert "alice@example.com" not in out.decode()
     assert parsed["owner"].startswith("[REDACTED:email:")
     assert "mail.example.org" not in parsed["note"]
+
+
+def test_a_pagination_cursor_under_value_is_kept_unless_it_holds_a_secret() -> None:
+    """A HAR's ``queryString`` pair ``{"name": "cursor", "value": "eyJ..."}``.
+
+    The bare key ``value`` makes a generated-looking value a secret (Ceph keys), but a
+    cursor is base64 of a JSON object, encoded text rather than key material: it is kept
+    and not learned (pass two would look for it in every member). One that decodes to a
+    secret is still replaced, whole, by the decoders.
+    """
+    import base64
+
+    def cursor(doc: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")
+
+    plain = cursor({"offset": 20150, "sort": "created_at", "id": "f842ffee54816052f3c834e2ffbd"})
+    secret = cursor({"offset": 50, "password": "Cursor-Held-Pw-9"})
+    har = {
+        "queryString": [
+            {"name": "limit", "value": "8"},
+            {"name": "cursor", "value": plain},
+            {"name": "cursor", "value": secret},
+        ],
+        "key": "AQBvbHfOmNDgGxAAvtZ8kRq1Yp2cXwLs3MjEiUaT9Q==",
+    }
+    outputs, redactor, _ = run({"capture.json": json.dumps(har, indent=2)})
+    parsed = json.loads(outputs["capture.json"])
+    assert parsed["queryString"][1]["value"] == plain
+    assert plain.encode() not in redactor.literals.originals()
+    assert parsed["queryString"][2]["value"].startswith("[REDACTED:")
+    assert parsed["key"].startswith("[REDACTED:secret-key:")
