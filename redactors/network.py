@@ -419,3 +419,10 @@ class NetworkPseudonymizer:
 
     def counts(self) -> dict[str, int]:
         return self.pseudonyms.counts()
+
+    def export_made(self, since: int = 0) -> list[tuple[str, bytes]]:
+        """The pseudonyms made here after the first ``since``, as (kind, keyed identity)."""
+        return self.pseudonyms.made[since:]
+
+    def import_made(self, made: Iterable[tuple[str, bytes]]) -> None:
+        self.pseudonyms.import_made(made)

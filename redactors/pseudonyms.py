@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
+from collections.abc import Iterable
 
 from .tokens import Tokenizer
 
@@ -23,16 +24,31 @@ class PseudonymMap:
         self._octets: dict[tuple[int, ...], dict[int, int]] = defaultdict(dict)
         self._used: dict[tuple[int, ...], set[int]] = defaultdict(set)
         self.mapped: dict[str, dict[bytes, bytes]] = defaultdict(dict)
+        self.made: list[tuple[str, bytes]] = []
+        """(kind, keyed identity of the original) of each pseudonym made here, in order:
+        what :mod:`redactors.sharing` exports, a slice at a time, to the coordinator."""
+        self._known: dict[str, set[bytes]] = defaultdict(set)
+        """Per kind, the identities of every original pseudonymized here or in another
+        process of the run: the report's counts (one value mapped in two workers is one)."""
 
     def replace(self, kind: str, value: bytes) -> bytes:
         table = self.mapped[kind]
         key = value.lower() if kind in ("hostname", "username", "mac", "ipv6") else value
         if key not in table:
             table[key] = self._pseudonym(kind, value)
+            identity = self._tokens.identity(b"pseudonym|" + kind.encode() + b"|" + key)
+            self.made.append((kind, identity))
+            self._known[kind].add(identity)
         return table[key]
 
+    def import_made(self, made: Iterable[tuple[str, bytes]]) -> None:
+        """Count the pseudonyms another process made (identities only, never values)."""
+        for kind, identity in made:
+            self._known[kind].add(identity)
+
     def counts(self) -> dict[str, int]:
-        return {kind: len(table) for kind, table in self.mapped.items() if table}
+        """Distinct originals pseudonymized per kind, in this process and those imported."""
+        return {kind: len(known) for kind, known in self._known.items() if known}
 
     def _digest(self, *parts: object) -> int:
         return int(self._tokens.digest("|".join(map(str, parts)).encode()), 16)

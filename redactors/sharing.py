@@ -2,8 +2,9 @@
 
 Workers share the bundle's HMAC key, so their tokens agree; what differs is
 what each learned. The coordinator imports every worker's learned literals,
-network names, per-member records and skipped files, so pass two and the
-report see the whole bundle.
+network names, per-member records, skipped files and the pseudonyms made
+(counted by keyed identity, never by value), so pass two and the report see
+the whole bundle.
 
 Each export carries only what the process learned since its previous export
 (and a pool worker starts counting after the coordinator's literals it was
@@ -34,8 +35,9 @@ class SharedState:
     tokens: Tokenizer
     _names: dict[str, str]
     _state: dict[str, str]
-    _exported: tuple[int, int, int] = (0, 0, 0)
-    """How many learned literals, network names and map entries were already exported."""
+    _exported: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """How many learned literals, network names, map entries and pseudonyms made were
+    already exported."""
 
     def adopt_name(self, stored: str, state: str | None = None) -> None:
         """Treat ``stored`` as a final member name (another process redacted it).
@@ -72,12 +74,18 @@ class SharedState:
 
     def _new_learning(self) -> dict[str, Any]:
         """What was learned since the previous export (then counted as exported)."""
-        literals, names, mapping = self._exported
+        literals, names, mapping, made = self._exported
         learned = self.literals.learned_since(literals)
         network = self.network.export_names()[names:] if self.network else []
         new_map = dict(islice(self.tokens.map_items(), mapping, None))
-        self._exported = (literals + len(learned), names + len(network), mapping + len(new_map))
-        return {"learned": learned, "names": network, "map": new_map}
+        pseudonyms = self.network.export_made(made) if self.network else []
+        self._exported = (
+            literals + len(learned),
+            names + len(network),
+            mapping + len(new_map),
+            made + len(pseudonyms),
+        )
+        return {"learned": learned, "names": network, "map": new_map, "pseudonyms": pseudonyms}
 
     def mark_exported(self) -> None:
         """Count everything known now as exported (a pool worker, after its initial import)."""
@@ -109,6 +117,7 @@ class SharedState:
         self.import_learned(state["learned"])
         if self.network is not None:
             self.network.import_names(state["names"])
+            self.network.import_made(state["pseudonyms"])
         self.tokens.merge_mapping(state["map"])
 
     def set_content(self, stored: str, sha256: str, size: int) -> None:
