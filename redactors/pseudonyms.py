@@ -2,16 +2,19 @@
 
 Every mapping is derived from the bundle's HMAC key (so two bundles do not
 share pseudonyms) and remembered (so the same address or name maps the same
-way in every member). IPv4 prefix octets are mapped per parent prefix with
-collision probing, so distinct subnets stay distinct and hosts of one subnet
-stay together; see :mod:`redactors.network` for what is kept as-is.
+way in every member). IPv4 prefixes are mapped by keyed permutations (small
+Feistel networks, cycle-walked into their range), so distinct subnets stay
+distinct and hosts of one subnet stay together, and the mapping does not depend
+on the order addresses are met: the processes of one ``bundler redact`` run,
+each meeting addresses in its own order, give every address the same pseudonym.
+See :mod:`redactors.network` for what is kept as-is.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .tokens import Tokenizer
 
@@ -22,7 +25,7 @@ class PseudonymMap:
     def __init__(self, tokens: Tokenizer) -> None:
         self._tokens = tokens
         self._octets: dict[tuple[int, ...], dict[int, int]] = defaultdict(dict)
-        self._used: dict[tuple[int, ...], set[int]] = defaultdict(set)
+        self._prefixes: dict[int, int] = {}
         self.mapped: dict[str, dict[bytes, bytes]] = defaultdict(dict)
         self.made: list[tuple[str, bytes]] = []
         """(kind, keyed identity of the original) of each pseudonym made here, in order:
@@ -87,20 +90,41 @@ class PseudonymMap:
         fake = iter(stream[:digits])
         return "".join(next(fake) if c in "0123456789abcdef" else c for c in text).encode()
 
+    def _feistel(self, tweak: object, value: int, half_bits: int) -> int:
+        """A keyed permutation of ``0 .. 2**(2*half_bits) - 1`` (four Feistel rounds)."""
+        mask = (1 << half_bits) - 1
+        left, right = value >> half_bits, value & mask
+        for round_ in range(4):
+            left, right = right, left ^ (self._digest("v4", tweak, round_, right) & mask)
+        return (left << half_bits) | right
+
+    def _walk(
+        self, tweak: object, value: int, half_bits: int, inside: Callable[[int], bool]
+    ) -> int:
+        """The permutation restricted to ``inside`` (cycle walking): a bijection of that set.
+
+        ``value`` must be inside; following the permutation's cycle from it must come back
+        into the set, at the latest at ``value`` itself.
+        """
+        image = self._feistel(tweak, value, half_bits)
+        while not inside(image):
+            image = self._feistel(tweak, image, half_bits)
+        return image
+
     def _octet(self, parent: tuple[int, ...], value: int, lo: int, hi: int) -> int:
         table = self._octets[parent]
-        if value in table:
-            return table[value]
-        span = hi - lo + 1
-        candidate = lo + self._digest("v4", parent, value) % span
-        used = self._used[parent]
-        for _ in range(span):
-            if candidate not in used:
-                break
-            candidate = lo + (candidate - lo + 1) % span
-        used.add(candidate)
-        table[value] = candidate
-        return candidate
+        if value not in table:
+            table[value] = self._walk(parent, value, 4, lambda octet: lo <= octet <= hi)
+        return table[value]
+
+    def _prefix(self, a: int, b: int) -> tuple[int, int]:
+        """A public /16 to a public /16 of the same class (ordinary or special-purpose)."""
+        pair = a << 8 | b
+        if pair not in self._prefixes:
+            inside = _ordinary if _ordinary(pair) else _special_public
+            self._prefixes[pair] = self._walk("public", pair, 8, inside)
+        mapped = self._prefixes[pair]
+        return mapped >> 8, mapped & 0xFF
 
     def _map_ipv4(self, address: ipaddress.IPv4Address) -> str:
         if kept(address):
@@ -115,10 +139,7 @@ class PseudonymMap:
         elif a == 100 and 64 <= b <= 127:
             na, nb = 100, self._octet((100,), b, 64, 127)
         else:
-            na = self._octet((), a, 1, 223)
-            while na in (10, 127, 169, 172, 192, 100):
-                na = self._octet((), a + 1000 * na, 1, 223)
-            nb = self._octet((na,), b, 0, 255)
+            na, nb = self._prefix(a, b)
         nc = self._octet((na, nb), c, 0, 255)
         return f"{na}.{nb}.{nc}.{d}"
 
@@ -136,6 +157,39 @@ class PseudonymMap:
             head = [0x2001, 0x0DB8, prefix >> 16 & 0xFFFF, prefix & 0xFFFF]
         tail = [0, 0, iface >> 16 & 0xFFFF, iface & 0xFFFF]
         return str(ipaddress.IPv6Address(":".join(f"{g:x}" for g in head + tail)))
+
+
+def _private_branch(pair: int) -> bool:
+    """A /16 that ``_map_ipv4`` maps within its private range (10/8, 172.16/12, ...)."""
+    a, b = pair >> 8, pair & 0xFF
+    return (
+        a == 10
+        or (a == 172 and 16 <= b <= 31)
+        or (a == 192 and b == 168)
+        or (a == 100 and 64 <= b <= 127)
+    )
+
+
+def _ordinary(pair: int) -> bool:
+    """An ordinary public /16: unicast, and no special-purpose block inside it.
+
+    Public addresses map onto these only, so a public address never looks private,
+    reserved or like documentation space (``ipaddress``'s ``is_private`` ranges).
+    """
+    a, b = pair >> 8, pair & 0xFF
+    if not 1 <= a <= 223 or a in (10, 127) or _private_branch(pair):
+        return False
+    special = {(169, 254), (192, 0), (198, 18), (198, 19), (198, 51), (203, 0)}
+    return (a, b) not in special
+
+
+def _special_public(pair: int) -> bool:
+    """The rest of what reaches the public branch (0/8, 192.0.2/24's /16, 240/4, ...):
+    mapped among themselves, so an ordinary address never takes one's pseudonym."""
+    a, b = pair >> 8, pair & 0xFF
+    if _ordinary(pair) or _private_branch(pair) or a == 127 or 224 <= a <= 239:
+        return False
+    return (a, b) != (169, 254)
 
 
 def kept(address: ipaddress.IPv4Address) -> bool:

@@ -103,3 +103,45 @@ def test_the_report_counts_pseudonyms_once_however_often_it_is_built() -> None:
     first = redactor.report().pseudonyms
     redactor.summary()
     assert redactor.report().pseudonyms == first == {"ipv4": 2}
+
+
+def _addresses() -> list[str]:
+    """Addresses that crowd small ranges: every 172.16/12 /16, many 10.x and public /16s."""
+    found = [f"172.{b}.1.9" for b in range(16, 32)]
+    found += [f"10.{b}.{c}.7" for b in range(0, 256, 5) for c in (1, 2)]
+    found += [f"{a}.{b}.3.4" for a in (8, 52, 172, 192, 198, 203, 0, 250) for b in range(0, 256, 9)]
+    return found
+
+
+def _mapping(addresses: list[str]) -> dict[str, str]:
+    redactor = BundleRedactor(NET, key=b"k" * 32)
+    out = redactor.redact_text("\n".join(addresses)).splitlines()
+    return dict(zip(addresses, out, strict=True))
+
+
+def test_ipv4_pseudonyms_do_not_depend_on_the_order_addresses_are_met() -> None:
+    """The processes of one run meet addresses in different orders: same pseudonyms."""
+    addresses = _addresses()
+    forward = _mapping(addresses)
+    backward = _mapping(addresses[::-1])
+    assert forward == backward
+    assert len(set(forward.values())) == len(addresses)  # two addresses never share one
+
+
+PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+
+
+def _special_16(address: ipaddress.IPv4Address) -> bool:
+    a, b = address.packed[:2]
+    return any(ipaddress.IPv4Address(f"{a}.{b}.{c}.1").is_private for c in range(256))
+
+
+def test_ipv4_pseudonyms_keep_the_class_of_the_address() -> None:
+    """Each private range maps onto itself; an ordinary public address never looks special."""
+    for original, pseudonym in _mapping(_addresses()).items():
+        before, after = ipaddress.IPv4Address(original), ipaddress.IPv4Address(pseudonym)
+        assert original.rsplit(".", 1)[1] == pseudonym.rsplit(".", 1)[1]
+        for network in PRIVATE:
+            assert (before in network) == (after in network), (original, pseudonym)
+        if not _special_16(before):
+            assert not _special_16(after), (original, pseudonym)
