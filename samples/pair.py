@@ -80,13 +80,13 @@ def build(workdir: Path) -> tuple[Path, Path]:
 
     before, after = workdir / BEFORE.name, workdir / AFTER.name
     with FluxLab(LabConfig(), root=workdir / "lab") as lab:
-        lab.api.run("hello_world", "before the incident", mode="sync")
+        lab.api.run_to_end("hello_world", "before the incident")
         faults.hang_worker(lab, "w2", with_work=False)
         _doctor(lab, before)
         lab.workers["w2"].signal(signal.SIGCONT)
         lab.wait_for_status({"w2": "online"}, timeout_s=60)
         repaired = after_the_repair()
-        lab.api.run("hello_world", "after the repair", mode="sync", require_worker="w2")
+        lab.api.run_to_end("hello_world", "after the repair", require_worker="w2")
         _doctor(lab, after, "--since", repaired)
     for bundle in (before, after):
         for check in ("verify", "review"):

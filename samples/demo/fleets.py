@@ -102,7 +102,7 @@ def flux_fleet(say: Narrator, install: FluxInstall, workdir: Path) -> Iterator[F
 
 def _run_workflow(say: Narrator, lab: FluxLab) -> None:
     say.step("Run a workflow, to see the fleet work")
-    run = lab.api.run("hello_world", "demo", mode="sync")
+    run = lab.api.run_to_end("hello_world", "demo")
     state = run.get("state")
     say.say(f"Workflow hello_world finished: {state} (execution {run.get('execution_id')}).")
     if state != "COMPLETED":

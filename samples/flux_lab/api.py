@@ -6,6 +6,7 @@ the lab, which plays the operator, never in the profile.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,24 @@ class FluxApi:
         response.raise_for_status()
         result: dict[str, Any] = response.json()
         return result
+
+    def run_to_end(
+        self, workflow: str, value: Any = None, *, timeout_s: float = 120.0, **options: Any
+    ) -> dict[str, Any]:
+        """Run ``workflow`` and return the execution once it has ended (COMPLETED, ...).
+
+        Flux's sync mode answers when its own wait ends, with the execution still
+        RUNNING on a machine busy enough: the execution is then polled, not assumed.
+        """
+        run = self.run(workflow, value, mode="sync", **options)
+        execution_id = str(run["execution_id"])
+        deadline = time.monotonic() + timeout_s
+        while run.get("state") not in TERMINAL_STATES:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"{workflow} {execution_id} still {run.get('state')}")
+            time.sleep(0.2)
+            run = self.execution(execution_id)
+        return run
 
     def execution(self, execution_id: str) -> dict[str, Any]:
         response = self._client.get(f"/executions/{execution_id}", params={"detailed": "true"})

@@ -3,7 +3,7 @@
 ::
 
     with FluxLab(LabConfig()) as lab:
-        lab.api.run("hello_world", "lab", mode="sync")
+        lab.api.run_to_end("hello_world", "lab")
         lab.write_inventory()          # for `bundler doctor --inventory`
 
 Layout under ``root``::

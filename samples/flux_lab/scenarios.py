@@ -30,7 +30,7 @@ class Scenario:
 
 
 def _healthy(lab: FluxLab) -> Injected:
-    run = lab.api.run("hello_world", "lab", mode="sync")
+    run = lab.api.run_to_end("hello_world", "lab")
     if run.get("state") != "COMPLETED":
         raise AssertionError(f"hello_world should complete, got {run.get('state')}")
     return Injected(executions=[str(run["execution_id"])])

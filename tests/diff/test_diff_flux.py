@@ -58,14 +58,14 @@ def test_hung_then_resumed_is_recovered_and_healthy_then_hung_regressed(
     flux_lab_factory: LabFactory, tmp_path: Path
 ) -> None:
     lab = flux_lab_factory()
-    lab.api.run("hello_world", "before", mode="sync")
+    lab.api.run_to_end("hello_world", "before")
     healthy = collect(lab, tmp_path / "healthy.zip")
     faults.hang_worker(lab, "w2", with_work=False)
     hung = collect(lab, tmp_path / "hung.zip")
     lab.workers["w2"].signal(signal.SIGCONT)
     lab.wait_for_status({"w2": "online"}, timeout_s=60)
     repaired = after_the_repair()  # AFTER reads the logs from the repair on
-    run = lab.api.run("hello_world", "after the repair", mode="sync", require_worker="w2")
+    run = lab.api.run_to_end("hello_world", "after the repair", require_worker="w2")
     assert run["state"] == "COMPLETED", run
     resumed = collect(lab, tmp_path / "resumed.zip", "--since", repaired)
 

@@ -50,7 +50,7 @@ def test_a_lab_runs_real_flux_and_stops_every_process(flux_install: FluxInstall,
         assert lab.server is not None
         assert listening_ports(lab.server.pid) == [lab.port]
         assert lab.api.worker_statuses() == {"w1": "online", "w2": "online"}
-        run = lab.api.run("hello_world", "lab", mode="sync")
+        run = lab.api.run_to_end("hello_world", "lab")
         assert (run["state"], run["output"]) == ("COMPLETED", "Hello, lab")
         assert (lab.server_dir / ".flux" / "flux.db").exists()
         assert (lab.worker_dir("w1") / ".flux" / "worker-w1.sock").exists()

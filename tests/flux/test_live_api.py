@@ -30,7 +30,7 @@ pytestmark = pytest.mark.flux
 def lab(flux_install: FluxInstall, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxLab]:
     lab = FluxLab(LabConfig(), root=tmp_path_factory.mktemp("lab"), flux=flux_install)
     with lab:
-        lab.api.run("hello_world", "api", mode="sync")
+        lab.api.run_to_end("hello_world", "api")
         faults.unmatched_execution(lab)
         faults.start_work(lab, "w1", 60)
         yield lab

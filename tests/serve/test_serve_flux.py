@@ -90,7 +90,7 @@ def test_the_flux_cli_reads_the_same_from_serve(
     flux_lab_factory: LabFactory, tmp_path: Path
 ) -> None:
     lab = flux_lab_factory(LabConfig(timings=STEADY))
-    execution = str(lab.api.run("hello_world", "lab", mode="sync")["execution_id"])
+    execution = str(lab.api.run_to_end("hello_world", "lab")["execution_id"])
     wanted = commands("w1", execution)
     bundle = tmp_path / "flux.zip"
     for process in lab.workers.values():
