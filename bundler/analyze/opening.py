@@ -127,6 +127,7 @@ def _open_zip(path: Path, secrets: OpenSecrets | None) -> OpenedBundle:
 
     reader = open_zip_bundle(path, secrets, lenient=True)
     try:
+        reader.derive_keys_ahead()  # an analysis reads every member (integrity pass)
         source = VerifyingSource(
             reader, reader.manifest, inner_report=lambda: reader.integrity.to_schema()
         )

@@ -75,7 +75,8 @@ class _SwitchInterval:
                 sys.setswitchinterval(self._saved)
 
 
-_switching = _SwitchInterval()
+switching = _SwitchInterval()
+"""Shared by every thread that must win the GIL back often: read-aheads, key derivation."""
 
 
 def depth_from_env(environ: dict[str, str] | None = None) -> int:
@@ -107,7 +108,7 @@ class ReadAhead:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._produce, name=name, daemon=True)
         self._released = False
-        _switching.acquire()
+        switching.acquire()
         self._thread.start()
 
     def __iter__(self) -> Iterator[bytes]:
@@ -136,7 +137,7 @@ class ReadAhead:
         self._drain()
         if not self._released:
             self._released = True
-            _switching.release()
+            switching.release()
 
     def _drain(self) -> None:
         try:

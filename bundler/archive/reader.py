@@ -40,6 +40,7 @@ from schemas import MANIFEST_MEMBER, Manifest, MemberEntry
 
 from ..errors import HostileArchive, ManifestInvalid
 from ..source import MemberNotFound
+from .aeskeys import KeysAhead, derive_ahead
 from .integrity import IntegrityProblem, IntegrityReport, MemberUnsound, ProblemKind, raise_for
 from .integrity.bytemap import map_bytes
 from .integrity.manifest_match import choose_password, cross_check
@@ -92,6 +93,7 @@ class BundleReader:
         self._ahead: WeakSet[ReadAhead] = WeakSet()
         self._verified: set[str] = set()
         """Members read to the end with every check passed: :meth:`check` does not re-read them."""
+        self._keys_ahead: KeysAhead | None = None
 
     @classmethod
     def open(
@@ -174,12 +176,29 @@ class BundleReader:
     def listed(self, name: str) -> MemberEntry | None:
         return self._listed.get(name)
 
+    def derive_keys_ahead(self) -> None:
+        """Derive every unread member's AES keys on a background thread, from now on.
+
+        For callers about to read every member (``analyze``, :meth:`check`): one
+        PBKDF2 per member is a third of such a read, and it runs beside the
+        parsing instead of before it (:mod:`.aeskeys`). Idempotent.
+        """
+        if self._keys_ahead is not None:
+            return
+        unread = [
+            self._entries[n].info
+            for n in self.names()
+            if n != MANIFEST_MEMBER and n not in self._verified
+        ]
+        self._keys_ahead = derive_ahead(self._zf, self._handle.fileno(), unread)
+
     def check(self) -> IntegrityReport:
         """Read and verify every sound member; strict mode raises at the first problem.
 
         A member already streamed to its end and verified (by ``review``'s
         scan, say) is not read again: every byte is still checked once.
         """
+        self.derive_keys_ahead()
         for name in self.names():
             if name == MANIFEST_MEMBER or name in self._verified:
                 continue
@@ -194,6 +213,8 @@ class BundleReader:
     def close(self) -> None:
         for ahead in list(self._ahead):  # no thread may read the zip once it is closed
             ahead.stop()
+        if self._keys_ahead is not None:
+            self._keys_ahead.stop()
         self._zf.close()
         self._handle.close()
 

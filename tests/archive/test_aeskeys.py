@@ -20,13 +20,13 @@ def _bundle(tmp_path: Path) -> Path:
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     salts: list[bytes] = []
-    real = aeskeys.PBKDF2
+    real = aeskeys._derive
 
-    def counted(pwd: bytes, salt: bytes, **kwargs: int) -> bytes:
-        salts.append(salt)
-        return real(pwd, salt, **kwargs)  # type: ignore[arg-type]
+    def counted(pwd: bytes, header: bytes, strength: int) -> bytes:
+        salts.append(header)
+        return real(pwd, header, strength)
 
-    monkeypatch.setattr(aeskeys, "PBKDF2", counted)
+    monkeypatch.setattr(aeskeys, "_derive", counted)
     return salts
 
 
@@ -50,3 +50,30 @@ def test_a_tampered_member_still_fails_authentication_on_every_read(tmp_path: Pa
         for _ in range(2):  # and a second read is refused too
             with pytest.raises(CorruptArchive, match="authentication"):
                 reader.read_bytes("logs/w1.log")
+
+
+def test_keys_derived_ahead_are_the_ones_each_member_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _bundle(tmp_path)
+    with open_test_bundle(path) as reader:
+        salts = _counting(monkeypatch)
+        reader.derive_keys_ahead()
+        assert reader._keys_ahead is not None
+        reader._keys_ahead._thread.join()  # every key derived on the thread
+        ahead = len(salts)
+        assert ahead == len(set(salts)) == len(reader.names()) - 1  # all but the manifest
+        assert reader.read_bytes("logs/w1.log") == LOG
+        assert reader.read_bytes("note.txt") == b"hi"
+        assert reader.read_bytes("other.txt") == b"there"
+        assert len(salts) == ahead  # no member derived again when read
+
+
+def test_keys_ahead_do_not_hide_a_tampered_member(tmp_path: Path) -> None:
+    path = _bundle(tmp_path)
+    flip_byte(path, data_offset(path, "logs/w1.log") + 100)
+    with open_test_bundle(path) as reader:
+        reader.derive_keys_ahead()
+        with pytest.raises(CorruptArchive, match="authentication"):
+            reader.read_bytes("logs/w1.log")
+        assert reader.read_bytes("note.txt") == b"hi"
