@@ -50,6 +50,7 @@ from .finalizing import (
 )
 from .names import member_name_problem, printable_name
 from .passwords import Sealing
+from .sealed import unseal
 from .spool import EncryptedSpool
 from .spool_source import SpoolSource
 from .transform import NoRedaction
@@ -162,13 +163,17 @@ class BundleBuilder:
         sha256: str,
         media_type: str = "application/octet-stream",
         collector: str | None = None,
+        sealed: bool = False,
     ) -> MemberEntry:
         """Add a member that is final (redacted, literals propagated) and already deflated.
 
         For callers that redact and compress in worker processes (``bundler
         redact``): nothing is spooled; at :meth:`finalize` the stream from
         ``open_deflated()`` is only encrypted into the zip. The caller owns
-        where the stream waits meanwhile, and must keep it encrypted.
+        where the stream waits meanwhile, and must keep it encrypted. With
+        ``sealed``, the stream is already this bundle's AE-2 encryption of the
+        deflated member (:func:`bundler.archive.sealed.seal` under
+        ``sealing.password``) and is only copied.
         """
         self._require_open()
         stored = self._stored_name(name)
@@ -178,7 +183,7 @@ class BundleBuilder:
         with self._lock:
             self._require_open()
             old = self._members.get(stored)
-            self._members[stored] = Precompressed(open_deflated, entry)
+            self._members[stored] = Precompressed(open_deflated, entry, sealed)
             self._dropped.pop(stored, None)
         if isinstance(old, Spooled):
             self._spool.delete(old.file)
@@ -265,6 +270,8 @@ class BundleBuilder:
         if spooled is None:
             raise MemberNotFound(name)
         if isinstance(spooled, Precompressed):
+            if spooled.sealed:
+                return inflate_raw(unseal(self._sealing.password.reveal(), spooled.open()))
             return inflate_raw(spooled.open())
         return self._spool.read(spooled.file)
 

@@ -77,6 +77,8 @@ class Precompressed:
 
     open: Callable[[], Iterable[bytes]]
     entry: MemberEntry
+    sealed: bool = False
+    """``open`` gives the stream encrypted already (:func:`.sealed.seal`): only copied."""
 
 
 @dataclass(frozen=True)
@@ -117,14 +119,16 @@ def write_members(
 ) -> list[MemberEntry]:
     """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes.
 
-    :class:`Precompressed` members are final already: they are only encrypted.
+    :class:`Precompressed` members are final already: they are only encrypted (or,
+    sealed, only copied).
     """
     entries: list[MemberEntry] = []
     for name in sorted(members):
         spooled = members[name]
         if isinstance(spooled, Precompressed):
             entry = spooled.entry
-            writer.write_precompressed(name, spooled.open(), size=entry.size, sha256=entry.sha256)
+            write = writer.write_preencrypted if spooled.sealed else writer.write_precompressed
+            write(name, spooled.open(), size=entry.size, sha256=entry.sha256)
             entries.append(entry)
             continue
         finalized = stream_finalized(transform, spooled.entry, spool.read(spooled.file))

@@ -35,10 +35,8 @@ from ._chunks import rechunk
 from .atomic import AtomicOutput
 from .integrity.written import WrittenMember, verify_written
 from .names import member_name_problem, printable_name
+from .sealed import AES_KWARGS, PreSealed, SealedParts
 from .secret import Secret
-
-AES_KWARGS: dict[str, int] = {"nbits": 256, "force_wz_aes_version": 2}
-"""Passed explicitly: pyzipper 0.3.x silently wrote AE-1 (plaintext CRCs)."""
 
 DEFAULT_COMPRESSLEVEL = 6
 MEMBER_MODE = stat.S_IFREG | 0o600
@@ -157,6 +155,50 @@ class EncryptedZipWriter:
             self.abort()
             raise
 
+    def write_preencrypted(
+        self, name: str, sealed: Iterable[bytes], *, size: int, sha256: str
+    ) -> WrittenMember:
+        """Store one member deflated and encrypted elsewhere (:func:`.sealed.seal`); only copy it.
+
+        ``sealed`` is the member's AE-2 stream under this bundle's password:
+        encryption header, ciphertext of a raw deflate stream of ``size``
+        plaintext bytes hashing to ``sha256``, authentication code. Nothing is
+        decrypted here; :meth:`commit`'s post-write check verifies every
+        entry's code with the password (and inflates and hashes members up to
+        4 MiB), so a stream sealed under another password, or damaged, fails
+        the bundle there.
+        """
+        self._require_open()
+        problem = member_name_problem(name)
+        if problem or name in self._members or size < 0:
+            self.abort()
+            raise ValueError(
+                f"invalid member {printable_name(name)!r}: {problem or 'written twice or bad size'}"
+            )
+        try:
+            return self._write_sealed(name, sealed, size, sha256)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _write_sealed(
+        self, name: str, sealed: Iterable[bytes], size: int, sha256: str
+    ) -> WrittenMember:
+        try:
+            parts = SealedParts(sealed)
+        except ValueError as exc:
+            raise EncryptionError(
+                f"the sealed stream of {printable_name(name)!r} is truncated"
+            ) from exc
+        encrypter = PreSealed(parts.header)
+        handle = self._open_entry(name, encrypter)
+        handle._compressor = None  # deflated and encrypted already: copied as it comes
+        for piece in parts.body():
+            with _translated(self.path, name):
+                handle.write(piece)
+        encrypter.mac = parts.mac
+        return self._close_raw(handle, name, size, sha256)
+
     def _write_deflated(
         self, name: str, deflated: Iterable[bytes], size: int, sha256: str
     ) -> WrittenMember:
@@ -165,6 +207,10 @@ class EncryptedZipWriter:
         for piece in deflated:
             with _translated(self.path, name):
                 handle.write(piece)
+        return self._close_raw(handle, name, size, sha256)
+
+    def _close_raw(self, handle: Any, name: str, size: int, sha256: str) -> WrittenMember:
+        """Close an entry written as deflate (or sealed) bytes: sizes of the plaintext, no CRC."""
         # pyzipper counted the compressed bytes as the file size; the entry records the
         # plaintext's (the CRC is not stored with AE-2: finalize_zipinfo zeroes it).
         handle._file_size = size
@@ -177,13 +223,18 @@ class EncryptedZipWriter:
         self._members[name] = written
         return written
 
-    def _open_entry(self, name: str) -> Any:
+    def _open_entry(self, name: str, encrypter: PreSealed | None = None) -> Any:
         info = AESZipInfo(name, date_time=self._date_time)
         info.compress_type = pyzipper.ZIP_DEFLATED
         info._compresslevel = self._compresslevel
         info.external_attr = MEMBER_MODE << 16
-        with _translated(self.path, name):
-            handle = self._handle = self._zip.open(info, "w", force_zip64=True)
+        if encrypter is not None:  # this entry only: pyzipper asks the zip for its encrypter
+            self._zip.get_encrypter = lambda: encrypter
+        try:
+            with _translated(self.path, name):
+                handle = self._handle = self._zip.open(info, "w", force_zip64=True)
+        finally:
+            self._zip.__dict__.pop("get_encrypter", None)
         _require_aes(handle)
         return handle
 

@@ -63,6 +63,10 @@ class RedactConfig:
     keywords: tuple[str, ...] = ()
     rules_path: str | None = None
     keep_map: bool = False
+    seal_password: bytes = field(default=b"", repr=False)
+    """A bundle's password, for workers to encrypt members as the zip stores them (empty:
+    the coordinator does). It reaches the pool pickled over its pipe, never a file or the
+    environment, as the keys above do."""
 
     def redactor(self) -> BundleRedactor:
         custom = None
@@ -114,6 +118,8 @@ class Final:
     outputs: list[str]
     size: int
     sha256: str
+    sealed: str | None = None
+    """The stream encrypted already, as the zip stores it (a worker sealed it)."""
 
 
 class TreeRedaction:
@@ -394,7 +400,9 @@ class TreeRedaction:
             wholes, whole_again, changed = self._pass_two(members, whole_job, target_of)
             for member, state in zip([m for m in members if not m.segmented], wholes, strict=True):
                 self.coordinator.import_member(state)
-                finals[member.stored] = Final([state["output"]], state["size"], state["sha256"])
+                finals[member.stored] = Final(
+                    [state["output"]], state["size"], state["sha256"], state["sealed"]
+                )
             for member, state in zip(
                 whole_again, self._refinalize(whole_again, target_of), strict=True
             ):
@@ -499,6 +507,8 @@ def redact_to_bundle(
     from ..archive.atomic import check_can_create
 
     check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
+    # The workers encrypt each whole member as the zip stores it (see pass_two_deflated).
+    config = replace(config, seal_password=sealing.password.reveal())
     run = TreeRedaction(config, workers=workers, progress=progress)
     parent = path.resolve().parent
     scratch = Path(
@@ -527,7 +537,8 @@ def _seal(
     overwrite: bool,
     options: dict[str, Any] | None,
 ) -> None:
-    """Pass two, then the zip: every member's final deflated stream, only encrypted here."""
+    """Pass two, then the zip: every member's final stream, sealed by a worker (only copied
+    here) or, for a member joined from segments, deflated by the workers and encrypted here."""
     from ..archive import BundleBuilder
 
     finals = run.pass_two_deflated(members)
@@ -538,10 +549,13 @@ def _seal(
         for member, final in zip(members, finals, strict=True):
             bundle.add_precompressed(
                 member.stored,
-                partial(worker.joined, final.outputs, config.handoff_key),
+                partial(worker.joined, final.outputs, config.handoff_key)
+                if final.sealed is None
+                else partial(worker.read_source, Path(final.sealed)),
                 size=final.size,
                 sha256=final.sha256,
                 media_type=member.media_type,
                 collector="redact",
+                sealed=final.sealed is not None,
             )
         bundle.finalize(command="redact", options=options or {})

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from redactors import BundleRedactor, MemberRefused, Segment, SegmentMisaligned
 
 from ..archive.deflate import DeflateStats, deflate_in_background, inflate_raw, prefetched
+from ..archive.sealed import seal
 from . import handoff
 from .hashing import Hashed
 from .segments import Edges
@@ -206,8 +207,14 @@ def pass_two_deflated(
     the stream is then kept as it is (after checking it still inflates to the
     size and sha256 pass one hashed). Otherwise the member goes through
     ``finalize`` and is deflated again into ``target``.
+
+    With the bundle's password in the config, the final stream is then
+    also encrypted here, as the zip stores it (:func:`seal`), into
+    ``target.sealed`` (``sealed`` in the result): encryption then runs on
+    every core beside pass two, and the coordinator's writer only copies it.
     """
     redactor: BundleRedactor = _WORKER["redactor"]
+    config: RedactConfig = _WORKER["config"]
     redactor.adopt_name(task.stored, state)
     stats = _finalize_if_changed(redactor, task, first, target)
     if stats is None:
@@ -215,9 +222,21 @@ def pass_two_deflated(
     else:
         Path(task.handoff).unlink(missing_ok=True)
         output, size, sha256 = target, stats.size, stats.sha256
+    sealed = None
+    if config.seal_password:
+        sealed = f"{target}.sealed"
+        chunks = handoff.read(Path(output), config.handoff_key)
+        write_new(Path(sealed), seal(config.seal_password, chunks))
     result = redactor.export_member(task.stored)
-    result.update(output=output, size=size, sha256=sha256)
+    result.update(output=output, size=size, sha256=sha256, sealed=sealed)
     return result
+
+
+def write_new(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to a new file only its owner can read (ciphertext, in the scratch)."""
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+        for chunk in chunks:
+            out.write(chunk)
 
 
 def check_segment(task: Task, first: tuple[int, str], target: str) -> dict[str, Any]:

@@ -221,3 +221,86 @@ def test_prefetched_yields_everything_and_stops_when_closed_early() -> None:
     with pytest.raises(ValueError, match="damaged"):
         list(prefetched(failing()))
     assert threading.active_count() == before
+
+
+def _sealed(data: bytes, password: str = PASSWORD) -> tuple[list[bytes], DeflateStats]:
+    from bundler.archive.sealed import seal
+
+    out, stats = _deflated(data)
+    return list(seal(password.encode(), out)), stats
+
+
+def test_sealed_member_is_only_copied_reads_back_and_opens_in_7z(tmp_path: Path) -> None:
+    """What a redaction worker encrypts itself; the writer adds only the headers."""
+    seven_zip = need_executable("7z")
+    sealed, stats = _sealed(LOG)
+    path = tmp_path / "b.zip"
+    with _writer(path) as writer:
+        written = writer.write_preencrypted(
+            "logs/0.log", sealed, size=len(LOG), sha256=stats.sha256
+        )
+        tiny, tiny_stats = _sealed(b"")
+        writer.write_preencrypted("empty.log", tiny, size=0, sha256=tiny_stats.sha256)
+        writer.write_member("small.txt", [b"hello"])
+        writer.commit()
+    assert written.compressed_size == sum(map(len, sealed)) == stats.compressed_size + 28
+    raw = path.read_bytes()
+    assert b"".join(sealed) in raw  # copied byte for byte: salt, ciphertext, code
+    with pyzipper.AESZipFile(path) as zf:
+        zf.setpassword(PASSWORD.encode())
+        assert zf.read("logs/0.log") == LOG
+        assert zf.read("empty.log") == b""
+        info = zf.getinfo("logs/0.log")
+        assert (info.CRC, info.wz_aes_version, info.wz_aes_strength) == (0, 2, 3)
+        assert info.file_size == len(LOG)
+    tested = subprocess.run(
+        [seven_zip, "t", f"-p{PASSWORD}", str(path)], capture_output=True, text=True, check=False
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "Everything is Ok" in tested.stdout
+
+
+def test_each_sealed_stream_has_its_own_salt() -> None:
+    first, _ = _sealed(b"same")
+    second, _ = _sealed(b"same")
+    assert first[0] != second[0]
+    assert len(first[0]) == 18
+
+
+@pytest.mark.parametrize("damage", ["password", "flip", "truncate"])
+def test_a_foreign_or_damaged_sealed_stream_fails_the_post_write_check(
+    tmp_path: Path, damage: str
+) -> None:
+    sealed, stats = _sealed(LOG, "another password entirely" if damage == "password" else PASSWORD)
+    data = bytearray(b"".join(sealed))
+    if damage == "flip":
+        data[len(data) // 2] ^= 1
+    elif damage == "truncate":
+        del data[-5:]
+    path = tmp_path / "b.zip"
+    with _writer(path) as writer:
+        writer.write_preencrypted("logs/0.log", [bytes(data)], size=len(LOG), sha256=stats.sha256)
+        with pytest.raises(EncryptionError):
+            writer.commit()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sealed_stream_shorter_than_header_and_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "b.zip"
+    with _writer(path) as writer, pytest.raises(EncryptionError, match="truncated"):
+        writer.write_preencrypted("x.log", [b"\0" * 20], size=1, sha256="0" * 64)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_builder_reads_a_sealed_member_back_and_writes_it(tmp_path: Path) -> None:
+    sealed, stats = _sealed(LOG)
+    path = tmp_path / "b.zip"
+    with BundleBuilder(path, sealing=Sealing.with_password(PASSWORD), clock=lambda: CREATED) as b:
+        b.add_precompressed(
+            "logs/0.log", lambda: sealed, size=stats.size, sha256=stats.sha256, sealed=True
+        )
+        assert b"".join(b.source().iter_chunks("logs/0.log")) == LOG
+        b.finalize(command="redact")
+    with BundleReader.open(path, password_key()) as reader:
+        assert reader.read_bytes("logs/0.log") == LOG
+        assert not reader.check().problems

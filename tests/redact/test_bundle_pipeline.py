@@ -144,3 +144,27 @@ def test_damaged_handoff_files_are_a_one_line_error_and_nothing_is_written(
     with pytest.raises(OutputError, match="hand-off files were damaged"):
         _redact(tree, out, workers=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+def test_a_worker_seals_a_whole_member_as_the_zip_stores_it(tmp_path: Path) -> None:
+    """Pass two encrypts the final stream in the worker; the coordinator only copies it."""
+    from bundler.archive.deflate import inflate_raw
+    from bundler.archive.sealed import unseal
+
+    config = RedactConfig(
+        key=os.urandom(32), handoff_key=new_key(), seal_password=PASSWORD.encode()
+    )
+    assert PASSWORD not in repr(config)
+    workers.init_worker(config)
+    source = tmp_path / "one.log"
+    text = b"plain line\n" * 1000
+    source.write_bytes(text)
+    task = workers.Task(str(source), "one.log", str(tmp_path / "h"), "text/plain", 11000, True)
+    first = workers.pass_one(task)
+    result = workers.pass_two_deflated(task, str(tmp_path / "f"), first["state"], first["deflated"])
+    sealed = Path(result["sealed"]).read_bytes()
+    assert Path(result["sealed"]).stat().st_mode & 0o077 == 0
+    assert b"plain line" not in sealed
+    assert b"".join(inflate_raw(unseal(PASSWORD.encode(), [sealed]))) == text
+    with pytest.raises(ValueError, match="password"):
+        list(unseal(b"not the password", [sealed]))
