@@ -21,7 +21,7 @@ import hashlib
 import io
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -142,18 +142,7 @@ class EncryptedZipWriter:
         as for any member. Members up to 4 MiB are still inflated and hashed by
         the post-write check.
         """
-        self._require_open()
-        problem = member_name_problem(name)
-        if problem or name in self._members or size < 0:
-            self.abort()
-            raise ValueError(
-                f"invalid member {printable_name(name)!r}: {problem or 'written twice or bad size'}"
-            )
-        try:
-            return self._write_deflated(name, deflated, size, sha256)
-        except BaseException:
-            self.abort()
-            raise
+        return self._store(name, size, lambda: self._write_deflated(name, deflated, size, sha256))
 
     def write_preencrypted(
         self, name: str, sealed: Iterable[bytes], *, size: int, sha256: str
@@ -168,6 +157,10 @@ class EncryptedZipWriter:
         4 MiB), so a stream sealed under another password, or damaged, fails
         the bundle there.
         """
+        return self._store(name, size, lambda: self._write_sealed(name, sealed, size, sha256))
+
+    def _store(self, name: str, size: int, write: Callable[[], WrittenMember]) -> WrittenMember:
+        """Check a member prepared elsewhere, then write it; any failure aborts the zip."""
         self._require_open()
         problem = member_name_problem(name)
         if problem or name in self._members or size < 0:
@@ -176,7 +169,7 @@ class EncryptedZipWriter:
                 f"invalid member {printable_name(name)!r}: {problem or 'written twice or bad size'}"
             )
         try:
-            return self._write_sealed(name, sealed, size, sha256)
+            return write()
         except BaseException:
             self.abort()
             raise
