@@ -191,20 +191,6 @@ def test_a_tail_whose_times_go_back_keeps_every_event_of_that_kind() -> None:
     assert got.timeline.events == expected.timeline.events
 
 
-@pytest.mark.parametrize("block", [512, 128 * 1024])
-def test_without_routine_events_only_rare_ones_are_yielded_and_all_routine_counted(
-    block: int,
-) -> None:
-    lines = _with_checkpoints(_log(5, 5000, rare=0.01))
-    data = ("\n".join(lines) + "\n").encode()
-    source = MemorySource({"x.log": data})
-    expected = list(LogParser("x.log", worker="w1").parse(iter_lines(source, "x.log")))
-    scanner = BlockScanner("x.log", worker="w1", block_bytes=block, routine=False)
-    got = list(scanner.scan(source.iter_chunks("x.log")))
-    assert got == [e for e in expected if e.kind not in ROUTINE]
-    assert scanner.counted == Counter((e.kind, e.worker) for e in expected if e.kind in ROUTINE)
-
-
 class _CountingSource(MemorySource):
     def __init__(self) -> None:
         super().__init__()

@@ -78,15 +78,12 @@ class BlockScanner:
         worker: str | None = None,
         tz: tzinfo = UTC,
         block_bytes: int = BLOCK_BYTES,
-        routine: bool = True,
     ) -> None:
-        """``routine=False`` keeps no routine event at all (only counts them): for a reader
-        that wants only rare events, such as the normalizers."""
         self.parser = LogParser(member, worker=worker, tz=tz)
         self.worker = worker
         self.block_bytes = block_bytes
-        self.first_kept = FIRST_KEPT if routine else 0
-        self.latest_kept = LATEST_KEPT if routine else 0
+        self.first_kept = FIRST_KEPT
+        self.latest_kept = LATEST_KEPT
         self.counted: Counter[Key] = Counter()
         self._seen: dict[Key, int] = {}
         # Markers seen in this log are counted most frequent first, so a block is usually
