@@ -38,7 +38,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
-from samples.stopping import stop_child
+from samples.stopping import stop_tree
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 SFTP_SERVER = next(
@@ -142,7 +142,7 @@ class SshdInstance:
 
     def stop(self) -> None:
         if self.process is not None:
-            stop_child(self.process)
+            stop_tree(self.process)  # and its per-connection processes
 
 
 @dataclass
