@@ -218,20 +218,20 @@ class Recorder:
             return list(self._records)
 
     def outcomes(self) -> list[CollectorOutcome]:
-        """Settled outcomes, with what analysis needs to re-derive evidence from raw members."""
+        """Settled outcomes, with what analysis needs to re-derive evidence from raw members.
+
+        The records' own outcomes, completed in place: a copy of each (~3 KiB of pydantic
+        model) doubled the collection's share of doctor's memory at fleet size.
+        """
         settled = []
         for record in self.records():
-            if record.outcome is None:
+            outcome = record.outcome
+            if outcome is None:
                 continue
-            settled.append(
-                record.outcome.model_copy(
-                    update={
-                        "step": record.step,
-                        "bound": dict(record.bound),
-                        "exit_code": record.exit_code,
-                    }
-                )
-            )
+            outcome.step = record.step
+            outcome.bound = dict(record.bound)
+            outcome.exit_code = record.exit_code
+            settled.append(outcome)
         return settled
 
     def step_results(self) -> list[StepResult]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from pydantic import ValidationError
@@ -118,8 +119,7 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             text = f"{stamp} {line.level or 'INFO'} {line.target or 'lyftdata_worker'} > "
             for event in events_in(name, [(index + 1, text + line.message)], logs.worker_id):
                 if event.kind in API_LOG_KINDS:
-                    event.detail["pointer"] = f"/lines/{index}"
-                    yield event
+                    yield replace(event, detail={**event.detail, "pointer": f"/lines/{index}"})
 
 
 def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:

@@ -13,9 +13,10 @@ Flux logs local time with second resolution; hosts are assumed to log in UTC
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, tzinfo
 from sys import intern
+from types import MappingProxyType
 from typing import Any
 
 from bundler.analyze.api import TimelineEvent
@@ -24,6 +25,8 @@ from .formats import NUMERIC_FIELDS, SERVER_INDEX, WORKER_INDEX, LineFormat
 
 SPAM_LOGGER = "flux.security.auth_service - WARNING - Auth disabled"
 MAX_CONTINUATION_LINES = 4
+SHARED_MAX = 4096
+"""Distinct details and execution ids one parser shares before it starts over (bounded)."""
 HTTP_STATUS = re.compile(r"'(?P<code>\d{3}) [^']*' for url '(?P<url>[^']*)'")
 
 
@@ -52,6 +55,10 @@ class LogParser:
         self.tz = tz
         self._stamp_text = ""
         self._stamp: datetime | None = None
+        # A worker log repeats a few details and each execution id three times (scheduled,
+        # claimed, completed): one read-only detail and one id string each, not per event.
+        self._details: dict[tuple[tuple[str, Any], ...], Mapping[str, Any]] = {}
+        self._ids: dict[str, str] = {}
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[TimelineEvent]:
         pending: _Record | None = None
@@ -129,7 +136,7 @@ class LogParser:
             if key == "worker":
                 worker = value
             elif key == "execution":
-                execution = value
+                execution = self._shared_id(value)
             elif key in NUMERIC_FIELDS:
                 detail[key] = float(value) if "." in value else int(value)
             else:
@@ -146,8 +153,22 @@ class LogParser:
             at=at,
             worker=worker,
             execution=execution,
-            detail=detail,
+            detail=self._shared_detail(detail),
         )
+
+    def _shared_id(self, value: str) -> str:
+        if len(self._ids) >= SHARED_MAX:
+            self._ids.clear()
+        return self._ids.setdefault(value, value)
+
+    def _shared_detail(self, detail: dict[str, Any]) -> Mapping[str, Any]:
+        key = tuple(detail.items())  # values are str, int or float: hashable
+        shared = self._details.get(key)
+        if shared is None:
+            if len(self._details) >= SHARED_MAX:
+                self._details.clear()
+            shared = self._details[key] = MappingProxyType(detail)
+        return shared
 
     def _timestamp(self, stamp: str) -> datetime | None:
         # Consecutive lines mostly share a second: parse each distinct stamp once.
