@@ -231,6 +231,32 @@ def test_responses_that_break_the_contract_are_skipped_not_fatal() -> None:
     docs = {d.schema_name: d for d in normalize(ctx)}
     assert [w.name for w in docs["evidence.workers"].workers] == ["w1"]
     assert docs["evidence.server"].license is None
+    # ... but what was skipped is a gap: the analyzer must not judge a fleet without it
+    assert docs["evidence.workers"].gaps == ["http.workers"]
+    assert docs["evidence.workers"].complete is False
+    assert "http.license" in docs["evidence.server"].gaps
+
+
+def test_a_member_that_misfits_when_read_makes_its_document_incomplete() -> None:
+    """A member the collector did not validate (an older bundle, re-derived evidence)
+    shows it does not fit only when read, after the document's gaps were listed."""
+    from bundler.products.base import StepResult
+
+    source = MemorySource({"raw/http/workers/w1/auth.json": {"decision": ["not", "a", "word"]}})
+    results = [
+        StepResult(
+            "worker-auth",
+            "http.worker-auth.w1",
+            CollectorStatus.OK,
+            "raw/http/workers/w1/auth.json",
+            bound={"id": "w1"},
+        )
+    ]
+    ctx = NormalizeContext(source=source, results=results, hosts=[], observed_at=datetime.now(UTC))
+    auth = next(d for d in normalize(ctx) if isinstance(d, AuthorizationEvidence))
+    assert auth.workers == []
+    assert auth.gaps == ["http.worker-auth.w1"]
+    assert auth.complete is False
 
 
 def test_tls_failures_are_classified_from_the_transport_error() -> None:

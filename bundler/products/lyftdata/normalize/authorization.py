@@ -10,7 +10,7 @@ from schemas.evidence import AuthorizationEvidence, Lease, LeaseSignature, Worke
 
 from ...raw import RawReader
 from ..raw import EffectiveSettings, License, WorkerAuth
-from .reading import gaps, utc
+from .reading import gaps, settle_gaps, utc
 
 _DECISIONS = ("allow", "deny", "expired")
 _METHODS = ("api_key", "auto_enrollment", "bootstrap_token", "join_token", "none")
@@ -71,4 +71,5 @@ def normalize_authorization(reader: RawReader) -> AuthorizationEvidence:
                 source=fetch.source(),
             )
         )
+    settle_gaps(doc, reader, "worker-auth")
     return doc

@@ -10,7 +10,7 @@ from schemas.evidence import CapacityEvidence, WorkerCapacity
 
 from ...raw import RawReader
 from ..raw import WorkerCapacityRaw, WorkerStatusRaw
-from .reading import absent, gaps
+from .reading import absent, gaps, settle_gaps
 
 DEFAULT_THRESHOLDS = {
     "cpu_pct": 80.0,
@@ -54,6 +54,7 @@ def normalize_capacity(reader: RawReader) -> CapacityEvidence:
             record.backpressure = raw.load.backpressure
         doc.workers.append(record)
     _capabilities_into_limits(reader, doc)
+    settle_gaps(doc, reader, "worker-capacity")
     return doc
 
 

@@ -16,7 +16,7 @@ from schemas.evidence import (
 from ...raw import RawReader, Read
 from ..raw import CanaryRaw, CanaryReceipts, DeploymentRaw
 from ..raw.delivery import JobDeploymentRaw
-from .reading import absent, gaps, utc
+from .reading import absent, gaps, settle_gaps, utc
 
 _CANARY_PHASES = (
     "pending",
@@ -89,6 +89,7 @@ def normalize_deployments(reader: RawReader) -> DeploymentEvidence:
                 ],
             )
         )
+    settle_gaps(doc, reader, "deployments")
     return doc
 
 
@@ -138,4 +139,5 @@ def normalize_outcome(reader: RawReader) -> OutcomeEvidence:
             )
     for deployment in reader.listed("deployments", DeploymentRaw):
         doc.last_known_good = doc.last_known_good or deployment.value.last_known_good
+    settle_gaps(doc, reader, "canaries", "canary-receipts")
     return doc

@@ -21,7 +21,7 @@ from schemas.evidence import (
 from ...raw import RawReader
 from ..raw import JobSummary, PlacementReport
 from ..raw.jobs import JobPlacementSpec, JobResources
-from .reading import gaps, labels_dict, utc
+from .reading import gaps, labels_dict, settle_gaps, utc
 
 _PHASES = {
     "running": JobPhase.RUNNING,
@@ -93,6 +93,7 @@ def normalize_jobs(reader: RawReader) -> JobsEvidence:
                 source=listed.source(),
             )
         )
+    settle_gaps(doc, reader, "jobs")
     return doc
 
 
@@ -125,4 +126,5 @@ def normalize_placement(reader: RawReader) -> PlacementEvidence:
                 source=fetch.source(),
             )
         )
+    settle_gaps(doc, reader, "job-placement")
     return doc

@@ -14,7 +14,7 @@ from ...base import StepResult
 from ...raw import RawReader
 from ..plan import STATE_DATABASES, sqlite_step_id
 from .host_files import Integrity, classify_integrity, host_text, parse_listing
-from .reading import gaps
+from .reading import gaps, settle_gaps
 
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 _KEY_HINTS = ("key", "identity", "token", "credential")
@@ -106,4 +106,5 @@ def normalize_local_state(reader: RawReader) -> LocalStateEvidence:
                     source=_integrity_source(result, database),
                 )
             )
+    settle_gaps(doc, reader, "state-listing", *_SQLITE_STEPS)
     return doc

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from schemas.evidence import EvidenceDoc
+
 from ...base import NormalizeContext
 from ...raw import RawReader
 from ..plan import build_plan
@@ -23,9 +25,23 @@ def reader(ctx: NormalizeContext) -> RawReader:
 
 
 def gaps(raw: RawReader, *steps: str) -> list[str]:
-    """Collector ids of ``steps`` that failed (skipped ones are not gaps)."""
-    failed = {g.collector for g in raw.gaps(*steps) if g.reason in ("failed", "truncated")}
-    return sorted(failed)
+    """Collector ids of ``steps`` that failed, or stored what their raw model does not
+    describe (skipped ones are not gaps: :func:`absent`)."""
+    return sorted({g.collector for g in raw.gaps(*steps) if g.reason != "skipped"})
+
+
+def settle_gaps(doc: EvidenceDoc, raw: RawReader, *steps: str) -> None:
+    """After reading ``steps``: a member found then not to fit its raw model is a gap too.
+
+    A document's gaps are listed before its members are read, and a member the
+    collector did not validate (an older bundle, re-derived evidence) shows it does
+    not fit only when read. Left out, the analyzer would judge the workers or jobs
+    it held as if they did not exist, and could say *pass*.
+    """
+    late = sorted(set(gaps(raw, *steps)) - set(doc.gaps))
+    if late:
+        doc.gaps = [*doc.gaps, *late]
+        doc.complete = False
 
 
 def absent(raw: RawReader, *steps: str) -> list[str]:

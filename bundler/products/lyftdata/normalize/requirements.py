@@ -10,7 +10,7 @@ from schemas.evidence import Blocker, Requirement, RequirementsEvidence, Require
 
 from ...raw import RawReader
 from ..raw import JobRequirementsReport
-from .reading import gaps, utc
+from .reading import gaps, settle_gaps, utc
 
 _STATUS = {
     "satisfied": "satisfied",
@@ -59,4 +59,5 @@ def normalize_requirements(reader: RawReader) -> RequirementsEvidence:
                     source=fetch.source(f"/reports/{i}"),
                 )
             )
+    settle_gaps(doc, reader, "job-requirements")
     return doc

@@ -12,7 +12,7 @@ from ...base import StepResult
 from ...raw import RawReader
 from ..plan import http_steps
 from ..raw import Health, License, Version
-from .reading import gaps, utc
+from .reading import gaps, settle_gaps, utc
 
 SERVER_STEPS = ("health", "version", "license", "settings")
 _HTTP_STEP_IDS = frozenset(step.id for step in http_steps())
@@ -138,4 +138,5 @@ def normalize_server(reader: RawReader) -> ServerEvidence:
         doc.version = version.value.version
     lic = reader.first("license", License)
     doc.license = _license(lic.value if lic else None)
+    settle_gaps(doc, reader, *SERVER_STEPS)
     return doc

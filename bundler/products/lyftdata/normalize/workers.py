@@ -22,7 +22,7 @@ from ...base import StepResult
 from ...raw import RawReader
 from ..raw import EffectiveSettings, WorkerStatusRaw, WorkerSummary, WorkerSysinfo
 from .host_files import service_metadata
-from .reading import gaps, labels_dict, utc
+from .reading import gaps, labels_dict, settle_gaps, utc
 
 DEFAULT_POLL_INTERVAL_S = 15.0
 """LYFTDATA_WORKER_POLL_INTERVAL default [S]."""
@@ -143,4 +143,5 @@ def normalize_workers(reader: RawReader) -> WorkersEvidence:
         if metadata:
             record.metadata = metadata
         doc.workers.append(record)
+    settle_gaps(doc, reader, "workers", "worker-status", "worker-sysinfo")
     return doc
