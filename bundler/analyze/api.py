@@ -20,8 +20,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from pydantic import ValidationError

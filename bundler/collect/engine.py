@@ -26,7 +26,7 @@ from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 
 from ..archive.contracts import BundleSink
 from .context import EngineSettings, HostState, RunContext
-from .memory import limit_malloc_arenas
+from .memory import limit_malloc_arenas, release_free_memory
 from .plan import ForEach, HttpStep, LogStep, Plan
 from .profile import EngineProfile
 from .readonly import plan_violations, profile_rules
@@ -163,6 +163,7 @@ class Engine:
             if runner is not None:
                 runner.close()
         self._write_generic_evidence(started)
+        release_free_memory()  # the collector threads are done: their freed memory goes back
         notes = list(self.ctx.connector.bastion_notes) if self.ctx.connector else []
         notes += self.ctx.notes
         return CollectionResult(
