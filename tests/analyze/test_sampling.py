@@ -90,3 +90,56 @@ def test_the_timeline_index_answers_like_a_filter_over_every_event() -> None:
         stale_w1 = sum(1 for e in everything if e.kind == "stale" and e.worker == "w1")
         assert kept.count("stale", "w1") == (500 if kept.totals else stale_w1)
         assert kept.count("stale") == (503 if kept.totals else 100)
+
+
+def _reference_sample(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """What the sampler keeps, by definition: per key the first FIRST_KEPT in log order and,
+    of the rest, the LATEST_KEPT greatest by (time order, arrival)."""
+    from bundler.analyze.api import _event_order
+
+    by_key: dict[tuple[str, str | None], list[tuple[int, TimelineEvent]]] = {}
+    for arrival, event in enumerate(events):
+        by_key.setdefault((event.kind, event.worker), []).append((arrival, event))
+    kept = []
+    for items in by_key.values():
+        head, rest = items[: sampling.FIRST_KEPT], items[sampling.FIRST_KEPT :]
+        rest.sort(key=lambda item: (_event_order(item[1]), item[0]))
+        kept += [e for _, e in head] + [e for _, e in rest[-sampling.LATEST_KEPT :]]
+    return kept
+
+
+def test_the_sampler_keeps_the_latest_in_time_however_the_log_is_ordered() -> None:
+    """In order (the common case, a bounded deque), going back in time once or often (a
+    heap from then on), equal timestamps, undated events: the same events as by definition."""
+    import random
+
+    rng = random.Random(20261202)
+    for shape in ("ordered", "one_step_back", "shuffled", "ties", "undated"):
+        events = []
+        for i in range(400):
+            second = {"ties": i // 7, "one_step_back": i - 200 if i >= 300 else i}.get(shape, i)
+            at = None if shape == "undated" and i % 3 == 0 else T0 + timedelta(seconds=second)
+            worker = f"w{i % 3}"
+            events.append(
+                TimelineEvent(
+                    kind="claimed", member="m.log", line=i + 1, text="", at=at, worker=worker
+                )  # fmt: skip
+            )
+        if shape == "shuffled":
+            rng.shuffle(events)
+        kept = sampling.sample(events).timeline.events
+        expected = Timeline(_reference_sample(events)).events
+        assert [(e.line, e.at) for e in kept] == [(e.line, e.at) for e in expected], shape
+        assert len(kept) == 3 * (sampling.FIRST_KEPT + sampling.LATEST_KEPT)
+
+
+def test_the_timeline_sorts_by_time_then_member_then_line_undated_last() -> None:
+    from bundler.analyze.api import _event_order
+
+    events = [
+        TimelineEvent(kind="k", member=member, line=line, text="", at=at)
+        for member in ("b.log", "a.log")
+        for line in (3, 1, 2)
+        for at in (None, T0 + timedelta(seconds=line % 2), T0)
+    ]
+    assert Timeline(list(events)).events == sorted(events, key=_event_order)

@@ -253,3 +253,19 @@ def test_local_log_times_are_read_in_the_hosts_offset():
     source = MemorySource({"hosts/h01/logs/00.log": line, LogIndex.member_path: raw_index})
     (event,) = parse_logs(EvidenceSet(source))
     assert event.at == datetime(2026, 11, 29, 15, 7, 11, tzinfo=UTC)
+
+
+def test_equal_details_and_execution_ids_are_shared_and_read_only():
+    """A fleet's worker logs repeat a few details ~165,000 times: one mapping each."""
+    lines = [
+        (1, f"{STAMP} - flux.worker - INFO - Execution Scheduled - etl v3 - {EXEC}"),
+        (2, f"{STAMP} - flux.worker - INFO - Execution Claimed - etl v3 - {EXEC}"),
+        (3, f"{STAMP} - flux.worker - INFO - Execution Claimed - load v1 - {EXEC}"),
+    ]
+    scheduled, claimed, other = LogParser("w.log", worker="w1").parse(lines)
+    assert scheduled.detail is claimed.detail
+    assert dict(claimed.detail) == {"side": "worker", "workflow": "etl", "version": 3}
+    assert dict(other.detail) == {"side": "worker", "workflow": "load", "version": 1}
+    assert scheduled.execution is claimed.execution is other.execution
+    with pytest.raises(TypeError):
+        claimed.detail["workflow"] = "changed"  # type: ignore[index]
