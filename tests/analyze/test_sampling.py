@@ -123,7 +123,7 @@ def test_the_sampler_keeps_the_latest_in_time_however_the_log_is_ordered() -> No
             events.append(
                 TimelineEvent(
                     kind="claimed", member="m.log", line=i + 1, text="", at=at, worker=worker
-                )  # fmt: skip
+                )
             )
         if shape == "shuffled":
             rng.shuffle(events)
