@@ -55,7 +55,12 @@ _LOCAL_HEADER = struct.Struct("<4s22xHH")
 KeyCache = dict[tuple[bytes, bytes], bytes]
 
 
-def _derive(pwd: bytes, header: bytes, strength: int) -> bytes:
+def derive(pwd: bytes, header: bytes, strength: int) -> bytes:
+    """AES key, HMAC key and verifier from the password and a member's salt (+ verifier).
+
+    The one WinZip AES derivation: the reader's cache and the writer's post-write
+    check (:mod:`.integrity.written`) both come here.
+    """
     salt = header[: WZ_SALT_LENGTHS[strength]]
     length = 2 * WZ_KEY_LENGTHS[strength] + VERIFIER
     return hashlib.pbkdf2_hmac("sha1", pwd, salt, ROUNDS, length)
@@ -66,7 +71,7 @@ def key_material(cache: KeyCache, pwd: bytes, header: bytes, strength: int) -> b
     key = (pwd, header)
     found = cache.get(key)
     if found is None:
-        found = _derive(pwd, header, strength)
+        found = derive(pwd, header, strength)
         cache[key] = found
     return found
 
@@ -106,7 +111,7 @@ class KeysAhead:
                     return
                 key = (self._pwd, header)
                 if key not in self._cache:
-                    self._cache[key] = _derive(self._pwd, header, strength)
+                    self._cache[key] = derive(self._pwd, header, strength)
         finally:
             self._restore()
 

@@ -20,13 +20,13 @@ def _bundle(tmp_path: Path) -> Path:
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     salts: list[bytes] = []
-    real = aeskeys._derive
+    real = aeskeys.derive
 
     def counted(pwd: bytes, header: bytes, strength: int) -> bytes:
         salts.append(header)
         return real(pwd, header, strength)
 
-    monkeypatch.setattr(aeskeys, "_derive", counted)
+    monkeypatch.setattr(aeskeys, "derive", counted)
     return salts
 
 

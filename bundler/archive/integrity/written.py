@@ -27,6 +27,7 @@ from typing import BinaryIO, Literal, NoReturn
 import pyzipper
 
 from ...errors import EncryptionError
+from .. import aeskeys
 from ..names import printable_name
 from ..secret import Secret
 
@@ -37,7 +38,6 @@ AES_EXTRA_ID = 0x9901
 AES_256 = 3
 AE_2 = 2
 SALT_LEN, VERIFIER_LEN, MAC_LEN = 16, 2, 10
-PBKDF2_ROUNDS = 1000
 FULL_CHECK_MAX = 4 << 20
 """Members up to this size are always fully decrypted and hashed after writing."""
 
@@ -164,7 +164,7 @@ def _derive_keys(raw: BinaryIO, password: bytes) -> bytes | None:
     header = raw.read(SALT_LEN + VERIFIER_LEN)
     if len(header) != SALT_LEN + VERIFIER_LEN:
         return None
-    keys = hashlib.pbkdf2_hmac("sha1", password, header[:SALT_LEN], PBKDF2_ROUNDS, 66)
+    keys = aeskeys.derive(password, header, AES_256)
     return keys if hmac.compare_digest(keys[64:66], header[SALT_LEN:]) else None
 
 
