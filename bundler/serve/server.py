@@ -75,6 +75,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         reply = self.server.replay.answer(self.command, self.path)
         self._drain_body()
+        # Recorded before the answer goes out: a client that has its answer may stop the
+        # server at once (Ctrl-C), and the summary must count what it was answered.
+        self.server.record(self.command, self.path, reply)
         self.send_response(reply.status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
@@ -83,7 +86,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(reply.body)
-        self.server.record(self.command, self.path, reply)
 
     def _drain_body(self) -> None:
         """Read (and drop) a request body, so a refused POST still gets a clean answer."""
