@@ -176,7 +176,7 @@ def test_no_match_also_names_what_else_each_worker_lacks(fleet: Fleet) -> None:
         "w1": ["gpu 1 requested, 0 available"],
         "w2": ["gpu 1 requested, 0 available"],
     }
-    assert "Beyond placement: w1: gpu 1 requested, 0 available" in finding.message
+    assert "Beyond placement: w1, w2: gpu 1 requested, 0 available." in finding.message
 
 
 def test_product_placement_eligible_worker_for_a_waiting_job_passes(fleet: Fleet) -> None:

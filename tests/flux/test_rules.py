@@ -362,8 +362,8 @@ def test_no_eligible_worker_in_a_big_fleet_names_a_few_and_counts_the_rest():
     fleet = [online(f"w{i:04d}", labels={"zone": "a"}) for i in range(1000)]
     finding = FluxCase(workers=fleet, jobs=[job]).run(flux_execution_placement, job=job).findings[0]
     assert finding.code == "FLUX_NO_ELIGIBLE_WORKER"
-    assert "w0007 (worker has zone=a) … and 992 more" in finding.message
-    assert "w0008" not in finding.message
+    assert "zone=mars: w0000, w0001, w0002 and 997 more (worker has zone=a))" in finding.message
+    assert "w0003" not in finding.message
     assert len(finding.details["workers_checked"]) == 1000  # the JSON keeps every name
 
 
@@ -398,11 +398,11 @@ def test_placement_passes_when_held_or_when_someone_can_take_it():
 # -- capacity -----------------------------------------------------------------------------------
 
 
-def saturation(slots_free: float) -> tuple[FluxCase, Job]:
+def saturation(slots_free: float, slots_max: int | None = 1) -> tuple[FluxCase, Job]:
     job = waiting("default/zone_c_sleeper", labels={"zone": "c"})
     busy = Job(name="default/zone_c_sleeper", id="e0", native_state="CLAIMED",
                phase=JobPhase.CLAIMED, assigned_worker="w3")  # fmt: skip
-    w3 = online("w3", labels={"zone": "c"}, slots_max=1, in_flight=1,
+    w3 = online("w3", labels={"zone": "c"}, slots_max=slots_max, in_flight=1,
                 metrics={"flux.slots_free": slots_free})  # fmt: skip
     workers = [online("w1", labels={"zone": "a"}), w3]
     jobs = [busy, job]
@@ -418,6 +418,16 @@ def test_every_eligible_slot_busy_names_the_saturated_worker():
     assert finding.code == "FLUX_SLOTS_SATURATED"
     assert finding.details["saturated"] == ["w3"]
     assert "w3 runs 1 of 1 slot(s), flux.slots_free 0" in finding.message
+
+
+def test_a_slot_limit_nobody_reported_is_said_so_not_shown_as_a_question_mark():
+    case, job = saturation(0.0, slots_max=None)  # no database row: the limit is unknown
+    finding = case.run(flux_slots, job=job).findings[0]
+    assert finding.code == "FLUX_SLOTS_SATURATED"
+    assert "w3 runs 1 execution(s), its slot limit not reported, flux.slots_free 0" in (
+        finding.message
+    )
+    assert "?" not in finding.message
 
 
 def test_a_free_slot_and_still_waiting_points_at_dispatch_debugging():

@@ -13,6 +13,7 @@ from schemas.evidence import Job, JobPlacement, PlacementEvidence
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding
 from ..facts import citations, cite, cite_source, waiting
+from ..wording import by_reason
 
 
 def native_placement(ctx: RuleContext, job: Job) -> tuple[int, JobPlacement] | None:
@@ -88,7 +89,7 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
             v.worker: [*v.reasons, *([v.detail] if v.detail else [])] or [v.verdict]
             for v in placement.per_worker
         }
-        shown = f" — {listing(per_worker)}" if per_worker else ""
+        shown = f" — {by_reason(per_worker)}" if per_worker else ""
         return RuleResult.fail(
             codes.NO_ELIGIBLE_WORKERS,
             f"No worker is eligible for {job.name}{summary}{shown}.",
@@ -113,10 +114,3 @@ def judge_native(ctx: RuleContext, job: Job, index: int, placement: JobPlacement
     return RuleResult.pass_(
         make_finding(codes.JOB_PLACED, "pass", f"{job.name} is placed{summary}.", evidence=here)
     )
-
-
-def listing(per_worker: dict[str, list[str]]) -> str:
-    """``w1: a, b; w2: c`` for messages (eight workers at most, then a count)."""
-    items = list(per_worker.items())
-    text = "; ".join(f"{w}: {', '.join(why)}" for w, why in items[:8])
-    return text + (f"; and {len(items) - 8} more" if len(items) > 8 else "")

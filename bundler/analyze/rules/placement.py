@@ -20,7 +20,8 @@ from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, rank_candidates
-from ._native_placement import judge_native, listing, native_placement
+from ..wording import by_reason
+from ._native_placement import judge_native, native_placement
 
 MAX_CITED_WORKERS = 6
 
@@ -153,8 +154,8 @@ def _no_match(
     cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
     return RuleResult.fail(
         codes.NO_MATCHING_WORKER,
-        f"No worker matches {job_label(job)}'s placement — {listing(per_worker)}."
-        + (f" Beyond placement: {listing(also)}." if also else ""),
+        f"No worker matches {job_label(job)}'s placement — {by_reason(per_worker)}."
+        + (f" Beyond placement: {by_reason(also)}." if also else ""),
         evidence=citations(req_cite, *cited),
         per_worker=per_worker,
         capacity_per_worker=also,

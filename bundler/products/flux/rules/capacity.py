@@ -25,9 +25,12 @@ def saturated(item: WorkerCapacity) -> bool:
 
 
 def _describe(item: WorkerCapacity) -> str:
-    used = "?" if item.slots_in_use is None else str(item.slots_in_use)
-    limit = "unlimited" if item.slots_max == 0 else str(item.slots_max or "?")
     free = "" if item.slots_free is None else f", flux.slots_free {item.slots_free:g}"
+    if item.slots_max is None:  # only the database row says it (none collected or read)
+        runs = "?" if item.slots_in_use is None else str(item.slots_in_use)
+        return f"{item.worker} runs {runs} execution(s), its slot limit not reported{free}"
+    used = "?" if item.slots_in_use is None else str(item.slots_in_use)
+    limit = "unlimited" if item.slots_max == 0 else str(item.slots_max)
     return f"{item.worker} runs {used} of {limit} slot(s){free}"
 
 

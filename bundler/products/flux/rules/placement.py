@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
+from bundler.analyze.wording import with_detail
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
@@ -107,13 +108,13 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             eligible=[w.name for w in statically],
         )
     online = [w for w in workers if not availability(w)] or workers
-    unmatched: dict[str, list[str]] = {}
+    unmatched: dict[str, list[tuple[str, str]]] = {}
     for worker in online:
         for miss in mismatches(job.requirements, worker):
-            unmatched.setdefault(miss.wanted, []).append(f"{worker.name} ({miss.detail})")
+            unmatched.setdefault(miss.wanted, []).append((worker.name, miss.detail))
     universal = {req: who for req, who in unmatched.items() if len(who) == len(online)}
     named = universal or unmatched
-    parts = "; ".join(f"{req}: {_some(who)}" for req, who in sorted(named.items()))
+    parts = " | ".join(f"{req}: {with_detail(who)}" for req, who in sorted(named.items()))
     scope = "online worker" if online is not workers else "worker"
     return RuleResult.fail(
         codes.FLUX_NO_ELIGIBLE_WORKER,
@@ -125,15 +126,3 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
     )
-
-
-NAMED_IN_MESSAGE = 8
-"""Workers named per unmet requirement in a message; ``workers_checked`` keeps them all."""
-
-
-def _some(who: list[str]) -> str:
-    """``w1 (…), w2 (…)`` — the first NAMED_IN_MESSAGE, then how many more (a fleet of
-    1,000 workers made this one message hundreds of report lines long)."""
-    shown = ", ".join(who[:NAMED_IN_MESSAGE])
-    rest = len(who) - NAMED_IN_MESSAGE
-    return shown + (f" … and {rest} more" if rest > 0 else "")
