@@ -166,7 +166,7 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
         notes.append(
             note(
                 codes.TIMELINE_SAMPLED,
-                f"The logs held {sampled.seen} timeline events; {sampled.kept} were kept (per "
+                f"The logs held {sampled.seen:,} timeline events; {sampled.kept:,} were kept (per "
                 f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}), so "
                 "memory stays bounded. Counts stay exact.",
                 severity="info",

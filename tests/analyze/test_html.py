@@ -15,9 +15,16 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from bundler.analyze.api import TimelineEvent
 from bundler.analyze.engine import Analysis, run_analysis
-from bundler.analyze.render.html import BundleExtras, render_html
+from bundler.analyze.render.html import (
+    MAX_PROBLEM_GROUPS,
+    BundleExtras,
+    collector_problems,
+    render_html,
+)
 from bundler.analyze.render.timeline import MAX_LANES, build
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, Integrity
 from schemas.evidence import ConnectionState, JobPhase, JobRequirements
@@ -293,3 +300,52 @@ def test_a_connection_after_an_eviction_is_a_reconnect_and_same_second_marks_sta
     assert [m.category for m in marks] == ["registration", "stale", "evicted", "reconnect"]
     assert marks[3].x - marks[2].x >= 7  # side by side, not on top of each other
     assert "evicted — hosts/h01/logs/00.log:3" in marks[2].title
+
+
+def _outcome(index: int, status: CollectorStatus, **fields: object) -> CollectorOutcome:
+    return CollectorOutcome(
+        id=f"ssh.h{index:04d}.worker_status",
+        kind=CollectorKind.SSH,
+        target=f"h{index:04d}",
+        status=status,
+        duration_s=0.1 * (index % 7),
+        bytes=0,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_collectors_that_ended_the_same_way_share_one_row(fleet: Fleet) -> None:
+    lacks = "command needs variable(s) flux_bin_dir this host lacks"
+    collectors = [_outcome(n, CollectorStatus.SKIPPED, note=lacks) for n in range(3000)]
+    collectors += [
+        _outcome(n, CollectorStatus.FAILED, error_class="SSHError", error_message="refused")
+        for n in range(3000, 3005)
+    ]
+    collectors += [_outcome(9999, CollectorStatus.TIMEOUT, error_class="CollectorTimeout")]
+    problems = collector_problems(collectors)
+    assert [(p.status, len(p.ids)) for p in problems] == [
+        ("failed", 5),
+        ("timeout", 1),
+        ("skipped", 3000),
+    ]
+    assert problems[0].error == "SSHError: refused"
+    assert problems[2].error == f"({lacks})"
+    assert problems[2].longest_s == pytest.approx(0.6)
+    done = _blocked(fleet)
+    html = render_html(done.report, done.timeline, BundleExtras(collectors=collectors))
+    assert len(html.encode()) < 200_000  # one row per problem, not per collector
+    assert "ssh.h0000.worker_status, ssh.h0001.worker_status, ssh.h0002.worker_status" in html
+    assert "and 2997 more" in html
+    assert html.count("ssh.h2999.worker_status") == 0
+
+
+def test_past_a_hundred_problems_the_rest_are_counted(fleet: Fleet) -> None:
+    collectors = [
+        _outcome(n, CollectorStatus.FAILED, error_class="SSHError", error_message=f"host {n}")
+        for n in range(MAX_PROBLEM_GROUPS + 20)
+    ]
+    done = _blocked(fleet)
+    html = render_html(done.report, done.timeline, BundleExtras(collectors=collectors))
+    assert f"host {MAX_PROBLEM_GROUPS - 1}<" in html
+    assert f"host {MAX_PROBLEM_GROUPS}<" not in html
+    assert "… and 20 more collectors that did not end ok" in html

@@ -77,7 +77,7 @@ def provenance(report: AnalysisReport) -> str:
         f"profile {b.profile}" if b.profile else "no profile",
         f"bundle {b.bundle_id}" if b.bundle_id else None,
         f"collected {b.created_at:%Y-%m-%d %H:%M:%S}Z" if b.created_at else None,
-        f"{b.collectors_total} collectors" if b.collectors_total else None,
+        f"{b.collectors_total:,} collectors" if b.collectors_total else None,
     ]
     return " · ".join(x for x in bits if x)
 

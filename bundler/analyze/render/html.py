@@ -48,9 +48,54 @@ from . import _fleet as fleet
 from .timeline import build as build_timeline
 
 MAX_OK_COLLECTORS = 400
-"""Collectors that ended ok past this many are counted, not listed (failures are all listed)."""
+"""Collectors that ended ok past this many are counted, not listed."""
+MAX_PROBLEM_GROUPS = 100
+"""Rows for collectors that did not end ok (one per distinct problem); the rest are counted."""
+FAILURES = frozenset({"failed", "refused", "timeout", "interrupted"})
 WORKER_ROWS_OPEN = 30
 """Up to this many workers the overview table is open; beyond, it is one click away."""
+
+
+@dataclass(frozen=True)
+class CollectorProblem:
+    """Collectors that ended the same way, not ok: one row however many hosts it hit.
+
+    A 1,000-host bundle skips thousands of collectors for one reason (a variable
+    the hosts lack); one row per collector made the page megabytes of the same line.
+    """
+
+    status: str
+    error: str
+    ids: tuple[str, ...]
+    longest_s: float
+    bytes: int
+
+    @property
+    def blocked(self) -> bool:
+        return self.status in FAILURES
+
+
+def collector_problems(collectors: list[CollectorOutcome]) -> list[CollectorProblem]:
+    """The collectors that did not end ok, grouped by status and error text: failures first,
+    then the biggest groups."""
+    groups: dict[tuple[str, str], list[CollectorOutcome]] = {}
+    for outcome in collectors:
+        if outcome.status is CollectorStatus.OK:
+            continue
+        said = ": ".join(t for t in (outcome.error_class, outcome.error_message) if t)
+        error = " ".join(t for t in (said, f"({outcome.note})" if outcome.note else "") if t)
+        groups.setdefault((outcome.status.value, error), []).append(outcome)
+    problems = [
+        CollectorProblem(
+            status,
+            error,
+            tuple(o.id for o in members),
+            max(o.duration_s for o in members),
+            sum(o.bytes for o in members),
+        )
+        for (status, error), members in groups.items()
+    ]
+    return sorted(problems, key=lambda p: (not p.blocked, -len(p.ids)))
 
 
 @dataclass(frozen=True)
@@ -156,7 +201,7 @@ def render_html(
 ) -> str:
     """The whole page as one string (a few hundred KB at most for a big fleet)."""
     extras = extras or BundleExtras()
-    failed = [c for c in extras.collectors if c.status is not CollectorStatus.OK]
+    problems = collector_problems(extras.collectors)
     ok = [c for c in extras.collectors if c.status is CollectorStatus.OK]
     tally = Counter(c.status.value for c in extras.collectors)
     return render_page(
@@ -169,11 +214,12 @@ def render_html(
         overview=report.fleet,
         grouped=report.fleet is not None and fleet.grouped(report.fleet),
         timeline=build_timeline(report, timeline),
-        collectors_failed=failed,
+        collector_problems=problems[:MAX_PROBLEM_GROUPS],
+        collector_problems_more=sum(len(p.ids) for p in problems[MAX_PROBLEM_GROUPS:]),
         collectors_ok=ok[:MAX_OK_COLLECTORS],
         collectors_ok_more=max(0, len(ok) - MAX_OK_COLLECTORS),
         collectors_bytes=sum(c.bytes for c in extras.collectors),
-        collectors_tally=", ".join(f"{n} {status}" for status, n in tally.most_common()),
+        collectors_tally=", ".join(f"{n:,} {status}" for status, n in tally.most_common()),
         extras=extras,
     )
 
