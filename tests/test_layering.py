@@ -73,6 +73,7 @@ PRODUCT_API = {
     "bundler.analyze.api": "the rule contract: rule, RuleContext, EvidenceSet, timeline types",
     "bundler.analyze.facts": "the evidence look-ups every rule shares (workers, jobs, citations)",
     "bundler.analyze.matching": "the shared matching model: Mismatch, availability",
+    "bundler.analyze.wording": "naming many workers in a message, grouped by reason",
     "bundler.analyze.catalog": "Catalog, where a product declares its own finding codes",
     "bundler.analyze.codes": "the generic finding codes, for a product rule reporting one",
     "bundler.collect.plan": "the plan model a profile returns",

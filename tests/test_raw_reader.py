@@ -151,3 +151,43 @@ def test_a_document_is_validated_once_per_run_however_many_normalizers_ask() -> 
         assert len(reader.items("worker", Counting)) == 1
     assert VALIDATED == ["w1"]
     assert reader.gaps("worker") == []
+
+
+class _CountingSource(MemorySource):
+    """Counts reads per member, so a test sees what the reader keeps and what it reads again."""
+
+    def __init__(self, members: dict[str, bytes]) -> None:
+        super().__init__(members)
+        self.reads: dict[str, int] = {}
+
+    def read_bytes(self, name: str) -> bytes:
+        self.reads[name] = self.reads.get(name, 0) + 1
+        return super().read_bytes(name)
+
+
+def test_a_document_read_as_its_model_is_not_held_and_reads_again_when_asked() -> None:
+    members = {
+        "raw/http/workers.json": [{"name": "w1", "cpus": 2}],
+        "raw/http/worker/0.json": {"name": "w1", "cpus": 2},
+    }
+    source = _CountingSource({k: json.dumps(v).encode() for k, v in members.items()})
+    results = [
+        StepResult("workers", "http.workers", OK, "raw/http/workers.json"),
+        StepResult("worker", "http.worker.0", OK, "raw/http/worker/0.json", bound={"name": "w1"}),
+    ]
+    ctx = NormalizeContext(
+        source=source, results=results, hosts=[], observed_at=datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    reader = RawReader(ctx, MODELS, PLAN)
+    assert [r.value.name for r in reader.listed("workers", Worker)] == ["w1"]
+    assert [r.value.name for r in reader.items("worker", Worker)] == ["w1"]
+    # What was validated is answered from the models, without a second read ...
+    assert reader.has_document("worker")
+    assert reader.has_document("workers")
+    first = reader.first("worker", Worker)
+    assert first is not None
+    assert first.value.cpus == 2
+    assert source.reads == {"raw/http/workers.json": 1, "raw/http/worker/0.json": 1}
+    # ... and the JSON itself, no longer held, is read again for whoever asks for it.
+    assert reader.document(results[1]) == members["raw/http/worker/0.json"]
+    assert source.reads["raw/http/worker/0.json"] == 2
