@@ -14,6 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 NAMES_PER_GROUP = 3
 """Workers named per group; the rest are counted."""
+NAMES_LISTED = 8
+"""Workers named in a plain list (``can run on w1, w2, ...``); the rest are counted."""
+CITED = 8
+"""Citations a finding gives for a list of workers: a few to open, not one per worker."""
 GROUPS_SHOWN = 6
 """Groups named per message; the workers of the others are counted."""
 
@@ -31,6 +35,11 @@ def some_names(workers: Sequence[str], shown: int = NAMES_PER_GROUP) -> str:
     """``w1, w2, w3 and 7 more``."""
     rest = len(workers) - shown
     return ", ".join(workers[:shown]) + (f" and {rest} more" if rest > 0 else "")
+
+
+def listed_names(workers: Sequence[str]) -> str:
+    """A plain list of workers in a message: ``w1, w2, ... w8 and 972 more``."""
+    return some_names(workers, NAMES_LISTED)
 
 
 def by_reason(per_worker: Mapping[str, Sequence[str]]) -> str:

@@ -37,6 +37,7 @@ from ..matching import (
     rank_candidates,
     slot_usage,
 )
+from ..wording import by_reason
 from ._outcome import Outcome
 
 DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
@@ -203,7 +204,7 @@ def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) ->
     else:
         text = (
             "Other workers meant for it: "
-            + "; ".join(f"{name}: {why}" for name, why in list(verdicts.items())[:8])
+            + by_reason({name: [why] for name, why in verdicts.items()})
             + "."
         )
     first = out.failures[0]

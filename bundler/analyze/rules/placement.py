@@ -20,7 +20,7 @@ from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, rank_candidates
-from ..wording import by_reason
+from ..wording import by_reason, listed_names
 from ._native_placement import judge_native, native_placement
 
 MAX_CITED_WORKERS = 6
@@ -91,7 +91,7 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
             return _for_worker(ctx, job, chosen, req_cite)
     intended = [c for c in ranked if c.intended]
     if intended:
-        names = ", ".join(c.worker.name for c in intended)
+        names = listed_names([c.worker.name for c in intended])
         return RuleResult.pass_(
             make_finding(
                 codes.PLACEMENT_MATCHED,

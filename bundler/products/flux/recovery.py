@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bundler.analyze.wording import listed_names
 from schemas import Recovery
 
 WORKER_OBSERVABILITY = "Flux's Worker observability page"
@@ -174,7 +175,7 @@ def park_timeout(requirements: list[str]) -> Recovery:
 
 def saturated(workers: list[str]) -> Recovery:
     return Recovery(
-        summary=f"Every eligible slot is busy on {', '.join(workers)}: wait, or add capacity.",
+        summary=f"Every eligible slot is busy on {listed_names(workers)}: wait, or add capacity.",
         steps=[
             "The execution dispatches as soon as a slot frees (first in, first out).",
             "To run more at once, raise FLUX_WORKERS__MAX_CONCURRENT_EXECUTIONS on the worker "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import cite_events
+from bundler.analyze.wording import listed_names
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
@@ -58,7 +59,7 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
                     codes.FLUX_WORKERS_REGISTERED,
                     "pass",
                     "Workers register with the server: "
-                    + ", ".join(w.worker for _, w in indexed if w.decision == "allow")
+                    + listed_names([w.worker for _, w in indexed if w.decision == "allow"])
                     + ".",
                     evidence=[ctx.evidence.cite(AuthorizationEvidence, "/workers")],
                 )

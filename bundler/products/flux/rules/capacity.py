@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
+from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
 from ..matching import availability, mismatches
 from .facts import FLUX, subject_worker
+
+DESCRIBED = 5
+"""Full workers described one by one in FLUX_SLOTS_SATURATED; the rest are counted."""
 
 
 def saturated(item: WorkerCapacity) -> bool:
@@ -77,14 +81,17 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
     evidence += [
         ctx.evidence.cite(CapacityEvidence, f"/workers/{i}/slots_free", c.slots_free)
-        for i, c in full
+        for i, c in full[:CITED]
     ]
     if slots and len(full) == len(eligible):
         names = [c.worker for _, c in full]
+        described = "; ".join(_describe(c) for _, c in full[:DESCRIBED])
+        if len(full) > DESCRIBED:
+            described += f"; and {len(full) - DESCRIBED} more, all full"
         return RuleResult.fail(
             codes.FLUX_SLOTS_SATURATED,
             f"{job_label(job)} waits for a slot: every worker that may run it is full "
-            f"({'; '.join(_describe(c) for _, c in full)}).",
+            f"({described}).",
             evidence=evidence,
             recovery=recovery.saturated(names),
             acceptance=[
@@ -96,7 +103,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     if not full:
         return RuleResult.warn(
             codes.FLUX_DISPATCH_PENDING,
-            f"{job_label(job)} is unassigned although {', '.join(w.name for w in eligible)} "
+            f"{job_label(job)} is unassigned although {listed_names([w.name for w in eligible])} "
             "could take it and has free slots; if it stays so, set FLUX_LOG_LEVEL=DEBUG on the "
             "server to see the dispatch decision for each candidate.",
             evidence=evidence,

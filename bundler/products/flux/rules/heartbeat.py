@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import cite_events, cite_worker, find_worker
+from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -111,10 +112,10 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
                 codes.FLUX_ELIGIBLE_WORKER_CONNECTED,
                 "pass",
                 f"{len(online)} worker(s) that may run {job.name} are connected: "
-                f"{', '.join(w.name for _, w in online)}.",
+                f"{listed_names([w.name for _, w in online])}.",
                 evidence=[
                     cite_worker(ctx.evidence, i, "native_status", value=w.native_status)
-                    for i, w in online
+                    for i, w in online[:CITED]
                 ],
             )
         )

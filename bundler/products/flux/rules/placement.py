@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
-from bundler.analyze.wording import with_detail
+from bundler.analyze.wording import by_reason, listed_names, with_detail
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
@@ -87,7 +87,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         ctx.evidence.cite(WorkersEvidence, "/workers"),
     )
     if available:
-        names = ", ".join(w.name for w in available)
+        names = listed_names([w.name for w in available])
         return RuleResult.pass_(
             make_finding(
                 codes.FLUX_ELIGIBLE_WORKERS,
@@ -97,9 +97,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             )
         )
     if statically:
-        states = "; ".join(
-            f"{w.name}: {', '.join(m.detail for m in availability(w))}" for w in statically
-        )
+        states = by_reason({w.name: [m.detail for m in availability(w)] for w in statically})
         return RuleResult.fail(
             codes.FLUX_ELIGIBLE_WORKERS_UNAVAILABLE,
             f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from bundler.analyze.facts import cite_events
+from bundler.analyze.wording import CITED, listed_names
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
@@ -35,11 +36,11 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         if latest:
             message += (
                 f" {len(latest)} worker(s) logged that they lost the connection "
-                f"({', '.join(sorted(str(w) for w in latest))})."
+                f"({listed_names(sorted(str(w) for w in latest))})."
             )
         stopping = events(ctx, "server_stopping")
         evidence = [ctx.evidence.cite(ServerEvidence, "/error_class", server.error_class)]
-        evidence += cite_events(list(first.values()) + list(latest.values()))
+        evidence += cite_events(list(first.values())[:CITED] + list(latest.values())[:CITED])
         evidence += cite_events(stopping[-1:])
         return RuleResult.fail(
             codes.FLUX_SERVER_UNREACHABLE,

@@ -1,0 +1,98 @@
+"""At 1,000 workers a finding names a few, counts the rest and cites a few.
+
+A message listed every worker it concerned ("Workers register with the server:
+fw0000, fw0001, ...": 8,000 characters, in every target's ladder) and a
+finding cited one piece of evidence per worker. These run the Flux rules on a
+fleet and check that what a reader sees stays short while the details keep
+everyone.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.wording import CITED, NAMES_LISTED
+from bundler.products.flux.normalize.capacity import capacity_evidence
+from bundler.products.flux.rules.authorization import flux_registration
+from bundler.products.flux.rules.capacity import DESCRIBED, flux_slots
+from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
+from bundler.products.flux.rules.placement import flux_execution_placement
+from bundler.products.flux.rules.server import flux_server_up
+from schemas.evidence import (
+    AuthorizationEvidence,
+    Job,
+    JobPhase,
+    JobsEvidence,
+    ServerEvidence,
+    WorkerAuthorization,
+    WorkersEvidence,
+)
+from tests.support.flux_evidence import FluxCase, line, online, waiting
+
+FLEET = 1000
+NAMES = [f"fw{n:04d}" for n in range(FLEET)]
+WORKER = "flux.worker"  # the logger a worker logs under
+
+
+def test_workers_registered_names_eight_and_counts_the_rest() -> None:
+    auth = AuthorizationEvidence(
+        workers=[WorkerAuthorization(worker=name, decision="allow") for name in NAMES]
+    )
+    finding = FluxCase(documents=[auth]).run(flux_registration).findings[0]
+    assert finding.code == "FLUX_WORKERS_REGISTERED"
+    assert f"fw{NAMES_LISTED - 1:04d} and {FLEET - NAMES_LISTED} more." in finding.message
+    assert len(finding.message) < 200
+
+
+def test_connected_eligible_workers_are_counted_and_a_few_cited() -> None:
+    job = waiting(labels={"zone": "a"})
+    case = FluxCase(workers=[online(n, labels={"zone": "a"}) for n in NAMES], jobs=[job])
+    finding = case.run(flux_worker_heartbeat, job=job).findings[0]
+    assert finding.code == "FLUX_ELIGIBLE_WORKER_CONNECTED"
+    assert finding.message.startswith(f"{FLEET} worker(s) that may run")
+    assert f"and {FLEET - NAMES_LISTED} more." in finding.message
+    assert len(finding.evidence) == CITED
+
+
+def test_a_job_that_can_run_anywhere_names_a_few_workers() -> None:
+    job = waiting(labels={"zone": "a"})
+    case = FluxCase(workers=[online(n, labels={"zone": "a"}) for n in NAMES], jobs=[job])
+    finding = case.run(flux_execution_placement, job=job).findings[0]
+    assert finding.code == "FLUX_ELIGIBLE_WORKERS"
+    assert f"and {FLEET - NAMES_LISTED} more." in finding.message
+
+
+def test_a_fleet_of_full_workers_describes_five_and_cites_a_few() -> None:
+    job = waiting("default/sleeper", labels={"zone": "c"})
+    busy = [
+        Job(name="default/sleeper", id=f"e{n}", native_state="CLAIMED", phase=JobPhase.CLAIMED,
+            assigned_worker=name)
+        for n, name in enumerate(NAMES)
+    ]  # fmt: skip
+    workers = [
+        online(name, labels={"zone": "c"}, slots_max=1, in_flight=1,
+               metrics={"flux.slots_free": 0.0})
+        for name in NAMES
+    ]  # fmt: skip
+    capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]))
+    case = FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity])
+    finding = case.run(flux_slots, job=job).findings[0]
+    assert finding.code == "FLUX_SLOTS_SATURATED"
+    assert f"; and {FLEET - DESCRIBED} more, all full)" in finding.message
+    assert "fw0005" not in finding.message
+    assert len(finding.details["saturated"]) == FLEET  # the JSON keeps every name
+    assert len(finding.evidence) <= CITED + 1  # the job, and a few workers
+    assert finding.recovery is not None
+    assert f"and {FLEET - NAMES_LISTED} more" in finding.recovery.summary
+
+
+def test_a_server_down_for_the_whole_fleet_cites_a_few_workers_logs() -> None:
+    lost = "Connection lost (ConnectError: All connection attempts failed). Reconnecting in 0.5s..."
+    down = ServerEvidence(url="http://flux:8000", reachable=False, error_class="ConnectError")
+    case = FluxCase(
+        documents=[down], worker_logs={n: [line("17:00:01", WORKER, lost)] for n in NAMES[:200]}
+    )
+    finding = case.run(flux_server_up).findings[0]
+    assert finding.code == "FLUX_SERVER_UNREACHABLE"
+    assert "200 worker(s) logged that they lost the connection" in finding.message
+    assert f"and {200 - NAMES_LISTED} more)" in finding.message
+    assert len(finding.details["workers_lost"]) == 200
+    assert len(finding.evidence) <= 1 + 2 * CITED
