@@ -76,9 +76,11 @@ def test_a_fleet_of_full_workers_describes_five_and_cites_a_few() -> None:
     case = FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity])
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
-    assert f"; and {FLEET - DESCRIBED} more, all full)" in finding.message
-    assert "fw0005" not in finding.message
+    assert "(fw0000, fw0001, fw0002 and 997 more each run 1 of 1 slot(s), flux.slots_free 0)" in (
+        finding.message
+    )
     assert len(finding.details["saturated"]) == FLEET  # the JSON keeps every name
+    assert len(finding.message) < 250
     assert len(finding.evidence) <= CITED + 1  # the job, and a few workers
     assert finding.recovery is not None
     assert f"and {FLEET - NAMES_LISTED} more" in finding.recovery.summary
@@ -96,3 +98,27 @@ def test_a_server_down_for_the_whole_fleet_cites_a_few_workers_logs() -> None:
     assert f"and {200 - NAMES_LISTED} more)" in finding.message
     assert len(finding.details["workers_lost"]) == 200
     assert len(finding.evidence) <= 1 + 2 * CITED
+
+
+def test_full_workers_at_different_loads_are_described_by_load() -> None:
+    job = waiting("default/sleeper", labels={"zone": "c"})
+    workers, busy = [], []
+    for n in range(DESCRIBED + 3):  # every worker at its own limit: DESCRIBED + 3 loads
+        name = f"fw{n:04d}"
+        workers.append(
+            online(name, labels={"zone": "c"}, slots_max=n + 1, in_flight=n + 1,
+                   metrics={"flux.slots_free": 0.0})
+        )  # fmt: skip
+        busy += [
+            Job(name="default/sleeper", id=f"e{n}-{k}", native_state="CLAIMED",
+                phase=JobPhase.CLAIMED, assigned_worker=name)
+            for k in range(n + 1)
+        ]  # fmt: skip
+    capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]))
+    case = FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity])
+    finding = case.run(flux_slots, job=job).findings[0]
+    assert finding.code == "FLUX_SLOTS_SATURATED"
+    assert "(fw0000 runs 1 of 1 slot(s), flux.slots_free 0; fw0001 runs 2 of 2 slot(s)" in (
+        finding.message
+    )
+    assert finding.message.endswith("; and 3 more, all full).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
-from bundler.analyze.wording import CITED, listed_names
+from bundler.analyze.wording import CITED, grouped, listed_names, some_names
 from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
@@ -19,7 +19,8 @@ from ..matching import availability, mismatches
 from .facts import FLUX, subject_worker
 
 DESCRIBED = 5
-"""Full workers described one by one in FLUX_SLOTS_SATURATED; the rest are counted."""
+"""Groups of full workers described in FLUX_SLOTS_SATURATED; the workers of the rest are
+counted."""
 
 
 def saturated(item: WorkerCapacity) -> bool:
@@ -28,14 +29,30 @@ def saturated(item: WorkerCapacity) -> bool:
     return bool(item.slots_max) and (item.slots_in_use or 0) >= (item.slots_max or 0)
 
 
-def _describe(item: WorkerCapacity) -> str:
+def _load(item: WorkerCapacity) -> str:
+    """What a worker runs against its limit: ``1 of 1 slot(s), flux.slots_free 0``."""
     free = "" if item.slots_free is None else f", flux.slots_free {item.slots_free:g}"
-    if item.slots_max is None:  # only the database row says it (none collected or read)
-        runs = "?" if item.slots_in_use is None else str(item.slots_in_use)
-        return f"{item.worker} runs {runs} execution(s), its slot limit not reported{free}"
     used = "?" if item.slots_in_use is None else str(item.slots_in_use)
+    if item.slots_max is None:  # only the database row says it (none collected or read)
+        return f"{used} execution(s), its slot limit not reported{free}"
     limit = "unlimited" if item.slots_max == 0 else str(item.slots_max)
-    return f"{item.worker} runs {used} of {limit} slot(s){free}"
+    return f"{used} of {limit} slot(s){free}"
+
+
+def _describe(item: WorkerCapacity) -> str:
+    return f"{item.worker} runs {_load(item)}"
+
+
+def _full_workers(full: list[WorkerCapacity]) -> str:
+    """``w1 runs 1 of 1 slot(s); w2, w3 and 4 more each run 2 of 2 slot(s)``: workers at the
+    same load described together, the biggest group first."""
+    groups = grouped((item.worker, _load(item)) for item in full)
+    text = "; ".join(
+        f"{names[0]} runs {load}" if len(names) == 1 else f"{some_names(names)} each run {load}"
+        for load, names in groups[:DESCRIBED]
+    )
+    rest = sum(len(names) for _, names in groups[DESCRIBED:])
+    return text + (f"; and {rest} more, all full" if rest else "")
 
 
 @rule(Layer.CAPACITY, products=FLUX)
@@ -85,13 +102,10 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     ]
     if slots and len(full) == len(eligible):
         names = [c.worker for _, c in full]
-        described = "; ".join(_describe(c) for _, c in full[:DESCRIBED])
-        if len(full) > DESCRIBED:
-            described += f"; and {len(full) - DESCRIBED} more, all full"
         return RuleResult.fail(
             codes.FLUX_SLOTS_SATURATED,
             f"{job_label(job)} waits for a slot: every worker that may run it is full "
-            f"({described}).",
+            f"({_full_workers([c for _, c in full])}).",
             evidence=evidence,
             recovery=recovery.saturated(names),
             acceptance=[
