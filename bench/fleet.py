@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,12 +101,12 @@ def write_inventory(path: Path, spec: FleetSpec, log: Path) -> None:
     path.write_text("hosts:\n" + hosts)
 
 
-def child(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run ``python -m bundler ARGV``; wall, peak RSS (MiB), CPU, exit code, stdout."""
+def child(argv: list[str], env: dict[str, str], runner: Sequence[str] = ()) -> dict[str, Any]:
+    """Run ``python [RUNNER] -m bundler ARGV``; wall, peak RSS (MiB), CPU, exit code, stdout."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "bundler", *argv], stdout=out, stderr=err, env=env
+            [sys.executable, *runner, "-m", "bundler", *argv], stdout=out, stderr=err, env=env
         )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
@@ -151,32 +152,33 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
         print(f"{size:>5}: fleet and {size} ssh aliases up in {setup_s:.0f}s (load {load()})")
         inventory = work / f"inv{size}.yaml"
         write_inventory(inventory, spec, log)
+
+        def doctor(bundle: Path) -> list[str]:
+            return [
+                "doctor",
+                "--profile",
+                "flux",
+                "--server",
+                fleet.url,
+                "--inventory",
+                str(inventory),
+                "--ssh-config",
+                str(lab.ssh_config),
+                "--known-hosts",
+                str(lab.known_hosts),
+                "--concurrency",
+                "16",
+                "--timeout",
+                str(doctor_timeout(size, options.timeout)),
+                "--bundle",
+                str(bundle),
+                "--password-env",
+                PASSWORD_ENV,
+            ]
+
         for run in range(options.repeat):
             bundle = work / f"fleet{size}-{run}.zip"
-            result = child(
-                [
-                    "doctor",
-                    "--profile",
-                    "flux",
-                    "--server",
-                    fleet.url,
-                    "--inventory",
-                    str(inventory),
-                    "--ssh-config",
-                    str(lab.ssh_config),
-                    "--known-hosts",
-                    str(lab.known_hosts),
-                    "--concurrency",
-                    "16",
-                    "--timeout",
-                    str(doctor_timeout(size, options.timeout)),
-                    "--bundle",
-                    str(bundle),
-                    "--password-env",
-                    PASSWORD_ENV,
-                ],
-                env,
-            )
+            result = child(doctor(bundle), env)
             if result["code"] not in (0, 1, 5) or not bundle.exists():
                 raise RuntimeError(f"doctor failed at {size}: {result['stderr']}")
             api = manifest_of(bundle, env, work)["options"].get("api", {})
@@ -199,6 +201,13 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
             if options.keep is not None:
                 options.keep.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(bundle, options.keep / bundle.name)
+        if options.memray is not None:  # once more, where memray sees what is alive at the peak
+            options.memray.mkdir(parents=True, exist_ok=True)
+            capture = options.memray / f"doctor{size}.bin"
+            capture.unlink(missing_ok=True)
+            runner = ["-m", "memray", "run", "--aggregate", "-q", "-o", str(capture)]
+            child(doctor(work / f"fleet{size}-memray.zip"), env, runner)
+            print(f"{size:>5}: memray capture {capture} (python -m memray summary {capture})")
     return {"size": size, "setup_s": round(setup_s, 1), "runs": runs, "spec": spec.__dict__}
 
 
@@ -234,6 +243,12 @@ def main() -> int:
         type=Path,
         default=None,
         help="copy each size's bundle here (fleetN-RUN.zip) for analyzing again later",
+    )
+    parser.add_argument(
+        "--memray",
+        type=Path,
+        default=None,
+        help="also run doctor once per size under memray (pip install memray) into this folder",
     )
     options = parser.parse_args()
     sizes = sorted(int(n) for n in options.sizes.split(","))

@@ -10,9 +10,11 @@ from click.testing import CliRunner
 
 from bundler import products
 from bundler.cli import cli
+from bundler.collect.inventory import load_inventory
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import run_doctor
 from bundler.doctor.summary import exit_code
+from bundler.errors import UsageError
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.interrupts import ctrl_c_in
@@ -136,6 +138,22 @@ def test_a_bad_inventory_names_the_line(tmp_path: Path) -> None:
     code, _, stderr = _doctor("--inventory", str(inventory))
     assert code == 2
     assert "hosts.0.rol" in stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("hosts:\n  - address: a\n    role: [server\n", "line 4"),  # unclosed flow sequence
+        ("hosts: !!python/object/apply:os.system ['true']\n", "line 1"),  # never constructed
+    ],
+)
+def test_an_inventory_that_is_not_safe_yaml_is_refused_with_its_line(
+    tmp_path: Path, text: str, line: str
+) -> None:
+    inventory = tmp_path / "inv.yaml"
+    inventory.write_text(text)
+    with pytest.raises(UsageError, match=f"is not valid YAML {line}$"):
+        load_inventory(inventory)
 
 
 def test_profile_options_are_checked(sample_profile: str, tmp_path: Path) -> None:
