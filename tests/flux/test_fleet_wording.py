@@ -60,20 +60,27 @@ def test_a_job_that_can_run_anywhere_names_a_few_workers() -> None:
     assert f"and {FLEET - NAMES_LISTED} more." in finding.message
 
 
-def test_a_fleet_of_full_workers_describes_five_and_cites_a_few() -> None:
+def _full(slots: dict[str, int]) -> tuple[FluxCase, Job]:
+    """Workers (name -> slots) in zone c, each running as many executions as it has slots,
+    and one more execution waiting for any of them."""
     job = waiting("default/sleeper", labels={"zone": "c"})
-    busy = [
-        Job(name="default/sleeper", id=f"e{n}", native_state="CLAIMED", phase=JobPhase.CLAIMED,
-            assigned_worker=name)
-        for n, name in enumerate(NAMES)
-    ]  # fmt: skip
     workers = [
-        online(name, labels={"zone": "c"}, slots_max=1, in_flight=1,
+        online(name, labels={"zone": "c"}, slots_max=n, in_flight=n,
                metrics={"flux.slots_free": 0.0})
-        for name in NAMES
+        for name, n in slots.items()
+    ]  # fmt: skip
+    busy = [
+        Job(name="default/sleeper", id=f"e-{name}-{k}", native_state="CLAIMED",
+            phase=JobPhase.CLAIMED, assigned_worker=name)
+        for name, n in slots.items()
+        for k in range(n)
     ]  # fmt: skip
     capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]))
-    case = FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity])
+    return FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity]), job
+
+
+def test_a_fleet_of_full_workers_describes_five_and_cites_a_few() -> None:
+    case, job = _full(dict.fromkeys(NAMES, 1))
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
     assert "(fw0000, fw0001, fw0002 and 997 more each run 1 of 1 slot(s), flux.slots_free 0)" in (
@@ -101,21 +108,8 @@ def test_a_server_down_for_the_whole_fleet_cites_a_few_workers_logs() -> None:
 
 
 def test_full_workers_at_different_loads_are_described_by_load() -> None:
-    job = waiting("default/sleeper", labels={"zone": "c"})
-    workers, busy = [], []
-    for n in range(DESCRIBED + 3):  # every worker at its own limit: DESCRIBED + 3 loads
-        name = f"fw{n:04d}"
-        workers.append(
-            online(name, labels={"zone": "c"}, slots_max=n + 1, in_flight=n + 1,
-                   metrics={"flux.slots_free": 0.0})
-        )  # fmt: skip
-        busy += [
-            Job(name="default/sleeper", id=f"e{n}-{k}", native_state="CLAIMED",
-                phase=JobPhase.CLAIMED, assigned_worker=name)
-            for k in range(n + 1)
-        ]  # fmt: skip
-    capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]))
-    case = FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity])
+    # every worker at its own limit: DESCRIBED + 3 different loads
+    case, job = _full({f"fw{n:04d}": n + 1 for n in range(DESCRIBED + 3)})
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
     assert "(fw0000 runs 1 of 1 slot(s), flux.slots_free 0; fw0001 runs 2 of 2 slot(s)" in (
