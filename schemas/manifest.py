@@ -120,6 +120,18 @@ class CollectorStatus(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+FAILED_STATUSES = frozenset(
+    {
+        CollectorStatus.FAILED,
+        CollectorStatus.TIMEOUT,
+        CollectorStatus.REFUSED,
+        CollectorStatus.INTERRUPTED,
+    }
+)
+"""Outcomes of a collector that ran (or should have) without giving usable evidence; ``skipped``
+is not one (not run on purpose)."""
+
+
 class HttpExchange(RecordModel):
     """The exact request an HTTP collector made and how the server answered (never a body).
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
+from schemas.manifest import FAILED_STATUSES
 
 from ..archive.contracts import BundleSink
 from .context import EngineSettings, HostState, RunContext
@@ -45,15 +46,6 @@ if TYPE_CHECKING:
 
 DEFAULT_LOG_STEP = LogStep(id="logs")
 """Logs named by the inventory are collected even when no profile asks for them."""
-
-FAILURES = frozenset(
-    {
-        CollectorStatus.FAILED,
-        CollectorStatus.TIMEOUT,
-        CollectorStatus.REFUSED,
-        CollectorStatus.INTERRUPTED,
-    }
-)
 
 
 HOST_KINDS = frozenset({CollectorKind.SSH, CollectorKind.LOCAL})
@@ -84,7 +76,7 @@ class CollectionResult:
 
     @property
     def failed(self) -> list[CollectorOutcome]:
-        return [o for o in self.outcomes if o.status in FAILURES]
+        return [o for o in self.outcomes if o.status in FAILED_STATUSES]
 
 
 class Engine:

@@ -27,7 +27,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from schemas.evidence import Source
-from schemas.manifest import CollectorStatus, HostSummary
+from schemas.manifest import FAILED_STATUSES, CollectorStatus, HostSummary
 
 from ..collect.plan import Plan
 from ..source import MemberNotFound, read_json
@@ -35,15 +35,6 @@ from .base import NormalizeContext, StepResult
 
 M = TypeVar("M", bound=BaseModel)
 
-FAILURES = frozenset(
-    {
-        CollectorStatus.FAILED,
-        CollectorStatus.TIMEOUT,
-        CollectorStatus.REFUSED,
-        CollectorStatus.INTERRUPTED,
-    }
-)
-"""Outcomes of a collector that ran (or should have) without giving usable evidence."""
 
 GapReason = Literal["failed", "truncated", "skipped", "invalid"]
 
@@ -251,7 +242,7 @@ class RawReader:
 
     def _gap(self, result: StepResult) -> Gap | None:
         entry = self.ctx.members.get(result.member or "")
-        if result.status in FAILURES:
+        if result.status in FAILED_STATUSES:
             reason: GapReason = "truncated" if entry is not None and entry.truncated else "failed"
             return Gap(result.step, result.collector, reason, result.error_message)
         if result.status is CollectorStatus.SKIPPED:
@@ -294,4 +285,4 @@ def _first(exc: ValidationError) -> str:
     return f"/{where}: {error['msg']}"
 
 
-__all__ = ["FAILURES", "Gap", "RawReader", "Read"]
+__all__ = ["Gap", "RawReader", "Read"]

@@ -39,6 +39,7 @@ from schemas import (
     Manifest,
     RedactionReport,
 )
+from schemas.manifest import FAILED_STATUSES
 
 from ...source import MemberSource
 from ..api import Timeline
@@ -51,7 +52,6 @@ MAX_OK_COLLECTORS = 400
 """Collectors that ended ok past this many are counted, not listed."""
 MAX_PROBLEM_GROUPS = 100
 """Rows for collectors that did not end ok (one per distinct problem); the rest are counted."""
-FAILURES = frozenset({"failed", "refused", "timeout", "interrupted"})
 WORKER_ROWS_OPEN = 30
 """Up to this many workers the overview table is open; beyond, it is one click away."""
 
@@ -64,7 +64,7 @@ class CollectorProblem:
     the hosts lack); one row per collector made the page megabytes of the same line.
     """
 
-    status: str
+    status: CollectorStatus
     error: str
     ids: tuple[str, ...]
     longest_s: float
@@ -72,19 +72,19 @@ class CollectorProblem:
 
     @property
     def blocked(self) -> bool:
-        return self.status in FAILURES
+        return self.status in FAILED_STATUSES
 
 
 def collector_problems(collectors: list[CollectorOutcome]) -> list[CollectorProblem]:
     """The collectors that did not end ok, grouped by status and error text: failures first,
     then the biggest groups."""
-    groups: dict[tuple[str, str], list[CollectorOutcome]] = {}
+    groups: dict[tuple[CollectorStatus, str], list[CollectorOutcome]] = {}
     for outcome in collectors:
         if outcome.status is CollectorStatus.OK:
             continue
         said = ": ".join(t for t in (outcome.error_class, outcome.error_message) if t)
         error = " ".join(t for t in (said, f"({outcome.note})" if outcome.note else "") if t)
-        groups.setdefault((outcome.status.value, error), []).append(outcome)
+        groups.setdefault((outcome.status, error), []).append(outcome)
     problems = [
         CollectorProblem(
             status,
