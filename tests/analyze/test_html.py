@@ -25,7 +25,7 @@ from bundler.analyze.render.html import (
     collector_problems,
     render_html,
 )
-from bundler.analyze.render.timeline import MAX_LANES, build
+from bundler.analyze.render.timeline import MAX_LANES, _duration, build
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, Integrity
 from schemas.evidence import ConnectionState, JobPhase, JobRequirements
 from tests.analyze.test_render import _check_snapshot
@@ -349,3 +349,53 @@ def test_past_a_hundred_problems_the_rest_are_counted(fleet: Fleet) -> None:
     assert f"host {MAX_PROBLEM_GROUPS - 1}<" in html
     assert f"host {MAX_PROBLEM_GROUPS}<" not in html
     assert "… and 20 more collectors that did not end ok" in html
+
+
+def test_a_long_quiet_stretch_is_drawn_as_a_narrow_break(fleet: Fleet) -> None:
+    """Logs that stopped three days before the bundle was made: the marks keep the plot."""
+    done = _blocked(fleet)
+    done.report.bundle.created_at = T0 + timedelta(days=3, hours=6)
+    view = build(done.report, done.timeline)
+    assert view is not None
+    assert view.gap is not None
+    assert view.gap.label == "3 d 6 h"  # from the last heartbeat (T0) to the collection
+    assert "drawn narrow, not to scale" in view.gap.title
+    marks = [m.x for lane in view.lanes for m in lane.marks if m.category != "heartbeat"]
+    assert max(marks) - min(marks) > view.plot_w / 2  # the hour of events fills the plot
+    assert view.collected_x == view.plot_x + view.plot_w  # the collection right after the break
+    assert all(x <= view.gap.x1 for x, _ in view.ticks)  # ticks on the side with a span
+    assert view.collected_label.startswith("bundle created 12-02 23:")
+    html = render_html(done.report, done.timeline)
+    assert "3 d 6 h with nothing dated, drawn narrow" in html
+    assert 'class="gap"' in html
+
+
+def test_events_close_together_are_drawn_to_scale(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    view = build(done.report, done.timeline)
+    assert view is not None
+    assert view.gap is None
+
+
+def test_a_gap_between_two_bursts_keeps_ticks_on_both_sides(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    later = [_event("registered", 2 * 86400 + s, "w1", 100 + s) for s in (0, 600, 1200)]
+    done.timeline.events.extend(later)
+    done.report.bundle.created_at = T0 + timedelta(days=2, seconds=1800)
+    view = build(done.report, done.timeline)
+    assert view is not None
+    assert view.gap is not None
+    assert view.gap.label == "2 d"  # from the last heartbeat (T0 - 4 s) to the burst
+    assert any(x <= view.gap.x1 for x, _ in view.ticks)
+    assert any(x >= view.gap.x2 for x, _ in view.ticks)
+    html = render_html(done.report, done.timeline)
+    assert f'x="{view.gap.x1}" y="13" text-anchor="end"' in html  # the labels beside the break
+    assert f'x="{view.gap.x2}" y="13" text-anchor="start"' in html  # point away from it
+
+
+@pytest.mark.parametrize(
+    ("minutes", "text"),
+    [(42, "42 min"), (120, "2 h"), (312, "5 h 12 min"), (2880, "2 d"), (4 * 1440 + 61, "4 d 1 h")],
+)
+def test_a_gap_says_how_long_it_is(minutes: int, text: str) -> None:
+    assert _duration(timedelta(minutes=minutes)) == text

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
@@ -72,6 +73,14 @@ class Band:
     title: str
 
 
+@dataclass(frozen=True)
+class Gap:
+    x1: float
+    x2: float
+    label: str
+    title: str
+
+
 @dataclass
 class TimelineView:
     width: int
@@ -88,6 +97,8 @@ class TimelineView:
     """Workers drawn in a group lane instead of one of their own."""
     start: datetime
     end: datetime
+    gap: Gap | None = None
+    """A quiet stretch drawn as a narrow break rather than to scale."""
 
     @property
     def categories(self) -> list[tuple[str, str]]:
@@ -114,10 +125,8 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
     if end - start < timedelta(seconds=10):
         start, end = start - timedelta(seconds=5), end + timedelta(seconds=5)
     plot_x, plot_w = LABEL_W, WIDTH - LABEL_W - RIGHT_PAD
-    span = (end - start).total_seconds()
-
-    def x_of(at: datetime) -> float:
-        return round(plot_x + plot_w * (at - start).total_seconds() / span, 1)
+    scale = _Scale(start, end, stamps, plot_x, plot_w)
+    x_of = scale.x_of
 
     by_worker: dict[str | None, list[TimelineEvent]] = {}
     for event in dated:
@@ -151,14 +160,15 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
         plot_x=plot_x,
         plot_w=plot_w,
         lanes=lanes,
-        ticks=_ticks(start, end, x_of),
+        ticks=scale.ticks(),
         bands=_bands(dated, end, x_of),
         collected_x=x_of(collected) if collected else None,
-        collected_label=f"bundle created {collected:%H:%M:%S}Z" if collected else "",
+        collected_label=f"bundle created {collected.strftime(scale.fmt)}Z" if collected else "",
         undated=len(events) - len(dated),
         folded=folded_count,
         start=start,
         end=end,
+        gap=scale.gap,
     )
 
 
@@ -344,10 +354,93 @@ def _thin(events: list[TimelineEvent]) -> list[TimelineEvent]:
     return [events[int(i * step)] for i in range(MAX_GROUP_MARKS)]
 
 
-def _ticks(start: datetime, end: datetime, x_of: _XOf, count: int = 6) -> list[tuple[float, str]]:
-    span = end - start
-    fmt = "%H:%M:%S" if span < timedelta(days=1) else "%m-%d %H:%M"
-    return [
-        (x_of(start + span * i / (count - 1)), (start + span * i / (count - 1)).strftime(fmt))
-        for i in range(count)
-    ]
+GAP_SHARE = 0.5
+"""A stretch with nothing dated in it, longer than this share of the whole span (and than
+GAP_MIN), is drawn as a narrow break: a fleet whose logs stopped days before the bundle
+was made had every mark squeezed into the plot's first pixels."""
+GAP_MIN = timedelta(hours=1)
+GAP_W = 44.0
+TICK_EVERY = 160.0
+"""About one tick label per this many pixels of a scale's segment."""
+
+
+class _Scale:
+    """Time to x: linear over the span, or over the two sides of one long quiet gap."""
+
+    def __init__(
+        self,
+        start: datetime,
+        end: datetime,
+        stamps: Sequence[datetime],
+        plot_x: float,
+        plot_w: float,
+    ) -> None:
+        self.start, self.end, self.plot_x, self.plot_w = start, end, plot_x, plot_w
+        self.fmt = "%H:%M:%S" if end - start < timedelta(days=1) else "%m-%d %H:%M"
+        self.gap: Gap | None = None
+        self._cut: tuple[datetime, datetime, float] | None = None
+        ordered = sorted(set(stamps))
+        quiet = max(pairwise(ordered), key=lambda ab: ab[1] - ab[0], default=None)
+        if quiet is None:
+            return
+        before, after = quiet
+        length = after - before
+        if length < GAP_MIN or length.total_seconds() <= GAP_SHARE * (end - start).total_seconds():
+            return
+        left = (before - start).total_seconds()
+        right = (end - after).total_seconds()
+        usable = plot_w - GAP_W
+        left_w = usable * left / (left + right) if left + right > 0 else usable
+        self._cut = (before, after, left_w)
+        x1 = round(plot_x + left_w, 1)
+        self.gap = Gap(
+            x1,
+            round(x1 + GAP_W, 1),
+            _duration(length),
+            f"nothing dated from {before:%Y-%m-%d %H:%M:%S}Z to {after:%Y-%m-%d %H:%M:%S}Z "
+            f"({_duration(length)}): drawn narrow, not to scale",
+        )
+
+    def x_of(self, at: datetime) -> float:
+        if self._cut is None:
+            return self._linear(at, self.start, self.end, self.plot_x, self.plot_w)
+        before, after, left_w = self._cut
+        if at <= before:
+            return self._linear(at, self.start, before, self.plot_x, left_w)
+        if at >= after:
+            right_w = self.plot_w - left_w - GAP_W
+            return self._linear(at, after, self.end, self.plot_x + left_w + GAP_W, right_w)
+        return self._linear(at, before, after, self.plot_x + left_w, GAP_W)
+
+    @staticmethod
+    def _linear(at: datetime, t0: datetime, t1: datetime, x0: float, width: float) -> float:
+        span = (t1 - t0).total_seconds()
+        share = (at - t0).total_seconds() / span if span > 0 else 0.0
+        return round(x0 + width * share, 1)
+
+    def ticks(self) -> list[tuple[float, str]]:
+        """Evenly spaced labelled times: over the span, or over each side of the gap."""
+        if self._cut is None:
+            return self._segment(self.start, self.end, self.plot_w)
+        before, after, left_w = self._cut
+        right_w = self.plot_w - left_w - GAP_W
+        # A lone instant after the gap (the collection, most often) has a label of its own;
+        # a tick there would run off the plot.
+        right = self._segment(after, self.end, right_w) if self.end > after else []
+        return self._segment(self.start, before, left_w) + right
+
+    def _segment(self, t0: datetime, t1: datetime, width: float) -> list[tuple[float, str]]:
+        count = max(2, min(6, round(width / TICK_EVERY) + 1)) if t1 > t0 else 1
+        moments = [t0 + (t1 - t0) * i / max(count - 1, 1) for i in range(count)]
+        return [(self.x_of(at), at.strftime(self.fmt)) for at in moments]
+
+
+def _duration(length: timedelta) -> str:
+    """``3 d 6 h``, ``5 h 12 min``, ``42 min``: how long a gap is, to the nearest unit shown."""
+    minutes = int(length.total_seconds() // 60)
+    days, hours, mins = minutes // 1440, minutes // 60 % 24, minutes % 60
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {mins} min" if mins else f"{hours} h"
+    return f"{mins} min"
