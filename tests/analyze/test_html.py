@@ -399,3 +399,15 @@ def test_a_gap_between_two_bursts_keeps_ticks_on_both_sides(fleet: Fleet) -> Non
 )
 def test_a_gap_says_how_long_it_is(minutes: int, text: str) -> None:
     assert _duration(timedelta(minutes=minutes)) == text
+
+
+def test_marks_crowding_before_a_break_are_not_nudged_into_it(fleet: Fleet) -> None:
+    done = _blocked(fleet)
+    burst = [_event("claimed", -5, "w1", 200 + n) for n in range(12)]  # one second, 12 marks
+    done.timeline.events.extend(burst)
+    done.report.bundle.created_at = T0 + timedelta(days=3)
+    view = build(done.report, done.timeline)
+    assert view is not None
+    assert view.gap is not None
+    w1 = view.lanes[[lane.label for lane in view.lanes].index("w1")]
+    assert all(m.x <= view.gap.x1 for m in w1.marks if m.category != "heartbeat")

@@ -127,6 +127,7 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
     plot_x, plot_w = LABEL_W, WIDTH - LABEL_W - RIGHT_PAD
     scale = _Scale(start, end, stamps, plot_x, plot_w)
     x_of = scale.x_of
+    wall = scale.gap.x1 if scale.gap else None
 
     by_worker: dict[str | None, list[TimelineEvent]] = {}
     for event in dated:
@@ -134,20 +135,20 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
     lanes: list[Lane] = []
     server = by_worker.pop(None, [])
     if server:
-        lanes.append(_lane("server, no worker named", "ok", server, x_of, None, None))
+        lanes.append(_lane("server, no worker named", "ok", server, x_of, None, None, wall=wall))
     own, folded = _split(overview, by_worker)
     for row in own:
         lanes.append(
-            _lane(row.name, _css(row), by_worker.get(row.name, []), x_of, row, end, row.name)
+            _lane(row.name, _css(row), by_worker.get(row.name, []), x_of, row, end, row.name, wall)
         )
     extra = [name for name in by_worker if name not in {r.name for r in overview.workers}]
     for name in extra:  # named in logs only: still drawn
-        lanes.append(_lane(str(name), "ok", by_worker[name], x_of, None, end, str(name)))
+        lanes.append(_lane(str(name), "ok", by_worker[name], x_of, None, end, str(name), wall))
     folded_count = 0
     for label, css, rows in folded:
         folded_count += len(rows)
         merged = [e for r in rows for e in by_worker.get(r.name, [])]
-        lane = _lane(label, css, _thin(merged), x_of, None, None)
+        lane = _lane(label, css, _thin(merged), x_of, None, None, wall=wall)
         lane.marks += [_beat(r, x_of) for r in rows[:MAX_GROUP_MARKS] if r.last_heartbeat_at]
         lane.note = f"{len(rows)} workers, marks overlaid"
         lanes.append(lane)
@@ -211,13 +212,14 @@ def _lane(
     row: WorkerOverview | None,
     end: datetime | None,
     worker: str | None = None,
+    wall: float | None = None,
 ) -> Lane:
     lane = Lane(label=label, y=0, css=css)
     marks = [Mark(x_of(e.at), c, _title(e)) for e, c in _categorised(events) if e.at]
     kept = _bounded(marks)
     if len(kept) < len(marks):
         lane.note = f"{len(kept)} of {len(marks)} marks drawn, routine ones thinned"
-    lane.marks = _spread(kept)
+    lane.marks = _spread(kept, wall)
     if row is not None and row.last_heartbeat_at is not None:
         lane.marks.append(_beat(row, x_of))
     if end is not None:
@@ -251,13 +253,15 @@ eviction, its disconnect and the reconnect often share one."""
 MAX_NUDGE = 35.0
 
 
-def _spread(marks: list[Mark]) -> list[Mark]:
-    """Marks in time order, each at least NUDGE right of the one before (within MAX_NUDGE)."""
+def _spread(marks: list[Mark], wall: float | None = None) -> list[Mark]:
+    """Marks in time order, each at least NUDGE right of the one before (within MAX_NUDGE),
+    never nudged across ``wall`` (the start of a break: it would look dated inside it)."""
     out: list[Mark] = []
     for mark in sorted(marks, key=lambda m: m.x):
         x = mark.x
         if out and x - out[-1].x < NUDGE and out[-1].x + NUDGE - mark.x <= MAX_NUDGE:
-            x = round(out[-1].x + NUDGE, 1)
+            nudged = round(out[-1].x + NUDGE, 1)
+            x = nudged if wall is None or mark.x > wall or nudged <= wall else wall
         out.append(Mark(x, mark.category, mark.title))
     return out
 
