@@ -19,12 +19,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import pairwise
+from typing import TypeVar
 
 from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
 from ..api import Timeline, TimelineEvent
 from .timeline_kinds import CATEGORIES, KINDS, STATES, category
 
+T = TypeVar("T")
 _XOf = Callable[[datetime], float]
 """Maps a time to its x coordinate on the plot."""
 
@@ -238,13 +240,10 @@ def _bounded(marks: list[Mark], limit: int = MAX_LANE_MARKS) -> list[Mark]:
     kept: list[Mark] = []
     budget, left = limit, len(by_category)
     for _, group in sorted(by_category.items(), key=lambda item: len(item[1])):
-        share = max(1, budget // left)
-        if len(group) > share:
-            step = len(group) / share
-            group = [group[int(i * step)] for i in range(share)]
-        kept += group
-        budget, left = budget - len(group), left - 1
-    return sorted(kept, key=lambda m: m.x)
+        taken = _evenly(group, max(1, budget // left))
+        kept += taken
+        budget, left = budget - len(taken), left - 1
+    return kept  # in category order: _spread puts them in time order
 
 
 NUDGE = 7.0
@@ -352,10 +351,15 @@ def _band(event: TimelineEvent, until: datetime, x_of: _XOf, what: str = "server
 def _thin(events: list[TimelineEvent]) -> list[TimelineEvent]:
     """At most MAX_GROUP_MARKS events, spread evenly in time."""
     events.sort(key=lambda e: e.at or datetime.min)
-    if len(events) <= MAX_GROUP_MARKS:
-        return events
-    step = len(events) / MAX_GROUP_MARKS
-    return [events[int(i * step)] for i in range(MAX_GROUP_MARKS)]
+    return _evenly(events, MAX_GROUP_MARKS)
+
+
+def _evenly(items: list[T], count: int) -> list[T]:
+    """At most ``count`` of ``items`` (in order), taken at even steps through them."""
+    if len(items) <= count:
+        return items
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
 
 
 GAP_SHARE = 0.5
