@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -251,6 +252,9 @@ def main() -> int:
         help="also run doctor once per size under memray (pip install memray) into this folder",
     )
     options = parser.parse_args()
+    # a TERM (a session's timeout, `kill`) unwinds the fleets' context managers like ^C does:
+    # PostgreSQL, the Flux server, the emulator and the sshd processes stop with the benchmark
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sizes = sorted(int(n) for n in options.sizes.split(","))
     env = {**os.environ, "PYTHONPATH": str(ROOT), PASSWORD_ENV: "bench-fleet-password-1"}
     env.pop("SSH_AUTH_SOCK", None)

@@ -89,7 +89,26 @@ FIRST_KEPT = 5
 """Per ``(kind, worker)`` the engine keeps the first FIRST_KEPT events in log order ..."""
 LATEST_KEPT = 50
 """... and the LATEST_KEPT latest in time (:mod:`bundler.analyze.sampling`); a parser that
-returns a :class:`TimelineStream` must yield at least the events these would keep."""
+returns a :class:`TimelineStream` must yield at least the events these would keep, except
+for the routine kinds it counts, of which it keeps :func:`routine_kept`."""
+ROUTINE_FIRST_BUDGET = 500
+ROUTINE_LATEST_BUDGET = 5_000
+"""Routine events (an execution scheduled, claimed, completed: what a parser *counts*) kept
+per (kind, worker) shrink as the fleet grows, so that all logs together keep about this
+many of each kind: rules never read them (they read the rare kinds, kept by the limits
+above), only the HTML timeline draws them, at most 60 marks a worker lane. At 1,000
+workers FIRST_KEPT + LATEST_KEPT of each was 165,000 events, a fifth of doctor's peak."""
+ROUTINE_FLOOR = (1, 5)
+"""What a worker's lane keeps of each routine kind at any fleet size: its first and latest."""
+
+
+def routine_kept(logs: int) -> tuple[int, int]:
+    """``(first, latest)`` routine events of each (kind, worker) kept from one of ``logs``
+    logs: FIRST_KEPT and LATEST_KEPT up to 100 logs, then fewer, never below ROUTINE_FLOOR."""
+    n = max(1, logs)
+    first = min(FIRST_KEPT, max(ROUTINE_FLOOR[0], ROUTINE_FIRST_BUDGET // n))
+    latest = min(LATEST_KEPT, max(ROUTINE_FLOOR[1], ROUTINE_LATEST_BUDGET // n))
+    return first, latest
 
 
 class TimelineStream:
@@ -108,9 +127,12 @@ class TimelineStream:
         self,
         events: Iterable[TimelineEvent],
         counted: dict[tuple[str, str | None], int] | None = None,
+        routine_kept: tuple[int, int] | None = None,
     ) -> None:
         self._events = events
         self.counted: dict[tuple[str, str | None], int] = counted if counted is not None else {}
+        self.routine_kept = routine_kept
+        """``(first, latest)`` of each routine kind the parser kept, when it says (the note)."""
 
     def __iter__(self) -> Iterator[TimelineEvent]:
         return iter(self._events)

@@ -163,12 +163,16 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
         )
         return Timeline()
     if sampled.kept < sampled.seen:
+        routine = ""
+        if sampled.routine_kept and sampled.routine_kept != (FIRST_KEPT, LATEST_KEPT):
+            first, latest = sampled.routine_kept
+            routine = f"; of routine progress lines, this many logs keep {first} and {latest}"
         notes.append(
             note(
                 codes.TIMELINE_SAMPLED,
                 f"The logs held {sampled.seen:,} timeline events; {sampled.kept:,} were kept (per "
-                f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}), so "
-                "memory stays bounded. Counts stay exact.",
+                f"kind and worker the first {FIRST_KEPT} and the latest {LATEST_KEPT}{routine}), "
+                "so memory stays bounded. Counts stay exact.",
                 severity="info",
                 seen=sampled.seen,
                 kept=sampled.kept,

@@ -29,6 +29,8 @@ class Sampled:
     timeline: Timeline
     seen: int
     kept: int
+    routine_kept: tuple[int, int] | None = None
+    """``(first, latest)`` of each routine kind the parser kept, when it said (a fleet's)."""
 
 
 def sample(events: Iterable[TimelineEvent]) -> Sampled:
@@ -60,7 +62,8 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
     del first, latest  # before the timeline's index is built: the peak of an analysis
     seen = sum(totals.values())
     timeline = Timeline(kept, totals=dict(totals) if seen > len(kept) else {})
-    return Sampled(timeline=timeline, seen=seen, kept=len(kept))
+    routine = events.routine_kept if isinstance(events, TimelineStream) else None
+    return Sampled(timeline=timeline, seen=seen, kept=len(kept), routine_kept=routine)
 
 
 class _Latest:

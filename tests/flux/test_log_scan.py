@@ -13,7 +13,14 @@ from collections import Counter
 
 import pytest
 
-from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream
+from bundler.analyze.api import (
+    FIRST_KEPT,
+    LATEST_KEPT,
+    EvidenceSet,
+    TimelineEvent,
+    TimelineStream,
+    routine_kept,
+)
 from bundler.analyze.sampling import sample
 from bundler.products.flux.logs import BlockScanner, LogParser, parse_logs
 from bundler.products.flux.logs.blocks import blocks
@@ -212,7 +219,7 @@ def test_the_normalizers_scan_is_handed_to_the_timeline_once() -> None:
     source.add(member, "\n".join(lines) + "\n")
     fresh = sample(parse_logs(EvidenceSet(source)))
     assert source.reads[member] == 1
-    shared.scan(source, member, None, UTC)  # what the normalizers do
+    shared.scan(source, member, None, UTC, routine_kept(1))  # what the normalizers do
     assert source.reads[member] == 2
     handed = sample(parse_logs(EvidenceSet(source)))
     assert source.reads[member] == 2  # not read again
@@ -221,3 +228,41 @@ def test_the_normalizers_scan_is_handed_to_the_timeline_once() -> None:
     again = sample(parse_logs(EvidenceSet(source)))  # taken once: scanned again
     assert source.reads[member] == 3
     assert again.timeline.events == fresh.timeline.events
+
+
+def test_a_fleet_keeps_fewer_routine_events_of_each_worker_and_every_rare_one() -> None:
+    assert routine_kept(1) == routine_kept(100) == (FIRST_KEPT, LATEST_KEPT)
+    assert routine_kept(1000) == (1, 5) == routine_kept(100_000)  # the floor: first and latest
+    sizes = [routine_kept(n) for n in range(1, 2000, 7)]
+    assert sizes == sorted(sizes, reverse=True)  # never more for a bigger fleet
+    lines = _with_checkpoints(_log(5, 6000, rare=0.003))
+    source = MemorySource({"x.log": ("\n".join(lines) + "\n").encode()})
+    every = list(LogParser("x.log", worker="w9").parse(iter_lines(source, "x.log")))
+    first, latest = routine_kept(1000)
+    scanner = BlockScanner("x.log", worker="w9", block_bytes=4096, kept=(first, latest))
+    got = sample(TimelineStream(scanner.scan(source.iter_chunks("x.log")), scanner.counted))
+    by_key: dict[tuple[str, str | None], list[TimelineEvent]] = {}
+    for event in every:
+        by_key.setdefault((event.kind, event.worker), []).append(event)
+    for key, events in by_key.items():
+        kept = [e for e in got.timeline.events if (e.kind, e.worker) == key]
+        if key[0] in ROUTINE:  # the log is in time order: its first and its latest lines
+            assert kept == events[:first] + events[-latest:], key
+        else:
+            assert kept == events, key  # rare ones: every one, as before
+        assert got.timeline.count(*key) == len(events)  # counts stay exact
+    assert sum(len(v) for k, v in by_key.items() if k[0] in ROUTINE) > 1000
+
+
+def test_a_scan_of_another_sample_size_is_not_handed_over() -> None:
+    from datetime import UTC
+
+    from bundler.products.flux.logs import shared
+
+    member = "hosts/h01/logs/0.log"
+    source = _CountingSource()
+    source.add(member, "\n".join(_log(2, 3000, rare=0.01)) + "\n")
+    shared.scan(source, member, None, UTC, routine_kept(1000))  # normalizers saw a fleet
+    parse = sample(parse_logs(EvidenceSet(source)))  # one log here: the full sample
+    assert source.reads[member] == 2  # scanned again, not handed the fleet's sample
+    assert parse.routine_kept == (FIRST_KEPT, LATEST_KEPT)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, timedelta, timezone, tzinfo
 
-from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream
+from bundler.analyze.api import EvidenceSet, TimelineEvent, TimelineStream, routine_kept
 from bundler.source import MemberSource, iter_lines
 from schemas.evidence import LogIndex
 
@@ -65,19 +65,21 @@ def log_members(evidence: EvidenceSet) -> list[tuple[str, str | None, tzinfo]]:
 def parse_logs(evidence: EvidenceSet) -> TimelineStream:
     """The timeline of every log: rare events all, routine ones counted (see :mod:`.scan`)."""
     counted: Counter[tuple[str, str | None]] = Counter()
+    members = log_members(evidence)
+    kept = routine_kept(len(members))
 
     def events() -> Iterator[TimelineEvent]:
-        for member, worker, tz in log_members(evidence):
-            scanned = shared.take(evidence.source, member, worker, tz)
+        for member, worker, tz in members:
+            scanned = shared.take(evidence.source, member, worker, tz, kept)
             if scanned is not None:  # the normalizers' scan of this log, handed over
                 yield from scanned[0]
                 counted.update(scanned[1])
                 continue
-            scanner = BlockScanner(member, worker=worker, tz=tz)
+            scanner = BlockScanner(member, worker=worker, tz=tz, kept=kept)
             yield from scanner.scan(evidence.source.iter_chunks(member))
             counted.update(scanner.counted)
 
-    return TimelineStream(events(), counted)
+    return TimelineStream(events(), counted, routine_kept=kept)
 
 
 __all__ = [

@@ -14,11 +14,12 @@ the block is split, routine lines are skipped by the same markers, and only
 the others go to :class:`LogParser` (with a record boundary in place of a
 skipped run, so a multi-line record never swallows the line after it).
 
-Routine events are still kept where rules read them: the first
+Routine events are still kept where the timeline draws them: the first
 :data:`~bundler.analyze.api.FIRST_KEPT` of each (kind, worker), and in the
 last :data:`TAIL_BLOCKS` blocks of every log the
 :data:`~bundler.analyze.api.LATEST_KEPT` latest (so "the worker's last line"
-is its real last line). Those blocks are split and their routine lines found
+is its real last line); fewer of each in a fleet
+(:func:`~bundler.analyze.api.routine_kept`). Those blocks are split and their routine lines found
 by :func:`.routine.routine_lines`; only the lines kept are parsed, so the
 sampled timeline is the one a line-by-line parse would give.
 
@@ -78,12 +79,14 @@ class BlockScanner:
         worker: str | None = None,
         tz: tzinfo = UTC,
         block_bytes: int = BLOCK_BYTES,
+        kept: tuple[int, int] = (FIRST_KEPT, LATEST_KEPT),
     ) -> None:
         self.parser = LogParser(member, worker=worker, tz=tz)
         self.worker = worker
         self.block_bytes = block_bytes
-        self.first_kept = FIRST_KEPT
-        self.latest_kept = LATEST_KEPT
+        self.first_kept, self.latest_kept = kept
+        """Routine events kept of each (kind, worker): :func:`~bundler.analyze.api.routine_kept`
+        of the bundle's log count (a fleet keeps fewer of each)."""
         self.counted: Counter[Key] = Counter()
         self._seen: dict[Key, int] = {}
         # Markers seen in this log are counted most frequent first, so a block is usually

@@ -7,7 +7,9 @@ worker log was a third of the time. So the normalizers' scan keeps what the
 timeline would (the same :class:`BlockScanner`, same member, worker and
 timezone: the same events and counts) in a stash that belongs to the bundle's
 member source, and :func:`take` hands each log's scan over once. A log the
-stash does not hold, for another worker or timezone, is simply scanned again.
+stash does not hold, for another worker, timezone or routine sample size
+(:func:`~bundler.analyze.api.routine_kept` of a different log count), is
+simply scanned again.
 
 The stash lives as long as the source object (a weak reference) and each scan
 leaves it when taken: it holds what the timeline is about to hold anyway.
@@ -25,7 +27,7 @@ from bundler.source import MemberSource
 
 from .scan import BlockScanner
 
-Key = tuple[str, str | None, tzinfo]
+Key = tuple[str, str | None, tzinfo, tuple[int, int]]
 Scan = tuple[list[TimelineEvent], Counter[tuple[str, str | None]]]
 
 _STASH: weakref.WeakKeyDictionary[object, dict[Key, Scan]] = weakref.WeakKeyDictionary()
@@ -39,20 +41,24 @@ def root(source: object) -> object:
     return source
 
 
-def scan(source: MemberSource, member: str, worker: str | None, tz: tzinfo) -> Scan:
+def scan(
+    source: MemberSource, member: str, worker: str | None, tz: tzinfo, kept: tuple[int, int]
+) -> Scan:
     """Scan one log (as the timeline would) and stash the result for :func:`take`."""
-    scanner = BlockScanner(member, worker=worker, tz=tz)
+    scanner = BlockScanner(member, worker=worker, tz=tz, kept=kept)
     events = list(scanner.scan(source.iter_chunks(member)))
     found: Scan = (events, scanner.counted)
     with contextlib.suppress(TypeError):  # a source that cannot be weakly referenced
-        _STASH.setdefault(root(source), {})[(member, worker, tz)] = found
+        _STASH.setdefault(root(source), {})[(member, worker, tz, kept)] = found
     return found
 
 
-def take(source: MemberSource, member: str, worker: str | None, tz: tzinfo) -> Scan | None:
+def take(
+    source: MemberSource, member: str, worker: str | None, tz: tzinfo, kept: tuple[int, int]
+) -> Scan | None:
     """The stashed scan of this log, once; None when it was not scanned this way."""
     try:
         stash = _STASH.get(root(source))
     except TypeError:
         return None
-    return stash.pop((member, worker, tz), None) if stash else None
+    return stash.pop((member, worker, tz, kept), None) if stash else None

@@ -17,7 +17,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from bundler.analyze.api import TimelineEvent
+from bundler.analyze.api import TimelineEvent, routine_kept
 from bundler.products.base import NormalizeContext, StepResult
 from bundler.products.raw import RawReader
 from bundler.source import MemberNotFound, read_json
@@ -108,12 +108,12 @@ class FluxRecords:
         (:mod:`..logs.shared`): an analysis reads every log once.
         """
         found: list[TimelineEvent] = []
-        for result in self.ctx.results_for("logs"):
-            if not self.raw.ok(result):
-                continue
+        logs = [result for result in self.ctx.results_for("logs") if self.raw.ok(result)]
+        kept = routine_kept(len(logs))
+        for result in logs:
             member = result.member or ""
             worker, tz = self.raw.worker_of(result.host), self.log_offsets.get(member, UTC)
-            events, _ = shared.scan(self.ctx.source, member, worker, tz)
+            events, _ = shared.scan(self.ctx.source, member, worker, tz, kept)
             found.extend(e for e in events if e.kind in NORMALIZED_KINDS)
         found.sort(key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0.0, e.line))
         return found
