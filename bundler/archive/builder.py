@@ -24,10 +24,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from schemas import (
     MANIFEST_MEMBER,
     REDACTION_REPORT_MEMBER,
     CollectorOutcome,
+    Manifest,
     MemberEntry,
     TargetSummary,
     utc_now,
@@ -55,6 +58,10 @@ from .spool import EncryptedSpool
 from .spool_source import SpoolSource
 from .transform import NoRedaction
 from .zipwriter import DEFAULT_COMPRESSLEVEL, EncryptedZipWriter, VerifyMode
+
+MANIFEST_JSON = TypeAdapter(Manifest)
+"""Serializes the manifest straight to bytes: ``model_dump_json().encode()`` held it twice
+(str and bytes, 13 MB at 1,000 hosts, doctor's peak)."""
 
 RESERVED_MEMBERS = frozenset({MANIFEST_MEMBER, REDACTION_REPORT_MEMBER})
 
@@ -251,7 +258,7 @@ class BundleBuilder:
                     bundle_id=self._bundle_id,
                     members=entries,
                 )
-                writer.write_member(MANIFEST_MEMBER, [manifest.model_dump_json(indent=2).encode()])
+                writer.write_member(MANIFEST_MEMBER, [MANIFEST_JSON.dump_json(manifest, indent=2)])
                 path = writer.commit()
         finally:
             self._spool.wipe()

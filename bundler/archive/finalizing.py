@@ -216,10 +216,12 @@ def build_manifest(
 
 
 def redact_outcome(outcome: CollectorOutcome, redact: Any) -> CollectorOutcome:
+    """``outcome`` with its message and note redacted once more; itself when nothing changed
+    (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's peak)."""
     update = {
-        field: redact(value)
+        field: redacted
         for field in ("error_message", "note")
-        if isinstance(value := getattr(outcome, field), str)
+        if isinstance(value := getattr(outcome, field), str) and (redacted := redact(value)) != value
     }
     return outcome.model_copy(update=update) if update else outcome
 
