@@ -218,11 +218,11 @@ def build_manifest(
 def redact_outcome(outcome: CollectorOutcome, redact: Any) -> CollectorOutcome:
     """``outcome`` with its message and note redacted once more; itself when nothing changed
     (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's peak)."""
-    update = {
-        field: redacted
-        for field in ("error_message", "note")
-        if isinstance(value := getattr(outcome, field), str) and (redacted := redact(value)) != value
-    }
+    update = {}
+    for field in ("error_message", "note"):
+        value = getattr(outcome, field)
+        if isinstance(value, str) and (redacted := redact(value)) != value:
+            update[field] = redacted
     return outcome.model_copy(update=update) if update else outcome
 
 
