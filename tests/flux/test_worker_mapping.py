@@ -102,3 +102,23 @@ def _reference_records() -> list[dict]:
 def test_round_trip_of_the_shared_captures(record):
     canonical = to_canonical(WorkerResponse.model_validate(record))
     assert from_canonical(WorkerStatus.model_validate_json(canonical.model_dump_json())) == record
+
+
+def test_a_fleets_equal_packages_are_one_instance_and_read_back_unchanged() -> None:
+    from bundler.products.flux.models import WorkerResponse
+    from bundler.products.flux.normalize.workers import to_canonical
+
+    packages = [{"name": "flux-core", "version": "0.87.0"}, {"name": "httpx", "version": "0.28"}]
+    odd = [{"name": "flux-core", "version": "0.87.0", "origin": "wheel"}]  # an unknown field
+    raw = [{"name": f"w{i}", "status": "online", "packages": packages} for i in range(3)]
+    raw.append({"name": "w9", "status": "online", "packages": odd})
+    workers = [WorkerResponse.model_validate(item) for item in raw]
+    assert workers[0].packages[0] is workers[1].packages[0] is workers[2].packages[0]
+    assert workers[3].packages[0] is not workers[0].packages[0]  # its own, extras kept
+    assert [w.model_dump(exclude_defaults=True) for w in workers] == raw
+    canonical = [to_canonical(w) for w in workers]
+    assert canonical[0].packages is not None
+    assert canonical[1].packages is not None
+    assert canonical[0].packages[1] is canonical[1].packages[1]
+    assert [p.model_dump() for p in canonical[0].packages] == packages
+    assert canonical[0].version == "0.87.0"

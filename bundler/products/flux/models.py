@@ -12,9 +12,9 @@ credential columns (``session_token``, ``exec_token``) nor pickled ones.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from schemas import RecordModel
 
@@ -74,6 +74,24 @@ class WorkerPackage(RecordModel):
     version: str | None = None
 
 
+SHARED_PACKAGES_MAX = 4096
+_SHARED_PACKAGES: dict[tuple[str, str | None], WorkerPackage] = {}
+
+
+def shared_packages(packages: list[WorkerPackage]) -> list[WorkerPackage]:
+    """Equal packages as one read-only instance.
+
+    A fleet's workers run one image, so ``GET /workers`` lists the same dozen packages
+    a thousand times: as models they were two thirds of a parsed worker (6.6 of 10 KiB,
+    ~7 MB at 1,000 workers). Like every raw record they are never changed after parsing;
+    a package with unknown fields keeps its own instance.
+    """
+    if len(_SHARED_PACKAGES) > SHARED_PACKAGES_MAX:
+        _SHARED_PACKAGES.clear()
+    shared = _SHARED_PACKAGES.setdefault
+    return [p if p.model_extra else shared((p.name, p.version), p) for p in packages]
+
+
 class WorkerResponse(RecordModel):
     """``GET /workers`` items and ``GET /workers/{name}`` (Flux's ``WorkerResponse``)."""
 
@@ -81,7 +99,9 @@ class WorkerResponse(RecordModel):
     status: str = "offline"
     runtime: WorkerRuntime | None = None
     resources: WorkerResources | None = None
-    packages: list[WorkerPackage] = Field(default_factory=list)
+    packages: Annotated[list[WorkerPackage], AfterValidator(shared_packages)] = Field(
+        default_factory=list
+    )
     labels: dict[str, str] = Field(default_factory=dict)
     metrics: dict[str, float] | None = None
     metadata: dict[str, str | float] | None = None
