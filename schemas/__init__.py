@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from ._base import InputModel, RecordModel, UTCDateTime, utc_now
+    from ._base import InputModel, ManyRecord, RecordModel, UTCDateTime, utc_now
     from .analysis import (
         ANALYSIS_SCHEMA,
         AcceptanceCheck,
@@ -90,6 +90,7 @@ _LAZY = {
     "LineRange": "citation",
     "MANIFEST_MEMBER": "manifest",
     "Manifest": "manifest",
+    "ManyRecord": "_base",
     "MemberEntry": "manifest",
     "Provenance": "ladder",
     "REDACTION_REPORT_MEMBER": "redaction",
@@ -168,6 +169,7 @@ __all__ = [
     "LayerStatus",
     "LineRange",
     "Manifest",
+    "ManyRecord",
     "MemberEntry",
     "Provenance",
     "RecipientInfo",

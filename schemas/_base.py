@@ -16,7 +16,7 @@ Both are frozen-free on purpose: collectors fill records incrementally.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
@@ -25,6 +25,28 @@ class RecordModel(BaseModel):
     """A record read from a bundle or a product; tolerant of newer fields."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
+
+
+class ManyRecord(RecordModel):
+    """A record a bundle holds by the thousand (a collector's outcome, a member's entry).
+
+    Pydantic keeps, per instance, the set of fields given at construction (for
+    ``exclude_unset``, which bundler never uses): for a collector outcome that set was
+    728 of its 1,588 bytes, ~7 MB of a 1,000-host doctor run. Every instance of a
+    ManyRecord class shares one set naming all its fields instead: every field counts as
+    set, as it does for a record read back from JSON, and assignment still works (adding
+    a name already in the set changes nothing).
+    """
+
+    _every_field: ClassVar[set[str] | None] = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        every = type(self).__dict__.get("_every_field")
+        if every is None:
+            every = set(type(self).model_fields)
+            type.__setattr__(type(self), "_every_field", every)
+        every.update(self.__pydantic_fields_set__)  # an extra field given: named too
+        object.__setattr__(self, "__pydantic_fields_set__", every)
 
 
 class InputModel(BaseModel):

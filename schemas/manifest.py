@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ._base import RecordModel, UTCDateTime
+from ._base import ManyRecord, RecordModel, UTCDateTime
 
 FORMAT_NAME = "bundler"
 FORMAT_MAJOR = 1
@@ -58,7 +58,7 @@ class ToolInfo(RecordModel):
     python: str | None = Field(default=None, description="Python version the tool ran on.")
 
 
-class MemberEntry(RecordModel):
+class MemberEntry(ManyRecord):
     """One file inside the bundle."""
 
     path: str = Field(description="Member name inside the zip (already redacted).")
@@ -153,7 +153,7 @@ class HttpExchange(RecordModel):
     )
 
 
-class CollectorOutcome(RecordModel):
+class CollectorOutcome(ManyRecord):
     """What one collector did. Failures are evidence, never silence."""
 
     id: str = Field(description="Stable collector id, e.g. 'http.workers' or 'ssh.h01.server-log'.")
@@ -190,7 +190,7 @@ class HostRole(StrEnum):
     OTHER = "other"
 
 
-class HostSummary(RecordModel):
+class HostSummary(ManyRecord):
     """A host the run talked to. ``alias`` is what member names use."""
 
     alias: str = Field(description="Stable alias used in member names, e.g. 'h01'.")

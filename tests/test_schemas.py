@@ -118,3 +118,23 @@ def test_workers_evidence_round_trips_through_json() -> None:
     )
     again = WorkersEvidence.model_validate_json(doc.model_dump_json())
     assert again == doc
+
+
+def test_records_held_by_the_thousand_share_one_fields_set_and_dump_the_same() -> None:
+    from schemas import CollectorOutcome, ManyRecord, MemberEntry
+
+    assert issubclass(CollectorOutcome, ManyRecord)
+    assert issubclass(MemberEntry, ManyRecord)
+    given = {"id": "ssh.h01.logs", "kind": "ssh", "target": "h01", "status": "ok"}
+    first = CollectorOutcome.model_validate(given)
+    second = CollectorOutcome.model_validate({**given, "id": "ssh.h02.logs", "future": 1})
+    assert first.model_fields_set is second.model_fields_set  # one set for the class
+    assert second.model_extra == {"future": 1}  # a newer bundle's field is still kept
+    assert "future" not in first.model_dump()
+    first.step = "logs"  # assignment still works
+    assert first.model_dump()["step"] == "logs"
+    again = CollectorOutcome.model_validate_json(first.model_dump_json())
+    assert again == first
+    assert again.model_dump_json() == first.model_dump_json()
+    assert first.model_copy(update={"bytes": 7}).bytes == 7
+    assert first.bytes == 0

@@ -13,10 +13,10 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, RecordModel, UTCDateTime
 
 
-class Source(RecordModel):
+class Source(ManyRecord):
     """Where a fact was read: a bundle member and a place inside it."""
 
     method: Literal["api", "ssh", "local", "log", "db", "cli", "derived"] = Field(

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, RecordModel, UTCDateTime
 from ._common import EvidenceDoc, Source
 
 
@@ -83,7 +83,7 @@ class Package(RecordModel):
     version: str | None = None
 
 
-class WorkerStatus(RecordModel):
+class WorkerStatus(ManyRecord):
     """One worker as the control plane (and, where collected, its host) sees it."""
 
     name: str = Field(description="Worker name as the product shows it.")

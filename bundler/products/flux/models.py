@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from schemas import RecordModel
+from schemas import ManyRecord, RecordModel
 
 
 class Health(RecordModel):
@@ -92,7 +92,7 @@ def shared_packages(packages: list[WorkerPackage]) -> list[WorkerPackage]:
     return [p if p.model_extra else shared((p.name, p.version), p) for p in packages]
 
 
-class WorkerResponse(RecordModel):
+class WorkerResponse(ManyRecord):
     """``GET /workers`` items and ``GET /workers/{name}`` (Flux's ``WorkerResponse``)."""
 
     name: str
