@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from ._base import InputModel, ManyRecord, RecordModel, UTCDateTime, utc_now
+    from ._base import InputModel, ManyRecord, RecordModel, UTCDateTime, shared_records, utc_now
     from .analysis import (
         ANALYSIS_SCHEMA,
         AcceptanceCheck,
@@ -116,6 +116,7 @@ _LAZY = {
     "WorkerGroup": "overview",
     "WorkerOverview": "overview",
     "parse_format": "manifest",
+    "shared_records": "_base",
     "utc_now": "_base",
 }
 """Exported name -> the submodule defining it. Importing everything at start-up cost
@@ -192,5 +193,6 @@ __all__ = [
     "WorkerGroup",
     "WorkerOverview",
     "parse_format",
+    "shared_records",
     "utc_now",
 ]

@@ -16,9 +16,11 @@ Both are frozen-free on purpose: collectors fill records incrementally.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class RecordModel(BaseModel):
@@ -47,6 +49,35 @@ class ManyRecord(RecordModel):
             type.__setattr__(type(self), "_every_field", every)
         every.update(self.__pydantic_fields_set__)  # an extra field given: named too
         object.__setattr__(self, "__pydantic_fields_set__", every)
+
+
+SHARED_MAX = 4096
+_SHARED: dict[tuple[Any, ...], BaseModel] = {}
+
+
+def shared_records(records: list[M]) -> list[M]:
+    """Equal flat records as one read-only instance (an ``AfterValidator`` of a list field).
+
+    A fleet's workers run one image: a worker listing repeats the same dozen package
+    records a thousand times, each ~550 bytes as a model (two thirds of a worker record).
+    A record whose values are all hashable (strings, numbers, None) and that has no
+    unknown fields is shared with every equal one; others keep their own instance.
+    Records read from a bundle are never changed, which is what makes sharing safe.
+    """
+    if len(_SHARED) > SHARED_MAX:
+        _SHARED.clear()
+    shared = []
+    for record in records:
+        if record.__pydantic_extra__:
+            shared.append(record)
+            continue
+        # each value with its type: 1, 1.0 and True are equal keys, not equal records
+        key = (type(record), *((type(v), v) for v in record.__dict__.values()))
+        try:
+            shared.append(cast(M, _SHARED.setdefault(key, record)))
+        except TypeError:  # a list or dict inside: not flat
+            shared.append(record)
+    return shared
 
 
 class InputModel(BaseModel):

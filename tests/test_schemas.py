@@ -138,3 +138,39 @@ def test_records_held_by_the_thousand_share_one_fields_set_and_dump_the_same() -
     assert again.model_dump_json() == first.model_dump_json()
     assert first.model_copy(update={"bytes": 7}).bytes == 7
     assert first.bytes == 0
+
+
+def test_equal_flat_records_in_a_list_are_one_instance() -> None:
+    from pydantic import BaseModel
+
+    from schemas import RecordModel, shared_records
+    from schemas.evidence import WorkersEvidence
+
+    class Flat(RecordModel):
+        name: str
+        value: int | bool | None = None
+
+    class Nested(BaseModel):
+        names: list[str]
+
+    a, b = Flat(name="x", value=1), Flat(name="x", value=1)
+    odd = Flat(name="x", value=True)  # equal to 1 in Python, not the same record
+    extra = Flat(name="x", value=1, origin="wheel")
+    got = shared_records([a, b, odd, extra])
+    assert got[0] is got[1]
+    assert got[2] is odd
+    assert got[2].value is True
+    assert got[3] is extra
+    nested = [Nested(names=["a"]), Nested(names=["a"])]
+    assert shared_records(nested) == nested  # not flat: kept apart
+    assert shared_records(nested)[1] is nested[1]
+    doc = {"product": "flux", "observed_at": "2026-12-03T00:00:00Z", "workers": []}
+    package = {"name": "flux-core", "version": "0.87.0"}
+    for name in ("w1", "w2"):
+        doc["workers"].append({"name": name, "packages": [package]})  # type: ignore[attr-defined]
+    read = WorkersEvidence.model_validate(doc)
+    first, second = (w.packages for w in read.workers)
+    assert first is not None
+    assert second is not None
+    assert first[0] is second[0]
+    assert first[0].model_dump() == package

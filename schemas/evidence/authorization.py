@@ -11,17 +11,17 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, UTCDateTime
 from ._common import EvidenceDoc, Source
 
 
-class LeaseSignature(RecordModel):
+class LeaseSignature(ManyRecord):
     alg: str | None = None
     key_id: str | None = None
     verified: bool | None = None
 
 
-class Lease(RecordModel):
+class Lease(ManyRecord):
     lease_id: str | None = None
     issued_at: UTCDateTime | None = None
     expires_at: UTCDateTime | None = None
@@ -32,7 +32,7 @@ class Lease(RecordModel):
     claims: dict[str, Any] = Field(default_factory=dict)
 
 
-class RegistrationAttempts(RecordModel):
+class RegistrationAttempts(ManyRecord):
     """Registration history seen in logs (Flux: 401 loops live only in the worker log)."""
 
     attempts: int = 0
@@ -44,7 +44,7 @@ class RegistrationAttempts(RecordModel):
     source: Source | None = None
 
 
-class WorkerAuthorization(RecordModel):
+class WorkerAuthorization(ManyRecord):
     worker: str
     applicable: bool = Field(
         default=True, description="False when this worker needs no runtime authorization."

@@ -6,11 +6,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .._base import RecordModel
+from .._base import ManyRecord
 from ._common import EvidenceDoc, Source
 
 
-class WorkerCapacity(RecordModel):
+class WorkerCapacity(ManyRecord):
     worker: str
     cpu_cores: float | None = None
     cpu_available: float | None = None

@@ -6,11 +6,11 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, UTCDateTime
 from ._common import EvidenceDoc
 
 
-class ClockReading(RecordModel):
+class ClockReading(ManyRecord):
     """The host's clock against the collector's, read around one round trip."""
 
     host_time: UTCDateTime
@@ -20,13 +20,13 @@ class ClockReading(RecordModel):
     uncertainty_s: float = Field(ge=0, description="Half the round trip.")
 
 
-class TimeSync(RecordModel):
+class TimeSync(ManyRecord):
     synchronized: bool | None = None
     service: str | None = Field(default=None, description="chrony, ntpd, systemd-timesyncd ...")
     detail: str | None = None
 
 
-class ServiceStatus(RecordModel):
+class ServiceStatus(ManyRecord):
     name: str
     active: bool | None = None
     state: str | None = None
@@ -34,13 +34,13 @@ class ServiceStatus(RecordModel):
     since: UTCDateTime | None = None
 
 
-class DiskUsage(RecordModel):
+class DiskUsage(ManyRecord):
     mount: str
     total_bytes: int | None = None
     free_bytes: int | None = None
 
 
-class HostSysinfo(RecordModel):
+class HostSysinfo(ManyRecord):
     alias: str
     role: Literal["server", "worker", "other"] = "other"
     worker: str | None = None

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, UTCDateTime
 from ._common import EvidenceDoc, Source
 
 
@@ -34,7 +34,7 @@ class JobPhase(StrEnum):
         return self in {JobPhase.COMPLETED, JobPhase.FAILED, JobPhase.CANCELLED}
 
 
-class ResourceRequest(RecordModel):
+class ResourceRequest(ManyRecord):
     cpu: float | None = None
     memory_bytes: float | None = None
     gpu: int | None = None
@@ -42,7 +42,7 @@ class ResourceRequest(RecordModel):
     other: dict[str, Any] = Field(default_factory=dict)
 
 
-class JobRequirements(RecordModel):
+class JobRequirements(ManyRecord):
     """What a job needs from the worker that runs it."""
 
     worker_group: str | None = None
@@ -60,14 +60,14 @@ class JobRequirements(RecordModel):
     )
 
 
-class JobEvent(RecordModel):
+class JobEvent(ManyRecord):
     type: str
     at: UTCDateTime | None = None
     source: str | None = None
     detail: str | None = None
 
 
-class Job(RecordModel):
+class Job(ManyRecord):
     name: str = Field(description="Exact job name (Flux: 'namespace/workflow').")
     id: str | None = Field(default=None, description="Run or execution id.")
     kind: Literal["execution", "job"] = "job"

@@ -6,11 +6,11 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, UTCDateTime
 from ._common import EvidenceDoc
 
 
-class LogSource(RecordModel):
+class LogSource(ManyRecord):
     member: str = Field(description="Bundle member holding the (redacted) log text.")
     host_alias: str | None = None
     role: Literal["server", "worker", "other"] = "other"

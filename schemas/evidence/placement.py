@@ -11,12 +11,12 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel
+from .._base import ManyRecord
 from ._common import EvidenceDoc, Source
 from .jobs import JobRequirements
 
 
-class WorkerPlacementVerdict(RecordModel):
+class WorkerPlacementVerdict(ManyRecord):
     worker: str
     verdict: Literal["placed", "eligible_not_placed", "filtered", "not_evaluated"]
     reasons: list[str] = Field(
@@ -25,7 +25,7 @@ class WorkerPlacementVerdict(RecordModel):
     detail: str | None = None
 
 
-class JobPlacement(RecordModel):
+class JobPlacement(ManyRecord):
     job: str
     desired: JobRequirements | None = None
     evaluated: int | None = None

@@ -10,13 +10,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .._base import RecordModel, UTCDateTime
+from .._base import ManyRecord, RecordModel, UTCDateTime
 from ._common import EvidenceDoc, Source
 
 RequirementStatus = Literal["satisfied", "missing", "denied", "unknown", "not_applicable"]
 
 
-class Requirement(RecordModel):
+class Requirement(ManyRecord):
     id: str
     kind: str = Field(
         description=(
@@ -31,7 +31,7 @@ class Requirement(RecordModel):
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
-class Blocker(RecordModel):
+class Blocker(ManyRecord):
     code: str = Field(
         description=(
             "CREDENTIAL_NOT_BOUND, CREDENTIAL_WORKER_NOT_ALLOWED, DB_ACL_DENIED, "

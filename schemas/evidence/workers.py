@@ -10,11 +10,11 @@ group, version, last heartbeat).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from .._base import ManyRecord, RecordModel, UTCDateTime
+from .._base import ManyRecord, RecordModel, UTCDateTime, shared_records
 from ._common import EvidenceDoc, Source
 
 
@@ -52,7 +52,7 @@ class AdminState(StrEnum):
     UNKNOWN = "unknown"
 
 
-class WorkerRuntime(RecordModel):
+class WorkerRuntime(ManyRecord):
     os_name: str | None = None
     os_version: str | None = None
     arch: str | None = None
@@ -62,13 +62,13 @@ class WorkerRuntime(RecordModel):
     runtime_version: str | None = None
 
 
-class GPU(RecordModel):
+class GPU(ManyRecord):
     name: str
     memory_total: float | None = None
     memory_available: float | None = None
 
 
-class WorkerResources(RecordModel):
+class WorkerResources(ManyRecord):
     cpu_total: float | None = None
     cpu_available: float | None = None
     memory_total_bytes: float | None = None
@@ -78,7 +78,7 @@ class WorkerResources(RecordModel):
     gpus: list[GPU] | None = None
 
 
-class Package(RecordModel):
+class Package(ManyRecord):
     name: str
     version: str | None = None
 
@@ -103,7 +103,7 @@ class WorkerStatus(ManyRecord):
     )
     runtime: WorkerRuntime | None = None
     resources: WorkerResources | None = None
-    packages: list[Package] | None = None
+    packages: Annotated[list[Package], AfterValidator(shared_records)] | None = None
     metrics: dict[str, float] | None = Field(
         default=None, description="Worker-advertised scalar metrics (e.g. flux.slots_free)."
     )

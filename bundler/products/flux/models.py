@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from schemas import ManyRecord, RecordModel
+from schemas import ManyRecord, RecordModel, shared_records
 
 
 class Health(RecordModel):
@@ -74,24 +74,6 @@ class WorkerPackage(RecordModel):
     version: str | None = None
 
 
-SHARED_PACKAGES_MAX = 4096
-_SHARED_PACKAGES: dict[tuple[str, str | None], WorkerPackage] = {}
-
-
-def shared_packages(packages: list[WorkerPackage]) -> list[WorkerPackage]:
-    """Equal packages as one read-only instance.
-
-    A fleet's workers run one image, so ``GET /workers`` lists the same dozen packages
-    a thousand times: as models they were two thirds of a parsed worker (6.6 of 10 KiB,
-    ~7 MB at 1,000 workers). Like every raw record they are never changed after parsing;
-    a package with unknown fields keeps its own instance.
-    """
-    if len(_SHARED_PACKAGES) > SHARED_PACKAGES_MAX:
-        _SHARED_PACKAGES.clear()
-    shared = _SHARED_PACKAGES.setdefault
-    return [p if p.model_extra else shared((p.name, p.version), p) for p in packages]
-
-
 class WorkerResponse(ManyRecord):
     """``GET /workers`` items and ``GET /workers/{name}`` (Flux's ``WorkerResponse``)."""
 
@@ -99,7 +81,7 @@ class WorkerResponse(ManyRecord):
     status: str = "offline"
     runtime: WorkerRuntime | None = None
     resources: WorkerResources | None = None
-    packages: Annotated[list[WorkerPackage], AfterValidator(shared_packages)] = Field(
+    packages: Annotated[list[WorkerPackage], AfterValidator(shared_records)] = Field(
         default_factory=list
     )
     labels: dict[str, str] = Field(default_factory=dict)

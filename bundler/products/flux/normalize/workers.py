@@ -46,7 +46,7 @@ KNOWN_FIELDS = frozenset(WorkerResponse.model_fields)
 @lru_cache(maxsize=4096)
 def package(name: str, version: str | None) -> Package:
     """One canonical package record per (name, version), shared by every worker that has it
-    (see :func:`..models.shared_packages`); documents are never changed once built."""
+    (as :func:`schemas.shared_records` shares raw ones); documents are never changed once built."""
     return Package(name=name, version=version)
 
 
