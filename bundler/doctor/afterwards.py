@@ -43,6 +43,39 @@ def normalize(
     server_url: str | None,
     request: DoctorRequest,
 ) -> None:
+    try:
+        documents = _normalized(sink, result, profile, server_url, request)
+    except Exception as exc:  # a profile bug must not lose the bundle: record it
+        result.outcomes.append(
+            CollectorOutcome(
+                id=f"normalize.{profile.name}",
+                kind=CollectorKind.LOCAL,
+                target=f"profile {profile.name}",
+                status=CollectorStatus.FAILED,
+                error_class=type(exc).__name__,
+                error_message="the profile's normalizer failed; raw evidence is kept",
+            )
+        )
+        return
+    while documents:  # each document's bytes leave the list as it is stored
+        member, data, schema_name = documents.pop(0)
+        sink.add(member, data, media_type="application/json", schema_name=schema_name)
+
+
+def _normalized(
+    sink: RecordingSink,
+    result: CollectionResult,
+    profile: Profile,
+    server_url: str | None,
+    request: DoctorRequest,
+) -> list[tuple[str, bytes, str]]:
+    """The profile's documents as JSON, ``(member, bytes, schema)``; nothing stored yet.
+
+    Each document is serialized as the profile yields it and its model let go, and the
+    normalizers' context (their parsed raw records and log events) is gone when this
+    returns: storing the documents redacts each one, and at 1,000 workers that step on
+    top of the context and every document model was doctor's peak.
+    """
     context = NormalizeContext(
         source=sink.source(),
         results=result.results,
@@ -57,30 +90,13 @@ def normalize(
         },
         members={entry.path: entry for entry in sink.entries},
     )
-    try:
-        documents = list(profile.normalize(context))
-        bad = [d for d in documents if not isinstance(d, EvidenceDoc) or not d.member_path]
-        if bad:
-            raise TypeError(f"normalize returned {type(bad[0]).__name__}, not an EvidenceDoc")
-    except Exception as exc:  # a profile bug must not lose the bundle: record it
-        result.outcomes.append(
-            CollectorOutcome(
-                id=f"normalize.{profile.name}",
-                kind=CollectorKind.LOCAL,
-                target=f"profile {profile.name}",
-                status=CollectorStatus.FAILED,
-                error_class=type(exc).__name__,
-                error_message="the profile's normalizer failed; raw evidence is kept",
-            )
-        )
-        return
-    for document in documents:
-        sink.add(
-            document.member_path,
-            document.model_dump_json(indent=2, exclude_none=True, by_alias=True).encode(),
-            media_type="application/json",
-            schema_name=document.schema_name,
-        )
+    documents = []
+    for document in profile.normalize(context):
+        if not isinstance(document, EvidenceDoc) or not document.member_path:
+            raise TypeError(f"normalize returned {type(document).__name__}, not an EvidenceDoc")
+        data = document.model_dump_json(indent=2, exclude_none=True, by_alias=True).encode()
+        documents.append((document.member_path, data, document.schema_name))
+    return documents
 
 
 def provisional_manifest(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from bundler.doctor.run import run_doctor
 from bundler.doctor.summary import exit_code
 from bundler.errors import UsageError
 from bundler.exit_codes import ExitCode
+from bundler.products.base import NormalizeContext
 from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.interrupts import ctrl_c_in
 from tests.support.sshd import SshLab, free_port
@@ -327,6 +329,33 @@ def test_normalized_evidence_is_added(
     (entry,) = [e for e in sink.entries if e.path == "evidence/product.json"]
     assert entry.schema_name == "evidence.product"
     assert sink.aborted  # a live check keeps nothing
+
+
+def test_a_normalizer_that_yields_a_non_document_stores_none_of_its_documents(
+    sample_profile: str, http_server: ScriptedHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bundler.archive.contracts import MemorySink
+    from bundler.doctor import run as doctor_module
+    from tests.collect.testprofile import SampleProfile
+
+    good = SampleProfile.normalize
+
+    def half_broken(self: SampleProfile, ctx: NormalizeContext) -> Iterator[object]:
+        yield from good(self, ctx)  # a valid evidence/product.json first ...
+        yield {"not": "a document"}  # ... then a bug
+
+    monkeypatch.setattr(SampleProfile, "normalize", half_broken)
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    sinks: list[MemorySink] = []
+    monkeypatch.setattr(
+        doctor_module, "open_live", lambda _: sinks.append(MemorySink()) or sinks[-1]
+    )
+    outcome = run_doctor(DoctorRequest(profile=sample_profile, server=http_server.url))
+    failed = next(o for o in outcome.result.outcomes if o.id == "normalize.testprod")
+    assert (failed.status.value, failed.error_class) == ("failed", "TypeError")
+    (sink,) = sinks
+    assert not [e for e in sink.entries if e.path.startswith("evidence/")]  # all or nothing
+    assert [e for e in sink.entries if e.path.startswith("raw/")]  # the raw evidence stays
 
 
 def test_tls_trust_options(
