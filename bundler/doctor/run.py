@@ -24,6 +24,7 @@ from schemas import AnalysisReport, TargetSummary, utc_now
 
 from ..archive import BundleBuilder
 from ..collect.engine import CollectionResult, Engine
+from ..collect.memory import release_free_memory
 from ..collect.recorder import ProgressListener
 from ..collect.targets import HostTarget
 from ..errors import Interrupted
@@ -144,10 +145,12 @@ def _conclude(
     # is not there reads FLUX_SERVER_UNREACHABLE, one finding, as in a bundle with hosts).
     if profile is not None and not result.interrupted:
         normalize(sink, result, profile, server_url, request)
+        release_free_memory()  # what the normalizers read is gone: its pages go back
     analysis = None
     if not result.interrupted and (result.collected or profile is not None):
         provisional = provisional_manifest(request, result, profile, server_url, now)
         analysis = analyze(sink, profile, provisional, warn)
+        release_free_memory()  # ... and the live verdict's evidence, before sealing
     verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
         interrupted=result.interrupted,
