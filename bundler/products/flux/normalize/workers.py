@@ -14,7 +14,6 @@ the host it runs on.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from schemas.evidence import (
@@ -41,13 +40,6 @@ STATUS_STATES: dict[str, tuple[ConnectionState, HealthState, AdminState]] = {
     "offline": (ConnectionState.OFFLINE, HealthState.UNKNOWN, AdminState.UNKNOWN),
 }
 KNOWN_FIELDS = frozenset(WorkerResponse.model_fields)
-
-
-@lru_cache(maxsize=4096)
-def package(name: str, version: str | None) -> Package:
-    """One canonical package record per (name, version), shared by every worker that has it
-    (as :func:`schemas.shared_records` shares raw ones); documents are never changed once built."""
-    return Package(name=name, version=version)
 
 
 def to_canonical(worker: WorkerResponse) -> WorkerStatus:
@@ -89,7 +81,7 @@ def to_canonical(worker: WorkerResponse) -> WorkerStatus:
         labels=dict(worker.labels),
         runtime=runtime,
         resources=resources,
-        packages=[package(p.name, p.version) for p in worker.packages],
+        packages=[Package(name=p.name, version=p.version) for p in worker.packages],
         metrics=dict(worker.metrics) if worker.metrics is not None else None,
         metadata=dict(worker.metadata) if worker.metadata is not None else None,
         in_flight=worker.in_flight,
