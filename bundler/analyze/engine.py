@@ -166,7 +166,10 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
         routine = ""
         if sampled.routine_kept and sampled.routine_kept != (FIRST_KEPT, LATEST_KEPT):
             first, latest = sampled.routine_kept
-            routine = f"; of routine progress lines, this many logs keep {first} and {latest}"
+            routine = (
+                f"; of routine progress lines, in a fleet this size, the first {first} "
+                f"and the latest {latest}"
+            )
         notes.append(
             note(
                 codes.TIMELINE_SAMPLED,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bundler.analyze import sampling
-from bundler.analyze.api import Timeline, TimelineEvent
+from bundler.analyze.api import EvidenceSet, Timeline, TimelineEvent
 from bundler.analyze.engine import analyze
 from tests.support.evidence import T0, Fleet, StubProfile
 
@@ -56,6 +56,24 @@ def test_engine_notes_sampling(fleet: Fleet) -> None:
     report = analyze(fleet.evidence(), profile=StubProfile(events=_events("claimed", "w1", 500)))
     [note] = [f for f in report.fleet_findings if f.code == "TIMELINE_SAMPLED"]
     assert note.details == {"seen": 500, "kept": sampling.FIRST_KEPT + sampling.LATEST_KEPT}
+
+
+def test_the_note_says_when_a_fleet_kept_fewer_routine_events(fleet: Fleet) -> None:
+    from dataclasses import dataclass
+
+    from bundler.analyze.api import TimelineStream, routine_kept
+
+    @dataclass
+    class FleetProfile(StubProfile):
+        def parse_logs(self, evidence: EvidenceSet) -> TimelineStream:  # type: ignore[override]
+            return TimelineStream(list(self.events), {("claimed", "w1"): 900}, routine_kept(1000))
+
+    report = analyze(fleet.evidence(), profile=FleetProfile(events=_events("claimed", "w1", 6)))
+    [note] = [f for f in report.fleet_findings if f.code == "TIMELINE_SAMPLED"]
+    assert note.details == {"seen": 906, "kept": 6}
+    assert "of routine progress lines, in a fleet this size, the first 1 and the latest 5" in (
+        note.message
+    )
 
 
 def test_the_timeline_index_answers_like_a_filter_over_every_event() -> None:
