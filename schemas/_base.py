@@ -47,7 +47,8 @@ class ManyRecord(RecordModel):
         if every is None:
             every = set(type(self).model_fields)
             type.__setattr__(type(self), "_every_field", every)
-        every.update(self.__pydantic_fields_set__)  # an extra field given: named too
+        if self.__pydantic_extra__:  # declared fields are in it already; extras named too
+            every.update(self.__pydantic_extra__)
         object.__setattr__(self, "__pydantic_fields_set__", every)
 
 
