@@ -28,8 +28,10 @@ Kept bundles open with the password in ``BENCH_FLEET_PASSWORD`` (``bench-fleet-p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -177,6 +179,8 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
                 PASSWORD_ENV,
             ]
 
+        if options.hold:
+            hold(doctor(work / f"fleet{size}-held.zip"), env)
         for run in range(options.repeat):
             bundle = work / f"fleet{size}-{run}.zip"
             result = child(doctor(bundle), env)
@@ -212,6 +216,19 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
     return {"size": size, "setup_s": round(setup_s, 1), "runs": runs, "spec": spec.__dict__}
 
 
+def hold(argv: list[str], env: dict[str, str]) -> None:
+    """Keep the fleet up for runs by hand: print the doctor command, wait for Enter or ^C.
+
+    Iterating on doctor's memory or speed needs many runs against one fleet; setting up
+    1,000 workers and hosts takes about two minutes each time.
+    """
+    shown = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "bundler", *argv])
+    print(f"fleet held; run:\n  {PASSWORD_ENV}={env[PASSWORD_ENV]} {shown}", flush=True)
+    print("press Enter (or send SIGTERM) to measure and stop", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.stdin.readline()
+
+
 def analyze(bundle: Path, env: dict[str, str]) -> dict[str, Any]:
     text = child(["analyze", str(bundle), "--password-env", PASSWORD_ENV], env)
     as_json = child(
@@ -234,6 +251,11 @@ def main() -> int:
     parser.add_argument("--sizes", default="64,1000")
     parser.add_argument("--instances", type=int, default=8, help="sshd processes")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--hold",
+        action="store_true",
+        help="keep each fleet up for doctor runs by hand until Enter, then measure",
+    )
     parser.add_argument("--log-kib", type=int, default=256, help="each host's worker log")
     parser.add_argument(
         "--timeout", type=float, default=None, help="doctor --timeout (default: scaled)"
