@@ -217,16 +217,17 @@ def measure_size(size: int, options: argparse.Namespace, work: Path, env: dict[s
 
 
 def hold(argv: list[str], env: dict[str, str]) -> None:
-    """Keep the fleet up for runs by hand: print the doctor command, wait for Enter or ^C.
+    """Keep the fleet up for runs by hand: print the doctor command, wait for ^C or SIGTERM.
 
     Iterating on doctor's memory or speed needs many runs against one fleet; setting up
     1,000 workers and hosts takes about two minutes each time.
     """
     shown = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "bundler", *argv])
     print(f"fleet held; run:\n  {PASSWORD_ENV}={env[PASSWORD_ENV]} {shown}", flush=True)
-    print("press Enter (or send SIGTERM) to measure and stop", flush=True)
+    print("^C measures and stops; SIGTERM stops", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        sys.stdin.readline()
+        while True:
+            time.sleep(3600)
 
 
 def analyze(bundle: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -254,7 +255,7 @@ def main() -> int:
     parser.add_argument(
         "--hold",
         action="store_true",
-        help="keep each fleet up for doctor runs by hand until Enter, then measure",
+        help="keep each fleet up for doctor runs by hand until ^C, then measure",
     )
     parser.add_argument("--log-kib", type=int, default=256, help="each host's worker log")
     parser.add_argument(
