@@ -57,8 +57,12 @@ def normalize(
             )
         )
         return
-    while documents:  # each document's bytes leave the list as it is stored
-        member, data, schema_name = documents.pop(0)
+    # Smallest first, each document's bytes leaving the list as it is stored: redacting a
+    # document parses it again, so the largest (at fleet size ``evidence/workers.json``,
+    # its tree three times its text) is redacted with no other document still held.
+    documents.sort(key=lambda document: len(document[1]), reverse=True)
+    while documents:
+        member, data, schema_name = documents.pop()
         sink.add(member, data, media_type="application/json", schema_name=schema_name)
 
 
