@@ -15,10 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, get_args
 
+from pydantic import TypeAdapter
+
 from schemas import (
     REDACTION_REPORT_MEMBER,
     REDACTION_REPORT_SCHEMA,
     CollectorOutcome,
+    FileRedaction,
     Manifest,
     MemberEntry,
     RedactionReport,
@@ -29,6 +32,7 @@ from schemas import (
 
 from .. import __version__
 from .contracts import MemberDropped, MemberTransform
+from .json_chunks import indented_chunks
 from .passwords import Sealing
 from .spool import EncryptedSpool, SpoolFile
 from .zipwriter import EncryptedZipWriter
@@ -146,8 +150,7 @@ def write_report(
 ) -> MemberEntry:
     """Write the redaction report member; members dropped here are listed as skipped."""
     report = merge_dropped(transform.report(), dropped)
-    data = report.model_dump_json(by_alias=True, indent=2).encode()
-    written = writer.write_member(REDACTION_REPORT_MEMBER, [data])
+    written = writer.write_member(REDACTION_REPORT_MEMBER, report_chunks(report))
     return MemberEntry(
         path=REDACTION_REPORT_MEMBER,
         sha256=written.sha256,
@@ -155,6 +158,16 @@ def write_report(
         media_type="application/json",
         schema_name=REDACTION_REPORT_SCHEMA,
     )
+
+
+REPORT_JSON = TypeAdapter(RedactionReport)
+REPORT_LISTS: dict[str, TypeAdapter[Any]] = {"files": TypeAdapter(FileRedaction)}
+"""The report's list that grows with the bundle: one entry per member."""
+
+
+def report_chunks(report: RedactionReport) -> Iterator[bytes]:
+    """The report's ``indent=2`` JSON by alias, in pieces (a fleet's is about 1 MB)."""
+    return indented_chunks(report, REPORT_JSON, REPORT_LISTS, by_alias=True)
 
 
 def merge_dropped(report: RedactionReport, dropped: Sequence[DroppedMember]) -> RedactionReport:
