@@ -224,7 +224,8 @@ class Recorder:
         """Settled outcomes, with what analysis needs to re-derive evidence from raw members.
 
         The records' own outcomes, completed in place: a copy of each (~3 KiB of pydantic
-        model) doubled the collection's share of doctor's memory at fleet size.
+        model) doubled the collection's share of doctor's memory at fleet size. ``bound``
+        is the record's own dict, not a copy (a settled record's is never changed again).
         """
         settled = []
         for record in self.records():
@@ -232,7 +233,7 @@ class Recorder:
             if outcome is None:
                 continue
             outcome.step = record.step
-            outcome.bound = dict(record.bound)
+            outcome.bound = record.bound
             outcome.exit_code = record.exit_code
             settled.append(outcome)
         return settled
@@ -251,7 +252,7 @@ class Recorder:
                     status=outcome.status,
                     member=record.entries[0].path if record.entries else None,
                     host=record.host,
-                    bound=dict(record.bound),
+                    bound=record.bound,
                     http_status=record.http_status,
                     exit_code=record.exit_code,
                     error_class=outcome.error_class,
