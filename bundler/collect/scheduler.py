@@ -36,7 +36,7 @@ class RunEnd(Enum):
     INTERRUPTED = "interrupted"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Task:
     key: str
     run: Callable[[Budget], None]
