@@ -41,6 +41,10 @@ if TYPE_CHECKING:  # transports load only when a run needs them
     from .transports.ssh import SshConnector
 
 
+FanoutProjection = list[tuple[str, list[dict[str, str]]]]
+"""Per child step of a fanned step, the bindings one parent document offers it."""
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     concurrency: int = DEFAULT_CONCURRENCY
@@ -112,10 +116,18 @@ class RunContext:
     def fanned_steps(self) -> frozenset[str]:
         return frozenset(self.fanouts)
 
-    def keep_for_fanout(self, step: str, index: int, document: Any) -> None:
-        """Keep, for each fan-out over ``step``, the bindings it will use (never the document)."""
+    def fanout_projection(self, step: str, document: Any) -> FanoutProjection:
+        """What each fan-out over ``step`` will bind from ``document`` (never the document).
+
+        Taken before the parent's member is stored, so the parsed document can go first:
+        storing redacts the member, which parses it once more (at 1,000 workers,
+        ``GET /workers`` is 1.2 MB of JSON and each parse about 5 MB of objects).
+        """
         children = self.fanouts.get(step, ())
-        projected = [(child, candidates(for_each, document)) for child, for_each in children]
+        return [(child, candidates(for_each, document)) for child, for_each in children]
+
+    def keep_fanout(self, index: int, projected: FanoutProjection) -> None:
+        """Keep a stored parent document's bindings (its index orders the expansions)."""
         with self.lock:
             for child, bindings in projected:
                 self.fanout_sources.setdefault(child, []).append((index, bindings))

@@ -162,6 +162,12 @@ def _fetch(
         _check_status(step, capture)
         member = render_member(step.member, {"index": f"{index:03d}"})
         pending, error, problem, parsed = _member_for(ctx, step, capture, member)
+        fanout = (
+            ctx.fanout_projection(step.id, parsed)
+            if parsed is not None and step.id in ctx.fanned_steps
+            else None
+        )
+        del parsed  # gone before storing the member parses it again
     except CollectError as exc:
         ctx.recorder.finish(record, error=exc, attempts=getattr(exc, "attempts", attempts))
         return
@@ -169,8 +175,8 @@ def _fetch(
     kept = ctx.recorder.finish(
         record, members=[pending], error=error, note=notes, attempts=attempts
     )
-    if kept and parsed is not None and step.id in ctx.fanned_steps:
-        ctx.keep_for_fanout(step.id, index, parsed)
+    if kept and fanout is not None:
+        ctx.keep_fanout(index, fanout)
 
 
 def _check_status(step: HttpStep, capture: HttpCapture) -> None:
