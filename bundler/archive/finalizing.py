@@ -140,8 +140,11 @@ def write_members(
             dropped[name] = finalized
             continue
         written = writer.write_member(name, finalized)
-        update = {"sha256": written.sha256, "size": written.size}
-        entries.append(spooled.entry.model_copy(update=update))
+        # in place, not a copy: the builder is closed and its entries are the manifest's now
+        # (3,549 copies at 1,000 hosts, held beside the originals while sealing)
+        entry = spooled.entry
+        entry.sha256, entry.size = written.sha256, written.size
+        entries.append(entry)
     return entries
 
 
