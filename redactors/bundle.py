@@ -279,7 +279,7 @@ class BundleRedactor(SharedState):
         return self.builder.build()
 
     def summary(self) -> RedactionSummary:
-        return self.builder.summary(REPORT_MEMBER, self.report())
+        return self.builder.summary(REPORT_MEMBER)  # counted from the records, not built
 
     def skip(self, member: str, reason: str, detail: str | None = None) -> None:
         """Record a file left out by the caller (a symlink, a special file)."""

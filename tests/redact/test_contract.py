@@ -51,3 +51,25 @@ def test_redact_text_for_error_messages() -> None:
     )
     assert "Err-Pw-1" not in message
     assert "ghp_" not in message
+
+
+def test_the_summary_counted_from_records_is_the_built_reports() -> None:
+    """summary() no longer builds the report (a fleet's is ~4 MB of models): same figures."""
+    redactor = BundleRedactor()
+    members = {
+        "a.log": b"password=hunter2-c\ntoken=ghp_" + b"x1" * 18 + b"\n",
+        "b.log": b"nothing to see here\n",
+        "c.json": b'{"password": "Zq8-long-value-1", "user": "ann"}',
+        "hosts/ghp_" + "ab" * 18 + "/x.txt": b"plain\n",  # a secret in the name
+    }
+    for name, content in members.items():
+        media = "application/json" if name.endswith(".json") else "text/plain"
+        out = b"".join(redactor.transform(name, [content], media_type=media))
+        b"".join(redactor.finalize(name, [out], media_type=media))
+    redactor.skip("dev/null", "special_file")
+    counted = redactor.summary()
+    built = redactor.builder.summary("redaction-report.json", redactor.report())
+    assert counted == built
+    assert counted.total >= 3
+    assert counted.files_skipped == 1
+    assert counted.files_redacted >= 3
