@@ -148,6 +148,7 @@ class Engine:
         for target in self.targets:
             self._schedule_host(target)
         end = self.scheduler.run()
+        self.recorder.skip_unsettled("not run: the run ended before it was queued")
         for state in self.ctx.hosts.values():
             if end is RunEnd.COMPLETED:
                 continue

@@ -157,6 +157,17 @@ class Recorder:
             if record.outcome is None:
                 self._settle(record, status, None, note, attempts=0)
 
+    def skip_unsettled(self, note: str) -> None:
+        """Settle, as skipped, whatever the run ended without settling.
+
+        A safety net: a host's tasks are queued by its connect, and a connect abandoned
+        just as it queues them can leave one unrun after the scheduler has returned. A
+        collector missing from the manifest would be evidence unaccounted for."""
+        with self._lock:
+            for record in self._records:
+                if record.outcome is None:
+                    self._settle(record, CollectorStatus.SKIPPED, None, note, attempts=0)
+
     def abandon(self, record: CollectorRecord, status: CollectorStatus, note: str) -> None:
         """Settle a running collector from outside (deadline, watchdog, Ctrl-C)."""
         error_class = {

@@ -113,6 +113,11 @@ class Scheduler:
         with self._cond:
             self._drained_callbacks.setdefault(group, []).append(callback)
 
+    @property
+    def stopped(self) -> bool:
+        """The deadline or Ctrl-C stopped the run: nothing more starts."""
+        return self._stopping
+
     def drained(self, group: str) -> bool:
         return group in self._sealed and self._group_live.get(group, 0) == 0
 

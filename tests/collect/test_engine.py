@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -286,6 +287,54 @@ def test_new_host_keys_accepted_on_first_use_are_recorded(ssh_lab: SshLab) -> No
     assert "trusted on first use" in connect.note  # type: ignore[attr-defined]
     assert any(instance.host_key.fingerprint in note for note in result.notes)
     assert instance.known_hosts_line() in ssh_lab.known_hosts.read_text()
+
+
+@pytest.mark.sshd
+def test_the_deadline_settles_hosts_whose_tasks_were_never_queued(ssh_lab: SshLab) -> None:
+    """A host's tasks are queued when its connect returns: a connect stopped by the deadline
+    (a server that accepts and never sends its banner) or never started settles them."""
+    silent = socket.create_server(("127.0.0.1", 0))  # the kernel completes the handshake
+    try:
+        ssh_lab.add_host("silent", hostname="127.0.0.1", port=silent.getsockname()[1])
+        ssh_lab.add_host("later", hostname="127.0.0.1", port=silent.getsockname()[1])
+        plan = Plan(
+            profile="testprod",
+            steps=[CommandStep(id="uname", argv=["uname"], member="hosts/{alias}/uname.txt")],
+        )
+        targets = build_targets(None, ("silent", "later"))
+        conn = connector(ssh_lab)
+        try:
+            engine = Engine(
+                MemorySink(),
+                targets,
+                plan=plan,
+                profile=SampleProfile(plan),
+                settings=EngineSettings(concurrency=1, timeout_s=30, deadline_s=1.5),
+                connector=conn,
+                endpoints={t.alias: conn.resolver.resolve(t.address) for t in targets},
+            )
+            started = time.monotonic()
+            result = engine.run()
+        finally:
+            conn.close()
+    finally:
+        silent.close()
+    assert time.monotonic() - started < 5
+    assert result.end.value == "deadline"
+    assert len(result.outcomes) == len(engine.recorder.records()) > 4  # all settled
+    outcomes = _by_id(result)
+    assert outcomes["ssh.h01.connect"].status is CollectorStatus.TIMEOUT  # type: ignore[attr-defined]
+    for alias in ("h01", "h02"):
+        for step in ("sysinfo", "uname"):
+            outcome = outcomes[f"ssh.{alias}.{step}"]
+            assert outcome.status is CollectorStatus.SKIPPED  # type: ignore[attr-defined]
+            assert outcome.note.startswith("not run: ")  # type: ignore[attr-defined]
+    # the silent connect gives up at the deadline itself, or the scheduler abandons it;
+    # either way the later host's connect is stopped or never started
+    later = outcomes["ssh.h02.connect"]
+    assert later.status in (CollectorStatus.SKIPPED, CollectorStatus.TIMEOUT)  # type: ignore[attr-defined]
+    assert "deadline" in f"{later.note} {later.error_message}"  # type: ignore[attr-defined]
+    assert "deadline" in outcomes["ssh.h02.uname"].note  # type: ignore[attr-defined]
 
 
 def test_the_run_deadline_settles_what_is_left(http_server: ScriptedHTTPServer) -> None:
