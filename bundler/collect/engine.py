@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
@@ -107,7 +108,7 @@ class Engine:
         self.recorder = Recorder(sink, progress, now=now, secrets=secrets)
         self.scheduler = Scheduler(
             concurrency=self.settings.concurrency,
-            lane_limit=self._lane_limit,
+            lane_limit=partial(_lane_limit, self.settings),  # no cycle back to the engine
             deadline_s=self.settings.deadline_s,
         )
         fanouts: dict[str, tuple[tuple[str, ForEach], ...]] = {}
@@ -133,13 +134,6 @@ class Engine:
         ]
         if missing and connector is None:
             raise ValueError(f"SSH hosts {missing} need a connector and resolved endpoints")
-
-    def _lane_limit(self, lane: str) -> int:
-        if lane == "http":
-            return self.settings.http_lane_limit
-        if lane.startswith("host:"):
-            return self.settings.host_lane_limit
-        return 1 << 30
 
     def run(self) -> CollectionResult:
         limit_malloc_arenas()  # before the first collector thread starts
@@ -270,3 +264,11 @@ def _failed_by_host(outcomes: list[CollectorOutcome]) -> dict[str, list[str]]:
         alias, _, _ = rest.partition(".")
         grouped.setdefault(f"{kind}.{alias}.", []).append(outcome.id)
     return grouped
+
+
+def _lane_limit(settings: EngineSettings, lane: str) -> int:
+    if lane == "http":
+        return settings.http_lane_limit
+    if lane.startswith("host:"):
+        return settings.host_lane_limit
+    return 1 << 30

@@ -81,6 +81,7 @@ class Scheduler:
         self._drained_callbacks: dict[str, list[Callable[[], None]]] = {}
         self._retired: set[threading.Thread] = set()
         self._stopping = False
+        self._finished = False
         self._seq = 0
 
     # -- building the graph (thread-safe, also from inside tasks) ------------------------------
@@ -129,6 +130,8 @@ class Scheduler:
             while True:
                 with self._cond:
                     if not self._pending and not self._running:
+                        self._finished = True  # idle workers exit: nothing holds the run
+                        self._cond.notify_all()
                         return RunEnd.COMPLETED
                     self._unblock_orphans()
                     self._cond.wait(TICK_S)
@@ -153,7 +156,7 @@ class Scheduler:
         while True:
             with self._cond:
                 task = self._pick()
-                while task is None and not self._stopping:
+                while task is None and not self._stopping and not self._finished:
                     self._cond.wait()
                     task = self._pick()
                 if task is None or me in self._retired:

@@ -211,6 +211,7 @@ def _ssh(
         raise UsageError(f"--ssh-config {request.ssh_config} does not exist")
     resolver = SshConfigResolver(config, home=home)
     endpoints = {t.alias: resolver.resolve(t.address) for t in remote}
+    resolver.release()  # every host and jump host is resolved: the parsed file can go
     known_path = request.known_hosts or home / ".ssh" / "known_hosts"
     try:
         known = KnownHostsBook(

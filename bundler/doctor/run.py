@@ -96,7 +96,10 @@ def run_doctor(
         else None
     )
     try:
-        engine = Engine(
+        # The engine is not kept past its run: its records, host states and scheduler
+        # bookkeeping (per collector; 10,500 at 1,000 hosts) go before normalizing, the
+        # live verdict and sealing, doctor's peak; the result holds what those need.
+        result = Engine(
             sink,
             run.targets,
             plan=profile.plan() if profile else None,
@@ -108,8 +111,7 @@ def run_doctor(
             progress=progress,
             now=now,
             secrets=[token] if token else [],
-        )
-        result = engine.run()
+        ).run()
         for note in result.notes:
             warn(note)
         api = http.usage.manifest_record() if http is not None else None

@@ -200,3 +200,17 @@ def test_a_crashing_task_is_recorded_and_the_pool_survives() -> None:
     (outcome,) = recorder.outcomes()
     assert (outcome.status, outcome.error_class) == (CollectorStatus.FAILED, "InternalError")
     assert "ZeroDivisionError" in (outcome.error_message or "")
+
+
+def test_a_completed_run_lets_its_workers_go() -> None:
+    """Idle workers used to wait forever, holding the scheduler (and through its lane limit
+    the whole engine: every collector's record) for the rest of the process."""
+    workers: set[threading.Thread] = set()
+    scheduler = Scheduler(concurrency=3)
+    for key in ("a", "b", "c", "d"):
+        scheduler.add(Task(key, lambda budget: workers.add(threading.current_thread()), 5))
+    assert scheduler.run() is RunEnd.COMPLETED
+    assert workers
+    for worker in workers:
+        worker.join(timeout=5)
+    assert not any(worker.is_alive() for worker in workers)

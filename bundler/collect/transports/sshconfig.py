@@ -63,9 +63,20 @@ class SshConfigResolver:
                 config = paramiko.SSHConfig.from_path(str(path))
             except (OSError, paramiko.SSHException, ValueError) as exc:
                 raise UsageError(f"cannot read ssh config {path}: {exc}") from exc
-        self._config = StanzaIndex(config)
+        self._config: StanzaIndex | None = StanzaIndex(config)
+
+    def release(self) -> None:
+        """Let go of the parsed file once every host is resolved; ``resolve`` then refuses.
+
+        Doctor resolves all its hosts (and their jump hosts) before the first connection;
+        at 1,000 ``Host`` stanzas the parsed file and its index are ~2 MB that would
+        otherwise be held through the whole run.
+        """
+        self._config = None
 
     def resolve(self, text: str, *, _depth: int = 0) -> SshEndpoint:
+        if self._config is None:
+            raise RuntimeError("ssh config released: hosts are resolved before the run")
         address = parse_address(text)
         try:
             options = self._config.lookup(address.host)
