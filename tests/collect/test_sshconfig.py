@@ -62,6 +62,10 @@ def test_config_is_honoured_and_the_address_wins(tmp_path: Path) -> None:
     assert resolver.resolve("legacy").proxy_command == "nc legacy 22"
     plain = resolver.resolve("elsewhere")
     assert (plain.hostname, plain.user, plain.jumps) == ("elsewhere", "fallback", ())
+    resolver.release()  # what doctor does once every host is resolved
+    assert worker.jumps[0].hostname == "edge"  # resolved endpoints keep what they hold
+    with pytest.raises(RuntimeError, match="released"):
+        resolver.resolve("worker-a")  # never silently resolved without the file
 
 
 def test_jump_loops_are_refused(tmp_path: Path) -> None:
