@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import RecordModel, UTCDateTime
+from ._base import ManyRecord, RecordModel, UTCDateTime
 from .citation import Citation
 from .evidence.workers import AdminState, ConnectionState, HealthState
 from .ladder import Layer, Verdict
 
 
-class WorkerOverview(RecordModel):
+class WorkerOverview(ManyRecord):
     """One worker as the fleet overview shows it."""
 
     name: str

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOverview
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
@@ -79,35 +80,33 @@ def _row(
             if f.severity in ("fail", "warn")
         )
     )
-    base = WorkerOverview(
-        name=name,
-        status=ConnectionState.UNKNOWN,
-        jobs_placed=placed,
-        verdict=worst.verdict if worst else None,
-        first_failed_layer=worst.first_failed_layer if worst else None,
-        finding=main_finding(worst) if worst else None,
-        codes=codes,
-        trouble=worker_trouble(ev, name),
-    )
-    if record is None:
-        return base
-    index, worker = record
-    return base.model_copy(
-        update={
-            "id": worker.id if worker.id != worker.name else None,
-            "status": worker.connection,
-            "native_status": worker.native_status,
-            "health": worker.health,
-            "admin": worker.admin,
-            "group": worker.group,
-            "labels": dict(worker.labels),
-            "last_heartbeat_at": worker.last_heartbeat_at,
-            "heartbeat_age_s": heartbeat_age(ev, worker),
-            "in_flight": worker.in_flight,
-            "slots_max": worker.slots_max,
-            "evidence": cite_worker(ev, index),
-        }
-    )
+    row: dict[str, Any] = {
+        "name": name,
+        "status": ConnectionState.UNKNOWN,
+        "jobs_placed": placed,
+        "verdict": worst.verdict if worst else None,
+        "first_failed_layer": worst.first_failed_layer if worst else None,
+        "finding": main_finding(worst) if worst else None,
+        "codes": codes,
+        "trouble": worker_trouble(ev, name),
+    }
+    if record is not None:  # one model per row, not a base row copied with an update
+        index, worker = record
+        row.update(
+            id=worker.id if worker.id != worker.name else None,
+            status=worker.connection,
+            native_status=worker.native_status,
+            health=worker.health,
+            admin=worker.admin,
+            group=worker.group,
+            labels=dict(worker.labels),
+            last_heartbeat_at=worker.last_heartbeat_at,
+            heartbeat_age_s=heartbeat_age(ev, worker),
+            in_flight=worker.in_flight,
+            slots_max=worker.slots_max,
+            evidence=cite_worker(ev, index),
+        )
+    return WorkerOverview(**row)
 
 
 def main_finding(target: TargetReport) -> str | None:
