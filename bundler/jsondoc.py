@@ -12,8 +12,6 @@ data and far below any stack limit.
 from __future__ import annotations
 
 import json
-import re
-from itertools import accumulate
 from typing import Any
 
 MAX_JSON_DEPTH = 128
@@ -61,21 +59,3 @@ def _deeper_than(document: Any, limit: int) -> bool:
         level = deeper
         depth += 1
     return False
-
-
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = [1 if b in b"[{" else -1 for b in range(256)]
-
-
-def check_depth(data: bytes, label: str, *, max_depth: int = MAX_JSON_DEPTH) -> None:
-    """Raise :class:`JsonTooDeep` if the JSON text ``data`` nests deeper than ``max_depth``.
-
-    For a document validated straight from its bytes (pydantic's ``model_validate_json``,
-    no Python tree beside the model): the same cap as :func:`loads_bounded`, read from
-    the text. Strings are taken out first, so brackets inside them do not count; the
-    running depth over what is left is summed at C speed (``accumulate``).
-    """
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    if brackets and max(accumulate(map(_STEP.__getitem__, brackets))) > max_depth:
-        raise JsonTooDeep(_message(label, max_depth))

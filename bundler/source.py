@@ -14,7 +14,7 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
-from .jsondoc import check_depth, loads_bounded
+from .jsondoc import loads_bounded
 
 DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
 """Refuse to parse a JSON member larger than this into memory."""
@@ -62,23 +62,10 @@ class MemberSource(Protocol):
 
 def read_json(source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_JSON_BYTES) -> Any:
     """Parse a JSON member (bounded in size)."""
-    return loads_bounded(read_json_bytes(source, name, max_bytes=max_bytes), f"member {name}")
-
-
-def read_json_bytes(
-    source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_JSON_BYTES
-) -> bytes:
-    """A JSON member's bytes, within the size and nesting caps, for validating as they are.
-
-    Not parsed: ``model_validate_json`` builds the model without a Python tree beside it
-    (at 1,000 workers ``evidence/workers.json``'s tree was 2.7 MB at analysis's peak).
-    Raises :class:`MemberNotFound`, or ``ValueError`` for a member too large or too deep.
-    """
     data = source.read_bytes(name)
     if len(data) > max_bytes:
         raise ValueError(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
-    check_depth(data, f"member {name}")
-    return data
+    return loads_bounded(data, f"member {name}")
 
 
 def iter_lines(source: MemberSource, name: str) -> Iterator[tuple[int, str]]:

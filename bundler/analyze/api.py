@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, Recovery
 from schemas.evidence import EvidenceDoc, Job
 
-from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json_bytes
+from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
 from .codes import MISSING_DOCUMENTS
 
 D = TypeVar("D", bound=EvidenceDoc)
@@ -267,7 +267,7 @@ class EvidenceSet:
 
     def _load(self, cls: type[D]) -> D | None:
         try:
-            data = read_json_bytes(self.source, cls.member_path)
+            data = read_json(self.source, cls.member_path)
         except MemberUnverified as exc:  # present but tampered: unusable, never "missing"
             self.unverified[cls.member_path] = exc.reason
             return None
@@ -277,12 +277,9 @@ class EvidenceSet:
             self.problems.append(f"{cls.member_path}: not valid JSON ({exc})")
             return None
         try:
-            return cls.model_validate_json(data)
+            return cls.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
-            if first["type"] == "json_invalid":
-                self.problems.append(f"{cls.member_path}: not valid JSON ({first['msg']})")
-                return None
             loc = "/".join(str(p) for p in first["loc"])
             self.problems.append(f"{cls.member_path}: invalid at /{loc}: {first['msg']}")
             return None
