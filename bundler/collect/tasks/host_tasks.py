@@ -43,18 +43,16 @@ def schedule_host(
     steps: Sequence[CommandStep | FileStep],
     log_steps: Sequence[LogStep],
 ) -> None:
-    alias = state.target.alias
-    connect_record = (
-        ctx.recorder.register(state.collector_id("connect"), state.kind, alias)
-        if endpoint is not None
-        else None
-    )
     queue = _HostQueue(ctx, state, steps, log_steps)
-    queue.register()
-    if endpoint is not None and connect_record is not None:
-        _schedule_connect(ctx, state, endpoint, connect_record, queue)
-    else:
+    if endpoint is None:  # this machine: nothing to connect to
+        queue.register()
         queue.release()
+    else:
+        connect = ctx.recorder.register(
+            state.collector_id("connect"), state.kind, state.target.alias
+        )
+        queue.register()  # after the connect: the manifest lists collectors in this order
+        _schedule_connect(ctx, state, endpoint, connect, queue)
     ctx.scheduler.seal(queue.connect_group)
     ctx.scheduler.on_drained(queue.host_group, lambda: _close(state))
     ctx.scheduler.seal(queue.host_group)
@@ -162,11 +160,8 @@ class _HostQueue:
         """Queue the host's collectors (from the connect task, before it finishes)."""
         records = self._decide()
         if not records:
-            return
-        if self.state.runner is None and self.state.unavailable is not None:
-            self._skip(records, f"not run: {self.state.unavailable}", CollectorStatus.SKIPPED)
-            return
-        ctx, state = self.ctx, self.state
+            return  # settled already, or a host with no collectors after its connect
+        ctx, state = self.ctx, self.state  # a failed connect's tasks skip themselves when run
         host_group = self.host_group
         for spec, record in zip(self.collectors(), records, strict=True):
             collector = _HostCollector(ctx, state, spec.fn, record)
