@@ -94,7 +94,7 @@ class _HostQueue:
     steps: Sequence[CommandStep | FileStep]
     log_steps: Sequence[LogStep]
     records: list[CollectorRecord] = field(default_factory=list)
-    decided: bool = False
+    """Registered and not yet queued or settled; emptied by whichever decides first."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -150,9 +150,6 @@ class _HostQueue:
 
     def _decide(self) -> list[CollectorRecord]:
         with self._lock:
-            if self.decided:
-                return []
-            self.decided = True
             records, self.records = self.records, []
             return records
 
