@@ -60,6 +60,7 @@ class PlanNotReadOnly(Exception):
 class CollectionResult:
     outcomes: list[CollectorOutcome]
     results: list[StepResult]
+    """The normalizer's input (one per plan step expansion); doctor empties it once normalized."""
     hosts: list[HostSummary]
     end: RunEnd
     started_at: datetime

@@ -29,7 +29,7 @@ from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze as analyze_bundle
 from ..archive import BundleSink
 from ..collect.engine import CollectionResult
-from ..products.base import NormalizeContext, Profile
+from ..products.base import NormalizeContext, Profile, StepResult
 from .request import DoctorRequest
 from .sinks import RecordingSink
 
@@ -43,8 +43,16 @@ def normalize(
     server_url: str | None,
     request: DoctorRequest,
 ) -> None:
+    """Store the profile's evidence documents; the step results are consumed.
+
+    The results (one per plan step expansion, ~1 MB at 1,000 hosts) are the
+    normalizer's input only, so ``result.results`` is emptied here: the live
+    verdict and sealing, doctor's peak, come after. ``bundler analyze`` rebuilds
+    them from the manifest when it needs them (:mod:`bundler.analyze.rederive`).
+    """
+    results, result.results = result.results, []
     try:
-        documents = _normalized(sink, result, profile, server_url, request)
+        documents = _normalized(sink, result, results, profile, server_url, request)
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
             CollectorOutcome(
@@ -69,6 +77,7 @@ def normalize(
 def _normalized(
     sink: RecordingSink,
     result: CollectionResult,
+    results: list[StepResult],
     profile: Profile,
     server_url: str | None,
     request: DoctorRequest,
@@ -82,7 +91,7 @@ def _normalized(
     """
     context = NormalizeContext(
         source=sink.source(),
-        results=result.results,
+        results=results,
         hosts=result.hosts,
         observed_at=result.started_at,
         server_url=shown_url(server_url),

@@ -3,7 +3,8 @@
 ``collect(sim)`` runs :func:`bundler.doctor.run.run_doctor` (plan, HTTP
 collector, local host runner, normalizers, redaction, sealing) against the
 simulator and its prepared worker host, then extracts the sealed bundle and
-hands the members, step results and evidence documents to normalizer and
+hands the members, step results (rebuilt from the manifest, as ``bundler
+analyze`` does) and evidence documents to normalizer and
 rule tests. A single prepared host is collected as this machine
 (``address: local``) with its stand-in tools first on PATH, so most of these
 tests need no sshd; a scenario with several hosts is served over real sshd
@@ -24,6 +25,7 @@ import pytest
 import yaml
 
 from bundler.analyze.api import EvidenceSet
+from bundler.analyze.rederive import step_results
 from bundler.archive import extract_bundle, open_bundle
 from bundler.cli.options import OpenSecrets, SealOptions
 from bundler.doctor.request import DoctorRequest
@@ -108,7 +110,7 @@ def collect(
             **hosts,
             **({"timeout_s": timeout_s} if timeout_s is not None else {}),
         )
-        outcome = run_doctor(request, environ=os.environ)
+        run_doctor(request, environ=os.environ)
     unlock = OpenSecrets(password_env=PASSWORD_ENV)
     with open_bundle(bundle, unlock, environ={PASSWORD_ENV: PASSWORD}) as reader:
         extract_bundle(reader, workdir / "extracted")
@@ -119,4 +121,7 @@ def collect(
         for m in manifest.members
         if m.schema_name in EVIDENCE_KINDS
     ]
-    return Collected(source, outcome.result.results, docs)
+    # doctor hands its step results to the normalizer and lets them go; these are the
+    # ones ``bundler analyze`` rebuilds from the manifest
+    results = step_results(source, manifest, PROFILE.plan())
+    return Collected(source, results, docs)
