@@ -18,15 +18,24 @@ pointer or a line range.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from schemas import Citation, Finding, Layer, LayerStatus, LineRange, Manifest, Recovery
+from schemas import (
+    Citation,
+    CollectorStatus,
+    Finding,
+    Layer,
+    LayerStatus,
+    LineRange,
+    Manifest,
+    Recovery,
+)
 from schemas.evidence import EvidenceDoc, Job
 
 from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
@@ -223,6 +232,23 @@ def _event_order(event: TimelineEvent) -> tuple[int, float, str, int]:
     return (0 if event.at is not None else 1, stamp, event.member, event.line)
 
 
+class CollectorFacts(Protocol):
+    """What the verdict reads of a collector's outcome: a manifest's record, or doctor's own
+    outcome while the bundle is not written yet (:mod:`bundler.collect.outcomes`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def status(self) -> CollectorStatus: ...
+
+    @property
+    def error_class(self) -> str | None: ...
+
+    @property
+    def error_message(self) -> str | None: ...
+
+
 class EvidenceSet:
     """Typed, cached access to a bundle's canonical evidence and raw members.
 
@@ -231,9 +257,22 @@ class EvidenceSet:
     :attr:`problems`, so the report can say the evidence was unusable.
     """
 
-    def __init__(self, source: MemberSource, manifest: Manifest | None = None) -> None:
+    def __init__(
+        self,
+        source: MemberSource,
+        manifest: Manifest | None = None,
+        collectors: Sequence[CollectorFacts] | None = None,
+    ) -> None:
         self.source = source
         self.manifest = manifest
+        self.collectors: Sequence[CollectorFacts] = (
+            collectors
+            if collectors is not None
+            else manifest.collectors
+            if manifest is not None
+            else ()
+        )
+        """Every collector's outcome: the manifest's, unless doctor gave its own (live)."""
         self.problems: list[str] = []
         self.unverified: dict[str, str] = {}
         """Documents present but failed verification (the integrity line names them), by path."""

@@ -249,7 +249,7 @@ def _bundle_info(
     if manifest is None:
         return BundleInfo(profile=profile, integrity=checked)
     failed = []
-    for outcome in manifest.collectors:
+    for outcome in evidence.collectors:
         if outcome.status is CollectorStatus.OK or outcome.status is CollectorStatus.SKIPPED:
             continue
         why = ": ".join(x for x in (outcome.error_class, outcome.error_message) if x)
@@ -261,6 +261,6 @@ def _bundle_info(
         format=manifest.format,
         tool_version=manifest.tool.version,
         integrity=checked,
-        collectors_total=len(manifest.collectors),
+        collectors_total=len(evidence.collectors),
         collectors_failed=failed,
     )

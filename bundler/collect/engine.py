@@ -22,13 +22,14 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HostSummary, utc_now
+from schemas import CollectorKind, CollectorStatus, HostSummary, utc_now
 from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 from schemas.manifest import FAILED_STATUSES
 
 from ..archive.contracts import BundleSink
 from .context import EngineSettings, HostState, RunContext
 from .memory import limit_malloc_arenas, release_free_memory
+from .outcomes import SettledOutcome
 from .plan import ForEach, HttpStep, LogStep, Plan
 from .profile import EngineProfile
 from .readonly import plan_violations, profile_rules
@@ -58,7 +59,7 @@ class PlanNotReadOnly(Exception):
 
 @dataclass
 class CollectionResult:
-    outcomes: list[CollectorOutcome]
+    outcomes: list[SettledOutcome]
     results: list[StepResult]
     """The normalizer's input (one per plan step expansion); doctor empties it once normalized."""
     hosts: list[HostSummary]
@@ -77,7 +78,7 @@ class CollectionResult:
         return sum(1 for o in self.outcomes if o.status is CollectorStatus.OK)
 
     @property
-    def failed(self) -> list[CollectorOutcome]:
+    def failed(self) -> list[SettledOutcome]:
         return [o for o in self.outcomes if o.status in FAILED_STATUSES]
 
 
@@ -252,7 +253,7 @@ class Engine:
         )
 
 
-def _failed_by_host(outcomes: list[CollectorOutcome]) -> dict[str, list[str]]:
+def _failed_by_host(outcomes: list[SettledOutcome]) -> dict[str, list[str]]:
     """Ids of the host collectors that did not succeed, by their ``<kind>.<alias>.`` prefix.
 
     Grouped once, so writing the host evidence stays linear when a whole fleet fails.

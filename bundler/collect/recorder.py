@@ -20,7 +20,6 @@ from typing import Protocol
 
 from schemas import (
     CollectorKind,
-    CollectorOutcome,
     CollectorStatus,
     HttpExchange,
     MemberEntry,
@@ -29,6 +28,7 @@ from schemas import (
 
 from ..archive.contracts import BundleSink
 from .errors import CollectError
+from .outcomes import NO_BINDINGS, SettledOutcome
 from .results import StepResult
 
 
@@ -57,7 +57,7 @@ class CollectorRecord:
     bound: dict[str, str] = field(default_factory=dict)
     started_at: datetime | None = None
     t0: float | None = None
-    outcome: CollectorOutcome | None = None
+    outcome: SettledOutcome | None = None
     entries: list[MemberEntry] = field(default_factory=list)
     http_status: int | None = None
     http_path: str | None = None
@@ -191,7 +191,7 @@ class Recorder:
     ) -> None:
         duration = self._monotonic() - record.t0 if record.t0 is not None else 0.0
         message = self.redact(error.message) if error and error.message else None
-        record.outcome = CollectorOutcome(
+        record.outcome = SettledOutcome(
             id=record.id,
             kind=record.kind,
             target=record.target,
@@ -202,7 +202,7 @@ class Recorder:
             error_message=message if status is not CollectorStatus.SKIPPED else None,
             note=self.redact(note) if note else None,
             bytes=sum(e.size for e in record.entries),
-            members=[e.path for e in record.entries],
+            members=tuple(e.path for e in record.entries),
             attempts=attempts,
             http=self._exchange(record),
         )
@@ -231,12 +231,12 @@ class Recorder:
         with self._lock:
             return list(self._records)
 
-    def outcomes(self) -> list[CollectorOutcome]:
+    def outcomes(self) -> list[SettledOutcome]:
         """Settled outcomes, with what analysis needs to re-derive evidence from raw members.
 
-        The records' own outcomes, completed in place: a copy of each (~3 KiB of pydantic
-        model) doubled the collection's share of doctor's memory at fleet size. ``bound``
-        is the record's own dict, not a copy (a settled record's is never changed again).
+        The records' own outcomes, completed in place: a copy of each doubled the
+        collection's share of doctor's memory at fleet size. ``bound`` is the record's own
+        dict, not a copy (a settled record's is never changed again).
         """
         settled = []
         for record in self.records():
@@ -244,7 +244,7 @@ class Recorder:
             if outcome is None:
                 continue
             outcome.step = record.step
-            outcome.bound = record.bound
+            outcome.bound = record.bound or NO_BINDINGS
             outcome.exit_code = record.exit_code
             settled.append(outcome)
         return settled
@@ -274,7 +274,7 @@ class Recorder:
         return results
 
 
-def _finished(outcome: CollectorOutcome) -> datetime | None:
+def _finished(outcome: SettledOutcome) -> datetime | None:
     if outcome.started_at is None:
         return None
     return outcome.started_at + timedelta(seconds=outcome.duration_s)

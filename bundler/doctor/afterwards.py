@@ -8,14 +8,13 @@ reported, never allowed to lose the bundle.
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from schemas import (
     AnalysisReport,
     CollectorKind,
-    CollectorOutcome,
     CollectorStatus,
     EncryptionInfo,
     Manifest,
@@ -29,6 +28,7 @@ from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze as analyze_bundle
 from ..archive import BundleSink
 from ..collect.engine import CollectionResult
+from ..collect.outcomes import SettledOutcome
 from ..products.base import NormalizeContext, Profile, StepResult
 from .request import DoctorRequest
 from .sinks import RecordingSink
@@ -55,7 +55,7 @@ def normalize(
         documents = _normalized(sink, result, results, profile, server_url, request)
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
-            CollectorOutcome(
+            SettledOutcome(
                 id=f"normalize.{profile.name}",
                 kind=CollectorKind.LOCAL,
                 target=f"profile {profile.name}",
@@ -119,7 +119,13 @@ def provisional_manifest(
     server_url: str | None,
     now: Callable[[], datetime],
 ) -> Manifest:
-    """The manifest as it will be, so the live verdict lists failed collectors like a bundle's."""
+    """The manifest as it will be, less what the verdict reads elsewhere or never.
+
+    Its ``collectors`` are empty: the verdict reads doctor's own outcomes
+    (:func:`analyze`), so the ~10,000 schema records of a fleet are built only when
+    the bundle's manifest is written, after the verdict, doctor's memory peak. Its
+    ``members`` are empty too: they are not all stored yet.
+    """
     return Manifest(
         tool=ToolInfo(version=__version__, python=platform.python_version()),
         created_at=now(),
@@ -129,14 +135,17 @@ def provisional_manifest(
             server_url=shown_url(server_url), hosts=result.hosts, insecure_tls=request.insecure
         ),
         options=manifest_options(request, profile),
-        collectors=result.outcomes,
         encryption=EncryptionInfo(mode="recipient" if request.seal.recipients else "password"),
         interrupted=result.interrupted,
     )
 
 
 def analyze(
-    sink: BundleSink, profile: Profile | None, manifest: Manifest, warn: Callable[[str], None]
+    sink: BundleSink,
+    profile: Profile | None,
+    manifest: Manifest,
+    collectors: Sequence[SettledOutcome],
+    warn: Callable[[str], None],
 ) -> AnalysisReport | None:
     """The live ladder verdict, or None when there is no product to judge.
 
@@ -147,7 +156,8 @@ def analyze(
     if profile is None:
         return None
     try:
-        report = analyze_bundle(EvidenceSet(sink.source(), manifest=manifest), profile=profile)
+        evidence = EvidenceSet(sink.source(), manifest=manifest, collectors=collectors)
+        report = analyze_bundle(evidence, profile=profile)
     except Exception as exc:  # a live verdict is a bonus; the bundle matters more
         warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
         return None

@@ -151,7 +151,7 @@ def _conclude(
     analysis = None
     if not result.interrupted and (result.collected or profile is not None):
         provisional = provisional_manifest(request, result, profile, server_url, now)
-        analysis = analyze(sink, profile, provisional, warn)
+        analysis = analyze(sink, profile, provisional, result.outcomes, warn)
         release_free_memory()  # ... and the live verdict's evidence, before sealing
     verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
@@ -170,7 +170,7 @@ def _conclude(
                 server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
             options=manifest_options(request, profile, api),
-            collectors=result.outcomes,
+            collectors=[outcome.to_schema() for outcome in result.outcomes],
             interrupted=result.interrupted,
         )
         written = BundleWritten(

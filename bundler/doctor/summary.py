@@ -28,9 +28,10 @@ from pydantic import Field
 from rich.console import Console
 from rich.table import Table
 
-from schemas import CollectorOutcome, CollectorStatus, HostSummary, RecordModel, UTCDateTime
+from schemas import CollectorStatus, HostSummary, RecordModel, UTCDateTime
 
 from ..collect.engine import CollectionResult
+from ..collect.outcomes import SettledOutcome
 from ..exit_codes import ExitCode
 from .progress import STATUS_STYLE, human_bytes
 
@@ -121,7 +122,7 @@ class DoctorSummary(RecordModel):
     exit_code: int
 
 
-def _line(outcome: CollectorOutcome) -> CollectorLine:
+def _line(outcome: SettledOutcome) -> CollectorLine:
     return CollectorLine(
         id=outcome.id,
         status=outcome.status,

@@ -357,7 +357,7 @@ def test_outcomes_serialize_for_the_manifest(http_server: ScriptedHTTPServer) ->
     _script_api(http_server)
     result = _run(MemorySink(), profile=SampleProfile(), server=http_server.url)
     for outcome in result.outcomes:
-        data = json.loads(outcome.model_dump_json())
+        data = json.loads(outcome.to_schema().model_dump_json())
         assert data["status"] in {"ok", "failed", "skipped"}
         assert data["duration_s"] >= 0
 
@@ -400,7 +400,7 @@ def test_host_steps_missing_programs_failures_and_injected_options(tmp_path: Pat
     absent = outcomes["local.h01.ls-absent"]
     assert (absent.status, absent.error_class) == (CollectorStatus.FAILED, "CommandFailed")  # type: ignore[attr-defined]
     assert "No such file" in absent.error_message  # type: ignore[attr-defined]
-    assert absent.members == []  # type: ignore[attr-defined]
+    assert absent.members == ()  # type: ignore[attr-defined]
     assert outcomes["local.h01.find"].status is CollectorStatus.OK  # type: ignore[attr-defined]
     injected = outcomes["local.h02.find"]
     assert injected.status is CollectorStatus.SKIPPED  # type: ignore[attr-defined]

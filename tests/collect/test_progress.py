@@ -79,5 +79,5 @@ def test_a_member_the_redaction_layer_drops_is_noted() -> None:
     recorder.started(record)
     recorder.finish(record, members=[PendingMember("hosts/h01/logs/00.log", b"\x00\x01binary")])
     (outcome,) = recorder.outcomes()
-    assert outcome.members == []
+    assert outcome.members == ()
     assert "hosts/h01/logs/00.log left out by redaction" in (outcome.note or "")
