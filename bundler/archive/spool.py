@@ -40,14 +40,22 @@ SPOOL_SUFFIX = ".spool.tmp-bundler"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpoolFile:
-    """One spooled stream: where it is and what it held (plaintext size and sha256)."""
+    """One spooled stream: where it is and what it held (plaintext size and sha256).
+
+    Slotted, its path made when asked for: a bundle holds one per member until it
+    is sealed (10,600 at 1,000 hosts), and a ``Path`` and a ``__dict__`` each were
+    ~3 MB of a fleet's doctor run."""
 
     file_id: int
-    path: Path
+    folder: Path
     size: int
     sha256: str
+
+    @property
+    def path(self) -> Path:
+        return self.folder / _file_name(self.file_id)
 
 
 class EncryptedSpool:
@@ -71,7 +79,7 @@ class EncryptedSpool:
                 raise RuntimeError("the spool was wiped")
             file_id = self._next_id
             self._next_id += 1
-        path = self.folder / f"{file_id:08d}.bin"
+        path = self.folder / _file_name(file_id)
         digest = hashlib.sha256()
         size = 0
         out = self._guard(lambda: _create_private(path))
@@ -92,7 +100,7 @@ class EncryptedSpool:
                 out.close()
             _remove(path)
             raise
-        return SpoolFile(file_id, path, size, digest.hexdigest())
+        return SpoolFile(file_id, self.folder, size, digest.hexdigest())
 
     def _write_record(self, out: IO[bytes], record: bytes) -> None:
         self._guard(lambda: out.write(record))
@@ -148,6 +156,10 @@ class EncryptedSpool:
             with contextlib.suppress(InvalidTag):
                 return self._aead.decrypt(nonce, record, _aad(file_id, index, final)), final
         raise _damaged()
+
+
+def _file_name(file_id: int) -> str:
+    return f"{file_id:08d}.bin"
 
 
 def _aad(file_id: int, index: int, final: bool) -> bytes:

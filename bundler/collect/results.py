@@ -7,6 +7,7 @@ to product normalizers as part of their :class:`~bundler.products.base.Normalize
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -25,7 +26,7 @@ class StepResult:
     member: str | None = None
     host: str | None = None
     """Host alias for host steps."""
-    bound: dict[str, str] = field(default_factory=dict)
+    bound: Mapping[str, str] = field(default_factory=dict)
     """Fan-out variables of this expansion, e.g. {'name': 'w1'}."""
     http_status: int | None = None
     exit_code: int | None = None
