@@ -53,6 +53,7 @@ def normalize(
     results, result.results = result.results, []
     try:
         documents = _normalized(sink, result, results, profile, server_url, request)
+        del results  # before the documents are stored: redacting the largest is a peak
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
             SettledOutcome(

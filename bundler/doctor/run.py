@@ -96,10 +96,11 @@ def run_doctor(
         else None
     )
     try:
-        # The engine is not kept past its run: its records, host states and scheduler
-        # bookkeeping (per collector; 10,500 at 1,000 hosts) go before normalizing, the
-        # live verdict and sealing, doctor's peak; the result holds what those need.
-        result = Engine(
+        # Neither the engine nor the prepared run is kept past collection: the records,
+        # host states, scheduler bookkeeping (per collector; 10,500 at 1,000 hosts),
+        # targets and endpoints go before normalizing, the live verdict and sealing,
+        # doctor's peak; the result holds what those need.
+        engine = Engine(
             sink,
             run.targets,
             plan=profile.plan() if profile else None,
@@ -111,7 +112,10 @@ def run_doctor(
             progress=progress,
             now=now,
             secrets=[token] if token else [],
-        ).run()
+        )
+        del run  # the targets and resolved ssh_config endpoints (~1.5 MB at 1,000 hosts) ...
+        result = engine.run()
+        del engine  # ... go with the engine, before the verdict and sealing
         for note in result.notes:
             warn(note)
         api = http.usage.manifest_record() if http is not None else None
