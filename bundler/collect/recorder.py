@@ -238,7 +238,8 @@ class Recorder:
 
         The records' own outcomes, completed in place: a copy of each doubled the
         collection's share of doctor's memory at fleet size. ``bound`` is the record's own
-        dict, not a copy (a settled record's is never changed again).
+        mapping, not a copy (a settled record's is never changed again; an empty one is
+        shared by every record).
         """
         settled = []
         for record in self.records():
