@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from .keys import BARE_KEY_NAMES, generated_secret, is_placeholder, secret_kind
+from .yamldocs import load_documents
 
 Classify = Callable[[str], str | None]
 STRUCTURE_MAX = 16 << 20
@@ -69,9 +70,7 @@ def parse(data: bytes, fmt: str) -> list[Any] | None:
             return [tomllib.loads(data.decode("utf-8"))]
         if data.count(b"*") > 10000 and b"&" in data:
             return None  # alias bombs
-        return [
-            d for d in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        ]
+        return load_documents(data)
     except (
         ValueError,
         UnicodeDecodeError,
