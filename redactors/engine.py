@@ -62,8 +62,10 @@ class Engine:
             max_depth=max_depth,
             block_anchors=BLOCK_ANCHORS,
             runs_decode=self.decoders.runs_decode,
+            runs_decode_many=self.decoders.runs_decode_many,
         )
         self.probe = probe if probe.usable else None
+        self.decoders.prover = self.probe
 
     def scan(self, view: View, depth: int = 0) -> list[Hit]:
         """Non-overlapping hits in ``view``, sorted by position."""

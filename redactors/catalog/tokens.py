@@ -57,13 +57,28 @@ def _azure_ad(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield Hit(start, match.end(), rule.kind, rule.id)
 
 
-def _b64url_json(part: bytes) -> dict[str, object] | None:
+_HEADER_KEYS = frozenset({"alg", "typ", "enc", "kid"})
+_HEADER_KEY_TEXTS = (b'"alg"', b'"typ"', b'"enc"', b'"kid"')
+
+
+def _jwt_header(part: bytes) -> bool:
+    """Whether ``part`` is base64url of a JSON object with a JWT/JWE header key.
+
+    Decoded, it starts with ``{"`` (``eyJ``), so ``json.loads`` reads it as UTF-8,
+    where such a key is spelled out or escaped: text with neither (tracing baggage,
+    a cursor with dots) is refused without parsing.
+    """
     try:
         raw = base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    if b"\\" not in raw and not any(key in raw for key in _HEADER_KEY_TEXTS):
+        return False
+    try:
         value = json.loads(raw)
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(value, dict) and not _HEADER_KEYS.isdisjoint(value)
 
 
 def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -79,11 +94,9 @@ def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         view.need_more_from(start)
         return
     text = view.data[start:end]
-    if text.count(b".") in (2, 4):
-        header = _b64url_json(text[: text.index(b".")])
-        if header is not None and {"alg", "typ", "enc", "kid"} & set(header):
-            yield Hit(start, end, rule.kind, rule.id)
-            return
+    if text.count(b".") in (2, 4) and _jwt_header(text[: text.index(b".")]):
+        yield Hit(start, end, rule.kind, rule.id)
+        return
     if view.rescan is not None and b"." not in text:
         yield from view.rescan_block(start, end)
 
