@@ -150,12 +150,23 @@ class Rule:
     regex: re.Pattern[bytes] | None = field(default=None, compare=False, repr=False)
 
     anchors: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
+    required: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+    """Literals every match holds after its prefix (``value`` in ``name...value``): a text
+    without one of them cannot match, however often the prefix occurs in it."""
 
     def __post_init__(self) -> None:
         if self.pattern is not None and self.regex is None:
             object.__setattr__(self, "regex", re.compile(self.pattern))
         if self.regex is not None and self.anchors is None:
             object.__setattr__(self, "anchors", literal_prefixes(self.regex))
+        if self.regex is not None and not self.required:
+            anchors = self.anchors or ()
+            required = tuple(  # a literal inside every prefix is found with the prefix
+                r
+                for r in required_literals(self.regex)
+                if not (anchors and all(r in a for a in anchors))
+            )
+            object.__setattr__(self, "required", required)
 
     def hits(self, view: View, starts: list[int] | None = None) -> Iterable[Hit]:
         """The rule's hits in ``view``; ``starts``, when given, are where its literals occur
@@ -165,6 +176,8 @@ class Rule:
             return
         assert self.regex is not None
         text = view.low if self.lower else view.data
+        if self.required and not all(literal in text for literal in self.required):
+            return
         if starts is not None:
             matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)
         elif len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
@@ -237,6 +250,45 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     if found is None or not all(found[0]):
         return None
     return tuple(dict.fromkeys(found[0]))
+
+
+REQUIRED_MIN = 4
+"""Interior literals shorter than this are not worth a search of the text."""
+
+
+def required_literals(regex: re.Pattern[bytes]) -> tuple[bytes, ...]:
+    """Literal runs that every match holds, past its first element (at most two, longest first).
+
+    Read, like :func:`literal_prefixes`, from the parse tree: the runs of plain
+    literals at the top level of the pattern, which no match can skip. The
+    prefix is left out (the anchor index finds it).
+    """
+    try:
+        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
+        from re import _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - CPython internals moved
+        return ()
+    if regex.flags & re.IGNORECASE:
+        return ()
+    try:
+        tree = list(parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE))
+    except Exception:
+        return ()
+    runs: list[bytes] = []
+    run = bytearray()
+    leading = True  # the literal prefix itself
+    for op, av in tree:
+        if op is constants.LITERAL:
+            if not leading:
+                run.append(av)
+            continue
+        leading = False
+        if len(run) >= REQUIRED_MIN:
+            runs.append(bytes(run))
+        run = bytearray()
+    if len(run) >= REQUIRED_MIN:
+        runs.append(bytes(run))
+    return tuple(sorted(runs, key=len, reverse=True)[:2])
 
 
 PREFIXES_MAX = 64
