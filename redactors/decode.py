@@ -244,7 +244,9 @@ class Decoders:
             if end == len(data) and not view.final:
                 view.need_more_from(start)
                 continue
-            yield from self._block(view, start, end, depth)
+            hit = self._block(view, start, end, depth)
+            if hit is not None:
+                yield hit
 
     def _escaped(self, view: View, kind: str, start: int, end: int, depth: int) -> Iterator[Hit]:
         segment = view.data[start:end]
@@ -268,22 +270,26 @@ class Decoders:
                 extra=(decoded[hit.start : hit.end], *hit.extra),
             )
 
-    def block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+    def block(self, view: View, start: int, end: int, depth: int) -> list[Hit]:
         """Decode ``view.data[start:end]`` (base64, hex, gzip inside) and rescan it."""
-        return self._block(view, start, end, depth)
+        hit = self._block(view, start, end, depth)
+        return [] if hit is None else [hit]
 
-    def _block(self, view: View, start: int, end: int, depth: int) -> Iterator[Hit]:
+    def _block(self, view: View, start: int, end: int, depth: int) -> Hit | None:
+        """The hit for the whole block, if its decoded text holds a secret (a plain call:
+        the ``jwt`` rule asks this for every cursor of a log)."""
         if end - start > MAX_BLOCK:
-            return
+            return None
         text = view.data[start:end].rstrip(b"=").strip(b"-_")
         if len(text) < 12:
-            return
+            return None
         if depth == 0 and self.prover is not None and text in self._proven_in(view):
-            return
+            return None
         found = self._found_in_block(text, depth)
-        if found is not None:
-            kind, rule, via, decoders, extra = found
-            yield Hit(start, end, kind, rule, via=via, decoders=decoders, extra=extra)
+        if found is None:
+            return None
+        kind, rule, via, decoders, extra = found
+        return Hit(start, end, kind, rule, via=via, decoders=decoders, extra=extra)
 
     def _found_in_block(self, text: bytes, depth: int) -> _BlockFinding | None:
         """What rescanning the decoded ``text`` finds, as the block's hit needs it.

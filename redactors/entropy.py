@@ -37,6 +37,27 @@ def entropy(value: bytes) -> float:
 TABLE_MAX = 4096
 
 
+def at_least(value: bytes, bits: float) -> bool:
+    """``entropy(value) >= bits``, without the sum where the answer is certain.
+
+    Shannon entropy is never below the min-entropy ``-log2(max_count / n)``: when the
+    most frequent byte is rare enough, the value passes without the per-byte terms
+    (a random key's 100 characters, with no byte more than 5 times). The bound and
+    ``bits`` are irrational apart from at whole counts far from any float rounding,
+    so the two answers agree wherever the shortcut is taken.
+    """
+    n = len(value)
+    if not n:
+        return bits <= 0.0
+    counts = Counter(value)
+    if max(counts.values()) * 2.0**bits <= n and bits > 0:
+        return True
+    if n > TABLE_MAX:
+        return -sum(c / n * math.log2(c / n) for c in counts.values()) >= bits
+    terms = _terms(n)
+    return -sum([terms[c] for c in counts.values()]) >= bits
+
+
 @lru_cache(maxsize=256)
 def _terms(n: int) -> list[float]:
     return [0.0] + [c / n * math.log2(c / n) for c in range(1, n + 1)]

@@ -338,6 +338,10 @@ _UUID_RE = re.compile(
     rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_LOWER = bytes(range(97, 123))
+_UPPER = bytes(range(65, 91))
+_DIGITS = b"0123456789"
 _PRINTABLE_TEXT = bytes(range(32, 127)) + b"\t\n\r"
 BARE_KEY_NAMES = frozenset({"key", "value"})
 """Names too common to mark a secret alone (a cache key, a sort key, a label value), whose
@@ -366,21 +370,20 @@ def encoded_json(value: bytes) -> bool:
 def generated_secret(value: bytes) -> bool:
     """A machine-generated key: 20+ base64/url-safe characters, upper and lower case and
     digits (or base64 padding), random-looking; not a hex digest, UUID or identifier."""
-    from .entropy import entropy
+    from .entropy import at_least
 
     if not _GENERATED_RE.fullmatch(value) or _UUID_RE.fullmatch(value):
         return False
     if value.startswith(b"eyJ") and encoded_json(value):
         return False  # a pagination cursor: the decoders rescan what it holds
     body = value.rstrip(b"=")
-    if all(c in b"0123456789abcdefABCDEF" for c in body):
+    if not body.translate(None, _HEX_DIGITS):
         return False  # digests and ids: evidence
-    classes = sum(
-        (
-            any(97 <= c <= 122 for c in body),
-            any(65 <= c <= 90 for c in body),
-            any(48 <= c <= 57 for c in body),
-        )
+    size = len(body)  # each class present when deleting it shortens the body (counted in C)
+    classes = (
+        (len(body.translate(None, _LOWER)) < size)
+        + (len(body.translate(None, _UPPER)) < size)
+        + (len(body.translate(None, _DIGITS)) < size)
     )
     padded = value.endswith(b"=") and len(value) % 4 == 0
-    return (classes == 3 or (padded and classes >= 2)) and entropy(body) >= 3.5
+    return (classes == 3 or (padded and classes >= 2)) and at_least(body, 3.5)

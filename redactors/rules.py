@@ -63,7 +63,8 @@ class View:
         if self.rescan is None:
             return []
         decoders, depth = self.rescan
-        return list(decoders.block(self, start, end, depth))
+        found: list[Hit] = decoders.block(self, start, end, depth)
+        return found
 
     @property
     def low(self) -> bytes:
@@ -153,6 +154,9 @@ class Rule:
     required: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
     """Literals every match holds after its prefix (``value`` in ``name...value``): a text
     without one of them cannot match, however often the prefix occurs in it."""
+    newlines: int | None = field(default=None, compare=False, repr=False)
+    """The most line breaks a match can hold (None: no bound): with ``required``, how far
+    before an occurrence of the literal a match can begin (:func:`starts_in_windows`)."""
 
     def __post_init__(self) -> None:
         if self.pattern is not None and self.regex is None:
@@ -167,6 +171,7 @@ class Rule:
                 if not (anchors and all(r in a for a in anchors))
             )
             object.__setattr__(self, "required", required)
+            object.__setattr__(self, "newlines", max_newlines(self.regex))
 
     def hits(self, view: View, starts: list[int] | None = None) -> Iterable[Hit]:
         """The rule's hits in ``view``; ``starts``, when given, are where its literals occur
@@ -178,6 +183,8 @@ class Rule:
         text = view.low if self.lower else view.data
         if self.required and not all(literal in text for literal in self.required):
             return
+        if self.required and self.newlines is not None and self.anchors:
+            starts = starts_in_windows(text, self.anchors, self.required[0], self.newlines, starts)
         if starts is not None:
             matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)
         elif len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
@@ -250,6 +257,127 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     if found is None or not all(found[0]):
         return None
     return tuple(dict.fromkeys(found[0]))
+
+
+def starts_in_windows(
+    text: bytes,
+    anchors: tuple[bytes, ...],
+    required: bytes,
+    newlines: int,
+    starts: list[int] | None,
+) -> list[int]:
+    """Where a match can begin: a start of the prefix (``starts``, or every occurrence of
+    ``anchors`` when the index did not list them) at most ``newlines`` line breaks before
+    an occurrence of ``required``, which every match holds after its prefix.
+
+    ``name`` is on every line of a Kubernetes listing and ``value`` on few: the pattern is
+    tried near each ``value`` only. Every match begins at one of the starts returned, so
+    :func:`matches_at` over them finds what ``finditer`` finds.
+    """
+    windows: list[tuple[int, int]] = []  # [first possible start, last possible start]
+    find, rfind = text.find, text.rfind
+    at = find(required)
+    while at >= 0:
+        low = at
+        for _ in range(newlines + 1):
+            low = rfind(b"\n", 0, low)
+            if low < 0:
+                break
+        low += 1  # the start of the line ``newlines`` above the literal's (or of the text)
+        if windows and low <= windows[-1][1] + 1:
+            windows[-1] = (windows[-1][0], at)
+        else:
+            windows.append((low, at))
+        at = find(required, at + 1)
+    if starts is not None:
+        kept = []
+        window = 0
+        for start in starts:
+            while window < len(windows) and windows[window][1] < start:
+                window += 1
+            if window == len(windows):
+                break
+            if start >= windows[window][0]:
+                kept.append(start)
+        return kept
+    found = set()
+    for low, high in windows:
+        for anchor in anchors:
+            pos = find(anchor, low, high + len(anchor))
+            while pos >= 0:
+                found.add(pos)
+                pos = find(anchor, pos + 1, high + len(anchor))
+    return sorted(found)
+
+
+def max_newlines(regex: re.Pattern[bytes]) -> int | None:
+    """The most ``\\n`` bytes a match of ``regex`` can contain, or None when unbounded or
+    unknown (read from the parse tree; a class, ``.`` or flag that might match a newline
+    counts as one per repetition; ``.`` only with DOTALL)."""
+    try:
+        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
+        from re import _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - CPython internals moved
+        return None
+    try:
+        tree = parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE)
+    except Exception:
+        return None
+    return _newlines(list(tree), constants, bool(regex.flags & re.DOTALL))
+
+
+def _newlines(items: list[tuple[object, object]], c: Any, dotall: bool) -> int | None:
+    total = 0
+    for op, av in items:
+        count = _element_newlines(op, av, c, dotall)
+        if count is None:
+            return None
+        total += count
+    return total
+
+
+def _element_newlines(op: object, av: Any, c: Any, dotall: bool) -> int | None:
+    if op is c.LITERAL:
+        return 1 if av == 10 else 0
+    if op is c.NOT_LITERAL:
+        return 0 if av == 10 else 1
+    if op is c.ANY:
+        return 1 if dotall else 0
+    if op is c.IN:
+        return 1 if _class_has_newline(av, c) else 0
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return 0  # zero width: what a look-around sees is not in the match
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        _low, high, inner = av
+        count = _newlines(list(inner), c, dotall)
+        if count == 0:
+            return 0
+        if count is None or high is c.MAXREPEAT:
+            return None
+        return int(count * high)
+    if op is c.SUBPATTERN:
+        return None if av[1] or av[2] else _newlines(list(av[3]), c, dotall)
+    if op is getattr(c, "ATOMIC_GROUP", None):
+        return _newlines(list(av), c, dotall)
+    if op is c.BRANCH:
+        counts = [_newlines(list(branch), c, dotall) for branch in av[1]]
+        return None if any(n is None for n in counts) else max(counts)  # type: ignore[type-var]
+    return None  # back-references and the rest: not bounded here
+
+
+def _class_has_newline(members: Any, c: Any) -> bool:
+    negate = False
+    found = False
+    for op, av in members:
+        if op is c.NEGATE:
+            negate = True
+        elif op is c.LITERAL:
+            found = found or av == 10
+        elif op is c.RANGE:
+            found = found or av[0] <= 10 <= av[1]
+        else:
+            return True  # a category (\\s, \\w, ...): assume it may
+    return found != negate
 
 
 REQUIRED_MIN = 4

@@ -14,11 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redactors import BundleRedactor
-from redactors.rules import Rule, View, required_literals
+from redactors.rules import (
+    Rule,
+    View,
+    matches_at,
+    max_newlines,
+    required_literals,
+    starts_in_windows,
+)
 
 _RULES = BundleRedactor(key=b"k" * 32).engine.rules
 _PIECES = [b"name", b"value", b"NAME", b'"', b": ", b"=", b" ", b"\n", b"-", b",", b"db_pass"]
-_PIECES += [b"insert ", b"into", b"create ", b"table", b"x", b"'"]
+_PIECES += [b"insert ", b"into", b"create ", b"table", b"x", b"'", b"\n", b"  - ", b"DB_PASSWORD"]
 
 
 @pytest.mark.parametrize(
@@ -75,3 +82,47 @@ def test_a_rule_with_its_inner_literal_still_finds_its_secret() -> None:
     assert shaped.required == (b";value=",)
     assert list(shaped.hits(View(b"name=a;value=b"))) != []
     assert list(shaped.hits(View(b"name=a;other=b"))) == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (rb"a\nb", 1),
+        (rb"a[^x]b", 1),
+        (rb"a.b", 0),
+        (rb"(?s)a.b", 1),
+        (rb"a(?:\n|x){2}", 2),
+        (rb"a[ \t]*\r?\n?b", 1),
+        (rb"a[^\n]*b", 0),
+        (rb"a\s+", None),
+        (rb"a[\n ]*", None),
+        (rb"(a)\1", None),
+    ],
+)
+def test_max_newlines_reads_the_pattern(pattern: bytes, expected: int | None) -> None:
+    assert max_newlines(re.compile(pattern)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_trying_the_pattern_near_its_inner_literal_finds_what_finditer_finds(
+    pieces: list[bytes],
+) -> None:
+    text = b"".join(pieces)
+    for rule in _RULES:
+        if not rule.required or rule.newlines is None or rule.regex is None or not rule.anchors:
+            continue
+        subject = text.lower() if rule.lower else text
+        expected = [m.span() for m in rule.regex.finditer(subject)]
+        everywhere = sorted(
+            {m.start() for a in rule.anchors for m in re.finditer(re.escape(a), subject)}
+        )
+        for starts in (None, everywhere):
+            near = starts_in_windows(subject, rule.anchors, rule.required[0], rule.newlines, starts)
+            assert [m.span() for m in matches_at(rule.regex, subject, near)] == expected
+
+
+def test_the_window_keeps_a_name_whose_value_is_on_the_next_line() -> None:
+    text = b"- name: FLUX_TOKEN\n  value: abc123\n- name: LOG_LEVEL\n  image: x\n"
+    assert starts_in_windows(text, (b"name",), b"value", 1, None) == [2]
+    assert starts_in_windows(text, (b"name",), b"value", 1, [2, 37]) == [2]
