@@ -382,8 +382,9 @@ def corpus_engine(args: argparse.Namespace) -> None:
 
 
 def _reference_engine() -> None:
-    """Engines built from now on scan without the probe, the block cache or the accelerator:
-    the reference the fast paths must match byte for byte (compare the output sha256)."""
+    """Engines built from now on scan without the probe, the block cache, the batched proof
+    of a view's cursors or the accelerator: the reference the fast paths must match byte
+    for byte (compare the output sha256)."""
     import redactors.engine as engine_module
 
     os.environ["BUNDLER_REDACT_ACCEL"] = "off"
@@ -393,6 +394,7 @@ def _reference_engine() -> None:
         original(self, *args, **kwargs)
         self.probe = None
         self.decoders._cache = None
+        self.decoders.prover = None
 
     engine_module.Engine.__init__ = plain  # type: ignore[method-assign]
 
