@@ -181,14 +181,18 @@ class Rule:
             return
         assert self.regex is not None
         text = view.low if self.lower else view.data
-        if self.required and not all(literal in text for literal in self.required):
-            return
-        if self.required and self.newlines is not None and self.anchors:
-            starts = starts_in_windows(text, self.anchors, self.required[0], self.newlines, starts)
-        if starts is not None:
+        required, newlines = self.required, self.newlines
+        if starts is not None:  # few starts: each checked for the inner literal on its lines
+            if required and newlines is not None:
+                starts = starts_near(text, starts, required, newlines)
             matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)
         elif len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
             return  # a short text without the rule's literal cannot match
+        elif required and not all(literal in text for literal in required):
+            return  # the prefix everywhere (or not indexed), the inner literal nowhere
+        elif required and newlines is not None and self.anchors:
+            near = starts_in_windows(text, self.anchors, required[0], newlines, None)
+            matches = matches_at(self.regex, text, near)
         else:
             matches = self.regex.finditer(text)
         for match in matches:
@@ -257,6 +261,30 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     if found is None or not all(found[0]):
         return None
     return tuple(dict.fromkeys(found[0]))
+
+
+def starts_near(
+    text: bytes, starts: list[int], required: tuple[bytes, ...], newlines: int
+) -> list[int]:
+    """The starts after which every required literal occurs before a match must end.
+
+    A match holds at most ``newlines`` line breaks, so it ends before the next
+    ``newlines + 1``-th one; where a required literal is missing from there on, no
+    match begins and ``regex.match`` is not tried (the cost follows the starts,
+    not the text: one search of a few lines each).
+    """
+    kept = []
+    find = text.find
+    for start in starts:
+        end = start
+        for _ in range(newlines + 1):
+            end = find(b"\n", end) + 1
+            if not end:
+                end = len(text)
+                break
+        if all(find(literal, start, end) >= 0 for literal in required):
+            kept.append(start)
+    return kept
 
 
 def starts_in_windows(
