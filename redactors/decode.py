@@ -201,6 +201,7 @@ class Decoders:
         proven harmless together, before the ``jwt`` rule hands them over one by one."""
         self._proven_for: View | None = None
         self._proven: frozenset[bytes] = frozenset()
+        self._proven_starts: frozenset[int] = frozenset()
         self._escape = [(kind, re.compile(anchor)) for kind, anchor in ESCAPE_ANCHORS]
         self._blocks = [re.compile(re.escape(anchor)) for anchor in BLOCK_ANCHORS]
 
@@ -334,13 +335,27 @@ class Decoders:
         inside a decoded block are few per view and mostly in the block cache:
         proving them together measured no faster.)
         """
-        if view is self._proven_for:
-            return self._proven
-        texts = {
-            text
-            for found in _CURSOR_RE.findall(view.data)
-            if 12 <= len(text := found.rstrip(b"=").strip(b"-_")) <= MAX_BLOCK
-        }
+        if view is not self._proven_for:
+            self._prove(view)
+        return self._proven
+
+    def proven_starts(self, view: View) -> frozenset[int]:
+        """Where in ``view`` (depth 0) a proven cursor begins: the ``jwt`` rule need not even
+        match there (:func:`~redactors.catalog.tokens.unproven_cursors`). A cursor that
+        ends at the end of a view with more text to come is left out: the rule asks for
+        that text to be kept for the next view, and must still be asked."""
+        if view is not self._proven_for:
+            self._prove(view)
+        return self._proven_starts
+
+    def _prove(self, view: View) -> None:
+        data = view.data
+        found = [
+            (m.start(), m.end(), text)
+            for m in _CURSOR_RE.finditer(data)
+            if 12 <= len(text := m.group().rstrip(b"=").strip(b"-_")) <= MAX_BLOCK
+        ]
+        texts = {text for _, _, text in found}
         proven: frozenset[bytes] = frozenset()
         if len(texts) >= PROVE_MIN and self.prover is not None:
             ordered = list(texts)
@@ -353,7 +368,11 @@ class Decoders:
                 if plain is None or (len(plain) <= PROBE_MAX and not next(maybe))
             )
         self._proven_for, self._proven = view, proven
-        return proven
+        self._proven_starts = frozenset(
+            start
+            for start, end, text in found
+            if text in proven and (view.final or end < len(data))
+        )
 
     def runs_decode_many(self, datas: Sequence[bytes]) -> list[bool]:
         """``[self.runs_decode(d) for d in datas]``, with the runs of all of them decoded together.

@@ -129,6 +129,7 @@ def line_pieces(hit: Hit, data: bytes, start: int) -> list[Hit]:
 
 MatchHandler = Callable[[View, "re.Match[bytes]", "Rule"], Iterable[Hit]]
 ViewScanner = Callable[[View], Iterable[Hit]]
+StartsFilter = Callable[[View, list[int]], list[int]]
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,9 @@ class Rule:
     group: int = 0
     left_boundary: bool = False
     handler: MatchHandler | None = None
+    narrow: StartsFilter | None = None
+    """Drops starts where the handler is known to find nothing (the ``jwt`` rule: cursors
+    already proven harmless), before the pattern is even tried there."""
     scanner: ViewScanner | None = None
     source: RuleSource = "builtin"
     examples: tuple[tuple[str, str], ...] = ()
@@ -183,6 +187,8 @@ class Rule:
         text = view.low if self.lower else view.data
         required, newlines = self.required, self.newlines
         if starts is not None:  # few starts: each checked for the inner literal on its lines
+            if self.narrow is not None:
+                starts = self.narrow(view, starts)
             if required and newlines is not None:
                 starts = starts_near(text, starts, required, newlines)
             matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from ..decode import PROVE_MIN
 from ..rules import ALNUM, Hit, MatchHandler, Rule, View
 
 A36 = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
@@ -99,6 +100,20 @@ def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return
     if view.rescan is not None and b"." not in text:
         yield from view.rescan_block(start, end)
+
+
+def unproven_cursors(view: View, starts: list[int]) -> list[int]:
+    """The ``jwt`` rule's starts without the cursors its decoders proved harmless for this
+    view (:meth:`~redactors.decode.Decoders.proven_starts`): there the handler would decode
+    nothing new and yield nothing. A start inside a skipped cursor is tried again, and its
+    handler refuses it (no boundary before it), as the match it sits in would have."""
+    if view.rescan is None or len(starts) < PROVE_MIN:
+        return starts
+    decoders, depth = view.rescan
+    if depth or decoders.prover is None:
+        return starts
+    skip = decoders.proven_starts(view)
+    return [start for start in starts if start not in skip] if skip else starts
 
 
 def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -331,6 +346,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         rb"eyJ[A-Za-z0-9_+/-]{4,}"
         rb"(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+)?|={0,2})",
         handler=_jwt,
+        narrow=unproven_cursors,
         examples=(
             (
                 "Bearer " + JWT,

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from redactors import BundleRedactor
 from redactors.decode import PROVE_MIN, _decode_block, decode_blocks
+from redactors.policy import Policy
 from redactors.rules import View
 
 _ENGINE = BundleRedactor(key=b"k" * 32).engine
@@ -135,17 +136,44 @@ def test_proving_keeps_a_cursor_with_a_secret_and_proves_the_rest() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_JSON, min_size=PROVE_MIN, max_size=30))
-def test_a_log_of_cursors_redacts_the_same_with_and_without_proving(objects: list[bytes]) -> None:
+@given(
+    st.lists(_JSON, min_size=PROVE_MIN, max_size=30),
+    st.sampled_from([1 << 20, 700, 333]),
+    st.booleans(),
+)
+def test_a_log_of_cursors_redacts_the_same_with_and_without_proving(
+    objects: list[bytes], chunk_size: int, secret_cursor: bool
+) -> None:
+    """Proving (and the ``jwt`` rule skipping proven cursors) changes nothing, also where a
+    view ends inside a cursor (small chunks: the rule must still ask for the rest)."""
+    secret = base64.urlsafe_b64encode(b'{"auth": "password=hunter2hunter2"}').rstrip(b"=")
     lines = [
         b"2026-12-05T10:00:%02d GET /executions?cursor=%s HTTP/1.1 200"
         % (n % 60, base64.urlsafe_b64encode(o).rstrip(b"="))
         for n, o in enumerate(objects)
     ]
+    if secret_cursor:
+        lines.insert(len(lines) // 2, b"GET /executions?cursor=" + secret + b" HTTP/1.1 200")
     log = b"\n".join(lines) + b"\n"
-    proving = BundleRedactor(key=b"k" * 32)
-    plain = BundleRedactor(key=b"k" * 32)
+    policy = Policy(chunk_size=chunk_size, overlap=min(256, chunk_size // 2))
+    proving = BundleRedactor(policy, key=b"k" * 32)
+    plain = BundleRedactor(policy, key=b"k" * 32)
     plain.engine.decoders.prover = None
-    assert b"".join(proving.transform("app.log", [log])) == b"".join(
-        plain.transform("app.log", [log])
-    )
+    out = b"".join(proving.transform("app.log", [log]))
+    assert out == b"".join(plain.transform("app.log", [log]))
+    assert secret not in out
+
+
+def test_the_jwt_rule_skips_proven_cursors_but_not_one_cut_by_the_view() -> None:
+    cursors = [
+        base64.urlsafe_b64encode(json.dumps({"offset": n, "id": f"{n:032x}"}).encode()).rstrip(b"=")
+        for n in range(PROVE_MIN + 2)
+    ]
+    data = b" ".join(cursors)
+    decoders = _ENGINE.decoders
+    whole = View(data)
+    decoders._proven_for = None
+    starts = decoders.proven_starts(whole)
+    assert starts == {data.index(c) for c in cursors}
+    cut = View(data, final=False)  # the last cursor runs to the view's end: more may follow
+    assert data.index(cursors[-1]) not in decoders.proven_starts(cut)
