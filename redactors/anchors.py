@@ -10,7 +10,7 @@ in one pass of about 2 ms per MiB, and each rule then tries ``re.match`` only
 where its own literals are (:func:`~redactors.rules.matches_at`): the same matches
 ``finditer`` gives, in the same order.
 
-A literal of one byte, or one that starts with white space, occurs thousands
+A literal of one byte, or of two starting with white space, occurs thousands
 of times in a MiB of logs: trying a match at each costs more than the rule's
 own scan, so such rules are not indexed and keep ``finditer``. So does a rule
 whose literals turn out to be that common in one particular text
@@ -98,6 +98,9 @@ def settle(found: dict[int, list[int] | None], size: int) -> dict[int, list[int]
 
 
 def indexable(rule: Rule) -> bool:
-    """Whether a rule's literals are worth indexing (none of one byte or led by white space)."""
+    """Whether a rule's literals are worth indexing: none of one byte, and none of two that
+    starts with white space (`` -`` is in every log line; `` -p`` is not)."""
     anchors = rule.anchors
-    return bool(anchors) and all(len(a) > 1 and a[:1] not in b" \t\r\n" for a in anchors or ())
+    return bool(anchors) and all(
+        len(a) > 2 or (len(a) == 2 and a[:1] not in b" \t\r\n") for a in anchors or ()
+    )
