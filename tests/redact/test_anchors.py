@@ -62,13 +62,15 @@ def test_most_builtin_rules_are_indexed() -> None:
     assert len(indexed) >= len(engine.rules) // 2
 
 
-def test_one_byte_and_space_led_literals_are_not_indexed() -> None:
+def test_one_byte_and_two_byte_space_led_literals_are_not_indexed() -> None:
+    """`` -`` is on every log line; `` -p`` (a CLI flag) is rare enough to index."""
     rules = [
         Rule("one", "x", "test", "one byte", rb"x[0-9]+"),
-        Rule("space", "x", "test", "space led", rb" -p[0-9]+"),
+        Rule("space", "x", "test", "space led", rb" -[0-9]+"),
         Rule("word", "x", "test", "a word", rb"secret=[0-9]+"),
+        Rule("flag", "x", "test", "space led flag", rb" -p[0-9]+"),
     ]
-    assert AnchorIndex(rules).indexed == {2}
+    assert AnchorIndex(rules).indexed == {2, 3}
 
 
 def test_a_literal_too_common_in_a_text_falls_back_to_the_rules_own_scan() -> None:
