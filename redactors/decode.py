@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import weakref
 import zlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -199,9 +200,11 @@ class Decoders:
         self.prover: Prover | None = None
         """Set by the engine when its scans are probed: then the cursors of a view are
         proven harmless together, before the ``jwt`` rule hands them over one by one."""
-        self._proven_for: View | None = None
-        self._proven: frozenset[bytes] = frozenset()
-        self._proven_starts: frozenset[int] = frozenset()
+        self._proof: tuple[weakref.ref[View], frozenset[bytes], frozenset[int]] | None = None
+        """The last view proven (weakly: its megabyte is not kept), its harmless cursor texts
+        and where they begin: one tuple, replaced whole, because doctor's collectors
+        redact from several threads through one engine; a thread reads it once and gets
+        a view's texts with that view's starts, never another's."""
         self._escape = [(kind, re.compile(anchor)) for kind, anchor in ESCAPE_ANCHORS]
         self._blocks = [re.compile(re.escape(anchor)) for anchor in BLOCK_ANCHORS]
 
@@ -335,20 +338,22 @@ class Decoders:
         inside a decoded block are few per view and mostly in the block cache:
         proving them together measured no faster.)
         """
-        if view is not self._proven_for:
-            self._prove(view)
-        return self._proven
+        return self._proof_of(view)[1]
 
     def proven_starts(self, view: View) -> frozenset[int]:
         """Where in ``view`` (depth 0) a proven cursor begins: the ``jwt`` rule need not even
         match there (:func:`~redactors.catalog.tokens.unproven_cursors`). A cursor that
         ends at the end of a view with more text to come is left out: the rule asks for
         that text to be kept for the next view, and must still be asked."""
-        if view is not self._proven_for:
-            self._prove(view)
-        return self._proven_starts
+        return self._proof_of(view)[2]
 
-    def _prove(self, view: View) -> None:
+    def _proof_of(self, view: View) -> tuple[weakref.ref[View], frozenset[bytes], frozenset[int]]:
+        proof = self._proof
+        if proof is not None and proof[0]() is view:
+            return proof
+        return self._prove(view)
+
+    def _prove(self, view: View) -> tuple[weakref.ref[View], frozenset[bytes], frozenset[int]]:
         data = view.data
         found = [
             (m.start(), m.end(), text)
@@ -367,12 +372,13 @@ class Decoders:
                 for text, plain in zip(ordered, decoded, strict=True)
                 if plain is None or (len(plain) <= PROBE_MAX and not next(maybe))
             )
-        self._proven_for, self._proven = view, proven
-        self._proven_starts = frozenset(
+        starts = frozenset(
             start
             for start, end, text in found
             if text in proven and (view.final or end < len(data))
         )
+        proof = self._proof = (weakref.ref(view), proven, starts)
+        return proof
 
     def runs_decode_many(self, datas: Sequence[bytes]) -> list[bool]:
         """``[self.runs_decode(d) for d in datas]``, with the runs of all of them decoded together.

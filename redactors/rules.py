@@ -45,7 +45,7 @@ class Hit:
 class View:
     """A window of text being scanned, with its lower-cased twin and a 'need more' mark."""
 
-    __slots__ = ("_low", "data", "final", "hold", "markers", "rescan")
+    __slots__ = ("__weakref__", "_low", "data", "final", "hold", "markers", "rescan")
 
     def __init__(self, data: bytes, *, final: bool = True) -> None:
         self.data = data

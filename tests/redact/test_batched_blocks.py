@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,7 +117,7 @@ def test_a_proven_cursor_is_one_whose_rescan_finds_nothing(objects: list[bytes])
     cursors = [base64.urlsafe_b64encode(o).rstrip(b"=") for o in objects]
     view = View(b"\n".join(b"GET /executions?cursor=" + c + b" 200" for c in cursors))
     decoders = _ENGINE.decoders
-    decoders._proven_for = None
+    decoders._proof = None
     proven = decoders._proven_in(view)
     for cursor in cursors:
         if cursor in proven:
@@ -129,7 +130,7 @@ def test_proving_keeps_a_cursor_with_a_secret_and_proves_the_rest() -> None:
     cursors = [base64.urlsafe_b64encode(o).rstrip(b"=") for o in [*harmless, secret]]
     view = View(b" ".join(cursors))
     decoders = _ENGINE.decoders
-    decoders._proven_for = None
+    decoders._proof = None
     proven = decoders._proven_in(view)
     assert set(cursors[:-1]) <= proven
     assert cursors[-1] not in proven
@@ -172,8 +173,57 @@ def test_the_jwt_rule_skips_proven_cursors_but_not_one_cut_by_the_view() -> None
     data = b" ".join(cursors)
     decoders = _ENGINE.decoders
     whole = View(data)
-    decoders._proven_for = None
+    decoders._proof = None
     starts = decoders.proven_starts(whole)
     assert starts == {data.index(c) for c in cursors}
     cut = View(data, final=False)  # the last cursor runs to the view's end: more may follow
     assert data.index(cursors[-1]) not in decoders.proven_starts(cut)
+
+
+def test_one_view_s_proof_never_answers_for_another() -> None:
+    """Doctor's collectors redact through one engine from several threads: the starts a
+    view is told to skip are always its own, whichever view was proven last."""
+    make = [
+        [
+            base64.urlsafe_b64encode(json.dumps({"offset": n, "page": p}).encode()).rstrip(b"=")
+            for n in range(PROVE_MIN + 1)
+        ]
+        for p in range(2)
+    ]
+    first, second = (View(b"x " * (7 * p) + b" ".join(cursors)) for p, cursors in enumerate(make))
+    decoders = _ENGINE.decoders
+    own = {}
+    for view in (first, second):
+        decoders._proof = None
+        own[id(view)] = decoders.proven_starts(view)
+    assert own[id(first)] != own[id(second)]
+    for view in (first, second, first, second):
+        assert decoders.proven_starts(view) == own[id(view)]
+
+
+def test_threads_sharing_an_engine_redact_as_one_thread_does() -> None:
+    lines = [
+        b"GET /executions?cursor=%s 200"
+        % base64.urlsafe_b64encode(json.dumps({"offset": n, "id": f"{n:032x}"}).encode())
+        for n in range(400)
+    ]
+    secret = base64.urlsafe_b64encode(b'{"auth": "password=hunter2hunter2"}').rstrip(b"=")
+    logs = [
+        b"\n".join([*lines[k::4], b"GET /x?cursor=" + secret + b" 200"]) + b"\n" for k in range(4)
+    ]
+    policy = Policy(chunk_size=4096, overlap=256)
+    alone = BundleRedactor(policy, key=b"k" * 32)
+    expected = [b"".join(alone.transform(f"log{k}.log", [log])) for k, log in enumerate(logs)]
+    shared = BundleRedactor(policy, key=b"k" * 32)
+    results: dict[int, bytes] = {}
+
+    def run(k: int) -> None:
+        results[k] = b"".join(shared.transform(f"log{k}.log", [logs[k]]))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [results[k] for k in range(4)] == expected
+    assert all(secret not in out for out in expected)
