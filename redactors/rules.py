@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -242,6 +243,26 @@ def matches_at(
             yield found
 
 
+@lru_cache(maxsize=1024)
+def _parse_tree(pattern: bytes, flags: int) -> tuple[list[tuple[object, object]], Any] | None:
+    """The top-level items of a pattern's parse tree and ``re``'s opcode constants, or None
+    when they cannot be had (CPython internals moved, or a pattern ``re`` alone accepts).
+
+    Parsed once per pattern for the three readings below (prefixes, inner literals, line
+    breaks): each rule's pattern is read at import, which ``bundler redact`` pays on start-up.
+    """
+    try:
+        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
+        from re import _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - CPython internals moved
+        return None
+    try:
+        tree = parser.parse(pattern.decode("latin-1"), flags & ~re.UNICODE)
+    except Exception:
+        return None
+    return list(tree), constants
+
+
 def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     """The literal(s) every match starts with, or None when there is no such literal.
 
@@ -252,18 +273,11 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     literal occurs in almost every text, so a rule anchored on it was tried
     everywhere and made every decoded cursor look like it might hold a secret.
     """
-    try:
-        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
-        from re import _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - CPython internals moved
+    parsed = _parse_tree(regex.pattern, regex.flags)
+    if parsed is None or regex.flags & re.IGNORECASE:
         return None
-    try:
-        tree = parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE)
-    except Exception:
-        return None
-    if regex.flags & re.IGNORECASE:
-        return None
-    found = _sequence(list(tree), constants)
+    tree, constants = parsed
+    found = _sequence(tree, constants)
     if found is None or not all(found[0]):
         return None
     return tuple(dict.fromkeys(found[0]))
@@ -348,16 +362,11 @@ def max_newlines(regex: re.Pattern[bytes]) -> int | None:
     """The most ``\\n`` bytes a match of ``regex`` can contain, or None when unbounded or
     unknown (read from the parse tree; a class, ``.`` or flag that might match a newline
     counts as one per repetition; ``.`` only with DOTALL)."""
-    try:
-        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
-        from re import _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - CPython internals moved
+    parsed = _parse_tree(regex.pattern, regex.flags)
+    if parsed is None:
         return None
-    try:
-        tree = parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE)
-    except Exception:
-        return None
-    return _newlines(list(tree), constants, bool(regex.flags & re.DOTALL))
+    tree, constants = parsed
+    return _newlines(tree, constants, bool(regex.flags & re.DOTALL))
 
 
 def _newlines(items: list[tuple[object, object]], c: Any, dotall: bool) -> int | None:
@@ -425,24 +434,17 @@ def required_literals(regex: re.Pattern[bytes]) -> tuple[bytes, ...]:
     literals at the top level of the pattern, which no match can skip. The
     prefix is left out (the anchor index finds it).
     """
-    try:
-        from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
-        from re import _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - CPython internals moved
+    parsed = _parse_tree(regex.pattern, regex.flags)
+    if parsed is None or regex.flags & re.IGNORECASE:
         return ()
-    if regex.flags & re.IGNORECASE:
-        return ()
-    try:
-        tree = list(parser.parse(regex.pattern.decode("latin-1"), regex.flags & ~re.UNICODE))
-    except Exception:
-        return ()
+    tree, constants = parsed
     runs: list[bytes] = []
     run = bytearray()
     leading = True  # the literal prefix itself
     for op, av in tree:
         if op is constants.LITERAL:
             if not leading:
-                run.append(av)
+                run.append(av)  # type: ignore[arg-type]  # a LITERAL's argument is its byte
             continue
         leading = False
         if len(run) >= REQUIRED_MIN:
