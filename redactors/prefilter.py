@@ -61,7 +61,7 @@ class _Literals:
         return any(literal in text for literal in self.literals)
 
     def spans(self, text: bytes) -> list[tuple[int, int]]:
-        """Where the literals occur (non-overlapping, leftmost first; needs the automaton).
+        """Where the literals occur (one non-overlapping, leftmost-first pass with the wheel).
 
         Every occurrence of a literal either is reported or overlaps one that is:
         marking each text a span touches marks every text that holds a literal.
