@@ -198,7 +198,7 @@ class Rule:
         elif required and not all(literal in text for literal in required):
             return  # the prefix everywhere (or not indexed), the inner literal nowhere
         elif required and newlines is not None and self.anchors:
-            near = starts_in_windows(text, self.anchors, required[0], newlines, None)
+            near = starts_in_windows(text, self.anchors, required[0], newlines)
             matches = matches_at(self.regex, text, near)
         else:
             matches = self.regex.finditer(text)
@@ -308,15 +308,12 @@ def starts_near(
 
 
 def starts_in_windows(
-    text: bytes,
-    anchors: tuple[bytes, ...],
-    required: bytes,
-    newlines: int,
-    starts: list[int] | None,
+    text: bytes, anchors: tuple[bytes, ...], required: bytes, newlines: int
 ) -> list[int]:
-    """Where a match can begin: a start of the prefix (``starts``, or every occurrence of
-    ``anchors`` when the index did not list them) at most ``newlines`` line breaks before
-    an occurrence of ``required``, which every match holds after its prefix.
+    """Where a match can begin when the prefix is too common to index: every occurrence of
+    ``anchors`` at most ``newlines`` line breaks before an occurrence of ``required``,
+    which every match holds after its prefix. (With the index's starts, :func:`starts_near`
+    checks each start instead.)
 
     ``name`` is on every line of a Kubernetes listing and ``value`` on few: the pattern is
     tried near each ``value`` only. Every match begins at one of the starts returned, so
@@ -337,17 +334,6 @@ def starts_in_windows(
         else:
             windows.append((low, at))
         at = find(required, at + 1)
-    if starts is not None:
-        kept = []
-        window = 0
-        for start in starts:
-            while window < len(windows) and windows[window][1] < start:
-                window += 1
-            if window == len(windows):
-                break
-            if start >= windows[window][0]:
-                kept.append(start)
-        return kept
     found = set()
     for low, high in windows:
         for anchor in anchors:

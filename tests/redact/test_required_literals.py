@@ -118,15 +118,13 @@ def test_trying_the_pattern_near_its_inner_literal_finds_what_finditer_finds(
         everywhere = sorted(
             {m.start() for a in rule.anchors for m in re.finditer(re.escape(a), subject)}
         )
-        for starts in (None, everywhere):
-            near = starts_in_windows(subject, rule.anchors, rule.required[0], rule.newlines, starts)
-            assert [m.span() for m in matches_at(rule.regex, subject, near)] == expected
+        near = starts_in_windows(subject, rule.anchors, rule.required[0], rule.newlines)
+        assert [m.span() for m in matches_at(rule.regex, subject, near)] == expected
         near = starts_near(subject, everywhere, rule.required, rule.newlines)
         assert [m.span() for m in matches_at(rule.regex, subject, near)] == expected
 
 
 def test_the_window_keeps_a_name_whose_value_is_on_the_next_line() -> None:
     text = b"- name: FLUX_TOKEN\n  value: abc123\n- name: LOG_LEVEL\n  image: x\n"
-    assert starts_in_windows(text, (b"name",), b"value", 1, None) == [2]
-    assert starts_in_windows(text, (b"name",), b"value", 1, [2, 37]) == [2]
+    assert starts_in_windows(text, (b"name",), b"value", 1) == [2]
     assert starts_near(text, [2, 37], (b"value",), 1) == [2]
