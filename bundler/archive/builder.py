@@ -28,7 +28,6 @@ from schemas import (
     MANIFEST_MEMBER,
     REDACTION_REPORT_MEMBER,
     CollectorOutcome,
-    MemberEntry,
     TargetSummary,
     utc_now,
 )
@@ -54,6 +53,7 @@ from .passwords import Sealing
 from .sealed import unseal
 from .spool import EncryptedSpool
 from .spool_source import SpoolSource
+from .stored import StoredMember
 from .transform import NoRedaction
 from .zipwriter import DEFAULT_COMPRESSLEVEL, EncryptedZipWriter, VerifyMode
 
@@ -114,7 +114,7 @@ class BundleBuilder:
         collector: str | None = None,
         truncated: bool = False,
         valid: bool | None = None,
-    ) -> MemberEntry | None:
+    ) -> StoredMember | None:
         """Redact and spool one member; a second add of the same name replaces the first."""
         self._require_open()
         stored = self._stored_name(name)
@@ -124,7 +124,7 @@ class BundleBuilder:
             reason = getattr(dropped, "reason", "policy")
             self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
             return None
-        entry = MemberEntry(
+        entry = StoredMember(
             path=stored,
             sha256=spooled.sha256,
             size=spooled.size,
@@ -165,7 +165,7 @@ class BundleBuilder:
         media_type: str = "application/octet-stream",
         collector: str | None = None,
         sealed: bool = False,
-    ) -> MemberEntry:
+    ) -> StoredMember:
         """Add a member that is final (redacted, literals propagated) and already deflated.
 
         For callers that redact and compress in worker processes (``bundler
@@ -178,7 +178,7 @@ class BundleBuilder:
         """
         self._require_open()
         stored = self._stored_name(name)
-        entry = MemberEntry(
+        entry = StoredMember(
             path=stored, sha256=sha256, size=size, media_type=media_type, collector=collector
         )
         with self._lock:
@@ -200,7 +200,8 @@ class BundleBuilder:
     # -- the rest of the builder -------------------------------------------------------------
 
     @property
-    def entries(self) -> list[MemberEntry]:
+    def entries(self) -> list[StoredMember]:
+        """What is stored so far, by name (the manifest's entries are made from these)."""
         with self._lock:
             return [self._members[name].entry for name in sorted(self._members)]
 

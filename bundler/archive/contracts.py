@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
-from schemas import MemberEntry, RedactionReport, RedactionSummary
+from schemas import RedactionReport, RedactionSummary
 
 from ..source import MemberSource, MemorySource
+from .stored import StoredMember
 
 
 class MemberDropped(Exception):
@@ -66,8 +67,8 @@ class BundleSink(Protocol):
         collector: str | None = None,
         truncated: bool = False,
         valid: bool | None = None,
-    ) -> MemberEntry | None:
-        """Store a member; returns its entry, or None if the transform dropped it."""
+    ) -> StoredMember | None:
+        """Store a member; returns what was stored, or None if the transform dropped it."""
         ...
 
     def source(self) -> MemberSource:
@@ -88,7 +89,7 @@ class MemorySink:
 
     def __init__(self) -> None:
         self._source = MemorySource()
-        self.entries: list[MemberEntry] = []
+        self.entries: list[StoredMember] = []
         self.aborted = False
 
     def add(
@@ -101,12 +102,12 @@ class MemorySink:
         collector: str | None = None,
         truncated: bool = False,
         valid: bool | None = None,
-    ) -> MemberEntry | None:
+    ) -> StoredMember | None:
         import hashlib
 
         data = content if isinstance(content, bytes) else b"".join(content)
         self._source.add(name, data)
-        entry = MemberEntry(
+        entry = StoredMember(
             path=name,
             sha256=hashlib.sha256(data).hexdigest(),
             size=len(data),

@@ -22,11 +22,11 @@ from schemas import (
     CollectorKind,
     CollectorStatus,
     HttpExchange,
-    MemberEntry,
     utc_now,
 )
 
 from ..archive.contracts import BundleSink
+from ..archive.stored import StoredMember
 from .errors import CollectError
 from .outcomes import NO_BINDINGS, SettledOutcome
 from .results import StepResult
@@ -59,7 +59,7 @@ class CollectorRecord:
     started_at: datetime | None = None
     t0: float | None = None
     outcome: SettledOutcome | None = None
-    entries: tuple[MemberEntry, ...] = ()
+    entries: tuple[StoredMember, ...] = ()
     http_status: int | None = None
     http_path: str | None = None
     """The rendered request path and query, once known (what ``bundler serve`` matches)."""

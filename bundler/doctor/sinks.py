@@ -18,10 +18,10 @@ from typing import Protocol
 from redactors.bundle import BundleRedactor
 from redactors.custom import CustomRules
 from redactors.policy import Policy
-from schemas.manifest import MemberEntry
 
 from ..archive import BundleBuilder, Sealing, resolve_seal
 from ..archive.contracts import BundleSink, MemberTransform
+from ..archive.stored import StoredMember
 from ..secret_options import SealOptions
 
 
@@ -33,7 +33,7 @@ class RecordingSink(BundleSink, Protocol):
     """
 
     @property
-    def entries(self) -> list[MemberEntry]: ...
+    def entries(self) -> list[StoredMember]: ...
 
 
 def redaction_transform(
@@ -91,7 +91,7 @@ class LiveSpool:
         self.redact_text = self._builder.redact_text
 
     @property
-    def entries(self) -> list[MemberEntry]:
+    def entries(self) -> list[StoredMember]:
         return self._builder.entries
 
     def abort(self) -> None:

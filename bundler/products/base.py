@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from schemas.evidence import EvidenceDoc
-from schemas.manifest import HostSummary, MemberEntry
+from schemas.manifest import HostSummary
 
 from ..analyze.api import EvidenceSet, Rule, TimelineEvent
 from ..analyze.catalog import Catalog
@@ -31,7 +31,21 @@ from ..collect.plan import Plan
 from ..collect.results import StepResult
 from ..source import MemberSource
 
-__all__ = ["NormalizeContext", "Profile", "StepResult"]
+__all__ = ["NormalizeContext", "Profile", "RecordedMember", "StepResult"]
+
+
+class RecordedMember(Protocol):
+    """What a normalizer reads of a member's record: the manifest's
+    :class:`~schemas.MemberEntry` when re-deriving, the run's compact row live."""
+
+    @property
+    def schema_name(self) -> str | None: ...
+
+    @property
+    def truncated(self) -> bool: ...
+
+    @property
+    def valid(self) -> bool | None: ...
 
 
 @dataclass
@@ -48,7 +62,7 @@ class NormalizeContext:
     observed_at: datetime
     server_url: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
-    members: Mapping[str, MemberEntry] = field(default_factory=dict)
+    members: Mapping[str, RecordedMember] = field(default_factory=dict)
     """What was recorded about each stored member (path -> entry): whether it validated
     against its raw model when collected, whether it was truncated. From the manifest
     when re-deriving, from the builder in a live run; empty when unknown."""
