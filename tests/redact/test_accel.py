@@ -181,3 +181,22 @@ def test_threads_scanning_at_once_each_get_their_own_scratch(
         thread.join()
     assert failures == []
     assert expected  # the text has secrets: the comparison is not between empty lists
+
+
+def test_the_compilers_memory_goes_back_once_the_database_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Compiled on first use, then glibc's free pages are trimmed, once per database."""
+    _modes()
+    trims: list[int] = []
+    monkeypatch.setattr(accel, "_DATABASES", {})  # this process compiles it afresh
+    monkeypatch.setattr(accel, "release_free_memory", lambda: trims.append(1) or True)
+    engine = _redactor("hyperscan", monkeypatch).engine
+    text = dict(_shapes())["shapes/big.log"]
+    assert trims == []  # nothing compiled before the first scan
+    first = engine.scan(View(text))
+    assert trims == [1]
+    assert first  # the text has secrets: the comparisons below are not of empty lists
+    assert engine.scan(View(text)) == first
+    assert _redactor("hyperscan", monkeypatch).engine.scan(View(text)) == first
+    assert trims == [1]  # a second engine with the same rules reuses the database
