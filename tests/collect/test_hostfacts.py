@@ -129,7 +129,8 @@ def test_clock_skew_is_measured_around_the_round_trip() -> None:
     )
     assert error is None
     assert live is not None
-    assert abs(live.reading.skew_s) < 1
+    # one clock on both sides: the host's reading lies inside the round trip that brackets it
+    assert abs(live.reading.skew_s) <= live.reading.uncertainty_s + 1e-5
     assert live.reading.uncertainty_s < 0.5
     assert rest == "facts\nmore\n"
 

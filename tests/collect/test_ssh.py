@@ -315,7 +315,7 @@ def test_the_clock_round_trip_leaves_out_shell_start_up(ssh_lab: SshLab) -> None
         host.close()
     assert error is None
     assert clock is not None
-    assert abs(clock.reading.skew_s) < 0.5  # same machine
+    assert abs(clock.reading.skew_s) <= clock.reading.uncertainty_s + 1e-5  # one clock
     assert clock.reading.uncertainty_s < 0.05
     assert clock.reading.uncertainty_s * 2 < elapsed  # the session's start-up is not in it
     assert rest == "Linux\n"
