@@ -16,21 +16,11 @@ from typing import Any
 import pytest
 
 from tests.support.requirements import need
+from tests.support.shared import shared_path
 
 from .readers import run_all
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITE = next(
-    (
-        path
-        for path in (
-            ROOT.parent / "shared" / "peer-suites" / "archives",
-            Path("/work/shared/peer-suites/archives"),
-        )
-        if (path / "cases.json").is_file()
-    ),
-    None,
-)
+SUITE = shared_path("peer-suites", "archives", marker="cases.json")
 CASES: list[dict[str, Any]] = json.loads((SUITE / "cases.json").read_text()) if SUITE else []
 
 

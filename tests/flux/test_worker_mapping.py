@@ -10,6 +10,7 @@ import pytest
 from bundler.products.flux.models import WorkerResponse
 from bundler.products.flux.normalize import from_canonical, to_canonical
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
+from tests.support.shared import shared_path
 
 DATA = Path(__file__).with_name("data")
 CAPTURED = json.loads((DATA / "workers.json").read_text())
@@ -79,18 +80,14 @@ def test_canonical_fields_carry_flux_meaning():
 
 def _reference_records() -> list[dict]:
     """Every WorkerResponse in the shared Flux captures (CI has them at ../shared)."""
-    roots = [Path(__file__).resolve().parents[3] / "shared", Path("/work/shared")]
+    captures = shared_path("reference", "flux-captures")
     found = []
-    for root in roots:
-        captures = root / "reference" / "flux-captures"
-        for path in sorted(captures.glob("*/GET_workers*.json")):
-            data = json.loads(path.read_text())
-            for record in data if isinstance(data, list) else [data]:
-                if isinstance(record.get("packages"), str):  # "<110 entries elided>" by hand
-                    record["packages"] = []
-                found.append(pytest.param(record, id=f"{path.parent.name}/{record['name']}"))
-        if found:
-            break
+    for path in sorted(captures.glob("*/GET_workers*.json")) if captures else []:
+        data = json.loads(path.read_text())
+        for record in data if isinstance(data, list) else [data]:
+            if isinstance(record.get("packages"), str):  # "<110 entries elided>" by hand
+                record["packages"] = []
+            found.append(pytest.param(record, id=f"{path.parent.name}/{record['name']}"))
     return found
 
 

@@ -17,7 +17,6 @@ import gzip
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -25,21 +24,11 @@ from redactors import BundleRedactor, MemberRefused, accel
 from redactors.accel import ENV, HyperscanIndex, available
 from redactors.catalog import BUILTIN_RULES
 from redactors.rules import View
+from tests.support.shared import shared_path
 
 from ..support.requirements import need
 
-ROOT = Path(__file__).resolve().parents[2]
-PEER_CORPUS = next(
-    (
-        p
-        for p in (
-            ROOT.parent / "shared" / "peer-suites" / "redaction" / "corpus",
-            Path("/work/shared/peer-suites/redaction/corpus"),
-        )
-        if p.is_dir()
-    ),
-    None,
-)
+PEER_CORPUS = shared_path("peer-suites", "redaction", "corpus")
 KEY = b"accel-test-key" * 2
 
 

@@ -17,18 +17,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITE = next(
-    (
-        p
-        for p in (
-            ROOT.parent / "shared" / "peer-suites" / "redaction",
-            Path("/work/shared/peer-suites/redaction"),
-        )
-        if (p / "score.py").is_file()
-    ),
-    None,
-)
+from tests.support.shared import shared_path
+
+SUITE = shared_path("peer-suites", "redaction", marker="score.py")
 pytestmark = pytest.mark.skipif(
     SUITE is None, reason="../shared/peer-suites is not beside the checkout"
 )

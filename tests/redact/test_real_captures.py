@@ -3,20 +3,13 @@ metrics and SQL, and no live secret (the session tokens there are already masked
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from tests.support.redaction import run
 from tests.support.requirements import need
-
-ROOT = Path(__file__).resolve().parents[2]
-CANDIDATES = [
-    ROOT.parent / "shared" / "reference" / "flux-captures",
-    Path("/work/shared/reference/flux-captures"),
-]
+from tests.support.shared import shared_path
 
 
 def test_real_flux_captures_are_left_byte_for_byte() -> None:
-    captures = next((c for c in CANDIDATES if c.is_dir()), None)
+    captures = shared_path("reference", "flux-captures")
     need(captures is not None, "shared/reference/flux-captures is not beside the checkout")
     assert captures is not None
     files = {

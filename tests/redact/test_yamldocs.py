@@ -7,7 +7,6 @@ document, on hand-picked corners of YAML and on generated documents.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +16,10 @@ from hypothesis import strategies as st
 
 from redactors import yamldocs
 from redactors.yamldocs import LOADER, load_documents
+from tests.support.requirements import need
+from tests.support.shared import shared_path
 
-_BESIDE = Path(__file__).resolve().parents[3] / "shared"
-SHARED = next((p for p in (_BESIDE, Path("/work/shared")) if p.is_dir()), _BESIDE)
+SHARED = shared_path()
 
 
 def _reference(data: bytes) -> tuple[str, Any]:
@@ -127,9 +127,8 @@ def test_plain_documents_take_the_direct_build(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_yaml_files_of_other_projects_load_the_same() -> None:
-    files = sorted(SHARED.glob("peer-suites/**/*.y*ml"))
-    if not files:
-        pytest.skip("../shared/peer-suites is not present")
+    files = sorted(SHARED.glob("peer-suites/**/*.y*ml")) if SHARED else []
+    need(bool(files), "../shared/peer-suites is not beside the checkout")
     for path in files:
         assert_same(path.read_bytes())
 
