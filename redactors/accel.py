@@ -155,25 +155,35 @@ class HyperscanIndex(AnchorIndex):
         except hyperscan.error:  # a database the library refuses: the same dictionary, by AC
             self._refused = True
             return super().positions(view)
-        found: dict[int, list[int] | None] = {}
-        markers: set[str] = set()
-        owners, lengths, first_marker = self._owners, self._lengths, self._first_marker
-        names = self._marker_names
+        # The callback runs once per literal occurrence (~190,000 over the realistic corpus,
+        # a tenth of pass one): it only records where each pattern ended; the starts are
+        # worked out per pattern afterwards, in comprehensions.
+        ends: list[list[int]] = [[] for _ in self._lengths]
+        ends.extend([] for _ in self._marker_names)
 
         def on_match(pattern: int, _start: int, end: int, _flags: int, _context: Any) -> None:
-            if pattern >= first_marker:
-                markers.add(names[pattern - first_marker])
-                return
-            start = end - lengths[pattern]
-            for index in owners[pattern]:
-                starts = found.get(index)
-                if starts is None:
-                    found[index] = [start]
-                else:
-                    starts.append(start)
+            ends[pattern].append(end)
 
         database.scan(view.data, match_event_handler=on_match, scratch=scratch)
-        view.markers = frozenset(markers)
+        first_marker, names = self._first_marker, self._marker_names
+        view.markers = frozenset(
+            names[pattern - first_marker]
+            for pattern in range(first_marker, len(ends))
+            if ends[pattern]
+        )
+        found: dict[int, list[int] | None] = {}
+        for pattern, owners in enumerate(self._owners):
+            pattern_ends = ends[pattern]
+            if not pattern_ends:
+                continue
+            length = self._lengths[pattern]
+            starts = [end - length for end in pattern_ends]
+            for index in owners:
+                known = found.get(index)
+                if known is None:
+                    found[index] = list(starts) if len(owners) > 1 else starts
+                else:
+                    known.extend(starts)
         return settle(found, len(view.data))
 
 
