@@ -47,7 +47,6 @@ from .finalizing import (
     write_members,
     write_report,
 )
-from .manifest_json import manifest_chunks
 from .names import member_name_problem, printable_name
 from .passwords import Sealing
 from .sealed import unseal
@@ -245,7 +244,7 @@ class BundleBuilder:
                     writer, self._transform, self._spool, members, self._dropped
                 )
                 entries.append(write_report(writer, self._transform, list(self._dropped.values())))
-                manifest = build_manifest(
+                draft = build_manifest(
                     self._transform,
                     self._sealing,
                     ManifestFields(command, profile, target, options, collectors, interrupted),
@@ -253,11 +252,11 @@ class BundleBuilder:
                     bundle_id=self._bundle_id,
                     members=entries,
                 )
-                writer.write_member(MANIFEST_MEMBER, manifest_chunks(manifest))
+                writer.write_member(MANIFEST_MEMBER, draft.chunks())
                 path = writer.commit()
         finally:
             self._spool.wipe()
-        return SealedBundle(path, manifest)
+        return SealedBundle(path, draft)
 
     def abort(self) -> None:
         """Forget everything: the spool is wiped, no bundle is written. Idempotent."""

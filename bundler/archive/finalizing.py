@@ -21,9 +21,9 @@ from schemas import (
     REDACTION_REPORT_MEMBER,
     REDACTION_REPORT_SCHEMA,
     CollectorOutcome,
+    EncryptionInfo,
     FileRedaction,
     Manifest,
-    MemberEntry,
     RedactionReport,
     SkippedFile,
     TargetSummary,
@@ -33,6 +33,7 @@ from schemas import (
 from .. import __version__
 from .contracts import MemberDropped, MemberTransform
 from .json_chunks import indented_chunks
+from .manifest_draft import ManifestDraft
 from .passwords import Sealing
 from .spool import EncryptedSpool, SpoolFile
 from .stored import StoredMember
@@ -54,12 +55,28 @@ def drop_signals() -> tuple[type[Exception], ...]:
     return (MemberDropped, MemberRefused)
 
 
-@dataclass(frozen=True)
 class SealedBundle:
-    """A finished bundle: where it is and its manifest."""
+    """A finished bundle: where it is and its manifest.
 
-    path: Path
-    manifest: Manifest
+    The manifest as one model (every member's and collector's record) is made when
+    first asked for: sealing writes it a record at a time (:mod:`.manifest_draft`), and a
+    caller that only wants the encryption mode need not hold a fleet's 21,000 records.
+    """
+
+    def __init__(self, path: Path, draft: ManifestDraft) -> None:
+        self.path = path
+        self._draft = draft
+        self._manifest: Manifest | None = None
+
+    @property
+    def encryption(self) -> EncryptionInfo:
+        return self._draft.shell.encryption
+
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = self._draft.complete()
+        return self._manifest
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,21 +138,22 @@ def write_members(
     spool: EncryptedSpool,
     members: Mapping[str, Spooled | Precompressed],
     dropped: dict[str, DroppedMember],
-) -> list[MemberEntry]:
-    """Spool -> ``transform.finalize`` -> zip, in name order; entries carry the final hashes.
+) -> list[StoredMember]:
+    """Spool -> ``transform.finalize`` -> zip, in name order; rows get the final hashes.
 
     :class:`Precompressed` members are final already: they are only encrypted (or,
-    sealed, only copied). Each member's manifest entry is made here, from the row the
-    run held (:class:`~.stored.StoredMember`), once its final hash is known.
+    sealed, only copied). The rows are set in place, not copied: the builder is closed
+    and they are the manifest's now (:mod:`.manifest_draft` makes each entry from its
+    row as the manifest is written).
     """
-    entries: list[MemberEntry] = []
+    entries: list[StoredMember] = []
     for name in sorted(members):
         spooled = members[name]
         if isinstance(spooled, Precompressed):
             entry = spooled.entry
             write = writer.write_preencrypted if spooled.sealed else writer.write_precompressed
             write(name, spooled.open(), size=entry.size, sha256=entry.sha256)
-            entries.append(entry.to_schema())
+            entries.append(entry)
             continue
         finalized = stream_finalized(transform, spooled.entry, spool.read(spooled.file))
         if isinstance(finalized, DroppedMember):
@@ -144,17 +162,17 @@ def write_members(
         written = writer.write_member(name, finalized)
         entry = spooled.entry
         entry.sha256, entry.size = written.sha256, written.size
-        entries.append(entry.to_schema())
+        entries.append(entry)
     return entries
 
 
 def write_report(
     writer: EncryptedZipWriter, transform: MemberTransform, dropped: Sequence[DroppedMember]
-) -> MemberEntry:
+) -> StoredMember:
     """Write the redaction report member; members dropped here are listed as skipped."""
     report = merge_dropped(transform.report(), dropped)
     written = writer.write_member(REDACTION_REPORT_MEMBER, report_chunks(report))
-    return MemberEntry(
+    return StoredMember(
         path=REDACTION_REPORT_MEMBER,
         sha256=written.sha256,
         size=written.size,
@@ -209,13 +227,14 @@ def build_manifest(
     *,
     created_at: datetime,
     bundle_id: str,
-    members: list[MemberEntry],
-) -> Manifest:
+    members: list[StoredMember],
+) -> ManifestDraft:
+    """The manifest to write: its fields now, its members and collectors as it is written."""
     summary = transform.summary()
     if summary.report_member is None:
         summary = summary.model_copy(update={"report_member": REDACTION_REPORT_MEMBER})
     redact = transform.redact_text
-    return Manifest(
+    shell = Manifest(
         tool=ToolInfo(version=__version__, python=platform.python_version()),
         created_at=created_at,
         bundle_id=bundle_id,
@@ -223,23 +242,11 @@ def build_manifest(
         profile=fields.profile,
         target=fields.target or TargetSummary(),
         options=redact_values(dict(fields.options or {}), redact),
-        members=members,
-        collectors=[redact_outcome(outcome, redact) for outcome in fields.collectors],
         redaction=summary,
         encryption=sealing.encryption_info(),
         interrupted=fields.interrupted,
     )
-
-
-def redact_outcome(outcome: CollectorOutcome, redact: Any) -> CollectorOutcome:
-    """``outcome`` with its message and note redacted once more; itself when nothing changed
-    (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's peak)."""
-    update = {}
-    for field in ("error_message", "note"):
-        value = getattr(outcome, field)
-        if isinstance(value, str) and (redacted := redact(value)) != value:
-            update[field] = redacted
-    return outcome.model_copy(update=update) if update else outcome
+    return ManifestDraft(shell, members, fields.collectors, redact)
 
 
 def redact_values(value: Any, redact: Any) -> Any:

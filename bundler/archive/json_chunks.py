@@ -28,13 +28,15 @@ def indented_chunks(
     lists: Mapping[str, TypeAdapter[Any]],
     *,
     by_alias: bool = False,
+    items: Mapping[str, Iterable[Any]] | None = None,
 ) -> Iterator[bytes]:
     """``model``'s ``indent=2`` JSON in chunks of about :data:`CHUNK_BYTES`.
 
     ``lists`` names the model's top-level list fields to write item by item, with
     the adapter that dumps one item. A dump where one of them is not a single
     top-level list (a serializer that nests or renames it) is refused with a
-    ValueError rather than written half.
+    ValueError rather than written half. ``items`` gives a list's items instead of the
+    model's own (which are then empty): made one at a time as they are written.
     """
     shell = model.model_copy(update={name: [] for name in lists})
     head: bytes = adapter.dump_json(shell, indent=2, by_alias=by_alias)
@@ -49,7 +51,8 @@ def indented_chunks(
     done = 0
     for closing, name in sorted(places):
         yield head[done:closing]  # up to and with its "["
-        yield from _items(getattr(model, name), lists[name], by_alias)
+        source = items[name] if items is not None and name in items else getattr(model, name)
+        yield from _items(source, lists[name], by_alias)
         done = closing
     yield head[done:]
 

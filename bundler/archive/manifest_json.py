@@ -8,7 +8,7 @@ equals ``m.model_dump_json(indent=2).encode()`` (a test holds it to that).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -27,6 +27,20 @@ LISTS: dict[str, TypeAdapter[Any]] = {
 """The manifest's lists that grow with the fleet, and how one of their items is dumped."""
 
 
-def manifest_chunks(manifest: Manifest) -> Iterator[bytes]:
-    """The manifest's ``indent=2`` JSON, in chunks of about :data:`CHUNK_BYTES`."""
-    return indented_chunks(manifest, MANIFEST_JSON, LISTS)
+def manifest_chunks(
+    manifest: Manifest,
+    *,
+    members: Iterable[MemberEntry] | None = None,
+    collectors: Iterable[CollectorOutcome] | None = None,
+) -> Iterator[bytes]:
+    """The manifest's ``indent=2`` JSON, in chunks of about :data:`CHUNK_BYTES`.
+
+    ``members`` and ``collectors``, when given, are written in place of the manifest's
+    own lists (empty then: see :mod:`.manifest_draft`).
+    """
+    items: dict[str, Iterable[Any]] = {}
+    if members is not None:
+        items["members"] = members
+    if collectors is not None:
+        items["collectors"] = collectors
+    return indented_chunks(manifest, MANIFEST_JSON, LISTS, items=items)

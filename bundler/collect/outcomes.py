@@ -10,10 +10,11 @@ validated, when the manifest is written (:meth:`SettledOutcome.to_schema`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
+from typing import overload
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HttpExchange
 
@@ -67,3 +68,32 @@ class SettledOutcome:
             exit_code=self.exit_code,
             http=self.http,
         )
+
+
+class OutcomeRecords(Sequence[CollectorOutcome]):
+    """A run's outcomes as the manifest's records, each made (and validated) when read.
+
+    What sealing is handed as the manifest's collectors: it writes them one at a time
+    (:mod:`bundler.archive.manifest_draft`), so a fleet's 10,535 records are never all
+    models at once beside the rows they come from.
+    """
+
+    def __init__(self, outcomes: Sequence[SettledOutcome]) -> None:
+        self._outcomes = outcomes
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    @overload
+    def __getitem__(self, index: int) -> CollectorOutcome: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CollectorOutcome]: ...
+
+    def __getitem__(self, index: int | slice) -> CollectorOutcome | list[CollectorOutcome]:
+        if isinstance(index, slice):
+            return [outcome.to_schema() for outcome in self._outcomes[index]]
+        return self._outcomes[index].to_schema()
+
+    def __iter__(self) -> Iterator[CollectorOutcome]:
+        return (outcome.to_schema() for outcome in self._outcomes)

@@ -25,6 +25,7 @@ from schemas import AnalysisReport, TargetSummary, utc_now
 from ..archive import BundleBuilder
 from ..collect.engine import CollectionResult, Engine
 from ..collect.memory import release_free_memory
+from ..collect.outcomes import OutcomeRecords
 from ..collect.recorder import ProgressListener
 from ..collect.targets import HostTarget
 from ..errors import Interrupted
@@ -174,12 +175,10 @@ def _conclude(
                 server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
             ),
             options=manifest_options(request, profile, api),
-            collectors=[outcome.to_schema() for outcome in result.outcomes],
+            collectors=OutcomeRecords(result.outcomes),
             interrupted=result.interrupted,
         )
-        written = BundleWritten(
-            sealed.path, sealed.path.stat().st_size, sealed.manifest.encryption.mode
-        )
+        written = BundleWritten(sealed.path, sealed.path.stat().st_size, sealed.encryption.mode)
     elif bundle is not None:
         bundle.abort()
     summary = build_summary(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bundler.archive.finalizing import redact_outcome
+from bundler.archive.manifest_draft import redact_outcome
 from schemas import CollectorOutcome
 
 SECRET = "hunter2-Zq8rT5vW"

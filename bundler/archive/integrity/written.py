@@ -42,7 +42,7 @@ FULL_CHECK_MAX = 4 << 20
 """Members up to this size are always fully decrypted and hashed after writing."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WrittenMember:
     name: str
     sha256: str
