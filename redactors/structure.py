@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from . import shallowjson
 from .keys import BARE_KEY_NAMES, generated_secret, is_placeholder, secret_kind
 from .yamldocs import load_documents
 
@@ -62,10 +63,17 @@ def detect_format(name: str, media_type: str, head: bytes) -> str | None:
 
 
 def parse(data: bytes, fmt: str) -> list[Any] | None:
-    """Documents of ``data``, or None if it does not parse (then line rules alone apply)."""
+    """Documents of ``data``, or None if it does not parse (then line rules alone apply).
+
+    For :func:`find_secrets`: a large JSON document's top-level lists are
+    :class:`~.shallowjson.LazyList` (iterate them; they are not indexable).
+    """
     try:
         if fmt == "json":
-            return [json.loads(data)]
+            # a large document's bulk is read item by item as the walk reaches it
+            return [
+                shallowjson.load(data) if len(data) >= shallowjson.MIN_BYTES else json.loads(data)
+            ]
         if fmt == "toml":
             return [tomllib.loads(data.decode("utf-8"))]
         if data.count(b"*") > 10000 and b"&" in data:

@@ -1,0 +1,162 @@
+"""A large JSON document read with its top-level lists lazy walks as ``json.loads``' tree.
+
+Compared by materializing every lazy list (recursively) and by the secrets the structure
+walk finds, on hand-picked corners, generated documents and the peer suites' JSON; and a
+document ``json.loads`` refuses is refused as well.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redactors import shallowjson
+from redactors.shallowjson import LazyList
+from redactors.structure import find_secrets, parse
+from tests.support.requirements import need
+from tests.support.shared import shared_path
+
+
+def _plain(value: Any) -> Any:
+    """The lazy lists made real, to compare with ``json.loads``' tree (repr: NaN)."""
+    if isinstance(value, LazyList):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _outcome(load: Any, data: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", repr(_plain(load(data)))
+    except (ValueError, RecursionError) as error:
+        return "error", type(error).__name__ if not isinstance(error, ValueError) else "ValueError"
+
+
+def assert_same(data: bytes) -> None:
+    assert _outcome(shallowjson.load, data) == _outcome(json.loads, data)
+    try:
+        reference = json.loads(data)
+    except (ValueError, RecursionError):
+        return
+    assert find_secrets([shallowjson.load(data)]) == find_secrets([reference])
+
+
+CORNERS = [
+    b"[]",
+    b" [ ] ",
+    b"{}",
+    b'{"a": []}',
+    b'[{"password": "hunter2-Zq8r"}, {"token": "x"}, 3, "s", null, [1, [2]]]',
+    b'{"workers": [{"name": "w1", "key": "AQBxMUxaAAAAABAAm2yC9bjLS8HSdU1DTm9d2g=="}],'
+    b' "kind": "Secret", "data": {"pw": "aHVudGVyMg=="}}',
+    b'{"data": [1, 2], "stringData": {"pw": "aHVudGVyMg=="}, "kind": "Secret"}',
+    b'{"name": "DB_PASSWORD", "value": "hunter2-Zq8r", "items": [{"name": "API_TOKEN",'
+    b' "value": "tok-1"}]}',
+    b'{"a": 1, "a": [2, {"password": "p-9Zq8"}], "b": {"c": [1]}}',
+    b'\xef\xbb\xbf{"bom": [1]}',
+    '{"ü": ["\\ud83d\\ude00", "é"]}'.encode("utf-16"),
+    b"[NaN, Infinity, -Infinity, 1e400]",
+    b"[1, 2,]",
+    b"[1 2]",
+    b'{"a" 1}',
+    b'{"a": 1,}',
+    b"{'a': 1}",
+    b"[1] [2]",
+    b"[1]   \n",
+    b'{"a": [1, 2}',
+    b"[" * 5000 + b"]" * 5000,
+    b'["\xff"]',
+    b'["a\x01"]',
+    b"",
+    b"   ",
+]
+
+
+@pytest.mark.parametrize("data", CORNERS, ids=range(len(CORNERS)))
+def test_corners_read_as_json_loads_reads_them(data: bytes) -> None:
+    assert_same(data)
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["hunter2-Zq8rT5", "AQBxMUxaAAAAABAAm2yC9bjLS8HSdU1DTm9d2g==", "Secret"]),
+)
+_keys = st.sampled_from(
+    ["name", "value", "password", "token", "key", "kind", "data", "stringData", "id", "é"]
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_json, indent=st.sampled_from([None, 0, 2]))
+def test_generated_documents_walk_the_same(document: Any, indent: int | None) -> None:
+    assert_same(json.dumps(document, indent=indent).encode())
+
+
+def test_the_peer_suites_json_reads_the_same() -> None:
+    shared = shared_path("peer-suites")
+    files = sorted(shared.rglob("*.json")) if shared else []
+    need(bool(files), "../shared/peer-suites is not beside the checkout")
+    for path in files:
+        assert_same(path.read_bytes())
+
+
+def _fleet_listing(workers: int) -> bytes:
+    return json.dumps(
+        {
+            "observed_at": "2026-12-06T00:00:00Z",
+            "workers": [
+                {
+                    "name": f"w{i:04d}",
+                    "labels": {"zone": "a", "pool": str(i % 7)},
+                    "packages": [{"name": f"p{j}", "version": "1.0"} for j in range(12)],
+                    "token": f"tok-{i:04d}-Zq8rT5vW",
+                }
+                for i in range(workers)
+            ],
+        }
+    ).encode()
+
+
+def test_large_documents_are_read_lazily_by_parse_and_find_the_same() -> None:
+    data = _fleet_listing(2100)
+    assert len(data) >= shallowjson.MIN_BYTES
+    (document,) = parse(data, "json") or [None]
+    assert isinstance(document["workers"], LazyList)
+    assert len(document["workers"]) == 2100
+    found = find_secrets([document])
+    assert len(found) == 2100
+    assert found == find_secrets([json.loads(data)])
+
+
+def test_small_documents_are_parsed_whole() -> None:
+    (document,) = parse(b'{"workers": [1, 2]}', "json") or [None]
+    assert type(document["workers"]) is list
+
+
+def test_the_walk_holds_one_item_not_the_whole_tree() -> None:
+    data = _fleet_listing(2100)
+    tracemalloc.start()
+    try:
+        json.loads(data)
+        whole = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        find_secrets([shallowjson.load(data)])
+        lazy = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert lazy < whole / 2
