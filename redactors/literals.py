@@ -43,13 +43,13 @@ PREFIX = 16
 FORMS_CACHED_MAX = 128
 """Values up to this size keep their encoded forms cached (4,096 values: a few MB at most)."""
 SMALL_GROUP = 4
+"""Up to this many forms under one prefix are tested one by one (``startswith``); more are
+looked up by length (one slice and a set lookup per distinct length)."""
 PENDING_BUDGET = 1 << 22
 """Forms learned since the automaton was built are searched one by one (``bytes.find``)
 while their number times the text's length stays under this; past it the automaton is
 rebuilt. A member name checked after each member no longer rebuilds an automaton of
 tens of thousands of forms for a few new ones."""
-"""Up to this many forms under one prefix are tested one by one (``startswith``); more are
-looked up by length (one slice and a set lookup per distinct length)."""
 
 
 def encoded_forms(value: bytes) -> frozenset[bytes]:
