@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bundler.analyze.rules import placement as rules
+from bundler.analyze.wording import CITED
 from schemas import LayerStatus
 from schemas.evidence import (
     Job,
@@ -12,7 +13,7 @@ from schemas.evidence import (
     PlacementEvidence,
     WorkerPlacementVerdict,
 )
-from tests.support.evidence import Fleet, job
+from tests.support.evidence import Fleet, job, worker
 
 from .conftest import codes, judge, status
 
@@ -60,6 +61,19 @@ def test_no_matching_worker_names_unmatched_labels_per_worker(fleet: Fleet) -> N
     labels = [c.label() for c in finding.evidence]
     assert labels[0] == "evidence/jobs.json#/jobs/1/requirements"
     assert "evidence/workers.json#/workers/0/labels" in labels
+
+
+def test_no_matching_worker_in_a_large_fleet_cites_as_many_as_every_rule(fleet: Fleet) -> None:
+    """Citations of workers follow ``wording.CITED`` here too, not a count of the rule's own."""
+    assert fleet.workers is not None
+    fleet.workers.workers += [worker(f"x{i:02d}") for i in range(20)]
+    waiting = _waiting(fleet, labels={"zone": "mars"})
+    result = judge(rules.job_placement, fleet, worker=None, job=waiting)
+    assert result is not None
+    finding = result.findings[0]
+    assert len(finding.details["per_worker"]) == 22  # the JSON keeps every worker
+    workers_cited = [c for c in finding.evidence if "workers.json" in c.label()]
+    assert len(workers_cited) == CITED
 
 
 def test_candidate_that_matches_passes(fleet: Fleet) -> None:

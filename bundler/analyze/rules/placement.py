@@ -20,10 +20,8 @@ from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, rank_candidates
-from ..wording import by_reason, listed_names
+from ..wording import CITED, by_reason, listed_names
 from ._native_placement import judge_native, native_placement
-
-MAX_CITED_WORKERS = 6
 
 
 @rule(Layer.PLACEMENT)
@@ -151,7 +149,7 @@ def _no_match(
         for c in ranked
         if any(m.certain for m in c.capacity)
     }
-    cited = [_worker_cite(ctx, c) for c in ranked[:MAX_CITED_WORKERS]]
+    cited = [_worker_cite(ctx, c) for c in ranked[:CITED]]
     return RuleResult.fail(
         codes.NO_MATCHING_WORKER,
         f"No worker matches {job_label(job)}'s placement — {by_reason(per_worker)}."
