@@ -13,13 +13,22 @@ Small members (the manifest, evidence JSON, the redaction report) are also
 decrypted, inflated and hashed. Large members are MAC-checked only by default
 (``mode="mac"``): that costs ~1 % of the write instead of ~25 %, and a full
 re-read is what ``bundler verify`` does; ``mode="full"`` re-reads everything.
+
+The entries are checked on a few threads, each with its own file handle:
+decryption, inflation, hashing and the MAC all run in C without the GIL, and the
+check is the last serial step between the workers' output and the published
+file (~1 s of an 8 s ``bundler redact`` of 171 MB, one core, before).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import struct
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal, NoReturn
@@ -40,6 +49,7 @@ AE_2 = 2
 SALT_LEN, VERIFIER_LEN, MAC_LEN = 16, 2, 10
 FULL_CHECK_MAX = 4 << 20
 """Members up to this size are always fully decrypted and hashed after writing."""
+CHECK_THREADS_MAX = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +67,10 @@ def verify_written(
     *,
     mode: Literal["mac", "full"] = "mac",
 ) -> None:
-    """Raise :class:`EncryptionError` unless ``path`` holds exactly ``expected``, AES-256 AE-2."""
+    """Raise :class:`EncryptionError` unless ``path`` holds exactly ``expected``, AES-256 AE-2.
+
+    Of several bad entries, the first in the file is the one reported.
+    """
     try:
         with path.open("rb") as raw, pyzipper.AESZipFile(raw) as zf:
             infos = zf.infolist()
@@ -65,16 +78,70 @@ def verify_written(
             if names != list(expected):
                 _fail("its entries differ from the members written")
             for info in infos:
-                want = expected[info.filename]
-                if info.file_size != want.size:
+                if info.file_size != expected[info.filename].size:
                     _fail(f"{printable_name(info.filename)!r} has the wrong size")
-                check_entry_encryption(raw, info, password.reveal())
-                if mode == "full" or want.size <= FULL_CHECK_MAX:
-                    _check_content(zf, info, password.reveal(), want)
+        with _EntryChecker(path, password.reveal(), expected, mode) as checker:
+            threads = min(_usable_cores(), CHECK_THREADS_MAX, len(infos))
+            if threads <= 1:
+                for info in infos:
+                    checker.check(info)
+            else:
+                with ThreadPoolExecutor(threads, thread_name_prefix="verify") as pool:
+                    for _ in pool.map(checker.check, infos):  # in order: the first bad entry's
+                        pass  # error is the one raised
     except EncryptionError:
         raise
     except Exception as exc:
         _fail(f"it cannot be read back ({type(exc).__name__})", exc)
+
+
+class _EntryChecker:
+    """One entry's full check, on a file handle of the calling thread's own.
+
+    pyzipper's reader seeks a shared handle under its lock, and the encryption
+    check reads the raw bytes: each thread opens the bundle once for itself.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        password: bytes,
+        expected: dict[str, WrittenMember],
+        mode: Literal["mac", "full"],
+    ) -> None:
+        self.path, self.password, self.expected, self.mode = path, password, expected, mode
+        self._local = threading.local()
+        self._opened = ExitStack()
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> _EntryChecker:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._opened.close()
+
+    def check(self, info: pyzipper.ZipInfo) -> None:
+        raw, zf = self._handles()
+        want = self.expected[info.filename]
+        check_entry_encryption(raw, info, self.password)
+        if self.mode == "full" or want.size <= FULL_CHECK_MAX:
+            _check_content(zf, info, self.password, want)
+
+    def _handles(self) -> tuple[BinaryIO, pyzipper.AESZipFile]:
+        handles: tuple[BinaryIO, pyzipper.AESZipFile] | None = getattr(self._local, "handles", None)
+        if handles is None:
+            with self._lock:
+                raw = self._opened.enter_context(self.path.open("rb"))
+                zf = self._opened.enter_context(pyzipper.AESZipFile(raw))
+            handles = self._local.handles = (raw, zf)
+        return handles
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def check_entry_encryption(raw: BinaryIO, info: pyzipper.ZipInfo, password: bytes) -> None:

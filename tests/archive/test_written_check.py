@@ -1,0 +1,88 @@
+"""The post-write check on several threads: every entry checked, the first bad one reported.
+
+The check runs after the writer closed the file and before it is published; its
+entries are checked on a few threads (the C work needs no GIL), each with its own
+file handle. A damaged bundle must still fail the same way, naming the first bad
+entry in file order, whichever thread finds which.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import pyzipper
+
+from bundler.archive.integrity import written
+from bundler.archive.integrity.written import WrittenMember, verify_written
+from bundler.archive.secret import Secret
+from bundler.archive.zipwriter import EncryptedZipWriter
+from bundler.errors import EncryptionError
+
+PASSWORD = Secret("correct horse battery staple")
+WHEN = datetime(2024, 5, 1, 12, 30, 10, tzinfo=UTC)
+MEMBERS = {f"logs/m{i:02d}.log": os.urandom(40_000 + i) for i in range(12)}
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> tuple[Path, dict[str, WrittenMember]]:
+    with EncryptedZipWriter(tmp_path / "b.zip", password=PASSWORD, created_at=WHEN) as writer:
+        for name, data in MEMBERS.items():
+            writer.write_member(name, [data])
+        path = writer.commit()
+        expected = writer.members  # what the writer meant to write, as it checks it
+    return path, expected
+
+
+@pytest.fixture
+def threads_seen(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Three checking threads whatever this machine has; the names of those that checked."""
+    seen: set[str] = set()
+    real = written.check_entry_encryption
+
+    def recording(*args: object) -> None:
+        seen.add(threading.current_thread().name)
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(written, "_usable_cores", lambda: 3)
+    monkeypatch.setattr(written, "check_entry_encryption", recording)
+    return seen
+
+
+def test_an_intact_bundle_passes_checked_on_several_threads(
+    bundle: tuple[Path, dict[str, WrittenMember]], threads_seen: set[str]
+) -> None:
+    path, expected = bundle
+    verify_written(path, PASSWORD, expected)
+    assert threads_seen
+    assert all(name.startswith("verify") for name in threads_seen)
+
+
+def test_of_two_damaged_entries_the_first_in_the_file_is_named(
+    bundle: tuple[Path, dict[str, WrittenMember]], threads_seen: set[str]
+) -> None:
+    path, expected = bundle
+    with pyzipper.AESZipFile(path) as zf:
+        infos = zf.infolist()
+    data = bytearray(path.read_bytes())
+    for info in (infos[9], infos[3]):  # the later one first: order of damage is no hint
+        data[info.header_offset + info.compress_size // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    for _ in range(5):  # whichever thread gets there first
+        with pytest.raises(EncryptionError, match=r"m03\.log") as caught:
+            verify_written(path, PASSWORD, expected)
+        assert "m09" not in str(caught.value)
+
+
+def test_one_core_checks_in_the_calling_thread(
+    bundle: tuple[Path, dict[str, WrittenMember]],
+    threads_seen: set[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(written, "_usable_cores", lambda: 1)
+    path, expected = bundle
+    verify_written(path, PASSWORD, expected)
+    assert threads_seen == {threading.current_thread().name}
