@@ -8,6 +8,8 @@ entry in file order, whichever thread finds which.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import os
 import threading
 from datetime import UTC, datetime
@@ -43,9 +45,9 @@ def threads_seen(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     seen: set[str] = set()
     real = written.check_entry_encryption
 
-    def recording(*args: object) -> None:
+    def recording(*args: object, **kwargs: object) -> None:
         seen.add(threading.current_thread().name)
-        real(*args)  # type: ignore[arg-type]
+        real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(written, "_usable_cores", lambda: 3)
     monkeypatch.setattr(written, "check_entry_encryption", recording)
@@ -86,3 +88,41 @@ def test_one_core_checks_in_the_calling_thread(
     path, expected = bundle
     verify_written(path, PASSWORD, expected)
     assert threads_seen == {threading.current_thread().name}
+
+
+def test_content_that_differs_from_what_was_meant_is_named(
+    bundle: tuple[Path, dict[str, WrittenMember]], threads_seen: set[str]
+) -> None:
+    """The bytes on disk are intact (the MAC holds), but not what the writer meant to write."""
+    path, expected = bundle
+    meant = dict(expected)
+    name = "logs/m05.log"
+    meant[name] = dataclasses.replace(meant[name], sha256=hashlib.sha256(b"other").hexdigest())
+    with pytest.raises(EncryptionError, match=r"m05\.log' reads back different content"):
+        verify_written(path, PASSWORD, meant)
+
+
+@pytest.mark.parametrize("compression", [pyzipper.ZIP_DEFLATED, pyzipper.ZIP_STORED])
+def test_a_zip_pyzipper_wrote_reads_back_the_same(tmp_path: Path, compression: int) -> None:
+    """The check decrypts and inflates by itself: it must agree with pyzipper's own writer."""
+    path = tmp_path / "p.zip"
+    data = {f"d/{i}.txt": (b"line %d\n" % i) * (50 + 900 * i) for i in range(6)}
+    with pyzipper.AESZipFile(
+        path,
+        "w",
+        compression=compression,
+        encryption=pyzipper.WZ_AES,
+        encryption_kwargs={"force_wz_aes_version": 2},
+    ) as zf:
+        zf.setpassword(PASSWORD.reveal())
+        for name, body in data.items():
+            zf.writestr(name, body)
+    expected = {
+        name: WrittenMember(name, hashlib.sha256(body).hexdigest(), len(body), 0)
+        for name, body in data.items()
+    }
+    verify_written(path, PASSWORD, expected)
+    name = "d/3.txt"
+    expected[name] = dataclasses.replace(expected[name], sha256="0" * 64)
+    with pytest.raises(EncryptionError, match="reads back different content"):
+        verify_written(path, PASSWORD, expected)
