@@ -126,3 +126,14 @@ def test_a_zip_pyzipper_wrote_reads_back_the_same(tmp_path: Path, compression: i
     expected[name] = dataclasses.replace(expected[name], sha256="0" * 64)
     with pytest.raises(EncryptionError, match="reads back different content"):
         verify_written(path, PASSWORD, expected)
+
+
+def test_a_member_that_compressed_a_thousandfold_reads_back(tmp_path: Path) -> None:
+    """Inflated a bounded piece at a time (its unconsumed input carried over), to the byte."""
+    body = b"x" * (4 << 20)  # the largest member whose content is checked, ~4 KB deflated
+    with EncryptedZipWriter(tmp_path / "b.zip", password=PASSWORD, created_at=WHEN) as writer:
+        writer.write_member("big.log", [body])
+        path = writer.commit()
+        expected = writer.members
+    verify_written(path, PASSWORD, expected)
+    assert expected["big.log"].compressed_size < len(body) // 500
