@@ -66,6 +66,14 @@ def derive(pwd: bytes, header: bytes, strength: int) -> bytes:
     return hashlib.pbkdf2_hmac("sha1", pwd, salt, ROUNDS, length)
 
 
+def ctr_cipher(aes_key: bytes) -> Any:
+    """WinZip AES's cipher for one member: AES-CTR, a little-endian counter starting at 1.
+
+    Its ``decrypt`` (or ``encrypt``) is applied to the member's data in order.
+    """
+    return AES.new(aes_key, AES.MODE_CTR, counter=Counter.new(nbits=128, little_endian=True))
+
+
 def key_material(cache: KeyCache, pwd: bytes, header: bytes, strength: int) -> bytes:
     """AES key, HMAC key and password verifier for one member (derived once per salt)."""
     key = (pwd, header)
@@ -151,8 +159,7 @@ class _CachedDecrypter(AESZipDecrypter):  # type: ignore[misc]  # pyzipper is un
         material = key_material(self.cache, pwd, encryption_header, zinfo.wz_aes_strength)
         if material[2 * length :] != verify:
             raise RuntimeError(f"Bad password for file {zinfo.filename!r}")
-        counter = Counter.new(nbits=128, little_endian=True)
-        self.decypter = AES.new(material[:length], AES.MODE_CTR, counter=counter)
+        self.decypter = ctr_cipher(material[:length])
         self.hmac = HMAC.new(material[length : 2 * length], digestmod=SHA1)
 
 

@@ -36,11 +36,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, NoReturn
+from typing import BinaryIO, Literal, NoReturn
 
 import pyzipper
-from Cryptodome.Cipher import AES
-from Cryptodome.Util import Counter
 
 from ...errors import EncryptionError
 from .. import aeskeys
@@ -185,8 +183,7 @@ class _ContentReader:
     def __init__(self, keys: bytes, method: int, label: str) -> None:
         if method not in (STORED, DEFLATED):
             _fail(f"{label!r} uses compression method {method}")
-        counter = Counter.new(nbits=128, little_endian=True)
-        self._cipher: Any = AES.new(keys[:32], AES.MODE_CTR, counter=counter)
+        self._cipher = aeskeys.ctr_cipher(keys[:32])
         self._inflater = zlib.decompressobj(-15) if method == DEFLATED else None
         self._digest = hashlib.sha256()
         self._size = 0
