@@ -96,3 +96,23 @@ def test_the_probe_lets_a_base64_secret_through() -> None:
     assert not probe.may_hit(base64.urlsafe_b64decode(cursor), 1)
     assert probe.may_hit(b'{"password": "hunter2"}', 1)
     assert probe.may_hit(base64.b64encode(b"token=ghp_" + b"a" * 36), 1)  # decodes to text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["\u2014", "\u2013", "\u00e9", "\u200b", "\u200d", "\ufeff", "x"]),
+        max_size=12,
+    ),
+    st.sampled_from(["pa\u200bssword", "\u0440assword", "pass\u2060word", "\ufeffpassword"]),
+)
+def test_confusables_are_found_among_em_dashes(noise: list[str], keyword: str) -> None:
+    """The confusable decoder skips the text before the first place one can start, found by
+    a one-byte test then a search per start: an em dash shares two bytes with the zero-width
+    space, so lines full of them must not hide one (nor start the decoder in the wrong place)."""
+    line = "Auth disabled \u2014 request treated as admin " + "".join(noise) + "\n"
+    text = (line * 40 + f"{keyword}=Conf-Pw-99\n" + line * 3).encode()
+    redactor = BundleRedactor(key=b"k" * 32)
+    out = b"".join(redactor.transform("app.log", [text], media_type="text/plain"))
+    assert b"Conf-Pw-99" not in out
+    assert out.count(b"\n") == text.count(b"\n")
