@@ -45,6 +45,16 @@ FORMS_CACHED_MAX = 128
 SMALL_GROUP = 4
 """Up to this many forms under one prefix are tested one by one (``startswith``); more are
 looked up by length (one slice and a set lookup per distinct length)."""
+SHORT_TEXT = 128
+"""Texts up to this long (member names) are searched by looking up each of their substrings
+of a learnable length among the forms (at most ~8,000 lookups), never by building an
+automaton over every form for them: pass one asks only member names, and before this each
+bundle built the whole automaton once for them (~20 ms at 34 MB, more as forms grow)."""
+LOCAL_PREFIX = 8
+"""The automaton of a member's own values (:class:`LiteralSet` ``prefix``) indexes this many
+bytes of each form: it is built for one member and scans it once, so building is what
+costs (about half as long as with :data:`PREFIX`: a detailed JSON listing learns ~5,000
+forms). The bundle's set keeps :data:`PREFIX`: it scans every member again."""
 PENDING_BUDGET = 1 << 22
 """Forms learned since the automaton was built are searched one by one (``bytes.find``)
 while their number times the text's length stays under this; past it the automaton is
@@ -107,10 +117,12 @@ def worth_propagating(value: bytes) -> bool:
 class LiteralSet:
     """Learned literals -> (kind, identity of their token); the matcher is rebuilt lazily."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, prefix: int = PREFIX) -> None:
         self._forms: dict[bytes, tuple[str, bytes]] = {}
         self._originals: dict[bytes, tuple[str, bytes]] = {}
         self._matcher: _Matcher | None = None
+        self._prefix = prefix
+        self._longest = 0
 
     def __len__(self) -> int:
         return len(self._originals)
@@ -131,6 +143,8 @@ class LiteralSet:
         self._originals[value] = entry
         forms = self._forms
         fresh = [f for f in encoded_forms(value) if forms.setdefault(f, entry) is entry]
+        if fresh:
+            self._longest = max(self._longest, *map(len, fresh))
         matcher = self._matcher
         if matcher is not None and matcher.automaton is not None:
             matcher.pending += fresh  # searched one by one until the automaton is rebuilt
@@ -146,15 +160,19 @@ class LiteralSet:
         return [(v, k, i) for v, (k, i) in islice(self._originals.items(), count, None)]
 
     def max_len(self) -> int:
-        return max((len(f) for f in self._forms), default=0)
+        return self._longest
 
     def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
         """Non-overlapping (start, end, kind, identity), longest first at each position."""
         if not self._forms:
             return []
         matcher = self._matcher
+        if len(data) <= SHORT_TEXT and (
+            matcher is None or matcher.automaton is None or matcher.pending
+        ):
+            return _non_overlapping(data, _substrings_among(data, self._forms, self._longest))
         if matcher is None or len(matcher.pending) * len(data) > PENDING_BUDGET:
-            matcher = self._matcher = _Matcher(self._forms)
+            matcher = self._matcher = _Matcher(self._forms, prefix=self._prefix)
         return matcher.find(data)
 
 
@@ -177,7 +195,7 @@ class _Matcher:
     number of forms.
     """
 
-    def __init__(self, forms: dict[bytes, tuple[str, bytes]]) -> None:
+    def __init__(self, forms: dict[bytes, tuple[str, bytes]], *, prefix: int = PREFIX) -> None:
         self.forms = forms
         self.automaton: Any = None
         self.pending: list[bytes] = []
@@ -185,7 +203,7 @@ class _Matcher:
         if ahocorasick_rs is not None and len(forms) > FIND_LOOP_MAX:
             groups: dict[bytes, list[bytes]] = {}
             for form in forms:
-                groups.setdefault(form[:PREFIX], []).append(form)
+                groups.setdefault(form[:prefix], []).append(form)
             self.prefixes = list(groups)
             self.groups = [
                 tuple(group) if len(group) <= SMALL_GROUP else _by_length(group)
@@ -221,22 +239,49 @@ class _Matcher:
                 pos = data.find(form, pos + 1)
 
     def find(self, data: bytes) -> list[tuple[int, int, str, bytes]]:
-        found = []
-        for start, form in self._raw(data):
-            end = start + len(form)
-            if len(form) < BOUNDED_BELOW and (
-                (start > 0 and data[start - 1] in ALNUM) or (end < len(data) and data[end] in ALNUM)
-            ):
-                continue
-            kind, token = self.forms[form]
-            found.append((start, end, kind, token))
-        found.sort(key=lambda f: (f[0], -f[1]))
-        out: list[tuple[int, int, str, bytes]] = []
-        for item in found:
-            if out and item[0] < out[-1][1]:
-                continue
-            out.append(item)
-        return out
+        forms = self.forms
+        return _non_overlapping(
+            data, [(start, form, forms[form]) for start, form in self._raw(data)]
+        )
+
+
+def _substrings_among(
+    data: bytes, forms: dict[bytes, tuple[str, bytes]], longest: int
+) -> list[tuple[int, bytes, tuple[str, bytes]]]:
+    """Every (start, form, entry) where a form occurs in ``data``: each substring of a length
+    a form can have, looked up (what the automaton finds, for a text too short to build one)."""
+    found = []
+    get = forms.get
+    size = len(data)
+    for start in range(size - MIN_LITERAL + 1):
+        for end in range(start + MIN_LITERAL, min(size, start + longest) + 1):
+            piece = data[start:end]
+            entry = get(piece)
+            if entry is not None:
+                found.append((start, piece, entry))
+    return found
+
+
+def _non_overlapping(
+    data: bytes, found: list[tuple[int, bytes, tuple[str, bytes]]]
+) -> list[tuple[int, int, str, bytes]]:
+    """(start, end, kind, identity) of the occurrences kept: a short form only between
+    non-alphanumeric bytes, then the longest at each position, left to right, none overlapping."""
+    kept = []
+    for start, form, (kind, token) in found:
+        end = start + len(form)
+        if len(form) < BOUNDED_BELOW and (
+            (start > 0 and data[start - 1] in ALNUM) or (end < len(data) and data[end] in ALNUM)
+        ):
+            continue
+        kept.append((start, end, kind, token))
+    kept.sort(key=lambda f: (f[0], -f[1]))
+    out: list[tuple[int, int, str, bytes]] = []
+    for item in kept:
+        if out and item[0] < out[-1][1]:
+            continue
+        out.append(item)
+    return out
 
 
 def _by_length(forms: list[bytes]) -> dict[int, set[bytes]]:

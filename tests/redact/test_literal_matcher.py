@@ -1,4 +1,5 @@
-"""The literal matcher: the automaton over 16-byte prefixes finds what a find() loop finds."""
+"""The literal matcher: the automaton over 16-byte prefixes finds what a find() loop finds;
+a short text's substrings looked up, and a member's own set's shorter prefixes, find the same."""
 
 from __future__ import annotations
 
@@ -48,12 +49,13 @@ def test_values_learned_after_the_automaton_was_built_are_found_as_after_a_rebui
     growing = LiteralSet()
     for value in values[:120]:
         growing.learn(value, "password", value)
-    growing.find(b"a member name.log")  # builds the automaton over the first values
+    growing.find(text[:200])  # builds the automaton over the first values
     built = growing._matcher
     assert built is not None
     assert built.automaton is not None
     for value in values[120:]:
         growing.learn(value, "token", value)
+    growing.find(b"a member name.log")
     assert growing._matcher is built  # not rebuilt for a short name
     assert built.pending
     short = growing.find(text[:200])
@@ -63,3 +65,36 @@ def test_values_learned_after_the_automaton_was_built_are_found_as_after_a_rebui
     assert short == fresh.find(text[:200])
     assert growing.find(text) == fresh.find(text)  # a long text: rebuilt, the same hits
     assert growing._matcher is not built
+
+
+def test_a_short_text_is_searched_without_an_automaton_and_finds_the_same() -> None:
+    rng = random.Random(5)
+    values = _values(rng)
+    learned = LiteralSet()
+    for value in values:
+        learned.learn(value, "password", value)
+    pieces = [*values, b"x", b"-", b" ", b"name.log", b"postgres://admin:", b"ab"]
+    texts = [
+        b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))[: literals.SHORT_TEXT]
+        for _ in range(400)
+    ]
+    found = [learned.find(t) for t in texts]
+    assert learned._matcher is None  # short texts never built one
+    reference = literals._Matcher(learned._forms)
+    assert reference.automaton is not None
+    assert found == [reference.find(t) for t in texts]
+    assert sum(map(len, found)) > 300  # the texts do hold forms, overlapping ones among them
+    assert learned.max_len() == max(map(len, learned._forms))
+
+
+def test_a_members_own_set_with_shorter_prefixes_finds_the_same() -> None:
+    rng = random.Random(9)
+    values = _values(rng)
+    text = b" ".join(rng.choice([*values, b"ordinary words here"]) for _ in range(3000))
+    wide, narrow = LiteralSet(), LiteralSet(prefix=literals.LOCAL_PREFIX)
+    for value in values:
+        wide.learn(value, "password", value, force=True)
+        narrow.learn(value, "password", value, force=True)
+    assert narrow.find(text) == wide.find(text)
+    assert narrow._matcher is not None
+    assert narrow._matcher.automaton is not None
