@@ -2,11 +2,11 @@
 
 ``pip install bundler[fast]`` brings the ``hyperscan`` wheel (the library is
 inside it). The engine then finds where each rule could match with one
-Hyperscan pass over the text, instead of two Aho-Corasick passes (the text and
-its lower-cased twin): case-insensitive rules' literals are compiled caseless
-(ASCII only, as ``bytes.lower`` is), so the lower-cased text is not needed to
-find them. The PEM markers and the decoders' anchors are in the same
-database, so a text without them skips those scans.
+Hyperscan pass over the text instead of the Aho-Corasick pass over its lower-cased
+twin: case-insensitive rules' literals are compiled caseless (ASCII only, as
+``bytes.lower`` is), the others as written, so neither the twin nor a check of each
+case-sensitive place is needed. The PEM markers and the decoders' anchors are in the
+same database, as in the Aho-Corasick pass, so a text without them skips those scans.
 
 What the accelerator changes is only *how candidates are found*: each rule
 still tries ``re.match`` at exactly the positions the Aho-Corasick index gives
@@ -25,8 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .anchors import AnchorIndex, settle
-from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
+from .anchors import MARKERS, AnchorIndex, settle
 from .memory import release_free_memory
 from .rules import Rule, View
 
@@ -39,18 +38,6 @@ try:
     hyperscan = _hyperscan
 except ImportError:  # the optional extra is not installed: the pure-Python engine is used
     hyperscan = None
-
-MARKERS: dict[str, tuple[bytes, ...]] = {
-    "pem": (b"PRIVATE KEY", b"PuTTY-User-Key-File"),
-    "ansi": (b"\x1b[",),
-    "json-escape": (b"\\u00",),
-    "html-entity": (b"&quot", b"&#"),
-    "percent": (b"%3A", b"%3a", b"%3D", b"%3d", b"%40"),
-    "confusable": CONFUSABLE_STARTS,
-    "block": BLOCK_ANCHORS,
-}
-"""Literals every match of another scan starts with (the PEM scanner, each escape decoder, the
-block anchors): ``positions`` reports which occur (``View.markers``), the others are skipped."""
 
 
 def available() -> bool:
@@ -81,7 +68,7 @@ class HyperscanIndex(AnchorIndex):
 
     Compiling the database costs tens of milliseconds, more than scanning a
     small file, so a text under :data:`SMALL_TEXT` is indexed by the
-    Aho-Corasick passes (the same dictionary) and the database is compiled
+    Aho-Corasick pass (the same dictionary and markers) and the database is compiled
     when the first big text comes, once per process for a given rule set.
     """
 

@@ -15,12 +15,23 @@ of times in a MiB of logs: trying a match at each costs more than the rule's
 own scan, so such rules are not indexed and keep ``finditer``. So does a rule
 whose literals turn out to be that common in one particular text
 (:data:`DENSE`). Without the ``ahocorasick_rs`` wheel nothing is indexed.
+
+The pass runs over the lower-cased text only: a case-sensitive literal is searched
+lower-cased too, and each place it is found there is kept only where the text itself
+holds the literal (``bytes.lower`` changes ASCII letters only, so the places are the
+same). Two passes (the text, then its twin for the case-insensitive rules) cost twice
+the scan for a few thousand more checks. The same pass says which of the other scans'
+literals occur (:data:`MARKERS`: the PEM scanner's, the escape decoders', the block
+anchors'), so a text without them skips those scans (``View.markers``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
+from .prefilter import PEM_MARKERS
 from .rules import Rule, View
 
 try:
@@ -31,53 +42,93 @@ except ImportError:  # pragma: no cover - exercised only without the wheel
 DENSE = 256
 """A rule with more than one occurrence per this many bytes of text runs its own scan."""
 
+MARKERS: dict[str, tuple[bytes, ...]] = {
+    "pem": PEM_MARKERS,
+    "ansi": (b"\x1b[",),
+    "json-escape": (b"\\u00",),
+    "html-entity": (b"&quot", b"&#"),
+    "percent": (b"%3A", b"%3a", b"%3D", b"%3d", b"%40"),
+    "confusable": CONFUSABLE_STARTS,
+    "block": BLOCK_ANCHORS,
+}
+"""Literals every match of another scan starts with (the PEM scanner, each escape decoder, the
+block anchors): ``positions`` reports which occur (``View.markers``), the others are skipped."""
+UNINDEXED_MARKERS = frozenset({"confusable"})
+"""Markers the Aho-Corasick pass does not look for (the confusable starts include single
+bytes, found on every line of Cyrillic text): always reported, the decoder checks itself."""
+
+_Owner = tuple[int, bytes | None]
+"""A rule's index (a marker: ``~`` its place in ``_ac_markers``, below zero), and the
+literal to check in the text itself (None: a case-insensitive rule's literal, found in the
+lower-cased text as it is meant to be)."""
+
 
 class AnchorIndex:
-    """Where each indexed rule's literals occur in a view, found in one pass per text form."""
+    """Where each indexed rule's literals occur in a view, found in one pass over its
+    lower-cased text."""
 
     def __init__(self, rules: Sequence[Rule]) -> None:
-        self._passes: list[tuple[bool, object, list[tuple[int, ...]]]] = []
+        self._ac: Any = None
+        self._ac_owners: list[tuple[_Owner, ...]] = []
+        self._ac_markers: list[str] = []
         self.indexed: frozenset[int] = frozenset()
         if ahocorasick_rs is None:
             return
         indexed = set()
-        for lower in (False, True):
-            patterns: dict[bytes, list[int]] = {}
-            for index, rule in enumerate(rules):
-                if rule.scanner is not None or rule.lower != lower or not indexable(rule):
-                    continue
-                indexed.add(index)
-                for anchor in rule.anchors or ():
-                    patterns.setdefault(anchor, []).append(index)
-            if patterns:
-                # A DFA: with a hundred vendor prefixes the default NFA scans 3x slower,
-                # the DFA as fast as with twenty (one table lookup per byte).
-                automaton = ahocorasick_rs.BytesAhoCorasick(
-                    list(patterns), implementation=ahocorasick_rs.Implementation.DFA
-                )
-                self._passes.append((lower, automaton, [tuple(o) for o in patterns.values()]))
+        patterns: dict[bytes, list[_Owner]] = {}
+        for index, rule in enumerate(rules):
+            if rule.scanner is not None or not indexable(rule):
+                continue
+            indexed.add(index)
+            for anchor in rule.anchors or ():
+                if not rule.lower:
+                    patterns.setdefault(anchor.lower(), []).append((index, anchor))
+                elif anchor == anchor.lower():  # else never in the lower-cased text: no match
+                    patterns.setdefault(anchor, []).append((index, None))
+        for name, literals in MARKERS.items():
+            if name not in UNINDEXED_MARKERS:
+                marker = ~len(self._ac_markers)
+                self._ac_markers.append(name)
+                for literal in literals:
+                    patterns.setdefault(literal.lower(), []).append((marker, literal))
+        # A DFA: with a hundred vendor prefixes the default NFA scans 3x slower,
+        # the DFA as fast as with twenty (one table lookup per byte).
+        self._ac = ahocorasick_rs.BytesAhoCorasick(
+            list(patterns), implementation=ahocorasick_rs.Implementation.DFA
+        )
+        self._ac_owners = [tuple(owners) for owners in patterns.values()]
         self.indexed = frozenset(indexed)
 
     def positions(self, view: View) -> dict[int, list[int] | None]:
         """Rule index -> sorted start offsets of its literals, for indexed rules whose
-        literals occur; an indexed rule missing from the result cannot match.
+        literals occur; an indexed rule missing from the result cannot match. Sets
+        ``view.markers``.
 
         A rule whose literals are too common in this text maps to None: it
         runs its own ``finditer``.
         """
         found: dict[int, list[int] | None] = {}
-        for lower, automaton, owners in self._passes:
-            text = view.low if lower else view.data
-            for pattern, start, _ in automaton.find_matches_as_indexes(  # type: ignore[attr-defined]
-                text, overlapping=True
-            ):
-                for index in owners[pattern]:
-                    starts = found.get(index)
-                    if starts is None:
-                        found[index] = [start]
-                    else:
-                        starts.append(start)
-        return settle(found, len(view.data))
+        if self._ac is None:
+            return found
+        data = view.data
+        startswith = data.startswith
+        seen: set[int] = set()
+        owners = self._ac_owners
+        for pattern, start, _ in self._ac.find_matches_as_indexes(view.low, overlapping=True):
+            for owner, exact in owners[pattern]:
+                if exact is not None and not startswith(exact, start):
+                    continue
+                if owner < 0:
+                    seen.add(owner)
+                    continue
+                starts = found.get(owner)
+                if starts is None:
+                    found[owner] = [start]
+                else:
+                    starts.append(start)
+        names = self._ac_markers
+        view.markers = UNINDEXED_MARKERS.union(names[~marker] for marker in seen)
+        return settle(found, len(data))
 
 
 def settle(found: dict[int, list[int] | None], size: int) -> dict[int, list[int] | None]:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redactors import BundleRedactor, Policy
-from redactors.anchors import AnchorIndex
+from redactors.anchors import MARKERS, UNINDEXED_MARKERS, AnchorIndex
 from redactors.engine import Engine
 from redactors.rules import Rule, View
 
@@ -157,3 +157,23 @@ def test_random_texts_scan_the_same_with_and_without_the_index(pieces: list[str]
 
 
 ENGINES = _engines(Policy())
+
+
+def test_the_pass_reports_which_other_scans_literals_occur_case_as_written() -> None:
+    """``View.markers`` lets a text skip the PEM scanner, the escape decoders and the block
+    anchors: each is reported where its literal occurs as written, and only there (the pass
+    runs over the lower-cased text, so ``h4si`` must not count as ``H4sI``)."""
+    index = AnchorIndex([Rule("word", "x", "test", "a word", rb"Secret=[0-9]+")])
+    plain = View(b"nothing to see here, Secret=1")
+    assert index.positions(plain) == {0: [21]}
+    assert plain.markers == UNINDEXED_MARKERS
+    for name, literals in MARKERS.items():
+        for literal in literals:
+            view = View(b"before " + literal + b" after")
+            index.positions(view)
+            assert view.markers == UNINDEXED_MARKERS | {name}, (name, literal)
+            if literal.lower() not in literals and name not in UNINDEXED_MARKERS:
+                twisted = View(b"before " + literal.lower() + b" after")
+                index.positions(twisted)
+                assert twisted.markers == UNINDEXED_MARKERS, (name, literal)
+    assert index.positions(View(b"secret=1")) == {}  # a case-sensitive literal, as written
