@@ -17,6 +17,9 @@ from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 
 _SCHEME_BACK = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]{0,30}$")
+"""A scheme right before ``://``; what :func:`_scheme_before` answers without the regex."""
+_SCHEME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-"
+_NOT_LETTERS = b"0123456789+.-"
 _AUTHORITY_END = frozenset(b"/?# \t\r\n\"'<>`\\|")
 _AUTHORITY_RUN = re.compile(rb"[^/?# \t\r\n\"'<>`\\|]*")
 """The bytes up to the first of :data:`_AUTHORITY_END`, scanned in C (a URL on every line)."""
@@ -26,7 +29,7 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """``scheme://user:password@host``; the password may contain unencoded ``@``, ``#``, ``/``."""
     data = view.data
-    if not _SCHEME_BACK.search(data, max(0, match.start() - 31), match.start()):
+    if not _scheme_before(data, match.start()):
         return
     pos = match.end()
     limit = min(len(data), pos + 2048)
@@ -45,6 +48,21 @@ def _url_userinfo(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     user = data[pos:at]
     if _looks_like_token(user):  # https://<token>@github.com, sentry DSN keys
         yield Hit(pos, at, "url-token", rule.id)
+
+
+def _scheme_before(data: bytes, end: int) -> bool:
+    """``_SCHEME_BACK.search(data, end - 31, end)``: a letter in the run of scheme characters
+    that ends the 31 bytes before ``end`` (or, as ``$`` allows, ends before a final newline).
+
+    The search tried every start in the window, each running to its end: 2.7 us a URL, most
+    of the URL rule's time on a log with a URL on every line. ``rstrip`` finds the run in C.
+    """
+    window = data[max(0, end - 31) : end]
+    for text in (window, window[:-1]) if window.endswith(b"\n") else (window,):
+        run = text[len(text.rstrip(_SCHEME_CHARS)) :]
+        if run.translate(None, _NOT_LETTERS):
+            return True
+    return False
 
 
 _WEBHOOK_HOSTS = re.compile(

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redactors import BundleRedactor
+from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
 from redactors.decode import _decode_block, _printable
 from redactors.quoting import quote, quote_plus, quoted_forms
 from redactors.rules import View
@@ -116,3 +117,17 @@ def test_confusables_are_found_among_em_dashes(noise: list[str], keyword: str) -
     out = b"".join(redactor.transform("app.log", [text], media_type="text/plain"))
     assert b"Conf-Pw-99" not in out
     assert out.count(b"\n") == text.count(b"\n")
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.binary(max_size=50).map(lambda b: b.translate(_URLISH)), st.integers(0, 50))
+def test_the_scheme_test_answers_as_its_regex(data: bytes, end: int) -> None:
+    """The URL rule asks whether a scheme ends where ``://`` begins: ``rstrip`` then a
+    letter test, in place of a regex search over the 31 bytes before it."""
+    end = min(end, len(data))
+    expected = _SCHEME_BACK.search(data, max(0, end - 31), end) is not None
+    assert _scheme_before(data, end) is expected
+
+
+_URLISH = bytes(b"aZq09+.-:/ \n_@"[i % 14] for i in range(256))
+"""``translate`` table folding random bytes onto a URL's alphabet and its neighbours."""
