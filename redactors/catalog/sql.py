@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from ..keys import generated_secret, is_placeholder, secret_kind
 from ..rules import Hit, Rule, View
@@ -156,7 +157,7 @@ def _insert(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     table = found.group(1)
     listed = found.group(2)
     columns = _columns(data[found.start(2) : found.end(2)]) if listed else _SCHEMAS.get(table)
-    kinds = [secret_kind(c) for c in columns] if columns else None
+    kinds = _column_kinds(columns) if columns else None
     if kinds is not None and not any(kinds):
         return  # a known table without credential columns: nothing to take
     secretive = bool(_SECRET_TABLE.search(table))
@@ -179,6 +180,13 @@ def _insert(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             kind = kinds[index] if index < len(kinds) else None
             if kind is not None and (quoted or not value.replace(b".", b"").isdigit()):
                 yield Hit(start, stop, kind, rule.id)
+
+
+@lru_cache(maxsize=256)
+def _column_kinds(columns: tuple[str, ...]) -> tuple[str | None, ...]:
+    """Each column's secret kind (None: not a credential), once per column list: a dump
+    fills a table with thousands of single-row ``INSERT``s that name the same columns."""
+    return tuple(secret_kind(column) for column in columns)
 
 
 _COPY = re.compile(
