@@ -26,7 +26,8 @@ import weakref
 import zlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import methodcaller
 from typing import Protocol
 
 from .prefilter import PROBE_MAX
@@ -62,6 +63,8 @@ _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _UNPRINTABLE_MARKS = bytes(0 if byte in _PRINTABLE else 1 for byte in range(256))
 """``translate`` table: 1 where ``_printable`` counts a byte as not text, else 0."""
 _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_GROUP = methodcaller("group")
+_START = methodcaller("start")
 _CURSOR_RE = re.compile(rb"eyJ[A-Za-z0-9_+/-]{4,}+={0,2}+(?!\.)")
 """What the ``jwt`` rule hands back here when it is not a JWT: its pattern without the dots
 (possessive, so a JWT's first part is not matched short of its dot)."""
@@ -366,15 +369,19 @@ class Decoders:
 
     def _prove(self, view: View) -> tuple[weakref.ref[View], frozenset[bytes], frozenset[int]]:
         data = view.data
-        found = [
-            (m.start(), m.end(), text)
-            for m in _CURSOR_RE.finditer(data)
-            if 12 <= len(text := m.group().rstrip(b"=").strip(b"-_")) <= MAX_BLOCK
-        ]
-        texts = {text for _, _, text in found}
+        matches = list(_CURSOR_RE.finditer(data))
+        # What the jwt rule would hand over for each (padding and URL-safe ends stripped), in
+        # C-level maps: a Python step per cursor was a fifth of the proof.
+        texts = list(
+            map(
+                bytes.strip,
+                map(bytes.rstrip, map(_GROUP, matches), repeat(b"=")),
+                repeat(b"-_"),
+            )
+        )
+        ordered = [text for text in set(texts) if 12 <= len(text) <= MAX_BLOCK]
         proven: frozenset[bytes] = frozenset()
-        if len(texts) >= PROVE_MIN and self.prover is not None:
-            ordered = list(texts)
+        if len(ordered) >= PROVE_MIN and self.prover is not None:
             decoded = decode_blocks(ordered)
             probed = [d for d in decoded if d is not None and len(d) <= PROBE_MAX]
             maybe = iter(self.prover.may_hit_many(probed, 1))
@@ -383,12 +390,10 @@ class Decoders:
                 for text, plain in zip(ordered, decoded, strict=True)
                 if plain is None or (len(plain) <= PROBE_MAX and not next(maybe))
             )
-        starts = frozenset(
-            start
-            for start, end, text in found
-            if text in proven and (view.final or end < len(data))
-        )
-        proof = self._proof = (weakref.ref(view), proven, starts)
+        starts = set(compress(map(_START, matches), map(proven.__contains__, texts)))
+        if matches and not view.final and matches[-1].end() == len(data):
+            starts.discard(matches[-1].start())  # the rule asks for more text: it must see it
+        proof = self._proof = (weakref.ref(view), proven, frozenset(starts))
         return proof
 
     def runs_decode_many(self, datas: Sequence[bytes]) -> list[bool]:

@@ -13,6 +13,7 @@ import binascii
 import json
 import re
 from collections.abc import Iterable
+from itertools import filterfalse
 
 from ..decode import PROVE_MIN
 from ..rules import ALNUM, Hit, MatchHandler, Rule, View
@@ -113,7 +114,7 @@ def unproven_cursors(view: View, starts: list[int]) -> list[int]:
     if depth or decoders.prover is None:
         return starts
     skip = decoders.proven_starts(view)
-    return [start for start in starts if start not in skip] if skip else starts
+    return list(filterfalse(skip.__contains__, starts)) if skip else starts
 
 
 def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
