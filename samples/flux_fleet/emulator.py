@@ -73,7 +73,7 @@ def installed_packages() -> list[dict[str, str]]:
     """
     packages = []
     for dist in importlib.metadata.distributions():
-        name = dist.metadata.get("Name")
+        name = dist.name
         where = str(dist.locate_file(""))
         if name and where.startswith(sys.prefix):
             packages.append({"name": name, "version": dist.version})

@@ -128,7 +128,7 @@ class FluxLab(StartStop):
         self.server.start()
         server = self.server
         self.port = self._poll(
-            lambda: (listening_ports(server.pid) or [None])[0],
+            lambda: next(iter(listening_ports(server.pid)), None),
             server,
             what="the Flux server to listen",
             timeout_s=SERVER_START_TIMEOUT_S,

@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         server.socket = tls.server_context(files).wrap_socket(server.socket, server_side=True)
         scheme, ca_file = "https", files.ca_cert
     host, port = server.server_address[:2]
+    host = host.decode() if isinstance(host, bytes | bytearray) else host
     url = f"{scheme}://{host}:{port}"
     if args.hosts_dir:
         prepare_hosts(scenario, args.hosts_dir, server_url=url, token=token, ca_file=ca_file)

@@ -118,7 +118,7 @@ def job_placement(sc: Scenario, job: JobSpec, now: datetime) -> Body:
 def job_requirements(sc: Scenario, job: JobSpec, now: datetime) -> Body:
     reports = []
     for worker in derive.placement(sc, job).placed:
-        reqs = [
+        reqs: list[dict[str, object]] = [
             {
                 "id": r.id,
                 "kind": r.kind,
