@@ -436,12 +436,28 @@ def _run_texts(data: bytes) -> set[bytes]:
     space joins texts whose runs are wanted together: no run crosses it.)
     """
     stretches = [r for r in data.translate(_B64_STRETCHES).split() if len(r) >= 16]
-    long_runs = b" ".join(r for r in stretches if len(r) >= 24)
     return {
         text
-        for run in (*stretches, *_DEEP_HEX_RE.findall(long_runs))
+        for run in (*stretches, *_hex_runs(stretches))
         if len(text := run.strip(b"-_")) >= 12 and len(run) <= MAX_BLOCK
     }
+
+
+def _hex_runs(stretches: list[bytes]) -> list[bytes]:
+    """``_DEEP_HEX_RE.findall`` over each base64 stretch, without the regex where the answer
+    is plain: a stretch of hex digits only is one run (its even length, as the pattern takes
+    digit pairs), and one with fewer than 24 hex digits holds none. The pattern tried every
+    position of every long stretch, the cost of a decoded cursor full of ids."""
+    runs = []
+    for stretch in stretches:
+        if len(stretch) < 24:
+            continue
+        others = len(stretch.translate(None, _HEX_DIGITS))
+        if not others:
+            runs.append(stretch[: len(stretch) & ~1])
+        elif len(stretch) - others >= 24:
+            runs.extend(_DEEP_HEX_RE.findall(stretch))
+    return runs
 
 
 def deep_runs(data: bytes) -> Iterator[tuple[int, int]]:

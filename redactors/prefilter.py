@@ -53,7 +53,11 @@ class _Literals:
         self.literals = tuple(sorted(set(literals)))
         self._automaton = None
         if ahocorasick_rs is not None and self.literals:
-            self._automaton = ahocorasick_rs.BytesAhoCorasick(list(self.literals))
+            # A DFA: the default NFA follows failure links, and with the catalog's hundred
+            # and more literals scanned decoded cursors at half the speed.
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                list(self.literals), implementation=ahocorasick_rs.Implementation.DFA
+            )
 
     def any_in(self, text: bytes) -> bool:
         if self._automaton is not None:

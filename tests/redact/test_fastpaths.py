@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from redactors import BundleRedactor
 from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
-from redactors.decode import _decode_block, _printable
+from redactors.decode import _DEEP_HEX_RE, _decode_block, _hex_runs, _printable
 from redactors.quoting import quote, quote_plus, quoted_forms
 from redactors.rules import View
 
@@ -131,3 +131,18 @@ def test_the_scheme_test_answers_as_its_regex(data: bytes, end: int) -> None:
 
 _URLISH = bytes(b"aZq09+.-:/ \n_@"[i % 14] for i in range(256))
 """``translate`` table folding random bytes onto a URL's alphabet and its neighbours."""
+
+
+_STRETCHES = st.one_of(
+    st.text(alphabet="0123456789abcdefABCDEF", min_size=16, max_size=90),
+    st.text(alphabet="0123456789abcdef-_+/xyZ", min_size=16, max_size=90),
+).map(str.encode)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_STRETCHES)
+def test_hex_runs_in_a_stretch_are_what_the_pattern_finds(stretch: bytes) -> None:
+    """Inside a decoded cursor's base64 stretches, the hex runs are taken whole when the
+    stretch is all digits, skipped when it has fewer than 24, else found by the pattern."""
+    expected = _DEEP_HEX_RE.findall(stretch) if len(stretch) >= 24 else []
+    assert _hex_runs([stretch]) == expected
