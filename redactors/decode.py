@@ -474,9 +474,13 @@ def deep_runs(data: bytes) -> Iterator[tuple[int, int]]:
         yield found.span()
         if found.end() - found.start() >= 24:
             long_runs.append(found.span())
-    for start, end in long_runs:
-        for found in _DEEP_HEX_RE.finditer(data, start, end):
-            yield found.span()
+    for start, end in long_runs:  # as in _hex_runs: the pattern only where it must decide
+        others = len(data[start:end].translate(None, _HEX_DIGITS))
+        if not others:
+            yield start, start + ((end - start) & ~1)
+        elif end - start - others >= 24:
+            for found in _DEEP_HEX_RE.finditer(data, start, end):
+                yield found.span()
 
 
 CLEAN_RUN = 5

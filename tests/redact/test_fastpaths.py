@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 
 from redactors import BundleRedactor
 from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
-from redactors.decode import _DEEP_HEX_RE, _decode_block, _hex_runs, _printable
+from redactors.decode import (
+    _DEEP_B64_RE,
+    _DEEP_HEX_RE,
+    _decode_block,
+    _hex_runs,
+    _printable,
+    deep_runs,
+)
 from redactors.quoting import quote, quote_plus, quoted_forms
 from redactors.rules import View
 
@@ -146,3 +153,28 @@ def test_hex_runs_in_a_stretch_are_what_the_pattern_finds(stretch: bytes) -> Non
     stretch is all digits, skipped when it has fewer than 24, else found by the pattern."""
     expected = _DEEP_HEX_RE.findall(stretch) if len(stretch) >= 24 else []
     assert _hex_runs([stretch]) == expected
+
+
+def _plain_deep_runs(data: bytes) -> list[tuple[int, int]]:
+    """The runs as the two patterns find them: base64 runs, then hex runs inside long ones."""
+    runs = [m.span() for m in _DEEP_B64_RE.finditer(data)]
+    return runs + [
+        m.span()
+        for start, end in runs
+        if end - start >= 24
+        for m in _DEEP_HEX_RE.finditer(data, start, end)
+    ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="0123456789abcdefABCDEF", min_size=20, max_size=40),
+            st.text(alphabet='0123456789abcdefABCDEF+/-_=xyz :"{}', max_size=30),
+        ),
+        max_size=6,
+    ).map(lambda pieces: "".join(pieces).encode())
+)
+def test_deep_runs_are_what_the_two_patterns_find(data: bytes) -> None:
+    assert list(deep_runs(data)) == _plain_deep_runs(data)
