@@ -13,7 +13,14 @@ from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from .keyvalue import KV_RULES, _name_value, _netrc
 from .sql import SQL_RULES
-from .urls import _in_url_authority, _path_token, _signature, _url_userinfo, _webhook_anywhere
+from .urls import (
+    URL_WITH_USERINFO_OR_WEBHOOK,
+    _in_url_authority,
+    _path_token,
+    _signature,
+    _url_userinfo,
+    _webhook_anywhere,
+)
 
 __all__ = ["CONTEXT_RULES", "KV_RULES", "SQL_RULES"]
 
@@ -235,7 +242,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "url-password",
         "connection-string",
         "Password in the user info of a URL of any scheme (unencoded @, percent-encoding).",
-        rb"://",
+        URL_WITH_USERINFO_OR_WEBHOOK,
         handler=_url_userinfo,
         examples=(
             ("postgres://app:pa55@db:5432/x", "pa55"),

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redactors import BundleRedactor
+from redactors.catalog.context import CONTEXT_RULES
 from redactors.catalog.keyvalue import KV_RULES
 from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
 from redactors.decode import (
@@ -27,7 +28,7 @@ from redactors.decode import (
     deep_runs,
 )
 from redactors.quoting import quote, quote_plus, quoted_forms
-from redactors.rules import View
+from redactors.rules import Rule, View
 
 _B64ISH = st.text(
     alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=", max_size=80
@@ -226,3 +227,31 @@ def test_possessive_key_value_patterns_match_as_backtracking_ones(text: bytes) -
         assert backtracking.pattern != rule.pattern
         expected = [(m.span(), m.groupdict()) for m in backtracking.finditer(text)]
         assert [(m.span(), m.groupdict()) for m in rule.regex.finditer(text)] == expected  # type: ignore[union-attr]
+
+
+_URL = st.tuples(
+    st.sampled_from(["", " ", "\n", '"', "x=", "see "]),
+    st.sampled_from(["https", "postgres", "mongodb+srv", "redis", "", "1"]),
+    st.sampled_from(["", "user:pa55w0rd@", ":pw0rd@", "app:kFDi#uJ/b?0@", "u:p%40ss@", "bob@",
+                     "ghp_0tV2AYN9VbDzHmYq4a89IyaRJy4JhfTNwRuI@", "user:"]),
+    st.sampled_from(["db.internal:5432", "flux-server:8000", "HOOKS.Slack.com/services/",
+                     "discord.com/api/webhooks/", "acme.webhook.office.com/webhookb2/", ""]),
+    st.sampled_from(["", "/x", "/workers/w1/heartbeat", "/p@ss@db:5432/x", "?q=a@b.com",
+                     "T0123ABCD/B0123ABCD/AbCdEfGhIjKlMnOpQrStUvWx", "#frag@x", " tail@x"]),
+).map(lambda parts: "{}{}://{}{}{}".format(*parts))  # fmt: skip
+_URL_TEXT = st.lists(_URL, max_size=4).map(lambda urls: " ".join(urls).encode())
+
+
+@settings(max_examples=800, deadline=None)
+@given(_URL_TEXT)
+def test_the_url_rule_refuses_in_its_pattern_only_what_its_handler_would(text: bytes) -> None:
+    """``url-userinfo`` matches ``://`` only where an ``@`` or a webhook host follows: every
+    other place its handler finds nothing, so the hits are those of plain ``://``."""
+    rule = next(r for r in CONTEXT_RULES if r.id == "url-userinfo")
+    plain = Rule(rule.id, rule.kind, rule.category, rule.description, rb"://", handler=rule.handler)
+    assert rule.pattern != plain.pattern
+
+    def hits(r: Rule) -> list[tuple[int, int, str, tuple[bytes, ...]]]:
+        return [(h.start, h.end, h.kind, h.extra) for h in r.hits(View(text))]
+
+    assert hits(rule) == hits(plain)
