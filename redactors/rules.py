@@ -188,6 +188,8 @@ class Rule:
         text = view.low if self.lower else view.data
         required, newlines = self.required, self.newlines
         if starts is not None:  # few starts: each checked for the inner literal on its lines
+            if required and not all(literal in text for literal in required):
+                return  # "name" on every line of a journal export, "value" nowhere in it
             if self.narrow is not None:
                 starts = self.narrow(view, starts)
             if required and newlines is not None:
