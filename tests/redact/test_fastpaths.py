@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redactors import BundleRedactor
+from redactors.binary import control_bytes, record_text_bytes
 from redactors.catalog.context import CONTEXT_RULES
 from redactors.catalog.keyvalue import KV_RULES
 from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
@@ -255,3 +256,16 @@ def test_the_url_rule_refuses_in_its_pattern_only_what_its_handler_would(text: b
         return [(h.start, h.end, h.kind, h.extra) for h in r.hits(View(text))]
 
     assert hits(rule) == hits(plain)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300))
+def test_sniff_counts_bytes_as_the_plain_loops_did(sample: bytes) -> None:
+    """``sniff`` counts control bytes (and, for NUL-separated records, text bytes) with
+    ``translate``; the loops it replaced counted byte by byte."""
+    assert control_bytes(sample) == sum(
+        1 for c in sample if c < 32 and c not in (9, 10, 12, 13, 27, 0)
+    )
+    assert record_text_bytes(sample) == sum(
+        1 for c in sample if 32 <= c < 127 or c in (0, 9, 10, 13)
+    )
