@@ -123,6 +123,10 @@ class LiteralSet:
         self._matcher: _Matcher | None = None
         self._prefix = prefix
         self._longest = 0
+        self._heads: set[bytes] | None = None
+        """The first :data:`MIN_LITERAL` bytes of every form, once a short text is searched
+        (a member's own set never is): where a substring starts with none of them, no form
+        starts there (:func:`_substrings_among`)."""
 
     def __len__(self) -> int:
         return len(self._originals)
@@ -145,6 +149,8 @@ class LiteralSet:
         fresh = [f for f in encoded_forms(value) if forms.setdefault(f, entry) is entry]
         if fresh:
             self._longest = max(self._longest, *map(len, fresh))
+            if self._heads is not None:
+                self._heads.update(form[:MIN_LITERAL] for form in fresh)
         matcher = self._matcher
         if matcher is not None and matcher.automaton is not None:
             matcher.pending += fresh  # searched one by one until the automaton is rebuilt
@@ -170,7 +176,10 @@ class LiteralSet:
         if len(data) <= SHORT_TEXT and (
             matcher is None or matcher.automaton is None or matcher.pending
         ):
-            return _non_overlapping(data, _substrings_among(data, self._forms, self._longest))
+            if self._heads is None:
+                self._heads = {form[:MIN_LITERAL] for form in self._forms}
+            found = _substrings_among(data, self._forms, self._longest, self._heads)
+            return _non_overlapping(data, found)
         if matcher is None or len(matcher.pending) * len(data) > PENDING_BUDGET:
             matcher = self._matcher = _Matcher(self._forms, prefix=self._prefix)
         return matcher.find(data)
@@ -246,14 +255,17 @@ class _Matcher:
 
 
 def _substrings_among(
-    data: bytes, forms: dict[bytes, tuple[str, bytes]], longest: int
+    data: bytes, forms: dict[bytes, tuple[str, bytes]], longest: int, heads: set[bytes]
 ) -> list[tuple[int, bytes, tuple[str, bytes]]]:
     """Every (start, form, entry) where a form occurs in ``data``: each substring of a length
-    a form can have, looked up (what the automaton finds, for a text too short to build one)."""
+    a form can have, looked up (what the automaton finds, for a text too short to build one),
+    from the places where some form's first bytes (``heads``) stand."""
     found = []
     get = forms.get
     size = len(data)
     for start in range(size - MIN_LITERAL + 1):
+        if data[start : start + MIN_LITERAL] not in heads:
+            continue
         for end in range(start + MIN_LITERAL, min(size, start + longest) + 1):
             piece = data[start:end]
             entry = get(piece)

@@ -78,11 +78,18 @@ def test_a_short_text_is_searched_without_an_automaton_and_finds_the_same() -> N
         b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))[: literals.SHORT_TEXT]
         for _ in range(400)
     ]
+    early = LiteralSet()
+    for value in values[:100]:
+        early.learn(value, "password", value)
+    assert early.find(texts[0][:20]) is not None  # searched once: its heads are built here
+    for value in values[100:]:
+        early.learn(value, "password", value)  # ...and kept up to date from here on
     found = [learned.find(t) for t in texts]
     assert learned._matcher is None  # short texts never built one
     reference = literals._Matcher(learned._forms)
     assert reference.automaton is not None
     assert found == [reference.find(t) for t in texts]
+    assert [early.find(t) for t in texts] == found
     assert sum(map(len, found)) > 300  # the texts do hold forms, overlapping ones among them
     assert learned.max_len() == max(map(len, learned._forms))
 
