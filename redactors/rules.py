@@ -187,9 +187,10 @@ class Rule:
         assert self.regex is not None
         text = view.low if self.lower else view.data
         required, newlines = self.required, self.newlines
+        if required and not all(literal in text for literal in required):
+            return  # the inner literal nowhere ("value" in a journal export): however often
+            # the prefix occurs ("name" on every line), indexed or not, nothing can match
         if starts is not None:  # few starts: each checked for the inner literal on its lines
-            if required and not all(literal in text for literal in required):
-                return  # "name" on every line of a journal export, "value" nowhere in it
             if self.narrow is not None:
                 starts = self.narrow(view, starts)
             if required and newlines is not None:
@@ -197,8 +198,6 @@ class Rule:
             matches: Iterable[re.Match[bytes]] = matches_at(self.regex, text, starts)
         elif len(text) < SMALL_VIEW and self.anchors and not any(a in text for a in self.anchors):
             return  # a short text without the rule's literal cannot match
-        elif required and not all(literal in text for literal in required):
-            return  # the prefix everywhere (or not indexed), the inner literal nowhere
         elif required and newlines is not None and self.anchors:
             near = starts_in_windows(text, self.anchors, required[0], newlines)
             matches = matches_at(self.regex, text, near)
