@@ -444,20 +444,28 @@ def _run_texts(data: bytes) -> set[bytes]:
 
 
 def _hex_runs(stretches: list[bytes]) -> list[bytes]:
-    """``_DEEP_HEX_RE.findall`` over each base64 stretch, without the regex where the answer
-    is plain: a stretch of hex digits only is one run (its even length, as the pattern takes
-    digit pairs), and one with fewer than 24 hex digits holds none. The pattern tried every
-    position of every long stretch, the cost of a decoded cursor full of ids."""
+    """``_DEEP_HEX_RE.findall`` over each base64 stretch (see :func:`_hex_answer`)."""
     runs = []
     for stretch in stretches:
-        if len(stretch) < 24:
-            continue
-        others = len(stretch.translate(None, _HEX_DIGITS))
-        if not others:
-            runs.append(stretch[: len(stretch) & ~1])
-        elif len(stretch) - others >= 24:
-            runs.extend(_DEEP_HEX_RE.findall(stretch))
+        if len(stretch) >= 24:
+            whole = _hex_answer(stretch)
+            if whole > 0:
+                runs.append(stretch[:whole])
+            elif whole < 0:
+                runs.extend(_DEEP_HEX_RE.findall(stretch))
     return runs
+
+
+def _hex_answer(run: bytes) -> int:
+    """What ``_DEEP_HEX_RE`` finds in one base64 run of 24+ characters, where that is plain:
+    the length of its one hex run when it is hex digits only (even, as the pattern takes digit
+    pairs), 0 when it has fewer than 24 hex digits (none), or -1 when the pattern must decide.
+    The pattern tried every position of every long run, the cost of decoded text full of ids
+    (cursors' task payloads, a HAR's response bodies)."""
+    others = len(run.translate(None, _HEX_DIGITS))
+    if not others:
+        return len(run) & ~1
+    return -1 if len(run) - others >= 24 else 0
 
 
 def deep_runs(data: bytes) -> Iterator[tuple[int, int]]:
@@ -474,11 +482,11 @@ def deep_runs(data: bytes) -> Iterator[tuple[int, int]]:
         yield found.span()
         if found.end() - found.start() >= 24:
             long_runs.append(found.span())
-    for start, end in long_runs:  # as in _hex_runs: the pattern only where it must decide
-        others = len(data[start:end].translate(None, _HEX_DIGITS))
-        if not others:
-            yield start, start + ((end - start) & ~1)
-        elif end - start - others >= 24:
+    for start, end in long_runs:
+        whole = _hex_answer(data[start:end])
+        if whole > 0:
+            yield start, start + whole
+        elif whole < 0:
             for found in _DEEP_HEX_RE.finditer(data, start, end):
                 yield found.span()
 
