@@ -19,7 +19,7 @@ from redactors import BundleRedactor
 from redactors.binary import control_bytes, record_text_bytes
 from redactors.catalog.context import CONTEXT_RULES
 from redactors.catalog.keyvalue import KV_RULES
-from redactors.catalog.urls import _SCHEME_BACK, _scheme_before
+from redactors.catalog.urls import _scheme_before
 from redactors.decode import (
     _DEEP_B64_RE,
     _DEEP_HEX_RE,
@@ -128,6 +128,10 @@ def test_confusables_are_found_among_em_dashes(noise: list[str], keyword: str) -
     out = b"".join(redactor.transform("app.log", [text], media_type="text/plain"))
     assert b"Conf-Pw-99" not in out
     assert out.count(b"\n") == text.count(b"\n")
+
+
+_SCHEME_BACK = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]{0,30}$")
+"""The regex the URL rule's scheme test replaced."""
 
 
 @settings(max_examples=600, deadline=None)
