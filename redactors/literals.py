@@ -163,7 +163,23 @@ class LiteralSet:
 
     def learned_since(self, count: int) -> list[tuple[bytes, str, bytes]]:
         """(value, kind, identity) of the values learned after the first ``count``, in order."""
+        if count >= len(self._originals):
+            return []  # pass two exports after every member and learns nothing: no walk
         return [(v, k, i) for v, (k, i) in islice(self._originals.items(), count, None)]
+
+    def snapshot(self) -> LiteralSet:
+        """A copy of the values and their forms as they are, without the automaton.
+
+        A pool worker starts from the coordinator's set: taking the forms as
+        computed, instead of learning every value again, saves deriving ~5 encoded
+        forms per value in each worker (0.4 s a worker at 17,000 values); the copy
+        pickles without the automaton (for start methods that pickle).
+        """
+        copy = LiteralSet(prefix=self._prefix)
+        copy._forms = dict(self._forms)
+        copy._originals = dict(self._originals)
+        copy._longest = self._longest
+        return copy
 
     def max_len(self) -> int:
         return self._longest

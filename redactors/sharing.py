@@ -125,8 +125,18 @@ class SharedState:
         record = self.builder.member(stored)
         record.sha256, record.size = sha256, size
 
-    def export_learned(self) -> list[tuple[bytes, str, bytes]]:
-        return [(v, k, i) for v, (k, i) in self.literals.originals().items()]
+    def export_learned(self) -> LiteralSet:
+        """Every literal learned, for a pool worker to start from (:meth:`start_from`)."""
+        return self.literals.snapshot()
+
+    def start_from(self, learned: LiteralSet) -> None:
+        """Start a fresh redactor (same configuration) from another's :meth:`export_learned`.
+
+        The snapshot replaces this redactor's set: a redactor built from the same
+        configuration learned nothing the coordinator does not hold (the rule file's
+        literals are learned by both when they are built).
+        """
+        self.literals = learned
 
     def import_learned(self, learned: Iterable[tuple[bytes, str, bytes]]) -> None:
         for value, kind, identity in learned:

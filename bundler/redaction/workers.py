@@ -65,7 +65,7 @@ _WORKER: dict[str, Any] = {}
 def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
     redactor = config.redactor()
     if learned:
-        redactor.import_learned(learned[0])
+        redactor.start_from(learned[0])
         if redactor.network is not None:
             redactor.network.import_names(learned[1])
     redactor.mark_exported()  # the coordinator has all that: exports carry what is new

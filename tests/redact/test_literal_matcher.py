@@ -105,3 +105,35 @@ def test_a_members_own_set_with_shorter_prefixes_finds_the_same() -> None:
     assert narrow.find(text) == wide.find(text)
     assert narrow._matcher is not None
     assert narrow._matcher.automaton is not None
+
+
+def test_a_worker_started_from_a_snapshot_finds_what_one_that_learned_every_value_finds() -> None:
+    import pickle
+
+    from redactors import BundleRedactor
+
+    rng = random.Random(13)
+    values = _values(rng)
+    text = b" ".join(rng.choice([*values, b"ordinary words here"]) for _ in range(3000))
+    coordinator = BundleRedactor(key=b"k" * 32)
+    for value in values:
+        coordinator.literals.learn(value, "password", value)
+    coordinator.literals.find(text)  # the coordinator's automaton exists; a snapshot drops it
+    snapshot = pickle.loads(pickle.dumps(coordinator.export_learned()))  # noqa: S301 (our own)
+    assert snapshot._matcher is None
+
+    started = BundleRedactor(key=b"k" * 32)
+    started.start_from(snapshot)
+    relearned = BundleRedactor(key=b"k" * 32)
+    for value, (kind, identity) in coordinator.literals.originals().items():
+        relearned.literals.learn(value, kind, identity, force=True)
+    assert started.literals._forms == relearned.literals._forms
+    assert started.literals.find(text) == relearned.literals.find(text)
+    assert len(started.literals.find(text)) > 1000
+
+    assert started.literals.learn(b"only-the-worker-knows-this-1", "password", b"x", force=True)
+    assert b"only-the-worker-knows-this-1" not in coordinator.literals.originals()
+    assert started.literals.learned_since(len(coordinator.literals)) == [
+        (b"only-the-worker-knows-this-1", "password", b"x")
+    ]
+    assert coordinator.literals.learned_since(len(coordinator.literals)) == []
