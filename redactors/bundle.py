@@ -23,7 +23,7 @@ from .engine import Engine, resolve
 from .errors import MemberRefused
 from .keys import WEAK_KINDS, looks_secret, plain_word, secret_kind
 from .kinds import canonical_kind
-from .literals import LOCAL_PREFIX, LiteralSet
+from .literals import LiteralSet
 from .network import NetworkPseudonymizer
 from .policy import Policy
 from .report import MemberRecord, ReportBuilder
@@ -387,7 +387,7 @@ class BundleRedactor(SharedState):
         ``evidence/workers.json``: 2.4 MB of JSON, 6.9 MB of objects), and holding it
         through the line pass was doctor's peak.
         """
-        local = LiteralSet(prefix=LOCAL_PREFIX)
+        local = LiteralSet()
         documents = parse(data, fmt)
         if documents is None:
             return local

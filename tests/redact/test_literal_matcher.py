@@ -94,11 +94,11 @@ def test_a_short_text_is_searched_without_an_automaton_and_finds_the_same() -> N
     assert learned.max_len() == max(map(len, learned._forms))
 
 
-def test_a_members_own_set_with_shorter_prefixes_finds_the_same() -> None:
+def test_an_automaton_over_longer_prefixes_finds_the_same() -> None:
     rng = random.Random(9)
     values = _values(rng)
     text = b" ".join(rng.choice([*values, b"ordinary words here"]) for _ in range(3000))
-    wide, narrow = LiteralSet(), LiteralSet(prefix=literals.LOCAL_PREFIX)
+    wide, narrow = LiteralSet(prefix=2 * literals.PREFIX), LiteralSet()
     for value in values:
         wide.learn(value, "password", value, force=True)
         narrow.learn(value, "password", value, force=True)
