@@ -129,16 +129,40 @@ def _pyzipper_alone(path: Path, target: Path) -> None:
                 dst.write(chunk)
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _timed(action) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     """(wall, CPU) seconds of ``action()``: CPU of this process (all threads) + reaped children."""
-
-    def children() -> float:
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return usage.ru_utime + usage.ru_stime
-
-    wall, cpu, kids = time.perf_counter(), time.process_time(), children()
+    wall, cpu, kids = time.perf_counter(), time.process_time(), _children_cpu()
     action()
-    return time.perf_counter() - wall, time.process_time() - cpu + children() - kids
+    return time.perf_counter() - wall, time.process_time() - cpu + _children_cpu() - kids
+
+
+class _Phases:
+    """``bundler redact``'s progress callback, timing each phase (pass one, pass two, sealing).
+
+    CPU is this process's plus its reaped children's: a phase's pool is shut down (and its
+    workers reaped) before the next phase begins, so each phase's workers count in it.
+    """
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[str, float, float]] = []
+
+    def __call__(self, text: str) -> None:
+        name = text.partition(":")[0] if ":" in text else text.split()[0]
+        self.marks.append((name, time.perf_counter(), time.process_time() + _children_cpu()))
+
+    def report(self) -> str:
+        end = (time.perf_counter(), time.process_time() + _children_cpu())
+        rows = []
+        for (name, wall, cpu), (_, next_wall, next_cpu) in zip(
+            self.marks, [*self.marks[1:], ("end", *end)], strict=True
+        ):
+            rows.append(f"{name} {next_wall - wall:.2f} s wall {next_cpu - cpu:.2f} s CPU")
+        return "; ".join(rows)
 
 
 def bundle(args: argparse.Namespace) -> None:
@@ -469,11 +493,12 @@ def _race(
         rows["pyzipper"].append(_timed(pyzipper))
         config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
         sealing = Sealing.with_password(password)
+        phases = _Phases()
         rows["bundler"].append(
             _timed(
                 partial(
                     redact_to_bundle, src, work / "out.zip", config, sealing,
-                    workers=args.workers,
+                    workers=args.workers, progress=phases,
                 )
             )
         )  # fmt: skip
@@ -481,6 +506,7 @@ def _race(
         print(f"  run {run + 1}: pyzipper {pw:5.2f} s wall {pc:5.2f} s CPU | "
               f"bundler {bw:5.2f} s wall {bc:5.2f} s CPU | "
               f"wall ratio {100 * pw / bw:.0f} %")  # fmt: skip
+        print(f"         bundler's phases: {phases.report()}")
 
 
 def _rows_table(rows: dict[str, list[tuple[float, float]]], mb: float, target: str = "") -> None:
