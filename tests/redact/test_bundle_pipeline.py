@@ -168,3 +168,24 @@ def test_a_worker_seals_a_whole_member_as_the_zip_stores_it(tmp_path: Path) -> N
     assert b"".join(inflate_raw(unseal(PASSWORD.encode(), [sealed]))) == text
     with pytest.raises(ValueError, match="password"):
         list(unseal(b"not the password", [sealed]))
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_rule_files_literal_is_removed_in_every_form_by_the_pool_too(
+    tree: Path, tmp_path: Path, count: int
+) -> None:
+    """Pass two's workers start from the coordinator's learned set (not their own): the
+    rule file's literals, learned by every redactor built from the configuration, are in
+    it, so their encoded forms go wherever the rule itself cannot see them (hex is not
+    decoded at depth 0)."""
+    literal = b"Acme-Internal-Name-01"
+    (tree / "logs" / "encoded.log").write_bytes(b"blob " + literal.hex().encode() + b" end\n")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(f"version: 1\nrules:\n  - id: org\n    literals: ['{literal.decode()}']\n")
+    config = RedactConfig(key=os.urandom(32), handoff_key=new_key(), rules_path=str(rules))
+    out = tmp_path / "b.zip"
+    redact_to_bundle(tree, out, config, Sealing.with_password(PASSWORD), workers=count)
+    encoded = _members(out)["logs/encoded.log"]
+    assert literal.hex().encode() not in encoded
+    assert encoded.startswith(b"blob [REDACTED:")
+    assert encoded.endswith(b" end\n")
