@@ -89,7 +89,7 @@ def build(size_mb: int) -> Path:
 
 def child_decompress(path: Path) -> None:
     from bundler.archive import open_bundle
-    from bundler.cli.options import OpenSecrets
+    from bundler.secret_options import OpenSecrets
 
     total = 0
     with open_bundle(path, OpenSecrets(password_env=PASSWORD_ENV)) as reader:
@@ -102,10 +102,10 @@ def child_decompress(path: Path) -> None:
 def child_analyze_generic(path: Path) -> None:
     """The analysis without a product profile: generic rules, logs read by the integrity pass."""
     from bundler.analyze.engine import analyze
-    from bundler.analyze.opening import open_bundle
-    from bundler.cli.options import OpenSecrets
+    from bundler.analyze.opening import open_for_analysis
+    from bundler.secret_options import OpenSecrets
 
-    with open_bundle(path, OpenSecrets(password_env=PASSWORD_ENV)) as opened:
+    with open_for_analysis(path, OpenSecrets(password_env=PASSWORD_ENV)) as opened:
         report = analyze(opened.evidence(), profile=None)
         report.bundle.integrity = opened.integrity()
     print(

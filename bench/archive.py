@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import pyzipper
 from pyzipper.zipfile_aes import AESZipInfo
@@ -90,9 +91,10 @@ def split_members(data: bytes, count: int) -> dict[str, memoryview]:
     }
 
 
-def slices(view: memoryview) -> Iterator[memoryview]:
+def slices(view: memoryview) -> Iterator[bytes]:
+    """1 MiB pieces of ``view``, uncopied: the writers take any buffer where they say bytes."""
     for start in range(0, len(view), MiB):
-        yield view[start : start + MiB]
+        yield cast(bytes, view[start : start + MiB])
 
 
 def write_plain(path: Path, members: dict[str, memoryview]) -> None:
@@ -209,13 +211,13 @@ def rss_child(kind: str, gigabytes: float, workdir: Path) -> None:
 
     view = memoryview(pool)
 
-    def chunks() -> Iterator[memoryview]:
+    def chunks() -> Iterator[bytes]:  # uncopied pieces of the pool, as slices() gives
         sent = 0
         while sent < total:
             offset = sent % len(pool)
             size = min(MiB, total - sent, len(pool) - offset)
             sent += size
-            yield view[offset : offset + size]
+            yield cast(bytes, view[offset : offset + size])
 
     target = workdir / f"rss-{kind}.zip"
     if kind == "writer":

@@ -33,6 +33,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -67,7 +68,7 @@ class Gen:
     def __init__(self, seed: int, truth: Truth) -> None:
         self.rng = random.Random(seed)
         self.truth = truth
-        self.clock = 1_764_435_600 + self.rng.randrange(86400)
+        self.clock: float = 1_764_435_600 + self.rng.randrange(86400)
 
     def hex(self, n: int) -> str:
         return f"{self.rng.getrandbits(4 * n):0{n}x}"
@@ -343,7 +344,8 @@ def workers_listing(g: Gen, size: int) -> str:
             "grpcio",
         )
     ]
-    workers, text = [], ""
+    workers: list[dict[str, Any]] = []
+    text = ""
     while len(text) < size:
         for _ in range(20):
             workers.append(
@@ -680,6 +682,18 @@ def evidence(g: Gen, kind: str) -> str:
 Writer = Callable[[Gen, int], "str | Iterator[str]"]
 
 
+def _worker_log(name: str) -> Callable[[Gen], Iterator[str]]:
+    return lambda g: worker_lines(g, name)
+
+
+def _journal(unit: str) -> Writer:
+    return lambda g, n: journal(g, n, unit)
+
+
+def _evidence(kind: str) -> Writer:
+    return lambda g, n: evidence(g, kind)
+
+
 def plan(scale_bytes: float = 1.0) -> list[tuple[str, str, int, Writer]]:
     """(member path, file type, target bytes, writer): ~33 MB over 58 files at 1.0."""
 
@@ -707,7 +721,7 @@ def plan(scale_bytes: float = 1.0) -> list[tuple[str, str, int, Writer]]:
                 f"hosts/h{i + 1:02d}/logs/worker.log",
                 "worker log",
                 size(1.0),
-                lines_of(lambda g, n=name: worker_lines(g, n)),
+                lines_of(_worker_log(name)),
             )
         )
     for i in range(10):
@@ -737,7 +751,7 @@ def plan(scale_bytes: float = 1.0) -> list[tuple[str, str, int, Writer]]:
                 f"hosts/h0{i + 2}/journal.json",
                 "journal JSON",
                 size(1.2),
-                lambda g, n, u=unit: journal(g, n, u),
+                _journal(unit),
             )
         )
     for i in range(2):
@@ -773,7 +787,7 @@ def plan(scale_bytes: float = 1.0) -> list[tuple[str, str, int, Writer]]:
     ):
         items.append((path, "keys", 0, writer))
     for kind in ("server", "workers", "executions", "placement", "capacity", "logs"):
-        items.append((f"evidence/{kind}.json", "evidence", 0, lambda g, n, k=kind: evidence(g, k)))
+        items.append((f"evidence/{kind}.json", "evidence", 0, _evidence(kind)))
     return items
 
 

@@ -41,11 +41,10 @@ from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-import corpus as realistic  # noqa: E402
-from logdata import write  # noqa: E402
+from bench import corpus as realistic  # noqa: E402
+from bench.logdata import write  # noqa: E402
 
 OUT = HERE / "out"
 CHUNK = 1 << 20

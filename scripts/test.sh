@@ -8,6 +8,6 @@ export BUNDLER_FLUX_VENV="${BUNDLER_FLUX_VENV:-$PWD/.cache/flux-venv}"
 .venv/bin/python -m ruff check .
 .venv/bin/python -m ruff format --check .
 .venv/bin/python -m schemas --check
-.venv/bin/python -m mypy  # [tool.mypy] in pyproject: bundler, redactors, schemas
+.venv/bin/python -m mypy  # [tool.mypy] in pyproject: bundler, redactors, schemas, samples, bench
 .venv/bin/python -m mypy --strict schemas redactors
 exec .venv/bin/python -m pytest "$@"
