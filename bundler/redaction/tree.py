@@ -472,6 +472,7 @@ class _Prepared:
 
     def __init__(self, coordinator: BundleRedactor) -> None:
         self.coordinator = coordinator
+        self._report: RedactionReport | None = None
 
     def member_name(self, name: str) -> str:
         return name
@@ -486,7 +487,12 @@ class _Prepared:
         return self.coordinator.redact_text(text)
 
     def report(self) -> RedactionReport:
-        return self.coordinator.report()
+        """Built once: the builder asks for it after the last member, when nothing changes
+        any more, and the run's outcome returns the same report (at 18,000 hits a second
+        build was 80 ms of the main process)."""
+        if self._report is None:
+            self._report = self.coordinator.report()
+        return self._report
 
     def summary(self) -> Any:
         return self.coordinator.summary()
@@ -516,16 +522,14 @@ def redact_to_bundle(
     )
     try:
         members = run.pass_one(src, scratch, deflate=True)
-        _seal(run, members, path, config, sealing, overwrite, options)
+        report = _seal(run, members, path, config, sealing, overwrite, options)
     except (handoff.HandoffError, DeflateError) as exc:
         raise OutputError(
             "the encrypted hand-off files were damaged on disk; nothing was written"
         ) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return RedactOutcome(
-        path, run.coordinator.report(), len(members), run.bytes_in, run.coordinator.token_map()
-    )
+    return RedactOutcome(path, report, len(members), run.bytes_in, run.coordinator.token_map())
 
 
 def _seal(
@@ -536,16 +540,16 @@ def _seal(
     sealing: Any,
     overwrite: bool,
     options: dict[str, Any] | None,
-) -> None:
+) -> RedactionReport:
     """Pass two, then the zip: every member's final stream, sealed by a worker (only copied
-    here) or, for a member joined from segments, deflated by the workers and encrypted here."""
+    here) or, for a member joined from segments, deflated by the workers and encrypted here.
+    Returns the redaction report the bundle holds."""
     from ..archive import BundleBuilder
 
     finals = run.pass_two_deflated(members)
     run.phase(f"sealing {path.name}")
-    with BundleBuilder(
-        path, sealing=sealing, transform=_Prepared(run.coordinator), overwrite=overwrite
-    ) as bundle:
+    prepared = _Prepared(run.coordinator)
+    with BundleBuilder(path, sealing=sealing, transform=prepared, overwrite=overwrite) as bundle:
         for member, final in zip(members, finals, strict=True):
             bundle.add_precompressed(
                 member.stored,
@@ -559,3 +563,4 @@ def _seal(
                 sealed=final.sealed is not None,
             )
         bundle.finalize(command="redact", options=options or {})
+    return prepared.report()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -189,3 +190,12 @@ def test_a_rule_files_literal_is_removed_in_every_form_by_the_pool_too(
     assert literal.hex().encode() not in encoded
     assert encoded.startswith(b"blob [REDACTED:")
     assert encoded.endswith(b" end\n")
+
+
+def test_the_outcomes_report_is_the_one_the_bundle_holds(tree: Path, tmp_path: Path) -> None:
+    """The report is built once, when the builder writes it, and returned as the outcome's."""
+    out = tmp_path / "b.zip"
+    outcome = _redact(tree, out, workers=2)
+    held = _members(out)["redaction-report.json"]
+    assert outcome.report.model_dump(mode="json", by_alias=True) == json.loads(held)
+    assert outcome.report.by_kind  # the tree's secret was found: the report is not empty
