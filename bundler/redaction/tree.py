@@ -543,7 +543,8 @@ def _seal(
 ) -> RedactionReport:
     """Pass two, then the zip: every member's final stream, sealed by a worker (only copied
     here) or, for a member joined from segments, deflated by the workers and encrypted here.
-    Returns the redaction report the bundle holds."""
+    Returns the redaction report as the transform built it for the bundle (the member
+    written also lists any member the builder dropped itself: ``finalizing.merge_dropped``)."""
     from ..archive import BundleBuilder
 
     finals = run.pass_two_deflated(members)
