@@ -117,11 +117,10 @@ def worth_propagating(value: bytes) -> bool:
 class LiteralSet:
     """Learned literals -> (kind, identity of their token); the matcher is rebuilt lazily."""
 
-    def __init__(self, *, prefix: int = PREFIX) -> None:
+    def __init__(self) -> None:
         self._forms: dict[bytes, tuple[str, bytes]] = {}
         self._originals: dict[bytes, tuple[str, bytes]] = {}
         self._matcher: _Matcher | None = None
-        self._prefix = prefix
         self._longest = 0
         self._heads: set[bytes] | None = None
         """The first :data:`MIN_LITERAL` bytes of every form, once a short text is searched
@@ -175,7 +174,7 @@ class LiteralSet:
         forms per value in each worker (0.29 -> 0.07 s a worker at 17,692 values); the copy
         pickles without the automaton (for start methods that pickle).
         """
-        copy = LiteralSet(prefix=self._prefix)
+        copy = LiteralSet()
         copy._forms = dict(self._forms)
         copy._originals = dict(self._originals)
         copy._longest = self._longest
@@ -197,7 +196,7 @@ class LiteralSet:
             found = _substrings_among(data, self._forms, self._longest, self._heads)
             return _non_overlapping(data, found)
         if matcher is None or len(matcher.pending) * len(data) > PENDING_BUDGET:
-            matcher = self._matcher = _Matcher(self._forms, prefix=self._prefix)
+            matcher = self._matcher = _Matcher(self._forms)
         return matcher.find(data)
 
 
