@@ -128,16 +128,17 @@ def _pyzipper_alone(path: Path, target: Path) -> None:
                 dst.write(chunk)
 
 
-def _children_cpu() -> float:
+def _cpu_now() -> float:
+    """CPU seconds so far of this process (all threads) and of its reaped children."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return time.process_time() + usage.ru_utime + usage.ru_stime
 
 
 def _timed(action) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """(wall, CPU) seconds of ``action()``: CPU of this process (all threads) + reaped children."""
-    wall, cpu, kids = time.perf_counter(), time.process_time(), _children_cpu()
+    """(wall, CPU) seconds of ``action()`` (CPU: :func:`_cpu_now`)."""
+    wall, cpu = time.perf_counter(), _cpu_now()
     action()
-    return time.perf_counter() - wall, time.process_time() - cpu + _children_cpu() - kids
+    return time.perf_counter() - wall, _cpu_now() - cpu
 
 
 class _Phases:
@@ -152,10 +153,10 @@ class _Phases:
 
     def __call__(self, text: str) -> None:
         name = text.partition(":")[0] if ":" in text else text.split()[0]
-        self.marks.append((name, time.perf_counter(), time.process_time() + _children_cpu()))
+        self.marks.append((name, time.perf_counter(), _cpu_now()))
 
     def report(self) -> str:
-        end = (time.perf_counter(), time.process_time() + _children_cpu())
+        end = (time.perf_counter(), _cpu_now())
         rows = []
         for (name, wall, cpu), (_, next_wall, next_cpu) in zip(
             self.marks, [*self.marks[1:], ("end", *end)], strict=True
