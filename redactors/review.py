@@ -33,6 +33,7 @@ from .binary import SNIFF_BYTES, sniff
 from .catalog import BUILTIN_RULES
 from .engine import Engine
 from .entropy import run_after
+from .keys import is_placeholder
 from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
@@ -176,7 +177,9 @@ def _entropy_hits(view: View) -> Iterator[Hit]:
         if _ONE_TIME.search(view.low, max(0, end - 24), end):
             continue  # authenticity_token, csrf_token: kept on purpose by the redactor
         span = run_after(view.data, end)
-        if span is not None:
+        if span is not None and not is_placeholder(view.data[span[0] : span[1]]):
+            # a documented example (``...EXAMPLEKEY``) or self-declared fake is kept by the
+            # redactor on purpose (docs/redaction.md): flagging it failed every bundle with one
             yield Hit(span[0], span[1], "high-entropy", "entropy", via="entropy")
 
 

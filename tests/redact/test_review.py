@@ -197,3 +197,29 @@ def test_what_review_cannot_see_into_is_rejected_not_clean(tmp_path: Path) -> No
     code, out, _ = _cli("review", str(tmp_path / "plain.tar"))
     assert code == 1  # a tar is plain bytes: its contents are scanned, and the key is found
     assert "secret\tdetector" in out
+
+
+PLACEHOLDER_LINES = [
+    "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+    'client_secret = "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY"\n',
+    "export GITHUB_TOKEN=dummy-token-value-123456789\n",
+    "the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY here\n",
+]
+
+
+def test_a_placeholder_the_redactor_keeps_is_not_a_residual_secret() -> None:
+    """Documented examples and self-declared fakes are kept on purpose (docs/redaction.md):
+    review's entropy check must not fail the bundle on them."""
+    for line in PLACEHOLDER_LINES:
+        outputs, _, _ = run({"a.env": line})
+        assert outputs["a.env"] == line.encode(), line  # kept, as documented
+        assert review_source(MemorySource(outputs)).findings == [], line
+
+
+def test_the_same_shape_without_the_example_marker_is_still_found() -> None:
+    raw = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7pR2kW\n"
+    result = review_source(MemorySource({"a.env": raw}))
+    assert "entropy" in {f.check for f in result.findings}
+    outputs, _, _ = run({"a.env": raw})
+    assert b"wJalrXUtnFEMI" not in outputs["a.env"]
+    assert review_source(MemorySource(outputs)).findings == []
