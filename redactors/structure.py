@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from . import shallowjson
+from . import salvage, shallowjson
 from .keys import BARE_KEY_NAMES, generated_secret, is_placeholder, secret_kind
 from .yamldocs import load_documents
 
@@ -63,8 +63,10 @@ def detect_format(name: str, media_type: str, head: bytes) -> str | None:
 
 
 def parse(data: bytes, fmt: str) -> list[Any] | None:
-    """Documents of ``data``, or None if it does not parse (then line rules alone apply).
+    """Documents of ``data``, or None if nothing of it parses (then line rules alone apply).
 
+    JSON or YAML that does not parse whole (a truncated file, a broken document in
+    a stream, one JSON value per line) gives what of it does (:mod:`.salvage`).
     For :func:`find_secrets`: a large JSON document's top-level lists are
     :class:`~.shallowjson.LazyList` (iterate them; they are not indexable).
     """
@@ -86,7 +88,20 @@ def parse(data: bytes, fmt: str) -> list[Any] | None:
         tomllib.TOMLDecodeError,
         RecursionError,
     ):
+        return _salvaged(data, fmt)
+
+
+def _salvaged(data: bytes, fmt: str) -> list[Any] | None:
+    try:
+        if fmt == "json":
+            documents = salvage.json_documents(data)
+        elif fmt == "yaml":
+            documents = salvage.yaml_documents(data, load_documents)
+        else:
+            return None
+    except (ValueError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return None
+    return documents or None
 
 
 def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:

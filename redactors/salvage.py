@@ -1,0 +1,131 @@
+"""The documents of a JSON or YAML member that does not parse whole.
+
+Support bundles hold structured text that is not quite valid: a collector cut
+a file at its size limit (``kubectl get secrets -A -o json`` ends mid-item), a
+YAML stream has one broken document among good ones, a ``.json`` file holds
+one JSON value per line. Refusing the whole parse there left the member to the
+line rules alone, which cannot know that ``db: aHVudGVy...`` under a
+Kubernetes ``Secret``'s ``data`` is a secret: every value of a ``Secret`` list
+with one broken document leaked.
+
+What is recovered here is only ever *more* for the structure walk to find:
+the values it finds are redacted where they stand in the text, and the line
+rules run over all of it as before. Nothing is guessed: each document is a
+prefix of the text that the real parser accepts (JSON closed after its last
+complete value), so a value found is one the document really holds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+import yaml
+
+ATTEMPTS = 4
+"""Shorter prefixes tried per document before giving it up (each is a full parse)."""
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|([\[\]{},])')
+"""A JSON string (skipped whole, so brackets inside it do not count) or a structural byte."""
+_CLOSER_OF = {"[": "]", "{": "}"}
+_YAML_DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def json_documents(data: bytes) -> list[Any]:
+    """The JSON values of ``data`` read in order, the last one closed where it broke off.
+
+    Consecutive values (JSON Lines in a ``.json`` file) are each read whole; a
+    value that breaks off (truncated, or damaged further on) is kept up to its
+    last complete member or item, its open arrays and objects closed.
+    """
+    text = data.decode("utf-8", "surrogateescape")
+    decoder = json.JSONDecoder()
+    documents: list[Any] = []
+    at = _skip_space(text, 0)
+    while at < len(text):
+        try:
+            document, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as error:
+            closed = _closed_prefix(text, at, error.pos)
+            if closed:  # an empty container (a log line opening with "[") holds nothing
+                documents.append(closed)
+            break
+        documents.append(document)
+        at = _skip_space(text, at)
+    return documents
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _closed_prefix(text: str, start: int, broke: int) -> Any:
+    """The value starting at ``start``, cut at one of its last structural places before
+    ``broke`` and closed there: the first of the last few cuts that parses, else None."""
+    stack: list[str] = []
+    cuts: deque[tuple[int, str]] = deque(maxlen=ATTEMPTS)
+    for token in _JSON_TOKENS.finditer(text, start, broke):
+        mark = token.group(1)
+        if mark is None:
+            continue  # a string
+        if mark in _CLOSER_OF:
+            stack.append(mark)
+            cuts.append((token.end(), _closing(stack)))  # an empty container from here
+        elif mark == ",":  # everything before it is complete
+            cuts.append((token.start(), _closing(stack)))
+        elif stack:
+            stack.pop()
+            if stack:
+                cuts.append((token.end(), _closing(stack)))
+    for cut, closers in reversed(cuts):
+        try:
+            return json.loads(text[start:cut] + closers)
+        except (ValueError, RecursionError):
+            continue
+    return None
+
+
+def _closing(stack: list[str]) -> str:
+    return "".join(_CLOSER_OF[opener] for opener in reversed(stack))
+
+
+def yaml_documents(data: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
+    """The YAML documents of ``data`` that parse, each broken one up to where it broke.
+
+    The stream is split at its ``---`` lines and each piece loaded on its own
+    (``load`` raises as ``yaml.load_all`` does); a piece that fails is loaded
+    again without the line the parser stopped at and what follows it, a few
+    times at most. A document cut at a line boundary (a truncated file) is
+    usually valid as it stands, so most pieces load at the first try.
+    """
+    starts = [match.start() for match in _YAML_DOCUMENT_START.finditer(data)]
+    bounds = [0, *[s for s in starts if s > 0], len(data)]
+    documents: list[Any] = []
+    for begin, end in pairwise(bounds):
+        documents.extend(_yaml_prefix(data[begin:end], load))
+    return documents
+
+
+def _yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
+    for _ in range(ATTEMPTS):
+        try:
+            return load(piece)
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark or error.context_mark
+            if mark is None or mark.line == 0:
+                return []
+            lines = piece.splitlines(keepends=True)
+            # broke at the end: the last (partial) line goes; else the line it broke at on
+            lines = lines[:-1] if mark.line >= len(lines) else lines[: mark.line]
+            if not lines:
+                return []
+            piece = b"".join(lines)
+        except (yaml.YAMLError, ValueError, UnicodeDecodeError, RecursionError):
+            return []
+    return []
