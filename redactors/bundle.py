@@ -21,7 +21,7 @@ from .binary import SNIFF_BYTES, sniff
 from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .engine import Engine, resolve
 from .errors import MemberRefused
-from .keys import WEAK_KINDS, looks_secret, plain_word, secret_kind
+from .keys import secret_kind
 from .kinds import canonical_kind
 from .literals import LiteralSet
 from .network import NetworkPseudonymizer
@@ -31,7 +31,13 @@ from .rules import Hit, Rule, View, line_pieces
 from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
-from .structure import STRUCTURE_MAX, detect_format, find_secrets, parse, redact_object
+from .structure import (
+    STRUCTURE_MAX,
+    detect_format,
+    redact_object,
+    structure_literals,
+    value_spans,
+)
 from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
 
@@ -367,9 +373,7 @@ class BundleRedactor(SharedState):
             hits = engine.scan(view)
             hits += [
                 Hit(s, e, k, "structure", "structure", identity=i)
-                for s, e, k, i in local.find(view.data)
-                if not is_key_at(view.data, s, e, fmt)
-                and (looks_secret(view.data[s:e]) or whole_scalar(view.data, s, e))
+                for s, e, k, i in value_spans(view.data, fmt, local)
             ]
             if fmt == "json":
                 hits = outside_escapes(hits, view.data)
@@ -387,19 +391,7 @@ class BundleRedactor(SharedState):
         ``evidence/workers.json``: 2.4 MB of JSON, 6.9 MB of objects), and holding it
         through the line pass was doctor's peak.
         """
-        local = LiteralSet()
-        documents = parse(data, fmt)
-        if documents is None:
-            return local
-        for found in find_secrets(documents, self._classify):
-            if found.kind in WEAK_KINDS and plain_word(found.value):
-                continue  # "auth": "database": a state, as for the line rules
-            # in this member a value the parser found under a secret key is redacted
-            # where it stands as a value, word-like or not; keys never are
-            local.learn(found.value, found.kind, found.value, force=True)
-            for form in found.extra:
-                local.learn(form, found.kind, found.value)
-        return local
+        return structure_literals(data, fmt, self._classify)
 
     def _literal_scan(self, view: View) -> list[Hit]:
         hits = [
@@ -469,37 +461,6 @@ def outside_escapes(hits: list[Hit], data: bytes) -> list[Hit]:
             hit if (start, end) == (hit.start, hit.end) else with_span(hit, start=start, end=end)
         )
     return adjusted
-
-
-_SCALAR_OPEN = frozenset(b"\"' \t:,[-")
-_SCALAR_CLOSE = frozenset(b"\"',]}\r\n\t #")
-
-
-def whole_scalar(data: bytes, start: int, end: int) -> bool:
-    """Whether the span is a whole value (``"database"``), not part of a word (``database_ok``)."""
-    before = data[start - 1] if start > 0 else 0x20
-    after = data[end] if end < len(data) else 0x0A
-    return before in _SCALAR_OPEN and after in _SCALAR_CLOSE
-
-
-def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
-    """Whether ``data[start:end]`` is a mapping key (JSON ``"k":``, YAML ``k:``), not a value.
-
-    A value found under a secret key may also be spelled as a key elsewhere in
-    the document (``{"password": "admin", "admin": true}``); the key is
-    structure, and structure is evidence: it is never rewritten.
-    """
-    after = data[end : end + 3]
-    if data[start - 1 : start] in (b'"', b"'"):
-        after = after[1:] if after[:1] == data[start - 1 : start] else b"!"
-    after = after.lstrip(b" \t")
-    if fmt == "json":
-        return after[:1] == b":"
-    if after[:1] != b":" or after[1:2] not in (b" ", b"\n", b"\r", b""):
-        return False
-    line_start = data.rfind(b"\n", 0, start) + 1
-    lead = data[line_start:start].strip(b" \t\"'")
-    return lead in (b"", b"-", b"?", b"{", b",")
 
 
 def _odd_backslashes_before(data: bytes, index: int) -> bool:

@@ -5,7 +5,10 @@ name) it runs:
 
 * ``detector``: the whole catalog again, with decode-and-rescan, so a secret
   that survives in any encoding is found; redacted output is a fixed point of
-  the rules, so anything found is residue.
+  the rules, so anything found is residue. JSON and YAML members are parsed as
+  the redactor parses them, and a value under a secret key (a Kubernetes
+  ``Secret``'s data, which no line rule can recognize) that still stands as
+  written is residue too.
 * ``entropy``: high-entropy runs near secret words, even without a
   separator ("token is 9f8Zq..."), skipping hex digests and UUIDs.
 * ``encoded-literal``: the redacted *values* are not in the bundle (the report
@@ -38,6 +41,7 @@ from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
+from .structure import STRUCTURE_MAX, detect_format, structure_literals, value_spans
 from .textcodecs import gunzip_chunks, peek
 from .tokens import TOKEN_MARK, TOKEN_RE
 
@@ -95,6 +99,12 @@ class Reviewer:
         label = "manifest" if name == MANIFEST else "report" if name == REPORT else None
         if label is not None:
             stream = iter([_canonical(label, b"".join(stream))])
+        else:
+            fmt = detect_format(name, "", head)
+            if fmt is not None:
+                whole, stream = peek(stream, STRUCTURE_MAX + 1)
+                if len(whole) <= STRUCTURE_MAX:
+                    findings += _structure_findings(name, whole, fmt)
 
         def record(hit: Hit, data: bytes, start: int, line: int) -> bytes:
             check = label or ("detector" if hit.via not in ("encoded-literal",) else hit.via)
@@ -133,6 +143,32 @@ class Reviewer:
             )
             for h in hits
         ]
+
+
+def _structure_findings(name: str, data: bytes, fmt: str) -> list[ResidualFinding]:
+    """The values the redactor's structure pass would replace in this member, still there.
+
+    The line rules cannot see that ``db: aHVudGVy...`` under a Kubernetes ``Secret``'s
+    ``data`` is a secret; the redactor's parse can. Its rule, the same function on
+    both sides (:func:`~.structure.structure_literals`, :func:`~.structure.value_spans`),
+    over the member as written: redacted output is a fixed point of it, since every
+    value it would take has become a token. What the redactor leaves on purpose
+    (a placeholder, ``"auth": "database"``, a block scalar's indented lines, which
+    the line rules judge) is left here too.
+    """
+    literals = structure_literals(data, fmt)
+    if not len(literals):
+        return []
+    return [
+        ResidualFinding(
+            member=name,
+            line=data.count(b"\n", 0, start) + 1,
+            kind=kind,
+            check="detector",
+            preview=mask(data[start:end]),
+        )
+        for start, end, kind, _identity in value_spans(data, fmt, literals)
+    ]
 
 
 def _neutral_token(match: re.Match[bytes]) -> bytes:

@@ -29,7 +29,16 @@ from typing import Any
 import yaml
 
 from . import salvage, shallowjson
-from .keys import BARE_KEY_NAMES, generated_secret, is_placeholder, secret_kind
+from .keys import (
+    BARE_KEY_NAMES,
+    WEAK_KINDS,
+    generated_secret,
+    is_placeholder,
+    looks_secret,
+    plain_word,
+    secret_kind,
+)
+from .literals import LiteralSet
 from .yamldocs import load_documents
 
 Classify = Callable[[str], str | None]
@@ -102,6 +111,73 @@ def _salvaged(data: bytes, fmt: str) -> list[Any] | None:
     except (ValueError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return None
     return documents or None
+
+
+def structure_literals(data: bytes, fmt: str, classify: Classify = secret_kind) -> LiteralSet:
+    """What the redactor replaces in a member because its parse found it under a secret key.
+
+    Every value :func:`find_secrets` gives, and its extra forms (a ``Secret``'s data
+    decoded), but a plain word under a weak key (``"auth": "database"``: a state, as for
+    the line rules) and what :meth:`~.literals.LiteralSet.learn` never takes (a token, a
+    short plain word). The redactor replaces these where they stand as values; review
+    checks that none is left (:func:`~.review.review_source`): one rule, both sides.
+    """
+    local = LiteralSet()
+    documents = parse(data, fmt)
+    if documents is None:
+        return local
+    for found in find_secrets(documents, classify):
+        if found.kind in WEAK_KINDS and plain_word(found.value):
+            continue
+        # in this member a value the parser found under a secret key is redacted
+        # where it stands as a value, word-like or not; keys never are
+        local.learn(found.value, found.kind, found.value, force=True)
+        for form in found.extra:
+            local.learn(form, found.kind, found.value)
+    return local
+
+
+def value_spans(data: bytes, fmt: str, literals: LiteralSet) -> list[tuple[int, int, str, bytes]]:
+    """Where ``literals`` (:func:`structure_literals`) stand as values in ``data``: what the
+    redactor replaces, (start, end, kind, identity). Not where one is spelled as a key, and a
+    short or word-like one only as a whole scalar (``"database"``, not ``database_ok``)."""
+    return [
+        (start, end, kind, identity)
+        for start, end, kind, identity in literals.find(data)
+        if not is_key_at(data, start, end, fmt)
+        and (looks_secret(data[start:end]) or whole_scalar(data, start, end))
+    ]
+
+
+_SCALAR_OPEN = frozenset(b"\"' \t:,[-")
+_SCALAR_CLOSE = frozenset(b"\"',]}\r\n\t #")
+
+
+def whole_scalar(data: bytes, start: int, end: int) -> bool:
+    """Whether the span is a whole value (``"database"``), not part of a word (``database_ok``)."""
+    before = data[start - 1] if start > 0 else 0x20
+    after = data[end] if end < len(data) else 0x0A
+    return before in _SCALAR_OPEN and after in _SCALAR_CLOSE
+
+
+def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
+    """Whether ``data[start:end]`` is a mapping key (JSON ``"k":``, YAML ``k:``), not a value.
+
+    A value found under a secret key may also be spelled as a key elsewhere in
+    the document (``{"password": "admin", "admin": true}``); the key is
+    structure, and structure is evidence: it is never rewritten.
+    """
+    after = data[end : end + 3]
+    if data[start - 1 : start] in (b'"', b"'"):
+        after = after[1:] if after[:1] == data[start - 1 : start] else b"!"
+    after = after.lstrip(b" \t")
+    if fmt == "json":
+        return after[:1] == b":"
+    if after[:1] != b":" or after[1:2] not in (b" ", b"\n", b"\r", b""):
+        return False
+    line_start = data.rfind(b"\n", 0, start) + 1
+    lead = data[line_start:start].strip(b" \t\"'")
+    return lead in (b"", b"-", b"?", b"{", b",")
 
 
 def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:

@@ -223,3 +223,41 @@ def test_the_same_shape_without_the_example_marker_is_still_found() -> None:
     outputs, _, _ = run({"a.env": raw})
     assert b"wJalrXUtnFEMI" not in outputs["a.env"]
     assert review_source(MemorySource(outputs)).findings == []
+
+
+SECRET_STREAM = (
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n"
+    "  conn: cG9zdGdyZXM6Ly9hcHA6WnE4clQ1dldAZGI=\n  user: YXBwLXVzZXI=\n"
+    "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\nstringData:\n"
+    "  note: Zq8rT5vW-Kx9w-Lm2p\n"
+)
+
+
+def test_a_secrets_data_left_in_place_is_found_by_the_structure_walk() -> None:
+    """The line rules cannot tell ``conn: cG9z...`` is a secret; a review that only ran
+    them called a bundle with a whole unredacted Secret list clean."""
+    for text in (SECRET_STREAM, SECRET_STREAM + "---\nbroken: [unclosed\n"):
+        result = review_source(MemorySource({"k8s/secrets.yaml": text}))
+        found = {(f.line, f.kind, f.check) for f in result.findings}
+        assert {(6, "k8s-secret", "detector"), (7, "k8s-secret", "detector")} <= found
+        assert (14, "k8s-secret", "detector") in found
+        assert "cG9zdGdyZXM6" not in result.model_dump_json()
+
+
+def test_the_redacted_secret_stream_reviews_clean() -> None:
+    outputs, _, _ = run({"k8s/secrets.yaml": SECRET_STREAM})
+    assert b"cG9zdGdyZXM6" not in outputs["k8s/secrets.yaml"]
+    assert review_source(MemorySource(outputs)).findings == []
+
+
+def test_a_public_certificate_in_a_secret_block_scalar_is_not_a_finding() -> None:
+    """What the redactor keeps (a certificate's indented lines, which the walk's value
+    does not match as written) review keeps too."""
+    cert = "".join(f"    {'Q' * 60}{i}\n" for i in range(4))
+    text = (
+        "kind: Secret\nstringData:\n  tls.crt: |\n    -----BEGIN CERTIFICATE-----\n"
+        f"{cert}    -----END CERTIFICATE-----\n"
+    )
+    outputs, _, _ = run({"tls.yaml": text})
+    assert outputs["tls.yaml"] == text.encode()
+    assert review_source(MemorySource(outputs)).findings == []
