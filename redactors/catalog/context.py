@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
+from ..values import NeedMore, value_spans
 from .keyvalue import KV_RULES, _name_value, _netrc
 from .sql import SQL_RULES
 from .urls import (
@@ -169,6 +170,27 @@ def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         end += 1
     if end - start >= 16 and not is_placeholder(data[start:end]):
         yield Hit(start, end, rule.kind, rule.id)
+
+
+_REDIS_LEAD = re.compile(rb"[ \t]*(?:config[ \t]+set[ \t]+)?")
+
+
+def _redis_directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``requirepass p`` / ``masterauth p`` as a directive: first on its line (a ``#``
+    comment, as in redis.conf's ``# requirepass foobared``, is not one), or after
+    ``CONFIG SET``. The value may be quoted, as Redis allows."""
+    low = view.low
+    line_start = low.rfind(b"\n", 0, match.start()) + 1
+    if _REDIS_LEAD.fullmatch(low, line_start, match.start()) is None:
+        return
+    try:
+        spans = value_spans(view.data, match.end(), final=view.final, allow_next_line=False)
+    except NeedMore:
+        view.need_more_from(match.start())
+        return
+    for span in spans:
+        if not is_placeholder(view.data[span.start : span.end]):
+            yield Hit(span.start, span.end, rule.kind, rule.id)
 
 
 def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -429,6 +451,21 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         lower=True,
         handler=_netrc,
         examples=(("machine h login u password p4ssw0rd", "p4ssw0rd"),),
+    ),
+    Rule(
+        "redis-auth",
+        "password",
+        "key-value",
+        "Redis's requirepass and masterauth directives (redis.conf, CONFIG SET).",
+        rb"(?:requirepass|masterauth)[ \t]+",
+        lower=True,
+        handler=_redis_directive,
+        examples=(
+            ("requirepass s3cret-Redis", "s3cret-Redis"),
+            ('  masterauth "p4ss word"', "p4ss word"),
+            ("CONFIG SET requirepass n3w-pass", "n3w-pass"),
+        ),
+        decoys=("# requirepass foobared", "warning: requirepass is not set"),
     ),
     Rule(
         "email",

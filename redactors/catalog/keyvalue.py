@@ -219,8 +219,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     sep = match.group("sep")
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
-    if sep == b">" and (start == 0 or data[start - 1] != 0x3C):
-        return  # only <password>value</password>
+    if sep == b">" and (start == 0 or data[start - 1] != 0x3C) and not _keyed_element(view, start):
+        return  # only <password>value</password> and <entry key="password">value</entry>
     if sep == b"=" and view.low[start : match.end()] == b"key=":
         yield from _xml_pair(view, match.end(), rule)
         return
@@ -288,6 +288,16 @@ def _name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     yield from _kv_hits(view, name_start, name_end, match.end(), rule, next_line=False)
 
 
+_KEYED_ELEMENT = re.compile(rb"<[a-z][a-z0-9_.:-]*[ \t]+(?:key|name)=[\"']")
+
+
+def _keyed_element(view: View, key_start: int) -> bool:
+    """The key is an element's ``key``/``name`` attribute and its text the value: Java's XML
+    properties (``<entry key="db.password">value</entry>``)."""
+    found = _KEYED_ELEMENT.search(view.low, max(0, key_start - 64), key_start)
+    return found is not None and found.end() == key_start
+
+
 _XML_PAIR = re.compile(rb"[\"']([A-Za-z0-9_.:-]{2,80})[\"'][ \t]+value=")
 
 
@@ -308,6 +318,7 @@ KV_RULES: tuple[Rule, ...] = (
             ("--password hunter2", "hunter2"),
             ("PGPASSWORD=Winter2026!", "Winter2026!"),
             ("<password>p4ss</password>", "p4ss"),
+            ('<entry key="db.password">s3cret-x</entry>', "s3cret-x"),
             ("password: >-\n  folded-secret\n", "folded-secret"),
             ('{"password":"$YMQd5JQHOz0"}', "$YMQd5JQHOz0"),
         ),
@@ -317,6 +328,7 @@ KV_RULES: tuple[Rule, ...] = (
             "password: ${DB_PASSWORD}",
             "password=$DB_PASSWORD",
             "password_file=/etc/pw",
+            '<entry key="password_file">/etc/pw</entry>',
             "password reset email sent",
             "tests passed=12",
         ),
