@@ -127,7 +127,45 @@ def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
 
 
+_CRYPT = rb"[./0-9A-Za-z]"
 TOKEN_RULES: tuple[Rule, ...] = (
+    Rule(
+        "password-hash",
+        "password-hash",
+        "credential",
+        "crypt(3) password hashes (shadow, htpasswd, Dovecot, app databases): MD5, SHA-256/512,"
+        " bcrypt, yescrypt, Argon2. A hash is cracked offline, so it is a credential.",
+        rb"\$(?:(?:1|apr1)\$" + _CRYPT + rb"{1,8}\$" + _CRYPT + rb"{22}"
+        rb"|[56]\$(?:rounds=[0-9]{1,9}\$)?" + _CRYPT + rb"{1,16}\$" + _CRYPT + rb"{43,86}"
+        rb"|2[abxy]?\$[0-9]{2}\$" + _CRYPT + rb"{53}"
+        rb"|y\$" + _CRYPT + rb"{1,16}\$" + _CRYPT + rb"{1,64}\$" + _CRYPT + rb"{43}"
+        rb"|argon2(?:id|i|d)\$v=[0-9]{1,3}\$m=[0-9]{1,9},t=[0-9]{1,9},p=[0-9]{1,3}"
+        rb"\$[A-Za-z0-9+/]{11,64}\$[A-Za-z0-9+/]{16,128})(?![./0-9A-Za-z+])",
+        examples=(
+            (
+                "deploy:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/",
+                "$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/",
+            ),
+            (
+                "root:$6$Zq8rT5vW$" + "Kx9wLm2pQ7Rt5vW8sN3mL" * 4 + "ab:19000:0:99999:7:::",
+                "$6$Zq8rT5vW$" + "Kx9wLm2pQ7Rt5vW8sN3mL" * 4 + "ab",
+            ),
+            (
+                '"password_hash": "$2b$12$'
+                + "R9h/cIPz0gi.URNNX3kh2O"
+                + "PST9/PgBkqquzi.Ss7KIUgO2t0jWMUW"
+                + '"',
+                "$2b$12$" + "R9h/cIPz0gi.URNNX3kh2O" + "PST9/PgBkqquzi.Ss7KIUgO2t0jWMUW",
+            ),
+            (
+                "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$"
+                + "Zq8rT5vWKx9wLm2pQ7Rt5vW8sN3mL12",
+                "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$"
+                + "Zq8rT5vWKx9wLm2pQ7Rt5vW8sN3mL12",
+            ),
+        ),
+        decoys=("echo $1$2 costs $5$", "root:*:19000:0:99999:7:::", "deploy:!:19000::::::"),
+    ),
     Rule(
         "a-prefixed-keys",
         "aws-access-key-id",
