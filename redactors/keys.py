@@ -157,6 +157,8 @@ def secret_kind(name: str) -> str | None:
         return "private-key-id" if "private" in joined else "private-key"
     if "webhook" in words or "webhooks" in words:
         return "webhook-url"
+    if words[-2:] == ("secret", "id"):
+        return "secret"  # HashiCorp: Consul/Nomad ACL SecretID, Vault AppRole secret_id (not ids)
     if ONE_TIME_WORDS & set(words):
         return None  # authenticity_token, csrf_token, nonce: a one-time form value
     last = words[-1]

@@ -20,8 +20,11 @@ from collections.abc import Generator, Iterator
 
 from .rules import Hit, View
 
-BEGIN_RE = re.compile(rb"-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----")
-END_RE = re.compile(rb"-----END [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
+_LABEL = rb"(?:[A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)"
+"""What a secret armor block is called: a private key of any flavour, or OpenVPN's
+``tls-auth``/``secret`` static key (hex lines, a shared key as secret as a private one)."""
+BEGIN_RE = re.compile(rb"-----BEGIN " + _LABEL + rb"-----")
+END_RE = re.compile(rb"-----END " + _LABEL + rb"-----")
 INLINE_BODY_RE = re.compile(
     rb"(?:[A-Za-z0-9+/=\\ \t:,._()]|-(?!----)){16,16384}?(?=-----END |[\"'<>\r\n]|\Z)"
 )
@@ -31,7 +34,7 @@ _REAL_BODY_RE = re.compile(rb"[A-Za-z0-9+/]{16}")
 _BODY_RE = re.compile(
     rb"[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset|MessageID): .*|"
 )
-_MARKER_RE = re.compile(rb"PRIVATE KEY")
+_MARKER_RE = re.compile(rb"PRIVATE KEY|OpenVPN Static key")
 _PUTTY_RE = re.compile(rb"Private-Lines: *([0-9]{1,3})")
 KIND = "private-key"
 RULE = "private-key"

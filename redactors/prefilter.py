@@ -12,7 +12,8 @@ scan needs before it can report a hit:
 * every rule matches only where one of its literal prefixes occurs
   (:func:`~redactors.rules.literal_prefixes`, in the lower-cased text for
   case-insensitive rules);
-* the PEM scanner starts only at ``PRIVATE KEY`` or ``PuTTY-User-Key-File``;
+* the PEM scanner starts only at ``PRIVATE KEY``, ``PuTTY-User-Key-File`` or
+  ``OpenVPN Static key``;
 * the escape decoders start at ``\\x1b[``, ``\\u00``, ``&``, ``%`` or a
   non-ASCII byte; the block decoders at their anchors (depth 0) or at a
   base64/hex run (deeper) that decodes to text.
@@ -40,7 +41,7 @@ PROBE_MAX = 16 << 10
 """Texts up to this size are probed; bigger ones (a whole chunk of a log) always hold
 candidates, and the anchor index already handles them in one pass."""
 
-PEM_MARKERS = (b"PRIVATE KEY", b"PuTTY-User-Key-File")
+PEM_MARKERS = (b"PRIVATE KEY", b"PuTTY-User-Key-File", b"OpenVPN Static key")
 ESCAPE_STARTS = (b"\x1b[", b"\\u00", b"&", b"%")
 """The first bytes of every escape decoder's anchor (:data:`redactors.decode.ESCAPE_ANCHORS`);
 the confusable decoder runs only on non-ASCII text, checked separately."""

@@ -57,6 +57,11 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     char = data[pos]
     if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
         return _quoted(data, pos, line_end, final=final)
+    if data.startswith(b"<![CDATA[", pos):  # <password><![CDATA[p]]></password>
+        close = data.find(b"]]>", pos + 9, pos + 9 + MAX_VALUE)
+        if close < 0:
+            return _need_or(final, ValueSpan(pos + 9, line_end))
+        return ValueSpan(pos + 9, close) if close > pos + 9 else None
     if data.startswith(b"&quot;", pos):
         close = data.find(b"&quot;", pos + 6, pos + 6 + MAX_VALUE)
         if close < 0:

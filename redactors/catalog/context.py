@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from ..values import NeedMore, value_spans
-from .keyvalue import KV_RULES, _name_value, _netrc
+from .keyvalue import KV_RULES, _name_value, _netrc, _php_define
 from .sql import SQL_RULES
 from .urls import (
     URL_WITH_USERINFO_OR_WEBHOOK,
@@ -172,24 +172,31 @@ def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         yield Hit(start, end, rule.kind, rule.id)
 
 
-_REDIS_LEAD = re.compile(rb"[ \t]*(?:config[ \t]+set[ \t]+)?")
+_DIRECTIVE_LEAD = re.compile(rb"[ \t]*(?:config[ \t]+set[ \t]+)?")
+_HASH_SCHEME = re.compile(rb"\{[A-Za-z0-9.-]{2,16}\}")
 
 
-def _redis_directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """``requirepass p`` / ``masterauth p`` as a directive: first on its line (a ``#``
-    comment, as in redis.conf's ``# requirepass foobared``, is not one), or after
-    ``CONFIG SET``. The value may be quoted, as Redis allows."""
+def _directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``requirepass p``, ``bindpw p``, ``rocommunity c``: a directive whose argument is the
+    secret. Only first on its line (a ``#`` comment, as in redis.conf's ``# requirepass
+    foobared``, is not one) or after Redis's ``CONFIG SET``. The value may be quoted; an
+    LDAP ``{SSHA}`` scheme stays and the hash after it goes."""
     low = view.low
     line_start = low.rfind(b"\n", 0, match.start()) + 1
-    if _REDIS_LEAD.fullmatch(low, line_start, match.start()) is None:
+    if _DIRECTIVE_LEAD.fullmatch(low, line_start, match.start()) is None:
         return
+    data = view.data
+    pos = match.end()
+    scheme = _HASH_SCHEME.match(data, pos)
+    if scheme is not None:
+        pos = scheme.end()
     try:
-        spans = value_spans(view.data, match.end(), final=view.final, allow_next_line=False)
+        spans = value_spans(data, pos, final=view.final, allow_next_line=False)
     except NeedMore:
         view.need_more_from(match.start())
         return
     for span in spans:
-        if not is_placeholder(view.data[span.start : span.end]):
+        if not is_placeholder(data[span.start : span.end]):
             yield Hit(span.start, span.end, rule.kind, rule.id)
 
 
@@ -453,17 +460,35 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         examples=(("machine h login u password p4ssw0rd", "p4ssw0rd"),),
     ),
     Rule(
-        "redis-auth",
+        "php-define",
+        "secret",
+        "key-value",
+        "A PHP constant with a secret name: define('DB_PASSWORD', '...') (wp-config.php).",
+        rb"define[ \t]*\([ \t]*",
+        lower=True,
+        handler=_php_define,
+        examples=(
+            ("define( 'DB_PASSWORD', 'wp-p4ss!' );", "wp-p4ss!"),
+            ('define("AUTH_KEY", "k3y-Zq8rT5vW");', "k3y-Zq8rT5vW"),
+        ),
+        decoys=("define( 'DB_NAME', 'wordpress' );", "define('DB_PASSWORD', getenv('DBP'));"),
+    ),
+    Rule(
+        "directive-secret",
         "password",
         "key-value",
-        "Redis's requirepass and masterauth directives (redis.conf, CONFIG SET).",
-        rb"(?:requirepass|masterauth)[ \t]+",
+        "Config directives whose argument is a secret, separated by a blank: Redis"
+        " requirepass/masterauth (also CONFIG SET), OpenLDAP bindpw/rootpw, SNMP communities.",
+        rb"(?:requirepass|masterauth|bindpw|rootpw|r[ow]community6?)[ \t]+",
         lower=True,
-        handler=_redis_directive,
+        handler=_directive,
         examples=(
             ("requirepass s3cret-Redis", "s3cret-Redis"),
             ('  masterauth "p4ss word"', "p4ss word"),
             ("CONFIG SET requirepass n3w-pass", "n3w-pass"),
+            ("bindpw ldap-b1nd-pw", "ldap-b1nd-pw"),
+            ("rootpw {SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "W6ph5Mm5Pz8GgiULbPgzG37mj9g="),
+            ("rocommunity n0t-public 10.0.0.0/8", "n0t-public"),
         ),
         decoys=("# requirepass foobared", "warning: requirepass is not set"),
     ),

@@ -101,6 +101,9 @@ def _kv_hits(
         hit_kind, extra = kind, tuple[bytes, ...]()
         lead = data[value_pos : span.start].strip(b" \t\"'\\").lower()
         scheme = lead.split()[-1] if lead.split() else b""
+        if scheme == b"digest":
+            yield from _digest_response(view, span.start)
+            continue
         if scheme in _SCHEME_KINDS:
             hit_kind = _SCHEME_KINDS[scheme]
             if scheme == b"basic":
@@ -108,6 +111,20 @@ def _kv_hits(
         elif kind == "auth" and len(value) < 8:
             continue  # "auth: ok", "auth=none": a state, not a credential
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
+
+
+_DIGEST_RESPONSE = re.compile(
+    rb"(?<![a-z])response[ \t]*=[ \t]*\"?([0-9a-f]{16,128})", re.IGNORECASE
+)
+
+
+def _digest_response(view: View, pos: int) -> Iterable[Hit]:
+    """``Authorization: Digest username="u", ..., response="<hash>"``: the parameters are
+    evidence; the response is a hash of the password (cracked offline), so it goes."""
+    line_end = view.data.find(b"\n", pos)
+    found = _DIGEST_RESPONSE.search(view.data, pos, len(view.data) if line_end < 0 else line_end)
+    if found:
+        yield Hit(found.start(1), found.end(1), "auth", "kv-auth")
 
 
 FILE_EXTENSIONS = frozenset(
@@ -288,6 +305,16 @@ def _name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     yield from _kv_hits(view, name_start, name_end, match.end(), rule, next_line=False)
 
 
+_DEFINE = re.compile(rb"[\"']([A-Za-z0-9_.-]{2,80})[\"'][ \t]*,[ \t]*")
+
+
+def _php_define(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``define('DB_PASSWORD', 'value');`` (PHP constants: WordPress's wp-config.php)."""
+    found = _DEFINE.match(view.data, match.end())
+    if found and view.data[found.end() : found.end() + 1] in (b"'", b'"'):  # not getenv(...)
+        yield from _kv_hits(view, found.start(1), found.end(1), found.end(), rule, next_line=False)
+
+
 _KEYED_ELEMENT = re.compile(rb"<[a-z][a-z0-9_.:-]*[ \t]+(?:key|name)=[\"']")
 
 
@@ -319,6 +346,7 @@ KV_RULES: tuple[Rule, ...] = (
             ("PGPASSWORD=Winter2026!", "Winter2026!"),
             ("<password>p4ss</password>", "p4ss"),
             ('<entry key="db.password">s3cret-x</entry>', "s3cret-x"),
+            ("<password><![CDATA[c<d@ta]]></password>", "c<d@ta"),
             ("password: >-\n  folded-secret\n", "folded-secret"),
             ('{"password":"$YMQd5JQHOz0"}', "$YMQd5JQHOz0"),
         ),
@@ -340,8 +368,17 @@ KV_RULES: tuple[Rule, ...] = (
         examples=(
             ("client_secret: s3cr3t-value", "s3cr3t-value"),
             ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", "wJalrXUtnFEMI/K7MDENG"),
+            (
+                '"SecretID": "45a3bd52-07c7-47a4-52fd-0745e0cfe967"',
+                "45a3bd52-07c7-47a4-52fd-0745e0cfe967",
+            ),
         ),
-        decoys=("secretary=bob", "secret rotation completed", "secret_name: db-creds"),
+        decoys=(
+            "secretary=bob",
+            "secret rotation completed",
+            "secret_name: db-creds",
+            '"AccessorID": "6a1253d2-1785-24fd-91c2-f8e78c745511"',
+        ),
         prose=True,
     ),
     kv_rule(
@@ -376,6 +413,11 @@ KV_RULES: tuple[Rule, ...] = (
             ("Authorization: Bearer abcdefghij0123456789XYZ", "abcdefghij0123456789XYZ"),
             ('"auth": "dXNlcjpzM2NyM3Q="', "dXNlcjpzM2NyM3Q="),
             ("Proxy-Authorization: Basic dXNlcjpzM2NyM3Q=", "dXNlcjpzM2NyM3Q="),
+            (
+                'Authorization: Digest username="u", nonce="n1", '
+                'response="6629fae49393a05397450978507c4ef1"',
+                "6629fae49393a05397450978507c4ef1",
+            ),
         ),
         decoys=("authorName=bob", "auth=ok", "auth_method: oidc"),
     ),

@@ -47,9 +47,20 @@ _SCHEMAS: dict[bytes, tuple[str, ...]] = {}
 declares its tables before it fills them)."""
 
 
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
 def _ddl_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """The quoted literal right after ``PASSWORD``/``IDENTIFIED ... BY``."""
+    """The quoted literal right after ``PASSWORD``/``IDENTIFIED ... BY``.
+
+    The keyword must be a word of its own (not the tail of ``DB_PASSWORD``), and a quote
+    glued to it closes a string that holds it: in ``define('DB_PASSWORD', 'x')`` the
+    literal after ``PASSWORD'`` is ``, ``, and taking it left the password itself.
+    """
     data = view.data
+    start = match.start()
+    if start > 0 and (data[start - 1] in _WORD_BYTES or match.group()[-2:-1].isalpha()):
+        return
     found = _SQL_LITERAL.match(data, match.end() - 1)
     if found is None:
         if not view.final and data.find(b"\n", match.end()) < 0:
@@ -242,7 +253,11 @@ SQL_RULES: tuple[Rule, ...] = (
             ("ALTER USER u IDENTIFIED WITH mysql_native_password BY 'n4tive'", "n4tive"),
             ("SET PASSWORD FOR 'u'@'h' = PASSWORD('old-style-pw')", "old-style-pw"),
         ),
-        decoys=("ALTER ROLE app PASSWORD NULL", "-- password '' disables login"),
+        decoys=(
+            "ALTER ROLE app PASSWORD NULL",
+            "-- password '' disables login",
+            "define( 'DB_PASSWORD', getenv('X') );",
+        ),
     ),
     Rule(
         "sql-create-table",
