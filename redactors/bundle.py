@@ -13,7 +13,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace as with_span
-from typing import Any
+from typing import Any, NoReturn
 
 from schemas import RedactionReport, RedactionSummary, RuleInfo
 
@@ -38,7 +38,7 @@ from .structure import (
     structure_literals,
     value_spans,
 )
-from .textcodecs import gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
+from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
 
 REPORT_MEMBER = "redaction-report.json"
@@ -136,14 +136,24 @@ class BundleRedactor(SharedState):
         if kind.kind == "gzip":
             self._state[stored] = "gzip"
             inner = gunzip_chunks(stream)
-            yield from self._hashed(
-                stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
-            )
+            try:
+                yield from self._hashed(
+                    stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
+                )
+            except GzipDamaged as exc:
+                self._refuse_damaged(stored, exc)
             return
         if kind.kind.startswith("utf-16"):
             stream = utf16_to_utf8(stream, kind.kind)
         self._state[stored] = "text"
         yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
+
+    def _refuse_damaged(self, stored: str, exc: GzipDamaged) -> NoReturn:
+        """Leave out a gzip member that does not decompress to its end: what came out before
+        the damage is not the whole file, and a partial copy would pass for it."""
+        self.forget_member(stored)
+        self.builder.skip(stored, "decode_error", str(exc))
+        raise MemberRefused("decode_error", str(exc)) from None
 
     def can_segment(self, name: str, head: bytes, media_type: str, size: int) -> bool:
         """Whether :meth:`transform_segment` may redact this member in parts, in parallel.
@@ -200,7 +210,10 @@ class BundleRedactor(SharedState):
             inner = redact_stream(
                 gunzip_chunks(chunks), scan, replace, chunk_size=self.policy.chunk_size
             )
-            yield from self._hashed(stored, gzip_chunks(inner))
+            try:
+                yield from self._hashed(stored, gzip_chunks(inner))
+            except GzipDamaged as exc:
+                self._refuse_damaged(stored, exc)
             return
         yield from self._hashed(stored, redact_stream(chunks, scan, replace, **self._sizes))
 

@@ -25,3 +25,13 @@ class SegmentMisaligned(Exception):
 
     Not a user error: the caller redacts that member in one piece instead.
     """
+
+
+class MemberUnreadable(Exception):
+    """Review could not read a member to its end (a damaged gzip stream): it cannot vouch for
+    it, so the caller rejects the bundle (never "clean"). ``member`` is its name as stored."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(f"{member}: {reason}")
+        self.member = member
+        self.reason = reason

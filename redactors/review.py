@@ -36,13 +36,14 @@ from .binary import SNIFF_BYTES, sniff
 from .catalog import BUILTIN_RULES
 from .engine import Engine
 from .entropy import run_after
+from .errors import MemberUnreadable
 from .keys import is_placeholder
 from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
 from .structure import STRUCTURE_MAX, detect_format, structure_literals, value_spans
-from .textcodecs import gunzip_chunks, peek
+from .textcodecs import GzipDamaged, gunzip_chunks, peek
 from .tokens import TOKEN_MARK, TOKEN_RE
 
 MANIFEST = "manifest.json"
@@ -93,18 +94,7 @@ class Reviewer:
                 size += len(chunk)
                 yield chunk
 
-        head, stream = peek(counted(chunks), SNIFF_BYTES)
-        if sniff(head).kind == "gzip":
-            stream = gunzip_chunks(stream)
         label = "manifest" if name == MANIFEST else "report" if name == REPORT else None
-        if label is not None:
-            stream = iter([_canonical(label, b"".join(stream))])
-        else:
-            fmt = detect_format(name, "", head)
-            if fmt is not None:
-                whole, stream = peek(stream, STRUCTURE_MAX + 1)
-                if len(whole) <= STRUCTURE_MAX:
-                    findings += _structure_findings(name, whole, fmt)
 
         def record(hit: Hit, data: bytes, start: int, line: int) -> bytes:
             check = label or ("detector" if hit.via not in ("encoded-literal",) else hit.via)
@@ -121,10 +111,22 @@ class Reviewer:
             )
             return data[start : hit.end]
 
-        for _ in redact_stream(stream, self.scan, record):
-            pass
-        for _ in stream:  # drain (a gzip that failed early)
-            pass
+        head, stream = peek(counted(chunks), SNIFF_BYTES)
+        try:
+            if sniff(head).kind == "gzip":  # judged, like the redactor does, on what it holds
+                head, stream = peek(gunzip_chunks(stream), SNIFF_BYTES)
+            if label is not None:
+                stream = iter([_canonical(label, b"".join(stream))])
+            elif (fmt := detect_format(name, "", head)) is not None:
+                whole, stream = peek(stream, STRUCTURE_MAX + 1)
+                if len(whole) <= STRUCTURE_MAX:
+                    findings += _structure_findings(name, whole, fmt)
+            for _ in redact_stream(stream, self.scan, record):
+                pass
+            for _ in stream:  # drain (a gzip that failed early)
+                pass
+        except GzipDamaged as exc:  # what it held past the damage was never read
+            raise MemberUnreadable(name, str(exc)) from None
         return findings, digest.hexdigest(), size
 
     def name(self, name: str) -> list[ResidualFinding]:

@@ -25,15 +25,36 @@ def peek(chunks: Iterable[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
     return head, itertools.chain([head] if head else [], iterator)
 
 
+class GzipDamaged(ValueError):
+    """A gzip member that does not decompress to its end: corrupt, or cut off mid-stream.
+
+    What came out before the damage is not all the member held, so neither the
+    redactor (which leaves the member out) nor review (which rejects the bundle)
+    may treat it as the whole.
+    """
+
+
 def gunzip_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """Decompress gzip (also concatenated members), refusing absurd ratios (zip bombs)."""
+    """Decompress gzip (also concatenated members), refusing absurd ratios (zip bombs).
+
+    Raises :class:`GzipDamaged` on a corrupt stream and on one that ends before its
+    last member does (a file copied while it was written); NUL padding after the last
+    member (a tape or tar block) is allowed, as ``gzip -d`` allows it.
+    """
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     consumed = produced = 0
+    started = False
     for chunk in chunks:
         consumed += len(chunk)
         data = chunk
         while data:
-            out = inflater.decompress(data, OUT_CHUNK)
+            if not started and not data.strip(b"\0"):
+                break  # padding after a member: nothing to inflate
+            started = True
+            try:
+                out = inflater.decompress(data, OUT_CHUNK)
+            except zlib.error as exc:
+                raise GzipDamaged(f"corrupt gzip stream ({exc})") from None
             produced += len(out)
             if produced > max(consumed, 1 << 20) * MAX_INFLATE_RATIO:
                 raise ValueError("gzip member inflates beyond the safety ratio")
@@ -42,11 +63,11 @@ def gunzip_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
             if inflater.eof:
                 data = inflater.unused_data
                 inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                started = False
             else:
                 data = inflater.unconsumed_tail
-    tail = inflater.flush()
-    if tail:
-        yield tail
+    if started:
+        raise GzipDamaged("the gzip stream ends before its last member does")
 
 
 def gzip_chunks(chunks: Iterable[bytes], level: int = 6) -> Iterator[bytes]:

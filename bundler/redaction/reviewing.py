@@ -129,17 +129,18 @@ def review_path(
     archive's terminal prompt by default).
     """
     if path.is_dir():
-        return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals)
+        return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals, path)
     from ..archive.opening import open_bundle
     from ..archive.passwords import terminal_prompt
 
     kind = _kind_of(path)
     if kind == "plain":
-        return _review(_RefuseOpaque(MemorySource({path.name: path.read_bytes()}), path), originals)
+        source = MemorySource({path.name: path.read_bytes()})
+        return _review(_RefuseOpaque(source, path), originals, path)
     with open_bundle(path, secrets, lenient=True, prompt=prompt or terminal_prompt) as reader:
         _reject(path, reader.integrity.problems)  # what opening found: layout, manifest, listing
         try:
-            result = _review(_RefuseOpaque(reader, path), originals)
+            result = _review(_RefuseOpaque(reader, path), originals, path)
         except BundleError as exc:  # a member failed its checksum or MAC while scanned
             raise BundleRejected(f"{path}: unreadable: rejected: {exc.message}") from exc
         _reject_unverified(path, reader)
@@ -163,11 +164,21 @@ def _kind_of(path: Path) -> ZipKind:
     return kind
 
 
-def _review(source: MemberSource, originals: list[bytes] | None) -> ReviewResult:
+def _review(source: MemberSource, originals: list[bytes] | None, label: Path) -> ReviewResult:
+    from redactors.errors import MemberUnreadable
+
+    from ..archive.names import printable_name
+
     report = None
     if source.has(REDACTION_REPORT_MEMBER):
         report = load_report(source.read_bytes(REDACTION_REPORT_MEMBER))
-    return review_source(source, originals=originals or [], report=report)
+    try:
+        return review_source(source, originals=originals or [], report=report)
+    except MemberUnreadable as exc:  # read in part is not read: never "clean"
+        raise BundleRejected(
+            f"{label}: unreadable: rejected: member {printable_name(exc.member)!r}: {exc.reason}",
+            hint="recompress it from an intact copy (or leave it out) and review again",
+        ) from None
 
 
 def _reject_unverified(path: Path, reader: BundleReader) -> None:
