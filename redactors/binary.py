@@ -103,3 +103,15 @@ def _nul_separated_text(sample: bytes) -> bool:
     fields = [f for f in sample.split(b"\0") if f]
     printable = record_text_bytes(sample)
     return bool(fields) and printable > 0.95 * len(sample)
+
+
+OPAQUE_STREAMS = frozenset({"bzip2 archive", "xz archive", "zstd archive"})
+"""Compressed streams nothing here decompresses (gzip is decompressed)."""
+
+
+def opaque(found: Sniff) -> bool:
+    """Whether a scan of the bytes as they are could miss what they hold: an archive
+    (a tar excepted: its members are plain bytes) or a compressed stream."""
+    return (found.kind == "archive" and found.detail != "tar archive") or (
+        found.kind == "gzip" or found.detail in OPAQUE_STREAMS
+    )

@@ -13,11 +13,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace as with_span
+from itertools import chain
 from typing import Any, NoReturn
 
 from schemas import RedactionReport, RedactionSummary, RuleInfo
 
-from .binary import SNIFF_BYTES, sniff
+from .binary import SNIFF_BYTES, opaque, sniff
 from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .engine import Engine, resolve
 from .errors import MemberRefused
@@ -132,21 +133,58 @@ class BundleRedactor(SharedState):
             self._state[stored] = "binary"
             yield from self._hashed(stored, stream)
             return
-        record = self.builder.member(stored)
         if kind.kind == "gzip":
-            self._state[stored] = "gzip"
-            inner = gunzip_chunks(stream)
-            try:
-                yield from self._hashed(
-                    stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
-                )
-            except GzipDamaged as exc:
-                self._refuse_damaged(stored, exc)
+            yield from self._gzip(name, stored, stream, media_type)
             return
+        record = self.builder.member(stored)
         if kind.kind.startswith("utf-16"):
             stream = utf16_to_utf8(stream, kind.kind)
         self._state[stored] = "text"
         yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
+
+    def _gzip(
+        self, name: str, stored: str, stream: Iterator[bytes], media_type: str
+    ) -> Iterator[bytes]:
+        """A gzip member: what it holds is judged as a member would be (text, UTF-16 text,
+        binary, archive). Only text is redacted and compressed again: a ``.tar.gz`` or a
+        gzipped database rewritten as text came out corrupt (tar sizes and checksums no
+        longer matching), and a gzip of a gzip or of bzip2 went through unread."""
+        raw: list[bytes] = []
+
+        def remembered(chunks: Iterator[bytes]) -> Iterator[bytes]:
+            for chunk in chunks:
+                raw.append(chunk)
+                yield chunk
+
+        try:
+            head, inner = peek(gunzip_chunks(remembered(stream)), SNIFF_BYTES)
+        except GzipDamaged as exc:
+            self._refuse_damaged(stored, exc)
+        kind = sniff(head)
+        detail = f"gzip of a {kind.detail}"
+        if kind.kind == "archive" or opaque(kind):  # a .tar.gz as a tar: a nested archive
+            self.builder.skip(stored, "policy", f"nested {detail}: not redacted, left out")
+            raise MemberRefused("policy", f"nested {detail}")
+        if kind.kind == "binary":
+            if not self.policy.keep_binary:
+                self.builder.skip(stored, "binary", detail)
+                raise MemberRefused("binary", detail)
+            kept = f"{detail}; kept unredacted (--keep-binary)"
+            self.builder.skip(stored, "binary", kept, kept=True)
+            self._state[stored] = "binary"
+            yield from self._hashed(stored, chain(raw, stream))
+            return
+        raw.clear()
+        if kind.kind.startswith("utf-16"):
+            inner = utf16_to_utf8(inner, kind.kind)
+        record = self.builder.member(stored)
+        self._state[stored] = "gzip"
+        try:
+            yield from self._hashed(
+                stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
+            )
+        except GzipDamaged as exc:
+            self._refuse_damaged(stored, exc)
 
     def _refuse_damaged(self, stored: str, exc: GzipDamaged) -> NoReturn:
         """Leave out a gzip member that does not decompress to its end: what came out before

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from schemas import RedactionReport, ResidualFinding, ReviewResult
 
-from .binary import SNIFF_BYTES, sniff
+from .binary import SNIFF_BYTES, opaque, sniff
 from .catalog import BUILTIN_RULES
 from .engine import Engine
 from .entropy import run_after
@@ -43,7 +43,7 @@ from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
 from .structure import STRUCTURE_MAX, detect_format, structure_literals, value_spans
-from .textcodecs import GzipDamaged, gunzip_chunks, peek
+from .textcodecs import GzipDamaged, gunzip_chunks, peek, utf16_to_utf8
 from .tokens import TOKEN_MARK, TOKEN_RE
 
 MANIFEST = "manifest.json"
@@ -113,8 +113,16 @@ class Reviewer:
 
         head, stream = peek(counted(chunks), SNIFF_BYTES)
         try:
-            if sniff(head).kind == "gzip":  # judged, like the redactor does, on what it holds
+            found = sniff(head)
+            if found.kind == "gzip":  # judged, like the redactor does, on what it holds
                 head, stream = peek(gunzip_chunks(stream), SNIFF_BYTES)
+                found = sniff(head)
+                if opaque(found):
+                    raise MemberUnreadable(
+                        name, f"gzip of a {found.detail}: review cannot see inside it"
+                    )
+            if found.kind.startswith("utf-16"):  # as the redactor reads it: rules match UTF-8
+                head, stream = peek(utf16_to_utf8(stream, found.kind), SNIFF_BYTES)
             if label is not None:
                 stream = iter([_canonical(label, b"".join(stream))])
             elif (fmt := detect_format(name, "", head)) is not None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from redactors import review_source
-from redactors.binary import SNIFF_BYTES, sniff
+from redactors.binary import SNIFF_BYTES, opaque, sniff
 from redactors.review import load_report
 from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
@@ -69,10 +69,6 @@ class _SkipMissing:
         return self.inner.has(name)
 
 
-OPAQUE_STREAMS = frozenset({"bzip2 archive", "xz archive", "zstd archive"})
-"""Compressed streams the reviewer does not decompress (gzip it does)."""
-
-
 class _RefuseOpaque:
     """Hands members to the scan, refusing one whose bytes the scan could not see into."""
 
@@ -99,7 +95,7 @@ class _RefuseOpaque:
             if len(head) >= SNIFF_BYTES:
                 break
         found = sniff(head)
-        if _opaque(found.kind, found.detail):
+        if found.kind != "gzip" and opaque(found):  # gzip the reviewer decompresses
             from ..archive.names import printable_name
 
             raise BundleRejected(
@@ -109,11 +105,6 @@ class _RefuseOpaque:
             )
         yield from pending
         yield from chunks
-
-
-def _opaque(kind: str, detail: str) -> bool:
-    """A tar is plain bytes (scanned as they are); other archives and streams are not."""
-    return (kind == "archive" and detail != "tar archive") or detail in OPAQUE_STREAMS
 
 
 def review_path(
