@@ -120,6 +120,7 @@ def review_path(
     archive's terminal prompt by default).
     """
     if path.is_dir():
+        _refuse_unread_entries(path)
         return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals, path)
     from ..archive.opening import open_bundle
     from ..archive.passwords import terminal_prompt
@@ -136,6 +137,29 @@ def review_path(
             raise BundleRejected(f"{path}: unreadable: rejected: {exc.message}") from exc
         _reject_unverified(path, reader)
     return result
+
+
+def _refuse_unread_entries(root: Path) -> None:
+    """A directory is reviewed file by file, regular files only; an entry review did not read
+    (a symlink, a FIFO, a socket) makes it unreadable, not clean: ``zip -r`` and ``tar -h``
+    follow a link, so an upload of the directory would carry what it points to.
+    ``bundler redact`` never writes one."""
+    from ..archive.names import printable_name
+
+    unread = sorted(
+        entry.relative_to(root).as_posix()
+        for entry in root.rglob("*")  # does not descend into a linked directory
+        if entry.is_symlink() or not (entry.is_file() or entry.is_dir())
+    )
+    if unread:
+        first = root / unread[0]
+        what = "a symlink" if first.is_symlink() else "not a regular file"
+        more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+        raise BundleRejected(
+            f"{root}: unreadable: rejected: {printable_name(unread[0])!r} is {what}{more}; "
+            "review reads regular files only: it cannot vouch for what that holds or points to",
+            hint="remove it (bundler redact never writes one) and review again",
+        )
 
 
 def _kind_of(path: Path) -> ZipKind:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -261,3 +262,28 @@ def test_a_public_certificate_in_a_secret_block_scalar_is_not_a_finding() -> Non
     outputs, _, _ = run({"tls.yaml": text})
     assert outputs["tls.yaml"] == text.encode()
     assert review_source(MemorySource(outputs)).findings == []
+
+
+def test_a_directory_with_an_entry_review_did_not_read_is_rejected(tmp_path: Path) -> None:
+    """``zip -r`` and ``tar -h`` follow links: a link to a secret file left the upload
+    carrying it while review, which reads regular files only, called the folder clean."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "creds.txt").write_text("password=hunter2-Outside-9\n")
+    for kind in ("file link", "folder link", "fifo"):
+        folder = tmp_path / kind.replace(" ", "-")
+        folder.mkdir()
+        (folder / "a.log").write_text("all good\n")
+        entry = folder / "entry"
+        if kind == "file link":
+            entry.symlink_to(outside / "creds.txt")
+        elif kind == "folder link":
+            entry.symlink_to(outside)
+        else:
+            os.mkfifo(entry)
+        code, out, err = _cli("review", str(folder))
+        assert code == 2, (kind, out, err)
+        assert "unreadable: rejected: 'entry' is" in err
+        assert "clean" not in out
+        entry.unlink()
+        assert _cli("review", str(folder))[0] == 0
