@@ -129,6 +129,8 @@ def structure_literals(data: bytes, fmt: str, classify: Classify = secret_kind) 
     for found in find_secrets(documents, classify):
         if found.kind in WEAK_KINDS and plain_word(found.value):
             continue
+        if _BARE_TOKEN.fullmatch(found.value):
+            continue  # a token written bare, which YAML reads as a list of its inside
         # in this member a value the parser found under a secret key is redacted
         # where it stands as a value, word-like or not; keys never are
         local.learn(found.value, found.kind, found.value, force=True)
@@ -191,9 +193,14 @@ def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list
 _CONTAINERS = (dict, list)
 
 
+_BARE_TOKEN = re.compile(rb"REDACTED:[a-z0-9][a-z0-9-]{0,39}:[0-9a-f]{8}")
+
+
 def _scalar(value: Any) -> bytes | None:
     if isinstance(value, bool) or value is None:
         return None
+    if isinstance(value, bytes):  # YAML !!binary: the text holds it as base64
+        return base64.b64encode(value)
     if isinstance(value, str):
         data = value.encode("utf-8", "surrogateescape")
         return None if is_placeholder(data) else data

@@ -10,6 +10,7 @@ indented or continued lines below it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 UNQUOTED_END = frozenset(b" \t\r\n\0,;&\"'<>`|]}")
@@ -53,7 +54,17 @@ def value_spans(
     return [span] if span is not None else []
 
 
+_NEXT_PARAMETER = re.compile(rb"&(?:[A-Za-z0-9_.\[\]-]*=|[A-Za-z]+;|#|$|[ \t])")
+"""After ``password=``, an ``&`` that starts the next query parameter (``&next=1``), an
+entity (``&amp;``) or nothing: the value is empty."""
+_YAML_PROPERTIES = re.compile(rb"(?:![!A-Za-z0-9_./:%-]*|&[A-Za-z0-9_.-]+)[ \t]+(?=[^ \t\r\n#])")
+"""A YAML tag (``!!binary``, ``!vault``) or anchor (``&pw``) before a value: not the value."""
+
+
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
+    properties = _YAML_PROPERTIES.match(data, pos, line_end)
+    if properties is not None:  # password: !!binary aHVudGVy / password: &pw hunter2
+        return _one_value(data, properties.end(), line_end, final=final)
     char = data[pos]
     if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
         return _quoted(data, pos, line_end, final=final)
@@ -75,6 +86,8 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
         return _braced(data, pos, line_end)
     end = pos
     limit = min(line_end, pos + MAX_VALUE)
+    if char == 0x26 and not _NEXT_PARAMETER.match(data, pos, limit):
+        end += 1  # PASSWORD=&x9...: the value's own first byte, not "&next=" of a query
     while end < limit and data[end] not in UNQUOTED_END:
         if data[end] == 0x5C and end + 1 < limit and data[end + 1] in b"\"'":
             break

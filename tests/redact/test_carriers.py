@@ -157,6 +157,12 @@ CASES = {
     "toml_inline": ("cfg.toml", f'db = {{ user = "flux", password = "{S}" }}\n'),
     "hcl": ("main.tf", f'resource "x" "y" {{\n  password = "{S}"\n}}\n'),
     "xml_cdata": ("conf.xml", f"<password><![CDATA[{S}]]></password>\n"),
+    "yaml_binary_tag": ("values.yaml", "password: !!binary WnE4clQ1dlctS3g5d0xtMnA=\n"),
+    "yaml_anchor_alias": ("values.yaml", f"db:\n  password: &pw {S}\nreplica:\n  password: *pw\n"),
+    "yaml_flow_mapping": ("values.yaml", f"db: {{user: flux, password: {S}}}\n"),
+    "yaml_next_line": ("values.yaml", f"password:\n  {S}\n"),
+    "log_yaml_anchor": ("app.log", f"config dump password: &pw {S}\n"),
+    "env_leading_ampersand": (".env", f"PASSWORD=&{S}\n"),
 }
 MARKERS = {
     **{
