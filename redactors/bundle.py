@@ -10,6 +10,7 @@ learned value, in every encoded form, from every member.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace as with_span
@@ -521,15 +522,35 @@ def _odd_backslashes_before(data: bytes, index: int) -> bool:
     return count % 2 == 1
 
 
+_YAML_PROPERTY_TAIL = re.compile(rb"(?:^|[ \t])(?:&[A-Za-z0-9_.-]+|![!A-Za-z0-9_./:%-]*)$")
+
+
 def _bare_scalar(data: bytes, start: int, end: int, fmt: str) -> bool:
-    """True when the span is a whole unquoted scalar (a JSON number, a plain YAML value)."""
-    before = data[max(0, start - 3) : start].rstrip(b" \t")
+    """True when the span is a whole unquoted scalar (a JSON number, a plain YAML value).
+
+    A token written there bare would change what the document holds (YAML reads
+    ``[REDACTED:...]`` as a list), so it is quoted. In YAML a plain value also stands
+    after an anchor or tag (``password: &pw x``), inside a flow collection (``{password:
+    x}``, ending at ``,`` ``}`` ``]``) and alone on the line after its key's ``:``.
+    """
     after = data[end : end + 2].lstrip(b" \t")
     if fmt == "json":
+        before = data[max(0, start - 3) : start].rstrip(b" \t")
         return before[-1:] in (b":", b",", b"[") and (
             after[:1] in (b",", b"}", b"]", b"\n", b"\r", b"")
         )
-    return before[-1:] in (b":", b"-") and after[:1] in (b"\n", b"\r", b"", b"#")
+    line_start = data.rfind(b"\n", 0, start) + 1
+    lead = data[line_start:start].rstrip(b" \t")
+    property_tail = _YAML_PROPERTY_TAIL.search(lead)
+    if property_tail is not None:
+        lead = lead[: property_tail.start()].rstrip(b" \t")
+    flow = lead.count(b"{") + lead.count(b"[") > lead.count(b"}") + lead.count(b"]")
+    ends = (b"\n", b"\r", b"", b"#", b",", b"}", b"]") if flow else (b"\n", b"\r", b"", b"#")
+    if after[:1] not in ends:
+        return False
+    if not lead:  # alone on its line: a value only right under its key's ":"
+        return data[:line_start].rstrip().endswith(b":")
+    return lead[-1:] in ((b":", b"-", b"{", b"[", b",") if flow else (b":", b"-"))
 
 
 def _rule_infos(rules: tuple[Rule, ...]) -> list[RuleInfo]:

@@ -152,3 +152,20 @@ def test_a_pagination_cursor_under_value_is_kept_unless_it_holds_a_secret() -> N
     assert plain.encode() not in redactor.literals.originals()
     assert parsed["queryString"][2]["value"].startswith("[REDACTED:")
     assert parsed["key"].startswith("[REDACTED:secret-key:")
+
+
+def test_a_token_in_a_plain_yaml_position_stays_a_string() -> None:
+    """Written bare, ``[REDACTED:...]`` is a YAML list: after an anchor or tag, inside a
+    flow mapping, or alone under its key it was, and the document then held a list where
+    it held a string."""
+    secret = "Zq8rT5vW-Kx9wLm2p"
+    for text in (
+        f"db:\n  password: &pw {secret}\nreplica:\n  password: *pw\n",
+        f"password: !!str {secret}\n",
+        f"db: {{user: flux, password: {secret}}}\n",
+        f"password:\n  {secret}\n",
+    ):
+        outputs, _, _ = run({"values.yaml": text})
+        document = yaml.safe_load(outputs["values.yaml"])
+        found = document["db"]["password"] if "db" in document else document["password"]
+        assert isinstance(found, str) and found.startswith("[REDACTED:password:"), text
