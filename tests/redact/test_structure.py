@@ -168,4 +168,5 @@ def test_a_token_in_a_plain_yaml_position_stays_a_string() -> None:
         outputs, _, _ = run({"values.yaml": text})
         document = yaml.safe_load(outputs["values.yaml"])
         found = document["db"]["password"] if "db" in document else document["password"]
-        assert isinstance(found, str) and found.startswith("[REDACTED:password:"), text
+        assert isinstance(found, str), text
+        assert found.startswith("[REDACTED:password:"), text
