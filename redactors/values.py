@@ -84,6 +84,8 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
             return ValueSpan(pos, close + (2 if char == 0x7B else 1))
     if char == 0x7B:  # "{": ODBC braces, or a nested object (no value)
         return _braced(data, pos, line_end)
+    if char == 0x5B and not data.startswith(b"[REDACTED:", pos):  # a list, or [bracketed]
+        return _bracketed(data, pos, line_end)
     end = pos
     limit = min(line_end, pos + MAX_VALUE)
     if char == 0x26 and not _NEXT_PARAMETER.match(data, pos, limit):
@@ -138,6 +140,22 @@ def _quoted(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan |
             if space > 0 and data[start:space].lower() in AUTH_SCHEMES:
                 return ValueSpan(space + 1, close)
         return inner
+
+
+def _bracketed(data: bytes, pos: int, line_end: int) -> ValueSpan | None:
+    """``[...]`` of scalars closed on its line is the value, brackets and all (a JSON or YAML
+    list of secrets, a bracketed password). ``[]``, a list of objects or lists, or one
+    closed on a later line is none: what it holds is the structure walk's to judge (Ceph's
+    ``"auth_dump": [{"entity": "osd.0", "key": ...}]`` keeps its entities). Taking the
+    ``[`` alone made ``"password": [`` and ``password: []`` lose their opener and stop
+    parsing."""
+    close = data.find(b"]", pos + 1, line_end)
+    if close < 0:
+        return None
+    inner = data[pos + 1 : close]
+    if not inner.strip(b" \t") or b"[" in inner or b"{" in inner:
+        return None
+    return ValueSpan(pos, close + 1)
 
 
 def _braced(data: bytes, pos: int, line_end: int) -> ValueSpan | None:

@@ -163,6 +163,7 @@ CASES = {
     "yaml_next_line": ("values.yaml", f"password:\n  {S}\n"),
     "log_yaml_anchor": ("app.log", f"config dump password: &pw {S}\n"),
     "env_leading_ampersand": (".env", f"PASSWORD=&{S}\n"),
+    "env_bracketed": (".env", f"PASSWORD=[{S}]\n"),
 }
 MARKERS = {
     **{

@@ -170,3 +170,25 @@ def test_a_token_in_a_plain_yaml_position_stays_a_string() -> None:
         found = document["db"]["password"] if "db" in document else document["password"]
         assert isinstance(found, str), text
         assert found.startswith("[REDACTED:password:"), text
+
+
+def test_a_list_under_a_secret_key_keeps_the_document_valid() -> None:
+    """The key rule took a list's ``[`` for the value and replaced it: the JSON or YAML
+    lost the opener and no longer parsed (``password: []`` in any config)."""
+    cases = {
+        "one-line.json": ('{"password": ["Zq8rT5vW-1", "Zq8rT5vW-2"], "token": []}\n', "password"),
+        "pretty.json": (
+            '{\n  "password": [\n    "Zq8rT5vW-1"\n  ],\n  "token": []\n}\n',
+            "password",
+        ),
+        "flow.yaml": ("creds: [a1b2, Zq8rT5vW-Kx9wLm2p]\npassword: []\n", "creds"),
+    }
+    for name, (text, key) in cases.items():
+        outputs, _, _ = run({name: text})
+        output = outputs[name]
+        load = json.loads if name.endswith(".json") else yaml.safe_load
+        document = load(output)  # parses: no opener lost
+        assert b"Zq8rT5vW" not in output, name
+        assert "REDACTED" in json.dumps(document[key]), name
+        assert document.get("token", []) == [], name
+    assert yaml.safe_load(run({"e.yaml": "password: []\n"})[0]["e.yaml"]) == {"password": []}
