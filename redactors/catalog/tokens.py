@@ -130,6 +130,23 @@ def _after_paren(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
 _CRYPT = rb"[./0-9A-Za-z]"
 TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
+        "telegram-bot-token",
+        "telegram-bot-token",
+        "chat",
+        "Telegram bot API tokens in the Bot API's URLs (api.telegram.org/bot...); a bare one"
+        " under a key name is found by the key rules.",
+        rb"telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])",
+        lower=False,
+        group=1,
+        examples=(
+            (
+                "GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq/getMe",
+                "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
+            ),
+        ),
+        decoys=("https://core.telegram.org/bots/api", "api.telegram.org/bot123:short/getMe"),
+    ),
+    Rule(
         "password-hash",
         "password-hash",
         "credential",
