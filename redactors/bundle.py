@@ -150,11 +150,12 @@ class BundleRedactor(SharedState):
         binary, archive). Only text is redacted and compressed again: a ``.tar.gz`` or a
         gzipped database rewritten as text came out corrupt (tar sizes and checksums no
         longer matching), and a gzip of a gzip or of bzip2 went through unread."""
-        raw: list[bytes] = []
+        raw: list[bytes] | None = []  # the compressed chunks read while peeking, then None
 
         def remembered(chunks: Iterator[bytes]) -> Iterator[bytes]:
             for chunk in chunks:
-                raw.append(chunk)
+                if raw is not None:
+                    raw.append(chunk)
                 yield chunk
 
         try:
@@ -162,6 +163,8 @@ class BundleRedactor(SharedState):
         except GzipDamaged as exc:
             self._refuse_damaged(stored, exc)
         kind = sniff(head)
+        peeked, raw = raw, None  # from here on a chunk is held only while it is inflated
+        assert peeked is not None
         detail = f"gzip of a {kind.detail}"
         if kind.kind == "archive" or opaque(kind):  # a .tar.gz as a tar: a nested archive
             self.builder.skip(stored, "policy", f"nested {detail}: not redacted, left out")
@@ -173,9 +176,9 @@ class BundleRedactor(SharedState):
             kept = f"{detail}; kept unredacted (--keep-binary)"
             self.builder.skip(stored, "binary", kept, kept=True)
             self._state[stored] = "binary"
-            yield from self._hashed(stored, chain(raw, stream))
+            yield from self._hashed(stored, chain(peeked, stream))
             return
-        raw.clear()
+        del peeked
         if kind.kind.startswith("utf-16"):
             inner = utf16_to_utf8(inner, kind.kind)
         record = self.builder.member(stored)
