@@ -42,6 +42,7 @@ from .structure import (
 )
 from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
+from .values import YAML_PROPERTY
 
 REPORT_MEMBER = "redaction-report.json"
 
@@ -121,18 +122,8 @@ class BundleRedactor(SharedState):
             raise MemberRefused("policy", "dropped by the rule file")
         head, stream = peek(chunks, SNIFF_BYTES)
         kind = sniff(head)
-        if kind.kind == "archive":
-            self.builder.skip(stored, "policy", f"nested {kind.detail}: not redacted, left out")
-            raise MemberRefused("policy", f"nested {kind.detail}")
-        if kind.kind == "binary":
-            if not self.policy.keep_binary:
-                self.builder.skip(stored, "binary", kind.detail)
-                raise MemberRefused("binary", kind.detail)
-            self.builder.skip(
-                stored, "binary", f"{kind.detail}; kept unredacted (--keep-binary)", kept=True
-            )
-            self._state[stored] = "binary"
-            yield from self._hashed(stored, stream)
+        if kind.kind in ("archive", "binary"):
+            yield from self._not_text(stored, kind.kind, kind.detail, stream)
             return
         if kind.kind == "gzip":
             yield from self._gzip(name, stored, stream, media_type)
@@ -165,18 +156,13 @@ class BundleRedactor(SharedState):
         kind = sniff(head)
         peeked, raw = raw, None  # from here on a chunk is held only while it is inflated
         assert peeked is not None
-        detail = f"gzip of a {kind.detail}"
-        if kind.kind == "archive" or opaque(kind):  # a .tar.gz as a tar: a nested archive
-            self.builder.skip(stored, "policy", f"nested {detail}: not redacted, left out")
-            raise MemberRefused("policy", f"nested {detail}")
-        if kind.kind == "binary":
-            if not self.policy.keep_binary:
-                self.builder.skip(stored, "binary", detail)
-                raise MemberRefused("binary", detail)
-            kept = f"{detail}; kept unredacted (--keep-binary)"
-            self.builder.skip(stored, "binary", kept, kept=True)
-            self._state[stored] = "binary"
-            yield from self._hashed(stored, chain(peeked, stream))
+        if kind.kind == "archive" or opaque(kind):  # a .tar.gz as a tar; an xz: nested archives
+            yield from self._not_text(stored, "archive", f"gzip of a {kind.detail}", stream)
+            return
+        if kind.kind == "binary":  # kept as it came: the compressed bytes peeked, then the rest
+            yield from self._not_text(
+                stored, "binary", f"gzip of a {kind.detail}", chain(peeked, stream)
+            )
             return
         del peeked
         if kind.kind.startswith("utf-16"):
@@ -189,6 +175,22 @@ class BundleRedactor(SharedState):
             )
         except GzipDamaged as exc:
             self._refuse_damaged(stored, exc)
+
+    def _not_text(
+        self, stored: str, kind: str, detail: str, stream: Iterable[bytes]
+    ) -> Iterator[bytes]:
+        """A member that is not text, the same for one that arrives gzipped: an ``archive`` is
+        left out (a nested archive is not redacted), a ``binary`` too unless
+        ``--keep-binary``, when it is stored unredacted, as it came."""
+        if kind == "archive":
+            self.builder.skip(stored, "policy", f"nested {detail}: not redacted, left out")
+            raise MemberRefused("policy", f"nested {detail}")
+        if not self.policy.keep_binary:
+            self.builder.skip(stored, "binary", detail)
+            raise MemberRefused("binary", detail)
+        self.builder.skip(stored, "binary", f"{detail}; kept unredacted (--keep-binary)", kept=True)
+        self._state[stored] = "binary"
+        yield from self._hashed(stored, stream)
 
     def _refuse_damaged(self, stored: str, exc: GzipDamaged) -> NoReturn:
         """Leave out a gzip member that does not decompress to its end: what came out before
@@ -525,7 +527,7 @@ def _odd_backslashes_before(data: bytes, index: int) -> bool:
     return count % 2 == 1
 
 
-_YAML_PROPERTY_TAIL = re.compile(rb"(?:^|[ \t])(?:&[A-Za-z0-9_.-]+|![!A-Za-z0-9_./:%-]*)$")
+_YAML_PROPERTY_TAIL = re.compile(rb"(?:^|[ \t])" + YAML_PROPERTY + rb"$")
 
 
 def _bare_scalar(data: bytes, start: int, end: int, fmt: str) -> bool:

@@ -57,8 +57,10 @@ def value_spans(
 _NEXT_PARAMETER = re.compile(rb"&(?:[A-Za-z0-9_.\[\]-]*=|[A-Za-z]+;|#|$|[ \t])")
 """After ``password=``, an ``&`` that starts the next query parameter (``&next=1``), an
 entity (``&amp;``) or nothing: the value is empty."""
-_YAML_PROPERTIES = re.compile(rb"(?:![!A-Za-z0-9_./:%-]*|&[A-Za-z0-9_.-]+)[ \t]+(?=[^ \t\r\n#])")
-"""A YAML tag (``!!binary``, ``!vault``) or anchor (``&pw``) before a value: not the value."""
+YAML_PROPERTY = rb"(?:![!A-Za-z0-9_./:%-]*|&[A-Za-z0-9_.-]+)"
+"""A YAML tag (``!!binary``, ``!vault``) or anchor (``&pw``): it stands before a value and
+is not part of it."""
+_YAML_PROPERTIES = re.compile(YAML_PROPERTY + rb"[ \t]+(?=[^ \t\r\n#])")
 
 
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from ..keys import generated_secret, is_placeholder, secret_kind
-from ..rules import Hit, Rule, View
+from ..rules import ALNUM, Hit, Rule, View
 
 STATEMENT_MAX = 1 << 20
 SCHEMAS_MAX = 1024
@@ -47,7 +47,7 @@ _SCHEMAS: dict[bytes, tuple[str, ...]] = {}
 declares its tables before it fills them)."""
 
 
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_WORD_BYTES = ALNUM | frozenset(b"_$")
 
 
 def _ddl_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
