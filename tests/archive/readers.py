@@ -1,8 +1,10 @@
-"""Run all five reading commands on one file and collect what a user would see.
+"""Run every reading command on one file and collect what a user would see.
 
-``verify``, ``inspect``, ``analyze``, ``review`` and ``extract`` are run
-in-process through the real CLI (``CliRunner``), with the bundle password in
-the environment. Each outcome keeps the exit code and both streams, so a
+``verify``, ``inspect``, ``analyze``, ``review``, ``extract``, ``diff`` (the
+file against itself) and ``serve`` are run in-process through the real CLI
+(``CliRunner``), with the bundle password in the environment. ``serve`` never
+listens here: reaching ``start_server`` means it accepted the file, which is
+reported as exit 0. Each outcome keeps the exit code and both streams, so a
 test can assert the code, that the problem is named, that nothing is a
 traceback, and (for ``extract``) that nothing was written outside its target.
 """
@@ -12,13 +14,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from unittest.mock import patch
 
 from click.testing import CliRunner
 
 from bundler.cli import cli
 from tests.support.archive import PASSWORD
 
-READERS = ("verify", "inspect", "analyze", "review", "extract")
+READERS = ("verify", "inspect", "analyze", "review", "extract", "diff", "serve")
 SECRET = b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9ab3cd7X\n"
 """A plaintext secret an attacker (or a careless tool) leaves outside the members."""
 
@@ -51,8 +54,16 @@ def run_reader(
         argv += ["--format", "json"]
     if reader == "extract":
         argv += ["--to", str(work / "extracted")]
-    result = CliRunner().invoke(cli, argv, env={"BUNDLE_PW": password, "BUNDLER_DEBUG": ""})
-    return Outcome(reader, result.exit_code, result.stdout, result.stderr)
+    if reader == "diff":
+        argv = ["diff", str(path), str(path), *unlock]
+    with patch("bundler.cli.serve.start_server", side_effect=_Served):
+        result = CliRunner().invoke(cli, argv, env={"BUNDLE_PW": password, "BUNDLER_DEBUG": ""})
+    code = 0 if isinstance(result.exception, _Served) else result.exit_code
+    return Outcome(reader, code, result.stdout, result.stderr)
+
+
+class _Served(Exception):
+    """``serve`` got as far as listening: it accepted the file (exit 0 for the caller)."""
 
 
 def run_all(
