@@ -69,6 +69,12 @@ WORKER_UNKNOWN_TO_SERVER = _(
 WORKER_CONNECTION_UNKNOWN = _(
     "WORKER_CONNECTION_UNKNOWN", H, "bundle does not say whether the worker is connected"
 )
+WORKER_HEARTBEAT_UNDATED = _(
+    "WORKER_HEARTBEAT_UNDATED", H, "worker listed online, but the bundle has no heartbeat time"
+)
+WORKER_HEARTBEAT_AFTER_COLLECTION = _(
+    "WORKER_HEARTBEAT_AFTER_COLLECTION", H, "last heartbeat dated after collection: clocks disagree"
+)
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
     "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"

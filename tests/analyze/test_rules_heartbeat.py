@@ -55,6 +55,27 @@ def test_age_is_computed_from_last_heartbeat_at_collection_time_not_now(fleet: F
     assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_ONLINE"]
 
 
+def test_online_without_a_heartbeat_time_is_unknown_not_fresh(fleet: Fleet) -> None:
+    """Flux lists a silent worker online until its grace ends: the word alone proves nothing."""
+    w1 = fleet.worker("w1")
+    w1.heartbeat_age_s = None
+    w1.last_heartbeat_at = None
+    result = judge(rules.worker_heartbeat, fleet)
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_HEARTBEAT_UNDATED"]
+
+
+def test_a_heartbeat_dated_after_collection_is_unknown_beyond_the_tolerance(fleet: Fleet) -> None:
+    w1 = fleet.worker("w1")
+    w1.heartbeat_age_s = None
+    w1.last_heartbeat_at = T0 + timedelta(days=180)
+    result = judge(rules.worker_heartbeat, fleet)
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_HEARTBEAT_AFTER_COLLECTION"]
+    w1.last_heartbeat_at = T0 + timedelta(seconds=2)  # a flush racing the read: fresh
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_ONLINE"]
+
+
 def test_offline_worker_with_work_fails_and_cites_log_history(fleet: Fleet) -> None:
     w1 = fleet.worker("w1")
     w1.connection = ConnectionState.OFFLINE

@@ -219,6 +219,18 @@ def test_a_frozen_persisted_heartbeat_fails_before_the_server_says_stale():
     assert within_a_tick.run(flux_worker_heartbeat, worker="w1").status is LayerStatus.PASS
 
 
+def test_online_with_no_persisted_heartbeat_is_unknown_not_connected():
+    """GET /workers says online for up to timeout + grace after the last pong."""
+    undated = FluxCase(workers=[online("w1", heartbeat_age_s=None)])
+    result = undated.run(flux_worker_heartbeat, worker="w1")
+    assert result.status is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_HEARTBEAT_UNDATED"]
+    ahead = FluxCase(workers=[online("w1", heartbeat_age_s=-3600.0)])
+    assert codes(ahead.run(flux_worker_heartbeat, worker="w1")) == [
+        "WORKER_HEARTBEAT_AFTER_COLLECTION"
+    ]
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",

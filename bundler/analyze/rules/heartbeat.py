@@ -14,6 +14,7 @@ from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from ..doubt import undecided_heartbeat
 from ..facts import (
     citations,
     cite,
@@ -167,9 +168,11 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
             timeout_s=timeout,
             grace_s=grace,
         )
-    if age is None:
-        message = f"Worker {worker.name} is online (the bundle has no heartbeat time for it)."
-    elif timeout is None:
+    undecided = undecided_heartbeat(ctx, index, worker, age)
+    if undecided is not None:
+        return undecided
+    assert age is not None  # undecided above otherwise
+    if timeout is None:
         message = f"Worker {worker.name} is online; last heartbeat {age:.0f}s before collection."
     else:
         message = (

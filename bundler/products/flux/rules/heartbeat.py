@@ -10,6 +10,7 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.doubt import undecided_heartbeat
 from bundler.analyze.facts import cite_events, cite_worker, find_worker
 from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
@@ -83,12 +84,15 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     if unhealthy is not None:
         return unhealthy
     age = worker.heartbeat_age_s
+    undecided = undecided_heartbeat(ctx, index, worker, age)
+    if undecided is not None:
+        return undecided
     return RuleResult.pass_(
         make_finding(
             codes.FLUX_WORKER_CONNECTED,
             "pass",
-            f"Worker {name} is {worker.native_status}"
-            + (f"; its persisted heartbeat was {age:.0f}s old when read." if age else "."),
+            f"Worker {name} is {worker.native_status}; its persisted heartbeat was "
+            f"{max(age or 0.0, 0.0):.0f}s old when read.",
             evidence=[
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)
             ],

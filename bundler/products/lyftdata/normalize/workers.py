@@ -78,7 +78,7 @@ def _by_worker(reader: RawReader, step: str) -> dict[str, StepResult]:
 def _age(last: datetime | None, observed_at: datetime, reported: float | None) -> float | None:
     if last is None:
         return reported
-    return round(max(0.0, (observed_at - last).total_seconds()), 3)
+    return round((observed_at - last).total_seconds(), 3)  # negative: clocks disagree
 
 
 def normalize_workers(reader: RawReader) -> WorkersEvidence:
