@@ -13,6 +13,7 @@ from rich.table import Table
 
 from schemas import CollectorStatus, Integrity, Manifest
 
+from ..printable import printable_model
 from .integrity.verify import VerifyReport
 from .reader import BundleReader
 
@@ -71,6 +72,7 @@ def human_size(size: int) -> str:
 
 
 def render_inspect(report: InspectReport, console: Console) -> None:
+    report = printable_model(report)  # bundle text: control and bidi characters shown escaped
     _render_integrity(report.integrity, console, hint="run `bundler verify` for details")
     manifest = report.manifest
     if manifest is None:
@@ -162,7 +164,7 @@ def _members_table(manifest: Manifest) -> Table:
         table.add_row(
             escape(m.path),
             human_size(m.size),
-            m.media_type,
+            escape(m.media_type),
             escape(m.schema_name or "-"),
             escape(m.collector or "-"),
             ", ".join(flags),
@@ -171,6 +173,7 @@ def _members_table(manifest: Manifest) -> Table:
 
 
 def render_verify(report: VerifyReport, console: Console) -> None:
+    report = printable_model(report)
     if report.problems:
         console.print(f"[red bold]Integrity: {report.integrity.status}[/]")
     for check in report.problems:

@@ -23,6 +23,7 @@ import click
 from .. import __version__
 from ..errors import BundlerError
 from ..exit_codes import ExitCode
+from ..printable import printable
 
 # name -> (module, one-line summary); tests/test_cli.py imports every module listed.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -49,10 +50,14 @@ def _debug_enabled(ctx: click.Context) -> bool:
 
 
 def echo_error(message: str, hint: str | None = None) -> None:
-    """Print a one-line error (and an optional hint line) to stderr."""
-    click.echo(f"bundler: error: {' '.join(message.split())}", err=True)
+    """Print a one-line error (and an optional hint line) to stderr.
+
+    Errors quote paths and names from bundles and hosts: whitespace runs become
+    one space and what is left unprintable is shown escaped (:mod:`bundler.printable`).
+    """
+    click.echo(f"bundler: error: {printable(' '.join(message.split()))}", err=True)
     if hint:
-        click.echo(f"bundler: hint: {' '.join(hint.split())}", err=True)
+        click.echo(f"bundler: hint: {printable(' '.join(hint.split()))}", err=True)
 
 
 class BundlerGroup(click.Group):

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ..exit_codes import ExitCode
+from ..printable import printable
 from ..redaction.mapfile import read_map
 from ..redaction.reviewing import review_path
 from .options import OpenSecrets, click_prompt, open_options
@@ -65,14 +66,17 @@ def command(
     if as_json:
         click.echo(result.model_dump_json(by_alias=True, indent=2))
     else:
+        # Member names and the report's entries are bundle text: shown escaped, so an ESC
+        # or carriage return in a name cannot redraw the status line below as "clean".
         for finding in result.findings:
             where = f"{finding.member}:{finding.line}" if finding.line else finding.member
-            click.echo(f"{where}\t{finding.kind}\t{finding.check}\t{finding.preview}")
+            shown = f"{where}\t{finding.kind}\t{finding.check}\t{finding.preview}"
+            click.echo("\t".join(printable(part) for part in shown.split("\t")))
         state = "clean" if result.clean else f"{len(result.findings)} residual finding(s)"
         if result.report_consistent is False:
             for line in result.report_mismatches:
-                click.echo(f"{line}\treport-mismatch")
-            first = result.report_mismatches[0] if result.report_mismatches else "?"
+                click.echo(f"{printable(line)}\treport-mismatch")
+            first = printable(result.report_mismatches[0]) if result.report_mismatches else "?"
             more = len(result.report_mismatches) - 1
             state += f"; the redaction report does not match the members ({first}"
             state += f", and {more} more)" if more > 0 else ")"

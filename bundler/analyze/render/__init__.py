@@ -13,6 +13,7 @@ from rich.console import Console
 
 from schemas import AnalysisReport
 
+from ...printable import printable_model
 from .markdown import render_markdown
 from .text import render_text
 
@@ -53,7 +54,7 @@ def render(
     elif fmt == "json":
         stream.write(render_json(report))
     elif fmt == "markdown":
-        stream.write(render_markdown(report))
+        stream.write(render_markdown(printable_model(report)))
     else:
         if width is None and not _is_terminal(stream) and "COLUMNS" not in os.environ:
             width = PIPE_WIDTH  # a file or a pipe: do not squeeze tables into 80 columns
@@ -64,8 +65,10 @@ def render(
             no_color=color is False,
             highlight=False,
             soft_wrap=False,
+            markup=False,  # bundle text such as a worker called "[/]" is text, never markup
+            emoji=False,
         )
-        render_text(report, console)
+        render_text(printable_model(report), console)
 
 
 def _is_terminal(stream: TextIO) -> bool:

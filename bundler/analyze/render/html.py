@@ -41,6 +41,7 @@ from schemas import (
 )
 from schemas.manifest import FAILED_STATUSES
 
+from ...printable import printable
 from ...source import MemberSource
 from ..api import Timeline
 from ..overview import main_finding
@@ -143,6 +144,16 @@ def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtr
     )
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ value }}`` of a page: bundle text with bidi, zero-width and controls visible.
+
+    Autoescaping stops markup; this stops a right-to-left override reversing a
+    status word or a zero-width space making two workers look like one. Our
+    own ``Markup`` (the stylesheet) and enum values are left alone.
+    """
+    return printable(value, keep="\n") if type(value) is str else value
+
+
 @cache
 def _environment() -> Environment:
     env = Environment(
@@ -151,6 +162,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.globals.update(
         headline=common.headline,

@@ -6,6 +6,8 @@ escaped so a pipe or backtick in an excerpt cannot break a table.
 
 from __future__ import annotations
 
+import re
+
 from schemas import AnalysisReport, FleetOverview
 
 from ._common import (
@@ -50,21 +52,36 @@ SUFFIX = {
 }
 
 
+MARKDOWN_PUNCTUATION = re.compile(r"([\\*\[\]<>~|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+"""What bundle text could use to become a link, an image, HTML, emphasis or a new cell.
+
+Backticks are left alone: our own messages mark commands with them, and a code
+span can only make text *more* literal (whatever it leaves outside is escaped).
+An underscore inside a word (``NO_MATCHING_WORKER``) never starts emphasis, so
+only one at a word's edge is escaped."""
+
+
 def cell(text: str) -> str:
-    """Safe inside a table cell: one line, pipes escaped."""
-    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+    """Text shown as itself in a table cell or a line: one line, Markdown syntax escaped.
+
+    A worker called ``[click](https://…)`` or ``**HEALTHY**`` must read as those
+    characters in a rendered ticket, not as a link or a bold verdict.
+    """
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 
 def code(text: str) -> str:
-    """Inline code that survives backticks inside it."""
-    fence = "``" if "`" in text else "`"
+    """Inline code that survives backticks inside it: a fence longer than any run in ``text``."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_markdown(report: AnalysisReport) -> str:
     out = [f"# bundler analyze: **{cell(headline(report))}**", ""]
-    out.append(f"{counts(report)} · {provenance(report)}")
+    out.append(f"{cell(counts(report))} · {cell(provenance(report))}")
     out.append("")
     for line in integrity_lines(report):
         out += [f"> **Warning:** {cell(line)}", ""]
@@ -154,7 +171,7 @@ def _target(group: TargetGroup) -> list[str]:
         out.append("**Evidence**")
         out.append("")
         for c in citations:
-            tail = f" — {code(cell(c.excerpt))}" if c.excerpt else ""
+            tail = f" — {code(c.excerpt)}" if c.excerpt else ""
             out.append(f"- {code(c.label())}{tail}")
         out.append("")
     steps = next_steps(target)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from schemas import DiffReport
 
+from ...printable import printable_model
 from .html import render_html
 from .markdown import render_markdown
 from .text import render_text
@@ -31,7 +32,8 @@ FORMATS: tuple[str, ...] = tuple(RENDERERS)
 
 
 def render(report: DiffReport, fmt: str) -> str:
-    return RENDERERS[fmt](report)
+    """``report`` in ``fmt``; every format but JSON shows bundle text through ``printable``."""
+    return RENDERERS[fmt](report if fmt == "json" else printable_model(report))
 
 
 __all__ = [

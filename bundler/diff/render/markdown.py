@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from schemas import DiffReport
 
+from ...analyze.render.markdown import cell
 from ._common import HEADLINES, interesting, layer_line, shown, side_line, status
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render_markdown(report: DiffReport) -> str:
     out = [f"## bundler diff: {HEADLINES[report.verdict]}", ""]
-    out += [f"- {side_line('BEFORE', report.before)}", f"- {side_line('AFTER', report.after)}"]
-    out += [f"- **warning:** {_cell(w)}" for w in report.warnings]
+    out += [f"- {cell(side_line('BEFORE', report.before))}"]
+    out += [f"- {cell(side_line('AFTER', report.after))}"]
+    out += [f"- **warning:** {cell(w)}" for w in report.warnings]
     rows = interesting(report)
     out += ["", "### Ladder changes", ""]
     if not rows:
         out.append("No layer changed.")
     for label, layers in rows:
-        out.append(f"- **{_cell(label)}**: " + "; ".join(layer_line(layer) for layer in layers))
+        out.append(
+            f"- **{cell(label)}**: " + cell("; ".join(layer_line(layer) for layer in layers))
+        )
     if report.findings:
         out += [
             "",
@@ -30,7 +30,7 @@ def render_markdown(report: DiffReport) -> str:
             "|---|---|---|---|",
         ]
         for f in report.findings:
-            out.append(f"| {f.change} | `{f.code}` | {_cell(f.subject)} | {_cell(f.message)} |")
+            out.append(f"| {f.change} | `{f.code}` | {cell(f.subject)} | {cell(f.message)} |")
     for title, changes in (("Workers", report.workers), ("Deployments", report.deployments)):
         if changes:
             out += [
@@ -42,15 +42,16 @@ def render_markdown(report: DiffReport) -> str:
             ]
             for c in changes:
                 out.append(
-                    f"| {_cell(c.subject)} | {c.field} | {_cell(shown(c.before))} | "
-                    f"{_cell(shown(c.after))} |"
+                    f"| {cell(c.subject)} | {c.field} | {cell(shown(c.before))} | "
+                    f"{cell(shown(c.after))} |"
                 )
     if report.collectors:
         out += ["", "### Collectors that failed on one side only", ""]
         out += ["| collector | before | after | error |", "|---|---|---|---|"]
         for cc in report.collectors:
-            error = _cell(cc.error or "")
-            out.append(f"| `{cc.collector}` | {status(cc.before)} | {status(cc.after)} | {error} |")
+            error = cell(cc.error or "")
+            collector = cell(cc.collector)
+            out.append(f"| {collector} | {status(cc.before)} | {status(cc.after)} | {error} |")
     out += [
         "",
         "### Recovery acceptance (on AFTER)",
@@ -62,5 +63,5 @@ def render_markdown(report: DiffReport) -> str:
         where = ", ".join(f"{t}: {status(s)}" for t, s in check.targets.items())
         if check.detail:
             where = f"{where} — {check.detail}" if where else check.detail
-        out.append(f"| {_cell(check.check)} | {status(check.status)} | {_cell(where)} |")
+        out.append(f"| {cell(check.check)} | {status(check.status)} | {cell(where)} |")
     return "\n".join(out) + "\n"
