@@ -273,6 +273,9 @@ TIMELINE_SAMPLED = _("TIMELINE_SAMPLED", FLEET, "huge logs: timeline kept a samp
 PROFILE_RULES_ERROR = _("PROFILE_RULES_ERROR", FLEET, "product rules could not be loaded")
 TARGETS_TRUNCATED = _("TARGETS_TRUNCATED", FLEET, "more targets than the report shows")
 EVIDENCE_INCOMPLETE = _("EVIDENCE_INCOMPLETE", FLEET, "an evidence document is incomplete")
+TARGETS_INCOMPLETE = _(
+    "TARGETS_INCOMPLETE", FLEET, "the worker or job list is incomplete: targets may be missing"
+)
 EVIDENCE_INVALID = _("EVIDENCE_INVALID", FLEET, "an evidence document is unusable", "recollect")
 EVIDENCE_MISSING = _("EVIDENCE_MISSING", FLEET, "a core evidence document is absent", "recollect")
 EVIDENCE_REDERIVED = _(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import EVIDENCE_KINDS, Citation, Finding
-from schemas.evidence import JobsEvidence, WorkersEvidence
+from schemas.evidence import EvidenceDoc, JobsEvidence, WorkersEvidence
 
 from . import codes
 from .api import EvidenceSet, make_finding
@@ -25,6 +25,9 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
         doc = ev.get(cls)
         if doc is not None and (not doc.complete or doc.gaps):
             gaps = ", ".join(doc.gaps) or "unspecified collectors"
+            if cls in CORE_DOCUMENTS:
+                findings.append(_targets_incomplete(ev, cls, gaps, doc.gaps))
+                continue
             findings.append(
                 make_finding(
                     codes.EVIDENCE_INCOMPLETE,
@@ -50,11 +53,33 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
     return findings
 
 
-CORE_DOCUMENTS = (WorkersEvidence, JobsEvidence)
+CORE_DOCUMENTS: tuple[type[EvidenceDoc], ...] = (WorkersEvidence, JobsEvidence)
 """Without these, targets cannot be chosen: a verdict can be at best inconclusive."""
 
-UNTRUSTWORTHY = frozenset({codes.EVIDENCE_INVALID, codes.EVIDENCE_MISSING})
+UNTRUSTWORTHY = frozenset(
+    {codes.EVIDENCE_INVALID, codes.EVIDENCE_MISSING, codes.TARGETS_INCOMPLETE}
+)
 """Fleet codes that cap the verdict at inconclusive: what the rungs read may be wrong or absent."""
+
+
+def _targets_incomplete(
+    ev: EvidenceSet, cls: type[EvidenceDoc], gaps: str, listed: list[str]
+) -> Finding:
+    """A worker or job list with gaps: the targets chosen from it may not be all there are.
+
+    A job list whose request timed out holds no job at all, so every rung that
+    is per job reads n/a and the fleet would look healthy; a worker missing from
+    a cut-off list would never be walked. Either way "healthy" is not known.
+    """
+    return make_finding(
+        codes.TARGETS_INCOMPLETE,
+        "warn",
+        f"{cls.member_path} is incomplete (failed: {gaps}): a worker or job that needs "
+        "attention may be missing from the targets, so the bundle cannot show a healthy fleet.",
+        evidence=[ev.cite(cls, "/gaps", listed or None)],
+        member=cls.member_path,
+        gaps=listed,
+    )
 
 
 def missing_core(ev: EvidenceSet) -> list[Finding]:

@@ -221,6 +221,23 @@ def test_missing_core_documents_are_reported(fleet: Fleet) -> None:
     assert report.verdict is Verdict.INCONCLUSIVE
 
 
+@pytest.mark.parametrize("document", ["jobs", "workers"])
+def test_an_incomplete_job_or_worker_list_caps_the_verdict_at_inconclusive(
+    fleet: Fleet, document: str
+) -> None:
+    """A job list whose request timed out holds no job: every per-job rung would read n/a."""
+    assert analyze(fleet.evidence()).verdict is Verdict.HEALTHY
+    listing = getattr(fleet, document)
+    listing.complete = False
+    listing.gaps = [f"http.{document}"]
+    if document == "jobs":
+        listing.jobs = []
+    report = analyze(fleet.evidence())
+    assert report.verdict is Verdict.INCONCLUSIVE
+    found = [f for f in report.fleet_findings if f.code == "TARGETS_INCOMPLETE"]
+    assert [f.details["member"] for f in found] == [f"evidence/{document}.json"]
+
+
 def test_server_failure_blocks_every_target(fleet: Fleet) -> None:
     assert fleet.server is not None
     fleet.server.reachable = False
