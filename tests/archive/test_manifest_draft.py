@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from bundler.archive.manifest_draft import ManifestDraft
+from bundler.archive.manifest_draft import OWN_FIELDS, ManifestDraft, redact_outcome
 from bundler.archive.stored import StoredMember
 from bundler.collect.outcomes import OutcomeRecords, SettledOutcome
 from schemas import (
@@ -16,6 +20,7 @@ from schemas import (
     CollectorOutcome,
     CollectorStatus,
     EncryptionInfo,
+    HttpExchange,
     Manifest,
     ToolInfo,
 )
@@ -134,3 +139,92 @@ def test_a_sealed_bundles_manifest_is_the_one_in_the_file(tmp_path: Path) -> Non
         assert reader.manifest == sealed.manifest
     assert [m.path for m in sealed.manifest.members] == ["a.txt", "redaction-report.json"]
     assert sealed.manifest.collectors == [outcome]
+
+
+def _string_fields(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Every field of ``model`` (nested models followed) that can hold a string, by dotted
+    path, with its annotation: what the last redaction pass must either redact or name as
+    bundler's own."""
+    for name, info in model.model_fields.items():
+        path = f"{prefix}{name}"
+        nested = [
+            a for a in _flat(info.annotation) if isinstance(a, type) and issubclass(a, BaseModel)
+        ]
+        for sub in nested:
+            yield from _string_fields(sub, f"{path}.")
+        if any(_stringy(a) for a in _flat(info.annotation)):
+            yield path, info.annotation
+
+
+def _stringy(annotation: Any) -> bool:
+    """A ``str``, a ``StrEnum`` or a ``Literal`` of strings."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return any(isinstance(value, str) for value in typing.get_args(annotation))
+    return isinstance(annotation, type) and issubclass(annotation, str)
+
+
+def _flat(annotation: Any) -> Iterator[Any]:
+    yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _flat(arg)
+
+
+def _planted(annotation: Any) -> Any:
+    """A value of ``annotation``'s shape with the secret in every string it holds."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return _planted(next(a for a in typing.get_args(annotation) if a is not type(None)))
+    if origin is dict:
+        return {"key": f"w-{SECRET}"}
+    if origin is list:
+        return [f"item {SECRET}"]
+    return f"value {SECRET} end"
+
+
+def test_every_string_an_outcome_holds_is_redacted_or_named_as_bundlers_own() -> None:
+    """A field added to the outcome later is redacted by the last pass unless it is named in
+    ``OWN_FIELDS``: worker ids in ``bound`` and a ``Content-Type`` echoing a token reached
+    the manifest verbatim when the pass redacted two named fields."""
+    fields = dict(_string_fields(CollectorOutcome))
+    assert set(OWN_FIELDS) <= set(fields), "OWN_FIELDS names a field the outcome lacks"
+    remote = {path: annotation for path, annotation in fields.items() if path not in OWN_FIELDS}
+    assert {
+        "error_message",
+        "note",
+        "bound",
+        "http.path",
+        "http.query",
+        "http.content_type",
+    } <= set(remote)
+    for path, annotation in remote.items():
+        top, _, inner = path.partition(".")
+        value = _planted(annotation)
+        if inner:
+            http = HttpExchange(path="/p").model_copy(update={inner: value})
+            outcome = _plain().model_copy(update={top: http})
+        else:
+            outcome = _plain().model_copy(update={top: value})
+        redacted = redact_outcome(outcome, _redact)
+        dumped = redacted.model_dump_json()
+        assert SECRET not in dumped, f"{path} is not redacted"
+        assert "[REDACTED]" in dumped, f"{path}: the value is replaced, not dropped"
+        if path == "bound":
+            assert redacted.bound == {"key": "w-[REDACTED]"}  # keys kept, values replaced
+
+
+def test_bundlers_own_fields_are_left_as_they_are_and_an_unchanged_outcome_is_itself() -> None:
+    outcome = _plain().model_copy(
+        update={"id": f"http.{SECRET}", "step": SECRET, "members": [f"raw/{SECRET}.json"]}
+    )
+    assert redact_outcome(outcome, _redact) is outcome  # names must match the member list
+    clean = _plain().model_copy(update={"bound": {"id": "w1"}, "http": HttpExchange(path="/w/w1")})
+    assert redact_outcome(clean, _redact) is clean
+
+
+def _plain() -> CollectorOutcome:
+    return CollectorOutcome(
+        id="http.worker.000",
+        kind=CollectorKind.HTTP,
+        target="/workers/{name}",
+        status=CollectorStatus.OK,
+    )
