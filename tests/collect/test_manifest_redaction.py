@@ -9,6 +9,7 @@ on the way in (``bundler.archive.manifest_draft.redact_outcome``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,91 @@ def test_a_header_keeps_no_control_or_format_character() -> None:
     )
     assert header_text("application/json; charset=utf-8") == "application/json; charset=utf-8"
     assert header_text(None) is None
+
+
+def _no_part_of(secret: str, text: str) -> None:
+    """Not even the head of ``secret``: 8 characters of it are already a leak."""
+    assert secret[:8] not in text, text
+
+
+def test_an_error_body_is_redacted_before_it_is_cut(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """A 401 body of 179 characters, a space and the echoed token: cut to 200 characters
+    first, ``tok-PLANTED-9f8e7d6`` reached stderr, the manifest, the evidence and the
+    analysis; redacted first, the token is gone whole, and the cut drops the partial
+    word (the redaction token it would halve)."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    split = "E" * 179 + " " + TOKEN + " rest"
+    http_server.route("/workers", Reply(401, split, content_type="text/plain"))
+    halved = "F" * 185 + f" password={PASSWORD} and more words after it"
+    http_server.route("/metrics", Reply(500, halved, content_type="text/plain"))
+    manifest, raw, members = _run(sample_profile, http_server, tmp_path / "b.zip")
+    _no_part_of(TOKEN, raw.decode())
+    for name, content in members.items():
+        _no_part_of(TOKEN, content.decode("utf-8", "replace"))
+        assert PASSWORD.encode() not in content, name
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    messages = {c["id"]: c["error_message"] for c in collectors}
+    # the redaction token is longer than the token: it does not fit, and goes whole
+    assert messages["http.workers"] == "HTTP 401: " + "E" * 179 + "…"
+    metrics = messages["http.metrics"]
+    assert metrics.startswith("HTTP 500: " + "F" * 185 + " password=")
+    assert "Hunter" not in metrics
+    assert re.fullmatch(r"[^\[]*(\[REDACTED:[a-z-]+:[0-9a-f]{8}\][^\[]*)*", metrics)  # none halved
+
+
+def test_a_failed_commands_stderr_is_redacted_before_it_is_cut(
+    sample_profile: str,
+    http_server: ScriptedHTTPServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A command's last stderr line was cut to 300 characters before redaction (the same
+    leak over SSH or on this machine); ``cat`` of a missing file says the name back."""
+    from bundler.collect.plan import CommandStep, Plan
+    from tests.collect import testprofile
+
+    said = f"cat: {tmp_path}/"  # what cat says before the name; the old cut was at 300
+    fill = 300 - 12 - len(said) - 1  # the token starts 12 characters before the cut
+    missing = tmp_path / ("G" * 100 + " " + "G" * (fill - 101) + " " + TOKEN + " tail")
+    plan = Plan(
+        profile="testprod",
+        steps=[
+            testprofile.PLAN.steps[0],  # /health
+            CommandStep(id="cat", argv=["cat", str(missing)], member="hosts/{alias}/cat.txt"),
+        ],
+    )
+    monkeypatch.setattr(testprofile, "PROFILE", testprofile.SampleProfile(plan))
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    manifest, raw, members = _run(sample_profile, http_server, tmp_path / "b.zip", local=True)
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (cat,) = [c for c in collectors if c["id"].endswith(".cat")]
+    assert cat["status"] == "failed"
+    assert cat["error_message"].startswith("exit 1: cat: ")
+    _no_part_of(TOKEN, raw.decode())
+    for content in members.values():
+        _no_part_of(TOKEN, content.decode("utf-8", "replace"))
+
+
+def test_excerpts_cut_between_words_after_redacting() -> None:
+    """The helpers every quoted remote text goes through, with the bundle's real redactor."""
+    from bundler.collect.errors import excerpt, whole_words
+    from bundler.doctor.sinks import redaction_transform
+
+    redact = redaction_transform([TOKEN]).redact_text
+    assert whole_words("short", 40) == "short"
+    assert whole_words("abc def" + "x" * 50, 10) == "abc…"
+    assert whole_words("x" * 50, 10) == "…"  # one long word: nothing of it, not its head
+    assert whole_words('{"a":"b","token":"' + TOKEN + '"}', 30) == '{"a":"b","token":…'
+    quoted = excerpt("E" * 179 + " " + TOKEN + " rest", redact, 200)
+    assert TOKEN[:8] not in quoted
+    assert quoted.endswith("…")
+    assert excerpt("line one\n  password=Hunter2Hunter2!\n", redact, 200).startswith(
+        "line one password=[REDACTED:"
+    )
+    # a body longer than the window: cut between words before redaction sees it
+    long = "H" * 4090 + " " + TOKEN
+    assert TOKEN[:8] not in excerpt(long, lambda text: text, 5000)
