@@ -200,7 +200,7 @@ class HostSummary(ManyRecord):
     alias: str = Field(description="Stable alias used in member names, e.g. 'h01'.")
     address: str | None = Field(
         default=None,
-        description="Address as given (kept unless --obfuscate network pseudonymized it).",
+        description="Address as given (redacted: pseudonymized with --obfuscate network).",
     )
     role: HostRole = HostRole.OTHER
     worker: str | None = Field(default=None, description="Worker name this host runs, if any.")

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from schemas import CollectorOutcome, Manifest
+from schemas import CollectorOutcome, Manifest, TargetSummary
 
 from .manifest_json import manifest_chunks
 from .stored import StoredMember
@@ -103,22 +103,41 @@ def redact_outcome(outcome: CollectorOutcome, redact: Callable[[str], str]) -> C
 M = TypeVar("M", bound=BaseModel)
 
 
-def redact_record(record: M, redact: Callable[[str], str], prefix: str = "") -> M:
-    """``record`` with its strings redacted, fields named in :data:`OWN_FIELDS` (by their
-    dotted path from the outcome, ``prefix`` included) left as they are; itself if unchanged."""
+TARGET_OWN_FIELDS: frozenset[str] = frozenset(
+    {"hosts.alias", "hosts.role", "hosts.transport", "hosts.host_key_fingerprint"}
+)
+"""The manifest's ``target`` fields bundler writes itself: positional aliases, roles,
+transports, and the public fingerprint of a host key. The server URL, the hosts'
+addresses and worker names are the customer's (``--server``, ``--ssh``, the inventory)
+and are redacted like the members: ``--keyword`` and ``--obfuscate network`` reach them
+(the schema always said an address was pseudonymized; it was written as given)."""
+
+
+def redact_target(target: TargetSummary, redact: Callable[[str], str]) -> TargetSummary:
+    """``target`` with every string not in :data:`TARGET_OWN_FIELDS` redacted."""
+    return redact_record(target, redact, own=TARGET_OWN_FIELDS)
+
+
+def redact_record(
+    record: M, redact: Callable[[str], str], prefix: str = "", own: frozenset[str] = OWN_FIELDS
+) -> M:
+    """``record`` with its strings redacted, fields named in ``own`` (by their dotted path
+    from the top record, ``prefix`` included) left as they are; itself if unchanged."""
     update: dict[str, Any] = {}
     for name in type(record).model_fields:
         path = f"{prefix}{name}"
-        if path in OWN_FIELDS:
+        if path in own:
             continue
         value = getattr(record, name)
-        redacted = _redact_value(value, redact, f"{path}.")
+        redacted = _redact_value(value, redact, f"{path}.", own)
         if redacted is not value:
             update[name] = redacted
     return record.model_copy(update=update) if update else record
 
 
-def _redact_value(value: Any, redact: Callable[[str], str], prefix: str) -> Any:
+def _redact_value(
+    value: Any, redact: Callable[[str], str], prefix: str, own: frozenset[str]
+) -> Any:
     """``value`` redacted (strings, models, mapping values, list items); itself if unchanged."""
     if isinstance(value, Enum):  # a StrEnum is a str, and bundler's own
         return value
@@ -126,13 +145,13 @@ def _redact_value(value: Any, redact: Callable[[str], str], prefix: str) -> Any:
         redacted = redact(value)
         return value if redacted == value else redacted
     if isinstance(value, BaseModel):
-        return redact_record(value, redact, prefix)
+        return redact_record(value, redact, prefix, own)
     if isinstance(value, dict):
-        items = {key: _redact_value(item, redact, prefix) for key, item in value.items()}
+        items = {key: _redact_value(item, redact, prefix, own) for key, item in value.items()}
         changed = any(items[key] is not item for key, item in value.items())
         return items if changed else value
     if isinstance(value, list):
-        redacted_items = [_redact_value(item, redact, prefix) for item in value]
+        redacted_items = [_redact_value(item, redact, prefix, own) for item in value]
         changed = any(new is not old for new, old in zip(redacted_items, value, strict=True))
         return redacted_items if changed else value
     return value

@@ -24,7 +24,7 @@ from schemas import (
     Manifest,
     ToolInfo,
 )
-from tests.support.archive import build_bundle, open_test_bundle
+from tests.support.archive import PASSWORD, build_bundle, open_test_bundle
 
 SECRET = "hunter2-Zq8rT5vW"
 
@@ -228,3 +228,49 @@ def _plain() -> CollectorOutcome:
         target="/workers/{name}",
         status=CollectorStatus.OK,
     )
+
+
+def test_the_targets_addresses_and_names_are_redacted_its_aliases_kept(tmp_path: Path) -> None:
+    """``hosts[].address`` said "kept unless --obfuscate network pseudonymized it", and was
+    written as given with the flag; a ``--keyword`` naming a worker stayed there too."""
+    from bundler.archive.builder import BundleBuilder
+    from bundler.archive.manifest_draft import TARGET_OWN_FIELDS
+    from bundler.archive.passwords import Sealing
+    from bundler.doctor.sinks import redaction_transform
+    from schemas import HostSummary, TargetSummary
+
+    fields = dict(_string_fields(TargetSummary))
+    assert set(TARGET_OWN_FIELDS) <= set(fields)
+    assert set(fields) - TARGET_OWN_FIELDS == {"server_url", "hosts.address", "hosts.worker"}
+    transform = redaction_transform(
+        ["tok-1"],
+        keywords=["falcon-edge"],
+        obfuscate_network=True,
+        known_hosts=["db7.corp.example"],
+    )
+    fingerprint = "SHA256:" + "A" * 43
+    target = TargetSummary(
+        server_url="https://10.20.30.40:3000",
+        hosts=[
+            HostSummary(alias="h01", address="db7.corp.example", worker="falcon-edge"),
+            HostSummary(alias="h02", address="10.20.30.41", host_key_fingerprint=fingerprint),
+        ],
+    )
+    with BundleBuilder(
+        tmp_path / "b.zip", sealing=Sealing.with_password(PASSWORD), transform=transform
+    ) as builder:
+        builder.add("notes.txt", b"seen 10.20.30.40\n", media_type="text/plain")
+        bundle = builder.finalize(target=target)
+    written = bundle.manifest.target
+    dumped = written.model_dump_json()
+    for planted in ("10.20.30.4", "db7", "corp.example", "falcon-edge"):
+        assert planted not in dumped, planted
+    assert [h.alias for h in written.hosts] == ["h01", "h02"]
+    assert written.hosts[1].host_key_fingerprint == fingerprint
+    reader = open_test_bundle(bundle.path)
+    try:  # the same pseudonym as in the members
+        assert written.server_url is not None
+        host = written.server_url.removeprefix("https://").partition(":")[0]
+        assert host.encode() in reader.read_bytes("notes.txt")
+    finally:
+        reader.close()
