@@ -149,7 +149,10 @@ class HttpExchange(RecordModel):
         default=None, description="HTTP status the server answered; None when no response came."
     )
     content_type: str | None = Field(
-        default=None, description="The response's Content-Type header, verbatim."
+        default=None,
+        description=(
+            "The response's Content-Type header (redacted; control characters replaced by U+FFFD)."
+        ),
     )
 
 
@@ -176,7 +179,8 @@ class CollectorOutcome(ManyRecord):
         default=None, description="The plan step this collector ran (re-derivation reads it)."
     )
     bound: dict[str, str] = Field(
-        default_factory=dict, description="Fan-out values of this expansion, e.g. {'id': 'w1'}."
+        default_factory=dict,
+        description="Fan-out values of this expansion, e.g. {'id': 'w1'} (values redacted).",
     )
     exit_code: int | None = Field(default=None, description="Exit code of the command.")
     http: HttpExchange | None = Field(
@@ -196,7 +200,7 @@ class HostSummary(ManyRecord):
     alias: str = Field(description="Stable alias used in member names, e.g. 'h01'.")
     address: str | None = Field(
         default=None,
-        description="Address as given (kept unless --obfuscate network pseudonymized it).",
+        description="Address as given (redacted: pseudonymized with --obfuscate network).",
     )
     role: HostRole = HostRole.OTHER
     worker: str | None = Field(default=None, description="Worker name this host runs, if any.")

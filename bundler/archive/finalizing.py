@@ -33,7 +33,7 @@ from schemas import (
 from .. import __version__
 from .contracts import MemberDropped, MemberTransform
 from .json_chunks import indented_chunks
-from .manifest_draft import ManifestDraft
+from .manifest_draft import ManifestDraft, redact_target
 from .passwords import Sealing
 from .spool import EncryptedSpool, SpoolFile
 from .stored import StoredMember
@@ -240,7 +240,7 @@ def build_manifest(
         bundle_id=bundle_id,
         command=fields.command,
         profile=fields.profile,
-        target=fields.target or TargetSummary(),
+        target=redact_target(fields.target or TargetSummary(), redact),
         options=redact_values(dict(fields.options or {}), redact),
         redaction=summary,
         encryption=sealing.encryption_info(),

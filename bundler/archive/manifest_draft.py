@@ -14,8 +14,12 @@ model; :meth:`~ManifestDraft.complete` builds the whole model for a caller that 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from enum import Enum
+from typing import Any, TypeVar
 
-from schemas import CollectorOutcome, Manifest
+from pydantic import BaseModel
+
+from schemas import CollectorOutcome, Manifest, TargetSummary
 
 from .manifest_json import manifest_chunks
 from .stored import StoredMember
@@ -74,12 +78,80 @@ class ManifestDraft:
             yield final
 
 
+OWN_FIELDS: frozenset[str] = frozenset(
+    {"id", "kind", "target", "status", "error_class", "step", "members", "http.method"}
+)
+"""The collector outcome's fields bundler writes itself, which the last pass leaves as they are.
+
+Ids, the plan's step ids and path templates, host aliases (positional, ``h01``), statuses
+and error class names come from the plan and the engine, never from the remote side;
+``members`` are member names, already redacted as names (and they must stay the names
+the manifest's member list has). Every *other* string an outcome holds (nested ones,
+mapping values and list items too) is redacted by :func:`redact_outcome`, so a field
+added to :class:`~schemas.CollectorOutcome` later is redacted unless it is named here:
+a server's worker ids in ``bound``, its ``Content-Type`` in ``http.content_type`` were
+written verbatim while only the message and note were redacted."""
+
+
 def redact_outcome(outcome: CollectorOutcome, redact: Callable[[str], str]) -> CollectorOutcome:
-    """``outcome`` with its message and note redacted once more; itself when nothing changed
-    (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's peak)."""
-    update = {}
-    for field in ("error_message", "note"):
-        value = getattr(outcome, field)
-        if isinstance(value, str) and (redacted := redact(value)) != value:
-            update[field] = redacted
-    return outcome.model_copy(update=update) if update else outcome
+    """``outcome`` with every string not in :data:`OWN_FIELDS` redacted (once more); itself
+    when nothing changed (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's
+    peak). Mapping keys are kept: redaction replaces values, never keys."""
+    return redact_record(outcome, redact)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+TARGET_OWN_FIELDS: frozenset[str] = frozenset(
+    {"hosts.alias", "hosts.role", "hosts.transport", "hosts.host_key_fingerprint"}
+)
+"""The manifest's ``target`` fields bundler writes itself: positional aliases, roles,
+transports, and the public fingerprint of a host key. The server URL, the hosts'
+addresses and worker names are the customer's (``--server``, ``--ssh``, the inventory)
+and are redacted like the members: ``--keyword`` and ``--obfuscate network`` reach them
+(the schema always said an address was pseudonymized; it was written as given)."""
+
+
+def redact_target(target: TargetSummary, redact: Callable[[str], str]) -> TargetSummary:
+    """``target`` with every string not in :data:`TARGET_OWN_FIELDS` redacted."""
+    return redact_record(target, redact, own=TARGET_OWN_FIELDS)
+
+
+def redact_record(
+    record: M, redact: Callable[[str], str], prefix: str = "", own: frozenset[str] = OWN_FIELDS
+) -> M:
+    """``record`` with its strings redacted, fields named in ``own`` (by their dotted path
+    from the top record, ``prefix`` included) left as they are; itself if unchanged."""
+    update: dict[str, Any] = {}
+    for name in type(record).model_fields:
+        path = f"{prefix}{name}"
+        if path in own:
+            continue
+        value = getattr(record, name)
+        redacted = _redact_value(value, redact, f"{path}.", own)
+        if redacted is not value:
+            update[name] = redacted
+    return record.model_copy(update=update) if update else record
+
+
+def _redact_value(
+    value: Any, redact: Callable[[str], str], prefix: str, own: frozenset[str]
+) -> Any:
+    """``value`` redacted (strings, models, mapping values, list items); itself if unchanged."""
+    if isinstance(value, Enum):  # a StrEnum is a str, and bundler's own
+        return value
+    if isinstance(value, str):
+        redacted = redact(value)
+        return value if redacted == value else redacted
+    if isinstance(value, BaseModel):
+        return redact_record(value, redact, prefix, own)
+    if isinstance(value, dict):
+        items = {key: _redact_value(item, redact, prefix, own) for key, item in value.items()}
+        changed = any(items[key] is not item for key, item in value.items())
+        return items if changed else value
+    if isinstance(value, list):
+        redacted_items = [_redact_value(item, redact, prefix, own) for item in value]
+        changed = any(new is not old for new, old in zip(redacted_items, value, strict=True))
+        return redacted_items if changed else value
+    return value

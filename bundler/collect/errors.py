@@ -31,12 +31,63 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     └── TransportError                protocol-level failure (SSH negotiation, HTTP protocol)
 
 Messages are short, one line, and pass through ``BundleSink.redact_text``
-before they reach the manifest.
+before they reach the manifest. What the remote side said (a response body, a
+command's stderr) is quoted in a message only through :func:`excerpt`, which
+redacts *before* it shortens: a body cut to 200 characters first left the head
+of a token the cut went through, which no exact-value or keyword rule matches.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from schemas import CollectorStatus
+
+EXCERPT_WINDOW = 4096
+"""Characters of a body or stderr read for an excerpt, before redaction: a bound on the
+work one failure costs, far more than any excerpt keeps."""
+STDERR_EXCERPT = 300
+"""Characters of a failed command's last stderr line quoted in its message, after redaction."""
+ELLIPSIS = "…"
+
+_SEPARATOR = re.compile(r"[\s,;\"'<>(){}\[\]|]")
+"""Where an excerpt may be cut: between words, never inside one. A secret is a run of
+letters, digits and a few symbols (``-_.+/=:~``); a cut at one of these leaves none of
+it, where a cut inside it would leave its head for nothing to recognise."""
+
+
+def whole_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a separator, ``…`` marking the cut.
+
+    The last, partial word is dropped, not shown in part; a text without any separator
+    in its first ``limit`` characters is shown as ``…`` alone."""
+    if len(text) <= limit:
+        return text
+    return text[: _cut(text, limit)].rstrip() + ELLIPSIS
+
+
+def _cut(text: str, limit: int) -> int:
+    """The last separator at or before ``limit`` (one right after the limit keeps the whole
+    last word); 0 when there is none."""
+    return max((m.start() for m in _SEPARATOR.finditer(text, 0, limit + 1)), default=0)
+
+
+def excerpt(text: str, redact: Callable[[str], str], limit: int) -> str:
+    """``text`` redacted, on one line, then shortened to about ``limit`` characters.
+
+    Redaction sees the text whole (up to :data:`EXCERPT_WINDOW` characters, cut between
+    words before it looks), so every rule can match a value before anything is cut;
+    the cut afterwards is between words too, so a value a later pass learns (literal
+    propagation at sealing) is never left in part either."""
+    window = text if len(text) <= EXCERPT_WINDOW else text[: _cut(text, EXCERPT_WINDOW)]
+    return whole_words(" ".join(redact(window).split()), limit)
+
+
+def last_line(stderr: bytes) -> str:
+    """The last non-empty line of a command's stderr (what usually says why it failed)."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    return next((line for line in reversed(lines) if line), "")
 
 
 class CollectError(Exception):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,6 +27,7 @@ from schemas import (
 )
 
 from ..archive.contracts import BundleSink
+from ..archive.manifest_draft import redact_record
 from ..archive.stored import StoredMember
 from .errors import CollectError
 from .outcomes import NO_BINDINGS, SettledOutcome
@@ -212,14 +214,17 @@ class Recorder:
             self.progress.collector_finished(record)
 
     def _exchange(self, record: CollectorRecord) -> HttpExchange | None:
+        """The request and answer as recorded: every string the server or a bound value
+        gave redacted (the path holds worker ids, a ``Content-Type`` may echo a token)."""
         if record.http_path is None:
             return None
-        return HttpExchange(
-            path=self.redact(record.http_path),
-            query=self.redact(record.http_query),
+        exchange = HttpExchange(
+            path=record.http_path,
+            query=record.http_query,
             status_code=record.http_status,
-            content_type=record.content_type,
+            content_type=header_text(record.content_type),
         )
+        return redact_record(exchange, self.redact, "http.")
 
     def redact(self, text: str) -> str:
         """The sink's redaction, plus the secrets doctor itself holds (the API token)."""
@@ -281,3 +286,12 @@ def _finished(outcome: SettledOutcome) -> datetime | None:
     if outcome.started_at is None:
         return None
     return outcome.started_at + timedelta(seconds=outcome.duration_s)
+
+
+def header_text(value: str | None) -> str | None:
+    """A response header's value as the manifest keeps it: control and format characters
+    (a line break, an escape, a right-to-left override) replaced by U+FFFD, so a stored
+    ``Content-Type`` cannot rewrite a terminal or a report line that shows it."""
+    if value is None:
+        return None
+    return "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf") else c for c in value)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from bundler.archive.manifest_draft import ManifestDraft
+from bundler.archive.manifest_draft import OWN_FIELDS, ManifestDraft, redact_outcome
 from bundler.archive.stored import StoredMember
 from bundler.collect.outcomes import OutcomeRecords, SettledOutcome
 from schemas import (
@@ -16,10 +20,11 @@ from schemas import (
     CollectorOutcome,
     CollectorStatus,
     EncryptionInfo,
+    HttpExchange,
     Manifest,
     ToolInfo,
 )
-from tests.support.archive import build_bundle, open_test_bundle
+from tests.support.archive import PASSWORD, build_bundle, open_test_bundle
 
 SECRET = "hunter2-Zq8rT5vW"
 
@@ -134,3 +139,138 @@ def test_a_sealed_bundles_manifest_is_the_one_in_the_file(tmp_path: Path) -> Non
         assert reader.manifest == sealed.manifest
     assert [m.path for m in sealed.manifest.members] == ["a.txt", "redaction-report.json"]
     assert sealed.manifest.collectors == [outcome]
+
+
+def _string_fields(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Every field of ``model`` (nested models followed) that can hold a string, by dotted
+    path, with its annotation: what the last redaction pass must either redact or name as
+    bundler's own."""
+    for name, info in model.model_fields.items():
+        path = f"{prefix}{name}"
+        nested = [
+            a for a in _flat(info.annotation) if isinstance(a, type) and issubclass(a, BaseModel)
+        ]
+        for sub in nested:
+            yield from _string_fields(sub, f"{path}.")
+        if any(_stringy(a) for a in _flat(info.annotation)):
+            yield path, info.annotation
+
+
+def _stringy(annotation: Any) -> bool:
+    """A ``str``, a ``StrEnum`` or a ``Literal`` of strings."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return any(isinstance(value, str) for value in typing.get_args(annotation))
+    return isinstance(annotation, type) and issubclass(annotation, str)
+
+
+def _flat(annotation: Any) -> Iterator[Any]:
+    yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _flat(arg)
+
+
+def _planted(annotation: Any) -> Any:
+    """A value of ``annotation``'s shape with the secret in every string it holds."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return _planted(next(a for a in typing.get_args(annotation) if a is not type(None)))
+    if origin is dict:
+        return {"key": f"w-{SECRET}"}
+    if origin is list:
+        return [f"item {SECRET}"]
+    return f"value {SECRET} end"
+
+
+def test_every_string_an_outcome_holds_is_redacted_or_named_as_bundlers_own() -> None:
+    """A field added to the outcome later is redacted by the last pass unless it is named in
+    ``OWN_FIELDS``: worker ids in ``bound`` and a ``Content-Type`` echoing a token reached
+    the manifest verbatim when the pass redacted two named fields."""
+    fields = dict(_string_fields(CollectorOutcome))
+    assert set(OWN_FIELDS) <= set(fields), "OWN_FIELDS names a field the outcome lacks"
+    remote = {path: annotation for path, annotation in fields.items() if path not in OWN_FIELDS}
+    assert {
+        "error_message",
+        "note",
+        "bound",
+        "http.path",
+        "http.query",
+        "http.content_type",
+    } <= set(remote)
+    for path, annotation in remote.items():
+        top, _, inner = path.partition(".")
+        value = _planted(annotation)
+        if inner:
+            http = HttpExchange(path="/p").model_copy(update={inner: value})
+            outcome = _plain().model_copy(update={top: http})
+        else:
+            outcome = _plain().model_copy(update={top: value})
+        redacted = redact_outcome(outcome, _redact)
+        dumped = redacted.model_dump_json()
+        assert SECRET not in dumped, f"{path} is not redacted"
+        assert "[REDACTED]" in dumped, f"{path}: the value is replaced, not dropped"
+        if path == "bound":
+            assert redacted.bound == {"key": "w-[REDACTED]"}  # keys kept, values replaced
+
+
+def test_bundlers_own_fields_are_left_as_they_are_and_an_unchanged_outcome_is_itself() -> None:
+    outcome = _plain().model_copy(
+        update={"id": f"http.{SECRET}", "step": SECRET, "members": [f"raw/{SECRET}.json"]}
+    )
+    assert redact_outcome(outcome, _redact) is outcome  # names must match the member list
+    clean = _plain().model_copy(update={"bound": {"id": "w1"}, "http": HttpExchange(path="/w/w1")})
+    assert redact_outcome(clean, _redact) is clean
+
+
+def _plain() -> CollectorOutcome:
+    return CollectorOutcome(
+        id="http.worker.000",
+        kind=CollectorKind.HTTP,
+        target="/workers/{name}",
+        status=CollectorStatus.OK,
+    )
+
+
+def test_the_targets_addresses_and_names_are_redacted_its_aliases_kept(tmp_path: Path) -> None:
+    """``hosts[].address`` said "kept unless --obfuscate network pseudonymized it", and was
+    written as given with the flag; a ``--keyword`` naming a worker stayed there too."""
+    from bundler.archive.builder import BundleBuilder
+    from bundler.archive.manifest_draft import TARGET_OWN_FIELDS
+    from bundler.archive.passwords import Sealing
+    from bundler.doctor.sinks import redaction_transform
+    from schemas import HostSummary, TargetSummary
+
+    fields = dict(_string_fields(TargetSummary))
+    assert set(TARGET_OWN_FIELDS) <= set(fields)
+    assert set(fields) - TARGET_OWN_FIELDS == {"server_url", "hosts.address", "hosts.worker"}
+    transform = redaction_transform(
+        ["tok-1"],
+        keywords=["falcon-edge"],
+        obfuscate_network=True,
+        known_hosts=["db7.corp.example"],
+    )
+    fingerprint = "SHA256:" + "A" * 43
+    target = TargetSummary(
+        server_url="https://10.20.30.40:3000",
+        hosts=[
+            HostSummary(alias="h01", address="db7.corp.example", worker="falcon-edge"),
+            HostSummary(alias="h02", address="10.20.30.41", host_key_fingerprint=fingerprint),
+        ],
+    )
+    with BundleBuilder(
+        tmp_path / "b.zip", sealing=Sealing.with_password(PASSWORD), transform=transform
+    ) as builder:
+        builder.add("notes.txt", b"seen 10.20.30.40\n", media_type="text/plain")
+        bundle = builder.finalize(target=target)
+    written = bundle.manifest.target
+    dumped = written.model_dump_json()
+    for planted in ("10.20.30.4", "db7", "corp.example", "falcon-edge"):
+        assert planted not in dumped, planted
+    assert [h.alias for h in written.hosts] == ["h01", "h02"]
+    assert written.hosts[1].host_key_fingerprint == fingerprint
+    reader = open_test_bundle(bundle.path)
+    try:  # the same pseudonym as in the members
+        assert written.server_url is not None
+        host = written.server_url.removeprefix("https://").partition(":")[0]
+        assert host.encode() in reader.read_bytes("notes.txt")
+    finally:
+        reader.close()

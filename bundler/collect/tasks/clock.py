@@ -20,7 +20,7 @@ from schemas import utc_now
 from schemas.evidence import ClockReading
 
 from ..budget import Budget
-from ..errors import CommandFailed
+from ..errors import CommandFailed, whole_words
 from ..transports.runner import HostRunner
 from .timestamps import parse_offset
 
@@ -64,7 +64,9 @@ def read_clock(
 def parse_clock(lines: list[str], before: datetime, after: datetime) -> ClockResult:
     seconds, _, fraction = (lines[0] if lines else "").partition(".")
     if not seconds.isdigit():
-        raise CommandFailed(f"unexpected date output {lines[0][:40]!r}")
+        # cut between words: the member this reason is stored in is redacted later, and a
+        # value cut in part would be matched by no rule there
+        raise CommandFailed(f"unexpected date output {whole_words(lines[0], 40)!r}")
     extra_uncertainty = 0.0
     if fraction.isdigit():
         host_seconds = float(f"{seconds}.{fraction}")

@@ -18,7 +18,17 @@ from schemas.evidence import HostSysinfo, LogSource
 from ..budget import Budget
 from ..capping import Capped
 from ..context import HostState, RunContext
-from ..errors import CollectError, CommandFailed, CommandNotFound, FileMissing, InvalidJSON, Skip
+from ..errors import (
+    STDERR_EXCERPT,
+    CollectError,
+    CommandFailed,
+    CommandNotFound,
+    FileMissing,
+    InvalidJSON,
+    Skip,
+    excerpt,
+    last_line,
+)
 from ..plan import CommandStep, FileStep, LogStep
 from ..readonly import command_violation
 from ..recorder import CollectorRecord, PendingMember
@@ -120,7 +130,8 @@ def _command(
         raise CommandNotFound(f"{argv[0]} is not installed on this host")
     error: CollectError | None = None
     if result.exit_code not in step.ok_exit_codes:
-        error = CommandFailed(f"exit {result.exit_code}: {result.stderr_line()}".rstrip(": "))
+        why = excerpt(last_line(result.stderr), ctx.recorder.redact, STDERR_EXCERPT)
+        error = CommandFailed(f"exit {result.exit_code}: {why}".rstrip(": "))
     if not result.stdout.content and error is not None:
         return Produced(error=error)
     return _output(ctx, step, member, result.stdout, error)
@@ -190,7 +201,7 @@ def log_fn(log_step: LogStep, index: int) -> HostFn:
             collected = collect_file_log(runner, spec.file, options, budget, state.tz, ctx.now())
         else:
             assert spec.unit is not None
-            collected = collect_unit_log(runner, spec.unit, options, budget)
+            collected = collect_unit_log(runner, spec.unit, options, budget, ctx.recorder.redact)
         content = collected.content
         source = LogSource(
             member=member,

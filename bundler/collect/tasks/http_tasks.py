@@ -8,6 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -17,12 +18,14 @@ from schemas import CollectorKind, CollectorStatus
 from ..budget import Budget
 from ..context import RunContext
 from ..errors import (
+    EXCERPT_WINDOW,
     CollectError,
     HttpRefused,
     HttpStatusError,
     InvalidJSON,
     ResponseTooLarge,
     Skip,
+    excerpt,
 )
 from ..plan import HttpStep
 from ..readonly import path_violation
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 
 HTTP_LANE = "http"
 ERROR_SNIPPET = 200
+"""Characters of an error response's body quoted in the message, after redaction."""
 
 
 def group(step_id: str) -> str:
@@ -159,7 +163,7 @@ def _fetch(
         attempts = capture.attempts
         record.http_status = capture.status_code
         record.content_type = capture.content_type
-        _check_status(step, capture)
+        _check_status(step, capture, ctx.recorder.redact)
         member = render_member(step.member, {"index": f"{index:03d}"})
         pending, error, problem, parsed = _member_for(ctx, step, capture, member)
         fanout = (
@@ -179,11 +183,17 @@ def _fetch(
         ctx.keep_fanout(index, fanout)
 
 
-def _check_status(step: HttpStep, capture: HttpCapture) -> None:
+def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], str]) -> None:
+    """Raise the outcome a non-2xx answer means, quoting the body redacted, then shortened.
+
+    The body was cut to 200 characters before the recorder redacted the message: a
+    token the cut went through left its head (19 of 32 characters) in the manifest,
+    the evidence and on stderr, as no exact-value or keyword rule matches a part."""
     code = capture.status_code
     if 200 <= code < 300:
         return
-    snippet = " ".join(capture.body.content[:ERROR_SNIPPET].decode("utf-8", "replace").split())
+    body = capture.body.content[: 4 * EXCERPT_WINDOW].decode("utf-8", "replace")
+    snippet = excerpt(body, redact, ERROR_SNIPPET)
     detail = f"HTTP {code}" + (f": {snippet}" if snippet else "")
     if code == 404 and step.optional:
         raise Skip(step.absent_note or "absent on this server (HTTP 404)")

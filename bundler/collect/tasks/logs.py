@@ -9,14 +9,21 @@ as its head and its tail only (the gap is marked, see :mod:`.capping`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timezone
 from typing import Literal
 
 from ..budget import Budget
 from ..capping import HEAD_FRACTION, Capped, HeadTailCapper
-from ..errors import CommandFailed, CommandNotFound, FileUnreadable
+from ..errors import (
+    STDERR_EXCERPT,
+    CommandFailed,
+    CommandNotFound,
+    FileUnreadable,
+    excerpt,
+    last_line,
+)
 from ..transports.runner import HostRunner
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
@@ -94,13 +101,20 @@ def journal_argv(unit: str, options: LogOptions) -> list[str]:
 
 
 def collect_unit_log(
-    runner: HostRunner, unit: str, options: LogOptions, budget: Budget
+    runner: HostRunner,
+    unit: str,
+    options: LogOptions,
+    budget: Budget,
+    redact: Callable[[str], str],
 ) -> CollectedLog:
+    """A unit's journal; ``redact`` is the recorder's, for journalctl's stderr when it fails
+    (quoted redacted, then shortened, so a cut never leaves part of a secret)."""
     result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
     if result.exit_code == 127:
         raise CommandNotFound("journalctl is not installed on this host")
     if result.exit_code != 0:
-        raise CommandFailed(f"journalctl exit {result.exit_code}: {result.stderr_line()}")
+        why = excerpt(last_line(result.stderr), redact, STDERR_EXCERPT)
+        raise CommandFailed(f"journalctl exit {result.exit_code}: {why}")
     content = result.stdout
     note = None
     if content.content.strip() in (b"", b"-- No entries --"):

@@ -1,0 +1,227 @@
+"""What the server says reaches the manifest only redacted: bound values, headers, messages.
+
+Doctor runs for real against a scripted HTTP server on 127.0.0.1 and seals a bundle; the
+tests read the manifest back out of it. The manifest is not a member the redactor walks:
+every string in it that came from the remote side must have passed through the redactor
+on the way in (``bundler.archive.manifest_draft.redact_outcome``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bundler import products
+from bundler.collect.recorder import header_text
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
+from bundler.secret_options import SealOptions
+from tests.support.archive import open_test_bundle
+from tests.support.http_server import Reply, ScriptedHTTPServer
+
+TOKEN = "tok-PLANTED-9f8e7d6c5b4a39281706"
+PASSWORD = "Hunter2Hunter2!"
+BUNDLE_PASSWORD = "correct-horse-battery-staple-42"
+
+
+@pytest.fixture
+def sample_profile(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(products.PROFILES, "testprod", "tests.collect.testprofile")
+    monkeypatch.setenv("BPW", BUNDLE_PASSWORD)  # the bundle's password is read from os.environ
+    return "testprod"
+
+
+def _run(
+    profile: str, server: ScriptedHTTPServer, bundle: Path, **request: object
+) -> tuple[dict[str, object], bytes, dict[str, bytes]]:
+    """Doctor into ``bundle``; the manifest (parsed and as bytes) and every other member."""
+    run_doctor(
+        DoctorRequest(
+            profile=profile,
+            server=server.url,
+            token_env="T",
+            bundle=bundle,
+            seal=SealOptions(password_env="BPW"),
+            **request,  # type: ignore[arg-type]
+        ),
+        environ={"T": TOKEN, "BPW": BUNDLE_PASSWORD},
+    )
+    reader = open_test_bundle(bundle, BUNDLE_PASSWORD)
+    try:
+        members = {name: reader.read_bytes(name) for name in reader.names()}
+    finally:
+        reader.close()
+    raw = members.pop("manifest.json")
+    return json.loads(raw), raw, members
+
+
+def _workers(*names: str) -> Reply:
+    return Reply(200, [{"name": name, "status": "online"} for name in names])
+
+
+def test_bound_worker_ids_are_redacted_like_the_members_they_came_from(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """A worker id holding the API token or ``password=...``, or a ``--keyword``, was written
+    to ``collectors[].bound`` verbatim (``http.path`` beside it was redacted)."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", _workers(TOKEN, f"password={PASSWORD}", "edge-01"))
+    manifest, raw, members = _run(
+        sample_profile, http_server, tmp_path / "b.zip", keywords=("edge-01",)
+    )
+    for planted in (TOKEN, "PLANTED", PASSWORD, "edge-01"):
+        assert planted.encode() not in raw, planted
+        for name, content in members.items():
+            assert planted.encode() not in content, (planted, name)
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    bound = [c["bound"] for c in collectors if c["id"].startswith("http.worker.")]
+    assert len(bound) == 3
+    listing = members["raw/http/workers.json"].decode()
+    for values in bound:
+        assert list(values) == ["name"]  # the key is kept, the value replaced
+        assert "[REDACTED:" in values["name"]
+        assert json.dumps(values["name"]) in listing  # as the member has it: re-derivation joins
+
+
+def test_an_obfuscated_address_in_a_bound_value_is_the_members_pseudonym(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    http_server.route("/workers", _workers("10.20.30.40"))
+    manifest, raw, members = _run(
+        sample_profile, http_server, tmp_path / "b.zip", obfuscate=("network",)
+    )
+    assert b"10.20.30.40" not in raw
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (bound,) = [c["bound"] for c in collectors if c["id"].startswith("http.worker.")]
+    assert json.dumps(bound["name"]) in members["raw/http/workers.json"].decode()
+
+
+def test_a_content_type_is_stored_redacted(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """``Content-Type: application/json; charset=utf-8; token=<TOKEN>`` put the token in
+    ``collectors[].http.content_type``, and a password parameter its password."""
+    health = {"status": "healthy", "version": "2.0.0"}
+    http_server.route(
+        "/health",
+        Reply(200, health, content_type=f"application/json; charset=utf-8; token={TOKEN}"),
+    )
+    http_server.route(
+        "/workers", Reply(200, [], content_type=f"application/json; password={PASSWORD}")
+    )
+    utf8 = "text/plain; name=café-Ω".encode().decode("latin-1")  # UTF-8 bytes on the wire
+    http_server.route("/metrics", Reply(200, "up 1\n", content_type=utf8))
+    manifest, raw, _ = _run(sample_profile, http_server, tmp_path / "b.zip")
+    for planted in (TOKEN, "PLANTED", PASSWORD):
+        assert planted.encode() not in raw, planted
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    types = {c["id"]: c["http"]["content_type"] for c in collectors if c.get("http")}
+    assert types["http.health"].startswith("application/json; charset=utf-8; token=[REDACTED")
+    assert types["http.workers"].startswith("application/json; password=[REDACTED:")
+    assert types["http.metrics"].startswith("text/plain; name=caf")  # stored, whatever httpx made
+
+
+def test_a_header_keeps_no_control_or_format_character() -> None:
+    """A stored header is shown by ``inspect`` and reports: an escape, a line break or a
+    right-to-left override in it would rewrite what the reader sees."""
+    assert (
+        header_text("text/plain;\x1b[31m x=\r\n1\u202e")
+        == "text/plain;\ufffd[31m x=\ufffd\ufffd1\ufffd"
+    )
+    assert header_text("application/json; charset=utf-8") == "application/json; charset=utf-8"
+    assert header_text(None) is None
+
+
+def _no_part_of(secret: str, text: str) -> None:
+    """Not even the head of ``secret``: 8 characters of it are already a leak."""
+    assert secret[:8] not in text, text
+
+
+def test_an_error_body_is_redacted_before_it_is_cut(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """A 401 body of 179 characters, a space and the echoed token: cut to 200 characters
+    first, ``tok-PLANTED-9f8e7d6`` reached stderr, the manifest, the evidence and the
+    analysis; redacted first, the token is gone whole, and the cut drops the partial
+    word (the redaction token it would halve)."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    split = "E" * 179 + " " + TOKEN + " rest"
+    http_server.route("/workers", Reply(401, split, content_type="text/plain"))
+    halved = "F" * 185 + f" password={PASSWORD} and more words after it"
+    http_server.route("/metrics", Reply(500, halved, content_type="text/plain"))
+    manifest, raw, members = _run(sample_profile, http_server, tmp_path / "b.zip")
+    _no_part_of(TOKEN, raw.decode())
+    for name, content in members.items():
+        _no_part_of(TOKEN, content.decode("utf-8", "replace"))
+        assert PASSWORD.encode() not in content, name
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    messages = {c["id"]: c["error_message"] for c in collectors}
+    # the redaction token is longer than the token: it does not fit, and goes whole
+    assert messages["http.workers"] == "HTTP 401: " + "E" * 179 + "…"
+    metrics = messages["http.metrics"]
+    assert metrics.startswith("HTTP 500: " + "F" * 185 + " password=")
+    assert "Hunter" not in metrics
+    assert re.fullmatch(r"[^\[]*(\[REDACTED:[a-z-]+:[0-9a-f]{8}\][^\[]*)*", metrics)  # none halved
+
+
+def test_a_failed_commands_stderr_is_redacted_before_it_is_cut(
+    sample_profile: str,
+    http_server: ScriptedHTTPServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A command's last stderr line was cut to 300 characters before redaction (the same
+    leak over SSH or on this machine); ``cat`` of a missing file says the name back."""
+    from bundler.collect.plan import CommandStep, Plan
+    from tests.collect import testprofile
+
+    said = f"cat: {tmp_path}/"  # what cat says before the name; the old cut was at 300
+    fill = 300 - 12 - len(said) - 1  # the token starts 12 characters before the cut
+    missing = tmp_path / ("G" * 100 + " " + "G" * (fill - 101) + " " + TOKEN + " tail")
+    plan = Plan(
+        profile="testprod",
+        steps=[
+            testprofile.PLAN.steps[0],  # /health
+            CommandStep(id="cat", argv=["cat", str(missing)], member="hosts/{alias}/cat.txt"),
+        ],
+    )
+    monkeypatch.setattr(testprofile, "PROFILE", testprofile.SampleProfile(plan))
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    manifest, raw, members = _run(sample_profile, http_server, tmp_path / "b.zip", local=True)
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (cat,) = [c for c in collectors if c["id"].endswith(".cat")]
+    assert cat["status"] == "failed"
+    assert cat["error_message"].startswith("exit 1: cat: ")
+    _no_part_of(TOKEN, raw.decode())
+    for content in members.values():
+        _no_part_of(TOKEN, content.decode("utf-8", "replace"))
+
+
+def test_excerpts_cut_between_words_after_redacting() -> None:
+    """The helpers every quoted remote text goes through, with the bundle's real redactor."""
+    from bundler.collect.errors import excerpt, whole_words
+    from bundler.doctor.sinks import redaction_transform
+
+    redact = redaction_transform([TOKEN]).redact_text
+    assert whole_words("short", 40) == "short"
+    assert whole_words("abc def" + "x" * 50, 10) == "abc…"
+    assert whole_words("x" * 50, 10) == "…"  # one long word: nothing of it, not its head
+    assert whole_words('{"a":"b","token":"' + TOKEN + '"}', 30) == '{"a":"b","token":…'
+    quoted = excerpt("E" * 179 + " " + TOKEN + " rest", redact, 200)
+    assert TOKEN[:8] not in quoted
+    assert quoted.endswith("…")
+    assert excerpt("line one\n  password=Hunter2Hunter2!\n", redact, 200).startswith(
+        "line one password=[REDACTED:"
+    )
+    # a body longer than the window: cut between words before redaction sees it
+    long = "H" * 4090 + " " + TOKEN
+    assert TOKEN[:8] not in excerpt(long, lambda text: text, 5000)
