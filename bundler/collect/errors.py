@@ -28,6 +28,8 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     ├── Unsupported                   a configuration we do not implement (e.g. ProxyCommand)
     ├── ResponseTooLarge              JSON over its size cap (kept, truncated, unusable)
     ├── InvalidJSON                   a JSON step returned something else (kept as text)
+    ├── BadContentEncoding            an HTTP Content-Encoding doctor cannot undo, or a body that
+    │                                 does not decode as it says (not retried: it would again)
     └── TransportError                protocol-level failure (SSH negotiation, HTTP protocol)
 
 Messages are short, one line, and pass through ``BundleSink.redact_text``
@@ -146,8 +148,13 @@ class TransportError(CollectError):
     pass
 
 
+class BadContentEncoding(CollectError):
+    pass
+
+
 __all__ = [
     "AuthenticationFailed",
+    "BadContentEncoding",
     "CollectError",
     "CollectorTimeout",
     "CommandFailed",

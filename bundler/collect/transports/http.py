@@ -7,6 +7,9 @@ is waited for and retried, by every request at once, within a bound
 (:mod:`.politeness`), and at most ``api_concurrency`` requests are in flight.
 Redirects are not followed: a redirect could lead to another host (carrying
 the token) or to a route the read-only guard never saw. Every httpx exception is translated here.
+
+A compressed body is decoded here, not by httpx, a bounded piece at a time
+(:mod:`.decoding`), so the size cap and the budget hold however far it expands.
 """
 
 from __future__ import annotations
@@ -22,7 +25,14 @@ from ... import __version__
 from ...errors import UsageError
 from ..budget import Budget
 from ..capping import Capped, HeadTailCapper
-from ..errors import CollectorTimeout, ConnectFailed, TLSVerifyFailed, TransportError
+from ..errors import (
+    BadContentEncoding,
+    CollectorTimeout,
+    ConnectFailed,
+    TLSVerifyFailed,
+    TransportError,
+)
+from .decoding import ACCEPT_ENCODING, BadEncoding, UnsupportedEncoding, decoded
 from .politeness import (
     DEFAULT_MAX_RETRY_AFTER_S,
     THROTTLE_STATUSES,
@@ -95,7 +105,11 @@ class HttpCollector:
         self.options = options
         self.usage = ApiUsage(max(1, options.api_concurrency), options.max_retry_after_s)
         self._throttle = Throttle(self.usage)
-        headers = {"User-Agent": f"bundler/{__version__}", "Accept": "application/json"}
+        headers = {
+            "User-Agent": f"bundler/{__version__}",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
         if options.token:
             headers["Authorization"] = f"Bearer {options.token}"
         self._client = httpx.Client(
@@ -160,7 +174,8 @@ class HttpCollector:
         body = HeadTailCapper(max_bytes)
         try:
             with self._client.stream("GET", path, params=dict(params), timeout=timeout) as response:
-                for chunk in response.iter_bytes():
+                encoding = response.headers.get("content-encoding")
+                for chunk in decoded(response.iter_raw(), encoding):
                     body.feed(chunk)
                     if stop_when_over and body.total > max_bytes:
                         break
@@ -172,6 +187,8 @@ class HttpCollector:
                     attempt,
                     response.headers.get("retry-after"),
                 )
+        except (UnsupportedEncoding, BadEncoding) as exc:
+            raise BadContentEncoding(str(exc)) from exc
         except httpx.ConnectError as exc:
             raise _connect_error(exc) from exc
         except httpx.TimeoutException as exc:
