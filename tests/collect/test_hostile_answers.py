@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bundler.archive.contracts import MemorySink
+from bundler.collect.transports.politeness import retry_after_seconds
 from bundler.collect.validate import check_json
 from tests.collect.test_engine import _by_id, _entry, _run
 from tests.collect.testprofile import SampleProfile
@@ -50,3 +51,20 @@ def test_check_json_answers_every_unusable_document_in_one_line() -> None:
         assert check.valid is False
         assert check.parse_error
         assert "\n" not in check.parse_error
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "\u0663", "1\u00b2", "\uff11"])
+def test_a_retry_after_of_non_ascii_digits_is_no_delay(value: str) -> None:
+    assert retry_after_seconds(value) is None
+    assert retry_after_seconds("2") == 2.0
+
+
+def test_a_latin1_superscript_retry_after_is_an_http_status_error(
+    http_server: ScriptedHTTPServer,
+) -> None:
+    """'Retry-After: \\xb2' reads as '²', which str.isdigit() took and float() refused."""
+    http_server.route("/health", Reply(429, {"detail": "slow down"}, headers={"Retry-After": "²"}))
+    sink = MemorySink()
+    health = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))["http.health"]
+    assert health.error_class == "HttpStatusError", health.error_message  # type: ignore[attr-defined]
+    assert "HTTP 429" in (health.error_message or "")  # type: ignore[attr-defined]

@@ -38,7 +38,7 @@ def retry_after_seconds(
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # str.isdigit() also takes '²' (a latin-1 0xB2)
         return float(text)
     try:
         when = parsedate_to_datetime(text)
