@@ -175,14 +175,16 @@ class HttpCollector:
         try:
             with self._client.stream("GET", path, params=dict(params), timeout=timeout) as response:
                 encoding = response.headers.get("content-encoding")
+                stopped = False
                 for chunk in decoded(response.iter_raw(), encoding):
                     body.feed(chunk)
                     if stop_when_over and body.total > max_bytes:
+                        stopped = True
                         break
                     budget.check("reading the response")
                 return HttpCapture(
                     response.status_code,
-                    body.finish(),
+                    body.finish(read_to_end=not stopped),
                     response.headers.get("content-type"),
                     attempt,
                     response.headers.get("retry-after"),
