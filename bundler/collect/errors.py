@@ -45,8 +45,9 @@ class CollectError(Exception):
     """A collector failed; ``status`` says how it is recorded."""
 
     status: CollectorStatus = CollectorStatus.FAILED
-    attempts: int = 1
-    """How many tries failed like this (the HTTP client retries), recorded in the manifest."""
+    attempts: int | None = None
+    """How many requests were made, set by a transport that retries (HTTP); None when the
+    one who records the error knows better (a class default of 1 hid three 500s)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(message.split()))

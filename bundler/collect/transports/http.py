@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import httpx
@@ -27,6 +27,7 @@ from ..budget import Budget
 from ..capping import Capped, HeadTailCapper
 from ..errors import (
     BadContentEncoding,
+    CollectError,
     CollectorTimeout,
     ConnectFailed,
     TLSVerifyFailed,
@@ -68,6 +69,9 @@ class HttpCapture:
     attempts: int
     retry_after: str | None = None
     """The response's ``Retry-After`` header (a 429/503 returned with it was not waited for)."""
+    waited_s: float = 0.0
+    """Seconds this request was held back by Retry-After before its attempts (its own or
+    another request's: the gate is shared)."""
 
 
 def check_server_url(url: str) -> httpx.URL:
@@ -133,32 +137,37 @@ class HttpCollector:
         max_bytes: int,
         stop_when_over: bool = False,
     ) -> HttpCapture:
-        """GET ``path``; returns the final response, whatever its status, after retries."""
-        attempt = 0
-        while True:
-            attempt += 1
-            budget.check("sending a request")
-            self._throttle.acquire(budget)
-            try:
-                capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
-            except (ConnectFailed, TransportError) as exc:
-                if attempt >= self.options.attempts:
-                    exc.attempts = attempt
-                    raise
-            else:
-                if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:
-                    delay = retry_after_seconds(capture.retry_after)
-                    if delay is not None:
-                        if attempt >= self.options.attempts or not self._throttle.asked_to_wait(
-                            delay, budget
-                        ):
-                            return capture
-                        continue  # the throttle makes this (and every) request wait
-                if capture.status_code not in RETRY_STATUSES or attempt >= self.options.attempts:
-                    return capture
-            finally:
-                self._throttle.release()
-            budget.sleep(self.options.backoff_s * 2 ** (attempt - 1))
+        """GET ``path``; returns the final response, whatever its status, after retries.
+
+        A :class:`CollectError` raised here carries ``attempts``, the requests made.
+        """
+        made, waited = 0, 0.0
+        try:
+            while True:
+                budget.check("sending a request")
+                waited += self._throttle.acquire(budget)
+                made += 1
+                try:
+                    capture = self._once(path, params, budget, max_bytes, stop_when_over, made)
+                except (ConnectFailed, TransportError):
+                    if made >= self.options.attempts:
+                        raise
+                else:
+                    last = made >= self.options.attempts
+                    if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:
+                        delay = retry_after_seconds(capture.retry_after)
+                        if delay is not None:
+                            if not self._throttle.asked_to_wait(delay, budget, can_retry=not last):
+                                return replace(capture, waited_s=waited)
+                            continue  # the throttle makes this (and every) request wait
+                    if capture.status_code not in RETRY_STATUSES or last:
+                        return replace(capture, waited_s=waited)
+                finally:
+                    self._throttle.release()
+                budget.sleep(self.options.backoff_s * 2 ** (made - 1))
+        except CollectError as exc:
+            exc.attempts = made
+            raise
 
     def _once(
         self,
