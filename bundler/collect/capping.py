@@ -5,7 +5,8 @@ the lines that explain an incident are usually the newest. A cap that keeps
 only the newest loses the start-up lines that say how a process was
 configured. So every capped output keeps at most :data:`HEAD_FRACTION` of
 its budget from the start and the rest from the end, cut on line
-boundaries, and says plainly what it left out::
+boundaries (within a line only when one line alone is longer than its part),
+and says plainly what it left out, the marker inside the cap::
 
     [bundler truncated] 48213377 bytes (391002 lines) omitted here; the first and the
     last parts are kept (cap 5000000 bytes, 10000 lines)
@@ -40,21 +41,48 @@ class Capped:
 
 
 def marker_line(
-    omitted_bytes: int, omitted_lines: int | None, max_bytes: int, max_lines: int | None
+    omitted_bytes: int,
+    omitted_lines: int | None,
+    max_bytes: int,
+    max_lines: int | None,
+    *,
+    read_to_end: bool = True,
 ) -> bytes:
     lines = f" ({omitted_lines} lines)" if omitted_lines is not None else ""
     cap = f"cap {max_bytes} bytes" + (f", {max_lines} lines" if max_lines else "")
-    return (
-        f"{MARKER_PREFIX} {omitted_bytes} bytes{lines} omitted here; "
-        f"the first and the last parts are kept ({cap})\n"
-    ).encode()
+    kept = (
+        "the first and the last parts are kept"
+        if read_to_end
+        else "reading stopped at the cap: the first part and the last part read are kept, "
+        "the rest was not read"
+    )
+    return f"{MARKER_PREFIX} {omitted_bytes} bytes{lines} omitted here; {kept} ({cap})\n".encode()
+
+
+def marker_room(max_bytes: int, max_lines: int | None) -> int:
+    """Bytes a marker can take, with the newline that ends a head cut within a line.
+
+    Kept out of the budget so a capped output, marker included, is at most the
+    cap: readers refuse a member over 16 MiB that compresses past 200:1
+    (``ReaderLimits.ratio_floor``), and a 16 MiB cap plus its marker line was
+    just over it, so doctor sealed bundles its own readers refused.
+    """
+    longest = marker_line(10**20, 10**20, max_bytes, max_lines, read_to_end=False)
+    return len(longest) + 1
 
 
 class HeadTailCapper:
     """Feed bytes in any chunking; :meth:`finish` returns at most the cap, head and tail.
 
-    ``max_lines`` (optional) caps lines the same way. :meth:`skip` records a
-    range of bytes deliberately not read (ranged reads of a huge file), after
+    The output, marker included, is at most ``max_bytes`` whenever the cap has
+    room for a marker and a little more (any cap from about a kilobyte; below
+    that the marker comes on top).
+    ``max_lines`` (optional) caps lines the same way. The head keeps whole lines,
+    unless the first line alone is longer than the head's budget: then it keeps
+    that line's first part. The tail keeps the last bytes, from a line start,
+    unless the whole tail lies within one over-long line: then it keeps that
+    line's true last part. :meth:`skip` records a range of bytes deliberately not
+    read (ranged reads of a huge file, the range ending at a line start), after
     which the omitted line count is unknown.
     """
 
@@ -67,20 +95,22 @@ class HeadTailCapper:
         self.max_lines = max_lines
         self._head_bytes = int(max_bytes * head_fraction)
         self._head_lines = int(max_lines * head_fraction) if max_lines else None
-        self._head: list[bytes] = []
-        self._head_used = 0
-        self._in_tail = False
-        self._tail: deque[bytes] = deque()
-        self._tail_used = 0
-        self._pending = b""
+        room = marker_room(max_bytes, max_lines)
+        self._room = room if max_bytes - self._head_bytes >= 2 * room else 0
+        """Kept free for the marker; a cap too small to spare it gets the marker on top."""
         self._total = 0
-        self._omitted_bytes = 0
-        self._omitted_lines: int | None = 0
+        self._newlines = 0
+        self._skipped = False
         self._verbatim: list[bytes] | None = []
         """Chunks kept as they came while everything still fits (the common case: no per-line
-        work at all); replayed line by line the moment something must be dropped."""
+        work at all); split into head and tail the moment something must be dropped."""
         self._verbatim_bytes = 0
-        self._verbatim_newlines = 0
+        self._head = b""
+        self._tail: deque[bytes] = deque()
+        self._tail_used = 0
+        self._tail_cap = 0
+        self._before_tail = b"\n"
+        """The byte just before the tail's first byte (a newline: the tail starts a line)."""
 
     @property
     def total(self) -> int:
@@ -89,107 +119,133 @@ class HeadTailCapper:
 
     def feed(self, data: bytes) -> None:
         self._total += len(data)
+        self._newlines += data.count(b"\n")
         if self._verbatim is not None:
-            newlines = self._verbatim_newlines + data.count(b"\n")
             size = self._verbatim_bytes + len(data)
-            if size <= self.max_bytes and (self.max_lines is None or newlines <= self.max_lines):
+            lines = self._newlines
+            if size <= self.max_bytes and (self.max_lines is None or lines <= self.max_lines):
                 self._verbatim.append(data)
-                self._verbatim_bytes, self._verbatim_newlines = size, newlines
+                self._verbatim_bytes = size
                 return
-            self._replay()
-        self._feed_lines(data)
+            self._verbatim.append(data)
+            self._split()
+            return
+        self._keep_tail(data)
 
-    def _replay(self) -> None:
-        """Leave the fast path: push the chunks kept so far through the line logic."""
-        chunks, self._verbatim = self._verbatim or [], None
-        for chunk in chunks:
-            self._feed_lines(chunk)
+    def _split(self) -> None:
+        """Leave the fast path: the head from what was kept, the rest becomes the tail."""
+        data = b"".join(self._verbatim or [])
+        self._verbatim = None
+        self._head = _head_of(data, self._head_bytes, self._head_lines)
+        self._tail_cap = max(0, self.max_bytes - len(self._head) - self._room)
+        self._before_tail = self._head[-1:] or b"\n"
+        self._keep_tail(data[len(self._head) :])
 
-    def _feed_lines(self, data: bytes) -> None:
-        self._pending += data
-        if b"\n" in data:
-            *lines, self._pending = self._pending.split(b"\n")
-            for line in lines:
-                self._line(line + b"\n")
-        if len(self._pending) > self.max_bytes:  # one enormous line: keep its bounded parts
-            self._line(self._pending[: self.max_bytes])
-            self._pending = self._pending[self.max_bytes :]
+    def _keep_tail(self, data: bytes) -> None:
+        """Keep the last ``_tail_cap`` bytes seen, in chunks, remembering the byte before them."""
+        if not data:
+            return
+        if len(data) > self._tail_cap:
+            self._before_tail = data[len(data) - self._tail_cap - 1 : len(data) - self._tail_cap]
+            data = data[len(data) - self._tail_cap :]
+            self._tail.clear()
+            self._tail_used = 0
+            if not data:
+                return
+        self._tail.append(data)
+        self._tail_used += len(data)
+        while self._tail and self._tail_used - len(self._tail[0]) >= self._tail_cap:
+            dropped = self._tail.popleft()
+            self._tail_used -= len(dropped)
+            self._before_tail = dropped[-1:]
 
     def skip(self, nbytes: int) -> None:
         """Account for ``nbytes`` not read at this point (the head is then complete)."""
         if self._verbatim is not None:
-            self._replay()
-        if self._pending:
-            self._omitted_bytes += len(self._pending)
-            self._pending = b""
-        while self._tail:  # lines before the gap cannot follow the marker
-            dropped = self._tail.popleft()
-            self._tail_used -= len(dropped)
-            self._drop(len(dropped), lines=1)
-        self._in_tail = True
+            self._split()
+        self._tail.clear()  # lines before the gap cannot follow the marker
+        self._tail_used = 0
+        self._before_tail = b"\n"  # the caller skips to a line start
         self._total += nbytes
-        self._omitted_bytes += nbytes
         if nbytes:
-            self._omitted_lines = None
+            self._skipped = True
 
-    def finish(self) -> Capped:
+    def finish(self, *, read_to_end: bool = True) -> Capped:
+        """The capped output; ``read_to_end=False`` when reading stopped at the cap.
+
+        The marker then says so: what follows it is the last part *read*, not the
+        end of the input.
+        """
         if self._verbatim is not None:
             content = b"".join(self._verbatim)
-            partial = 1 if content and not content.endswith(b"\n") else 0
-            lines = self._verbatim_newlines + partial
+            lines = _line_count(content)
             if self.max_lines is None or lines <= self.max_lines:
                 return Capped(content, False, self._total, lines)
-            self._replay()
-        if self._pending:
-            self._line(self._pending)
-            self._pending = b""
-        kept = len(self._head) + len(self._tail)
-        head = b"".join(self._head)
-        tail = b"".join(self._tail)
-        if not self._omitted_bytes:
+            self._split()
+        head = self._head
+        tail = self._tail_part(_line_count(head))
+        omitted = self._total - len(head) - len(tail)
+        kept = _line_count(head) + _line_count(tail)
+        if not omitted:
             return Capped(head + tail, False, self._total, kept)
+        omitted_lines = None if self._skipped else self._omitted_lines(head, tail)
+        marker = marker_line(
+            omitted, omitted_lines, self.max_bytes, self.max_lines, read_to_end=read_to_end
+        )
         if head and not head.endswith(b"\n"):
             head += b"\n"
-        marker = marker_line(
-            self._omitted_bytes, self._omitted_lines, self.max_bytes, self.max_lines
-        )
-        return Capped(
-            head + marker + tail,
-            True,
-            self._total,
-            kept,
-            self._omitted_bytes,
-            self._omitted_lines,
-        )
+        return Capped(head + marker + tail, True, self._total, kept, omitted, omitted_lines)
 
-    def _line(self, line: bytes) -> None:
-        if not self._in_tail:
-            fits_bytes = self._head_used + len(line) <= self._head_bytes
-            fits_lines = self._head_lines is None or len(self._head) < self._head_lines
-            if fits_bytes and fits_lines:
-                self._head.append(line)
-                self._head_used += len(line)
-                return
-            self._in_tail = True
-        tail_bytes = self.max_bytes - self._head_used
-        tail_lines = self.max_lines - len(self._head) if self.max_lines else len(self._tail) + 1
-        if len(line) > tail_bytes:  # keep the end of an over-long line
-            self._drop(len(line) - tail_bytes, lines=0)
-            line = line[len(line) - tail_bytes :]
-        self._tail.append(line)
-        self._tail_used += len(line)
-        while self._tail and (
-            self._tail_used > tail_bytes
-            or (tail_lines is not None and len(self._tail) > tail_lines)
-        ):
-            dropped = self._tail.popleft()
-            self._tail_used -= len(dropped)
-            self._drop(len(dropped), lines=1)
+    def _tail_part(self, head_lines: int) -> bytes:
+        """The kept tail: within its byte budget, from a line start, within the line cap."""
+        kept = b"".join(self._tail)
+        start = max(0, len(kept) - self._tail_cap)
+        before = kept[start - 1 : start] if start else self._before_tail
+        tail = kept[start:]
+        if tail and before != b"\n":
+            cut = tail.find(b"\n")
+            if 0 <= cut < len(tail) - 1:  # else the whole tail is one over-long line's end
+                tail = tail[cut + 1 :]
+        if self.max_lines is not None:
+            tail = _last_lines(tail, max(0, self.max_lines - head_lines))
+        return tail
 
-    def _drop(self, nbytes: int, *, lines: int) -> None:
-        self._omitted_bytes += nbytes
-        if self._omitted_lines is not None:
-            self._omitted_lines += lines
+    def _omitted_lines(self, head: bytes, tail: bytes) -> int:
+        """Lines of which nothing is kept: those that end between the head and the tail."""
+        ended = self._newlines - head.count(b"\n") - tail.count(b"\n")
+        if head and not head.endswith(b"\n"):
+            ended -= 1  # the line the head was cut in ends in the gap, but is partly kept
+        return max(0, ended)
+
+
+def _head_of(data: bytes, max_bytes: int, max_lines: int | None) -> bytes:
+    """Whole lines within the budget, or the first line's first part if it alone is over."""
+    end = data.rfind(b"\n", 0, max_bytes) + 1
+    if end == 0:
+        end = min(max_bytes, len(data)) if max_lines != 0 else 0
+    if max_lines is not None:
+        pos = -1
+        for _ in range(max_lines):
+            pos = data.find(b"\n", pos + 1, end)
+            if pos < 0:
+                break
+        else:
+            end = min(end, pos + 1)
+    return data[:end]
+
+
+def _last_lines(data: bytes, count: int) -> bytes:
+    """The last ``count`` lines of ``data`` (a last line without its newline counts)."""
+    pos = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(count):
+        pos = data.rfind(b"\n", 0, pos)
+        if pos < 0:
+            return data
+    return data[pos + 1 :]
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def cap_bytes(data: bytes, max_bytes: int, max_lines: int | None = None) -> Capped:

@@ -28,6 +28,8 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     ├── Unsupported                   a configuration we do not implement (e.g. ProxyCommand)
     ├── ResponseTooLarge              JSON over its size cap (kept, truncated, unusable)
     ├── InvalidJSON                   a JSON step returned something else (kept as text)
+    ├── BadContentEncoding            an HTTP Content-Encoding doctor cannot undo, or a body that
+    │                                 does not decode as it says (not retried: it would again)
     └── TransportError                protocol-level failure (SSH negotiation, HTTP protocol)
 
 Messages are short, one line, and pass through ``BundleSink.redact_text``
@@ -94,8 +96,9 @@ class CollectError(Exception):
     """A collector failed; ``status`` says how it is recorded."""
 
     status: CollectorStatus = CollectorStatus.FAILED
-    attempts: int = 1
-    """How many tries failed like this (the HTTP client retries), recorded in the manifest."""
+    attempts: int | None = None
+    """How many requests were made, set by a transport that retries (HTTP); None when the
+    one who records the error knows better (a class default of 1 hid three 500s)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(message.split()))
@@ -197,8 +200,13 @@ class TransportError(CollectError):
     pass
 
 
+class BadContentEncoding(CollectError):
+    pass
+
+
 __all__ = [
     "AuthenticationFailed",
+    "BadContentEncoding",
     "CollectError",
     "CollectorTimeout",
     "CommandFailed",

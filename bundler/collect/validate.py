@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ..jsondoc import MAX_JSON_DEPTH, JsonTooDeep, loads_bounded
 from .plan import ForEach
 
 
@@ -32,9 +33,9 @@ def check_json(
 ) -> JsonCheck:
     """Parse ``content`` and validate it against ``raw_models[schema_name]`` if named."""
     try:
-        parsed = json.loads(content)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return JsonCheck(None, f"not valid JSON: {exc}", valid=False if schema_name else None)
+        parsed = loads_bounded(content, "the response")
+    except ValueError as exc:
+        return JsonCheck(None, _parse_error(exc), valid=False if schema_name else None)
     if schema_name is None:
         return JsonCheck(parsed)
     is_list = schema_name.endswith("[]")
@@ -48,6 +49,21 @@ def check_json(
             parsed, valid=False, problem=f"does not match {schema_name} at /{where}: {message}"
         )
     return JsonCheck(parsed, valid=True)
+
+
+def _parse_error(exc: ValueError) -> str:
+    """One line for any JSON the collector cannot use, kept then as a text member.
+
+    Not only syntax errors: nesting past :data:`MAX_JSON_DEPTH` (``json`` would
+    raise RecursionError, and every later walk of the tree could too) and an
+    integer past Python's digit limit (a plain ValueError) are hostile or broken
+    answers alike, and must not become an internal error that loses the body.
+    """
+    if isinstance(exc, JsonTooDeep):
+        return f"not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"not valid JSON: {exc}"
+    return f"not usable as JSON: {str(exc).split(';')[0]}"
 
 
 def _first_mismatch(model: type[BaseModel], is_list: bool, parsed: Any) -> tuple[str, str] | None:

@@ -103,3 +103,55 @@ def test_caps_hold_and_kept_parts_are_prefix_and_suffix(
     assert data.startswith(head) or data.startswith(head[:-1])
     assert data.endswith(tail)
     assert capped.omitted_bytes + len(tail) + len(head.rstrip(b"\n")) >= len(data) - 1
+
+
+def test_one_enormous_line_keeps_its_first_and_its_true_last_part() -> None:
+    """A compact JSON body over the cap is one line: the head was empty, the tail ~64 KB."""
+    data = bytes(range(256)).replace(b"\n", b" ") * 80_000  # ~20 MB, no newline
+    cap = 16 * 1024 * 1024
+    capper = HeadTailCapper(cap)
+    for start in range(0, len(data), 65536):
+        capper.feed(data[start : start + 65536])
+    capped = capper.finish()
+    head, marker, tail = capped.content.split(b"\n", 2)
+    assert len(head) == cap // 4
+    assert data.startswith(head)
+    assert data.endswith(tail)
+    assert len(tail) > cap // 2
+    assert marker.startswith(MARKER_PREFIX.encode())
+    assert f"{len(data) - len(head) - len(tail)} bytes (0 lines) omitted" in marker.decode()
+    assert len(capped.content) <= cap
+
+
+def test_a_capper_stopped_at_the_cap_does_not_claim_the_last_part() -> None:
+    capper = HeadTailCapper(2000)
+    capper.feed(_lines(300))
+    marker = [
+        line
+        for line in capper.finish(read_to_end=False).content.splitlines()
+        if line.startswith(MARKER_PREFIX.encode())
+    ]
+    assert b"reading stopped at the cap" in marker[0]
+    assert b"the first and the last parts are kept" not in marker[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=0, max_value=3000), max_size=40),
+    max_bytes=st.integers(min_value=1024, max_value=6000),
+    max_lines=st.one_of(st.none(), st.integers(min_value=1, max_value=50)),
+    chunk=st.integers(min_value=1, max_value=5000),
+)
+def test_the_output_marker_included_is_never_over_the_cap(
+    lengths: list[int], max_bytes: int, max_lines: int | None, chunk: int
+) -> None:
+    """A 16 MiB cap plus its marker line was over the readers' 16 MiB ratio floor."""
+    data = b"".join(b"x" * n + b"\n" for n in lengths) + b"end"
+    capper = HeadTailCapper(max_bytes, max_lines)
+    for start in range(0, len(data), chunk):
+        capper.feed(data[start : start + chunk])
+    capped = capper.finish()
+    assert len(capped.content) <= max_bytes
+    assert capped == cap_bytes(data, max_bytes, max_lines)
+    if capped.truncated:
+        assert capped.content.endswith(b"end")

@@ -148,6 +148,7 @@ def _fetch(
     assert ctx.http is not None
     ctx.recorder.started(record)
     attempts = 1
+    capture: HttpCapture | None = None
     try:
         variables = {name: quote_path_value(value) for name, value in bound.items()}
         path = render(step.path, variables, what="path")
@@ -173,14 +174,29 @@ def _fetch(
         )
         del parsed  # gone before storing the member parses it again
     except CollectError as exc:
-        ctx.recorder.finish(record, error=exc, attempts=getattr(exc, "attempts", attempts))
+        made = exc.attempts if exc.attempts is not None else attempts
+        ctx.recorder.finish(record, error=exc, note=_waited(capture), attempts=made)
         return
-    notes = "; ".join(n for n in (problem, note) if n) or None
+    notes = "; ".join(n for n in (problem, _waited(capture), note) if n) or None
     kept = ctx.recorder.finish(
         record, members=[pending], error=error, note=notes, attempts=attempts
     )
     if kept and fanout is not None:
         ctx.keep_fanout(index, fanout)
+
+
+def _waited(capture: HttpCapture | None) -> str | None:
+    """How long the server's Retry-After held this request back, when it did.
+
+    The status message speaks of the last answer only ("not waited for" when no
+    attempt was left); this says the earlier ones were waited for.
+    """
+    if capture is None or not capture.waited_s:
+        return None
+    return (
+        f"held back {capture.waited_s:.1f}s by Retry-After and retried "
+        f"({capture.attempts} attempts made)"
+    )
 
 
 def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], str]) -> None:

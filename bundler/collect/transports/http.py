@@ -7,13 +7,16 @@ is waited for and retried, by every request at once, within a bound
 (:mod:`.politeness`), and at most ``api_concurrency`` requests are in flight.
 Redirects are not followed: a redirect could lead to another host (carrying
 the token) or to a route the read-only guard never saw. Every httpx exception is translated here.
+
+A compressed body is decoded here, not by httpx, a bounded piece at a time
+(:mod:`.decoding`), so the size cap and the budget hold however far it expands.
 """
 
 from __future__ import annotations
 
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import httpx
@@ -22,7 +25,15 @@ from ... import __version__
 from ...errors import UsageError
 from ..budget import Budget
 from ..capping import Capped, HeadTailCapper
-from ..errors import CollectorTimeout, ConnectFailed, TLSVerifyFailed, TransportError
+from ..errors import (
+    BadContentEncoding,
+    CollectError,
+    CollectorTimeout,
+    ConnectFailed,
+    TLSVerifyFailed,
+    TransportError,
+)
+from .decoding import ACCEPT_ENCODING, BadEncoding, UnsupportedEncoding, decoded
 from .politeness import (
     DEFAULT_MAX_RETRY_AFTER_S,
     THROTTLE_STATUSES,
@@ -58,6 +69,9 @@ class HttpCapture:
     attempts: int
     retry_after: str | None = None
     """The response's ``Retry-After`` header (a 429/503 returned with it was not waited for)."""
+    waited_s: float = 0.0
+    """Seconds this request was held back by Retry-After before its attempts (its own or
+    another request's: the gate is shared)."""
 
 
 def check_server_url(url: str) -> httpx.URL:
@@ -95,7 +109,11 @@ class HttpCollector:
         self.options = options
         self.usage = ApiUsage(max(1, options.api_concurrency), options.max_retry_after_s)
         self._throttle = Throttle(self.usage)
-        headers = {"User-Agent": f"bundler/{__version__}", "Accept": "application/json"}
+        headers = {
+            "User-Agent": f"bundler/{__version__}",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
         if options.token:
             headers["Authorization"] = f"Bearer {options.token}"
         self._client = httpx.Client(
@@ -119,32 +137,37 @@ class HttpCollector:
         max_bytes: int,
         stop_when_over: bool = False,
     ) -> HttpCapture:
-        """GET ``path``; returns the final response, whatever its status, after retries."""
-        attempt = 0
-        while True:
-            attempt += 1
-            budget.check("sending a request")
-            self._throttle.acquire(budget)
-            try:
-                capture = self._once(path, params, budget, max_bytes, stop_when_over, attempt)
-            except (ConnectFailed, TransportError) as exc:
-                if attempt >= self.options.attempts:
-                    exc.attempts = attempt
-                    raise
-            else:
-                if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:
-                    delay = retry_after_seconds(capture.retry_after)
-                    if delay is not None:
-                        if attempt >= self.options.attempts or not self._throttle.asked_to_wait(
-                            delay, budget
-                        ):
-                            return capture
-                        continue  # the throttle makes this (and every) request wait
-                if capture.status_code not in RETRY_STATUSES or attempt >= self.options.attempts:
-                    return capture
-            finally:
-                self._throttle.release()
-            budget.sleep(self.options.backoff_s * 2 ** (attempt - 1))
+        """GET ``path``; returns the final response, whatever its status, after retries.
+
+        A :class:`CollectError` raised here carries ``attempts``, the requests made.
+        """
+        made, waited = 0, 0.0
+        try:
+            while True:
+                budget.check("sending a request")
+                waited += self._throttle.acquire(budget)
+                made += 1
+                try:
+                    capture = self._once(path, params, budget, max_bytes, stop_when_over, made)
+                except (ConnectFailed, TransportError):
+                    if made >= self.options.attempts:
+                        raise
+                else:
+                    last = made >= self.options.attempts
+                    if capture.status_code in THROTTLE_STATUSES and capture.retry_after is not None:
+                        delay = retry_after_seconds(capture.retry_after)
+                        if delay is not None:
+                            if not self._throttle.asked_to_wait(delay, budget, can_retry=not last):
+                                return replace(capture, waited_s=waited)
+                            continue  # the throttle makes this (and every) request wait
+                    if capture.status_code not in RETRY_STATUSES or last:
+                        return replace(capture, waited_s=waited)
+                finally:
+                    self._throttle.release()
+                budget.sleep(self.options.backoff_s * 2 ** (made - 1))
+        except CollectError as exc:
+            exc.attempts = made
+            raise
 
     def _once(
         self,
@@ -160,18 +183,23 @@ class HttpCollector:
         body = HeadTailCapper(max_bytes)
         try:
             with self._client.stream("GET", path, params=dict(params), timeout=timeout) as response:
-                for chunk in response.iter_bytes():
+                encoding = response.headers.get("content-encoding")
+                stopped = False
+                for chunk in decoded(response.iter_raw(), encoding):
                     body.feed(chunk)
                     if stop_when_over and body.total > max_bytes:
+                        stopped = True
                         break
                     budget.check("reading the response")
                 return HttpCapture(
                     response.status_code,
-                    body.finish(),
+                    body.finish(read_to_end=not stopped),
                     response.headers.get("content-type"),
                     attempt,
                     response.headers.get("retry-after"),
                 )
+        except (UnsupportedEncoding, BadEncoding) as exc:
+            raise BadContentEncoding(str(exc)) from exc
         except httpx.ConnectError as exc:
             raise _connect_error(exc) from exc
         except httpx.TimeoutException as exc:

@@ -38,7 +38,7 @@ def retry_after_seconds(
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # str.isdigit() also takes '²' (a latin-1 0xB2)
         return float(text)
     try:
         when = parsedate_to_datetime(text)
@@ -60,8 +60,11 @@ class ApiUsage:
     throttled: int = 0
     """429/503 responses that carried a Retry-After."""
     waited_s: float = 0.0
+    """Wall-clock seconds requests were held back by a Retry-After: eight requests waiting
+    the same two seconds are two seconds, not sixteen (the run's time, not a sum)."""
     not_waited: int = 0
-    """Retry-After delays over the bound or past the budget: not retried."""
+    """Retry-After delays not waited for: over the bound, past the budget, or asked of a
+    request with no attempt left (its answer is kept as it is)."""
     peak_in_flight: int = 0
     fanouts: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per fan-out step: items the parent listed, fetched, and the step's limit."""
@@ -94,19 +97,29 @@ class Throttle:
         self._slots = threading.BoundedSemaphore(usage.max_in_flight)
         self._lock = threading.Lock()
         self._not_before = 0.0
+        self._held_until = 0.0
+        """End of the last wait already counted in ``waited_s`` (waits overlap)."""
         self._in_flight = 0
 
-    def acquire(self, budget: Budget) -> None:
-        """Wait for a free request slot and for any pending Retry-After; within the budget."""
+    def acquire(self, budget: Budget) -> float:
+        """Wait for a free request slot and for any pending Retry-After; within the budget.
+
+        Returns the seconds this request was held back by a Retry-After.
+        """
         while not self._slots.acquire(timeout=min(0.2, budget.remaining())):
             budget.check("waiting for a free API request slot")
+        held = 0.0
         try:
             with self._lock:
                 delay = self._not_before - self._clock()
             if delay > 0:
+                started = self._clock()
                 budget.sleep(delay)
-                with self._lock:
-                    self.usage.waited_s += delay
+                ended = self._clock()
+                held = ended - started
+                with self._lock:  # only the part no other request's wait has counted
+                    self.usage.waited_s += max(0.0, ended - max(started, self._held_until))
+                    self._held_until = max(self._held_until, ended)
         except BaseException:
             self._slots.release()
             raise
@@ -114,17 +127,23 @@ class Throttle:
             self._in_flight += 1
             self.usage.requests += 1
             self.usage.peak_in_flight = max(self.usage.peak_in_flight, self._in_flight)
+        return held
 
     def release(self) -> None:
         with self._lock:
             self._in_flight -= 1
         self._slots.release()
 
-    def asked_to_wait(self, seconds: float, budget: Budget) -> bool:
-        """A server said Retry-After ``seconds``: True if doctor will wait and retry."""
+    def asked_to_wait(self, seconds: float, budget: Budget, *, can_retry: bool = True) -> bool:
+        """A server said Retry-After ``seconds``: True if doctor will wait and retry.
+
+        ``can_retry`` is False for a request's last attempt: its answer is counted as
+        throttled and not waited for, like one asking too long.
+        """
         with self._lock:
             self.usage.throttled += 1
-            if seconds > self.usage.max_retry_after_s or seconds >= budget.left():
+            too_long = seconds > self.usage.max_retry_after_s or seconds >= budget.left()
+            if too_long or not can_retry:
                 self.usage.not_waited += 1
                 return False
             self._not_before = max(self._not_before, self._clock() + seconds)
