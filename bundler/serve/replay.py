@@ -11,6 +11,7 @@ can tell a captured answer from one bundler made up:
 ``not-captured``   404     doctor never asked this path and query
 ``refused``        405     a route doctor refuses to call (it changes state, or returns secrets)
 ``method``         405     any method but GET: the replay is read-only
+``bad-request``    400     a request target that cannot be parsed (e.g. ``http://[/workers``)
 =================  ======  ===================================================================
 """
 
@@ -57,12 +58,17 @@ class Replay:
         self._refused = [(r, route_pattern(r)) for r in refused_routes]
 
     def answer(self, method: str, target: str) -> Reply:
-        parts = urlsplit(target)
-        path = parts.path or "/"
-        refused = self.refused_route(path)
         if method != "GET":
             why = f"{method} is not replayed: a bundle is read-only (only GET is answered)"
             return _problem(405, "method", why, {"Allow": "GET"})
+        try:
+            parts = urlsplit(target)
+        except ValueError as exc:
+            # An absolute-form target with a bad host (``http://[/x``): a client error, answered
+            # and logged like any other, never an exception that drops the connection.
+            return _problem(400, "bad-request", f"the request target cannot be parsed: {exc}", {})
+        path = parts.path or "/"
+        refused = self.refused_route(path)
         if refused is not None:
             why = (
                 f"{path} matches {refused}, a route bundler never calls (it changes state "

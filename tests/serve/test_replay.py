@@ -94,3 +94,10 @@ def test_every_method_but_get_is_405() -> None:
 def test_of_two_captures_of_one_request_the_one_with_a_body_is_served() -> None:
     failed = route("/workers", status=503, member=None, outcome=CollectorStatus.FAILED)
     assert replay(failed, route("/workers")).answer("GET", "/workers").kind == "captured"
+
+
+def test_a_target_that_cannot_be_parsed_is_a_400_not_an_exception() -> None:
+    answers = replay(route("/workers"))
+    reply = answers.answer("GET", "http://[/workers")
+    assert (reply.status, reply.kind) == (400, "bad-request")
+    assert "cannot be parsed" in json.loads(reply.body)["detail"]

@@ -1,0 +1,112 @@
+"""The real :class:`ReplayServer` on 127.0.0.1, driven by raw sockets and real HTTP clients.
+
+Raw sockets, because the requests these tests send (bad targets, control
+bytes, unknown methods, wrong ``Host``) are exactly what a well-behaved
+client library refuses to send.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx
+
+from bundler.products.flux.routes import MUTATING_ROUTES
+from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
+from schemas import CollectorStatus
+
+
+def route(path: str, **kw: object) -> CapturedRoute:
+    values: dict[str, object] = {
+        "collector": f"http{path.replace('/', '.')}",
+        "path": path,
+        "query": "",
+        "status": 200,
+        "content_type": "application/json",
+        "member": f"raw/http{path}.json",
+        "outcome": CollectorStatus.OK,
+        "error": None,
+        "exact": True,
+    }
+    values.update(kw)
+    return CapturedRoute(**values)  # type: ignore[arg-type]
+
+
+ROUTES = [route("/workers"), route("/health")]
+BODIES = {"raw/http/workers.json": b'[{"name": "w1"}]', "raw/http/health.json": b'{"ok": true}'}
+
+
+@dataclass
+class Running:
+    server: ReplayServer
+    log: io.StringIO
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def send(self, raw: bytes, timeout: float = 5.0) -> bytes:
+        """Send raw bytes, read until the server closes (or ``timeout``): the whole reply."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
+            sock.sendall(raw)
+            chunks = []
+            try:
+                while chunk := sock.recv(65536):
+                    chunks.append(chunk)
+            except TimeoutError:
+                chunks.append(b"<<timeout>>")
+            return b"".join(chunks)
+
+
+@contextmanager
+def running(routes: list[CapturedRoute] = ROUTES, **kw: object) -> Iterator[Running]:
+    """A real server on a free loopback port, served from a thread, always shut down."""
+    log = io.StringIO()
+    replay = Replay(routes, BODIES, MUTATING_ROUTES)
+    server = start_server(replay, "127.0.0.1", 0, log, **kw)  # type: ignore[arg-type]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield Running(server, log)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def request(target: bytes, method: bytes = b"GET", host: bytes | None = b"127.0.0.1") -> bytes:
+    """One raw HTTP/1.1 request that asks the server to close the connection after it."""
+    head = method + b" " + target + b" HTTP/1.1\r\n"
+    if host is not None:
+        head += b"Host: " + host + b"\r\n"
+    return head + b"Connection: close\r\n\r\n"
+
+
+def status_of(reply: bytes) -> int:
+    return int(reply.split(b" ", 2)[1])
+
+
+def body_of(reply: bytes) -> bytes:
+    return reply.partition(b"\r\n\r\n")[2]
+
+
+def test_an_absolute_target_with_a_bad_host_is_a_logged_400() -> None:
+    with running() as served:
+        reply = served.send(request(b"http://[/workers"))
+        assert status_of(reply) == 400
+        assert b"X-Bundler-Replay: bad-request" in reply
+        assert json.loads(body_of(reply))["bundler_replay"] == "bad-request"
+        ok = httpx.get(f"{served.url}/workers", timeout=5)  # the server is still answering
+        assert ok.status_code == 200
+    assert "GET http://[/workers -> 400 bad-request" in served.log.getvalue()
+    assert served.server.counts["bad-request"] == 1
