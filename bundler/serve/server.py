@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
 
 from ..errors import UsageError
-from .replay import REPLAY_HEADER, Replay, Reply
+from .replay import REPLAY_HEADER, Replay, Reply, bodiless
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
 
@@ -82,9 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.send_header(REPLAY_HEADER, reply.kind)
-        self.send_header("Content-Length", str(len(reply.body)))
+        if not bodiless(reply.status):  # a 204/304 has no body, so no length either
+            self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command != "HEAD" and reply.body:
             self.wfile.write(reply.body)
 
     def _drain_body(self) -> None:

@@ -38,6 +38,25 @@ def bundler(*args: str, env: dict[str, str] = ENV) -> subprocess.CompletedProces
     )
 
 
+def extracted(tmp_path: Path, name: str = "lyftdata-healthy.zip") -> Path:
+    """A sample extracted to a directory bundle, so a test can edit it as an attacker could."""
+    folder = tmp_path / "extracted"
+    done = bundler("extract", str(BUNDLES_DIR / name), "--password-env", PASSWORD_ENV,
+                   "--to", str(folder))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def edit_exchanges(folder: Path, changes: dict[str, dict[str, object]]) -> None:
+    """Change ``collectors[].http`` of the named collectors in the manifest of ``folder``."""
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    for collector in manifest["collectors"]:
+        if collector["id"] in changes:
+            collector["http"].update(changes[collector["id"]])
+    path.write_text(json.dumps(manifest))
+
+
 def member(name: str) -> bytes:
     secrets = OpenSecrets(password_env=PASSWORD_ENV)
     with open_bundle(SAMPLE, secrets, environ={PASSWORD_ENV: SAMPLE_PASSWORD}) as reader:
@@ -158,3 +177,27 @@ def test_a_lyftdata_bundle_answers_its_contract_routes(tmp_path: Path) -> None:
             assert (reply.status_code, reply.content) == (200, body), target
         removal = httpx.get(f"{running.url}/api/workers/edge-01/remove", timeout=10)
         assert (removal.status_code, removal.headers["x-bundler-replay"]) == (405, "refused")
+
+
+def test_a_recorded_status_or_content_type_that_is_not_http_is_never_sent(tmp_path: Path) -> None:
+    folder = extracted(tmp_path)
+    edit_exchanges(folder, {
+        "http.health": {"content_type": "application/json\r\nSet-Cookie: injected=1"},
+        "http.version": {"content_type": 'application/json; profile="Flux-\u20ac"'},
+        "http.settings": {"status_code": 1000},
+        "http.license": {"status_code": 204},
+    })  # fmt: skip
+    with serving([str(folder), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        for path in ("/api/health", "/api/version", "/api/settings/effective"):
+            reply = httpx.get(f"{running.url}{path}", timeout=10)
+            assert (reply.status_code, reply.headers["x-bundler-replay"]) == (502, "unsound")
+            assert "set-cookie" not in reply.headers
+            assert "not served" in reply.json()["detail"]
+        with httpx.Client(base_url=running.url, timeout=10) as client:  # one keep-alive connection
+            empty = client.get("/api/license/show")
+            assert (empty.status_code, empty.content) == (204, b"")
+            assert client.get("/api/workers").status_code == 200
+        log = running.log()
+    assert "/api/settings/effective: not served (the recorded status 1000" in log
+    assert "GET /api/version -> 502 unsound" in log
+    assert "Traceback" not in log

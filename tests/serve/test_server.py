@@ -110,3 +110,32 @@ def test_an_absolute_target_with_a_bad_host_is_a_logged_400() -> None:
         assert ok.status_code == 200
     assert "GET http://[/workers -> 400 bad-request" in served.log.getvalue()
     assert served.server.counts["bad-request"] == 1
+
+
+def test_a_204_goes_out_without_a_body_so_keep_alive_framing_holds() -> None:
+    routes = [route("/workers", status=204), route("/health")]
+    with running(routes) as served:
+        two = b"GET /workers HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + request(b"/health")
+        reply = served.send(two)
+    first, _, second = reply.partition(b"\r\n\r\n")
+    assert status_of(first) == 204
+    assert b"Content-Length" not in first
+    assert second.startswith(b"HTTP/1.1 200 "), reply  # the next answer starts right after
+    assert body_of(second) == BODIES["raw/http/health.json"]
+    with running(routes) as served, httpx.Client(base_url=served.url, timeout=5) as client:
+        assert [client.get(p).status_code for p in ("/workers", "/health")] == [204, 200]
+
+
+def test_a_recorded_content_type_cannot_inject_headers_or_break_the_answer() -> None:
+    routes = [
+        route("/workers", content_type="application/json\r\nSet-Cookie: injected=1"),
+        route("/health", content_type='application/json; profile="Flux-\u20ac"'),
+    ]
+    with running(routes) as served:
+        for path in (b"/workers", b"/health"):
+            reply = served.send(request(path))
+            assert status_of(reply) == 502, reply
+            assert b"\r\nSet-Cookie" not in reply.partition(b"\r\n\r\n")[0]
+            assert b"X-Bundler-Replay: unsound" in reply
+            assert json.loads(body_of(reply))["bundler_replay"] == "unsound"
+    assert "GET /health -> 502 unsound" in served.log.getvalue()
