@@ -16,10 +16,25 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
 
+from ..archive.names import printable_name
 from ..errors import UsageError
 from .replay import REPLAY_HEADER, Replay, Reply, bodiless
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
+LOGGED_TARGET_LIMIT = 2000
+"""A request line may be 64 KiB; the log keeps the start of a longer target, marked with …"""
+
+
+def loggable(text: str, limit: int = LOGGED_TARGET_LIMIT) -> str:
+    """Client-sent text made safe for the engineer's terminal.
+
+    ``http.server`` hands over the request line as Latin-1; read back as UTF-8
+    (so a non-ASCII path reads as sent), then every control and format character
+    (ESC, BEL, BS, NUL, DEL, C1, bidi overrides) is escaped: a client must not
+    move the cursor, erase log lines or retitle the window.
+    """
+    wire = text.encode("latin-1", "backslashreplace")
+    return printable_name(wire.decode("utf-8", "backslashreplace"), limit)
 
 
 def is_loopback(host: str) -> bool:
@@ -54,8 +69,11 @@ class ReplayServer(ThreadingHTTPServer):
         return f"http://{shown}:{port}"
 
     def record(self, method: str, target: str, reply: Reply) -> None:
-        where = reply.route.member if reply.route and reply.route.member else None
-        line = f"{time.strftime('%H:%M:%S')} {method} {target} -> {reply.status} {reply.kind}"
+        where = loggable(reply.route.member) if reply.route and reply.route.member else None
+        line = (
+            f"{time.strftime('%H:%M:%S')} {loggable(method, 100)} {loggable(target)} "
+            f"-> {reply.status} {reply.kind}"
+        )
         with self._lock:
             self.counts[reply.kind] = self.counts.get(reply.kind, 0) + 1
             self.log.write(line + (f" ({where})" if where else "") + "\n")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from bundler.archive.names import escape_controls, printable_name
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
 from schemas import CollectorStatus
@@ -139,3 +140,26 @@ def test_a_recorded_content_type_cannot_inject_headers_or_break_the_answer() -> 
             assert b"X-Bundler-Replay: unsound" in reply
             assert json.loads(body_of(reply))["bundler_replay"] == "unsound"
     assert "GET /health -> 502 unsound" in served.log.getvalue()
+
+
+def test_control_characters_in_the_request_never_reach_the_log_raw() -> None:
+    hostile = (
+        b"/x\x1b[1A\x1b[2K\x1b]0;pwned\x07\x08\x00\x7f\xc2\x9b31m"  # ESC, BEL, BS, NUL, DEL, C1 CSI
+        + "\u202egnp.exe".encode()  # a bidi override, as UTF-8 bytes
+    )
+    with running() as served:
+        reply = served.send(request(hostile))
+        assert status_of(reply) == 404
+    log = served.log.getvalue()
+    line = log.splitlines()[-1]
+    assert line.endswith("-> 404 not-captured")
+    assert all(ch == "\n" or ch.isprintable() for ch in log), repr(log)
+    assert "/x\\x1b[1A\\x1b[2K\\x1b]0;pwned\\x07\\x08\\x00\\x7f\\x9b31m\\u202egnp.exe" in line
+
+
+def test_escape_controls_names_every_code_point_unambiguously() -> None:
+    """The helper shared with bundler.archive.names.printable_name (tested here, its new user)."""
+    escaped = escape_controls("a\x00\x7f\x9bb\u202ec\U000e0001")
+    assert escaped == "a\\x00\\x7f\\x9bb\\u202ec\\U000e0001"
+    assert escape_controls("plain /path é") == "plain /path é"
+    assert printable_name("a\x1b[31mb") == "a\\x1b[31mb"
