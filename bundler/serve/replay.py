@@ -13,6 +13,7 @@ can tell a captured answer from one bundler made up:
 ``refused``        405     a route doctor refuses to call (it changes state, or returns secrets)
 ``method``         405     any method but GET: the replay is read-only
 ``bad-request``    400     a request target that cannot be parsed (e.g. ``http://[/workers``)
+``misdirected``    421     a ``Host`` that is not this server's (a DNS-rebinding web page)
 =================  ======  ===================================================================
 
 A 204 or 304 answer never has a body (HTTP forbids one; a client on a
@@ -125,6 +126,15 @@ class Replay:
         if route is None:
             return self._not_captured(path, parts.query)
         return self._captured(route, self._problems.get(key))
+
+    def misdirected(self, host: str) -> Reply:
+        """The answer to a request for another host: no bundle content, whatever the path."""
+        why = (
+            f"Host {host!r} is not this server: bundler serve answers only requests addressed "
+            "to a loopback name or address (or to its --host), so a web page that rebinds "
+            "its own name to 127.0.0.1 cannot read the bundle"
+        )
+        return _problem(421, "misdirected", why, {})
 
     def refused_route(self, path: str) -> str | None:
         decoded = unquote(path)

@@ -9,12 +9,14 @@ commands the bundle cannot answer.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from ..archive.names import printable_name
 from ..errors import UsageError
@@ -38,11 +40,29 @@ def loggable(text: str, limit: int = LOGGED_TARGET_LIMIT) -> str:
 
 
 def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
-    if host == "localhost":
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1), bracketed or not."""
+    if host.lower().rstrip(".") == "localhost":
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(authority: str) -> str:
+    """The host of a ``Host`` header or URL authority: port and IPv6 brackets removed."""
+    authority = authority.strip()
+    if authority.startswith("["):
+        return authority[1:].partition("]")[0]
+    if authority.count(":") > 1:  # a bare IPv6 address, no port
+        return authority
+    return authority.partition(":")[0]
+
+
+def is_unspecified(host: str) -> bool:
+    """True for 0.0.0.0 and ::, the addresses that listen on every interface."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
     except ValueError:
         return False
 
@@ -68,8 +88,21 @@ class ReplayServer(ThreadingHTTPServer):
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}"
 
-    def record(self, method: str, target: str, reply: Reply) -> None:
-        where = loggable(reply.route.member) if reply.route and reply.route.member else None
+    def answers_host(self, authority: str) -> bool:
+        """Whether a request for ``authority`` (a ``Host`` value) is for this server.
+
+        A web page can rebind its own name to 127.0.0.1 and read a loopback server
+        from the engineer's browser; it cannot make the browser send a loopback
+        ``Host``. So only loopback names (any port) and the address served are
+        answered, and any name when serving on every interface (0.0.0.0, ::), which
+        already needs --allow-network and exposes the bundle to the network anyway.
+        """
+        served = str(self.server_address[0])
+        host = host_name(authority).lower().rstrip(".")
+        return is_loopback(host) or host == served.lower() or is_unspecified(served)
+
+    def record(self, method: str, target: str, reply: Reply, note: str | None = None) -> None:
+        where = loggable(reply.route.member) if reply.route and reply.route.member else note
         line = (
             f"{time.strftime('%H:%M:%S')} {loggable(method, 100)} {loggable(target)} "
             f"-> {reply.status} {reply.kind}"
@@ -91,11 +124,16 @@ class _Handler(BaseHTTPRequestHandler):
         return "bundler-serve"
 
     def _answer(self) -> None:
-        reply = self.server.replay.answer(self.command, self.path)
+        foreign = self._foreign_host()
+        if foreign is not None:
+            reply = self.server.replay.misdirected(foreign)
+            note: str | None = f"Host: {loggable(foreign, 200)}"
+        else:
+            reply, note = self.server.replay.answer(self.command, self.path), None
         self._drain_body()
         # Recorded before the answer goes out: a client that has its answer may stop the
         # server at once (Ctrl-C), and the summary must count what it was answered.
-        self.server.record(self.command, self.path, reply)
+        self.server.record(self.command, self.path, reply, note)
         self.send_response(reply.status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
@@ -105,6 +143,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD" and reply.body:
             self.wfile.write(reply.body)
+
+    def _foreign_host(self) -> str | None:
+        """The ``Host`` (or absolute-form authority) this server does not answer, if any.
+
+        A request without ``Host`` (HTTP/1.0) is answered: a browser always sends one.
+        """
+        authorities = list(self.headers.get_all("Host") or [])
+        if not self.path.startswith("/"):  # absolute-form: the target names the host too
+            with contextlib.suppress(ValueError):  # unparsable: the replay answers 400
+                if netloc := urlsplit(self.path).netloc:
+                    authorities.append(netloc)
+        for authority in authorities:
+            if not self.server.answers_host(authority):
+                return authority
+        return None
 
     def _drain_body(self) -> None:
         """Read (and drop) a request body, so a refused POST still gets a clean answer."""

@@ -21,6 +21,7 @@ import pytest
 from bundler.archive import open_bundle
 from bundler.cli.options import OpenSecrets
 from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+from samples.flux_lab import FluxInstall
 from tests.support.serving import Served, serving
 
 SAMPLE = BUNDLES_DIR / "flux-hung.zip"
@@ -201,3 +202,21 @@ def test_a_recorded_status_or_content_type_that_is_not_http_is_never_sent(tmp_pa
     assert "/api/settings/effective: not served (the recorded status 1000" in log
     assert "GET /api/version -> 502 unsound" in log
     assert "Traceback" not in log
+
+
+@pytest.mark.flux
+def test_the_flux_cli_is_answered_through_the_host_check(
+    flux_install: FluxInstall, tmp_path: Path
+) -> None:
+    """Flux's CLI (httpx) sends ``Host: 127.0.0.1:PORT`` or ``localhost:PORT``: both answered."""
+    env = {"PATH": f"{flux_install.bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        local = running.url.replace("127.0.0.1", "localhost")
+        for url in (running.url, local):
+            listed = subprocess.run(
+                [str(flux_install.flux), "worker", "list", "--server-url", url],
+                capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False,
+            )  # fmt: skip
+            assert listed.returncode == 0, listed.stderr
+            assert "w1" in listed.stdout
+        assert "misdirected" not in running.log()

@@ -163,3 +163,26 @@ def test_escape_controls_names_every_code_point_unambiguously() -> None:
     assert escaped == "a\\x00\\x7f\\x9bb\\u202ec\\U000e0001"
     assert escape_controls("plain /path é") == "plain /path é"
     assert printable_name("a\x1b[31mb") == "a\\x1b[31mb"
+
+
+def test_only_a_loopback_host_is_answered_any_other_is_a_logged_421() -> None:
+    with running() as served:
+        port = str(served.port).encode()
+        for host in (b"127.0.0.1:" + port, b"127.0.0.2", b"localhost:" + port, b"LOCALHOST",
+                     b"[::1]:" + port, None):  # fmt: skip
+            reply = served.send(request(b"/workers", host=host))
+            assert (status_of(reply), body_of(reply)) == (200, BODIES["raw/http/workers.json"])
+        for host in (b"attacker.example", b"attacker.example:" + port, b"10.0.0.1", b""):
+            reply = served.send(request(b"/workers", host=host))
+            assert status_of(reply) == 421, host
+            assert b"X-Bundler-Replay: misdirected" in reply
+            assert BODIES["raw/http/workers.json"] not in reply
+        absolute = served.send(request(b"http://attacker.example/workers"))
+        assert status_of(absolute) == 421
+        twice = request(b"/workers").replace(b"\r\n\r\n", b"\r\nHost: evil\r\n\r\n")
+        assert status_of(served.send(twice)) == 421
+        query = served.send(request(b"/workers?next=http://x/y"))
+        assert status_of(query) == 404  # a URL in the query is not a target's authority
+    log = served.log.getvalue()
+    assert "GET /workers -> 421 misdirected (Host: attacker.example)" in log
+    assert served.server.counts["misdirected"] == 6
