@@ -12,7 +12,10 @@ can tell a captured answer from one bundler made up:
 ``not-captured``   404     doctor never asked this path and query
 ``refused``        405     a route doctor refuses to call (it changes state, or returns secrets)
 ``method``         405     any method but GET: the replay is read-only
-``bad-request``    400     a request target that cannot be parsed (e.g. ``http://[/workers``)
+``bad-request``    400     a request that cannot be parsed: its target (``http://[/workers``),
+                   (414,   or, rejected by ``http.server`` itself, its request line, version
+                   431,    or headers
+                   505)
 ``misdirected``    421     a ``Host`` that is not this server's (a DNS-rebinding web page)
 =================  ======  ===================================================================
 
@@ -126,6 +129,10 @@ class Replay:
         if route is None:
             return self._not_captured(path, parts.query)
         return self._captured(route, self._problems.get(key))
+
+    def rejected(self, status: int, detail: str) -> Reply:
+        """A request ``http.server`` could not read (bad line, too long, HTTP/2.0): its status."""
+        return _problem(status, "bad-request", detail, {})
 
     def misdirected(self, host: str) -> Reply:
         """The answer to a request for another host: no bundle content, whatever the path."""

@@ -14,6 +14,7 @@ import ipaddress
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
 from urllib.parse import urlsplit
@@ -22,7 +23,6 @@ from ..archive.names import printable_name
 from ..errors import UsageError
 from .replay import REPLAY_HEADER, Replay, Reply, bodiless
 
-METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
 LOGGED_TARGET_LIMIT = 2000
 """A request line may be 64 KiB; the log keeps the start of a longer target, marked with …"""
 
@@ -123,6 +123,39 @@ class _Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return "bundler-serve"
 
+    def __getattr__(self, name: str) -> Callable[[], None]:
+        """Every method is answered by :meth:`_answer` (GET served, any other a 405 ``method``).
+
+        ``http.server`` looks up ``do_<METHOD>`` and, for a method it cannot find
+        (PROPFIND, CONNECT, a lowercase ``get``), sends its own 501 HTML page:
+        unlogged, without ``X-Bundler-Replay``. The replay decides instead.
+        """
+        if name.startswith("do_"):
+            return self._answer
+        raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """``http.server``'s own rejections (a bad request line, 414, 431, 505), our way.
+
+        The stdlib answers them with an HTML page, unlogged and uncounted; here they
+        get the JSON body of every other reply, ``X-Bundler-Replay: bad-request``, a
+        log line and a count. The connection is closed: the request could not be read.
+        """
+        short = self.responses.get(code, ("error", ""))[0]
+        detail = f"{message or short}" + (f": {explain}" if explain else "")
+        reply = self.server.replay.rejected(code, detail)
+        self.close_connection = True
+        # What the line held, as far as it was read (a 414's line is not kept at all).
+        words = (getattr(self, "requestline", "") or "").split()
+        method = self.command or (words[0] if words else "-")
+        target = getattr(self, "path", None) or (words[1] if len(words) > 1 else "-")
+        self.server.record(method, target, reply)
+        if self.request_version == "HTTP/0.9":
+            # The stdlib's default until the version is read: it would send the body with
+            # no status line. A client sending an unreadable line needs the status most.
+            self.request_version = "HTTP/1.0"
+        self._send(reply, {"Connection": "close"})
+
     def _answer(self) -> None:
         foreign = self._foreign_host()
         if foreign is not None:
@@ -134,8 +167,11 @@ class _Handler(BaseHTTPRequestHandler):
         # Recorded before the answer goes out: a client that has its answer may stop the
         # server at once (Ctrl-C), and the summary must count what it was answered.
         self.server.record(self.command, self.path, reply, note)
+        self._send(reply)
+
+    def _send(self, reply: Reply, extra: dict[str, str] | None = None) -> None:
         self.send_response(reply.status)
-        for name, value in reply.headers.items():
+        for name, value in {**reply.headers, **(extra or {})}.items():
             self.send_header(name, value)
         self.send_header(REPLAY_HEADER, reply.kind)
         if not bodiless(reply.status):  # a 204/304 has no body, so no length either
@@ -172,10 +208,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Silence the stdlib's own access log; :meth:`ReplayServer.record` writes ours."""
-
-
-for _method in METHODS:
-    setattr(_Handler, f"do_{_method}", _Handler._answer)
 
 
 def start_server(replay: Replay, host: str, port: int, log: TextIO) -> ReplayServer:

@@ -186,3 +186,42 @@ def test_only_a_loopback_host_is_answered_any_other_is_a_logged_421() -> None:
     log = served.log.getvalue()
     assert "GET /workers -> 421 misdirected (Host: attacker.example)" in log
     assert served.server.counts["misdirected"] == 6
+
+
+def test_every_method_but_get_is_a_logged_405_in_json() -> None:
+    with running() as served:
+        for method in (b"PROPFIND", b"CONNECT", b"MKCOL", b"get", b"BREW"):
+            reply = served.send(request(b"/workers", method=method))
+            assert status_of(reply) == 405, method
+            assert b"X-Bundler-Replay: method" in reply
+            assert b"Allow: GET" in reply
+            assert json.loads(body_of(reply))["bundler_replay"] == "method"
+        with httpx.Client(base_url=served.url, timeout=5) as client:
+            assert client.request("PROPFIND", "/workers").status_code == 405
+    log = served.log.getvalue()
+    assert "PROPFIND /workers -> 405 method" in log
+    assert "get /workers -> 405 method" in log
+    assert served.server.counts["method"] == 6
+
+
+def test_requests_http_server_rejects_itself_are_logged_json_and_counted() -> None:
+    rejected = {
+        b"GET /" + b"a" * 66000 + b" HTTP/1.1\r\n\r\n": 414,
+        b"GET /workers HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n": 505,
+        b"GET /workers HTTP/x.y\r\n\r\n": 400,
+        b"GET /workers HTTP/1.1 extra\r\n\r\n": 400,
+        b"GET /workers HTTP/1.1\r\n" + b"X-A: b\r\n" * 101 + b"\r\n": 431,
+    }
+    with running() as served:
+        for raw, status in rejected.items():
+            reply = served.send(raw)
+            assert status_of(reply) == status, reply[:200]
+            assert b"X-Bundler-Replay: bad-request" in reply
+            assert json.loads(body_of(reply))["bundler_replay"] == "bad-request"
+        assert httpx.get(f"{served.url}/workers", timeout=5).status_code == 200
+    log = served.log.getvalue()
+    assert served.server.counts["bad-request"] == len(rejected)
+    assert "- - -> 414 bad-request" in log
+    assert "GET /workers -> 400 bad-request" in log
+    assert "GET /workers -> 505 bad-request" in log
+    assert len(log.splitlines()) == len(rejected) + 1
