@@ -220,3 +220,19 @@ def test_the_flux_cli_is_answered_through_the_host_check(
             assert listed.returncode == 0, listed.stderr
             assert "w1" in listed.stdout
         assert "misdirected" not in running.log()
+
+
+def test_a_tampered_member_of_a_directory_bundle_says_why_it_is_not_served(
+    tmp_path: Path,
+) -> None:
+    folder = extracted(tmp_path)
+    with (folder / "raw/http/workers.json").open("ab") as body:
+        body.write(b"X")  # present, but not what the manifest says
+    with serving([str(folder), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (reply.status_code, reply.headers["x-bundler-replay"]) == (502, "unsound")
+        detail = reply.json()["detail"]
+        log = running.log()
+    assert "missing" not in detail
+    assert "does not match its manifest checksum" in detail
+    assert "raw/http/workers.json: not served (" in log
