@@ -69,9 +69,7 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     except KeyboardInterrupt:
         served = sum(server.counts.values())
         missed = server.counts.get("not-captured", 0)
-        click.echo(
-            f"bundler serve: stopped after {served} request(s), {missed} not captured", err=True
-        )
+        server.write_log(f"bundler serve: stopped after {served} request(s), {missed} not captured")
         click.get_current_context().exit(int(ExitCode.INTERRUPTED))
     finally:
         server.server_close()

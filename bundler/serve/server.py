@@ -80,6 +80,8 @@ class ReplayServer(ThreadingHTTPServer):
         self.replay = replay
         self.log = log
         self.counts: dict[str, int] = {}
+        self.log_lost = False
+        """True once the log could not be written: answering goes on without it."""
         self._lock = threading.Lock()
 
     @property
@@ -109,8 +111,21 @@ class ReplayServer(ThreadingHTTPServer):
         )
         with self._lock:
             self.counts[reply.kind] = self.counts.get(reply.kind, 0) + 1
-            self.log.write(line + (f" ({where})" if where else "") + "\n")
+            self.write_log(line + (f" ({where})" if where else ""))
+
+    def write_log(self, line: str) -> None:
+        """One line to the log; a log that cannot be written never stops the answers.
+
+        When stderr's reader is gone (a closed pipe, ``2> >(head -3)``) every write
+        fails: the request is still answered and counted, and the log is given up.
+        """
+        if self.log_lost:
+            return
+        try:
+            self.log.write(line + "\n")
             self.log.flush()
+        except (OSError, ValueError):  # BrokenPipeError; ValueError: the stream was closed
+            self.log_lost = True
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from bundler.archive import open_bundle
 from bundler.cli.options import OpenSecrets
 from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
 from samples.flux_lab import FluxInstall
+from samples.stopping import stop_child
 from tests.support.serving import Served, serving
 
 SAMPLE = BUNDLES_DIR / "flux-hung.zip"
@@ -236,3 +238,35 @@ def test_a_tampered_member_of_a_directory_bundle_says_why_it_is_not_served(
     assert "missing" not in detail
     assert "does not match its manifest checksum" in detail
     assert "raw/http/workers.json: not served (" in log
+
+
+def _default_sigint() -> None:
+    """SIGINT as a user's Ctrl-C, even under a runner that ignores it (see tests/support)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_a_lost_stderr_does_not_stop_the_answers_and_ctrl_c_is_still_130() -> None:
+    """stderr's reader goes away (``2> >(head -3)``): requests are answered, exit 130."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bundler", "serve", str(SAMPLE), "--password-env", PASSWORD_ENV],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=ENV, preexec_fn=_default_sigint,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        url = ""
+        for line in process.stdout:
+            url = line.removeprefix("URL: ").strip() if line.startswith("URL: ") else url
+            if line.startswith("Ctrl-C"):
+                break
+        process.stderr.close()  # the log's reader is gone
+        for path in ("/health", "/workers", "/ready"):
+            reply = httpx.get(f"{url}{path}", timeout=10)
+            assert reply.status_code == 200, path
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    finally:
+        stop_child(process)
+        if process.stdout is not None:
+            process.stdout.close()
