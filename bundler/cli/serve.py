@@ -80,10 +80,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
     manifest = loaded.manifest
     product = loaded.profile.title if loaded.profile is not None else (manifest.profile or "?")
     server = manifest.target.server_url or "an unrecorded server"
-    answered = sum(1 for r in loaded.routes if r.member is not None)
+    answered = [r for r in loaded.routes if r.status is not None]
+    status_only = sum(1 for r in answered if r.member is None)
+    counted = f"{len(answered)} captured route(s)" + (
+        f" ({status_only} with a status and no body)" if status_only else ""
+    )
     click.echo(f"Serving {product} API captured in {bundle} (read-only)")
     click.echo(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}")
-    click.echo(f"  {answered} captured route(s); everything else answers 404 not-captured")
+    click.echo(f"  {counted}; everything else answers 404 not-captured")
     click.echo(f"URL: {url}")
     for problem in loaded.problems:
         click.echo(f"  warning: {problem}", err=True)
@@ -101,7 +105,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
 
 
 def _commands(loaded: LoadedReplay, url: str) -> list[str]:
-    captured = [(r.path, r.query) for r in loaded.routes if r.member is not None]
+    """Commands that get a captured answer: routes with a body first, then status-only ones.
+
+    A bundle whose every request was refused (401 with a rejected token) still
+    answers those statuses, and they are what the engineer wants to see.
+    """
+    answered = [r for r in loaded.routes if r.status is not None]
+    answered.sort(key=lambda r: r.member is None)  # stable: manifest order within each group
+    captured = [(r.path, r.query) for r in answered]
     suggest = getattr(loaded.profile, "replay_commands", None)
     if callable(suggest):
         lines: list[str] = suggest(url, captured)

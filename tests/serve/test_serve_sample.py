@@ -270,3 +270,14 @@ def test_a_lost_stderr_does_not_stop_the_answers_and_ctrl_c_is_still_130() -> No
         stop_child(process)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path) -> None:
+    bundle = BUNDLES_DIR / "lyftdata-token_rejected.zip"  # every request answered 401, no body
+    with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        banner = "\n".join(running.banner)
+        assert "  8 captured route(s) (8 with a status and no body);" in banner
+        suggested = f"curl -s {running.url}/api/workers"
+        assert suggested in banner
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (reply.status_code, reply.headers["x-bundler-replay"]) == (401, "status-only")
