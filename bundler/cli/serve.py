@@ -53,6 +53,8 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     2 unreadable bundle, a bundle without captured API state, or usage error
     (e.g. a non-loopback --host without --allow-network) · 70 internal error.
     """
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # a URL's IPv6 form: checked and bound as the bare address
     if not is_loopback(host):
         if not allow_network:
             raise UsageError(

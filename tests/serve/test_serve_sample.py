@@ -281,3 +281,10 @@ def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path
         assert suggested in banner
         reply = httpx.get(f"{running.url}/api/workers", timeout=10)
         assert (reply.status_code, reply.headers["x-bundler-replay"]) == (401, "status-only")
+
+
+def test_a_bracketed_ipv6_host_is_bound_as_the_address(tmp_path: Path) -> None:
+    args = [str(SAMPLE), "--host", "[::1]", "--password-env", PASSWORD_ENV]
+    with serving(args, ENV, tmp_path) as running:
+        assert running.url.startswith("http://[::1]:")
+        assert httpx.get(f"{running.url}/health", timeout=10).status_code == 200
