@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -46,10 +47,11 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     captured answers 404 (header X-Bundler-Replay: not-captured); routes
     doctor refuses to call (e.g. Flux's /workers/{name}/connect) and every
     method but GET answer 405. The bundle is decrypted in memory; nothing is
-    written to disk. Each request is logged on stderr. Stop with Ctrl-C.
+    written to disk. Each request is logged on stderr. Stop with Ctrl-C
+    (or SIGTERM).
 
     \b
-    Exit codes: 130 stopped with Ctrl-C (the normal end) ·
+    Exit codes: 130 stopped with Ctrl-C or SIGTERM (the normal end) ·
     2 unreadable bundle, a bundle without captured API state, or usage error
     (e.g. a non-loopback --host without --allow-network) · 70 internal error.
     """
@@ -65,16 +67,30 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     with open_for_analysis(bundle, secrets) as opened:
         loaded = load_replay(opened, str(bundle))
     server = start_server(loaded.replay, host, port, sys.stderr)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         _banner(bundle, loaded, server.url)
         server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated):
         served = sum(server.counts.values())
         missed = server.counts.get("not-captured", 0)
         server.write_log(f"bundler serve: stopped after {served} request(s), {missed} not captured")
         click.get_current_context().exit(int(ExitCode.INTERRUPTED))
     finally:
+        signal.signal(signal.SIGTERM, previous)
         server.server_close()
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived: stop like Ctrl-C (summary line, exit 130)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (systemd, ``docker stop``, ``timeout``) is a request to stop, like Ctrl-C.
+
+    Without it the default action kills the server silently (exit 143, no summary).
+    """
+    raise _Terminated
 
 
 def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:

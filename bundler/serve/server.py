@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from ..archive.names import printable_name
 from ..errors import UsageError
 from .replay import REPLAY_HEADER, Replay, Reply, bodiless
 
+REQUEST_TIMEOUT_S = 60.0
+"""A connection silent this long (idle keep-alive, half a request) is closed: it holds a thread."""
 LOGGED_TARGET_LIMIT = 2000
 """A request line may be 64 KiB; the log keeps the start of a longer target, marked with …"""
 
@@ -73,12 +76,19 @@ class ReplayServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False
 
-    def __init__(self, address: tuple[str, int], replay: Replay, log: TextIO) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        replay: Replay,
+        log: TextIO,
+        request_timeout: float = REQUEST_TIMEOUT_S,
+    ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
         self.replay = replay
         self.log = log
+        self.request_timeout = request_timeout
         self.counts: dict[str, int] = {}
         self.log_lost = False
         """True once the log could not be written: answering goes on without it."""
@@ -89,6 +99,15 @@ class ReplayServer(ThreadingHTTPServer):
         host, port = str(self.server_address[0]), int(self.server_address[1])
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}"
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A connection that failed mid-way (timed out, reset): one log line, no traceback."""
+        exc = sys.exc_info()[1]
+        reason = f"{type(exc).__name__}: {exc}" if exc is not None else "unknown error"
+        self.write_log(
+            f"{time.strftime('%H:%M:%S')} connection from {client_address!r} dropped "
+            f"({loggable(reason, 200)})"
+        )
 
     def answers_host(self, authority: str) -> bool:
         """Whether a request for ``authority`` (a ``Host`` value) is for this server.
@@ -137,6 +156,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def version_string(self) -> str:
         return "bundler-serve"
+
+    def setup(self) -> None:
+        """Give the connection the server's timeout: a silent client cannot hold a thread."""
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)
 
     def __getattr__(self, name: str) -> Callable[[], None]:
         """Every method is answered by :meth:`_answer` (GET served, any other a 405 ``method``).
@@ -225,9 +249,15 @@ class _Handler(BaseHTTPRequestHandler):
         """Silence the stdlib's own access log; :meth:`ReplayServer.record` writes ours."""
 
 
-def start_server(replay: Replay, host: str, port: int, log: TextIO) -> ReplayServer:
+def start_server(
+    replay: Replay,
+    host: str,
+    port: int,
+    log: TextIO,
+    request_timeout: float = REQUEST_TIMEOUT_S,
+) -> ReplayServer:
     """Bind ``host:port`` (0 = a free port); a one-line UsageError if it cannot."""
     try:
-        return ReplayServer((host, port), replay, log)
+        return ReplayServer((host, port), replay, log, request_timeout)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc

@@ -288,3 +288,12 @@ def test_a_bracketed_ipv6_host_is_bound_as_the_address(tmp_path: Path) -> None:
     with serving(args, ENV, tmp_path) as running:
         assert running.url.startswith("http://[::1]:")
         assert httpx.get(f"{running.url}/health", timeout=10).status_code == 200
+
+
+def test_sigterm_stops_it_like_ctrl_c(tmp_path: Path) -> None:
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        httpx.get(f"{running.url}/ready", timeout=10)
+        running.process.send_signal(signal.SIGTERM)
+        assert running.process.wait(timeout=30) == 130
+        assert "stopped after 1 request(s), 0 not captured" in running.log()
+        assert "Traceback" not in running.log()

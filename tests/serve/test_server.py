@@ -10,12 +10,15 @@ from __future__ import annotations
 import io
 import json
 import socket
+import struct
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
+import pytest
 
 from bundler.archive.names import escape_controls, printable_name
 from bundler.products.flux.routes import MUTATING_ROUTES
@@ -70,10 +73,12 @@ class Running:
 
 
 @contextmanager
-def running(routes: list[CapturedRoute] = ROUTES, **kw: object) -> Iterator[Running]:
+def running(
+    routes: list[CapturedRoute] = ROUTES, bodies: dict[str, bytes] = BODIES, **kw: object
+) -> Iterator[Running]:
     """A real server on a free loopback port, served from a thread, always shut down."""
     log = io.StringIO()
-    replay = Replay(routes, BODIES, MUTATING_ROUTES)
+    replay = Replay(routes, bodies, MUTATING_ROUTES)
     server = start_server(replay, "127.0.0.1", 0, log, **kw)  # type: ignore[arg-type]
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
@@ -225,3 +230,45 @@ def test_requests_http_server_rejects_itself_are_logged_json_and_counted() -> No
     assert "GET /workers -> 400 bad-request" in log
     assert "GET /workers -> 505 bad-request" in log
     assert len(log.splitlines()) == len(rejected) + 1
+
+
+def test_a_silent_connection_is_closed_after_the_request_timeout() -> None:
+    with running(request_timeout=0.5) as served:
+        baseline = threading.active_count()
+        idle = [socket.create_connection(("127.0.0.1", served.port)) for _ in range(20)]
+        for sock in idle[:10]:
+            sock.sendall(b"GET /wor")  # half a request line
+        try:
+            for sock in idle:
+                sock.settimeout(5)
+                assert sock.recv(1024) == b""  # closed by the server, nothing sent
+            deadline = time.monotonic() + 5
+            while threading.active_count() > baseline and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert threading.active_count() == baseline  # every connection's thread ended
+        finally:
+            for sock in idle:
+                sock.close()
+        assert httpx.get(f"{served.url}/workers", timeout=5).status_code == 200
+        slow = served.send(
+            b"POST /workers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 9\r\n\r\nab"
+        )
+        assert slow == b""  # a body that never comes: closed, not waited on for ever
+    assert "Traceback" not in served.log.getvalue()
+
+
+def test_a_client_gone_mid_answer_is_one_log_line_not_a_traceback(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    big = {"raw/http/workers.json": b"x" * (32 << 20)}  # more than any socket buffer holds
+    with running(bodies=big) as served:
+        with socket.create_connection(("127.0.0.1", served.port)) as sock:
+            sock.sendall(request(b"/workers"))
+            sock.recv(1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        deadline = time.monotonic() + 10  # closed with a reset: the server's write fails
+        while "dropped" not in served.log.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    log = served.log.getvalue()
+    assert "dropped (ConnectionResetError" in log or "dropped (BrokenPipeError" in log, log
+    assert "Traceback" not in capfd.readouterr().err
