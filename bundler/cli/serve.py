@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -46,13 +47,16 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     captured answers 404 (header X-Bundler-Replay: not-captured); routes
     doctor refuses to call (e.g. Flux's /workers/{name}/connect) and every
     method but GET answer 405. The bundle is decrypted in memory; nothing is
-    written to disk. Each request is logged on stderr. Stop with Ctrl-C.
+    written to disk. Each request is logged on stderr. Stop with Ctrl-C
+    (or SIGTERM).
 
     \b
-    Exit codes: 130 stopped with Ctrl-C (the normal end) ·
+    Exit codes: 130 stopped with Ctrl-C or SIGTERM (the normal end) ·
     2 unreadable bundle, a bundle without captured API state, or usage error
     (e.g. a non-loopback --host without --allow-network) · 70 internal error.
     """
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # a URL's IPv6 form: checked and bound as the bare address
     if not is_loopback(host):
         if not allow_network:
             raise UsageError(
@@ -63,18 +67,30 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     with open_for_analysis(bundle, secrets) as opened:
         loaded = load_replay(opened, str(bundle))
     server = start_server(loaded.replay, host, port, sys.stderr)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         _banner(bundle, loaded, server.url)
         server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated):
         served = sum(server.counts.values())
         missed = server.counts.get("not-captured", 0)
-        click.echo(
-            f"bundler serve: stopped after {served} request(s), {missed} not captured", err=True
-        )
+        server.write_log(f"bundler serve: stopped after {served} request(s), {missed} not captured")
         click.get_current_context().exit(int(ExitCode.INTERRUPTED))
     finally:
+        signal.signal(signal.SIGTERM, previous)
         server.server_close()
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived: stop like Ctrl-C (summary line, exit 130)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (systemd, ``docker stop``, ``timeout``) is a request to stop, like Ctrl-C.
+
+    Without it the default action kills the server silently (exit 143, no summary).
+    """
+    raise _Terminated
 
 
 def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
@@ -82,10 +98,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
     manifest = loaded.manifest
     product = loaded.profile.title if loaded.profile is not None else (manifest.profile or "?")
     server = manifest.target.server_url or "an unrecorded server"
-    answered = sum(1 for r in loaded.routes if r.member is not None)
+    answered = [r for r in loaded.routes if r.status is not None]
+    status_only = sum(1 for r in answered if r.member is None)
+    counted = f"{len(answered)} captured route(s)" + (
+        f" ({status_only} with a status and no body)" if status_only else ""
+    )
     click.echo(f"Serving {product} API captured in {bundle} (read-only)")
     click.echo(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}")
-    click.echo(f"  {answered} captured route(s); everything else answers 404 not-captured")
+    click.echo(f"  {counted}; everything else answers 404 not-captured")
     click.echo(f"URL: {url}")
     for problem in loaded.problems:
         click.echo(f"  warning: {problem}", err=True)
@@ -103,7 +123,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
 
 
 def _commands(loaded: LoadedReplay, url: str) -> list[str]:
-    captured = [(r.path, r.query) for r in loaded.routes if r.member is not None]
+    """Commands that get a captured answer: routes with a body first, then status-only ones.
+
+    A bundle whose every request was refused (401 with a rejected token) still
+    answers those statuses, and they are what the engineer wants to see.
+    """
+    answered = [r for r in loaded.routes if r.status is not None]
+    answered.sort(key=lambda r: r.member is None)  # stable: manifest order within each group
+    captured = [(r.path, r.query) for r in answered]
     suggest = getattr(loaded.profile, "replay_commands", None)
     if callable(suggest):
         lines: list[str] = suggest(url, captured)

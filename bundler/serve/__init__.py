@@ -10,8 +10,8 @@ Three modules, lowest first:
 * :mod:`.replay` — the answer to one request, as data (no sockets): the
   captured status, content type and (redacted) body; 404 ``not-captured``;
   405 for routes doctor refuses to call and for every method but GET.
-* :mod:`.server` — a stdlib ``ThreadingHTTPServer`` around it, a request log,
-  and the loopback-only binding rule.
+* :mod:`.server` — a stdlib ``ThreadingHTTPServer`` around it, a request log (escaped),
+  the loopback-only binding rule and its ``Host`` check (421 for any other host).
 
 Everything is decrypted in memory when the server starts; nothing is written.
 """

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from schemas import CollectorKind, Manifest
 
 from ..analyze.opening import OpenedBundle, profile_for
+from ..archive.names import printable_name
 from ..errors import NotABundle
 from ..products.base import Profile
-from ..source import MemberNotFound
+from ..source import MemberNotFound, MemberUnverified
 from .captured import CapturedRoute, captured_routes
-from .replay import Replay
+from .replay import Replay, route_problem
 
 
 @dataclass
@@ -65,10 +66,15 @@ def load_replay(opened: OpenedBundle, label: str) -> LoadedReplay:
             continue
         try:
             bodies[route.member] = opened.source.read_bytes(route.member)
-        except MemberNotFound as exc:
-            problem = getattr(exc, "problem", None)  # MemberUnsound: failed a check
-            unsound[route.member] = problem.message if problem else "missing from the bundle"
+        except MemberUnverified as exc:  # there, but failed a check: say which
+            unsound[route.member] = exc.reason
             problems.append(f"{route.member}: not served ({unsound[route.member]})")
+        except MemberNotFound:
+            unsound[route.member] = "missing from the bundle"
+            problems.append(f"{route.member}: not served ({unsound[route.member]})")
+    for route in routes:
+        if (reason := route_problem(route)) is not None:
+            problems.append(f"{printable_name(route.shown)}: not served ({reason})")
     refused = tuple(profile.mutating_routes) if profile is not None else ()
     replay = Replay(routes, bodies, refused, unsound)
     return LoadedReplay(replay, routes, manifest, profile, problems)

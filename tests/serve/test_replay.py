@@ -94,3 +94,39 @@ def test_every_method_but_get_is_405() -> None:
 def test_of_two_captures_of_one_request_the_one_with_a_body_is_served() -> None:
     failed = route("/workers", status=503, member=None, outcome=CollectorStatus.FAILED)
     assert replay(failed, route("/workers")).answer("GET", "/workers").kind == "captured"
+
+
+def test_a_target_that_cannot_be_parsed_is_a_400_not_an_exception() -> None:
+    answers = replay(route("/workers"))
+    reply = answers.answer("GET", "http://[/workers")
+    assert (reply.status, reply.kind) == (400, "bad-request")
+    assert "cannot be parsed" in json.loads(reply.body)["detail"]
+
+
+def test_a_recorded_status_or_content_type_that_is_not_http_is_unsound() -> None:
+    bad = {
+        "/a": route("/a", member="raw/http/workers.json", status=1000),
+        "/b": route("/b", member="raw/http/workers.json", status=101),
+        "/c": route("/c", member="raw/http/workers.json", content_type="a/b\r\nSet-Cookie: x=1"),
+        "/d": route("/d", member="raw/http/workers.json", content_type='a/b; p="\u20ac"'),
+        "/e": route("/e", member=None, status=99, outcome=CollectorStatus.FAILED),
+    }
+    answers = replay(*bad.values())
+    for path in bad:
+        reply = answers.answer("GET", path)
+        assert (reply.status, reply.kind) == (502, "unsound"), path
+        assert "not served" in json.loads(reply.body)["detail"], path
+        assert b"[]" not in reply.body
+        assert all("\r" not in v and "\n" not in v for v in reply.headers.values())
+
+
+def test_a_204_or_304_has_no_body_captured_or_status_only() -> None:
+    answers = replay(
+        route("/workers", status=204),
+        route("/health", status=304, member=None, outcome=CollectorStatus.FAILED),
+    )
+    captured = answers.answer("GET", "/workers")
+    assert (captured.status, captured.kind, captured.body) == (204, "captured", b"")
+    status_only = answers.answer("GET", "/health")
+    assert (status_only.status, status_only.kind, status_only.body) == (304, "status-only", b"")
+    assert "Content-Type" not in status_only.headers

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,8 @@ import pytest
 from bundler.archive import open_bundle
 from bundler.cli.options import OpenSecrets
 from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+from samples.flux_lab import FluxInstall
+from samples.stopping import stop_child
 from tests.support.serving import Served, serving
 
 SAMPLE = BUNDLES_DIR / "flux-hung.zip"
@@ -36,6 +39,25 @@ def bundler(*args: str, env: dict[str, str] = ENV) -> subprocess.CompletedProces
         timeout=120,
         check=False,
     )
+
+
+def extracted(tmp_path: Path, name: str = "lyftdata-healthy.zip") -> Path:
+    """A sample extracted to a directory bundle, so a test can edit it as an attacker could."""
+    folder = tmp_path / "extracted"
+    done = bundler("extract", str(BUNDLES_DIR / name), "--password-env", PASSWORD_ENV,
+                   "--to", str(folder))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def edit_exchanges(folder: Path, changes: dict[str, dict[str, object]]) -> None:
+    """Change ``collectors[].http`` of the named collectors in the manifest of ``folder``."""
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    for collector in manifest["collectors"]:
+        if collector["id"] in changes:
+            collector["http"].update(changes[collector["id"]])
+    path.write_text(json.dumps(manifest))
 
 
 def member(name: str) -> bytes:
@@ -158,3 +180,120 @@ def test_a_lyftdata_bundle_answers_its_contract_routes(tmp_path: Path) -> None:
             assert (reply.status_code, reply.content) == (200, body), target
         removal = httpx.get(f"{running.url}/api/workers/edge-01/remove", timeout=10)
         assert (removal.status_code, removal.headers["x-bundler-replay"]) == (405, "refused")
+
+
+def test_a_recorded_status_or_content_type_that_is_not_http_is_never_sent(tmp_path: Path) -> None:
+    folder = extracted(tmp_path)
+    edit_exchanges(folder, {
+        "http.health": {"content_type": "application/json\r\nSet-Cookie: injected=1"},
+        "http.version": {"content_type": 'application/json; profile="Flux-\u20ac"'},
+        "http.settings": {"status_code": 1000},
+        "http.license": {"status_code": 204},
+    })  # fmt: skip
+    with serving([str(folder), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        for path in ("/api/health", "/api/version", "/api/settings/effective"):
+            reply = httpx.get(f"{running.url}{path}", timeout=10)
+            assert (reply.status_code, reply.headers["x-bundler-replay"]) == (502, "unsound")
+            assert "set-cookie" not in reply.headers
+            assert "not served" in reply.json()["detail"]
+        with httpx.Client(base_url=running.url, timeout=10) as client:  # one keep-alive connection
+            empty = client.get("/api/license/show")
+            assert (empty.status_code, empty.content) == (204, b"")
+            assert client.get("/api/workers").status_code == 200
+        log = running.log()
+    assert "/api/settings/effective: not served (the recorded status 1000" in log
+    assert "GET /api/version -> 502 unsound" in log
+    assert "Traceback" not in log
+
+
+@pytest.mark.flux
+def test_the_flux_cli_is_answered_through_the_host_check(
+    flux_install: FluxInstall, tmp_path: Path
+) -> None:
+    """Flux's CLI (httpx) sends ``Host: 127.0.0.1:PORT`` or ``localhost:PORT``: both answered."""
+    env = {"PATH": f"{flux_install.bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        local = running.url.replace("127.0.0.1", "localhost")
+        for url in (running.url, local):
+            listed = subprocess.run(
+                [str(flux_install.flux), "worker", "list", "--server-url", url],
+                capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False,
+            )  # fmt: skip
+            assert listed.returncode == 0, listed.stderr
+            assert "w1" in listed.stdout
+        assert "misdirected" not in running.log()
+
+
+def test_a_tampered_member_of_a_directory_bundle_says_why_it_is_not_served(
+    tmp_path: Path,
+) -> None:
+    folder = extracted(tmp_path)
+    with (folder / "raw/http/workers.json").open("ab") as body:
+        body.write(b"X")  # present, but not what the manifest says
+    with serving([str(folder), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (reply.status_code, reply.headers["x-bundler-replay"]) == (502, "unsound")
+        detail = reply.json()["detail"]
+        log = running.log()
+    assert "missing" not in detail
+    assert "does not match its manifest checksum" in detail
+    assert "raw/http/workers.json: not served (" in log
+
+
+def _default_sigint() -> None:
+    """SIGINT as a user's Ctrl-C, even under a runner that ignores it (see tests/support)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_a_lost_stderr_does_not_stop_the_answers_and_ctrl_c_is_still_130() -> None:
+    """stderr's reader goes away (``2> >(head -3)``): requests are answered, exit 130."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bundler", "serve", str(SAMPLE), "--password-env", PASSWORD_ENV],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=ENV, preexec_fn=_default_sigint,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        url = ""
+        for line in process.stdout:
+            url = line.removeprefix("URL: ").strip() if line.startswith("URL: ") else url
+            if line.startswith("Ctrl-C"):
+                break
+        process.stderr.close()  # the log's reader is gone
+        for path in ("/health", "/workers", "/ready"):
+            reply = httpx.get(f"{url}{path}", timeout=10)
+            assert reply.status_code == 200, path
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    finally:
+        stop_child(process)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path) -> None:
+    bundle = BUNDLES_DIR / "lyftdata-token_rejected.zip"  # every request answered 401, no body
+    with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        banner = "\n".join(running.banner)
+        assert "  8 captured route(s) (8 with a status and no body);" in banner
+        suggested = f"curl -s {running.url}/api/workers"
+        assert suggested in banner
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (reply.status_code, reply.headers["x-bundler-replay"]) == (401, "status-only")
+
+
+def test_a_bracketed_ipv6_host_is_bound_as_the_address(tmp_path: Path) -> None:
+    args = [str(SAMPLE), "--host", "[::1]", "--password-env", PASSWORD_ENV]
+    with serving(args, ENV, tmp_path) as running:
+        assert running.url.startswith("http://[::1]:")
+        assert httpx.get(f"{running.url}/health", timeout=10).status_code == 200
+
+
+def test_sigterm_stops_it_like_ctrl_c(tmp_path: Path) -> None:
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        httpx.get(f"{running.url}/ready", timeout=10)
+        running.process.send_signal(signal.SIGTERM)
+        assert running.process.wait(timeout=30) == 130
+        assert "stopped after 1 request(s), 0 not captured" in running.log()
+        assert "Traceback" not in running.log()
