@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from ..printable import printable
+
 MAX_NAME_LENGTH = 1024
 """Longer names are refused: no real member needs one, and some extractors choke."""
 
@@ -40,27 +42,7 @@ def member_name_problem(name: str) -> str | None:
     return None
 
 
-def escape_controls(text: str) -> str:
-    """``text`` with every control or format character written as an escape.
-
-    Unicode categories Cc and Cf: C0 (ESC, BEL, BS, NUL, CR, LF), DEL, C1 and
-    the invisible format characters, bidi overrides among them. Printed raw, they
-    move a terminal's cursor, erase lines or reorder what the reader sees. A
-    character below U+0100 becomes ``\\xNN``, any other ``\\uNNNN`` (or
-    ``\\UNNNNNNNN``), so the code point is never ambiguous.
-    """
-    return "".join(
-        ch if unicodedata.category(ch) not in ("Cc", "Cf") else _escape(ord(ch)) for ch in text
-    )
-
-
-def _escape(code: int) -> str:
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
 def printable_name(name: str, limit: int = 120) -> str:
     """A name made safe for a one-line message: control characters escaped, length capped."""
-    shown = escape_controls(name)
+    shown = printable(name)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from bundler.archive.names import escape_controls, printable_name
+from bundler.archive.names import printable_name
+from bundler.printable import printable
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
 from schemas import CollectorStatus
@@ -162,11 +163,11 @@ def test_control_characters_in_the_request_never_reach_the_log_raw() -> None:
     assert "/x\\x1b[1A\\x1b[2K\\x1b]0;pwned\\x07\\x08\\x00\\x7f\\x9b31m\\u202egnp.exe" in line
 
 
-def test_escape_controls_names_every_code_point_unambiguously() -> None:
-    """The helper shared with bundler.archive.names.printable_name (tested here, its new user)."""
-    escaped = escape_controls("a\x00\x7f\x9bb\u202ec\U000e0001")
+def test_the_request_log_escape_names_every_code_point_unambiguously() -> None:
+    """bundler.printable, which the log and bundler.archive.names.printable_name share."""
+    escaped = printable("a\x00\x7f\x9bb\u202ec\U000e0001")
     assert escaped == "a\\x00\\x7f\\x9bb\\u202ec\\U000e0001"
-    assert escape_controls("plain /path é") == "plain /path é"
+    assert printable("plain /path é") == "plain /path é"
     assert printable_name("a\x1b[31mb") == "a\\x1b[31mb"
 
 
