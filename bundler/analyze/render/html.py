@@ -41,7 +41,8 @@ from schemas import (
 )
 from schemas.manifest import FAILED_STATUSES
 
-from ...source import MemberSource
+from ...jsondoc import JsonNotText, JsonTooDeep
+from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
@@ -120,12 +121,21 @@ class BundleExtras:
 
 
 def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtras:
-    """Read the manifest's collectors and the redaction report's counts from the bundle."""
+    """Read the manifest's collectors and the redaction report's counts from the bundle.
+
+    The report is read as every bundle document is (:func:`read_json`: size and
+    nesting capped, a lone surrogate refused), then validated; what is wrong with
+    it is named without quoting it (a validation error would echo the input).
+    """
     collectors = list(manifest.collectors) if manifest is not None else []
     if not source.has(REDACTION_REPORT_MEMBER):
         return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is not in the bundle")
     try:
-        report = RedactionReport.model_validate_json(source.read_bytes(REDACTION_REPORT_MEMBER))
+        report = RedactionReport.model_validate(read_json(source, REDACTION_REPORT_MEMBER))
+    except MemberNotFound as exc:  # present, but failed verification
+        return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is unreadable ({exc})")
+    except (JsonTooDeep, JsonNotText, JsonTooLarge) as exc:
+        return BundleExtras(collectors, None, str(exc))
     except ValueError as exc:
         problem = f"{REDACTION_REPORT_MEMBER} is unreadable ({type(exc).__name__})"
         return BundleExtras(collectors, None, problem)
