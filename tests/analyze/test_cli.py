@@ -153,3 +153,19 @@ def test_a_time_out_of_range_in_utc_is_invalid_evidence_not_a_crash(
         "evidence/workers.json: invalid at /workers/0/last_heartbeat_at: Value error, "
         "timestamp is out of range once converted to UTC"
     ) in out
+
+
+@pytest.mark.parametrize("age", ["Infinity", "NaN", "-Infinity"])
+def test_a_heartbeat_age_that_is_not_a_number_is_invalid_evidence(
+    tmp_path: Path, fleet: Fleet, age: str
+) -> None:
+    """Python's json reads Infinity and NaN; the page showed them as ``infd`` and ``nans``."""
+    assert fleet.workers is not None
+    document = fleet.workers.model_dump(mode="json", by_alias=True)
+    document["workers"][0]["heartbeat_age_s"] = "AGE"
+    fleet.workers = None
+    data = json.dumps(document).encode().replace(b'"AGE"', age.encode())
+    bundle = write_bundle_dir(fleet, tmp_path / "b", members={"evidence/workers.json": data})
+    code, out, err = _run(str(bundle), "--format", "json")
+    assert code in (1, 3), err
+    assert "evidence/workers.json: invalid at /workers/0/heartbeat_age_s" in out
