@@ -7,11 +7,22 @@ does parse can still exhaust the stack of whatever walks it next (schema
 validation, the review's canonical form, a rule). No real manifest, report or
 evidence document nests beyond a dozen levels, so the cap is far above real
 data and far below any stack limit.
+
+JSON's grammar also lets a string escape half of a UTF-16 surrogate pair
+(``"w\\ud800x"``), and Python's parser keeps it: a ``str`` that is not Unicode
+text, which every later encoder (pydantic's JSON, a UTF-8 file, the terminal)
+refuses. Such a document is refused here, as malformed JSON is, and for the
+same reason as a checksum that does not match: no bundler writes one (pydantic
+cannot serialize it), so it was made by something the reader cannot account
+for. Replacing the surrogate with U+FFFD instead would make the reader invent
+text: two distinct names (``w\\ud800x``, ``w\\udc00x``) would become one worker,
+and a finding would cite a name the document does not hold.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_JSON_DEPTH = 128
@@ -21,15 +32,81 @@ class JsonTooDeep(ValueError):
     """Nested deeper than :data:`MAX_JSON_DEPTH`; a ``ValueError``, like malformed JSON."""
 
 
+class JsonNotText(ValueError):
+    """A string or key holds an unpaired UTF-16 surrogate; a ``ValueError``, like malformed JSON."""
+
+
 def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads`` that raises :class:`JsonTooDeep` instead of recursing without bound."""
+    """``json.loads`` that raises :class:`JsonTooDeep` instead of recursing without bound.
+
+    It also raises :class:`JsonNotText` for a document holding a lone surrogate
+    (see the module docstring), so no model is ever built from one.
+    """
     try:
         document = json.loads(data)
     except RecursionError:
         raise JsonTooDeep(_message(label, max_depth)) from None
     if _deeper_than(document, max_depth):
         raise JsonTooDeep(_message(label, max_depth))
+    if _may_hold_surrogate(data):
+        where = _surrogate_at(document)
+        if where is not None:
+            raise JsonNotText(
+                f"{label} has a string that is not Unicode text at {where} "
+                "(an unpaired UTF-16 surrogate; refused: no bundler writes one)"
+            )
     return document
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_UTF8_LEADS = (b"\\ud", b"\\uD", b"\xed")
+"""Where a surrogate can come from in UTF-8 input: a ``\\uD8xx``-``\\uDFxx`` escape, or
+the 3-byte form ``json.loads`` decodes with ``surrogatepass`` (lead byte 0xED)."""
+_POINTER_SHOWN = 120
+
+
+def _may_hold_surrogate(data: bytes | str) -> bool:
+    """A cheap over-approximation, so the exact walk runs only on suspicious documents.
+
+    ``in`` over bytes or ``str`` runs at memory speed; a false positive (an
+    escaped emoji, Hangul text, a UTF-16 document) only costs the walk.
+    """
+    if isinstance(data, str):
+        return "\\ud" in data or "\\uD" in data or _SURROGATE.search(data) is not None
+    if data[:4].count(0) or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True  # UTF-16 or UTF-32: json.loads detects it; just look
+    return any(lead in data for lead in _UTF8_LEADS)
+
+
+def _surrogate_at(document: Any) -> str | None:
+    """The JSON pointer of the first string (value or key) holding a surrogate, shown escaped.
+
+    Iterative (the depth is already capped), in document order.
+    """
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        kind = type(node)
+        if kind is str:
+            if _SURROGATE.search(node):
+                return _shown(pointer or "/")
+        elif kind is dict:
+            children = []
+            for key, value in node.items():
+                child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+                if _SURROGATE.search(key):
+                    return _shown(child)
+                children.append((child, value))
+            stack.extend(reversed(children))
+        elif kind is list:
+            stack.extend(reversed([(f"{pointer}/{i}", v) for i, v in enumerate(node)]))
+    return None
+
+
+def _shown(pointer: str) -> str:
+    """``pointer`` printable anywhere: surrogates and other non-ASCII escaped, length capped."""
+    text = pointer.encode("ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= _POINTER_SHOWN else text[: _POINTER_SHOWN - 1] + "…"
 
 
 def _message(label: str, max_depth: int) -> str:

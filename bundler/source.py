@@ -20,6 +20,10 @@ DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
 """Refuse to parse a JSON member larger than this into memory."""
 
 
+class JsonTooLarge(ValueError):
+    """A JSON member over :func:`read_json`'s size cap; a ``ValueError``, like malformed JSON."""
+
+
 class MemberNotFound(KeyError):
     """The member is not in this source."""
 
@@ -61,10 +65,14 @@ class MemberSource(Protocol):
 
 
 def read_json(source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_JSON_BYTES) -> Any:
-    """Parse a JSON member (bounded in size)."""
+    """Parse a JSON member (bounded in size and nesting, no unpaired surrogate: ``jsondoc``).
+
+    Every bundle document (manifest, evidence, redaction report, raw API
+    responses) is read through here, so what a reader refuses is the same everywhere.
+    """
     data = source.read_bytes(name)
     if len(data) > max_bytes:
-        raise ValueError(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
+        raise JsonTooLarge(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
     return loads_bounded(data, f"member {name}")
 
 

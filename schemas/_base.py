@@ -88,10 +88,20 @@ class InputModel(BaseModel):
 
 
 def _require_utc(value: datetime) -> datetime:
-    """Bundles compare times from several hosts, so every time carries UTC."""
+    """Bundles compare times from several hosts, so every time carries UTC.
+
+    An offset can carry a time past the range ``datetime`` holds in UTC
+    (``0001-01-01T00:00:00+05:00``, ``9999-12-31T23:59:59-05:00``), and
+    ``astimezone`` then raises ``OverflowError``, which pydantic does not turn
+    into a validation error: it is re-raised as a ``ValueError`` so the document
+    is invalid (a named problem), never an internal error.
+    """
     if value.tzinfo is None:
         raise ValueError("timestamp must carry a UTC offset (naive times are ambiguous)")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("timestamp is out of range once converted to UTC") from None
 
 
 UTCDateTime = Annotated[datetime, AfterValidator(_require_utc)]

@@ -74,6 +74,18 @@ def test_times_are_normalized_to_utc_and_naive_times_refused() -> None:
         _manifest(created_at=datetime(2026, 11, 29, 12, 0))
 
 
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"])
+def test_a_time_its_offset_carries_out_of_range_is_a_validation_error(stamp: str) -> None:
+    """``astimezone`` raises OverflowError there, which pydantic would let escape."""
+    raw = json.loads(_manifest().model_dump_json())
+    with pytest.raises(ValidationError, match="out of range once converted to UTC"):
+        Manifest.model_validate({**raw, "created_at": stamp})
+    assert Manifest.model_validate({**raw, "created_at": stamp[:19] + "Z"}).created_at.year in (
+        1,
+        9999,
+    )
+
+
 def test_member_sha256_must_be_hex() -> None:
     with pytest.raises(ValidationError):
         MemberEntry(path="x", sha256="not-a-digest", size=1)

@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DecryptionFailed, EncryptionError, UsageError
+from ..jsondoc import loads_bounded
 from .keys import Identity, PublicKey
 from .secret import Secret
 
@@ -110,7 +111,7 @@ def read_envelope(comment: bytes) -> Envelope | None:
     if body is None:
         return None
     try:
-        envelope = Envelope.model_validate(json.loads(body))
+        envelope = Envelope.model_validate(loads_bounded(body, "the recipient envelope"))
     except (ValueError, ValidationError, RecursionError) as exc:
         raise DecryptionFailed("the bundle's recipient envelope is damaged") from exc
     if envelope.bundler_envelope != ENVELOPE_VERSION or envelope.scheme != SCHEME:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import click
@@ -15,7 +14,7 @@ from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import report_output_option, write_report
+from .output import report_output_option, report_stdout, write_report
 
 VERDICT_EXIT = {
     "healthy": ExitCode.OK,
@@ -79,7 +78,7 @@ def command(
 
             extras = bundle_extras(opened.source, opened.manifest)
     if output is None:
-        render(report, fmt, sys.stdout, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
+        render(report, fmt, report_stdout(), timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
     else:
         text = io.StringIO()
         render(report, fmt, text, color=False, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -12,7 +11,7 @@ from ..diff.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import report_output_option, write_report
+from .output import report_output_option, report_stdout, write_report
 
 VERDICT_EXIT = {
     "recovered": ExitCode.OK,
@@ -59,7 +58,7 @@ def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: O
     with open_side(before, secrets) as old, open_side(after, secrets) as new:
         report = compare(old, new)
     if output is None:
-        sys.stdout.write(render(report, fmt))
+        report_stdout().write(render(report, fmt))
     else:
         write_report(output, render(report, fmt))
     for warning in report.warnings:

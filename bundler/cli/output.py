@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -20,10 +22,15 @@ report_output_option = click.option(
 
 
 def write_report(path: Path, text: str) -> None:
-    """Publish ``text`` at ``path`` in one rename: the old report or the new one, never half."""
+    """Publish ``text`` at ``path`` in one rename: the old report or the new one, never half.
+
+    Text UTF-8 cannot hold (a lone surrogate) is written escaped (``\\ud800``),
+    never raised: readers refuse such bundle text (``bundler/jsondoc.py``), and
+    should one still get this far, the report is worth more than a traceback.
+    """
     out = AtomicOutput(path, overwrite=True, mode=0o644)
     try:
-        out.file.write(text.encode("utf-8"))
+        out.file.write(text.encode("utf-8", "backslashreplace"))
         out.publish()
     except OSError as exc:
         out.discard()
@@ -31,3 +38,17 @@ def write_report(path: Path, text: str) -> None:
     except BaseException:
         out.discard()
         raise
+
+
+def report_stdout() -> TextIO:
+    """``sys.stdout`` for a report: what its encoding cannot hold is escaped, never raised.
+
+    A lone surrogate (which readers refuse, but the last writer must not crash
+    on), or a report's ``…`` on a terminal whose locale is ASCII, becomes
+    ``\\ud800`` / ``\\u2026`` rather than a ``UnicodeEncodeError`` half-way through.
+    """
+    stream = sys.stdout
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+    return stream

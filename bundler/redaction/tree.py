@@ -40,6 +40,7 @@ from redactors.errors import RulesError
 from schemas import RedactionReport
 
 from ..archive.deflate import DeflateError, inflate_raw
+from ..archive.names import member_name_problem, printable_name
 from ..errors import InputError, OutputError, UsageError
 from . import handoff, segments
 from . import workers as worker
@@ -144,18 +145,24 @@ class TreeRedaction:
         """Members whose segments did not fit and were redacted again in one piece."""
 
     # -- pass one ------------------------------------------------------------------------------
-    def pass_one(self, src: Path, scratch: Path, *, deflate: bool = False) -> list[Member]:
+    def pass_one(
+        self, src: Path, scratch: Path, *, deflate: bool = False, as_members: bool = False
+    ) -> list[Member]:
+        """Pass one over ``src``; ``as_members``: the output is a bundle, whose member names
+        must be safe (:meth:`_storable`)."""
         found = walk(src)
         for rel, reason, detail in found.skipped:
             self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
-        self.bytes_in = found.total
+        files = self._storable(found.files) if as_members else found.files
+        total = sum(f.size for f in files)
+        self.bytes_in = total
         self.scratch, self.deflate = scratch, deflate
-        members = [self._member(f, i, found.total) for i, f in enumerate(found.files)]
+        members = [self._member(f, i, total) for i, f in enumerate(files)]
         tasks = [task for member in members for task in member.parts]
-        self.use_pool = self.workers > 1 and len(tasks) > 1 and found.total >= POOL_MIN_BYTES
+        self.use_pool = self.workers > 1 and len(tasks) > 1 and total >= POOL_MIN_BYTES
         cut = sum(len(m.parts) for m in members if m.segmented)
         self.phase(
-            f"pass one: redacting {len(members)} file(s), {found.total / 1e6:.1f} MB"
+            f"pass one: redacting {len(members)} file(s), {total / 1e6:.1f} MB"
             + (f" ({cut} segments of big files)" if cut else "")
             + (f" on {self.workers} worker processes" if self.use_pool else "")
         )
@@ -178,6 +185,31 @@ class TreeRedaction:
             for member, state in zip(retry, again, strict=True):
                 self._import_pass_one(member, [state])
         return [m for m in members if not self._refused(m)]
+
+    def _storable(self, files: list[SourceFile]) -> list[SourceFile]:
+        """The files whose (redacted) name a bundle can hold; the others are left out.
+
+        A file name with a control character, newline, ESC or backslash (or a
+        byte that is not UTF-8) is fine in a directory but not as a member name
+        (``archive.names``: readers refuse them, extractors would misuse them).
+        The builder refused such a name only when sealing, after the password
+        was shown and minutes of redaction, and the run ended as an internal
+        error. It is decided here, before anything is written, and the file is
+        listed in the report as skipped (reason ``policy``), as a symlink or a
+        device is, under its name escaped for printing.
+        """
+        kept = []
+        for file in files:
+            stored = self.coordinator.member_name(file.rel)
+            problem = member_name_problem(stored) or _not_utf8(stored)
+            if problem is None:
+                kept.append(file)
+                continue
+            shown = printable_name(stored.encode("utf-8", "backslashreplace").decode("utf-8"))
+            self.coordinator.skip(
+                shown, "policy", f"{problem}: a bundle member cannot be named so (left out)"
+            )
+        return kept
 
     def _member(self, file: SourceFile, index: int, total: int) -> Member:
         stored = self.coordinator.member_name(file.rel)
@@ -521,7 +553,7 @@ def redact_to_bundle(
         tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
     )
     try:
-        members = run.pass_one(src, scratch, deflate=True)
+        members = run.pass_one(src, scratch, deflate=True, as_members=True)
         report = _seal(run, members, path, config, sealing, overwrite, options)
     except (handoff.HandoffError, DeflateError) as exc:
         raise OutputError(
@@ -530,6 +562,15 @@ def redact_to_bundle(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return RedactOutcome(path, report, len(members), run.bytes_in, run.coordinator.token_map())
+
+
+def _not_utf8(name: str) -> str | None:
+    """A file name with bytes that are not UTF-8 (Python hands them back as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "name is not UTF-8"
+    return None
 
 
 def _seal(

@@ -115,7 +115,9 @@ class WorkerStatus(ManyRecord):
     version: str | None = Field(default=None, description="Worker software version.")
     last_heartbeat_at: UTCDateTime | None = None
     heartbeat_age_s: float | None = Field(
-        default=None, description="Seconds since the last heartbeat, at observed_at."
+        default=None,
+        allow_inf_nan=False,  # Infinity/NaN parse as JSON here, but are no age: invalid evidence
+        description="Seconds since the last heartbeat, at observed_at.",
     )
     first_seen_at: UTCDateTime | None = None
     host_alias: str | None = Field(default=None, description="Host alias, if we collected it.")

@@ -134,3 +134,38 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path, fleet: Fleet) -> No
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["verdict"] == "healthy"
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"])
+def test_a_time_out_of_range_in_utc_is_invalid_evidence_not_a_crash(
+    tmp_path: Path, fleet: Fleet, stamp: str
+) -> None:
+    """A heartbeat time whose offset carries it past datetime's range: a named problem."""
+    assert fleet.workers is not None
+    document = fleet.workers.model_dump(mode="json", by_alias=True)
+    document["workers"][0]["last_heartbeat_at"] = stamp
+    fleet.workers = None
+    members = {"evidence/workers.json": json.dumps(document).encode()}
+    bundle = write_bundle_dir(fleet, tmp_path / "b", members=members)
+    code, out, err = _run(str(bundle), "--format", "json")
+    assert code in (1, 3), err
+    assert (
+        "evidence/workers.json: invalid at /workers/0/last_heartbeat_at: Value error, "
+        "timestamp is out of range once converted to UTC"
+    ) in out
+
+
+@pytest.mark.parametrize("age", ["Infinity", "NaN", "-Infinity"])
+def test_a_heartbeat_age_that_is_not_a_number_is_invalid_evidence(
+    tmp_path: Path, fleet: Fleet, age: str
+) -> None:
+    """Python's json reads Infinity and NaN; the page showed them as ``infd`` and ``nans``."""
+    assert fleet.workers is not None
+    document = fleet.workers.model_dump(mode="json", by_alias=True)
+    document["workers"][0]["heartbeat_age_s"] = "AGE"
+    fleet.workers = None
+    data = json.dumps(document).encode().replace(b'"AGE"', age.encode())
+    bundle = write_bundle_dir(fleet, tmp_path / "b", members={"evidence/workers.json": data})
+    code, out, err = _run(str(bundle), "--format", "json")
+    assert code in (1, 3), err
+    assert "evidence/workers.json: invalid at /workers/0/heartbeat_age_s" in out

@@ -8,29 +8,33 @@ from __future__ import annotations
 import base64
 import hashlib
 import html as html_lib
+import json
 import os
 import re
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from bundler.analyze.api import TimelineEvent
 from bundler.analyze.engine import Analysis, run_analysis
 from bundler.analyze.render.html import (
     MAX_PROBLEM_GROUPS,
+    MAX_REDACTION_KINDS,
     BundleExtras,
     collector_problems,
     render_html,
 )
 from bundler.analyze.render.timeline import MAX_LANES, _duration, build
+from bundler.cli import cli
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, Integrity
-from schemas.evidence import ConnectionState, JobPhase, JobRequirements
+from schemas.evidence import ConnectionState, JobPhase, JobRequirements, LogIndex, LogSource
 from tests.analyze.test_render import _check_snapshot
 from tests.support.big_fleet import big_fleet
-from tests.support.evidence import T0, Fleet, StubProfile, job
+from tests.support.evidence import T0, Fleet, StubProfile, job, write_bundle_dir
 from tests.support.hostile import EVIL_WORKER, PAYLOADS, PWNED, write_hostile_bundle
 from tests.support.html_outline import outline
 
@@ -411,3 +415,79 @@ def test_marks_crowding_before_a_break_are_not_nudged_into_it(fleet: Fleet) -> N
     assert view.gap is not None
     w1 = view.lanes[[lane.label for lane in view.lanes].index("w1")]
     assert all(m.x <= view.gap.x1 for m in w1.marks if m.category != "heartbeat")
+
+
+def _page(bundle: Path, tmp_path: Path) -> str:
+    """``bundler analyze BUNDLE --format html -o FILE`` through the real CLI; the page."""
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["analyze", str(bundle), "--format", "html", "-o", str(out)])
+    assert result.exit_code in (0, 1, 3), result.output
+    return out.read_text("utf-8")
+
+
+def test_workers_named_only_in_logs_stay_within_the_lane_cap(tmp_path: Path, fleet: Fleet) -> None:
+    """A server log naming 2,000 workers the API never listed drew 2,000 lanes."""
+    names = 2000
+    log = "".join(
+        f"{T0 - timedelta(seconds=n % 600):%Y-%m-%d %H:%M:%S} - flux.api.worker_routes - INFO - "
+        f"Worker registered successfully: ghost{n:05d}\n"
+        for n in range(names)
+    )
+    fleet.extra.append(
+        LogIndex(
+            observed_at=T0,
+            product="flux",
+            logs=[LogSource(member=SERVER_LOG, host_alias="h01", role="server")],
+        )
+    )
+    members = {SERVER_LOG: log.encode()}
+    page = _page(write_bundle_dir(fleet, tmp_path / "b", members=members, profile="flux"), tmp_path)
+    lanes = page.count('<g class="lane ')
+    assert lanes <= MAX_LANES + 2  # the overview's two workers, the log-only ones, one shared
+    shared = names - (MAX_LANES - 2)
+    assert f"{shared} more workers named only in logs share one lane" in page
+    assert f"{shared} more named only in logs" in page  # the shared lane's label
+    assert len(page.encode()) < 300_000
+
+
+@pytest.mark.parametrize(
+    ("beat", "created"),
+    [
+        ("9999-12-31T23:59:58Z", "9999-12-31T23:59:59Z"),
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:01Z"),
+    ],
+)
+def test_a_timeline_at_the_ends_of_time_is_drawn_not_overflowed(
+    tmp_path: Path, fleet: Fleet, beat: str, created: str
+) -> None:
+    """Everything dated within 10 s of datetime.max/min: the 5 s pad is clamped."""
+    at = datetime.fromisoformat(beat)
+    for worker in fleet.workers.workers if fleet.workers else []:
+        worker.last_heartbeat_at = at
+    bundle = write_bundle_dir(fleet, tmp_path / "b")
+    manifest = bundle / "manifest.json"  # not a checksummed member: edited in place
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "created_at": created}))
+    page = _page(bundle, tmp_path)
+    assert '<svg class="timeline"' in page
+
+
+def test_a_redaction_report_with_many_kinds_is_a_bounded_table(
+    tmp_path: Path, fleet: Fleet
+) -> None:
+    """300,000 made-up kinds made a 22 MB page; the largest are listed, the rest counted."""
+    kinds = {f"kind{n:05d}": 1 + n % 7 for n in range(5000)}
+    report = {
+        "ruleset_id": "r",
+        "ruleset_sha256": "0" * 64,
+        "by_kind": kinds,
+        "pseudonyms": kinds,
+        "total": sum(kinds.values()),
+    }
+    members = {"redaction-report.json": json.dumps(report).encode()}
+    page = _page(write_bundle_dir(fleet, tmp_path / "b", members=members), tmp_path)
+    table = page.split('<table class="redaction">')[1].split("</table>")[0]
+    assert table.count("<tr>") == MAX_REDACTION_KINDS + 1  # and the heading
+    assert f"… and {5000 - MAX_REDACTION_KINDS} more kinds with fewer redactions" in page
+    assert f"and {5000 - MAX_REDACTION_KINDS} more kinds (see" in page
+    assert "kind00006" in table  # the largest counts (7) come first
+    assert len(page.encode()) < 300_000

@@ -1,7 +1,8 @@
 """Crash classes at the boundaries where bundle input is parsed: each one is a one-line error.
 
 Deep JSON in bundle documents (anyone holding the public key can build such a
-bundle in recipient mode), a deeply nested zip comment, a path component too
+bundle in recipient mode), a string that is not Unicode text (a lone UTF-16
+surrogate, which JSON may escape), a deeply nested zip comment, a path component too
 long for the file system, a folder given where a bundle is expected, and a
 tampered core document that must read "failed verification", never "missing".
 """
@@ -9,12 +10,13 @@ tampered core document that must read "failed verification", never "missing".
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from bundler.archive import PublicKey, Sealing, keygen
-from bundler.jsondoc import MAX_JSON_DEPTH, JsonTooDeep, loads_bounded
+from bundler.jsondoc import MAX_JSON_DEPTH, JsonNotText, JsonTooDeep, loads_bounded
 from schemas import REDACTION_REPORT_SCHEMA
 from tests.support.archive import build_bundle, craft_bundle, data_offset, flip_byte, manifest_for
 
@@ -33,11 +35,28 @@ def test_nesting_is_capped_not_recursed() -> None:
             loads_bounded(deeper, "member x")
 
 
-def _with_schema(tmp_path: Path, member: str, schema: str) -> Path:
-    document = json.loads(manifest_for({member: DEEP}))
+def test_a_lone_surrogate_is_refused_and_named_by_where_it_is() -> None:
+    for document, where in [
+        (b'{"workers": [{"name": "w\\ud800x"}]}', "/workers/0/name"),
+        (b'{"by_kind": {"k\\udfff/~": 1}}', "/by_kind/k\\udfff~1~0"),  # a key, shown escaped
+        (b'["ok", "\xed\xa0\x80"]', "/1"),  # the 3-byte form json.loads lets through
+        ('{"a": "\\ud800"}'.encode("utf-16"), "/a"),
+        ('"\ud800"', "/"),  # text that already holds one
+    ]:
+        with pytest.raises(
+            JsonNotText,
+            match=f"member x has a string that is not Unicode text at {re.escape(where)} ",
+        ):
+            loads_bounded(document, "member x")
+    paired = loads_bounded(b'{"e": "\\ud83d\\ude00", "k": "\xed\x95\x9c"}', "x")
+    assert paired == {"e": "\U0001f600", "k": "\ud55c"}  # a pair and Hangul are text
+
+
+def _with_schema(tmp_path: Path, member: str, schema: str, data: bytes = DEEP) -> Path:
+    document = json.loads(manifest_for({member: data}))
     document["members"][0]["schema_name"] = schema
     manifest = json.dumps(document).encode()
-    return craft_bundle(tmp_path / "deep.zip", {member: DEEP}, manifest=manifest)
+    return craft_bundle(tmp_path / "deep.zip", {member: data}, manifest=manifest)
 
 
 @pytest.mark.parametrize(
@@ -60,6 +79,42 @@ def test_deep_json_in_a_document_is_a_named_problem(
     if member.startswith("evidence/"):
         assert "nests JSON deeper than 128 levels" in seen["analyze"].stdout
     assert seen["extract"].code == 0  # the bytes are authentic; extract does not parse them
+
+
+@pytest.mark.parametrize(
+    ("member", "schema"),
+    [
+        ("redaction-report.json", REDACTION_REPORT_SCHEMA),
+        ("evidence/workers.json", "evidence.workers"),
+    ],
+)
+def test_a_lone_surrogate_in_a_document_is_a_named_problem(
+    tmp_path: Path, member: str, schema: str
+) -> None:
+    data = b'{"workers": [{"name": "w\\ud800"}], "ruleset_id": "r"}'
+    seen = run_all(_with_schema(tmp_path, member, schema, data), tmp_path / "work")
+    named = f"{member} has a string that is not Unicode text at /"
+    assert seen["verify"].code == 1
+    assert named in seen["verify"].text
+    assert seen["review"].code == 2
+    assert seen["analyze"].code != 2
+    if member.startswith("evidence/"):
+        assert f"{named}workers/0/name" in seen["analyze"].stdout
+    assert seen["extract"].code == 0
+
+
+def test_a_lone_surrogate_in_the_manifest_is_an_invalid_manifest(tmp_path: Path) -> None:
+    members = {"a.log": b"x\n"}
+    manifest = manifest_for(members, bundle_id="MARK").replace(b"MARK", b"b\\udc00")
+    path = craft_bundle(tmp_path / "b.zip", members, manifest=manifest)
+    seen = run_all(path, tmp_path / "work")  # no reader crashes (exit 70)
+    named = "manifest.json has a string that is not Unicode text at /bundle_id"
+    assert seen["verify"].code == 1  # as for any invalid manifest: tampered, named
+    assert named in seen["verify"].text
+    for reader in ("extract", "review"):
+        assert seen[reader].code == 2, reader
+        assert named in seen[reader].stderr, reader
+    assert seen["analyze"].integrity() == "tampered"
 
 
 def test_a_deeply_nested_recipient_envelope_is_a_damaged_envelope(tmp_path: Path) -> None:

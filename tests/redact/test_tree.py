@@ -190,5 +190,41 @@ def test_redact_into_an_encrypted_bundle(tree: Path, tmp_path: Path) -> None:
     assert code == 0
 
 
+def test_a_file_name_no_bundle_member_can_have_is_left_out_and_reported(tmp_path: Path) -> None:
+    """``a\\b.log`` (a backspace) ended the run as an internal error when sealing, after the
+    generated password was printed; a directory output keeps such names."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.log").write_text("password=Name-Pw-1\n")
+    odd = {"a\b.log": "control character", "n\nl.log": "control character"}
+    odd |= {"e\x1b[31m.log": "control character", "back\\slash.log": "backslash"}
+    for name in odd:
+        (src / name).write_text("hi\n")
+    (src / os.fsdecode(b"\xff.log")).write_text("hi\n")
+    bundle = tmp_path / "red.zip"
+    result = CliRunner().invoke(
+        cli, ["redact", str(src), "--out", str(bundle), "--generate-password"]
+    )
+    assert result.exit_code == 0, result.stderr
+    password = result.stderr.split("stored nowhere): ")[1].split()[0]
+    assert "1 file(s)" in result.stderr
+    assert "5 skipped" in result.stderr
+    env = {"BPW": password}
+    with open_bundle(bundle, _secrets("BPW"), environ=env) as reader:
+        assert [n for n in reader.names() if n.endswith(".log")] == ["ok.log"]
+        report = json.loads(reader.read_bytes("redaction-report.json"))
+    skipped = {s["member"]: (s["reason"], s["detail"]) for s in report["skipped"]}
+    assert skipped["a\\x08.log"] == (
+        "policy",
+        "control character in name: a bundle member cannot be named so (left out)",
+    )
+    assert skipped["n\\x0al.log"][1].startswith("control character in name")
+    assert skipped["e\\x1b[31m.log"][1].startswith("control character in name")
+    assert skipped["back\\slash.log"][1].startswith("backslash in name")
+    assert skipped["\\udcff.log"][1].startswith("name is not UTF-8")
+    code, _ = _cli("verify", str(bundle), "--password-env", "BPW", env=env)
+    assert code == 0
+
+
 def _secrets(env: str) -> OpenSecrets:
     return OpenSecrets(password_env=env)

@@ -41,8 +41,9 @@ from schemas import (
 )
 from schemas.manifest import FAILED_STATUSES
 
+from ...jsondoc import JsonNotText, JsonTooDeep
 from ...printable import printable
-from ...source import MemberSource
+from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
@@ -53,6 +54,8 @@ MAX_OK_COLLECTORS = 400
 """Collectors that ended ok past this many are counted, not listed."""
 MAX_PROBLEM_GROUPS = 100
 """Rows for collectors that did not end ok (one per distinct problem); the rest are counted."""
+MAX_REDACTION_KINDS = 100
+"""Redaction kinds (and pseudonym kinds) past this many, by count, are counted, not listed."""
 WORKER_ROWS_OPEN = 30
 """Up to this many workers the overview table is open; beyond, it is one click away."""
 
@@ -101,7 +104,13 @@ def collector_problems(collectors: list[CollectorOutcome]) -> list[CollectorProb
 
 @dataclass(frozen=True)
 class RedactionTotals:
-    """What was redacted, by kind; never a value (the report holds none)."""
+    """What was redacted, by kind; never a value (the report holds none).
+
+    ``by_kind`` and ``pseudonyms`` hold at most :data:`MAX_REDACTION_KINDS`
+    rows, the largest first; the ``*_more`` fields count what was left out, so
+    the page says so. A real ruleset has a few dozen kinds, but the report is
+    bundle data: 300,000 made-up kinds would otherwise be a 22 MB table.
+    """
 
     total: int
     by_kind: list[tuple[str, int]]
@@ -109,6 +118,10 @@ class RedactionTotals:
     files: int
     skipped: list[tuple[str, int]]
     pseudonyms: list[tuple[str, int]]
+    by_kind_more: int = 0
+    """Kinds beyond the first :data:`MAX_REDACTION_KINDS`, counted, not listed."""
+    pseudonyms_more: int = 0
+    """Pseudonym kinds beyond the first :data:`MAX_REDACTION_KINDS`."""
 
 
 @dataclass(frozen=True)
@@ -121,25 +134,38 @@ class BundleExtras:
 
 
 def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtras:
-    """Read the manifest's collectors and the redaction report's counts from the bundle."""
+    """Read the manifest's collectors and the redaction report's counts from the bundle.
+
+    The report is read as every bundle document is (:func:`read_json`: size and
+    nesting capped, a lone surrogate refused), then validated; what is wrong with
+    it is named without quoting it (a validation error would echo the input).
+    """
     collectors = list(manifest.collectors) if manifest is not None else []
     if not source.has(REDACTION_REPORT_MEMBER):
         return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is not in the bundle")
     try:
-        report = RedactionReport.model_validate_json(source.read_bytes(REDACTION_REPORT_MEMBER))
+        report = RedactionReport.model_validate(read_json(source, REDACTION_REPORT_MEMBER))
+    except MemberNotFound as exc:  # present, but failed verification
+        return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is unreadable ({exc})")
+    except (JsonTooDeep, JsonNotText, JsonTooLarge) as exc:
+        return BundleExtras(collectors, None, str(exc))
     except ValueError as exc:
         problem = f"{REDACTION_REPORT_MEMBER} is unreadable ({type(exc).__name__})"
         return BundleExtras(collectors, None, problem)
     skipped = Counter(s.reason for s in report.skipped)
+    by_kind = sorted(report.by_kind.items(), key=lambda kv: (-kv[1], kv[0]))
+    pseudonyms = sorted(report.pseudonyms.items(), key=lambda kv: (-kv[1], kv[0]))
     return BundleExtras(
         collectors,
         RedactionTotals(
             total=report.total,
-            by_kind=sorted(report.by_kind.items(), key=lambda kv: (-kv[1], kv[0])),
+            by_kind=by_kind[:MAX_REDACTION_KINDS],
             files_with_hits=sum(1 for f in report.files if f.by_kind or f.hits),
             files=len(report.files),
             skipped=sorted(skipped.items()),
-            pseudonyms=sorted(report.pseudonyms.items()),
+            pseudonyms=pseudonyms[:MAX_REDACTION_KINDS],
+            by_kind_more=max(0, len(by_kind) - MAX_REDACTION_KINDS),
+            pseudonyms_more=max(0, len(pseudonyms) - MAX_REDACTION_KINDS),
         ),
     )
 

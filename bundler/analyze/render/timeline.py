@@ -99,6 +99,9 @@ class TimelineView:
     """Workers drawn in a group lane instead of one of their own."""
     start: datetime
     end: datetime
+    log_only_folded: int = 0
+    """Workers named only in logs, past :data:`MAX_LANES`, drawn in one shared lane: a
+    server log naming 50,000 workers drew 50,000 lanes (a 31 MB page)."""
     gap: Gap | None = None
     """A quiet stretch drawn as a narrow break rather than to scale."""
 
@@ -123,9 +126,7 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
     stamps = [e.at for e in dated if e.at is not None] + beats + ([collected] if collected else [])
     if not dated and not beats:
         return None
-    start, end = min(stamps), max(stamps)
-    if end - start < timedelta(seconds=10):
-        start, end = start - timedelta(seconds=5), end + timedelta(seconds=5)
+    start, end = _widened(min(stamps), max(stamps))
     plot_x, plot_w = LABEL_W, WIDTH - LABEL_W - RIGHT_PAD
     scale = _Scale(start, end, stamps, plot_x, plot_w)
     x_of = scale.x_of
@@ -143,9 +144,25 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
         lanes.append(
             _lane(row.name, _css(row), by_worker.get(row.name, []), x_of, row, end, row.name, wall)
         )
-    extra = [name for name in by_worker if name not in {r.name for r in overview.workers}]
-    for name in extra:  # named in logs only: still drawn
+    known = {r.name for r in overview.workers}
+    extra = [name for name in by_worker if name not in known]
+    room = max(0, MAX_LANES - len(own))
+    for name in extra[:room]:  # named in logs only: still drawn, within the same cap
         lanes.append(_lane(str(name), "ok", by_worker[name], x_of, None, end, str(name), wall))
+    log_only = extra[room:]
+    if log_only:
+        merged = [e for name in log_only for e in by_worker[name]]
+        lane = _lane(
+            f"{len(log_only)} more named only in logs",
+            "ok",
+            _thin(merged),
+            x_of,
+            None,
+            None,
+            wall=wall,
+        )
+        lane.note = f"{len(log_only)} workers, marks overlaid"
+        lanes.append(lane)
     folded_count = 0
     for label, css, rows in folded:
         folded_count += len(rows)
@@ -169,10 +186,30 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
         collected_label=f"bundle created {collected.strftime(scale.fmt)}Z" if collected else "",
         undated=len(events) - len(dated),
         folded=folded_count,
+        log_only_folded=len(log_only),
         start=start,
         end=end,
         gap=scale.gap,
     )
+
+
+PAD = timedelta(seconds=5)
+"""A span shorter than two of these is widened by one on each side, so a lone instant has room."""
+
+
+def _widened(start: datetime, end: datetime) -> tuple[datetime, datetime]:
+    """``start``..``end``, padded when under 10 s, never past ``datetime``'s range.
+
+    Everything dated within seconds of year 1 or 9999 (a bundle's own times,
+    however odd) overflowed ``start - PAD``; the pad is clamped instead.
+    """
+    if end - start >= 2 * PAD:
+        return start, end
+    lowest = datetime.min.replace(tzinfo=start.tzinfo)
+    highest = datetime.max.replace(tzinfo=end.tzinfo)
+    start = start - PAD if start - lowest >= PAD else lowest
+    end = end + PAD if highest - end >= PAD else highest
+    return start, end
 
 
 def _css(row: WorkerOverview) -> str:
