@@ -138,6 +138,8 @@ def test_a_file_name_that_is_not_utf8_is_reported_escaped(tmp_path: Path, fleet:
     (bundle / "evidence").joinpath(os.fsdecode(b"\xfe.json")).write_bytes(b"{}")
     reports = _every_format(bundle, tmp_path)
     for fmt in FORMATS:
-        assert "evidence/\\udcfe.json" in reports[fmt], fmt
+        # Markdown escapes the backslash of the escape itself, so it renders as written.
+        shown = "\\\\udcfe" if fmt == "markdown" else "\\udcfe"
+        assert f"evidence/{shown}.json" in reports[fmt], fmt
     result = CliRunner().invoke(cli, ["diff", str(bundle), str(bundle), "--format", "text"])
     assert result.exit_code in (0, 1, 3), result.output
