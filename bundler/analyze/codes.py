@@ -273,6 +273,9 @@ TIMELINE_SAMPLED = _("TIMELINE_SAMPLED", FLEET, "huge logs: timeline kept a samp
 PROFILE_RULES_ERROR = _("PROFILE_RULES_ERROR", FLEET, "product rules could not be loaded")
 TARGETS_TRUNCATED = _("TARGETS_TRUNCATED", FLEET, "more targets than the report shows")
 EVIDENCE_INCOMPLETE = _("EVIDENCE_INCOMPLETE", FLEET, "an evidence document is incomplete")
+BUNDLE_NOT_VERIFIED = _(
+    "BUNDLE_NOT_VERIFIED", FLEET, "the bundle's integrity is not verified: no verdict of health"
+)
 TARGETS_INCOMPLETE = _(
     "TARGETS_INCOMPLETE", FLEET, "the worker or job list is incomplete: targets may be missing"
 )

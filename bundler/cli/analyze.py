@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..analyze.engine import run_analysis
+from ..analyze.engine import record_integrity, run_analysis
 from ..analyze.opening import open_for_analysis, profile_for
 from ..analyze.rederive import rederive
 from ..analyze.render import FORMATS, render
@@ -71,7 +71,7 @@ def command(
         done = run_analysis(used.evidence, profile=profile, worker=worker, job=job)
         report = done.report
         report.fleet_findings.insert(0, used.note)
-        report.bundle.integrity = opened.integrity()
+        record_integrity(report, opened.integrity())
         extras = None
         if fmt == "html":
             from ..analyze.render.html import bundle_extras

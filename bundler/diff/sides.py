@@ -29,7 +29,7 @@ from schemas.evidence import (
 )
 
 from ..analyze.api import EvidenceSet
-from ..analyze.engine import analyze
+from ..analyze.engine import analyze, record_integrity
 from ..analyze.opening import open_for_analysis, profile_for
 from ..analyze.rederive import rederive
 from ..errors import UsageError
@@ -105,7 +105,7 @@ def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None)
         evidence = used.evidence
         report = analyze(evidence, profile=profile)
         report.fleet_findings.insert(0, used.note)
-        report.bundle.integrity = opened.integrity()
+        record_integrity(report, opened.integrity())
         yield Side(
             label=label or str(path),
             manifest=opened.manifest,

@@ -64,5 +64,25 @@ def test_tampered_log_is_flagged_after_a_full_read(tmp_path: Path, fleet: Fleet)
     archive.flip_byte(path, archive.data_offset(path, "hosts/h01/logs/1.log") + 100)
     code, out, _ = _analyze(path, "--format", "json")
     data = json.loads(out)
-    assert code == 0
+    # Every rung passes on evidence that verified, but the bundle as a whole did not:
+    # no verdict of health (it was HEALTHY, exit 0, before).
+    assert code == 3
+    assert data["verdict"] == "inconclusive"
+    assert "BUNDLE_NOT_VERIFIED" in [f["code"] for f in data["fleet_findings"]]
     assert data["bundle"]["integrity"]["status"] == "tampered"
+
+
+def test_an_invalid_manifest_gives_no_verdict_of_health(tmp_path: Path, fleet: Fleet) -> None:
+    """No valid manifest, no checksums: the stored evidence would be believed unchecked."""
+    source = fleet.source()
+    members = {name: source.read_bytes(name) for name in source.names()}
+    manifest = json.loads(archive.manifest_for(members))
+    manifest["collectors"] = [
+        {"id": "http.workers", "kind": "http", "target": "cp", "status": "error"}
+    ]
+    path = archive.craft_bundle(tmp_path / "b.zip", members, manifest=json.dumps(manifest).encode())
+    code, out, _ = _analyze(path, "--format", "json")
+    data = json.loads(out)
+    assert code == 3
+    assert data["bundle"]["integrity"]["status"] != "verified"
+    assert "BUNDLE_NOT_VERIFIED" in [f["code"] for f in data["fleet_findings"]]
