@@ -231,6 +231,18 @@ def test_online_with_no_persisted_heartbeat_is_unknown_not_connected():
     ]
 
 
+def test_a_worker_that_connected_just_before_collection_is_fresh_without_a_persisted_heartbeat():
+    """Flux flushes last_seen_at once per tick: a worker seconds old has none yet (seen in CI)."""
+    just_connected = [line("17:09:57", SERVER, "Worker connected: w1 (total: 1)")]
+    case = FluxCase(workers=[online("w1", heartbeat_age_s=None)], server_log=just_connected)
+    result = case.run(flux_worker_heartbeat, worker="w1")
+    assert result.status is LayerStatus.PASS
+    assert "connected 3s before collection" in result.findings[0].message
+    long_ago = [line("17:00:00", SERVER, "Worker connected: w1 (total: 1)")]
+    stale = FluxCase(workers=[online("w1", heartbeat_age_s=None)], server_log=long_ago)
+    assert codes(stale.run(flux_worker_heartbeat, worker="w1")) == ["WORKER_HEARTBEAT_UNDATED"]
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",

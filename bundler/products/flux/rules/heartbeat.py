@@ -10,8 +10,8 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.doubt import undecided_heartbeat
-from bundler.analyze.facts import cite_events, cite_worker, find_worker
+from bundler.analyze.doubt import HEARTBEAT_CLOCK_TOLERANCE_S, undecided_heartbeat
+from bundler.analyze.facts import cite_events, cite_worker, find_worker, reference_time
 from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
 from schemas.evidence import (
@@ -84,6 +84,10 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     if unhealthy is not None:
         return unhealthy
     age = worker.heartbeat_age_s
+    if age is None:
+        fresh = _fresh_connection(ctx, name)
+        if fresh is not None:
+            return fresh
     undecided = undecided_heartbeat(ctx, index, worker, age)
     if undecided is not None:
         return undecided
@@ -96,6 +100,37 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             evidence=[
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)
             ],
+        )
+    )
+
+
+def _fresh_connection(ctx: RuleContext, name: str) -> RuleResult | None:
+    """A worker that connected within the heartbeat timeout before collection is fresh.
+
+    Flux writes ``last_seen_at`` once per reaper tick (every heartbeat_interval),
+    so a worker that registered moments before the database was read has no
+    persisted heartbeat yet. The server's own "Worker connected" line, dated
+    within the timeout before collection (and not after it), is as recent a sign
+    of life as a heartbeat.
+    """
+    connected = [e for e in server_side(events(ctx, "connected", worker=name)) if e.at]
+    reference = reference_time(ctx.evidence, ctx.evidence.get(WorkersEvidence))
+    timeout = policy(ctx).timeout_s
+    if not connected or reference is None or timeout is None:
+        return None
+    latest = connected[-1]
+    assert latest.at is not None
+    since = (reference - latest.at).total_seconds()
+    if not -HEARTBEAT_CLOCK_TOLERANCE_S <= since <= timeout:
+        return None
+    return RuleResult.pass_(
+        make_finding(
+            codes.FLUX_WORKER_CONNECTED,
+            "pass",
+            f"Worker {name} is online; it connected {max(since, 0.0):.0f}s before collection "
+            f"(within the {timeout:.0f}s heartbeat timeout), before Flux first persisted a "
+            "heartbeat for it.",
+            evidence=cite_events([latest]),
         )
     )
 
