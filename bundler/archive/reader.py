@@ -51,7 +51,7 @@ from .names import printable_name
 from .passwords import IdentityKey, KeySource
 from .readahead import ReadAhead, depth_from_env
 from .sealing import Envelope, read_envelope
-from .zipscan import Entry, open_zip, scan_entries
+from .zipscan import Entry, check_manifest_size, open_zip, scan_entries
 
 if TYPE_CHECKING:
     from hashlib import _Hash as Hash
@@ -334,10 +334,7 @@ class BundleReader:
         if not entry.encrypted:
             self._problem("unencrypted", MANIFEST_MEMBER, "manifest.json is not encrypted")
             return
-        if entry.size > self.limits.max_manifest_bytes:
-            raise HostileArchive(
-                f"manifest.json is {entry.size} bytes (limit {self.limits.max_manifest_bytes})"
-            )
+        check_manifest_size(entry, self.limits)
         try:
             data = b"".join(self._stream(entry, CHUNK))
         except MemberUnsound:

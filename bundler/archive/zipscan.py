@@ -112,6 +112,17 @@ def scan_entries(zf: pyzipper.AESZipFile, limits: ReaderLimits) -> dict[str, Ent
     return entries
 
 
+def check_manifest_size(entry: Entry, limits: ReaderLimits) -> None:
+    """Refuse a manifest over ``max_manifest_bytes``: it is read whole, into memory.
+
+    One definition for the reader (before it reads the manifest) and the post-write
+    check (before a bundle is published), so doctor never seals one its readers refuse."""
+    if entry.size > limits.max_manifest_bytes:
+        raise HostileArchive(
+            f"manifest.json is {entry.size} bytes (limit {limits.max_manifest_bytes})"
+        )
+
+
 def _check_entry(info: pyzipper.ZipInfo, limits: ReaderLimits) -> Entry:
     name: str = info.filename
     label = printable_name(info.orig_filename)

@@ -37,6 +37,10 @@ before they reach the manifest. What the remote side said (a response body, a
 command's stderr) is quoted in a message only through :func:`excerpt`, which
 redacts *before* it shortens: a body cut to 200 characters first left the head
 of a token the cut went through, which no exact-value or keyword rule matches.
+Where the remote text is quoted by code that holds no redactor (a transport: the
+``stat`` fallback's stderr, an SFTP server's status text, a ``Content-Encoding``
+name), it is quoted whole and the error carries a :attr:`CollectError.limit`: the
+recorder excerpts the message (redacts, then cuts) when it settles the outcome.
 """
 
 from __future__ import annotations
@@ -51,6 +55,10 @@ EXCERPT_WINDOW = 4096
 work one failure costs, far more than any excerpt keeps."""
 STDERR_EXCERPT = 300
 """Characters of a failed command's last stderr line quoted in its message, after redaction."""
+MESSAGE_LIMIT = 1000
+"""Characters of any collector's message the recorder keeps, after redaction, cut between
+words: the bound on a message that quotes the remote side whole (a library's exception
+text, an SFTP server's status message), far more than bundler's own messages need."""
 ELLIPSIS = "…"
 
 _SEPARATOR = re.compile(r"[\s,;\"'<>(){}\[\]|]")
@@ -100,9 +108,14 @@ class CollectError(Exception):
     """How many requests were made, set by a transport that retries (HTTP); None when the
     one who records the error knows better (a class default of 1 hid three 500s)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, limit: int = MESSAGE_LIMIT) -> None:
         super().__init__(" ".join(message.split()))
         self.message = " ".join(message.split())
+        self.limit = limit
+        """At most this many characters of the message are recorded, cut only after it
+        is redacted (:func:`excerpt`): a transport that quotes remote text has no
+        redactor, and a cut of its own would leave the head of a secret the cut went
+        through."""
 
     @property
     def error_class(self) -> str | None:

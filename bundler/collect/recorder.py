@@ -29,7 +29,7 @@ from schemas import (
 from ..archive.contracts import BundleSink
 from ..archive.manifest_draft import redact_record
 from ..archive.stored import StoredMember
-from .errors import CollectError
+from .errors import CollectError, excerpt
 from .outcomes import NO_BINDINGS, SettledOutcome
 from .results import StepResult
 
@@ -194,7 +194,8 @@ class Recorder:
         attempts: int,
     ) -> None:
         duration = self._monotonic() - record.t0 if record.t0 is not None else 0.0
-        message = self.redact(error.message) if error and error.message else None
+        # redacted whole, then cut between words: a cut first could halve a secret
+        message = excerpt(error.message, self.redact, error.limit) if error else ""
         record.outcome = SettledOutcome(
             id=record.id,
             kind=record.kind,
@@ -203,7 +204,7 @@ class Recorder:
             duration_s=round(max(0.0, duration), 3),
             status=status,
             error_class=error.error_class if error else None,
-            error_message=message if status is not CollectorStatus.SKIPPED else None,
+            error_message=(message or None) if status is not CollectorStatus.SKIPPED else None,
             note=self.redact(note) if note else None,
             bytes=sum(e.size for e in record.entries),
             members=tuple(e.path for e in record.entries),

@@ -137,3 +137,40 @@ def test_a_member_that_compressed_a_thousandfold_reads_back(tmp_path: Path) -> N
         expected = writer.members
     verify_written(path, PASSWORD, expected)
     assert expected["big.log"].compressed_size < len(body) // 500
+
+
+def test_a_member_its_readers_would_refuse_is_never_published(tmp_path: Path) -> None:
+    """17 MiB of one repeated log line deflates past 1000:1, over the readers' 200:1 limit
+    for members above the 16 MiB floor. The post-write check proved MACs and content but
+    not the readers' limits, so such a bundle was published and then refused by every
+    reader; now the write fails, naming the member, and nothing is published."""
+    line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
+    body = line * ((17 << 20) // len(line))
+    target = tmp_path / "b.zip"
+    with EncryptedZipWriter(target, password=PASSWORD, created_at=WHEN) as writer:
+        writer.write_member("hosts/h01/logs/0.log", [body])
+        writer.write_member("manifest.json", [b"{}"])
+        with pytest.raises(EncryptionError) as caught:
+            writer.commit()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "'hosts/h01/logs/0.log' has compression ratio" in message
+    assert "readers would refuse it" in message
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == []  # no temporary file left either
+
+
+def test_the_readers_limits_are_the_ones_the_check_applies(tmp_path: Path) -> None:
+    """Just under the floor the same data is accepted by the check and by the reader."""
+    from bundler.archive.limits import ReaderLimits
+    from bundler.archive.zipscan import open_zip, scan_entries
+
+    line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
+    body = line * ((16 << 20) // len(line))
+    assert len(body) <= ReaderLimits().ratio_floor
+    with EncryptedZipWriter(tmp_path / "b.zip", password=PASSWORD, created_at=WHEN) as writer:
+        writer.write_member("hosts/h01/logs/0.log", [body])
+        path = writer.commit()
+    handle, zf, _ = open_zip(path, ReaderLimits())
+    with handle, zf:
+        assert list(scan_entries(zf, ReaderLimits())) == ["hosts/h01/logs/0.log"]

@@ -19,11 +19,14 @@ from bundler.collect.recorder import header_text
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import run_doctor
 from bundler.secret_options import SealOptions
+from schemas import CollectorKind
 from tests.support.archive import open_test_bundle
 from tests.support.http_server import Reply, ScriptedHTTPServer
+from tests.support.sshd import SshLab
 
 TOKEN = "tok-PLANTED-9f8e7d6c5b4a39281706"
 PASSWORD = "Hunter2Hunter2!"
+KEYWORD = "falcon-keyword-7731-project"
 BUNDLE_PASSWORD = "correct-horse-battery-staple-42"
 
 
@@ -225,3 +228,97 @@ def test_excerpts_cut_between_words_after_redacting() -> None:
     # a body longer than the window: cut between words before redaction sees it
     long = "H" * 4090 + " " + TOKEN
     assert TOKEN[:8] not in excerpt(long, lambda text: text, 5000)
+
+
+@pytest.mark.sshd
+def test_a_stat_failure_over_ssh_is_redacted_before_it_is_cut(
+    sample_profile: str,
+    http_server: ScriptedHTTPServer,
+    ssh_lab: SshLab,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host without SFTP is asked ``stat`` for a file; its last stderr line was cut to
+    300 characters in the transport (``CommandResult.stderr_line``) before the recorder
+    redacted it, so a ``--keyword`` the cut went through left its head in the manifest.
+    ``stat`` says the path back; the keyword is planted in it across character 300."""
+    from bundler.collect.plan import FileStep, Plan
+    from tests.collect import testprofile
+
+    instance = ssh_lab.start("nosftp", sftp=False)  # stat by command, not by SFTP
+    ssh_lab.add_host("nosftp", instance)
+    ssh_lab.trust(instance)
+    regular = tmp_path / "file.txt"
+    regular.write_text("not a directory\n")
+    said = f"stat: cannot statx '{regular}/"  # coreutils < 8.32 says "stat": one earlier
+    fill = 300 - 10 - len(said)  # the keyword starts 10 characters before the old cut
+    parts = ["G" * 100 for _ in range(fill // 101)]
+    parts.append("G" * (fill - 101 * len(parts) - 1))
+    below = "/".join(parts) + " " + KEYWORD + " tail"  # components under NAME_MAX
+    path = f"{regular}/{below}"
+    plan = Plan(
+        profile="testprod",
+        steps=[
+            testprofile.PLAN.steps[0],  # /health
+            FileStep(id="conf", path=path, member="hosts/{alias}/conf.txt"),
+        ],
+    )
+    monkeypatch.setattr(testprofile, "PROFILE", testprofile.SampleProfile(plan))
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    manifest, raw, members = _run(
+        sample_profile,
+        http_server,
+        tmp_path / "b.zip",
+        ssh=("nosftp",),
+        ssh_config=ssh_lab.ssh_config,
+        known_hosts=ssh_lab.known_hosts,
+        keywords=(KEYWORD,),
+    )
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (conf,) = [c for c in collectors if c["id"].endswith(".conf")]
+    assert conf["status"] == "failed", conf
+    assert conf["error_class"] == "FileUnreadable"
+    message = conf["error_message"]
+    assert message.startswith("stat: cannot stat"), message
+    assert "Not a directory" not in message  # cut: it was longer than 300 characters
+    assert len(message) <= 301
+    _no_part_of(KEYWORD, raw.decode())
+    for content in members.values():
+        _no_part_of(KEYWORD, content.decode("utf-8", "replace"))
+
+
+def test_an_unsupported_content_encoding_is_redacted_before_it_is_cut(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """The coding's name was cut to 40 characters in the transport, before the recorder
+    redacted the message: a keyword across character 40 left its head."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    coding = "x" * 29 + " " + KEYWORD
+    http_server.route("/workers", Reply(200, b"[]", headers={"Content-Encoding": coding}))
+    manifest, raw, members = _run(
+        sample_profile, http_server, tmp_path / "b.zip", keywords=(KEYWORD,)
+    )
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (workers,) = [c for c in collectors if c["id"] == "http.workers"]
+    assert workers["error_class"] == "BadContentEncoding"
+    assert workers["error_message"].startswith("unsupported Content-Encoding 'xxxx")
+    _no_part_of(KEYWORD, raw.decode())
+    for content in members.values():
+        _no_part_of(KEYWORD, content.decode("utf-8", "replace"))
+
+
+def test_a_long_message_quoting_the_remote_side_is_cut_only_after_redaction() -> None:
+    """What a transport quotes whole (it holds no redactor) is cut by the recorder, after
+    redacting it: a secret across the limit goes whole, none of it is left."""
+    from bundler.archive.contracts import MemorySink
+    from bundler.collect.errors import FileUnreadable
+    from bundler.collect.recorder import Recorder
+
+    recorder = Recorder(MemorySink(), secrets=(KEYWORD,))
+    record = recorder.register("ssh.h01.conf", CollectorKind.SSH, "h01")
+    said = "E" * 95 + " " + KEYWORD + " and the rest of what the host said"
+    recorder.finish(record, error=FileUnreadable(said, limit=100))
+    (outcome,) = recorder.outcomes()
+    assert outcome.error_message == "E" * 95 + "…"

@@ -273,3 +273,28 @@ def test_a_client_gone_mid_answer_is_one_log_line_not_a_traceback(
     log = served.log.getvalue()
     assert "dropped (ConnectionResetError" in log or "dropped (BrokenPipeError" in log, log
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_body_the_server_does_not_read_closes_the_connection_after_the_405() -> None:
+    """A chunked POST's body was left on the connection: its bytes were read as the next
+    request and answered 400 (and a request pipelined after it was never answered as
+    itself). Now one 405, ``Connection: close``, and the connection is closed."""
+    head = b"POST /workers HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    unframed = {
+        "chunked": head + b"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "any coding": head + b"transfer-encoding: gzip, Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        "bad length": head + b"Content-Length: 5x\r\n\r\nhello",
+        "two lengths": head + b"Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
+    }
+    with running() as served:
+        for why, raw in unframed.items():
+            reply = served.send(raw + request(b"/health"))  # a GET pipelined behind it
+            assert status_of(reply) == 405, why
+            assert reply.count(b"HTTP/1.1 ") == 1, (why, reply)  # nothing after it: closed
+            assert b"Connection: close" in reply, why
+            assert b"X-Bundler-Replay: method" in reply, why
+        framed = served.send(head + b"Content-Length: 5\r\n\r\nhello" + request(b"/health"))
+        assert [status_of(b"X" + part) for part in framed.split(b"HTTP/1.1")[1:]] == [405, 200]
+    log = served.log.getvalue()
+    assert "bad-request" not in log
+    assert served.server.counts == {"method": 5, "captured": 1}

@@ -1,6 +1,13 @@
 """Prove a just-written bundle is what we meant to write, before it gets its final name.
 
-The check reads the file back from disk and, for every entry:
+The check reads the file back from disk and:
+
+* opens it as every reader does (:mod:`bundler.archive.zipscan`, the readers' default
+  :class:`~bundler.archive.limits.ReaderLimits`): a bundle its readers would refuse,
+  such as a member just over the 16 MiB ratio floor that compressed past 200:1, is
+  not published (one was, once; no reader could then open it);
+
+and for every entry:
 
 * the central directory lists exactly the members written, in order, with
   their sizes;
@@ -40,10 +47,14 @@ from typing import BinaryIO, Literal, NoReturn
 
 import pyzipper
 
-from ...errors import EncryptionError
+from schemas import MANIFEST_MEMBER
+
+from ...errors import BundleError, EncryptionError
 from .. import aeskeys
+from ..limits import ReaderLimits
 from ..names import printable_name
 from ..secret import Secret
+from ..zipscan import check_manifest_size, open_zip, scan_entries
 
 LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 LOCAL_SIGNATURE = 0x04034B50
@@ -60,6 +71,9 @@ thread's buffers stay this small however well the entry compressed (doctor seals
 FULL_CHECK_MAX = 4 << 20
 """Members up to this size are always fully decrypted and hashed after writing."""
 CHECK_THREADS_MAX = 4
+READER_LIMITS = ReaderLimits()
+"""The readers' defaults (:mod:`bundler.archive.limits`), the one definition, applied to
+every bundle before it is published."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +96,7 @@ def verify_written(
     Of several bad entries, the first in the file is the one reported.
     """
     try:
-        with path.open("rb") as raw, pyzipper.AESZipFile(raw) as zf:
-            infos = zf.infolist()
+        infos = _as_readers_open_it(path)
         names = [info.filename for info in infos]
         if names != list(expected):
             _fail("its entries differ from the members written")
@@ -103,6 +116,24 @@ def verify_written(
         raise
     except Exception as exc:
         _fail(f"it cannot be read back ({type(exc).__name__})", exc)
+
+
+def _as_readers_open_it(path: Path) -> list[pyzipper.ZipInfo]:
+    """The entries, after every check a reader makes before reading (:mod:`..zipscan`),
+    with the readers' default limits: a bundle ``inspect``, ``verify``, ``analyze`` or
+    ``serve`` would refuse (a member past the compression-ratio limit, too many members,
+    a manifest too large) is never published. Defaults, not ``BUNDLER_MAX_*``: what this
+    machine's environment allows, the recipient's reader may not."""
+    limits = READER_LIMITS
+    try:
+        handle, zf, _ = open_zip(path, limits)
+        with handle, zf:
+            entries = scan_entries(zf, limits)
+            if (manifest := entries.get(MANIFEST_MEMBER)) is not None:
+                check_manifest_size(manifest, limits)
+            return zf.infolist()
+    except BundleError as exc:
+        _fail(f"bundler's readers would refuse it: {exc.message}", exc)
 
 
 class _EntryChecker:

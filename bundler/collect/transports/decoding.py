@@ -46,9 +46,10 @@ def codings(header: str | None) -> list[str]:
     names = [name for name in names if name and name != _IDENTITY]
     for name in names:
         if name not in _GZIP and name != _DEFLATE:
-            shown = name[:40]
+            # the name whole: the recorder redacts the message, then cuts it (a cut
+            # here, before redaction, could leave the head of a secret it went through)
             raise UnsupportedEncoding(
-                f"unsupported Content-Encoding {shown!r} (doctor asks for {ACCEPT_ENCODING})"
+                f"unsupported Content-Encoding {name!r} (doctor asks for {ACCEPT_ENCODING})"
             )
     return names
 

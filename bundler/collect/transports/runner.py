@@ -35,12 +35,6 @@ class CommandResult:
     stderr: bytes
     exit_code: int
 
-    def stderr_line(self) -> str:
-        """The last non-empty stderr line (what usually says why), for error messages."""
-        lines = [ln.strip() for ln in self.stderr.decode("utf-8", "replace").splitlines()]
-        meaningful = [ln for ln in lines if ln]
-        return meaningful[-1][:300] if meaningful else ""
-
 
 @dataclass(frozen=True)
 class Timed:

@@ -22,11 +22,13 @@ import paramiko
 from ..budget import Budget
 from ..capping import HeadTailCapper
 from ..errors import (
+    STDERR_EXCERPT,
     CollectorTimeout,
     FileMissing,
     FileUnreadable,
     TransportError,
     WorkingDirectoryMissing,
+    last_line,
 )
 from .runner import (
     CWD_MISSING_EXIT,
@@ -198,10 +200,12 @@ class SshHost:
         script = f"stat -L -c '%s %F' -- {shlex.quote(path)}"
         result = self._exec(sh_command_line(script), budget, 4096, None)
         if result.exit_code != 0:
-            text = result.stderr_line().lower()
-            if "no such file" in text:
+            # quoted whole: the recorder redacts it, then cuts it (a cut here, before
+            # redaction, left the head of a secret in the path or the message)
+            said = last_line(result.stderr)
+            if "no such file" in said.lower():
                 raise FileMissing("no such file")
-            raise FileUnreadable(result.stderr_line() or "cannot stat")
+            raise FileUnreadable(said or "cannot stat", limit=STDERR_EXCERPT)
         size, _, kind = result.stdout.content.decode(errors="replace").strip().partition(" ")
         return FileInfo(size=int(size or 0), is_regular=kind.startswith("regular"))
 
