@@ -35,7 +35,7 @@ def compare(before: Side, after: Side) -> DiffReport:
         before.report.targets, after.report.targets, before.ladder_for, after.ladder_for
     )
     targets = [target_change(pair) for pair in pairs]
-    checks = acceptance.evaluate(pairs, after.outcome, before.created_at)
+    checks = acceptance.evaluate(pairs, after.outcome, before.created_at, after.outcome_read_at)
     report = DiffReport(
         tool_version=__version__,
         verdict="recovered",

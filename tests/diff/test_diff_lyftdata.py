@@ -31,13 +31,18 @@ ENV = os.environ | {PASSWORD_ENV: PASSWORD}
 
 
 def repaired_scenario(workdir: Path) -> Path:
-    """Healthy, with the canary started a second ago (after BEFORE was sealed)."""
+    """Healthy, with a short canary that just ran (after BEFORE was sealed).
+
+    It finished, and its receipt came, before the simulator answers: a canary
+    or receipt dated after AFTER was read is no proof (the clocks disagree).
+    """
     path = workdir / "repaired.yaml"
     (workdir / "healthy.yaml").write_text((SCENARIO_DIR / "healthy.yaml").read_text())
+    canary = {"started_at": "-0.2s", "runs_s": 0.1, "receipt_after_s": 0.15}
     spec = {
         "description": "Repaired: every rung passes and a canary ran after the repair.",
         "extends": "healthy",  # resolved beside this file
-        "jobs": [{"name": "ingest-events", "canary": {"started_at": "-1s"}}],
+        "jobs": [{"name": "ingest-events", "canary": canary}],
     }
     path.write_text(yaml.safe_dump(spec))
     return path

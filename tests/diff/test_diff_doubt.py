@@ -1,0 +1,114 @@
+"""``bundler diff`` never reads doubt as a repair: a pair that cannot prove one is not RECOVERED.
+
+Each pair is two bundle directories laid out by ``write_bundle_dir`` from the
+hand-made healthy fleet: BEFORE, collected ten minutes earlier, has a failed
+canary; AFTER is healthy, its canary and receipt a minute old. That pair is
+recovered (the control); each test then breaks one thing a real pair can get
+wrong and runs the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from schemas import DiffReport
+from schemas.manifest import TargetSummary
+from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
+
+SERVER = "https://cp.example:8443"
+CANARY_NEWER = "successful canary newer than BEFORE"
+RECEIPT_NEWER = "external receipt newer than BEFORE (where the job has an external effect)"
+
+
+def incident() -> Fleet:
+    fleet = healthy_fleet()
+    assert fleet.outcome is not None
+    fleet.outcome.canaries[0].phase = "failed"
+    return fleet
+
+
+def repaired() -> Fleet:
+    """Healthy, with a receipt dated like its canary (a minute before collection)."""
+    fleet = healthy_fleet()
+    assert fleet.outcome is not None
+    fleet.outcome.receipts[0].observed_at = T0 - timedelta(seconds=50)
+    return fleet
+
+
+def write_pair(
+    root: Path,
+    after: Fleet,
+    *,
+    before_fields: dict[str, Any] | None = None,
+    after_fields: dict[str, Any] | None = None,
+) -> tuple[Path, Path]:
+    """BEFORE (the incident, collected at T0 - 10 min) and AFTER (``after``, at T0)."""
+    before_fields = {
+        "created_at": T0 - timedelta(minutes=10),
+        "target": TargetSummary(server_url=SERVER),
+    } | (before_fields or {})
+    after_fields = {"target": TargetSummary(server_url=SERVER)} | (after_fields or {})
+    return (
+        write_bundle_dir(incident(), root / "before", **before_fields),
+        write_bundle_dir(after, root / "after", **after_fields),
+    )
+
+
+def diff(before: Path, after: Path, fmt: str = "json") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bundler", "diff", str(before), str(after), "--format", fmt],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def report_of(result: subprocess.CompletedProcess[str]) -> DiffReport:
+    assert result.returncode in (0, 1, 3), result.stderr
+    return DiffReport.model_validate(json.loads(result.stdout))
+
+
+def checks(report: DiffReport) -> dict[str, tuple[str, str | None]]:
+    return {c.check: (c.status, c.detail) for c in report.acceptance}
+
+
+def test_the_control_pair_is_recovered(tmp_path: Path) -> None:
+    result = diff(*write_pair(tmp_path, repaired()))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (0, "recovered"), report.acceptance
+    assert report.warnings == []
+
+
+def test_a_canary_and_receipt_dated_after_after_was_collected_prove_no_repair(
+    tmp_path: Path,
+) -> None:
+    """They are "newer than BEFORE" only because a clock is wrong: the checks are unknown."""
+    after = repaired()
+    assert after.outcome is not None
+    run = after.outcome.canaries[0]
+    run.started_at = T0 + timedelta(days=180)
+    run.finished_at = T0 + timedelta(days=180, seconds=9)
+    after.outcome.receipts[0].observed_at = T0 + timedelta(days=180, seconds=14)
+    result = diff(*write_pair(tmp_path, after))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    got = checks(report)
+    assert got[CANARY_NEWER][0] == "unknown"
+    assert "dated after AFTER was collected" in (got[CANARY_NEWER][1] or "")
+    assert got[RECEIPT_NEWER][0] == "unknown"
+    assert "dated after AFTER was collected" in (got[RECEIPT_NEWER][1] or "")
+    assert report.after.verdict.value == "inconclusive"  # analyze on AFTER alone agrees
+
+
+def test_a_canary_a_moment_after_collection_is_within_the_tolerance(tmp_path: Path) -> None:
+    after = repaired()
+    assert after.outcome is not None
+    after.outcome.canaries[0].finished_at = T0 + timedelta(seconds=3)
+    result = diff(*write_pair(tmp_path, after))
+    assert (result.returncode, report_of(result).verdict) == (0, "recovered")
