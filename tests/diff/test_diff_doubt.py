@@ -112,3 +112,54 @@ def test_a_canary_a_moment_after_collection_is_within_the_tolerance(tmp_path: Pa
     after.outcome.canaries[0].finished_at = T0 + timedelta(seconds=3)
     result = diff(*write_pair(tmp_path, after))
     assert (result.returncode, report_of(result).verdict) == (0, "recovered")
+
+
+def test_a_pair_from_two_servers_is_inconclusive_and_says_why(tmp_path: Path) -> None:
+    """Another fleet's health proves nothing about BEFORE's: warned, and never recovered."""
+    other = {"target": TargetSummary(server_url="https://other.example:8443")}
+    before, after = write_pair(tmp_path, repaired(), after_fields=other)
+    result = diff(before, after)
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert any("server differs" in w for w in report.warnings)
+    assert "bundler: warning: the server differs" in result.stderr
+    (doubt,) = report.doubts
+    assert "another server (https://other.example:8443)" in doubt
+    assert {status for status, _ in checks(report).values()} <= {"pass", "not_applicable"}
+    text = diff(before, after, "text").stdout
+    assert text.startswith("INCONCLUSIVE: nothing fails, but this pair cannot prove the recovery")
+    assert f"cannot prove a repair: {doubt}" in text
+    assert f"- **cannot prove a repair:** {doubt}" in diff(before, after, "markdown").stdout
+    assert "another server (https://other.example:8443)" in diff(before, after, "html").stdout
+
+
+def test_the_same_server_written_differently_is_one_server(tmp_path: Path) -> None:
+    same = {"target": TargetSummary(server_url="HTTPS://CP.example:8443/")}
+    result = diff(*write_pair(tmp_path, repaired(), after_fields=same))
+    report = report_of(result)
+    assert (result.returncode, report.verdict, report.doubts) == (0, "recovered", [])
+
+
+def test_an_after_collected_before_before_is_inconclusive(tmp_path: Path) -> None:
+    """AFTER's manifest dated before BEFORE's (swapped, or a clock behind): no repair shown.
+
+    AFTER's own evidence is consistent (its canary is newer than BEFORE and older
+    than its outcome was read), so only the pair's times are in doubt.
+    """
+    early = {"created_at": T0 - timedelta(minutes=20)}
+    result = diff(*write_pair(tmp_path, repaired(), after_fields=early))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert any("were the two swapped?" in w for w in report.warnings)
+    (doubt,) = report.doubts
+    assert "was collected before BEFORE" in doubt
+    assert checks(report)[CANARY_NEWER][0] == "pass"
+
+
+def test_a_pair_in_doubt_that_still_fails_keeps_its_verdict(tmp_path: Path) -> None:
+    """Doubts only keep a pair from recovered; a failure on AFTER is still a failure."""
+    other = {"target": TargetSummary(server_url="https://other.example:8443")}
+    result = diff(*write_pair(tmp_path, incident(), after_fields=other))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (1, "still_failing")
+    assert len(report.doubts) == 1
