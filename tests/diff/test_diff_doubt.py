@@ -163,3 +163,26 @@ def test_a_pair_in_doubt_that_still_fails_keeps_its_verdict(tmp_path: Path) -> N
     report = report_of(result)
     assert (result.returncode, report.verdict) == (1, "still_failing")
     assert len(report.doubts) == 1
+
+
+def test_an_after_without_a_heartbeat_time_or_with_an_incomplete_job_list_is_inconclusive(
+    tmp_path: Path,
+) -> None:
+    """What ``analyze`` cannot decide on AFTER (its verdict inconclusive) is no recovery either."""
+    undated = repaired()
+    w1 = undated.worker("w1")
+    w1.heartbeat_age_s = None
+    w1.last_heartbeat_at = None
+    result = diff(*write_pair(tmp_path / "undated", undated))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert checks(report)["recent heartbeat and system information"][0] == "unknown"
+
+    cut = repaired()
+    assert cut.jobs is not None
+    cut.jobs.complete = False
+    cut.jobs.gaps = ["http.jobs: timed out after 10s"]
+    result = diff(*write_pair(tmp_path / "cut", cut))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert report.after.verdict.value == "inconclusive"
