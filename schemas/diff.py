@@ -125,12 +125,21 @@ class DiffReport(RecordModel):
         description=(
             "recovered: every applicable acceptance check holds on AFTER and nothing "
             "regressed; still_failing: a layer or check still fails; regressed: something "
-            "that passed before fails now; inconclusive: nothing fails, evidence missing."
+            "that passed before fails now; inconclusive: nothing fails, but evidence is "
+            "missing or the pair cannot prove a repair (doubts)."
         )
     )
     before: DiffSide
     after: DiffSide
     warnings: list[str] = Field(default_factory=list)
+    doubts: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Why the pair itself cannot prove a repair, whatever AFTER shows: AFTER was "
+            "collected from another server than BEFORE, or before it. Each is also a warning; "
+            "with any of them the verdict is never recovered (inconclusive instead)."
+        ),
+    )
     targets: list[TargetChange] = Field(default_factory=list)
     findings: list[FindingChange] = Field(default_factory=list)
     workers: list[FieldChange] = Field(default_factory=list)

@@ -246,6 +246,12 @@ CANARY_PASSED = _("CANARY_PASSED", OUT, "canary or last run succeeded")
 CANARY_AGE_UNJUDGED = _(
     "CANARY_AGE_UNJUDGED", OUT, "cannot tell whether the canary ran after the deployment"
 )
+CANARY_AFTER_COLLECTION = _(
+    "CANARY_AFTER_COLLECTION", OUT, "canary dated after collection: clocks disagree"
+)
+RECEIPT_AFTER_COLLECTION = _(
+    "RECEIPT_AFTER_COLLECTION", OUT, "receipt dated after collection: clocks disagree"
+)
 CANARY_PREDATES_DEPLOYMENT = _(
     "CANARY_PREDATES_DEPLOYMENT", OUT, "canary or receipt older than the deployment", "outcome"
 )

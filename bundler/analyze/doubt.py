@@ -1,28 +1,65 @@
-"""Heartbeat evidence that cannot show a worker is fresh, shared by the generic and product rules.
+"""Evidence that cannot decide a rung, judged once for the generic rules, product rules and diff.
 
-"Online" is the product's word, and some products keep saying it for a silent
+Heartbeats. "Online" is the product's word, and some products keep saying it for a silent
 worker (Flux lists a stale worker online until its grace period ends, see the
 Flux *Worker observability* page and what real Flux does). What proves a
 recent heartbeat is the heartbeat's time, judged at collection. Without that
 time, or with a time *after* collection (the clocks that wrote and read it
 disagree), freshness is unknown: the heartbeat rung says so instead of passing.
+
+Outcomes. A canary run or a receipt is proof because it happened *before*
+someone read it. One dated after its bundle was collected (beyond the same
+clock tolerance) did not happen yet by the collector's clock: the clocks that
+wrote and read it disagree, so nothing says when it really ran, nor that it
+is newer than the incident. The outcome rung reads unknown
+(``CANARY_AFTER_COLLECTION``, ``RECEIPT_AFTER_COLLECTION``), and ``bundler
+diff`` does not count it as a success newer than BEFORE.
 """
 
 from __future__ import annotations
 
-from schemas.evidence import WorkerStatus
+from datetime import datetime
+
+from schemas import Finding
+from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
 
 from . import codes
-from .api import RuleContext, RuleResult
-from .facts import cite_worker
+from .api import EvidenceSet, RuleContext, RuleResult, make_finding
+from .facts import cite, cite_worker, reference_time
 
-HEARTBEAT_CLOCK_TOLERANCE_S = 5.0
-"""How far after collection a heartbeat may be dated before the clocks are in doubt.
+CLOCK_TOLERANCE_S = 5.0
+"""How far after collection a heartbeat, canary or receipt may be dated before clocks are doubted.
 
 A heartbeat flushed while the collector read (Flux writes ``last_seen_at`` once
-per reaper tick) can be stamped a moment after the collector's own clock
-reading; more than this is not a race but two clocks that disagree.
+per reaper tick), or a canary finishing while its list was read, can be stamped
+a moment after the collector's own clock reading; more than this is not a race
+but two clocks that disagree.
 """
+HEARTBEAT_CLOCK_TOLERANCE_S = CLOCK_TOLERANCE_S
+"""The heartbeat's name for :data:`CLOCK_TOLERANCE_S` (one tolerance for every stamp)."""
+
+
+def seconds_after(stamp: datetime | None, collected: datetime | None) -> float | None:
+    """How far ``stamp`` lies after ``collected`` when that is beyond the clock tolerance.
+
+    None when either time is unknown or ``stamp`` is not later than the
+    tolerance allows: a missing time is judged where it is needed (it has its
+    own finding), this only answers "do the clocks contradict each other?".
+    """
+    if stamp is None or collected is None:
+        return None
+    ahead = (stamp - collected).total_seconds()
+    return ahead if ahead > CLOCK_TOLERANCE_S else None
+
+
+def outcome_collected_at(ev: EvidenceSet) -> datetime | None:
+    """When the bundle's canaries and receipts were read: the time every outcome stamp is judged at.
+
+    The outcome document's own ``observed_at``, else the bundle's time (as for
+    heartbeats), so ``analyze`` and ``diff`` judge the same stamp against the
+    same clock reading.
+    """
+    return reference_time(ev, ev.get(OutcomeEvidence))
 
 
 def undecided_heartbeat(
@@ -48,3 +85,75 @@ def undecided_heartbeat(
             ],
         )
     return None
+
+
+def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> list[Finding]:
+    """Unknown findings for ``run`` (``canaries[index]``) and its receipts dated after collection.
+
+    Empty when their times are consistent with the bundle's (or cannot be
+    compared). The outcome rule adds these to its unknowns, so a failed run
+    still fails but a success dated in the future never passes.
+    """
+    doc = ev.get(OutcomeEvidence)
+    collected = outcome_collected_at(ev)
+    if doc is None or collected is None:
+        return []
+    found: list[Finding] = []
+    ran = run.finished_at or run.started_at
+    ahead = seconds_after(ran, collected)
+    if ahead is not None and ran is not None:
+        field = "finished_at" if run.finished_at is not None else "started_at"
+        found.append(
+            make_finding(
+                codes.CANARY_AFTER_COLLECTION,
+                "info",
+                f"The canary of {_label(run)} is dated {ran:%Y-%m-%d %H:%M:%S}Z, {_span(ahead)} "
+                f"after the bundle was collected ({collected:%Y-%m-%d %H:%M:%S}Z): the clocks "
+                "that wrote and read it disagree, so it proves nothing about when the job ran.",
+                evidence=[cite(ev, OutcomeEvidence, "canaries", index, field, value=str(ran))],
+                canary_at=ran.isoformat(),
+                collected_at=collected.isoformat(),
+            )
+        )
+    for r_index, receipt in enumerate(doc.receipts):
+        mine = (run.canary_id and receipt.canary_id == run.canary_id) or (
+            not receipt.canary_id and receipt.job == run.job
+        )
+        ahead = seconds_after(receipt.observed_at, collected)
+        if not mine or ahead is None or receipt.observed_at is None:
+            continue
+        found.append(
+            make_finding(
+                codes.RECEIPT_AFTER_COLLECTION,
+                "info",
+                f"The receipt of {_label(run)}'s canary from {receipt.sink} is dated "
+                f"{receipt.observed_at:%Y-%m-%d %H:%M:%S}Z, {_span(ahead)} after the bundle was "
+                f"collected ({collected:%Y-%m-%d %H:%M:%S}Z): the clocks that wrote and read it "
+                "disagree, so it confirms nothing.",
+                evidence=[
+                    cite(
+                        ev,
+                        OutcomeEvidence,
+                        "receipts",
+                        r_index,
+                        "observed_at",
+                        value=str(receipt.observed_at),
+                    )
+                ],
+                receipt_at=receipt.observed_at.isoformat(),
+                collected_at=collected.isoformat(),
+            )
+        )
+    return found
+
+
+def _label(run: CanaryRun) -> str:
+    return run.job + (f" on {run.worker}" if run.worker else "")
+
+
+def _span(seconds: float) -> str:
+    """``seconds`` in the largest whole unit a reader takes in at a glance."""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"

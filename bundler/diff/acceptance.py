@@ -5,7 +5,11 @@ here it is combined over the recovery targets (a check fails if it fails on
 any of them, is unknown if unknown on any, passes only if it passes on one
 and applies nowhere else), and two checks only a before/after pair can make
 are added: a successful canary, and where required a receipt, *newer than
-BEFORE*. An older success proves nothing about the repair.
+BEFORE*. An older success proves nothing about the repair; one dated after
+AFTER itself was collected (beyond the clock tolerance of
+:mod:`bundler.analyze.doubt`) proves nothing either: the clocks that wrote and
+read it disagree, so "newer than BEFORE" cannot be told. Such a check is
+unknown, never a pass.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from schemas import TargetReport
 from schemas.diff import AcceptanceResult, CheckStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
+from ..analyze.doubt import seconds_after
 from ..analyze.recovery import ACCEPTANCE_CHECKS
 from .targets import Pair, is_recovery_target, subject
 
@@ -41,8 +46,17 @@ def judged_pairs(pairs: Sequence[Pair]) -> list[Pair]:
 
 
 def evaluate(
-    pairs: Sequence[Pair], outcome: OutcomeEvidence | None, before_at: datetime | None
+    pairs: Sequence[Pair],
+    outcome: OutcomeEvidence | None,
+    before_at: datetime | None,
+    after_at: datetime | None = None,
 ) -> list[AcceptanceResult]:
+    """The checklist over the recovery targets, plus the two "newer than BEFORE" checks.
+
+    ``before_at`` is when BEFORE was collected (the lower bound of a proof of
+    repair), ``after_at`` when AFTER's outcome evidence was read (the upper
+    bound: nothing can have run after it was read).
+    """
     judged = judged_pairs(pairs)
     results: list[AcceptanceResult] = []
     for check in ACCEPTANCE_CHECKS:
@@ -55,16 +69,19 @@ def evaluate(
     canary: dict[str, CheckStatus] = {}
     receipt: dict[str, CheckStatus] = {}
     details: list[str] = []
+    receipt_details: list[str] = []
     for before, after, _ in judged:
         named = after or before
         assert named is not None
         where = subject(named.worker, named.job)
-        canary[where], note = _newer_canary(after, outcome, before_at)
-        receipt[where] = _newer_receipt(after, outcome, before_at)
+        canary[where], note = _newer_canary(after, outcome, before_at, after_at)
+        receipt[where], receipt_note = _newer_receipt(after, outcome, before_at, after_at)
         if note:
             details.append(f"{where}: {note}")
+        if receipt_note:
+            receipt_details.append(f"{where}: {receipt_note}")
     results.append(_result(CANARY_NEWER, canary, "; ".join(details) or None))
-    results.append(_result(RECEIPT_NEWER, receipt))
+    results.append(_result(RECEIPT_NEWER, receipt, "; ".join(receipt_details) or None))
     return results
 
 
@@ -93,7 +110,10 @@ def _matching_runs(after: TargetReport, outcome: OutcomeEvidence) -> list[Canary
 
 
 def _newer_canary(
-    after: TargetReport | None, outcome: OutcomeEvidence | None, before_at: datetime | None
+    after: TargetReport | None,
+    outcome: OutcomeEvidence | None,
+    before_at: datetime | None,
+    after_at: datetime | None,
 ) -> tuple[CheckStatus, str | None]:
     if after is None or outcome is None or before_at is None:
         return "unknown", None
@@ -104,21 +124,27 @@ def _newer_canary(
     newest = max((w for w in when if w is not None), default=None)
     if newest is None:
         return "unknown", "the successful run carries no time"
+    future = _after_collection("the last successful run", newest, after_at)
+    if future:
+        return "unknown", future
     if newest > before_at:
         return "pass", None
     return "fail", f"the last successful run ({newest:%Y-%m-%d %H:%M:%SZ}) predates BEFORE"
 
 
 def _newer_receipt(
-    after: TargetReport | None, outcome: OutcomeEvidence | None, before_at: datetime | None
-) -> CheckStatus:
+    after: TargetReport | None,
+    outcome: OutcomeEvidence | None,
+    before_at: datetime | None,
+    after_at: datetime | None,
+) -> tuple[CheckStatus, str | None]:
     if after is None or outcome is None:
-        return "unknown"
+        return "unknown", None
     runs = _matching_runs(after, outcome)
     if not any(r.receipt_required for r in runs):
-        return "not_applicable"
+        return "not_applicable", None
     if before_at is None:
-        return "unknown"
+        return "unknown", None
     ids = {r.canary_id for r in runs if r.receipt_required}
     jobs = {r.job for r in runs if r.receipt_required}
     receipts = [
@@ -130,7 +156,23 @@ def _newer_receipt(
     ]
     times = [rc.observed_at for rc in receipts if rc.observed_at is not None]
     if not receipts:
-        return "fail"
+        return "fail", "no confirmed receipt"
     if not times:
-        return "unknown"
-    return "pass" if max(times) > before_at else "fail"
+        return "unknown", "the receipt carries no time"
+    future = _after_collection("the last receipt", max(times), after_at)
+    if future:
+        return "unknown", future
+    if max(times) > before_at:
+        return "pass", None
+    return "fail", f"the last receipt ({max(times):%Y-%m-%d %H:%M:%SZ}) predates BEFORE"
+
+
+def _after_collection(what: str, when: datetime, after_at: datetime | None) -> str | None:
+    """Why ``when`` is no proof, when it is dated after AFTER's evidence was read."""
+    if seconds_after(when, after_at) is None:
+        return None
+    assert after_at is not None
+    return (
+        f"{what} ({when:%Y-%m-%d %H:%M:%SZ}) is dated after AFTER was collected "
+        f"({after_at:%Y-%m-%d %H:%M:%SZ}): the clocks disagree, so it proves nothing"
+    )

@@ -3,14 +3,22 @@
 The verdict is strict in the order a support engineer needs it:
 ``regressed`` (something that passed before fails now) outranks
 ``still_failing`` (a layer or an acceptance check still fails), which
-outranks ``inconclusive`` (nothing fails, but evidence is missing or a
-target is gone); only then ``recovered``. Doubt never reads as recovered.
+outranks ``inconclusive`` (nothing fails, but evidence is missing, a
+target is gone, or the pair itself is in doubt); only then ``recovered``.
+Doubt never reads as recovered.
+
+The pair is in doubt when AFTER was collected from another server than BEFORE
+(its health says nothing about BEFORE's fleet) or before BEFORE (it cannot
+show what a repair did): such a pair is still compared and warned about, and
+its ``doubts`` say why it is not recovered.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from schemas import DiffReport, Verdict
-from schemas.diff import AcceptanceResult, DiffVerdict, TargetChange
+from schemas.diff import AcceptanceResult, DiffSide, DiffVerdict, TargetChange
 
 from .. import __version__
 from ..errors import InputError
@@ -35,13 +43,16 @@ def compare(before: Side, after: Side) -> DiffReport:
         before.report.targets, after.report.targets, before.ladder_for, after.ladder_for
     )
     targets = [target_change(pair) for pair in pairs]
-    checks = acceptance.evaluate(pairs, after.outcome, before.created_at)
+    checks = acceptance.evaluate(pairs, after.outcome, before.created_at, after.outcome_read_at)
+    b, a = before.summary(), after.summary()
+    doubts = pair_doubts(b, a)
     report = DiffReport(
         tool_version=__version__,
         verdict="recovered",
-        before=before.summary(),
-        after=after.summary(),
-        warnings=_warnings(before, after),
+        before=b,
+        after=a,
+        warnings=_warnings(b, a),
+        doubts=doubts,
         targets=targets,
         findings=compare_findings(before.report, after.report),
         workers=worker_changes(before, after),
@@ -49,13 +60,17 @@ def compare(before: Side, after: Side) -> DiffReport:
         collectors=collector_changes(before.manifest, after.manifest),
         acceptance=checks,
     )
-    report.verdict = verdict(targets, checks, after.report.verdict)
+    report.verdict = verdict(targets, checks, after.report.verdict, doubts)
     return report
 
 
 def verdict(
-    targets: list[TargetChange], checks: list[AcceptanceResult], after: Verdict
+    targets: list[TargetChange],
+    checks: list[AcceptanceResult],
+    after: Verdict,
+    doubts: list[str] | None = None,
 ) -> DiffVerdict:
+    """The one verdict; ``doubts`` (:func:`pair_doubts`) only ever keep it from recovered."""
     layers = [(t, layer) for t in targets for layer in t.layers]
     if any(layer.regression for _, layer in layers) or any(
         t.matched_by == "after only" and layer.change == "newly_failing" for t, layer in layers
@@ -67,15 +82,60 @@ def verdict(
     doubt = any(layer.change == "became_unknown" for _, layer in layers)
     if doubt or any(c.status == "unknown" for c in checks):
         return "inconclusive"
-    if after is Verdict.INCONCLUSIVE:
+    if after is Verdict.INCONCLUSIVE or doubts:
         return "inconclusive"
     return "recovered"
 
 
-def _warnings(before: Side, after: Side) -> list[str]:
+def pair_doubts(b: DiffSide, a: DiffSide) -> list[str]:
+    """Why BEFORE and AFTER, as a pair, cannot prove a repair (empty when they can).
+
+    Another server: AFTER's health is another fleet's, so nothing says the
+    incident's fleet recovered. AFTER collected before BEFORE: the two were
+    swapped, or a collector's clock is wrong; either way AFTER cannot show the
+    state after a repair that BEFORE's incident needed. Neither is a failure
+    (nothing says the fleet is broken), so they cap the verdict at inconclusive.
+    """
+    doubts: list[str] = []
+    if _other_server(b.server_url, a.server_url):
+        doubts.append(
+            f"AFTER comes from another server ({a.server_url}) than BEFORE ({b.server_url}): "
+            "its health says nothing about the fleet BEFORE showed"
+        )
+    if b.created_at and a.created_at and b.created_at > a.created_at:
+        doubts.append(
+            f"AFTER ({a.created_at:%Y-%m-%d %H:%M:%SZ}) was collected before BEFORE "
+            f"({b.created_at:%Y-%m-%d %H:%M:%SZ}): it cannot show the state after the repair"
+        )
+    return doubts
+
+
+def _other_server(before: str | None, after: str | None) -> bool:
+    """True when both URLs are known and name different servers.
+
+    Compared as the server, not as text: scheme and host case, a default port
+    and a trailing slash do not make another server.
+    """
+    if not before or not after:
+        return False
+    return _server_key(before) != _server_key(after)
+
+
+def _server_key(url: str) -> tuple[str, str, int | None, str]:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # not a URL we can take apart: compare it as text
+        return ("", url.strip(), None, "")
+    scheme = parts.scheme.lower()
+    if port == {"http": 80, "https": 443}.get(scheme):
+        port = None
+    return (scheme, (parts.hostname or "").lower(), port, parts.path.rstrip("/"))
+
+
+def _warnings(b: DiffSide, a: DiffSide) -> list[str]:
     warnings: list[str] = []
-    b, a = before.summary(), after.summary()
-    if b.server_url and a.server_url and b.server_url != a.server_url:
+    if _other_server(b.server_url, a.server_url):
         warnings.append(
             f"the server differs: BEFORE was collected from {b.server_url}, AFTER from "
             f"{a.server_url}; are these the same fleet?"

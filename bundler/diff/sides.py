@@ -29,6 +29,7 @@ from schemas.evidence import (
 )
 
 from ..analyze.api import EvidenceSet
+from ..analyze.doubt import outcome_collected_at
 from ..analyze.engine import analyze, record_integrity
 from ..analyze.opening import open_for_analysis, profile_for
 from ..analyze.rederive import rederive
@@ -80,6 +81,17 @@ class Side:
     @property
     def created_at(self) -> datetime | None:
         return self.manifest.created_at if self.manifest is not None else None
+
+    @property
+    def outcome_read_at(self) -> datetime | None:
+        """When this bundle's canaries and receipts were read: none of them can be later.
+
+        Judged as the outcome rung judges it (:func:`~bundler.analyze.doubt.outcome_collected_at`),
+        so ``diff`` and ``analyze`` agree on which stamp is from the future.
+        """
+        if self.evidence is not None:
+            return outcome_collected_at(self.evidence)
+        return self.created_at
 
     def summary(self) -> DiffSide:
         return DiffSide(

@@ -33,6 +33,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--list", action="store_true", help="list bundled scenarios and exit")
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
+    parser.add_argument(
+        "--reuse-address",
+        action="store_true",
+        help="take PORT back at once after a previous simulator on it stopped (one server URL "
+        "for a before/after pair)",
+    )
     parser.add_argument("--token", default=DEFAULT_TOKEN, help="bearer token accepted")
     parser.add_argument("--no-auth", action="store_true", help="accept requests without a token")
     parser.add_argument("--hosts-dir", type=Path, help="prepare the scenario's worker hosts here")
@@ -56,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     token = None if args.no_auth else args.token
     state = SimState(scenario=scenario, name=Path(args.scenario).stem, token=token)
     try:
-        server = SimServer((args.host, args.port), state)
+        server = SimServer((args.host, args.port), state, reuse_address=args.reuse_address)
     except OSError as exc:
         print(
             f"lyftdata_sim: error: cannot listen on {args.host}:{args.port}: {exc.strerror}",

@@ -118,7 +118,8 @@ def canary_record(sc: Scenario, job: JobSpec, now: datetime) -> dict[str, Any] |
         return None
     started = resolve_time(spec.started_at, now)
     assert started is not None
-    finished = started + timedelta(seconds=9) if spec.phase not in ("pending", "running") else None
+    running = spec.phase in ("pending", "running")
+    finished = None if running else started + timedelta(seconds=spec.runs_s)
     return {
         "canary_id": f"can_{job.name}",
         "job": job.name,
@@ -173,7 +174,7 @@ def canary_receipts(
                 "strength": r.strength,
                 "acked": r.acked,
                 "nonce_matched": r.nonce_matched,
-                "observed_at": iso(started + timedelta(seconds=14)),
+                "observed_at": iso(started + timedelta(seconds=job.canary.receipt_after_s)),
             }
             for r in receipts
         ],

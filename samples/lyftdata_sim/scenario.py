@@ -170,6 +170,12 @@ class CanarySpec(InputModel):
         "pending", "running", "successful", "failed", "error", "inconclusive", "timed_out"
     ] = "successful"
     started_at: TimeExpr = "-3m"
+    runs_s: float = Field(
+        default=9, ge=0, description="From start to finish (a finished canary's finished_at)."
+    )
+    receipt_after_s: float = Field(
+        default=14, ge=0, description="From start to its receipts' observed_at."
+    )
     events_in: int = 1
     events_out: int = 1
     errors: int = 0

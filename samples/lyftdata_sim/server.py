@@ -111,6 +111,11 @@ class SimServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False
 
-    def __init__(self, address: tuple[str, int], state: SimState) -> None:
+    def __init__(
+        self, address: tuple[str, int], state: SimState, *, reuse_address: bool = False
+    ) -> None:
+        # Off unless asked: a port still held by a previous simulator's closed
+        # connections (TIME_WAIT) is refused; asked, a restarted "server" keeps its URL.
+        self.allow_reuse_address = reuse_address
         super().__init__(address, Handler)
         self.sim_state = state

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bundler.analyze.rules import outcome as rules
 from schemas import LayerStatus
 from schemas.evidence import CanaryRun, JobPhase, OutcomeEvidence, Receipt
-from tests.support.evidence import Fleet
+from tests.support.evidence import T0, Fleet
 
 from .conftest import codes, judge, status
 
@@ -111,3 +113,35 @@ def test_worker_only_target(fleet: Fleet) -> None:
         LayerStatus.NOT_APPLICABLE
     )
     assert status(judge(rules.canary_and_receipt, fleet, worker="w1")) is LayerStatus.PASS
+
+
+def test_a_canary_dated_after_collection_is_unknown_beyond_the_tolerance(fleet: Fleet) -> None:
+    """A success stamped after the bundle was read is two clocks disagreeing, not a proof."""
+    run = _canary(fleet)
+    run.started_at = T0 + timedelta(days=180)
+    run.finished_at = T0 + timedelta(days=180, seconds=9)
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["CANARY_AFTER_COLLECTION"]
+    assert result is not None
+    assert "after the bundle was collected" in result.findings[0].message
+    assert result.findings[0].evidence[0].label() == "evidence/outcome.json#/canaries/0/finished_at"
+    run.started_at, run.finished_at = T0 - timedelta(seconds=5), T0 + timedelta(seconds=3)
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
+
+
+def test_a_receipt_dated_after_collection_is_unknown(fleet: Fleet) -> None:
+    _receipt(fleet).observed_at = T0 + timedelta(hours=2)
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["RECEIPT_AFTER_COLLECTION"]
+
+
+def test_a_failed_canary_dated_after_collection_still_fails(fleet: Fleet) -> None:
+    """Doubt about the clock never hides a failure: the rung fails and says both."""
+    run = _canary(fleet)
+    run.phase = "failed"
+    run.finished_at = T0 + timedelta(days=1)
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert status(result) is LayerStatus.FAIL
+    assert codes(result) == ["CANARY_FAILED", "CANARY_AFTER_COLLECTION"]

@@ -3,7 +3,9 @@
 Each bundle is collected by the real doctor (in-process, HTTPS to a real
 simulator process and this machine as the worker host). The repaired side is
 the healthy scenario with its canary run *after* the incident's bundle, as an
-engineer runs one once the repair is done.
+engineer runs one once the repair is done. Both simulators listen on the same
+port, one after the other: one server URL, as a real before/after pair has (a
+pair from two servers is never recovered).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bundler.products.lyftdata import PROFILE
 from samples.lyftdata_sim.loader import SCENARIO_DIR
 from schemas import DiffReport
 from tests.support.lyftdata_sim import RunningSim, running_simulator
+from tests.support.sshd import free_port
 
 PASSWORD_ENV = "DIFF_TEST_BUNDLE_PW"
 PASSWORD = "diff tests: a long bundle password"
@@ -31,22 +34,29 @@ ENV = os.environ | {PASSWORD_ENV: PASSWORD}
 
 
 def repaired_scenario(workdir: Path) -> Path:
-    """Healthy, with the canary started a second ago (after BEFORE was sealed)."""
+    """Healthy, with a short canary that just ran (after BEFORE was sealed).
+
+    It finished, and its receipt came, before the simulator answers: a canary
+    or receipt dated after AFTER was read is no proof (the clocks disagree).
+    """
     path = workdir / "repaired.yaml"
     (workdir / "healthy.yaml").write_text((SCENARIO_DIR / "healthy.yaml").read_text())
+    canary = {"started_at": "-0.2s", "runs_s": 0.1, "receipt_after_s": 0.15}
     spec = {
         "description": "Repaired: every rung passes and a canary ran after the repair.",
         "extends": "healthy",  # resolved beside this file
-        "jobs": [{"name": "ingest-events", "canary": {"started_at": "-1s"}}],
+        "jobs": [{"name": "ingest-events", "canary": canary}],
     }
     path.write_text(yaml.safe_dump(spec))
     return path
 
 
-def collect(scenario: str, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def collect(
+    scenario: str, workdir: Path, monkeypatch: pytest.MonkeyPatch, *, port: int = 0
+) -> Path:
     workdir.mkdir(parents=True)
     bundle = workdir / "support.zip"
-    with running_simulator(scenario, workdir) as sim, monkeypatch.context() as patch:
+    with running_simulator(scenario, workdir, port=port) as sim, monkeypatch.context() as patch:
         patch.setenv("PATH", sim.hosts[0]["bin_dir"] + os.pathsep + os.environ["PATH"])
         patch.setenv(PASSWORD_ENV, PASSWORD)
         patch.setenv(PROFILE.token_env, sim.token)
@@ -109,10 +119,12 @@ def layer(report: DiffReport, name: str) -> tuple[str, str | None, str | None]:
 def test_an_incident_then_its_repair_is_recovered(
     incident: str, layer_name: str, codes: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = collect(incident, tmp_path / "before", monkeypatch)
-    after = collect(str(repaired_scenario(tmp_path)), tmp_path / "after", monkeypatch)
+    port = free_port()  # one server URL for both: the same "fleet" before and after
+    before = collect(incident, tmp_path / "before", monkeypatch, port=port)
+    after = collect(str(repaired_scenario(tmp_path)), tmp_path / "after", monkeypatch, port=port)
     code, report = diff(before, after)
     assert (code, report.verdict) == (0, "recovered"), report.acceptance
+    assert report.doubts == []
     assert layer(report, layer_name) == ("fixed", "fail", "pass")
     resolved = {f.code for f in report.findings if f.change == "resolved"}
     assert codes <= resolved

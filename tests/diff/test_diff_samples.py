@@ -1,8 +1,8 @@
 """``bundler diff`` on committed samples: formats, the published schema, and refusals.
 
 The samples are separate labs, not one fleet before and after, which makes
-them good for what must be refused or warned about: another product (exit
-2), another server and a BEFORE newer than AFTER (warnings).
+them good for what must be refused or doubted: another product (exit 2),
+another server and a BEFORE newer than AFTER (warnings, and never recovered).
 """
 
 from __future__ import annotations
@@ -68,6 +68,16 @@ def test_a_swapped_pair_is_warned_about() -> None:
     # the sample's canary ran before the incident's bundle: it proves nothing about a repair
     assert "[FAIL] successful canary newer than BEFORE" in result.stdout
     assert result.returncode == 1
+
+
+def test_two_labs_never_read_as_a_recovery() -> None:
+    """Each sample is its own simulator (another server): AFTER healthy proves nothing."""
+    result = diff(sample("lyftdata-canary_stale"), sample("lyftdata-healthy"), "--format", "json")
+    assert result.returncode == 3, result.stderr
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "inconclusive"
+    assert any("server differs" in w for w in report["warnings"])
+    assert any("another server" in d for d in report["doubts"])
 
 
 def test_two_products_cannot_be_compared() -> None:

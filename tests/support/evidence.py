@@ -331,7 +331,7 @@ def write_bundle_dir(
         )
     manifest = Manifest(
         tool=ToolInfo(version="0.1.0"),
-        created_at=T0,
+        created_at=manifest_fields.pop("created_at", T0),
         bundle_id="b-test",
         profile=profile,
         members=entries,

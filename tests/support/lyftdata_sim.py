@@ -72,8 +72,13 @@ def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 @contextmanager
 def running_simulator(
-    scenario: str, workdir: Path, *, token: str = TOKEN, hosts: bool = True
+    scenario: str, workdir: Path, *, token: str = TOKEN, hosts: bool = True, port: int = 0
 ) -> Iterator[RunningSim]:
+    """A simulator on a free port, or on ``port`` (taken back at once from an earlier one).
+
+    A fixed port gives two simulators run one after the other the same URL:
+    one server before and after a repair, as ``bundler diff`` expects.
+    """
     hosts_dir = workdir / "hosts"
     argv = [
         sys.executable,
@@ -82,10 +87,12 @@ def running_simulator(
         "--scenario",
         scenario,
         "--port",
-        "0",
+        str(port),
         "--token",
         token,
     ]
+    if port:
+        argv.append("--reuse-address")
     if hosts:
         argv += ["--hosts-dir", str(hosts_dir)]
     else:

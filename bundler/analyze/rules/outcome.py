@@ -6,6 +6,10 @@ an external effect is not proven by it. Products without canaries (Flux)
 report their most recent finished run as ``mode='last_run'``; with no outcome
 evidence at all, the job's own phase is the fallback (completed passes,
 failed fails, anything else is unknown).
+
+A canary or receipt dated after the bundle was collected is no proof
+(:func:`bundler.analyze.doubt.outcome_after_collection`): the rung reads
+unknown unless the run failed anyway.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
+from ..doubt import outcome_after_collection
 from ..facts import citations, cite, cite_job, cite_source, job_label
 from ._outcome import Outcome
 
@@ -56,6 +61,7 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
     _judge_run(ctx, doc, index, run, out)
+    out.unknowns += outcome_after_collection(ctx.evidence, index, run)
     if run.mode != "last_run":
         _predates_deployment(ctx, doc, index, run, out)
     what = "last run" if run.mode == "last_run" else "canary"

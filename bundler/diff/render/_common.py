@@ -14,6 +14,18 @@ HEADLINES = {
     "inconclusive": "INCONCLUSIVE: nothing fails, but AFTER lacks evidence to prove the recovery",
 }
 
+PAIR_IN_DOUBT = "INCONCLUSIVE: nothing fails, but this pair cannot prove the recovery"
+DOUBT_LABEL = "cannot prove a repair"
+"""Leads each of the report's ``doubts`` in every format."""
+
+
+def headline(report: DiffReport) -> str:
+    """The verdict line; an inconclusive pair in doubt says it is the pair, not AFTER's evidence."""
+    if report.verdict == "inconclusive" and report.doubts:
+        return PAIR_IN_DOUBT
+    return HEADLINES[report.verdict]
+
+
 CHANGE_WORDS = {
     "fixed": "fixed",
     "still_failing": "still failing",

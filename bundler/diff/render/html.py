@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schemas import DiffReport
 
-from ._common import HEADLINES, interesting, layer_line, shown, status
+from ._common import DOUBT_LABEL, headline, interesting, layer_line, shown, status
 
 
 def render_html(report: DiffReport) -> str:
@@ -14,7 +14,8 @@ def render_html(report: DiffReport) -> str:
         "diff.html.j2",
         tool_version=report.tool_version,
         report=report,
-        headline=HEADLINES[report.verdict],
+        headline=headline(report),
+        doubt_label=DOUBT_LABEL,
         rows=interesting(report),
         layer_line=layer_line,
         shown=shown,

@@ -5,13 +5,14 @@ from __future__ import annotations
 from schemas import DiffReport
 
 from ...analyze.render.markdown import cell
-from ._common import HEADLINES, interesting, layer_line, shown, side_line, status
+from ._common import DOUBT_LABEL, headline, interesting, layer_line, shown, side_line, status
 
 
 def render_markdown(report: DiffReport) -> str:
-    out = [f"## bundler diff: {HEADLINES[report.verdict]}", ""]
+    out = [f"## bundler diff: {headline(report)}", ""]
     out += [f"- {cell(side_line('BEFORE', report.before))}"]
     out += [f"- {cell(side_line('AFTER', report.after))}"]
+    out += [f"- **{DOUBT_LABEL}:** {cell(d)}" for d in report.doubts]
     out += [f"- **warning:** {cell(w)}" for w in report.warnings]
     rows = interesting(report)
     out += ["", "### Ladder changes", ""]

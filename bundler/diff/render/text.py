@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from schemas import DiffReport
 
-from ._common import HEADLINES, interesting, layer_line, shown, side_line, status
+from ._common import DOUBT_LABEL, headline, interesting, layer_line, shown, side_line, status
 
 MAX_ROWS = 40
 
 
 def render_text(report: DiffReport) -> str:
-    out: list[str] = [HEADLINES[report.verdict], ""]
+    out: list[str] = [headline(report), ""]
     out += [side_line("BEFORE", report.before), side_line("AFTER ", report.after)]
+    out += [f"{DOUBT_LABEL}: {d}" for d in report.doubts]
     out += [f"warning: {w}" for w in report.warnings]
     rows = interesting(report)
     out += ["", "Ladder changes:" if rows else "Ladder: no layer changed."]
