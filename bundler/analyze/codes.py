@@ -75,6 +75,9 @@ WORKER_HEARTBEAT_UNDATED = _(
 WORKER_HEARTBEAT_AFTER_COLLECTION = _(
     "WORKER_HEARTBEAT_AFTER_COLLECTION", H, "last heartbeat dated after collection: clocks disagree"
 )
+WORKER_RECORDS_CONFLICT = _(
+    "WORKER_RECORDS_CONFLICT", H, "worker listed more than once, its records disagree"
+)
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
     "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"

@@ -231,6 +231,22 @@ def test_online_with_no_persisted_heartbeat_is_unknown_not_connected():
     ]
 
 
+def test_a_worker_listed_online_and_offline_is_unknown_whichever_comes_first():
+    """GET /workers naming w2 twice: neither row is believed over the other."""
+    up = online("w2")
+    down = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    for rows in ([up, down], [down, up]):
+        result = FluxCase(workers=[online("w1"), *rows]).run(flux_worker_heartbeat, worker="w2")
+        assert result.status is LayerStatus.UNKNOWN
+        assert codes(result) == ["WORKER_RECORDS_CONFLICT"]
+        assert [c.pointer for c in result.findings[0].evidence] == [
+            "/workers/1/native_status",
+            "/workers/2/native_status",
+        ]
+    twice = FluxCase(workers=[up, online("w2")]).run(flux_worker_heartbeat, worker="w2")
+    assert twice.status is LayerStatus.PASS  # the same row twice is one worker
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",
