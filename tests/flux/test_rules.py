@@ -529,9 +529,23 @@ def test_the_last_run_judges_the_outcome():
     good = FluxCase(documents=[outcome("failed", "successful")])
     assert good.run(flux_last_run, job=job).status is LayerStatus.PASS
     assert good.run(flux_last_run, worker="w1").status is LayerStatus.PASS
-    assert good.run(flux_last_run, worker="w9").status is LayerStatus.PASS  # the fleet's canary
     none = FluxCase(documents=[OutcomeEvidence()]).run(flux_last_run, job=job)
     assert none.status is LayerStatus.UNKNOWN
+
+
+def test_a_run_proves_only_the_outcome_of_the_worker_it_ran_on():
+    """w1's successful run says nothing about w9: no pass on a colleague's run."""
+    case = FluxCase(documents=[outcome("failed", "successful")])
+    # No job and no run of its own: the generic rule's "outcome is per job" (n/a) stands.
+    assert case.run(flux_last_run, worker="w9") is None
+    elsewhere = case.run(flux_last_run, worker="w9", job=waiting())
+    assert elsewhere.status is LayerStatus.UNKNOWN
+    assert codes(elsewhere) == ["FLUX_NO_FINISHED_RUN"]
+    assert "on w9" in elsewhere.findings[0].message
+    # The fleet's own ladder reads the fleet's latest run, not its latest success.
+    assert case.run(flux_last_run).status is LayerStatus.PASS
+    latest_failed = FluxCase(documents=[outcome("successful", "failed")])
+    assert codes(latest_failed.run(flux_last_run)) == ["FLUX_LAST_RUN_FAILED"]
 
 
 def test_a_lost_terminal_checkpoint_warns_that_completed_is_misleading():
