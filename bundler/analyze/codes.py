@@ -258,6 +258,9 @@ NO_FINISHED_RUN = _("NO_FINISHED_RUN", OUT, "no canary or finished run")
 CANARY_FAILED = _("CANARY_FAILED", OUT, "canary failed", "outcome")
 CANARY_TIMED_OUT = _("CANARY_TIMED_OUT", OUT, "canary timed out", "outcome")
 CANARY_NOT_CONCLUSIVE = _("CANARY_NOT_CONCLUSIVE", OUT, "canary has no verdict yet")
+CANARY_RECORDS_CONFLICT = _(
+    "CANARY_RECORDS_CONFLICT", OUT, "one run listed more than once, its records disagree"
+)
 CANARY_NO_OUTPUT = _("CANARY_NO_OUTPUT", OUT, "canary read events and wrote none", "outcome")
 RECEIPT_NONCE_MISMATCH = _(
     "RECEIPT_NONCE_MISMATCH", OUT, "receipt carries another run's nonce", "outcome"

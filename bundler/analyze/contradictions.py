@@ -1,4 +1,4 @@
-"""Evidence that contradicts itself: one thing listed twice, its records disagreeing.
+"""Evidence that contradicts itself: one worker or run listed twice, its records disagreeing.
 
 A product's list can name one worker twice (Flux's ``GET /workers`` once
 ``online``, once ``offline``). Both cannot be true, and where a record stands
@@ -8,7 +8,8 @@ the other. So no rule picks a record by its position. Records that are the
 same fact listed twice (equal but for where they were read) are merged
 silently; records that differ make the rung they decide *unknown*, with a
 finding that cites every record, so the verdict is inconclusive whatever the
-order.
+order. The same holds for a run: one canary id listed ``successful`` and again
+``failed`` makes the outcome unknown, not whichever record a rule picks.
 
 The canonical documents are read as they are: a normalizer is not trusted to
 have removed duplicates (and must not settle a contradiction silently itself).
@@ -23,12 +24,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from schemas import Citation, LayerStatus
-from schemas.evidence import WorkerStatus
+from schemas import Citation, Finding, LayerStatus
+from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
 
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
-from .facts import cite_source, cite_worker, worker_records
+from .facts import cite, cite_source, cite_worker, worker_records
 
 IGNORED = frozenset({"source"})
 """Where a record was read is not what it says: two equal records from two places agree."""
@@ -117,10 +118,58 @@ def cite_records(
     return cited
 
 
+def conflicting_run(
+    ev: EvidenceSet, run: CanaryRun
+) -> tuple[list[tuple[int, CanaryRun]], dict[str, list[Any]]] | None:
+    """Every record of ``run`` (same canary or run id) and what they disagree on; None if
+    they agree or the run has no id to recognise it by."""
+    doc = ev.get(OutcomeEvidence)
+    if doc is None or not run.canary_id:
+        return None
+    records = [(i, r) for i, r in enumerate(doc.canaries) if r.canary_id == run.canary_id]
+    if len(records) < 2:
+        return None
+    differ = disagreement([r for _, r in records])
+    return (records, differ) if differ else None
+
+
+def run_conflict(ctx: RuleContext, run: CanaryRun) -> Finding | None:
+    """An unknown finding, citing every record, when the records of ``run`` disagree.
+
+    The same canary listed ``successful`` and again ``failed`` is not the later
+    or the earlier of the two: judging the one a rule happens to pick would pass
+    or fail the outcome by list order.
+    """
+    found = conflicting_run(ctx.evidence, run)
+    if found is None:
+        return None
+    records, differ = found
+    field, values = next(iter(differ.items()))
+    cited: list[Citation] = []
+    for (index, record), value in zip(records, values, strict=True):
+        cited.append(cite(ctx.evidence, OutcomeEvidence, "canaries", index, field, value=value))
+        raw = cite_source(record.source)
+        if raw is not None and raw not in cited:
+            cited.append(raw)
+    return make_finding(
+        codes.CANARY_RECORDS_CONFLICT,
+        "info",
+        f"Run {run.canary_id} of {run.job} is listed {len(records)} times and its records "
+        f"disagree ({spell(differ)}): the evidence contradicts itself, so its outcome is "
+        "unknown. Which record comes first proves nothing; run a bounded canary again.",
+        evidence=cited,
+        run=run.canary_id,
+        records=[index for index, _ in records],
+        disagree=list(differ),
+    )
+
+
 __all__ = [
     "cite_records",
+    "conflicting_run",
     "conflicting_worker",
     "disagreement",
+    "run_conflict",
     "spell",
     "worker_conflict",
 ]

@@ -548,6 +548,17 @@ def test_a_run_proves_only_the_outcome_of_the_worker_it_ran_on():
     assert codes(latest_failed.run(flux_last_run)) == ["FLUX_LAST_RUN_FAILED"]
 
 
+def test_one_run_listed_with_two_outcomes_is_unknown_in_either_order():
+    [done] = outcome("successful").canaries
+    failed = done.model_copy(update={"phase": "failed"})
+    for runs in ([done, failed], [failed, done]):
+        case = FluxCase(documents=[OutcomeEvidence(canaries=runs)])
+        for target in ({"job": waiting()}, {"worker": "w1"}, {}):
+            result = case.run(flux_last_run, **target)
+            assert result.status is LayerStatus.UNKNOWN, target
+            assert codes(result) == ["CANARY_RECORDS_CONFLICT"]
+
+
 def test_a_lost_terminal_checkpoint_warns_that_completed_is_misleading():
     given_up = (
         "Terminal checkpoint for execution e1 (sleeper, state=COMPLETED) not delivered "

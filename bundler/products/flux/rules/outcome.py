@@ -16,8 +16,9 @@ will requeue the run.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.contradictions import run_conflict
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
-from schemas import Layer
+from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from .. import codes
@@ -32,6 +33,9 @@ def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
 
 
 def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResult:
+    conflict = run_conflict(ctx, run)
+    if conflict is not None:  # the same run listed with two outcomes: neither is believed
+        return RuleResult(LayerStatus.UNKNOWN, [conflict])
     cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
     if run.phase == "successful":
         return RuleResult.pass_(
