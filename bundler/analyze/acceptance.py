@@ -4,9 +4,10 @@ Each target's checklist is evaluated from its ladder.
 
 The checklist is what a *recovered* worker must show, so it is read off the
 same rung results the ladder produced, with two extra facts the rungs do not
-carry alone: system information for the heartbeat check, and whether the job
-needs an external receipt at all. A rung that was skipped or unknown makes
-its check ``unknown`` — never ``pass``.
+carry alone: the system information the worker reports (its runtime or
+resources, not the host facts the bundler collected itself) for the heartbeat
+check, and whether the job needs an external receipt at all. A rung that was
+skipped or unknown makes its check ``unknown`` — never ``pass``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from schemas.evidence import OutcomeEvidence
 
 from . import codes
 from .api import EvidenceSet, Target
-from .facts import find_worker, host_for_worker
+from .facts import find_worker
 from .recovery import ACCEPTANCE_CHECKS
 
 CheckStatus = Literal["pass", "fail", "unknown", "not_applicable"]
@@ -30,7 +31,11 @@ CANARY_FAILURES = {
     codes.JOB_RUN_FAILED,
     codes.CANARY_NO_OUTPUT,
 }
-CANARY_UNSETTLED = {codes.CANARY_NOT_CONCLUSIVE, codes.NO_FINISHED_RUN}
+CANARY_UNSETTLED = {
+    codes.CANARY_NOT_CONCLUSIVE,
+    codes.NO_FINISHED_RUN,
+    codes.CANARY_RECORDS_CONFLICT,
+}
 RECEIPT_FAILURES = {
     codes.RECEIPT_MISSING,
     codes.RECEIPT_NONCE_MISMATCH,
@@ -88,11 +93,14 @@ def _heartbeat(ev: EvidenceSet, target: Target, status: CheckStatus) -> CheckSta
         return "not_applicable"
     if status != "pass":
         return status
+    # The guide's "system information" is what the worker reports (`lyftdata workers sysinfo`,
+    # Flux's runtime and resources): a host the bundler reached over SSH proves the machine
+    # answers, not that the worker reports it. A worker whose sysinfo request failed has none.
     listed = find_worker(ev, target.worker)
-    has_sysinfo = host_for_worker(ev, target.worker) is not None or (
-        listed is not None and (listed[1].resources is not None or listed[1].runtime is not None)
+    reported = listed is not None and (
+        listed[1].resources is not None or listed[1].runtime is not None
     )
-    return "pass" if has_sysinfo else "unknown"
+    return "pass" if reported else "unknown"
 
 
 def _codes(result: LayerResult) -> set[str]:

@@ -75,6 +75,9 @@ WORKER_HEARTBEAT_UNDATED = _(
 WORKER_HEARTBEAT_AFTER_COLLECTION = _(
     "WORKER_HEARTBEAT_AFTER_COLLECTION", H, "last heartbeat dated after collection: clocks disagree"
 )
+WORKER_RECORDS_CONFLICT = _(
+    "WORKER_RECORDS_CONFLICT", H, "worker listed more than once, its records disagree"
+)
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
     "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"
@@ -261,6 +264,9 @@ NO_FINISHED_RUN = _("NO_FINISHED_RUN", OUT, "no canary or finished run")
 CANARY_FAILED = _("CANARY_FAILED", OUT, "canary failed", "outcome")
 CANARY_TIMED_OUT = _("CANARY_TIMED_OUT", OUT, "canary timed out", "outcome")
 CANARY_NOT_CONCLUSIVE = _("CANARY_NOT_CONCLUSIVE", OUT, "canary has no verdict yet")
+CANARY_RECORDS_CONFLICT = _(
+    "CANARY_RECORDS_CONFLICT", OUT, "one run listed more than once, its records disagree"
+)
 CANARY_NO_OUTPUT = _("CANARY_NO_OUTPUT", OUT, "canary read events and wrote none", "outcome")
 RECEIPT_NONCE_MISMATCH = _(
     "RECEIPT_NONCE_MISMATCH", OUT, "receipt carries another run's nonce", "outcome"

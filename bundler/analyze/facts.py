@@ -123,14 +123,28 @@ def find_worker(ev: EvidenceSet, name: str | None) -> tuple[int, WorkerStatus] |
     """The worker called ``name`` (or with that id) and its index in workers.json.
 
     The one worker lookup of every rule: a target may name a worker by its id
-    (LyftData's CLI does), and both must find the same record.
+    (LyftData's CLI does), and both must find the same record. When the bundle
+    lists the worker more than once this is the first record, for every caller
+    alike; whether the records agree is judged by
+    :func:`bundler.analyze.contradictions.worker_conflict`, never by their order.
+    """
+    found = worker_records(ev, name)
+    return found[0] if found else None
+
+
+def worker_records(ev: EvidenceSet, name: str | None) -> list[tuple[int, WorkerStatus]]:
+    """Every record of worker ``name`` (by name or id) in workers.json, in list order.
+
+    Normalizers are not trusted to have merged duplicates: a product's list can
+    name one worker twice, and only all of its records show whether they agree.
     """
     if name is None:
-        return None
-    for index, worker in enumerate(workers(ev)):
-        if worker.name == name or (worker.id is not None and worker.id == name):
-            return index, worker
-    return None
+        return []
+    return [
+        (index, worker)
+        for index, worker in enumerate(workers(ev))
+        if worker.name == name or (worker.id is not None and worker.id == name)
+    ]
 
 
 def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:

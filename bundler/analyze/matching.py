@@ -194,11 +194,28 @@ def capability_shortfalls(req: JobRequirements, worker: WorkerStatus) -> list[Mi
 
 
 def _capabilities(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
-    missing = [c for c in req.capabilities if c not in worker.capabilities]
+    offered = worker.capabilities
+    missing = [c for c in req.capabilities if c not in (offered or [])]
     if not missing:
         return []
-    known = bool(worker.capabilities) or worker.limited_capabilities is not None
+    # None: no report of them (its request failed), so nothing is known to be missing. An
+    # empty list is believed only beside the limited-capabilities flag (older bundles wrote []
+    # for "not reported").
+    known = offered is not None and (bool(offered) or worker.limited_capabilities is not None)
     why = " (worker runs with limited capabilities)" if worker.limited_capabilities else ""
+    if offered is None:
+        return [
+            Mismatch(
+                codes.CAPABILITY_MISSING,
+                f"capabilities/{name}",
+                f"capability {name}",
+                "capabilities not reported",
+                message=f"whether it offers capability {name} is unknown: the bundle has no "
+                "report of its capabilities",
+                certain=False,
+            )
+            for name in missing
+        ]
     return [
         Mismatch(
             codes.CAPABILITY_MISSING,

@@ -25,6 +25,7 @@ from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOve
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
 
 from .api import EvidenceSet
+from .contradictions import disagreement
 from .facts import cite_worker, heartbeat_age, jobs, workers
 from .ladder import VERDICT_ORDER
 from .targets import known_workers
@@ -42,7 +43,9 @@ ROW_ORDER = {
 
 def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOverview:
     """One :class:`WorkerOverview` per known worker, failing first, and their groups."""
-    records = {w.name: (i, w) for i, w in enumerate(workers(ev))}
+    records: dict[str, list[tuple[int, WorkerStatus]]] = {}
+    for index, record in enumerate(workers(ev)):
+        records.setdefault(record.name, []).append((index, record))
     placed = Counter(
         j.assigned_worker for j in jobs(ev) if j.assigned_worker and not j.phase.terminal
     )
@@ -51,7 +54,7 @@ def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOve
         if target.worker is not None:
             by_worker.setdefault(target.worker, []).append(target)
     rows = [
-        _row(ev, name, records.get(name), placed[name], by_worker.get(name, []))
+        _row(ev, name, _record(name, records), placed[name], by_worker.get(name, []))
         for name in known_workers(ev)
     ]
     rows.sort(key=_rank)
@@ -61,6 +64,38 @@ def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOve
         workers=rows,
         groups=group_workers(rows),
     )
+
+
+def _record(
+    name: str, by_name: dict[str, list[tuple[int, WorkerStatus]]]
+) -> tuple[int, WorkerStatus] | None:
+    """The record the ladders read for ``name`` (the first, as :func:`find_worker`), so row and
+    ladder agree.
+
+    When the bundle lists the worker more than once and the records disagree, the row
+    shows what they disagree on as unknown (status, heartbeat) instead of either
+    record's word, as its heartbeat rung does (``WORKER_RECORDS_CONFLICT``).
+    """
+    listed = by_name.get(name, [])
+    if len(listed) < 2:
+        return listed[0] if listed else None
+    differ = disagreement([w for _, w in listed])
+    index, first = listed[0]
+    if not differ:
+        return index, first
+    natives = dict.fromkeys(w.native_status or "?" for _, w in listed)
+    doubt: dict[str, Any] = {
+        "connection": ConnectionState.UNKNOWN,
+        "native_status": " / ".join(natives) if len(natives) > 1 else first.native_status,
+    }
+    if "health" in differ:
+        doubt["health"] = HealthState.UNKNOWN
+    if "admin" in differ:
+        doubt["admin"] = AdminState.UNKNOWN
+    for field in ("last_heartbeat_at", "heartbeat_age_s", "in_flight", "slots_max"):
+        if field in differ:
+            doubt[field] = None
+    return index, first.model_copy(update=doubt)
 
 
 def _row(

@@ -21,6 +21,7 @@ from schemas.evidence import (
 )
 
 from .api import EvidenceSet
+from .contradictions import conflicting_worker
 from .facts import (
     departed_idle,
     find_worker,
@@ -67,6 +68,8 @@ def job_trouble(
         return None if later else f"last run failed{native}"
     if phase in ("claimed", "running") and job.assigned_worker:
         found = find_worker(ev, job.assigned_worker)
+        if conflicting_worker(ev, job.assigned_worker) is not None:
+            return f"{phase}{on}, whose records disagree"
         if found is not None and not is_available(found[1]):
             return f"{phase}{on}, which is {found[1].connection.value}/{found[1].health.value}"
     if job.phase.terminal:
@@ -103,6 +106,9 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
     if found is None:
         if doc is not None and doc.complete:
             return "unknown to the control plane"
+    elif (conflict := conflicting_worker(ev, name)) is not None:
+        # Judged by neither record: either could be the true one (its ladder says so).
+        return f"listed {len(conflict[0])} times, records disagree"
     else:
         worker = found[1]
         if departed_idle(ev, worker):

@@ -97,7 +97,11 @@ class WorkerStatus(ManyRecord):
     kind: Literal["builtin", "external"] | None = None
     group: str | None = Field(default=None, description="Worker group or pool.")
     labels: dict[str, str] = Field(default_factory=dict)
-    capabilities: list[str] = Field(default_factory=list)
+    capabilities: list[str] | None = Field(
+        default=None,
+        description="Component capabilities the worker offers (LyftData's per-worker status); "
+        "null when the bundle holds no report of them, so a missing one is unknown, not absent.",
+    )
     limited_capabilities: bool | None = Field(
         default=None, description="Worker restricted to basic connectors (LyftData)."
     )

@@ -47,6 +47,17 @@ def test_heartbeat_check_needs_system_information(fleet: Fleet) -> None:
     assert _checks(target)["recent heartbeat and system information"] == "unknown"
 
 
+def test_host_facts_are_not_the_workers_system_information(fleet: Fleet) -> None:
+    """The worker's sysinfo request failed: the host the bundler reached over SSH does not
+    stand in for what the worker reports."""
+    assert fleet.hosts is not None
+    assert any(h.worker == "w1" for h in fleet.hosts.hosts)
+    w1 = fleet.worker("w1")
+    w1.resources, w1.runtime = None, None
+    target = analyze(fleet.evidence(), job="ingest").targets[0]
+    assert _checks(target)["recent heartbeat and system information"] == "unknown"
+
+
 def test_receipt_check(fleet: Fleet) -> None:
     assert fleet.outcome is not None
     fleet.outcome.receipts[0].strength = "accepted"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from bundler.analyze.engine import analyze
 from bundler.analyze.rules import capacity as rules
-from schemas import LayerStatus
+from schemas import Layer, LayerStatus
 from schemas.evidence import (
     AdminState,
     HealthState,
@@ -162,3 +163,21 @@ def test_failure_names_how_the_other_intended_workers_compare(fleet: Fleet) -> N
     assert result is not None
     assert result.findings[0].details["other_workers"] == {"w2": "fits"}
     assert "Other workers meant for it: w2: fits." in result.findings[0].message
+
+
+def test_capabilities_nobody_reported_are_unknown_not_missing(fleet: Fleet) -> None:
+    """The worker-status request failed: the list's limited-capabilities flag is known, but
+    what the worker offers is not, so a running job's capability is no contradiction."""
+    w1 = fleet.worker("w1")
+    w1.capabilities, w1.limited_capabilities = None, False
+    ingest = fleet.job("ingest")
+    assert ingest.requirements is not None
+    ingest.requirements.capabilities = ["files"]
+    [target] = analyze(fleet.evidence(), job="ingest").targets
+    capacity = next(r for r in target.layers if r.name is Layer.CAPACITY)
+    assert capacity.status is LayerStatus.UNKNOWN
+    assert [(f.code, f.severity) for f in capacity.findings] == [("CAPABILITY_MISSING", "info")]
+    assert "unknown" in capacity.findings[0].message
+    w1.capabilities = []  # reported, and empty: the contradiction stands
+    [target] = analyze(fleet.evidence(), job="ingest").targets
+    assert target.first_failed_layer is Layer.CAPACITY

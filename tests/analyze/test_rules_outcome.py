@@ -145,3 +145,22 @@ def test_a_failed_canary_dated_after_collection_still_fails(fleet: Fleet) -> Non
     result = judge(rules.canary_and_receipt, fleet, job="ingest")
     assert status(result) is LayerStatus.FAIL
     assert codes(result) == ["CANARY_FAILED", "CANARY_AFTER_COLLECTION"]
+
+
+def test_one_canary_listed_successful_and_failed_is_unknown_in_either_order(fleet: Fleet) -> None:
+    """Not the first record, not the last: the contradiction itself, citing both."""
+    assert fleet.outcome is not None
+    good = _canary(fleet)
+    bad = good.model_copy(update={"phase": "failed"})
+    for runs in ([good, bad], [bad, good]):
+        fleet.outcome.canaries = list(runs)
+        result = judge(rules.canary_and_receipt, fleet, job="ingest")
+        assert status(result) is LayerStatus.UNKNOWN
+        assert codes(result) == ["CANARY_RECORDS_CONFLICT"]
+        assert result is not None
+        assert [c.pointer for c in result.findings[0].evidence] == [
+            "/canaries/0/phase",
+            "/canaries/1/phase",
+        ]
+    fleet.outcome.canaries = [good, good.model_copy()]  # the same run twice is one run
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]

@@ -243,6 +243,22 @@ def test_a_worker_that_connected_just_before_collection_is_fresh_without_a_persi
     assert codes(stale.run(flux_worker_heartbeat, worker="w1")) == ["WORKER_HEARTBEAT_UNDATED"]
 
 
+def test_a_worker_listed_online_and_offline_is_unknown_whichever_comes_first():
+    """GET /workers naming w2 twice: neither row is believed over the other."""
+    up = online("w2")
+    down = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
+    for rows in ([up, down], [down, up]):
+        result = FluxCase(workers=[online("w1"), *rows]).run(flux_worker_heartbeat, worker="w2")
+        assert result.status is LayerStatus.UNKNOWN
+        assert codes(result) == ["WORKER_RECORDS_CONFLICT"]
+        assert [c.pointer for c in result.findings[0].evidence] == [
+            "/workers/1/native_status",
+            "/workers/2/native_status",
+        ]
+    twice = FluxCase(workers=[up, online("w2")]).run(flux_worker_heartbeat, worker="w2")
+    assert twice.status is LayerStatus.PASS  # the same row twice is one worker
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",
@@ -525,9 +541,34 @@ def test_the_last_run_judges_the_outcome():
     good = FluxCase(documents=[outcome("failed", "successful")])
     assert good.run(flux_last_run, job=job).status is LayerStatus.PASS
     assert good.run(flux_last_run, worker="w1").status is LayerStatus.PASS
-    assert good.run(flux_last_run, worker="w9").status is LayerStatus.PASS  # the fleet's canary
     none = FluxCase(documents=[OutcomeEvidence()]).run(flux_last_run, job=job)
     assert none.status is LayerStatus.UNKNOWN
+
+
+def test_a_run_proves_only_the_outcome_of_the_worker_it_ran_on():
+    """w1's successful run says nothing about w9: no pass on a colleague's run."""
+    case = FluxCase(documents=[outcome("failed", "successful")])
+    # No job and no run of its own: the generic rule's "outcome is per job" (n/a) stands.
+    assert case.run(flux_last_run, worker="w9") is None
+    elsewhere = case.run(flux_last_run, worker="w9", job=waiting())
+    assert elsewhere.status is LayerStatus.UNKNOWN
+    assert codes(elsewhere) == ["FLUX_NO_FINISHED_RUN"]
+    assert "on w9" in elsewhere.findings[0].message
+    # The fleet's own ladder reads the fleet's latest run, not its latest success.
+    assert case.run(flux_last_run).status is LayerStatus.PASS
+    latest_failed = FluxCase(documents=[outcome("successful", "failed")])
+    assert codes(latest_failed.run(flux_last_run)) == ["FLUX_LAST_RUN_FAILED"]
+
+
+def test_one_run_listed_with_two_outcomes_is_unknown_in_either_order():
+    [done] = outcome("successful").canaries
+    failed = done.model_copy(update={"phase": "failed"})
+    for runs in ([done, failed], [failed, done]):
+        case = FluxCase(documents=[OutcomeEvidence(canaries=runs)])
+        for target in ({"job": waiting()}, {"worker": "w1"}, {}):
+            result = case.run(flux_last_run, **target)
+            assert result.status is LayerStatus.UNKNOWN, target
+            assert codes(result) == ["CANARY_RECORDS_CONFLICT"]
 
 
 def test_a_lost_terminal_checkpoint_warns_that_completed_is_misleading():

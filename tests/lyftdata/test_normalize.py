@@ -237,6 +237,47 @@ def test_responses_that_break_the_contract_are_skipped_not_fatal() -> None:
     assert "http.license" in docs["evidence.server"].gaps
 
 
+def test_a_worker_listed_twice_differently_keeps_both_entries_words() -> None:
+    """The per-worker status answers once per id: it must not make two contradicting list
+    entries read as one agreeing worker (the analyzer judges the contradiction)."""
+    from bundler.products.base import StepResult
+
+    source = MemorySource(
+        {
+            "raw/http/workers.json": [
+                {"id": "w1", "state": "online"},
+                {"id": "w1", "state": "offline"},
+                {"id": "w2", "state": "online"},
+                {"id": "w2", "state": "online"},
+            ],
+            "raw/http/worker-status/000.json": {"id": "w1", "state": "online"},
+            "raw/http/worker-status/001.json": {"id": "w2", "state": "stale"},
+        }
+    )
+    results = [
+        StepResult("workers", "http.workers", CollectorStatus.OK, "raw/http/workers.json"),
+        *(
+            StepResult(
+                "worker-status",
+                f"http.worker-status.00{i}",
+                CollectorStatus.OK,
+                f"raw/http/worker-status/00{i}.json",
+                bound={"id": name},
+            )
+            for i, name in enumerate(("w1", "w2"))
+        ),
+    ]
+    ctx = NormalizeContext(source=source, results=results, hosts=[], observed_at=datetime.now(UTC))
+    workers = next(d for d in normalize(ctx) if isinstance(d, WorkersEvidence)).workers
+    assert [(w.name, w.native_status) for w in workers] == [
+        ("w1", "online"),
+        ("w1", "offline"),
+        ("w2", "stale"),  # entries that agree: the status answer is still the fresher word
+        ("w2", "stale"),
+    ]
+    assert [w.source.pointer for w in workers[:2] if w.source] == ["/0", "/1"]
+
+
 def test_a_member_that_misfits_when_read_makes_its_document_incomplete() -> None:
     """A member the collector did not validate (an older bundle, re-derived evidence)
     shows it does not fit only when read, after the document's gaps were listed."""

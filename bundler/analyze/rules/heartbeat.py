@@ -14,6 +14,7 @@ from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from ..contradictions import conflicting_worker, worker_conflict
 from ..doubt import undecided_heartbeat
 from ..facts import (
     citations,
@@ -65,6 +66,9 @@ def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             "removed, never registered, or registered with another server.",
             evidence=[cite(ctx.evidence, WorkersEvidence, "workers")],
         )
+    conflict = worker_conflict(ctx, ctx.target.worker)
+    if conflict is not None:  # records that disagree: judging either one is a guess
+        return conflict
     index, worker = found
     if worker.connection in _STATE_FAILURES:
         return _disconnected(ctx, index, worker)
@@ -183,6 +187,14 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
     return RuleResult.pass_(make_finding(codes.WORKER_ONLINE, "pass", message, evidence=evidence))
 
 
+def _agreed(ctx: RuleContext) -> tuple[int, WorkerStatus] | None:
+    """The target worker's record, unless its records disagree (then worker_heartbeat says so
+    and nothing else on this rung may speak from one of them)."""
+    if conflicting_worker(ctx.evidence, ctx.target.worker) is not None:
+        return None
+    return find_worker(ctx.evidence, ctx.target.worker)
+
+
 def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
     """The latest connection events for ``worker`` from the logs, newest last."""
     events = ctx.timeline.of_kind(*HISTORY_KINDS, worker=worker)
@@ -192,7 +204,7 @@ def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
 @rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_health(ctx: RuleContext) -> RuleResult | None:
     """Self-reported unhealthy: still connected, but declining new work."""
-    found = find_worker(ctx.evidence, ctx.target.worker)
+    found = _agreed(ctx)
     if found is None or found[1].health.value != "unhealthy":
         return None
     index, worker = found
@@ -211,7 +223,7 @@ def worker_health(ctx: RuleContext) -> RuleResult | None:
 @rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
     """Paused or draining by an operator: connected, deliberately taking no new work."""
-    found = find_worker(ctx.evidence, ctx.target.worker)
+    found = _agreed(ctx)
     if found is None or found[1].admin.value not in ("paused", "draining"):
         return None
     index, worker = found
@@ -227,7 +239,7 @@ def worker_admin_state(ctx: RuleContext) -> RuleResult | None:
 @rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     """Online now, but the logs show it dropping out again and again."""
-    found = find_worker(ctx.evidence, ctx.target.worker)
+    found = _agreed(ctx)
     if found is None or found[1].connection is not ConnectionState.ONLINE:
         return None
     events = ctx.timeline.of_kind(*FLAP_KINDS, worker=found[1].name)

@@ -21,6 +21,7 @@ from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
+from ..contradictions import run_conflict
 from ..doubt import outcome_after_collection
 from ..facts import citations, cite, cite_job, cite_source, job_label
 from ._outcome import Outcome
@@ -60,6 +61,10 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     if latest is None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
+    conflict = run_conflict(ctx, run)
+    if conflict is not None:  # listed successful and failed: judging either is a guess
+        out.unknowns.append(conflict)
+        return out.result()
     _judge_run(ctx, doc, index, run, out)
     out.unknowns += outcome_after_collection(ctx.evidence, index, run)
     if run.mode != "last_run":

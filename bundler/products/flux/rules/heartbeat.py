@@ -10,6 +10,7 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.contradictions import worker_conflict
 from bundler.analyze.doubt import HEARTBEAT_CLOCK_TOLERANCE_S, undecided_heartbeat
 from bundler.analyze.facts import cite_events, cite_worker, find_worker, reference_time
 from bundler.analyze.wording import CITED, listed_names
@@ -55,6 +56,10 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             acceptance=[f"no 'Worker {name} evicted' line over several heartbeat timeouts"],
             evictions=len(returned),
         )
+    # Past this point the verdict rests on the worker's record: not on one of two that disagree.
+    conflict = worker_conflict(ctx, name)
+    if conflict is not None:
+        return conflict
     open_cycle = still_evicted(cycles)
     if open_cycle is not None and worker.connection is not ConnectionState.ONLINE:
         reclaimed = [e.execution for e in open_cycle.unclaimed if e.execution]

@@ -1,5 +1,12 @@
 """Layer 7 for Flux: did the last finished run succeed (Flux has no canary)?
 
+A run proves the outcome of the worker it ran on, and no other: a worker's
+ladder (with or without a job) is judged by runs on that worker only, as the
+generic rule judges LyftData's canaries. A worker that ran nothing and has no
+job reads *not applicable* (the generic ``NO_TARGET_JOB``: outcome is per job),
+never *pass* on a colleague's run. Only the fleet's own ladder (no worker, no
+job) reads the fleet's latest run, whatever its phase.
+
 Also flags the one way a worker's log lies about an outcome: after
 ``Terminal checkpoint ... not delivered within 300s; giving up`` the worker
 still logs ``Execution COMPLETED``, but the server never recorded it and
@@ -9,8 +16,9 @@ will requeue the run.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.contradictions import run_conflict
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
-from schemas import Layer
+from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from .. import codes
@@ -25,6 +33,9 @@ def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
 
 
 def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResult:
+    conflict = run_conflict(ctx, run)
+    if conflict is not None:  # the same run listed with two outcomes: neither is believed
+        return RuleResult(LayerStatus.UNKNOWN, [conflict])
     cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
     if run.phase == "successful":
         return RuleResult.pass_(
@@ -59,21 +70,23 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
                 evidence=citations(cite_job(ctx.evidence, job, "error", value=job.error)),
             )
-        mine = [r for r in runs if r[1].job == job.name]
+        on = ctx.target.worker
+        mine = [r for r in runs if r[1].job == job.name and on in (None, r[1].worker)]
         latest = _latest(mine)
         if latest is None:
+            where = f" on {on}" if on else ""
             return RuleResult.unknown(
-                codes.FLUX_NO_FINISHED_RUN, f"{job.name} has no finished run to judge by."
+                codes.FLUX_NO_FINISHED_RUN, f"{job.name} has no finished run{where} to judge by."
             )
         return _judge(ctx, *latest, about=job.name)
     name = subject_worker(ctx)
-    own = _latest([r for r in runs if name is not None and r[1].worker == name])
-    if own is not None:
-        return _judge(ctx, *own, about=f"worker {name}")
-    fleet = _latest([r for r in runs if r[1].phase == "successful"])
-    if fleet is not None:
-        return _judge(ctx, *fleet, about=f"worker {name}" if name else "fleet")
-    return None
+    if name is not None:
+        # Only a run on this worker proves its outcome. With none, and no job selected, the
+        # generic rule says outcome is per job (not applicable), as it does for LyftData.
+        own = _latest([r for r in runs if r[1].worker == name])
+        return _judge(ctx, *own, about=f"worker {name}") if own is not None else None
+    fleet = _latest(runs)
+    return _judge(ctx, *fleet, about="fleet") if fleet is not None else None
 
 
 @rule(Layer.OUTCOME, products=FLUX)

@@ -81,6 +81,21 @@ def _age(last: datetime | None, observed_at: datetime, reported: float | None) -
     return round((observed_at - last).total_seconds(), 3)  # negative: clocks disagree
 
 
+def _contested(summaries: list[WorkerSummary]) -> set[str]:
+    """Ids the worker list names more than once with entries that disagree.
+
+    The per-worker status answers once per id, so letting it overwrite every
+    entry would make two contradicting entries (one ``online``, one ``offline``)
+    read as one agreeing worker, and hide the contradiction from the analyzer,
+    which judges duplicate records (``WORKER_RECORDS_CONFLICT``). Such entries
+    keep their own state, heartbeat time, version and citation.
+    """
+    seen: dict[str, set[str]] = {}
+    for summary in summaries:
+        seen.setdefault(summary.id, set()).add(summary.model_dump_json())
+    return {worker_id for worker_id, forms in seen.items() if len(forms) > 1}
+
+
 def normalize_workers(reader: RawReader) -> WorkersEvidence:
     ctx = reader.ctx
     listing = next(iter(_by_worker(reader, "workers").values()), None)
@@ -93,7 +108,9 @@ def normalize_workers(reader: RawReader) -> WorkersEvidence:
         gaps=gaps(reader, "workers", "worker-status", "worker-sysinfo"),
     )
     doc.complete = listing is not None and not doc.gaps
-    for listed in reader.listed("workers", WorkerSummary):
+    entries = list(reader.listed("workers", WorkerSummary))
+    contested = _contested([e.value for e in entries])
+    for listed in entries:
         summary = listed.value
         record = WorkerStatus(
             name=summary.name or summary.id,
@@ -112,14 +129,15 @@ def normalize_workers(reader: RawReader) -> WorkersEvidence:
         status_fetch = statuses.get(summary.id)
         status = reader.model(status_fetch, WorkerStatusRaw) if status_fetch else None
         if status_fetch is not None and status is not None:
-            record.native_status = status.state
-            record.connection = connection_state(status.state)
-            record.last_heartbeat_at = utc(status.last_heartbeat_at) or record.last_heartbeat_at
+            if summary.id not in contested:
+                record.native_status = status.state
+                record.connection = connection_state(status.state)
+                record.last_heartbeat_at = utc(status.last_heartbeat_at) or record.last_heartbeat_at
+                record.version = status.version or record.version
+                record.source = reader.source(status_fetch)
             record.first_seen_at = utc(status.first_seen_at)
             record.capabilities = list(status.capabilities)
             record.in_flight = status.jobs_running
-            record.version = status.version or record.version
-            record.source = reader.source(status_fetch)
         answered_by = status_fetch or listing
         answered = answered_by.finished_at if answered_by else None
         record.heartbeat_age_s = _age(
