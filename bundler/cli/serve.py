@@ -12,6 +12,7 @@ import click
 from ..analyze.opening import open_for_analysis
 from ..errors import UsageError
 from ..exit_codes import ExitCode
+from ..printable import printable
 from ..serve import is_loopback, start_server
 from ..serve.loading import LoadedReplay, load_replay
 from .options import OpenSecrets, open_options
@@ -103,12 +104,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
     counted = f"{len(answered)} captured route(s)" + (
         f" ({status_only} with a status and no body)" if status_only else ""
     )
-    click.echo(f"Serving {product} API captured in {bundle} (read-only)")
-    click.echo(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}")
+    # The bundle's own words (server URL, product, worker names in the commands) are shown
+    # through printable: an ESC sequence in a recorded URL must not act on the terminal.
+    click.echo(printable(f"Serving {product} API captured in {bundle} (read-only)"))
+    click.echo(printable(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}"))
     click.echo(f"  {counted}; everything else answers 404 not-captured")
     click.echo(f"URL: {url}")
     for problem in loaded.problems:
-        click.echo(f"  warning: {problem}", err=True)
+        click.echo(printable(f"  warning: {problem}"), err=True)
     if loaded.reconstructed:
         click.echo(
             "  note: this bundle predates recorded requests; paths and statuses were "
@@ -117,7 +120,7 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
         )
     click.echo("Try:")
     for line in _commands(loaded, url):
-        click.echo(f"  {line}")
+        click.echo(printable(f"  {line}"))
     click.echo("Ctrl-C to stop.")
     sys.stdout.flush()
 

@@ -297,3 +297,16 @@ def test_sigterm_stops_it_like_ctrl_c(tmp_path: Path) -> None:
         assert running.process.wait(timeout=30) == 130
         assert "stopped after 1 request(s), 0 not captured" in running.log()
         assert "Traceback" not in running.log()
+
+
+def test_the_banner_shows_a_recorded_server_url_as_characters(tmp_path: Path) -> None:
+    """The URL doctor recorded is bundle text: an OSC 8 link or ESC in it must stay inert."""
+    folder = extracted(tmp_path)
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["target"]["server_url"] = "https://srv\x1b]8;;http://evil.example\x1b\\CLICK\x1b[2K"
+    path.write_text(json.dumps(manifest))
+    with serving([str(folder)], ENV, tmp_path) as running:
+        banner = "\n".join(running.banner)
+    assert "\x1b" not in banner
+    assert "from https://srv\\x1b]8;;http://evil.example\\x1b\\CLICK\\x1b[2K at " in banner
