@@ -592,3 +592,17 @@ def test_deployment_and_requirements_are_not_applicable_to_flux():
     assert missing is not None
     assert missing.status is LayerStatus.UNKNOWN
     assert [f.code for f in missing.findings] == ["DEPLOYMENT_EVIDENCE_MISSING"]
+
+
+def test_a_run_finished_after_collection_proves_nothing():
+    """OBSERVED is 17:10; a success stamped a day later is two clocks disagreeing."""
+    ahead = outcome("successful")
+    ahead.canaries[0].finished_at = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+    result = FluxCase(documents=[ahead]).run(flux_last_run, job=waiting())
+    assert result.status is LayerStatus.UNKNOWN
+    assert codes(result) == ["CANARY_AFTER_COLLECTION"]
+    failed = outcome("failed")
+    failed.canaries[0].finished_at = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+    assert codes(FluxCase(documents=[failed]).run(flux_last_run, job=waiting())) == [
+        "FLUX_LAST_RUN_FAILED"
+    ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import run_conflict
+from bundler.analyze.doubt import outcome_after_collection
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
@@ -37,6 +38,9 @@ def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResu
     if conflict is not None:  # the same run listed with two outcomes: neither is believed
         return RuleResult(LayerStatus.UNKNOWN, [conflict])
     cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
+    ahead = outcome_after_collection(ctx.evidence, index, run)
+    if ahead and run.phase == "successful":  # a success stamped after collection proves nothing
+        return RuleResult(LayerStatus.UNKNOWN, ahead)
     if run.phase == "successful":
         return RuleResult.pass_(
             make_finding(
