@@ -7,23 +7,7 @@ import json
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay
 from schemas import CollectorStatus
-
-
-def route(path: str, query: str = "", **kw: object) -> CapturedRoute:
-    values: dict[str, object] = {
-        "collector": f"http{path.replace('/', '.')}",
-        "path": path,
-        "query": query,
-        "status": 200,
-        "content_type": "application/json",
-        "member": f"raw/http{path}.json",
-        "outcome": CollectorStatus.OK,
-        "error": None,
-        "exact": True,
-    }
-    values.update(kw)
-    return CapturedRoute(**values)  # type: ignore[arg-type]
-
+from tests.support.serving import captured_route as route
 
 BODIES = {"raw/http/workers.json": b"[]", "raw/http/metrics.json": b"# HELP x\n"}
 

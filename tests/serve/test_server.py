@@ -24,24 +24,7 @@ from bundler.archive.names import printable_name
 from bundler.printable import printable
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
-from schemas import CollectorStatus
-
-
-def route(path: str, **kw: object) -> CapturedRoute:
-    values: dict[str, object] = {
-        "collector": f"http{path.replace('/', '.')}",
-        "path": path,
-        "query": "",
-        "status": 200,
-        "content_type": "application/json",
-        "member": f"raw/http{path}.json",
-        "outcome": CollectorStatus.OK,
-        "error": None,
-        "exact": True,
-    }
-    values.update(kw)
-    return CapturedRoute(**values)  # type: ignore[arg-type]
-
+from tests.support.serving import captured_route as route
 
 ROUTES = [route("/workers"), route("/health")]
 BODIES = {"raw/http/workers.json": b'[{"name": "w1"}]', "raw/http/health.json": b'{"ok": true}'}

@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bundler.serve import CapturedRoute
 from samples.stopping import stop_child
+from schemas import CollectorStatus
 
 START_TIMEOUT_S = 60.0
 
@@ -91,3 +93,20 @@ def _pump(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> Non
     for line in process.stdout:
         lines.put(line.rstrip("\n"))
     lines.put(None)
+
+
+def captured_route(path: str, query: str = "", **kw: object) -> CapturedRoute:
+    """A captured 200 JSON route at ``path`` (``kw`` overrides any field), for Replay tests."""
+    values: dict[str, object] = {
+        "collector": f"http{path.replace('/', '.')}",
+        "path": path,
+        "query": query,
+        "status": 200,
+        "content_type": "application/json",
+        "member": f"raw/http{path}.json",
+        "outcome": CollectorStatus.OK,
+        "error": None,
+        "exact": True,
+    }
+    values.update(kw)
+    return CapturedRoute(**values)  # type: ignore[arg-type]
