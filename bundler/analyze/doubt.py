@@ -25,7 +25,7 @@ from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
 
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, make_finding
-from .facts import cite, cite_worker, reference_time
+from .facts import cite, cite_worker, reference_time, run_receipts
 
 CLOCK_TOLERANCE_S = 5.0
 """How far after collection a heartbeat, canary or receipt may be dated before clocks are doubted.
@@ -35,8 +35,6 @@ per reaper tick), or a canary finishing while its list was read, can be stamped
 a moment after the collector's own clock reading; more than this is not a race
 but two clocks that disagree.
 """
-HEARTBEAT_CLOCK_TOLERANCE_S = CLOCK_TOLERANCE_S
-"""The heartbeat's name for :data:`CLOCK_TOLERANCE_S` (one tolerance for every stamp)."""
 
 
 def seconds_after(stamp: datetime | None, collected: datetime | None) -> float | None:
@@ -73,7 +71,7 @@ def undecided_heartbeat(
             "it: whether it still answers heartbeats is unknown.",
             [cite_worker(ctx.evidence, index, "last_heartbeat_at", value=None)],
         )
-    if age < -HEARTBEAT_CLOCK_TOLERANCE_S:
+    if age < -CLOCK_TOLERANCE_S:
         return RuleResult.unknown(
             codes.WORKER_HEARTBEAT_AFTER_COLLECTION,
             f"Worker {worker.name}'s last heartbeat is dated {-age:.0f}s after collection: the "
@@ -115,12 +113,9 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
                 collected_at=collected.isoformat(),
             )
         )
-    for r_index, receipt in enumerate(doc.receipts):
-        mine = (run.canary_id and receipt.canary_id == run.canary_id) or (
-            not receipt.canary_id and receipt.job == run.job
-        )
+    for r_index, receipt in run_receipts(doc, run):
         ahead = seconds_after(receipt.observed_at, collected)
-        if not mine or ahead is None or receipt.observed_at is None:
+        if ahead is None or receipt.observed_at is None:
             continue
         found.append(
             make_finding(

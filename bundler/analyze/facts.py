@@ -20,6 +20,7 @@ from typing import Any
 from schemas import Citation
 from schemas.evidence import (
     AuthorizationEvidence,
+    CanaryRun,
     CapacityEvidence,
     EvidenceDoc,
     HeartbeatPolicy,
@@ -27,7 +28,9 @@ from schemas.evidence import (
     HostSysinfo,
     Job,
     JobsEvidence,
+    OutcomeEvidence,
     ProductInfo,
+    Receipt,
     Source,
     WorkerAuthorization,
     WorkerCapacity,
@@ -295,3 +298,17 @@ def names(items: Iterable[str], limit: int = 8) -> str:
     listed = list(items)
     shown = ", ".join(listed[:limit])
     return shown + (f" (+{len(listed) - limit} more)" if len(listed) > limit else "")
+
+
+# --- outcome ----------------------------------------------------------------------------------
+
+
+def run_receipts(doc: OutcomeEvidence, run: CanaryRun) -> list[tuple[int, Receipt]]:
+    """The receipts that answer ``run`` (``receipts[index]``): by its canary id, or, for a
+    receipt that names no canary, by its job. The outcome rung and the clock check agree."""
+    return [
+        (index, receipt)
+        for index, receipt in enumerate(doc.receipts)
+        if (run.canary_id and receipt.canary_id == run.canary_id)
+        or (not receipt.canary_id and receipt.job == run.job)
+    ]

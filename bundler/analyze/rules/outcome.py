@@ -17,13 +17,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from schemas import Layer
-from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence, Receipt
+from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..contradictions import run_conflict
 from ..doubt import outcome_after_collection
-from ..facts import citations, cite, cite_job, cite_source, job_label
+from ..facts import citations, cite, cite_job, cite_source, job_label, run_receipts
 from ._outcome import Outcome
 
 STRENGTH = {"accepted": 0, "buffered": 1, "durable": 2, "indexed": 3}
@@ -228,12 +228,7 @@ def _judge_run(
 def _receipts(
     ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, label: str, out: Outcome
 ) -> None:
-    mine: list[tuple[int, Receipt]] = [
-        (i, r)
-        for i, r in enumerate(doc.receipts)
-        if (run.canary_id and r.canary_id == run.canary_id)
-        or (not r.canary_id and r.job == run.job)
-    ]
+    mine = run_receipts(doc, run)
     for r_index, receipt in mine:
         if receipt.nonce_matched is False:
             out.fail(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import worker_conflict
-from bundler.analyze.doubt import HEARTBEAT_CLOCK_TOLERANCE_S, undecided_heartbeat
+from bundler.analyze.doubt import CLOCK_TOLERANCE_S, undecided_heartbeat
 from bundler.analyze.facts import cite_events, cite_worker, find_worker, reference_time
 from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
@@ -126,7 +126,7 @@ def _fresh_connection(ctx: RuleContext, name: str) -> RuleResult | None:
     latest = connected[-1]
     assert latest.at is not None
     since = (reference - latest.at).total_seconds()
-    if not -HEARTBEAT_CLOCK_TOLERANCE_S <= since <= timeout:
+    if not -CLOCK_TOLERANCE_S <= since <= timeout:
         return None
     return RuleResult.pass_(
         make_finding(
