@@ -19,7 +19,7 @@ Judged here once for every product, generic and product rules alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -107,12 +107,22 @@ def _text(value: Any) -> str:
 def cite_records(
     ev: EvidenceSet, records: Sequence[tuple[int, WorkerStatus]], differ: dict[str, list[Any]]
 ) -> list[Citation]:
-    """Each record at its first disagreeing field, and the product's own answer behind it."""
+    """Each worker record at its first disagreeing field, and the product's answer behind it."""
+    return _cited(records, differ, lambda i, field, value: cite_worker(ev, i, field, value=value))
+
+
+def _cited(
+    records: Sequence[tuple[int, WorkerStatus | CanaryRun]],
+    differ: dict[str, list[Any]],
+    at: Callable[[int, str, Any], Citation],
+) -> list[Citation]:
+    """Each record cited by ``at`` (its index, first disagreeing field and value), each followed
+    by the raw member it was read from, once."""
     field, values = next(iter(differ.items()))
     cited: list[Citation] = []
-    for (index, worker), value in zip(records, values, strict=True):
-        cited.append(cite_worker(ev, index, field, value=value))
-        raw = cite_source(worker.source)
+    for (index, record), value in zip(records, values, strict=True):
+        cited.append(at(index, field, value))
+        raw = cite_source(record.source)
         if raw is not None and raw not in cited:
             cited.append(raw)
     return cited
@@ -144,13 +154,13 @@ def run_conflict(ctx: RuleContext, run: CanaryRun) -> Finding | None:
     if found is None:
         return None
     records, differ = found
-    field, values = next(iter(differ.items()))
-    cited: list[Citation] = []
-    for (index, record), value in zip(records, values, strict=True):
-        cited.append(cite(ctx.evidence, OutcomeEvidence, "canaries", index, field, value=value))
-        raw = cite_source(record.source)
-        if raw is not None and raw not in cited:
-            cited.append(raw)
+    cited = _cited(
+        records,
+        differ,
+        lambda i, field, value: cite(
+            ctx.evidence, OutcomeEvidence, "canaries", i, field, value=value
+        ),
+    )
     return make_finding(
         codes.CANARY_RECORDS_CONFLICT,
         "info",
