@@ -127,10 +127,7 @@ def run_analysis(
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
         verdict = Verdict.DEGRADED
-    if verdict in (Verdict.HEALTHY, Verdict.DEGRADED) and any(
-        f.code in UNTRUSTWORTHY for f in fleet
-    ):
-        verdict = Verdict.INCONCLUSIVE
+    verdict = capped(verdict, fleet)
     failed = [r.first_failed_layer for r in reports if r.first_failed_layer is not None]
     report = AnalysisReport(
         tool_version=__version__,
@@ -144,29 +141,14 @@ def run_analysis(
     return Analysis(report=report, timeline=timeline)
 
 
-def record_integrity(report: AnalysisReport, integrity: Integrity) -> None:
-    """Record what reading the bundle proved; a bundle not proven whole is never healthy.
-
-    An invalid manifest gives no checksums, so the stored evidence is believed
-    unchecked ("unverified"); a tampered or partial bundle holds something no
-    one can account for. Members that failed their checks already read unknown,
-    but a verdict of health is a claim about the whole bundle: it needs the
-    whole bundle verified. Failures stay failures (they rest on evidence that
-    passed its checks).
-    """
-    report.bundle.integrity = integrity
-    if integrity.status == "verified":
-        return
-    report.fleet_findings.append(
-        note(
-            codes.BUNDLE_NOT_VERIFIED,
-            f"The bundle's integrity is {integrity.status.upper()}: what it holds cannot all be "
-            "accounted for, so it cannot show a healthy fleet (`bundler verify` lists why).",
-            integrity=integrity.status,
-        )
-    )
-    if report.verdict in (Verdict.HEALTHY, Verdict.DEGRADED):
-        report.verdict = Verdict.INCONCLUSIVE
+def capped(verdict: Verdict, fleet: Sequence[Finding]) -> Verdict:
+    """``verdict``, but never healthy or degraded beside a fleet finding that says the evidence
+    cannot be trusted as a whole (:data:`~bundler.analyze.fleet.UNTRUSTWORTHY`)."""
+    if verdict in (Verdict.HEALTHY, Verdict.DEGRADED) and any(
+        f.code in UNTRUSTWORTHY for f in fleet
+    ):
+        return Verdict.INCONCLUSIVE
+    return verdict
 
 
 def _profile_name(evidence: EvidenceSet) -> str | None:

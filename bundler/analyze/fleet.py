@@ -57,7 +57,12 @@ CORE_DOCUMENTS: tuple[type[EvidenceDoc], ...] = (WorkersEvidence, JobsEvidence)
 """Without these, targets cannot be chosen: a verdict can be at best inconclusive."""
 
 UNTRUSTWORTHY = frozenset(
-    {codes.EVIDENCE_INVALID, codes.EVIDENCE_MISSING, codes.TARGETS_INCOMPLETE}
+    {
+        codes.EVIDENCE_INVALID,
+        codes.EVIDENCE_MISSING,
+        codes.TARGETS_INCOMPLETE,
+        codes.BUNDLE_NOT_VERIFIED,
+    }
 )
 """Fleet codes that cap the verdict at inconclusive: what the rungs read may be wrong or absent."""
 

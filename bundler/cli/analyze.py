@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..analyze.engine import record_integrity, run_analysis
-from ..analyze.opening import open_for_analysis, profile_for
-from ..analyze.rederive import rederive
+from ..analyze.offline import analyze_opened
+from ..analyze.opening import open_for_analysis
 from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
@@ -65,13 +64,8 @@ def command(
     if output is not None and output.exists() and output.resolve() == bundle.resolve():
         raise UsageError(f"--output {output} is the bundle itself")
     with open_for_analysis(bundle, secrets) as opened:
-        stored = opened.evidence()
-        profile = profile_for(opened.manifest, stored)
-        used = rederive(stored, profile)
-        done = run_analysis(used.evidence, profile=profile, worker=worker, job=job)
+        done = analyze_opened(opened, worker=worker, job=job).analysis
         report = done.report
-        report.fleet_findings.insert(0, used.note)
-        record_integrity(report, opened.integrity())
         extras = None
         if fmt == "html":
             from ..analyze.render.html import bundle_extras

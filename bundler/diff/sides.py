@@ -30,9 +30,9 @@ from schemas.evidence import (
 
 from ..analyze.api import EvidenceSet
 from ..analyze.doubt import outcome_collected_at
-from ..analyze.engine import analyze, record_integrity
-from ..analyze.opening import open_for_analysis, profile_for
-from ..analyze.rederive import rederive
+from ..analyze.engine import analyze
+from ..analyze.offline import analyze_opened
+from ..analyze.opening import open_for_analysis
 from ..errors import UsageError
 from ..products.base import Profile
 
@@ -111,13 +111,8 @@ class Side:
 def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None) -> Iterator[Side]:
     """Open and analyze ``path`` (zip or directory); raises the opening's one-line errors."""
     with open_for_analysis(path, secrets) as opened:
-        stored = opened.evidence()
-        profile = profile_for(opened.manifest, stored)
-        used = rederive(stored, profile)  # as `bundler analyze` does: raw/ over stored evidence
-        evidence = used.evidence
-        report = analyze(evidence, profile=profile)
-        report.fleet_findings.insert(0, used.note)
-        record_integrity(report, opened.integrity())
+        read = analyze_opened(opened)  # as `bundler analyze` reads it
+        evidence, report = read.evidence, read.analysis.report
         yield Side(
             label=label or str(path),
             manifest=opened.manifest,
@@ -128,5 +123,5 @@ def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None)
             deployments=evidence.get(DeploymentEvidence),
             outcome=evidence.get(OutcomeEvidence),
             evidence=evidence,
-            analyzer=profile,
+            analyzer=read.profile,
         )
