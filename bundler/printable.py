@@ -14,9 +14,9 @@ keeps the values as they are (JSON escapes control characters itself).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Mapping
-from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from .stringmap import map_strings
 
 if TYPE_CHECKING:  # pydantic is imported only when a report is shown: `bundler: error:` needs none
     from pydantic import BaseModel
@@ -55,35 +55,7 @@ def printable(text: str, keep: str = "") -> str:
 def printable_model(model: Model) -> Model:
     """A copy of ``model`` whose every string (values and mapping keys) is :func:`printable`.
 
-    Built with ``model_construct``: the values were validated when the report was
-    made, and an escaped name need not match a pattern its original did.
-    Enum members are kept (they are the tool's own words, not bundle data).
+    The original is left as it is (JSON output keeps the exact values); enum
+    members are kept (they are the tool's own words, not bundle data).
     """
-    from pydantic import BaseModel
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, BaseModel):
-            names = type(value).model_fields
-            fields = {name: walk(getattr(value, name)) for name in names}
-            extra = {key: walk(item) for key, item in (value.model_extra or {}).items()}
-            return type(value).model_construct(
-                _fields_set=value.model_fields_set, **fields, **extra
-            )
-        return _plain(value, walk)
-
-    return walk(model)  # type: ignore[no-any-return]
-
-
-def _plain(value: Any, walk: Callable[[Any], Any]) -> Any:
-    """Strings escaped, containers walked with ``walk``, anything else (enums, numbers) kept."""
-    if isinstance(value, Enum):
-        return value
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, Mapping):
-        return {walk(k): walk(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [walk(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(walk(v) for v in value)
-    return value
+    return map_strings(model, printable, keys=True)

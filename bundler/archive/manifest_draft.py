@@ -14,13 +14,13 @@ model; :meth:`~ManifestDraft.complete` builds the whole model for a caller that 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from enum import Enum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from schemas import CollectorOutcome, Manifest, TargetSummary
 
+from ..stringmap import map_strings
 from .manifest_json import manifest_chunks
 from .stored import StoredMember
 
@@ -123,35 +123,4 @@ def redact_record(
 ) -> M:
     """``record`` with its strings redacted, fields named in ``own`` (by their dotted path
     from the top record, ``prefix`` included) left as they are; itself if unchanged."""
-    update: dict[str, Any] = {}
-    for name in type(record).model_fields:
-        path = f"{prefix}{name}"
-        if path in own:
-            continue
-        value = getattr(record, name)
-        redacted = _redact_value(value, redact, f"{path}.", own)
-        if redacted is not value:
-            update[name] = redacted
-    return record.model_copy(update=update) if update else record
-
-
-def _redact_value(
-    value: Any, redact: Callable[[str], str], prefix: str, own: frozenset[str]
-) -> Any:
-    """``value`` redacted (strings, models, mapping values, list items); itself if unchanged."""
-    if isinstance(value, Enum):  # a StrEnum is a str, and bundler's own
-        return value
-    if isinstance(value, str):
-        redacted = redact(value)
-        return value if redacted == value else redacted
-    if isinstance(value, BaseModel):
-        return redact_record(value, redact, prefix, own)
-    if isinstance(value, dict):
-        items = {key: _redact_value(item, redact, prefix, own) for key, item in value.items()}
-        changed = any(items[key] is not item for key, item in value.items())
-        return items if changed else value
-    if isinstance(value, list):
-        redacted_items = [_redact_value(item, redact, prefix, own) for item in value]
-        changed = any(new is not old for new, old in zip(redacted_items, value, strict=True))
-        return redacted_items if changed else value
-    return value
+    return map_strings(record, redact, keep=own, prefix=prefix)
