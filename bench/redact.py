@@ -402,7 +402,9 @@ def corpus_engine(args: argparse.Namespace) -> None:
     print(f"pass one output sha256 {digest.hexdigest()[:16]}; {redactor.report().total} redactions")
     print(f"planted values left after both passes: {_leaks(final, truth.planted)} "
           f"of {len(set(truth.planted))}; decoys kept: "
-          f"{_leaks(final, truth.decoys)} of {len(set(truth.decoys))}")  # fmt: skip
+          f"{_leaks(final, truth.decoys)} of {len(set(truth.decoys))}; opaque values "
+          f"replaced by design: {len(set(truth.opaque)) - _leaks(final, truth.opaque)} "
+          f"of {len(set(truth.opaque))}")  # fmt: skip
 
 
 def _reference_engine() -> None:
