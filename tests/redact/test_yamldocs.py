@@ -158,3 +158,47 @@ def test_generated_documents_load_the_same(docs: list[Any], flow: bool, extra: s
     text = yaml.safe_dump_all(docs, default_flow_style=flow, allow_unicode=True)
     assert_same(text.encode("utf-8", "surrogatepass"))
     assert_same((text + "---\n" + extra).encode("utf-8", "surrogatepass"))
+
+
+def test_tags_resolve_as_the_loader_resolves_them() -> None:
+    """The table-driven ``resolve`` gives the tag ``Resolver.resolve`` gives, for every first
+    character the resolvers know and the plain, quoted and empty scalars around them."""
+    fast = yamldocs._Loader(b"")
+    slow = LOADER(b"")
+    try:
+        samples = [
+            *("", "~", "null", "Null", "NULL", "true", "Yes", "off", "0x1F", "0o17", "1_000"),
+            *("190:20:30", ".inf", "-.Inf", ".nan", "1.5", "+1", "2026-12-05", "<<", "="),
+            *("2026-12-05T10:00:00Z", "!x", "&a", "*a", "plain", "0", "-", "."),
+        ]
+        for value in samples:
+            for implicit in ((True, False), (False, True), (False, False)):
+                node = yaml.nodes.ScalarNode
+                assert fast.resolve(node, value, implicit) == slow.resolve(node, value, implicit)
+        for kind in (yaml.nodes.SequenceNode, yaml.nodes.MappingNode):
+            implicit = (True, False)
+            assert fast.resolve(kind, None, implicit) == slow.resolve(kind, None, implicit)
+    finally:
+        fast.dispose()
+        slow.dispose()
+
+
+@given(st.text(max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_any_plain_scalar_resolves_as_the_loader_resolves_it(value: str) -> None:
+    fast, slow = yamldocs._Loader(b""), LOADER(b"")
+    try:
+        node = yaml.nodes.ScalarNode
+        assert fast.resolve(node, value, (True, False)) == slow.resolve(node, value, (True, False))
+    finally:
+        fast.dispose()
+        slow.dispose()
+
+
+def test_a_resolver_added_later_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``yaml.add_implicit_resolver`` on the loader class after import still takes effect."""
+    import re
+
+    monkeypatch.setattr(LOADER, "yaml_implicit_resolvers", dict(LOADER.yaml_implicit_resolvers))
+    yaml.add_implicit_resolver("!version", re.compile(r"^v\d+$"), list("v"), Loader=LOADER)
+    assert_same(b"release: v12\nname: vega\n")
