@@ -62,7 +62,8 @@ HARMLESS_SUFFIXES = frozenset({
     "allowed", "ok", "check", "checks", "result", "request", "requests", "response", "fetch",
     "fetched", "generated", "regex", "pattern", "placeholder", "manager", "service", "server",
     "storage", "cache", "helper", "command", "cmd", "hash_alg", "variable", "variables", "param",
-    "parameter", "arg", "argument", "option", "flag", "description", "desc",
+    "parameter", "arg", "argument", "option", "flag", "description", "desc", "disabled",
+    "disable", "anonymous",
 })
 # fmt: on
 """A trailing word like these describes a secret without holding it (``token_ttl``)."""

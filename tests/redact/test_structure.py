@@ -192,3 +192,26 @@ def test_a_list_under_a_secret_key_keeps_the_document_valid() -> None:
         assert "REDACTED" in json.dumps(document[key]), name
         assert document.get("token", []) == [], name
     assert yaml.safe_load(run({"e.yaml": "password: []\n"})[0]["e.yaml"]) == {"password": []}
+
+
+def test_flags_about_auth_are_settings_not_secrets() -> None:
+    """Flux's product.json says where each setting came from. ``allow_anonymous`` and
+    ``auth_disabled`` name flags: the file a flag was read from is evidence, and redacting
+    it replaced the same label everywhere in the document (log_level, server_port)."""
+    doc = {
+        "settings_sources": {
+            "security.auth.allow_anonymous": "flux.toml",
+            "security.auth.disabled": "flux.toml",
+            "log_level": "flux.toml",
+            "server_port": "env",
+        },
+        "security": {"auth": {"allow_anonymous": "Anon-Yes-91x", "token": "Auth-Token-5521"}},
+        "AUTH_DISABLED": "compose.override.yml",
+    }
+    outputs, _, _ = run({"product.json": json.dumps(doc, indent=2)})
+    parsed = json.loads(outputs["product.json"])
+    assert parsed["settings_sources"]["security.auth.allow_anonymous"] == "flux.toml"
+    assert parsed["settings_sources"]["log_level"] == "flux.toml"
+    assert parsed["security"]["auth"]["allow_anonymous"] == "Anon-Yes-91x"
+    assert parsed["AUTH_DISABLED"] == "compose.override.yml"
+    assert parsed["security"]["auth"]["token"].startswith("[REDACTED:")
