@@ -22,7 +22,7 @@ from bundler.cli import cli
 from bundler.products import get_profile
 from samples import catalog
 from schemas import LayerStatus, Verdict
-from schemas.evidence import CapacityEvidence
+from schemas.evidence import CapacityEvidence, WorkersEvidence
 from tests.support.sample_bundles import load_sample
 
 
@@ -65,6 +65,31 @@ def test_a_current_bundle_rederives_to_its_stored_evidence() -> None:
     assert used.note.code == "EVIDENCE_REDERIVED"
     report = analyze(used.evidence, profile=get_profile("lyftdata"))
     assert report.verdict is Verdict.HEALTHY
+
+
+def _stored_worker_named(name: str):  # type: ignore[no-untyped-def]
+    source, manifest = load_sample("lyftdata-healthy")
+    stored = json.loads(source.read_bytes(WorkersEvidence.member_path))
+    worker = stored["workers"][0]
+    assert (worker["name"], worker["id"]) == ("edge-01", "edge-01")
+    worker["name"] = name
+    return source, manifest, stored
+
+
+def test_a_token_stands_for_one_value_and_the_text_around_it_must_match() -> None:
+    profile = get_profile("lyftdata")
+    token = "[REDACTED:auth:0a1b2c3d]"
+    for name, worker_id, differs in (
+        (token, token, []),  # one token, one value: as the sealing redacted it
+        (f"edge-{token}", "edge-01", []),  # a token inside a text
+        (f"edge-{token}", token, [WorkersEvidence.member_path]),  # one token, two values
+        (f"node-{token}", "edge-01", [WorkersEvidence.member_path]),  # the text differs
+    ):
+        source, manifest, stored = _stored_worker_named(name)
+        stored["workers"][0]["id"] = worker_id
+        source.add(WorkersEvidence.member_path, stored)
+        used = rederive(EvidenceSet(source, manifest), profile)
+        assert used.differs == differs, (name, worker_id)
 
 
 def test_fan_out_bindings_are_rebuilt_from_the_parents_raw_documents() -> None:
