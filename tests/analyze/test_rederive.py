@@ -21,8 +21,8 @@ from bundler.analyze.rederive import rederive, step_results
 from bundler.cli import cli
 from bundler.products import get_profile
 from samples import catalog
-from schemas import LayerStatus, Verdict
-from schemas.evidence import CapacityEvidence, WorkersEvidence
+from schemas import LayerStatus, Manifest, Verdict
+from schemas.evidence import CapacityEvidence, ProductInfo, WorkersEvidence
 from tests.support.sample_bundles import load_sample
 
 
@@ -65,6 +65,31 @@ def test_a_current_bundle_rederives_to_its_stored_evidence() -> None:
     assert used.note.code == "EVIDENCE_REDERIVED"
     report = analyze(used.evidence, profile=get_profile("lyftdata"))
     assert report.verdict is Verdict.HEALTHY
+
+
+def test_a_value_the_sealing_redacted_is_no_difference() -> None:
+    """Flux's settings_sources maps ``security.auth.allow_anonymous`` to ``flux.toml``: the
+    redactor took that for an auth value when the bundle was sealed, so the stored document
+    holds a token where the re-derived one holds ``flux.toml``. Same normalizer: no note."""
+    source, manifest = load_sample("flux-healthy")
+    stored = json.loads(source.read_bytes(ProductInfo.member_path))
+    assert stored["settings_sources"]["security.auth.allow_anonymous"].startswith("[REDACTED:")
+    used = rederive(EvidenceSet(source, manifest), get_profile("flux"))
+    assert used.differs == []
+    assert "It matches the stored evidence." in used.note.message
+
+
+def test_a_manifest_from_before_steps_were_recorded_rederives_the_same() -> None:
+    """Older bundles name no step, bound values or HTTP exchange per collector: the step
+    results are rebuilt from collector ids and the parents' raw documents instead."""
+    source, manifest = load_sample("flux-hung")
+    older = manifest.model_dump(mode="json")
+    for collector in older["collectors"]:
+        for name in ("step", "bound", "exit_code", "http"):
+            collector.pop(name, None)
+    used = rederive(EvidenceSet(source, Manifest.model_validate(older)), get_profile("flux"))
+    assert used.note.code == "EVIDENCE_REDERIVED"
+    assert used.differs == []
 
 
 def _stored_worker_named(name: str):  # type: ignore[no-untyped-def]
