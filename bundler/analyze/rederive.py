@@ -107,7 +107,60 @@ def _differs(source: MemberSource, member: str, fresh: dict[str, Any]) -> bool:
     if not isinstance(stored, dict):
         return True
     drop = {k: None for k in _VOLATILE}
-    return {**stored, **drop} != {**fresh, **drop}
+    stored, fresh = {**stored, **drop}, {**fresh, **drop}
+    return stored != fresh and not _same(stored, fresh, {})
+
+
+_TOKEN = re.compile(r"\[REDACTED:[a-z0-9][a-z0-9-]{0,39}:[0-9a-f]{8}\]")
+"""A redaction token as the sealing bundler writes it (``redactors.tokens.TOKEN_RE``)."""
+
+
+def _same(stored: Any, fresh: Any, tokens: dict[str, str]) -> bool:
+    """Whether ``stored`` is ``fresh`` as the sealing redacted it.
+
+    Stored evidence went through redaction when the bundle was sealed; evidence
+    re-derived now did not. A value the normalizer builds from parts the raw
+    members hold apart (a setting's name beside where it came from) can read as
+    a secret to the redactor, so the stored document holds a token where the
+    re-derived one holds the value: that is the same derivation, not a newer
+    normalizer. A token stands for one value throughout a document (``tokens``).
+    """
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        return stored.keys() == fresh.keys() and all(
+            _same(stored[key], fresh[key], tokens) for key in stored
+        )
+    if isinstance(stored, list) and isinstance(fresh, list):
+        return len(stored) == len(fresh) and all(
+            _same(s, f, tokens) for s, f in zip(stored, fresh, strict=True)
+        )
+    if isinstance(stored, str) and isinstance(fresh, str) and _TOKEN.search(stored):
+        return _fills(stored, fresh, tokens)
+    return bool(stored == fresh)
+
+
+def _fills(stored: str, fresh: str, tokens: dict[str, str]) -> bool:
+    """Whether ``fresh`` is ``stored`` with each token standing for a non-empty text.
+
+    Read left to right, each token ending where the text after it next occurs:
+    linear in the length (no backtracking over a long line); a value that itself
+    holds the text after its token reads as a difference, never as a match.
+    """
+    names = _TOKEN.findall(stored)
+    head, *middle, tail = _TOKEN.split(stored)
+    end = len(fresh) - len(tail)
+    if not (fresh.startswith(head) and fresh.endswith(tail)) or end <= len(head):
+        return False
+    pos, values = len(head), []
+    for part in middle:
+        found = fresh.find(part, pos + 1, end)
+        if found < 0:
+            return False
+        values.append(fresh[pos:found])
+        pos = found + len(part)
+    if end <= pos:
+        return False
+    values.append(fresh[pos:end])
+    return all(tokens.setdefault(n, v) == v for n, v in zip(names, values, strict=True))
 
 
 def normalize_raw(

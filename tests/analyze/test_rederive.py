@@ -21,8 +21,8 @@ from bundler.analyze.rederive import rederive, step_results
 from bundler.cli import cli
 from bundler.products import get_profile
 from samples import catalog
-from schemas import LayerStatus, Verdict
-from schemas.evidence import CapacityEvidence
+from schemas import LayerStatus, Manifest, Verdict
+from schemas.evidence import CapacityEvidence, ProductInfo, WorkersEvidence
 from tests.support.sample_bundles import load_sample
 
 
@@ -65,6 +65,56 @@ def test_a_current_bundle_rederives_to_its_stored_evidence() -> None:
     assert used.note.code == "EVIDENCE_REDERIVED"
     report = analyze(used.evidence, profile=get_profile("lyftdata"))
     assert report.verdict is Verdict.HEALTHY
+
+
+def test_a_value_the_sealing_redacted_is_no_difference() -> None:
+    """Flux's settings_sources maps ``security.auth.allow_anonymous`` to ``flux.toml``: the
+    redactor took that for an auth value when the bundle was sealed, so the stored document
+    holds a token where the re-derived one holds ``flux.toml``. Same normalizer: no note."""
+    source, manifest = load_sample("flux-healthy")
+    stored = json.loads(source.read_bytes(ProductInfo.member_path))
+    assert stored["settings_sources"]["security.auth.allow_anonymous"].startswith("[REDACTED:")
+    used = rederive(EvidenceSet(source, manifest), get_profile("flux"))
+    assert used.differs == []
+    assert "It matches the stored evidence." in used.note.message
+
+
+def test_a_manifest_from_before_steps_were_recorded_rederives_the_same() -> None:
+    """Older bundles name no step, bound values or HTTP exchange per collector: the step
+    results are rebuilt from collector ids and the parents' raw documents instead."""
+    source, manifest = load_sample("flux-hung")
+    older = manifest.model_dump(mode="json")
+    for collector in older["collectors"]:
+        for name in ("step", "bound", "exit_code", "http"):
+            collector.pop(name, None)
+    used = rederive(EvidenceSet(source, Manifest.model_validate(older)), get_profile("flux"))
+    assert used.note.code == "EVIDENCE_REDERIVED"
+    assert used.differs == []
+
+
+def _stored_worker_named(name: str):  # type: ignore[no-untyped-def]
+    source, manifest = load_sample("lyftdata-healthy")
+    stored = json.loads(source.read_bytes(WorkersEvidence.member_path))
+    worker = stored["workers"][0]
+    assert (worker["name"], worker["id"]) == ("edge-01", "edge-01")
+    worker["name"] = name
+    return source, manifest, stored
+
+
+def test_a_token_stands_for_one_value_and_the_text_around_it_must_match() -> None:
+    profile = get_profile("lyftdata")
+    token = "[REDACTED:auth:0a1b2c3d]"
+    for name, worker_id, differs in (
+        (token, token, []),  # one token, one value: as the sealing redacted it
+        (f"edge-{token}", "edge-01", []),  # a token inside a text
+        (f"edge-{token}", token, [WorkersEvidence.member_path]),  # one token, two values
+        (f"node-{token}", "edge-01", [WorkersEvidence.member_path]),  # the text differs
+    ):
+        source, manifest, stored = _stored_worker_named(name)
+        stored["workers"][0]["id"] = worker_id
+        source.add(WorkersEvidence.member_path, stored)
+        used = rederive(EvidenceSet(source, manifest), profile)
+        assert used.differs == differs, (name, worker_id)
 
 
 def test_fan_out_bindings_are_rebuilt_from_the_parents_raw_documents() -> None:

@@ -36,3 +36,16 @@ def test_the_committed_pair(before, after, code: int, verdict: str, heartbeat: s
     assert report["warnings"] == swapped  # one lab: the same server
     (w2,) = [t for t in report["targets"] if t["worker"] == "w2"]
     assert {layer["layer"]: layer["change"] for layer in w2["layers"]}["heartbeat"] == heartbeat
+
+
+@pytest.mark.parametrize("bundle", [BEFORE, AFTER], ids=lambda b: b.name)
+def test_the_pair_holds_evidence_of_this_bundlers_normalizer(bundle) -> None:
+    """Evidence re-derived from raw/ is what is stored (if not: python -m samples.pair)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bundler", "analyze", str(bundle), "--format", "json",
+         "--password-env", PASSWORD_ENV],
+        capture_output=True, text=True, env=ENV, timeout=120, check=False,
+    )  # fmt: skip
+    notes = json.loads(result.stdout)["fleet_findings"]
+    (rederived,) = [f for f in notes if f["code"] == "EVIDENCE_REDERIVED"]
+    assert rederived["details"]["differs"] == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -90,6 +91,19 @@ def test_sample_opens_verifies_reviews_and_analyzes_as_documented(
         entry.code,
     )
     assert list(found.codes) == entry.codes
+    assert rederived_differs(json.loads(analyzed.stdout)) == [], (
+        "the stored evidence is older than this bundler's normalizer: python -m samples regenerate"
+    )
+
+
+def rederived_differs(report: dict[str, Any]) -> list[str]:
+    """The stored evidence/ documents a re-derivation from raw/ reads differently."""
+    return [
+        member
+        for finding in report["fleet_findings"]
+        if finding["code"] == "EVIDENCE_REDERIVED"
+        for member in finding["details"]["differs"]
+    ]
 
 
 def test_identity_sample_does_not_open_with_the_sample_password() -> None:

@@ -1,9 +1,10 @@
 """``bundler serve`` on a committed sample bundle, through real HTTP.
 
-The sample predates recorded requests (``CollectorOutcome.http``), so these
-tests also prove the fallback: paths, queries and statuses rebuilt from the
-Flux plan answer the same routes. The live-Flux test (``test_serve_flux``)
-covers bundles that record them.
+The route tests serve the sample as a bundler from before recorded requests
+(``CollectorOutcome.http``) wrote it: its manifest without them, so they also
+prove the fallback (paths, queries and statuses rebuilt from the Flux plan
+answer the same routes). The committed sample records them; it is served too,
+and the live-Flux test (``test_serve_flux``) covers such bundles in depth.
 """
 
 from __future__ import annotations
@@ -60,6 +61,23 @@ def edit_exchanges(folder: Path, changes: dict[str, dict[str, object]]) -> None:
     path.write_text(json.dumps(manifest))
 
 
+RECORDED_SINCE = ("step", "bound", "exit_code", "http")
+"""What a collector's outcome in the manifest records since bundles record their requests."""
+
+
+def predating_recorded_requests(tmp_path: Path) -> Path:
+    """The Flux sample as an older bundler wrote it: no collector records its request."""
+    folder = extracted(tmp_path, SAMPLE.name)
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    assert any("http" in collector for collector in manifest["collectors"])
+    for collector in manifest["collectors"]:
+        for name in RECORDED_SINCE:
+            collector.pop(name, None)
+    path.write_text(json.dumps(manifest))
+    return folder
+
+
 def member(name: str) -> bytes:
     secrets = OpenSecrets(password_env=PASSWORD_ENV)
     with open_bundle(SAMPLE, secrets, environ={PASSWORD_ENV: SAMPLE_PASSWORD}) as reader:
@@ -68,7 +86,8 @@ def member(name: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    args = [str(SAMPLE), "--password-env", PASSWORD_ENV]
+    folder = predating_recorded_requests(tmp_path_factory.mktemp("older"))
+    args = [str(folder), "--password-env", PASSWORD_ENV]
     with serving(args, ENV, tmp_path_factory.mktemp("serve")) as running:
         yield running
 
@@ -80,6 +99,16 @@ def test_the_banner_names_a_loopback_url_and_the_flux_commands(served: Served) -
     assert f"flux worker show w1 --server-url {served.url}" in banner
     assert f"--detailed --server-url {served.url}" in banner
     assert "predates recorded requests" in served.log()
+
+
+def test_the_committed_sample_is_served_from_its_recorded_requests(tmp_path: Path) -> None:
+    with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        workers = httpx.get(f"{running.url}/workers", timeout=10)
+        assert (workers.status_code, workers.headers["x-bundler-replay"]) == (200, "captured")
+        assert workers.content == member("raw/http/workers.json")
+        log = running.log()
+    assert "GET /workers -> 200 captured (raw/http/workers.json)" in log
+    assert "predates recorded requests" not in log
 
 
 def test_captured_routes_answer_with_the_bundle_bytes(served: Served) -> None:
