@@ -1,8 +1,11 @@
 """Hostile or broken worker hosts over real OpenSSH sshd: login shells that print before our
-command (a greeting, a flood) or never run it."""
+command (a greeting, a flood) or never run it, an SFTP server that stops answering."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import threading
 import time
 import tracemalloc
@@ -15,8 +18,11 @@ from bundler.collect.errors import CollectError, CollectorTimeout, TransportErro
 from bundler.collect.tasks.clock import read_clock
 from bundler.collect.tasks.logs import LogOptions, collect_file_log
 from bundler.collect.transports.sshhost import SshHost
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
+from schemas import CollectorStatus
 from tests.collect.sshkit import connect
-from tests.support.sshd import SshLab
+from tests.support.sshd import SshdInstance, SshLab
 
 pytestmark = pytest.mark.sshd
 
@@ -94,3 +100,68 @@ def test_a_login_shell_that_refuses_to_run_commands_says_so(ssh_lab: SshLab) -> 
     assert "login shell did not run the command (exit 1)" in ran.value.message
     assert "This account is currently not available." in ran.value.message
     assert "This account is currently not available." in probed.value.message
+
+
+def test_a_greeting_that_breaks_sftp_makes_the_host_fall_back_to_commands(
+    ssh_lab: SshLab, tmp_path: Path
+) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("2025-03-01 12:00:00 INFO one\n")
+    inventory = tmp_path / "fleet.yaml"
+    inventory.write_text(
+        f"hosts:\n  - address: hostile\n    logs: [{{file: {log}}}, {{file: {tmp_path}/gone}}]\n"
+    )
+    ssh_lab.add_host("hostile", ssh_lab.start("hostile", shell_rc=GREETING))  # SFTP offered
+    ssh_lab.trust(ssh_lab.instances[-1])
+    outcome = run_doctor(
+        DoctorRequest(
+            inventory=inventory, ssh_config=ssh_lab.ssh_config, known_hosts=ssh_lab.known_hosts
+        )
+    )
+    got = {o.id: (o.status, o.error_class) for o in outcome.result.outcomes}
+    assert got["ssh.h01.logs.00"] == (CollectorStatus.OK, None)
+    assert got["ssh.h01.logs.01"] == (CollectorStatus.FAILED, "FileMissing")
+    assert "InternalError" not in {error for _, error in got.values()}
+
+
+def _session_processes(instance: SshdInstance) -> list[int]:
+    """The per-connection processes of an sshd this test started (its direct children)."""
+    assert instance.process is not None
+    listed = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(instance.process.pid)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [int(pid) for pid in listed.stdout.split()]
+
+
+def test_an_sftp_server_that_stops_answering_is_a_timeout_within_the_budget(
+    ssh_lab: SshLab, tmp_path: Path
+) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("x" * 100_000)
+    instance = ssh_lab.start("stalls")
+    ssh_lab.add_host("stalls", instance)
+    ssh_lab.trust(instance)
+    host = connect(ssh_lab, "stalls").host
+    stopped: list[int] = []
+    try:
+        assert host.stat(str(log), budget=Budget.start(10)).size == 100_000  # SFTP is open
+        stopped = _session_processes(instance)
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(CollectorTimeout):
+            host.read_range(str(log), 0, 100_000, budget=Budget.start(2))
+        took = time.monotonic() - started
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+        stopped = []
+        again = host.read_range(str(log), 0, 10, budget=Budget.start(10))  # a fresh session
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+        host.close()
+    assert took < 3.5, f"the 2 s budget was not honoured ({took:.1f} s)"
+    assert again == b"x" * 10

@@ -8,12 +8,9 @@ SFTP subsystem fall back to ``stat``/``tail -c``/``head -c``.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import select
 import shlex
 import stat as stat_module
-import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
@@ -43,6 +40,7 @@ from .runner import (
     remote_script,
     sh_command_line,
 )
+from .sftp import SftpSession, close_quietly, open_session
 
 CHUNK = 64 * 1024
 POLL_S = 0.25
@@ -55,9 +53,7 @@ class SshHost:
 
     def __init__(self, connection: paramiko.Transport) -> None:
         self._connection = connection
-        self._sftp: paramiko.SFTPClient | None = None
-        self._sftp_unavailable = False
-        self._sftp_lock = threading.Lock()
+        self._sftp = SftpSession(connection)
 
     def run(
         self,
@@ -112,47 +108,42 @@ class SshHost:
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH probe failed: {exc}") from exc
         finally:
-            _close_quietly(channel)
+            close_quietly(channel)
         return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        sftp = self._sftp_client(budget)
-        if sftp is None:
+        info = self._sftp.call(budget, "stat", lambda sftp: sftp.stat(path))
+        if info is None:
             return self._stat_by_command(path, budget)
-        with self._sftp_lock:
-            _set_timeout(sftp, budget.remaining())
-            try:
-                info = sftp.stat(path)
-            except OSError as exc:
-                raise _file_error(exc) from exc
-            except (paramiko.SSHException, EOFError) as exc:
-                raise TransportError(f"SFTP stat failed: {exc}") from exc
         return FileInfo(size=info.st_size or 0, is_regular=stat_module.S_ISREG(info.st_mode or 0))
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
         budget.check("reading a file")
         if length <= 0:
             return b""
-        sftp = self._sftp_client(budget)
-        if sftp is None:
+
+        def read(sftp: paramiko.SFTPClient) -> bytes:
+            handle = sftp.open(path, "rb")
+            try:
+                size = handle.stat().st_size or 0
+                wanted = max(0, min(length, size - offset))
+                data = b"".join(handle.readv([(offset, wanted)])) if wanted else b""
+            except OSError as exc:
+                if exc.errno is not None:  # the server answered: the session still works
+                    handle.close()
+                raise
+            handle.close()  # not after a timeout or a lost session: it would wait again
+            return data
+
+        data = self._sftp.call(budget, "read", read)
+        if data is None:
             script = f"tail -c +{offset + 1} -- {shlex.quote(path)} | head -c {length}"
             result = self._exec(script, budget, length, None)
             return result.stdout.content
-        with self._sftp_lock:
-            _set_timeout(sftp, budget.remaining())
-            try:
-                with sftp.open(path, "rb") as handle:
-                    size = handle.stat().st_size or 0
-                    length = max(0, min(length, size - offset))
-                    return b"".join(handle.readv([(offset, length)])) if length else b""
-            except OSError as exc:
-                raise _file_error(exc) from exc
-            except (paramiko.SSHException, EOFError) as exc:
-                raise TransportError(f"SFTP read failed: {exc}") from exc
+        return data
 
     def close(self) -> None:
-        if self._sftp is not None:
-            self._sftp.close()
+        self._sftp.close()
         self._connection.close()
 
     # -- internals ----------------------------------------------------------------------------
@@ -189,7 +180,7 @@ class SshHost:
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH command failed: {exc}") from exc
         finally:
-            _close_quietly(channel)
+            close_quietly(channel)
         if code == -1 and not self._connection.is_active():
             raise TransportError("SSH connection lost while the command ran")
         if not preamble.found:
@@ -203,19 +194,7 @@ class SshHost:
         return CommandResult(stdout.finish(), stderr.finish().content, code)
 
     def _session(self, budget: Budget) -> paramiko.Channel:
-        try:
-            return self._connection.open_session(timeout=budget.remaining())
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise TransportError(f"cannot open an SSH session: {exc}") from exc
-
-    def _sftp_client(self, budget: Budget) -> paramiko.SFTPClient | None:
-        with self._sftp_lock:
-            if self._sftp is None and not self._sftp_unavailable:
-                try:
-                    self._sftp = paramiko.SFTPClient.from_transport(self._connection)
-                except (paramiko.SSHException, EOFError, OSError):
-                    self._sftp_unavailable = True
-            return self._sftp
+        return open_session(self._connection, budget)
 
     def _stat_by_command(self, path: str, budget: Budget) -> FileInfo:
         script = f"stat -L -c '%s %F' -- {shlex.quote(path)}"
@@ -252,26 +231,3 @@ def _read_until(
             select.select([channel], [], [], min(POLL_S, budget.remaining()))
         if not done():
             budget.check("waiting for the host to answer")
-
-
-def _close_quietly(channel: paramiko.Channel) -> None:
-    """Close a channel whose connection may be gone: an error closing it must never replace
-    the collector's own outcome (paramiko raises EOFError on a dead socket)."""
-    with contextlib.suppress(paramiko.SSHException, EOFError, OSError):
-        channel.close()
-
-
-def _file_error(exc: OSError) -> FileMissing | FileUnreadable:
-    if exc.errno == errno.ENOENT:
-        return FileMissing("no such file")
-    if exc.errno == errno.EACCES:
-        return FileUnreadable("permission denied")
-    return FileUnreadable(exc.strerror or str(exc) or "cannot read")
-
-
-def _set_timeout(sftp: paramiko.SFTPClient, seconds: float) -> None:
-    """Bound the next SFTP call; a session without a channel is a transport failure."""
-    channel = sftp.get_channel()
-    if channel is None:
-        raise TransportError("the SFTP session has no channel")
-    channel.settimeout(seconds)
