@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -165,3 +166,43 @@ def test_an_sftp_server_that_stops_answering_is_a_timeout_within_the_budget(
         host.close()
     assert took < 3.5, f"the 2 s budget was not honoured ({took:.1f} s)"
     assert again == b"x" * 10
+
+
+def test_a_connection_dropped_during_authentication_is_not_a_refused_key(
+    ssh_lab: SshLab,
+) -> None:
+    # the command sshd asks for the user's keys kills the sshd process that asked
+    kills_its_sshd = (
+        "Match all\n  AuthorizedKeysFile none\n"
+        '  AuthorizedKeysCommand /bin/sh -c "kill -KILL $PPID"\n'
+        "  AuthorizedKeysCommandUser root\n"
+    )
+    instance = ssh_lab.start("drops", extra_config=kills_its_sshd)
+    ssh_lab.add_host("drops", instance)
+    ssh_lab.trust(instance)
+    with pytest.raises(CollectError) as raised:
+        connect(ssh_lab, "drops")
+    assert type(raised.value) is TransportError, raised.value.message
+    assert raised.value.message == "the server closed the connection during authentication"
+
+
+def test_paramiko_log_lines_never_reach_stderr() -> None:
+    """paramiko logs its transport thread's socket errors at ERROR ("Socket exception: Broken
+    pipe (32)", seen when a flooding host's connection broke); without a handler, Python
+    printed them raw on doctor's stderr, among its one-line messages."""
+    emit = (
+        "import logging, bundler.collect.transports.ssh;"
+        "logging.getLogger('paramiko.transport').error('Socket exception: Broken pipe (32)')"
+    )
+    root = Path(__file__).resolve().parents[2]  # this checkout's bundler, not an installed one
+    done = subprocess.run(
+        [sys.executable, "-c", emit],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
