@@ -90,12 +90,24 @@ def generate_key(path: Path, kind: str = "ed25519") -> KeyPair:
     return KeyPair(path, public.decode())
 
 
-def _without_shell_rc(command: list[str]) -> list[str]:
-    """``command`` in a private mount namespace with the login shell's rc file hidden."""
-    rc = Path(pwd.getpwuid(os.geteuid()).pw_dir) / ".bashrc"
-    if not rc.exists() or shutil.which("unshare") is None:
+def _without_shell_rc(command: list[str], replacement: Path | None = None) -> list[str]:
+    """``command`` in a private mount namespace with the login shell's rc file hidden
+    (read as empty), or replaced: ``replacement`` is a directory holding the ``.bashrc``
+    to read instead (a host whose login shell greets, floods or exits), mounted over the
+    home directory when it has no rc file to mount over."""
+    home = Path(pwd.getpwuid(os.geteuid()).pw_dir)
+    rc = home / ".bashrc"
+    if shutil.which("unshare") is None:
+        if replacement is not None:
+            raise RuntimeError("cannot give sshd another ~/.bashrc: no unshare")
         return command
-    hide = 'mount --bind /dev/null "$1" && shift && exec "$@"'
+    if replacement is not None:
+        source, target = (replacement / ".bashrc", rc) if rc.exists() else (replacement, home)
+    elif rc.exists():
+        source, target = Path("/dev/null"), rc
+    else:
+        return command
+    hide = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
     return [
         "unshare",
         "--mount",
@@ -105,7 +117,8 @@ def _without_shell_rc(command: list[str]) -> list[str]:
         "-c",
         hide,
         "sh",
-        str(rc),
+        str(source),
+        str(target),
         *command,
     ]
 
@@ -185,6 +198,7 @@ class SshLab:
         extra_config: str = "",
         sftp: bool = True,
         quiet_shell: bool = True,
+        shell_rc: str | None = None,
     ) -> SshdInstance:
         """Start sshd (retrying on a port race); returns once it answers with a banner.
 
@@ -192,10 +206,17 @@ class SshLab:
         user's ``~/.bashrc`` reads as empty. bash sources it for every SSH
         command; on this machine it runs ``pyenv init`` (~0.35 s of CPU per
         command), which is the test host's environment, not what we test.
+        ``shell_rc``: what that ``~/.bashrc`` reads as instead (a host whose login shell
+        prints a banner, floods stdout, or exits before running anything).
         """
         directory = self.root / f"sshd-{name}"
         directory.mkdir(exist_ok=True)
         key = host_key or generate_key(directory / "ssh_host_ed25519_key")
+        rc_dir = None
+        if shell_rc is not None:
+            rc_dir = directory / "home"
+            rc_dir.mkdir(exist_ok=True)
+            (rc_dir / ".bashrc").write_text(shell_rc)
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
         last_error = ""
         for _ in range(5):
@@ -205,8 +226,8 @@ class SshLab:
             more = "".join(f"HostKey {k.private_path}\n" for k in extra_host_keys)
             config.write_text(self._sshd_config(instance, more + extra_config, sftp))
             command = [SSHD, "-D", "-e", "-f", str(config)]
-            if quiet_shell:
-                command = _without_shell_rc(command)
+            if quiet_shell or rc_dir is not None:
+                command = _without_shell_rc(command, rc_dir)
             if netns:
                 command = ["ip", "netns", "exec", netns, *command]
             log = (directory / "sshd.log").open("ab")

@@ -9,6 +9,7 @@ behind them and closed at the end of the run.
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from dataclasses import dataclass
@@ -28,6 +29,11 @@ from ..errors import (
 from .hostkeys import HostKeyVerdict, KnownHostsBook, lookup_name
 from .sshconfig import SshConfigResolver, SshEndpoint
 from .sshhost import SshHost
+
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+"""paramiko logs what its transport thread sees (``Socket exception: Broken pipe (32)``,
+tracebacks of unexpected errors) at ERROR; with no handler of its own, Python's last-resort
+handler printed those lines raw on stderr. What happened is each collector's outcome."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,11 @@ class SshConnector:
                 raise AuthenticationFailed(
                     f"server does not accept public keys ({allowed})"
                 ) from exc
-            except paramiko.AuthenticationException:
+            except paramiko.AuthenticationException as exc:
+                if not transport.is_active():  # paramiko says "failed" for a dropped link too
+                    raise TransportError(
+                        "the server closed the connection during authentication"
+                    ) from exc
                 tried += 1
                 continue
             if transport.is_authenticated():

@@ -8,11 +8,9 @@ SFTP subsystem fall back to ``stat``/``tail -c``/``head -c``.
 
 from __future__ import annotations
 
-import errno
 import select
 import shlex
 import stat as stat_module
-import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
@@ -30,6 +28,7 @@ from ..errors import (
     WorkingDirectoryMissing,
     last_line,
 )
+from .preamble import Preamble, framed
 from .runner import (
     CWD_MISSING_EXIT,
     CWD_MISSING_MARKER,
@@ -41,6 +40,7 @@ from .runner import (
     remote_script,
     sh_command_line,
 )
+from .sftp import SftpSession, close_quietly, open_session
 
 CHUNK = 64 * 1024
 POLL_S = 0.25
@@ -53,9 +53,7 @@ class SshHost:
 
     def __init__(self, connection: paramiko.Transport) -> None:
         self._connection = connection
-        self._sftp: paramiko.SFTPClient | None = None
-        self._sftp_unavailable = False
-        self._sftp_lock = threading.Lock()
+        self._sftp = SftpSession(connection)
 
     def run(
         self,
@@ -66,8 +64,7 @@ class SshHost:
         max_lines: int | None = None,
         cwd: str | None = None,
     ) -> CommandResult:
-        line = sh_command_line(remote_script(argv, cwd, budget))
-        result = self._exec(line, budget, max_bytes, max_lines)
+        result = self._exec(remote_script(argv, cwd, budget), budget, max_bytes, max_lines)
         if (
             cwd is not None
             and result.exit_code == CWD_MISSING_EXIT
@@ -77,90 +74,89 @@ class SshHost:
         return result
 
     def shell(self, script: str, *, budget: Budget, max_bytes: int) -> CommandResult:
-        return self._exec(sh_command_line(script), budget, max_bytes, None)
+        return self._exec(script, budget, max_bytes, None)
 
     def timed(
         self, script: str, *, budget: Budget, now: Callable[[], datetime], max_bytes: int
     ) -> Timed:
-        try:
-            channel = self._connection.open_session(timeout=budget.remaining())
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise TransportError(f"cannot open an SSH session: {exc}") from exc
+        channel = self._session(budget)
         answer = HeadTailCapper(max_bytes)
+        preamble = Preamble(READY_MARKER)
+        lines = [False]  # whether the answer's first line has arrived
+
+        def feed(data: bytes) -> None:
+            data = preamble.feed(data)
+            lines[0] = lines[0] or b"\n" in data
+            answer.feed(data)
+
         try:
             channel.exec_command(sh_command_line(script))
-            seen = _read_until(channel, b"", lambda b: READY_MARKER in b, budget)
+            _read_until(channel, feed, lambda: preamble.found, budget, preamble)
             before = now()
             channel.sendall(b"\n")
-            seen = _read_until(channel, seen, lambda b: b"\n" in _after_marker(b), budget)
+            _read_until(channel, feed, lambda: lines[0], budget, preamble)
             after = now()
             channel.shutdown_write()
-            answer.feed(_after_marker(seen))
             while not (channel.eof_received or channel.closed):
                 budget.check("reading the answer")
                 select.select([channel], [], [], min(POLL_S, budget.remaining()))
                 while channel.recv_ready():
                     answer.feed(channel.recv(CHUNK))
+                    budget.check("reading the answer")
             while channel.recv_ready():
                 answer.feed(channel.recv(CHUNK))
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH probe failed: {exc}") from exc
         finally:
-            channel.close()
+            close_quietly(channel)
         return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        sftp = self._sftp_client(budget)
-        if sftp is None:
+        info = self._sftp.call(budget, "stat", lambda sftp: sftp.stat(path))
+        if info is None:
             return self._stat_by_command(path, budget)
-        with self._sftp_lock:
-            _set_timeout(sftp, budget.remaining())
-            try:
-                info = sftp.stat(path)
-            except OSError as exc:
-                raise _file_error(exc) from exc
-            except (paramiko.SSHException, EOFError) as exc:
-                raise TransportError(f"SFTP stat failed: {exc}") from exc
         return FileInfo(size=info.st_size or 0, is_regular=stat_module.S_ISREG(info.st_mode or 0))
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
         budget.check("reading a file")
         if length <= 0:
             return b""
-        sftp = self._sftp_client(budget)
-        if sftp is None:
-            script = f"tail -c +{offset + 1} -- {shlex.quote(path)} | head -c {length}"
-            result = self._exec(sh_command_line(script), budget, length, None)
-            return result.stdout.content
-        with self._sftp_lock:
-            _set_timeout(sftp, budget.remaining())
+
+        def read(sftp: paramiko.SFTPClient) -> bytes:
+            handle = sftp.open(path, "rb")
             try:
-                with sftp.open(path, "rb") as handle:
-                    size = handle.stat().st_size or 0
-                    length = max(0, min(length, size - offset))
-                    return b"".join(handle.readv([(offset, length)])) if length else b""
+                size = handle.stat().st_size or 0
+                wanted = max(0, min(length, size - offset))
+                data = b"".join(handle.readv([(offset, wanted)])) if wanted else b""
             except OSError as exc:
-                raise _file_error(exc) from exc
-            except (paramiko.SSHException, EOFError) as exc:
-                raise TransportError(f"SFTP read failed: {exc}") from exc
+                if exc.errno is not None:  # the server answered: the session still works
+                    handle.close()
+                raise
+            handle.close()  # not after a timeout or a lost session: it would wait again
+            return data
+
+        data = self._sftp.call(budget, "read", read)
+        if data is None:
+            script = f"tail -c +{offset + 1} -- {shlex.quote(path)} | head -c {length}"
+            result = self._exec(script, budget, length, None)
+            return result.stdout.content
+        return data
 
     def close(self) -> None:
-        if self._sftp is not None:
-            self._sftp.close()
+        self._sftp.close()
         self._connection.close()
 
     # -- internals ----------------------------------------------------------------------------
     def _exec(
-        self, line: str, budget: Budget, max_bytes: int, max_lines: int | None
+        self, script: str, budget: Budget, max_bytes: int, max_lines: int | None
     ) -> CommandResult:
-        try:
-            channel = self._connection.open_session(timeout=budget.remaining())
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise TransportError(f"cannot open an SSH session: {exc}") from exc
+        """Run ``script`` with ``/bin/sh``; what the login shell prints before it is dropped."""
+        channel = self._session(budget)
         stdout = HeadTailCapper(max_bytes, max_lines)
         stderr = HeadTailCapper(STDERR_CAP)
+        preamble = Preamble()
         try:
-            channel.exec_command(line)
+            channel.exec_command(sh_command_line(framed(script)))
             channel.shutdown_write()
             while True:
                 budget.check("running a command")
@@ -169,10 +165,12 @@ class SshHost:
                         channel.status_event.wait(min(POLL_S, budget.remaining()))
                     else:
                         select.select([channel], [], [], min(POLL_S, budget.remaining()))
-                while channel.recv_ready():
-                    stdout.feed(channel.recv(CHUNK))
+                while channel.recv_ready():  # a host writing without pause still times out
+                    stdout.feed(preamble.feed(channel.recv(CHUNK)))
+                    budget.check("running a command")
                 while channel.recv_stderr_ready():
                     stderr.feed(channel.recv_stderr(CHUNK))
+                    budget.check("running a command")
                 finished = channel.exit_status_ready() and (channel.eof_received or channel.closed)
                 if finished and not (channel.recv_ready() or channel.recv_stderr_ready()):
                     break
@@ -182,23 +180,25 @@ class SshHost:
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH command failed: {exc}") from exc
         finally:
-            channel.close()
+            close_quietly(channel)
         if code == -1 and not self._connection.is_active():
             raise TransportError("SSH connection lost while the command ran")
+        if not preamble.found:
+            # quoted whole: the recorder redacts it, then cuts it
+            said = preamble.last_line() or last_line(stderr.finish().content)
+            raise TransportError(
+                f"the host's login shell did not run the command (exit {code})"
+                + (f": {said}" if said else ""),
+                limit=STDERR_EXCERPT,
+            )
         return CommandResult(stdout.finish(), stderr.finish().content, code)
 
-    def _sftp_client(self, budget: Budget) -> paramiko.SFTPClient | None:
-        with self._sftp_lock:
-            if self._sftp is None and not self._sftp_unavailable:
-                try:
-                    self._sftp = paramiko.SFTPClient.from_transport(self._connection)
-                except (paramiko.SSHException, EOFError, OSError):
-                    self._sftp_unavailable = True
-            return self._sftp
+    def _session(self, budget: Budget) -> paramiko.Channel:
+        return open_session(self._connection, budget)
 
     def _stat_by_command(self, path: str, budget: Budget) -> FileInfo:
         script = f"stat -L -c '%s %F' -- {shlex.quote(path)}"
-        result = self._exec(sh_command_line(script), budget, 4096, None)
+        result = self._exec(script, budget, 4096, None)
         if result.exit_code != 0:
             # quoted whole: the recorder redacts it, then cuts it (a cut here, before
             # redaction, left the head of a secret in the path or the message)
@@ -207,43 +207,27 @@ class SshHost:
                 raise FileMissing("no such file")
             raise FileUnreadable(said or "cannot stat", limit=STDERR_EXCERPT)
         size, _, kind = result.stdout.content.decode(errors="replace").strip().partition(" ")
-        return FileInfo(size=int(size or 0), is_regular=kind.startswith("regular"))
-
-
-def _after_marker(data: bytes) -> bytes:
-    return data.split(READY_MARKER, 1)[1] if READY_MARKER in data else b""
+        if not size.isdigit():
+            raise FileUnreadable("unexpected output from stat")
+        return FileInfo(size=int(size), is_regular=kind.startswith("regular"))
 
 
 def _read_until(
     channel: paramiko.Channel,
-    seen: bytes,
-    done: Callable[[bytes], bool],
+    feed: Callable[[bytes], None],
+    done: Callable[[], bool],
     budget: Budget,
-) -> bytes:
-    """Read stdout into ``seen`` until ``done(seen)`` (a few short lines: bounded by the probe)."""
-    while not done(seen):
-        while channel.recv_ready():
-            seen += channel.recv(CHUNK)
-        if done(seen):
-            break
-        if channel.eof_received or channel.closed:
-            raise TransportError("the probe ended before it answered")
-        budget.check("waiting for the host to answer")
-        select.select([channel], [], [], min(POLL_S, budget.remaining()))
-    return seen
-
-
-def _file_error(exc: OSError) -> FileMissing | FileUnreadable:
-    if exc.errno == errno.ENOENT:
-        return FileMissing("no such file")
-    if exc.errno == errno.EACCES:
-        return FileUnreadable("permission denied")
-    return FileUnreadable(exc.strerror or str(exc) or "cannot read")
-
-
-def _set_timeout(sftp: paramiko.SFTPClient, seconds: float) -> None:
-    """Bound the next SFTP call; a session without a channel is a transport failure."""
-    channel = sftp.get_channel()
-    if channel is None:
-        raise TransportError("the SFTP session has no channel")
-    channel.settimeout(seconds)
+    preamble: Preamble,
+) -> None:
+    """Feed stdout chunks to ``feed`` until ``done()``; the budget is checked at every chunk,
+    so a login shell that prints without pause cannot hold the collector past its time."""
+    while not done():
+        if channel.recv_ready():
+            feed(channel.recv(CHUNK))
+        elif channel.eof_received or channel.closed:
+            said = f": {preamble.last_line()}" if not preamble.found else ""
+            raise TransportError(f"the probe ended before it answered{said}", limit=STDERR_EXCERPT)
+        else:
+            select.select([channel], [], [], min(POLL_S, budget.remaining()))
+        if not done():
+            budget.check("waiting for the host to answer")
