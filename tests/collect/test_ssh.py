@@ -319,3 +319,48 @@ def test_the_clock_round_trip_leaves_out_shell_start_up(ssh_lab: SshLab) -> None
     assert clock.reading.uncertainty_s < 0.05
     assert clock.reading.uncertainty_s * 2 < elapsed  # the session's start-up is not in it
     assert rest == "Linux\n"
+
+
+class _TruncatedAfterFirstRead:
+    """A real host whose log is truncated in place right after the first read, as
+    logrotate's ``copytruncate`` would do mid-collection: only the moment is chosen here."""
+
+    def __init__(self, host: SshHost, log: Path) -> None:
+        self.host, self.log, self.reads = host, log, 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.host, name)
+
+    def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
+        data = self.host.read_range(path, offset, length, budget=budget)
+        self.reads += 1
+        if self.reads == 1:
+            with self.log.open("r+b") as handle:
+                handle.truncate(1000)
+        return data
+
+
+@pytest.mark.parametrize("sftp", [True, False], ids=["sftp", "no-sftp-fallback"])
+def test_a_log_truncated_while_read_says_so(ssh_lab: SshLab, tmp_path: Path, sftp: bool) -> None:
+    instance = ssh_lab.start("rotating", sftp=sftp)
+    ssh_lab.add_host("rotating", instance)
+    ssh_lab.trust(instance)
+    log = tmp_path / "app.log"
+    log.write_text(
+        "".join(f"2025-03-01 12:00:{i % 60:02d} - app - INFO - n={i}\n" for i in range(100_000))
+    )
+    host = connect(ssh_lab, "rotating").host
+    try:
+        runner = _TruncatedAfterFirstRead(host, log)
+        got = collect_file_log(
+            runner, str(log), LogOptions(10_000_000, 1_000_000), Budget.start(30)
+        )  # type: ignore[arg-type]
+        whole = collect_file_log(
+            host, str(log), LogOptions(10_000_000, 1_000_000), Budget.start(30)
+        )
+    finally:
+        host.close()
+    assert runner.reads > 1
+    assert got.note is not None
+    assert "shrank while it was read" in got.note
+    assert whole.note is None  # a file read whole, unchanged, carries no such note

@@ -48,6 +48,12 @@ class CollectedLog:
     note: str | None = None
 
 
+SHRANK_NOTE = (
+    "the file shrank while it was read (rotated or truncated in place): "
+    "what was kept ends where the file then ended, and may miss lines"
+)
+
+
 def collect_file_log(
     runner: HostRunner,
     path: str,
@@ -59,9 +65,15 @@ def collect_file_log(
     info = runner.stat(path, budget=budget)
     if not info.is_regular:
         raise FileUnreadable("not a regular file")
+    shrank = False
 
     def read_at(offset: int, length: int) -> bytes:
-        return runner.read_range(path, offset, length, budget=budget)
+        # Every read lies within the size stat gave: a shorter answer means the file
+        # shrank while it was read (logrotate's copytruncate, or a new file renamed in).
+        nonlocal shrank
+        data = runner.read_range(path, offset, length, budget=budget)
+        shrank = shrank or len(data) < length
+        return data
 
     size, start, gate, note = info.size, 0, None, None
     if options.since is not None and size:
@@ -88,6 +100,8 @@ def collect_file_log(
     feeder.finish()
     content = capper.finish()
     first_at, last_at = stamp_range(content.content, host_tz, now)
+    if shrank:
+        note = "; ".join(filter(None, (note, SHRANK_NOTE)))
     return CollectedLog(content, "file", first_at, last_at, note)
 
 
