@@ -68,12 +68,17 @@ def test_a_current_bundle_rederives_to_its_stored_evidence() -> None:
 
 
 def test_a_value_the_sealing_redacted_is_no_difference() -> None:
-    """Flux's settings_sources maps ``security.auth.allow_anonymous`` to ``flux.toml``: the
-    redactor took that for an auth value when the bundle was sealed, so the stored document
-    holds a token where the re-derived one holds ``flux.toml``. Same normalizer: no note."""
+    """Flux's settings_sources maps ``security.auth.allow_anonymous`` to ``flux.toml``. The
+    redactor took that label for an auth value until f03b626 and replaced it, everywhere in
+    the document, when the bundle was sealed: the stored document holds a token where the
+    re-derived one holds ``flux.toml``. Same normalizer, so no difference."""
     source, manifest = load_sample("flux-healthy")
     stored = json.loads(source.read_bytes(ProductInfo.member_path))
-    assert stored["settings_sources"]["security.auth.allow_anonymous"].startswith("[REDACTED:")
+    sources = stored["settings_sources"]
+    assert sources["security.auth.allow_anonymous"] == "flux.toml"  # kept since f03b626
+    token = "[REDACTED:auth:2496a911]"
+    stored["settings_sources"] = {k: token if v == "flux.toml" else v for k, v in sources.items()}
+    source.add(ProductInfo.member_path, stored)
     used = rederive(EvidenceSet(source, manifest), get_profile("flux"))
     assert used.differs == []
     assert "It matches the stored evidence." in used.note.message
