@@ -45,6 +45,9 @@ D = TypeVar("D", bound=EvidenceDoc)
 
 EXCERPT_MAX = 240
 
+SEVERITY_ORDER = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
+"""The order a rung's findings are shown in: most severe first."""
+
 
 def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
     """A short single-line excerpt of already-redacted text."""
@@ -289,6 +292,10 @@ class EvidenceSet:
     def get(self, cls: type[D]) -> D | None:
         if self.read is not None and cls not in self.read:
             self.read.append(cls)
+        return self.document(cls)
+
+    def document(self, cls: type[D]) -> D | None:
+        """The document, loaded once and cached, without recording that it was asked for."""
         if cls not in self._cache:
             self._cache[cls] = self._load(cls)
         return self._cache[cls]  # type: ignore[return-value]
@@ -322,6 +329,12 @@ class EvidenceSet:
             loc = "/".join(str(p) for p in first["loc"])
             self.problems.append(f"{cls.member_path}: invalid at /{loc}: {first['msg']}")
             return None
+
+    def position(self, cls: type[EvidenceDoc], index: int) -> int:
+        """Where item ``index`` of the document's list stands in the member itself (the same
+        here; a view showing fewer records, :class:`~bundler.analyze.readings.Reading`,
+        renumbers)."""
+        return index
 
     def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
         """Cite a canonical evidence document at a JSON pointer."""
