@@ -239,3 +239,27 @@ def test_what_every_record_says_decides_the_rung_whatever_else_they_disagree_on(
         "/workers/1/connection",
         "/workers/2/connection",
     }
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_a_fleet_rung_does_not_count_a_worker_by_the_record_that_suits_it(
+    tmp_path: Path, first: bool
+) -> None:
+    """A failed run with no worker is judged on the fleet: w1 is offline and w2 online by one
+    record only, so "a worker is online" is unknown, not a pass on w2's better record."""
+    fleet = without_optional_rungs(healthy_fleet())  # no deployment names a worker for it
+    fleet.worker("w1").connection = ConnectionState.OFFLINE
+    _listed_again(fleet, "w2", first, connection=ConnectionState.OFFLINE)
+    assert fleet.jobs is not None
+    fleet.jobs.jobs = [
+        job("ingest", phase=JobPhase.FAILED, native_state="FAILED", assigned_worker=None,
+            requirements=None)
+    ]  # fmt: skip
+    _, report = _analyzed(fleet, tmp_path / "b", "--job", "ingest")
+    [target] = report["targets"]
+    assert target["worker"] is None
+    heartbeat = next(layer for layer in target["layers"] if layer["name"] == "heartbeat")
+    assert (heartbeat["status"], [f["code"] for f in heartbeat["findings"]]) == (
+        "unknown",
+        ["WORKER_RECORDS_CONFLICT"],
+    )

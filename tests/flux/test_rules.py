@@ -435,6 +435,20 @@ def test_placement_passes_when_held_or_when_someone_can_take_it():
     assert worker_only.status is LayerStatus.NOT_APPLICABLE
 
 
+def test_placement_does_not_rest_on_the_row_of_a_worker_listed_twice_that_suits_it():
+    """w1 is offline; w2 is listed online once and offline once: whether any worker can take
+    the execution is unknown, not a pass on w2's online row (nor a fail on its offline one)."""
+    job = waiting()
+    down = {"connection": ConnectionState.OFFLINE, "native_status": "offline"}
+    for rows in ([online("w2"), online("w2", **down)], [online("w2", **down), online("w2")]):
+        case = FluxCase(workers=[online("w1", **down), *rows], jobs=[job])
+        result = case.run(flux_execution_placement, job=job)
+        assert result.status is LayerStatus.UNKNOWN
+        assert codes(result) == ["WORKER_RECORDS_CONFLICT"]
+        connected = case.run(flux_worker_heartbeat, job=job)
+        assert connected is None  # not FLUX_ELIGIBLE_WORKER_CONNECTED on w2's online row
+
+
 # -- capacity -----------------------------------------------------------------------------------
 
 

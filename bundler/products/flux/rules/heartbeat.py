@@ -10,7 +10,7 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.contradictions import worker_conflict
+from bundler.analyze.contradictions import settled, worker_conflict
 from bundler.analyze.doubt import CLOCK_TOLERANCE_S, undecided_heartbeat
 from bundler.analyze.facts import cite_events, cite_worker, find_worker, reference_time
 from bundler.analyze.wording import CITED, listed_names
@@ -146,10 +146,14 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.need(WorkersEvidence)
     if job is None:
         return None
-    eligible = [(i, w) for i, w in enumerate(doc.workers) if not mismatches(job.requirements, w)]
-    if not eligible:
+    indexed = list(enumerate(doc.workers))
+    if all(mismatches(job.requirements, w) for _, w in indexed):
         return RuleResult.not_applicable()  # nobody may take it: placement says why
-    online = [(i, w) for i, w in eligible if w.connection is ConnectionState.ONLINE]
+    # A worker listed twice counts only when every record of it is eligible and connected.
+    online = settled(
+        indexed,
+        lambda w: not mismatches(job.requirements, w) and w.connection is ConnectionState.ONLINE,
+    ).yes
     if online:
         return RuleResult.pass_(
             make_finding(
