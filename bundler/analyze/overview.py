@@ -83,7 +83,7 @@ def _record(
     index, first = listed[0]
     if not differ:
         return index, first
-    natives = dict.fromkeys(w.native_status or "?" for _, w in listed)
+    natives = sorted({w.native_status or "?" for _, w in listed})  # not in list order
     doubt: dict[str, Any] = {
         "connection": ConnectionState.UNKNOWN,
         "native_status": " / ".join(natives) if len(natives) > 1 else first.native_status,
@@ -92,9 +92,15 @@ def _record(
         doubt["health"] = HealthState.UNKNOWN
     if "admin" in differ:
         doubt["admin"] = AdminState.UNKNOWN
-    for field in ("last_heartbeat_at", "heartbeat_age_s", "in_flight", "slots_max"):
+    for field in ("id", "group", "last_heartbeat_at", "heartbeat_age_s", "in_flight", "slots_max"):
         if field in differ:
             doubt[field] = None
+    if "labels" in differ:  # the labels every record carries alike, not the first record's
+        doubt["labels"] = {
+            key: value
+            for key, value in first.labels.items()
+            if all(w.labels.get(key) == value for _, w in listed)
+        }
     return index, first.model_copy(update=doubt)
 
 

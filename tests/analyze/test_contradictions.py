@@ -263,3 +263,15 @@ def test_a_fleet_rung_does_not_count_a_worker_by_the_record_that_suits_it(
         "unknown",
         ["WORKER_RECORDS_CONFLICT"],
     )
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_the_fleet_row_of_a_disputed_worker_shows_only_what_its_records_agree_on(
+    tmp_path: Path, first: bool
+) -> None:
+    fleet = healthy_fleet()
+    fleet.worker("w2").labels = {"zone": "b", "rack": "r1"}
+    _listed_again(fleet, "w2", first, labels={"zone": "c", "rack": "r1"}, group="g2")
+    _, report = _analyzed(fleet, tmp_path / "b")
+    row = next(r for r in report["fleet"]["workers"] if r["name"] == "w2")
+    assert (row["labels"], row["group"]) == ({"rack": "r1"}, None)
