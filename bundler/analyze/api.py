@@ -38,6 +38,7 @@ from schemas import (
 )
 from schemas.evidence import EvidenceDoc, Job
 
+from ..jsondoc import JsonRefused
 from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
 from .codes import MISSING_DOCUMENTS
 
@@ -318,6 +319,9 @@ class EvidenceSet:
             self.unverified[cls.member_path] = exc.reason
             return None
         except MemberNotFound:
+            return None
+        except JsonRefused as exc:  # parses, but holds what no bundler writes: named as it is
+            self.problems.append(str(exc))
             return None
         except ValueError as exc:
             self.problems.append(f"{cls.member_path}: not valid JSON ({exc})")

@@ -41,7 +41,7 @@ from schemas import (
 )
 from schemas.manifest import FAILED_STATUSES
 
-from ...jsondoc import JsonNotText, JsonTooDeep
+from ...jsondoc import JsonRefused
 from ...printable import printable
 from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
 from ..api import Timeline
@@ -147,7 +147,7 @@ def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtr
         report = RedactionReport.model_validate(read_json(source, REDACTION_REPORT_MEMBER))
     except MemberNotFound as exc:  # present, but failed verification
         return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is unreadable ({exc})")
-    except (JsonTooDeep, JsonNotText, JsonTooLarge) as exc:
+    except (JsonRefused, JsonTooLarge) as exc:
         return BundleExtras(collectors, None, str(exc))
     except ValueError as exc:
         problem = f"{REDACTION_REPORT_MEMBER} is unreadable ({type(exc).__name__})"
