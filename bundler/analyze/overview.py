@@ -24,9 +24,10 @@ from typing import Any
 from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOverview
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
 
+from ..timetext import utc
 from .api import EvidenceSet
 from .contradictions import disagreement
-from .facts import cite_worker, heartbeat_age, jobs, workers
+from .facts import cite_worker, dated, heartbeat_age, jobs, workers
 from .ladder import VERDICT_ORDER
 from .targets import known_workers
 from .trouble import worker_trouble
@@ -141,7 +142,7 @@ def _row(
             admin=worker.admin,
             group=worker.group,
             labels=dict(worker.labels),
-            last_heartbeat_at=worker.last_heartbeat_at,
+            last_heartbeat_at=dated(worker.last_heartbeat_at),  # a zero time is no time
             heartbeat_age_s=heartbeat_age(ev, worker),
             in_flight=worker.in_flight,
             slots_max=worker.slots_max,
@@ -266,7 +267,7 @@ def _state_words(status: ConnectionState, health: HealthState, admin: AdminState
 
 
 def _stamp(at: datetime) -> str:
-    return f"{at:%Y-%m-%d %H:%M:%S}Z"
+    return utc(at)
 
 
 __all__ = ["fleet_overview", "group_summary", "group_workers", "main_finding"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +210,20 @@ def test_a_worker_after_lists_twice_differently_is_no_recovery_and_no_pick_by_or
     assert w1["connection"] == ("online", "offline / online")
     assert w1["status"] == ("online", "offline / online")
     assert w1["labels"] == ({"zone": "a"}, '{"zone": "a"} / {}')
+
+
+def test_a_canary_after_dates_at_the_zero_time_is_no_proof_either_way(tmp_path: Path) -> None:
+    """Go's zero time for when the run finished is "never", not a run older than BEFORE:
+    the check is unknown (the run carries no time), and its date is never printed 1-01-01."""
+    after = repaired()
+    assert after.outcome is not None
+    run = after.outcome.canaries[0]
+    run.started_at = run.finished_at = datetime(1, 1, 1, tzinfo=UTC)
+    result = diff(*write_pair(tmp_path, after))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert checks(report)[CANARY_NEWER] == (
+        "unknown",
+        "w1 / ingest: the successful run carries no time",
+    )
+    assert "1-01-01" not in result.stdout

@@ -259,6 +259,17 @@ def test_a_worker_listed_online_and_offline_is_unknown_whichever_comes_first():
     assert twice.status is LayerStatus.PASS  # the same row twice is one worker
 
 
+def test_a_persisted_heartbeat_at_go_zero_time_is_undated_not_stale():
+    """A heartbeat time of 0001-01-01T00:00:00Z is "never": the age measured from it (63
+    billion seconds) is no age, so the rung is unknown, not FLUX_HEARTBEAT_STALE."""
+    never = datetime(1, 1, 1, tzinfo=UTC)
+    case = FluxCase(workers=[online("w1", last_heartbeat_at=never, heartbeat_age_s=6.4e10)])
+    result = case.run(flux_worker_heartbeat, worker="w1")
+    assert result.status is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_HEARTBEAT_UNDATED"]
+    assert "0001-01-01 00:00:00Z, the zero time" in result.findings[0].message
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",

@@ -44,6 +44,7 @@ from schemas.manifest import FAILED_STATUSES
 from ...jsondoc import JsonRefused
 from ...printable import printable
 from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
+from ...timetext import formatted
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
@@ -215,6 +216,7 @@ def _environment() -> Environment:
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
     )
     env.filters["size"] = _size
+    env.filters["timefmt"] = formatted  # strftime with a four-digit year (timetext)
     return env
 
 
