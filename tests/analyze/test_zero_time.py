@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from bundler.cli import cli
 from schemas.evidence import ConnectionState, LicenseInfo
+from tests.support.archive import PASSWORD, craft_bundle, manifest_for
 from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
 from tests.support.sample_bundles import load_sample, write_sample_dir
 
@@ -148,3 +149,15 @@ def test_a_worker_online_at_the_zero_time_is_chosen_as_a_target(tmp_path: Path) 
     _, out = _analyze(write_bundle_dir(fleet, tmp_path / "b"), "--format", "json")
     reasons = {t["worker"]: t["reason"] for t in json.loads(out)["targets"]}
     assert "zero time" in reasons["w2"]
+
+
+def test_inspect_shows_a_bundle_created_in_year_one_with_four_digits(tmp_path: Path) -> None:
+    members = {"a.log": b"x\n"}
+    manifest = manifest_for(members, created_at=ZERO.isoformat())
+    path = craft_bundle(tmp_path / "b.zip", members, manifest=manifest)
+    result = CliRunner().invoke(
+        cli, ["inspect", str(path), "--password-env", "BUNDLE_PW"], env={"BUNDLE_PW": PASSWORD}
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "0001-01-01 00:00:00 UTC" in result.stdout
+    assert not UNPADDED.search(result.stdout)
