@@ -17,30 +17,51 @@ cannot serialize it), so it was made by something the reader cannot account
 for. Replacing the surrogate with U+FFFD instead would make the reader invent
 text: two distinct names (``w\\ud800x``, ``w\\udc00x``) would become one worker,
 and a finding would cite a name the document does not hold.
+
+Numbers that are not finite are refused the same way. Python's parser reads
+``NaN``, ``Infinity`` and ``-Infinity``, and a number past a float's range
+(``1e400``, or 400 digits with a fraction) as ``inf``; JSON has no such
+numbers, no bundler writes one (pydantic writes a non-finite float as
+``null``) and no product does (Go's encoder and Starlette's refuse them).
+Kept, ``inf`` printed as a duration of ``inf s`` and broke ordering and
+arithmetic wherever it went: in a field typed ``Any`` (a setting, a limit) no
+model would have stopped it. The models refuse them too
+(``schemas._base``: ``allow_inf_nan=False``), for what is built in code.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
 MAX_JSON_DEPTH = 128
 
 
-class JsonTooDeep(ValueError):
-    """Nested deeper than :data:`MAX_JSON_DEPTH`; a ``ValueError``, like malformed JSON."""
+class JsonRefused(ValueError):
+    """JSON that parses but is refused, with a one-line reason naming where; a ``ValueError``,
+    like malformed JSON."""
 
 
-class JsonNotText(ValueError):
-    """A string or key holds an unpaired UTF-16 surrogate; a ``ValueError``, like malformed JSON."""
+class JsonTooDeep(JsonRefused):
+    """Nested deeper than :data:`MAX_JSON_DEPTH`."""
+
+
+class JsonNotText(JsonRefused):
+    """A string or key holds an unpaired UTF-16 surrogate."""
+
+
+class JsonNotFinite(JsonRefused):
+    """A number that is not finite: ``NaN``, ``Infinity``, or past a float's range."""
 
 
 def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``json.loads`` that raises :class:`JsonTooDeep` instead of recursing without bound.
 
     It also raises :class:`JsonNotText` for a document holding a lone surrogate
-    (see the module docstring), so no model is ever built from one.
+    and :class:`JsonNotFinite` for one holding a number that is not finite (see the
+    module docstring), so no model is ever built from either.
     """
     try:
         document = json.loads(data)
@@ -54,6 +75,13 @@ def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DE
             raise JsonNotText(
                 f"{label} has a string that is not Unicode text at {where} "
                 "(an unpaired UTF-16 surrogate; refused: no bundler writes one)"
+            )
+    if _may_hold_non_finite(data):
+        where = _non_finite_at(document)
+        if where is not None:
+            raise JsonNotFinite(
+                f"{label} has a number that is not finite at {where} (NaN, Infinity or past "
+                "a float's range; refused: no bundler writes one)"
             )
     return document
 
@@ -76,6 +104,39 @@ def _may_hold_surrogate(data: bytes | str) -> bool:
     if data[:4].count(0) or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return True  # UTF-16 or UTF-32: json.loads detects it; just look
     return any(lead in data for lead in _UTF8_LEADS)
+
+
+_NON_FINITE = re.compile(r"NaN|Infinity|[eE]\+?\d{3}|\d{200}")
+"""What a number that is not finite must be written with: the two literals, an exponent of
+three digits or more, or an integer part of 200 digits or more (with an exponent under 100,
+fewer digits cannot pass 1.8e308). A cheap over-approximation: a match only costs the walk."""
+_NON_FINITE_BYTES = re.compile(_NON_FINITE.pattern.encode())
+
+
+def _may_hold_non_finite(data: bytes | str) -> bool:
+    if isinstance(data, str):
+        return _NON_FINITE.search(data) is not None
+    return _NON_FINITE_BYTES.search(data) is not None
+
+
+def _non_finite_at(document: Any) -> str | None:
+    """The JSON pointer of the first float that is ``inf``, ``-inf`` or ``nan`` (document order)."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        kind = type(node)
+        if kind is float:
+            if not math.isfinite(node):
+                return _shown(pointer or "/")
+        elif kind is dict:
+            children = [
+                (f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}", value)
+                for key, value in node.items()
+            ]
+            stack.extend(reversed(children))
+        elif kind is list:
+            stack.extend(reversed([(f"{pointer}/{i}", v) for i, v in enumerate(node)]))
+    return None
 
 
 def _surrogate_at(document: Any) -> str | None:

@@ -11,6 +11,14 @@ Two directions of data flow, two bases (the Prefect pattern):
   forbidden.
 
 Both are frozen-free on purpose: collectors fill records incrementally.
+
+Both refuse numbers that are not finite (``allow_inf_nan=False``) in every
+float field of every model, nested or not. Python's ``json`` reads
+``NaN``, ``Infinity`` and ``1e400`` (as ``inf``), no bundler writes them
+(pydantic serializes a non-finite float as ``null``), and none is a
+duration, an age, a size or a count: a document holding one is invalid, with
+a named problem, like any other value a reader cannot account for, instead
+of printing ``inf s`` or breaking arithmetic and ordering later.
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ M = TypeVar("M", bound=BaseModel)
 class RecordModel(BaseModel):
     """A record read from a bundle or a product; tolerant of newer fields."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, use_enum_values=False, allow_inf_nan=False
+    )
 
 
 class ManyRecord(RecordModel):
@@ -84,7 +94,7 @@ def shared_records(records: list[M]) -> list[M]:
 class InputModel(BaseModel):
     """Something a person wrote; strict, so typos fail at load time."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 def _require_utc(value: datetime) -> datetime:

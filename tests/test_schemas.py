@@ -6,11 +6,13 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from bundler.collect.plan import HttpStep
 from schemas import (
     EVIDENCE_KINDS,
     FORMAT_VERSION,
+    CollectorOutcome,
     EncryptionInfo,
     Manifest,
     MemberEntry,
@@ -18,8 +20,9 @@ from schemas import (
     UnsupportedFormatError,
     parse_format,
 )
+from schemas._base import InputModel, RecordModel
 from schemas._export import render_schemas, stale_files
-from schemas.evidence import WorkersEvidence
+from schemas.evidence import HeartbeatPolicy, WorkersEvidence, WorkerStatus
 
 
 def _manifest(**overrides: object) -> Manifest:
@@ -186,3 +189,37 @@ def test_equal_flat_records_in_a_list_are_one_instance() -> None:
     assert second is not None
     assert first[0] is second[0]
     assert first[0].model_dump() == package
+
+
+def _every_model() -> list[type[BaseModel]]:
+    """Every model deriving from the two bases: the contracts, raw product models, inputs."""
+    import bundler.collect.inventory
+    import bundler.collect.plan
+    import bundler.doctor.summary
+    import bundler.products.flux.models
+    import bundler.products.lyftdata.raw  # noqa: F401  (registers their models)
+
+    found: list[type[BaseModel]] = []
+    pending: list[type[BaseModel]] = [RecordModel, InputModel]
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending += cls.__subclasses__()
+    return found
+
+
+def test_every_model_refuses_a_number_that_is_not_finite() -> None:
+    """Inherited by every model (nested ones too): a duration of inf is no duration."""
+    models = _every_model()
+    assert len(models) > 100
+    lax = [m.__qualname__ for m in models if m.model_config.get("allow_inf_nan") is not False]
+    assert lax == []
+    for value in (float("inf"), float("-inf"), float("nan")):
+        with pytest.raises(ValidationError, match="finite number"):
+            CollectorOutcome(id="c", kind="http", target="x", status="ok", duration_s=value)
+        with pytest.raises(ValidationError, match="finite number"):
+            HeartbeatPolicy(timeout_s=value)
+        with pytest.raises(ValidationError, match="finite number"):
+            WorkerStatus(name="w1", metrics={"flux.slots_free": value})
+        with pytest.raises(ValidationError, match="finite number"):
+            HttpStep(id="s", path="/x", member="raw/http/x.json", timeout_s=value)

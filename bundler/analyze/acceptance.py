@@ -20,7 +20,7 @@ from schemas.evidence import OutcomeEvidence
 
 from . import codes
 from .api import EvidenceSet, Target
-from .facts import find_worker
+from .facts import worker_records
 from .recovery import ACCEPTANCE_CHECKS
 
 CheckStatus = Literal["pass", "fail", "unknown", "not_applicable"]
@@ -96,9 +96,11 @@ def _heartbeat(ev: EvidenceSet, target: Target, status: CheckStatus) -> CheckSta
     # The guide's "system information" is what the worker reports (`lyftdata workers sysinfo`,
     # Flux's runtime and resources): a host the bundler reached over SSH proves the machine
     # answers, not that the worker reports it. A worker whose sysinfo request failed has none.
-    listed = find_worker(ev, target.worker)
-    reported = listed is not None and (
-        listed[1].resources is not None or listed[1].runtime is not None
+    # A worker listed more than once reports it only if every record of it does: which
+    # record is the true one the bundle cannot tell (WORKER_RECORDS_CONFLICT).
+    listed = worker_records(ev, target.worker)
+    reported = bool(listed) and all(
+        record.resources is not None or record.runtime is not None for _, record in listed
     )
     return "pass" if reported else "unknown"
 

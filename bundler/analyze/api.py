@@ -38,12 +38,16 @@ from schemas import (
 )
 from schemas.evidence import EvidenceDoc, Job
 
+from ..jsondoc import JsonRefused
 from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
 from .codes import MISSING_DOCUMENTS
 
 D = TypeVar("D", bound=EvidenceDoc)
 
 EXCERPT_MAX = 240
+
+SEVERITY_ORDER = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
+"""The order a rung's findings are shown in: most severe first."""
 
 
 def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
@@ -289,6 +293,10 @@ class EvidenceSet:
     def get(self, cls: type[D]) -> D | None:
         if self.read is not None and cls not in self.read:
             self.read.append(cls)
+        return self.document(cls)
+
+    def document(self, cls: type[D]) -> D | None:
+        """The document, loaded once and cached, without recording that it was asked for."""
         if cls not in self._cache:
             self._cache[cls] = self._load(cls)
         return self._cache[cls]  # type: ignore[return-value]
@@ -312,6 +320,9 @@ class EvidenceSet:
             return None
         except MemberNotFound:
             return None
+        except JsonRefused as exc:  # parses, but holds what no bundler writes: named as it is
+            self.problems.append(str(exc))
+            return None
         except ValueError as exc:
             self.problems.append(f"{cls.member_path}: not valid JSON ({exc})")
             return None
@@ -322,6 +333,12 @@ class EvidenceSet:
             loc = "/".join(str(p) for p in first["loc"])
             self.problems.append(f"{cls.member_path}: invalid at /{loc}: {first['msg']}")
             return None
+
+    def position(self, cls: type[EvidenceDoc], index: int) -> int:
+        """Where item ``index`` of the document's list stands in the member itself (the same
+        here; a view showing fewer records, :class:`~bundler.analyze.readings.Reading`,
+        renumbers)."""
+        return index
 
     def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
         """Cite a canonical evidence document at a JSON pointer."""

@@ -76,7 +76,9 @@ WORKER_HEARTBEAT_AFTER_COLLECTION = _(
     "WORKER_HEARTBEAT_AFTER_COLLECTION", H, "last heartbeat dated after collection: clocks disagree"
 )
 WORKER_RECORDS_CONFLICT = _(
-    "WORKER_RECORDS_CONFLICT", H, "worker listed more than once, its records disagree"
+    "WORKER_RECORDS_CONFLICT",
+    (H, A, P, D, R, C, OUT),
+    "worker listed more than once, its records disagree on what the rung reads",
 )
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(

@@ -20,12 +20,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from schemas import Citation, Finding, LayerStatus
-from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
+from schemas import Citation, Finding, Layer, LayerStatus
+from schemas.evidence import (
+    AuthorizationEvidence,
+    CanaryRun,
+    CapacityEvidence,
+    EvidenceDoc,
+    OutcomeEvidence,
+    WorkersEvidence,
+    WorkerStatus,
+)
 
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
@@ -60,33 +69,177 @@ def conflicting_worker(
     return (records, differ) if differ else None
 
 
+PER_WORKER: tuple[type[EvidenceDoc], ...] = (
+    WorkersEvidence,
+    CapacityEvidence,
+    AuthorizationEvidence,
+)
+"""Documents that hold one record per worker under ``workers`` (by name; workers.json also by
+id): a worker listed in one of them twice is the same contradiction, whichever it is."""
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """The records of one worker in one document, and the fields they disagree on."""
+
+    document: type[EvidenceDoc]
+    records: list[tuple[int, Any]]
+    differ: dict[str, list[Any]]
+
+
+def entries(ev: EvidenceSet, cls: type[EvidenceDoc], name: str | None) -> list[tuple[int, Any]]:
+    """Every record of worker ``name`` in ``cls`` (one of :data:`PER_WORKER`), in list order."""
+    if cls is WorkersEvidence:
+        return list(worker_records(ev, name))
+    doc = ev.document(cls)  # looked at for contradictions only: not evidence the rule rests on
+    listed = getattr(doc, "workers", None) or []
+    return [(i, entry) for i, entry in enumerate(listed) if name and entry.worker == name]
+
+
+def disputes(ev: EvidenceSet, name: str | None) -> list[Dispute]:
+    """Each per-worker document whose records of worker ``name`` disagree (empty: none does)."""
+    found = []
+    for cls in PER_WORKER:
+        records = entries(ev, cls, name)
+        if len(records) < 2:
+            continue
+        differ = disagreement([r for _, r in records])
+        if differ:
+            found.append(Dispute(cls, records, differ))
+    return found
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A question asked of every worker in a list, each worker answering once."""
+
+    yes: list[tuple[int, WorkerStatus]]
+    """Workers every record of which answers yes (their first record, in list order)."""
+    no: list[tuple[int, WorkerStatus]]
+    """Workers every record of which answers no (their first record)."""
+    disputed: list[str]
+    """Workers whose records answer differently: neither yes nor no."""
+
+
+def settled(
+    listed: Sequence[tuple[int, WorkerStatus]], test: Callable[[WorkerStatus], bool]
+) -> Settled:
+    """``test`` asked of each worker in ``listed`` (index, record), by all of its records.
+
+    A fleet-wide rule ("is any worker online?", "can any worker take the job?")
+    must not count a worker listed twice by the record that suits it: a worker
+    counts only when every record of it gives the same answer. One that is
+    ``online`` in one record and ``offline`` in the other is neither, and the rule
+    says unknown (:func:`conflict_finding`) where the answer would rest on it.
+    """
+    answers: dict[str, list[tuple[int, WorkerStatus, bool]]] = {}
+    for index, record in listed:
+        answers.setdefault(record.name, []).append((index, record, test(record)))
+    yes, no, disputed = [], [], []
+    for name, said in answers.items():
+        verdicts = {answer for _, _, answer in said}
+        first = (said[0][0], said[0][1])
+        if verdicts == {True}:
+            yes.append(first)
+        elif verdicts == {False}:
+            no.append(first)
+        else:
+            disputed.append(name)
+    return Settled(yes, no, disputed)
+
+
 def worker_conflict(ctx: RuleContext, name: str | None) -> RuleResult | None:
     """Unknown, citing every record, when the bundle's records of worker ``name`` disagree.
 
     Every rule that judges the worker's connection or heartbeat asks this first,
     so no rule passes or fails the rung on whichever record happens to be first.
+    (Walked in a ladder, every rung of a disputed worker is judged on each of its
+    records in turn, :mod:`bundler.analyze.readings`; this guards a rule run alone.)
     """
-    found = conflicting_worker(ctx.evidence, name)
-    if found is None:
+    finding = conflict_finding(ctx.evidence, name)
+    return None if finding is None else RuleResult(LayerStatus.UNKNOWN, [finding])
+
+
+DOUBTED = {
+    Layer.SERVER: "what the control plane says of it",
+    Layer.HEARTBEAT: "whether it is connected and answering heartbeats",
+    Layer.AUTHORIZATION: "whether it is authorized to run work",
+    Layer.PLACEMENT: "whether the job is meant for it",
+    Layer.DEPLOYMENT: "whether the job reached a runnable state on it",
+    Layer.REQUIREMENTS: "whether the job's runtime requirements are met on it",
+    Layer.CAPACITY: "whether it has the room and capabilities the job needs",
+    Layer.OUTCOME: "the job's outcome on it",
+}
+"""What a rung cannot tell of a worker whose records disagree, as a finding says it."""
+
+
+def conflict_finding(
+    ev: EvidenceSet,
+    name: str | None,
+    layer: Layer = Layer.HEARTBEAT,
+    outcomes: Sequence[str] = (),
+) -> Finding | None:
+    """The ``WORKER_RECORDS_CONFLICT`` finding of ``layer`` for worker ``name``; None when its
+    records agree (in workers.json and every other per-worker document, :data:`PER_WORKER`).
+
+    ``outcomes`` are the rung's status judged on each record alone (see
+    :mod:`bundler.analyze.readings`): when they are all the same the rung is decided
+    whichever record is true (only its reasons differ), else it is unknown.
+    """
+    found = disputes(ev, name)
+    if not found:
         return None
-    records, differ = found
-    worker = records[0][1].name
-    return RuleResult(
-        LayerStatus.UNKNOWN,
-        [
-            make_finding(
-                codes.WORKER_RECORDS_CONFLICT,
-                "info",
-                f"Worker {worker} is listed {len(records)} times and its records disagree "
-                f"({spell(differ)}): the evidence contradicts itself, so whether it is "
-                "connected and answering heartbeats is unknown. Which record comes first "
-                "proves nothing; collect the worker list again.",
-                evidence=cite_records(ctx.evidence, records, differ),
-                worker=worker,
-                records=[index for index, _ in records],
-                disagree=list(differ),
+    said = sorted(set(outcomes))
+    if len(said) == 1:
+        verdict = (
+            f"the evidence contradicts itself, but judged on each record alone this rung reads "
+            f"{said[0]} either way, for reasons that differ (each record's is listed)."
+        )
+    else:
+        verdict = f"the evidence contradicts itself, so {DOUBTED[layer]} is unknown."
+        if said:
+            verdict += (
+                " Judged on each record alone, this rung reads "
+                + " or ".join(said)
+                + " depending on the record."
             )
-        ],
+    listed = [d for d in found if d.document is WorkersEvidence]
+    others = [d for d in found if d.document is not WorkersEvidence]
+    worker = listed[0].records[0][1].name if listed else str(name)
+    said_where = [
+        f"is listed {len(d.records)} times and its records disagree ({spell(d.differ)})"
+        for d in listed
+    ] + [
+        f"has {len(d.records)} records in {d.document.member_path} that disagree "
+        f"({spell(d.differ)})"
+        for d in others
+    ]
+    details: dict[str, Any] = {"worker": worker}
+    if listed:
+        details["records"] = [ev.position(WorkersEvidence, i) for i, _ in listed[0].records]
+        details["disagree"] = list(listed[0].differ)
+    if others:
+        details["entries"] = {
+            d.document.member_path: [ev.position(d.document, i) for i, _ in d.records]
+            for d in others
+        }
+    if outcomes:
+        details["outcomes"] = list(outcomes)
+    return make_finding(
+        codes.WORKER_RECORDS_CONFLICT,
+        "info",
+        f"Worker {worker} " + "; it ".join(said_where) + f": {verdict} Which record comes "
+        "first proves nothing; collect the worker list again.",
+        evidence=[c for d in found for c in _cite_dispute(ev, d)],
+        **details,
+    )
+
+
+def _cite_dispute(ev: EvidenceSet, dispute: Dispute) -> list[Citation]:
+    return _cited(
+        dispute.records,
+        dispute.differ,
+        lambda i, field, value: cite(ev, dispute.document, "workers", i, field, value=value),
     )
 
 
@@ -112,7 +265,7 @@ def cite_records(
 
 
 def _cited(
-    records: Sequence[tuple[int, WorkerStatus | CanaryRun]],
+    records: Sequence[tuple[int, Any]],
     differ: dict[str, list[Any]],
     at: Callable[[int, str, Any], Citation],
 ) -> list[Citation]:
@@ -122,7 +275,7 @@ def _cited(
     cited: list[Citation] = []
     for (index, record), value in zip(records, values, strict=True):
         cited.append(at(index, field, value))
-        raw = cite_source(record.source)
+        raw = cite_source(getattr(record, "source", None))
         if raw is not None and raw not in cited:
             cited.append(raw)
     return cited
@@ -175,11 +328,19 @@ def run_conflict(ctx: RuleContext, run: CanaryRun) -> Finding | None:
 
 
 __all__ = [
+    "DOUBTED",
+    "PER_WORKER",
+    "Dispute",
+    "Settled",
     "cite_records",
+    "conflict_finding",
     "conflicting_run",
     "conflicting_worker",
     "disagreement",
+    "disputes",
+    "entries",
     "run_conflict",
+    "settled",
     "spell",
     "worker_conflict",
 ]

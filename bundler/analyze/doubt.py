@@ -23,9 +23,18 @@ from datetime import datetime
 from schemas import Finding
 from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
 
+from ..timetext import utc
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, make_finding
-from .facts import cite, cite_worker, reference_time, run_receipts
+from .facts import (
+    cite,
+    cite_worker,
+    dated,
+    is_zero_time,
+    reference_time,
+    run_receipts,
+    run_time,
+)
 
 CLOCK_TOLERANCE_S = 5.0
 """How far after collection a heartbeat, canary or receipt may be dated before clocks are doubted.
@@ -65,6 +74,15 @@ def undecided_heartbeat(
 ) -> RuleResult | None:
     """Unknown when ``worker``'s heartbeat age is missing or negative beyond the tolerance."""
     if age is None:
+        stamp = worker.last_heartbeat_at
+        if stamp is not None and is_zero_time(stamp):  # the product's "never", not a moment
+            return RuleResult.unknown(
+                codes.WORKER_HEARTBEAT_UNDATED,
+                f"Worker {worker.name} is listed online, but its heartbeat time is {utc(stamp)}, "
+                "the zero time a product writes for 'never': the bundle has no heartbeat time "
+                "for it, so whether it still answers heartbeats is unknown.",
+                [cite_worker(ctx.evidence, index, "last_heartbeat_at", value=stamp.isoformat())],
+            )
         return RuleResult.unknown(
             codes.WORKER_HEARTBEAT_UNDATED,
             f"Worker {worker.name} is listed online, but the bundle has no heartbeat time for "
@@ -97,16 +115,16 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
     if doc is None or collected is None:
         return []
     found: list[Finding] = []
-    ran = run.finished_at or run.started_at
+    ran = run_time(run)
     ahead = seconds_after(ran, collected)
     if ahead is not None and ran is not None:
-        field = "finished_at" if run.finished_at is not None else "started_at"
+        field = "finished_at" if ran == run.finished_at else "started_at"
         found.append(
             make_finding(
                 codes.CANARY_AFTER_COLLECTION,
                 "info",
-                f"The canary of {_label(run)} is dated {ran:%Y-%m-%d %H:%M:%S}Z, {_span(ahead)} "
-                f"after the bundle was collected ({collected:%Y-%m-%d %H:%M:%S}Z): the clocks "
+                f"The canary of {_label(run)} is dated {utc(ran)}, {_span(ahead)} "
+                f"after the bundle was collected ({utc(collected)}): the clocks "
                 "that wrote and read it disagree, so it proves nothing about when the job ran.",
                 evidence=[cite(ev, OutcomeEvidence, "canaries", index, field, value=str(ran))],
                 canary_at=ran.isoformat(),
@@ -114,7 +132,7 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
             )
         )
     for r_index, receipt in run_receipts(doc, run):
-        ahead = seconds_after(receipt.observed_at, collected)
+        ahead = seconds_after(dated(receipt.observed_at), collected)
         if ahead is None or receipt.observed_at is None:
             continue
         found.append(
@@ -122,8 +140,8 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
                 codes.RECEIPT_AFTER_COLLECTION,
                 "info",
                 f"The receipt of {_label(run)}'s canary from {receipt.sink} is dated "
-                f"{receipt.observed_at:%Y-%m-%d %H:%M:%S}Z, {_span(ahead)} after the bundle was "
-                f"collected ({collected:%Y-%m-%d %H:%M:%S}Z): the clocks that wrote and read it "
+                f"{utc(receipt.observed_at)}, {_span(ahead)} after the bundle was "
+                f"collected ({utc(collected)}): the clocks that wrote and read it "
                 "disagree, so it confirms nothing.",
                 evidence=[
                     cite(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from schemas import Citation
@@ -108,6 +108,33 @@ def reference_time(ev: EvidenceSet, *docs: EvidenceDoc | None) -> datetime | Non
     return None
 
 
+ZERO_TIMES = frozenset(
+    {
+        datetime(1, 1, 1, tzinfo=UTC),  # Go's zero time.Time, .NET's DateTime.MinValue
+        datetime(1970, 1, 1, tzinfo=UTC),  # a zero Unix timestamp
+    }
+)
+"""Times a product writes for "never": an unset time serialized, not a moment on any clock."""
+
+
+def is_zero_time(stamp: datetime | None) -> bool:
+    """True for a product's "never" written as a time (:data:`ZERO_TIMES`): Go's zero time
+    ``0001-01-01T00:00:00Z`` is what a Go server writes for a heartbeat it never received."""
+    return stamp is not None and stamp in ZERO_TIMES
+
+
+def dated(stamp: datetime | None) -> datetime | None:
+    """``stamp`` as a moment, or None when there is none: absent, or a zero time
+    (:func:`is_zero_time`). A zero time judged as a moment made a worker that never sent a
+    heartbeat 63 billion seconds silent, and a canary that never ran older than everything."""
+    return None if stamp is None or is_zero_time(stamp) else stamp
+
+
+def run_time(run: CanaryRun) -> datetime | None:
+    """When a canary or run ended, else when it started; None when neither is dated."""
+    return dated(run.finished_at) or dated(run.started_at)
+
+
 def seconds_between(earlier: datetime | None, later: datetime | None) -> float | None:
     if earlier is None or later is None:
         return None
@@ -198,10 +225,20 @@ def stale_after(policy: HeartbeatPolicy | None) -> float | None:
 
 
 def heartbeat_age(ev: EvidenceSet, worker: WorkerStatus) -> float | None:
-    """Seconds of silence at collection time, as reported or computed from the last heartbeat."""
-    if worker.heartbeat_age_s is not None:
-        return worker.heartbeat_age_s
+    """Seconds of silence at collection time, as reported or computed from the last heartbeat.
+
+    None when the heartbeat time is a zero time: the product's "never" (an age it reports
+    beside it was measured from that "never" too).
+    """
+    reported = reported_age(worker)
+    if reported is not None or is_zero_time(worker.last_heartbeat_at):
+        return reported
     return seconds_between(worker.last_heartbeat_at, reference_time(ev, ev.get(WorkersEvidence)))
+
+
+def reported_age(worker: WorkerStatus) -> float | None:
+    """The heartbeat age the record gives; None beside a zero heartbeat time."""
+    return None if is_zero_time(worker.last_heartbeat_at) else worker.heartbeat_age_s
 
 
 # --- hosts ------------------------------------------------------------------------------------

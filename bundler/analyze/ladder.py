@@ -8,7 +8,10 @@ The engine owns three decisions so that rules stay small and honest:
   ``RULE_ERROR`` finding on an ``unknown`` rung, never a crash and never a pass;
 * **stop at the first failed rung** — rungs above it are ``skipped`` with
   ``blocked_by``, because the *Worker Recovery and Serviceability* guide says to
-  repair the lowest failure first.
+  repair the lowest failure first;
+* **no rung picks one of two disagreeing records** — a target whose worker is
+  listed twice with records that disagree has each rung judged on each record
+  (:mod:`.readings`): the answer they agree on, else unknown.
 
 Combining several rules on one rung: fail > unknown > warn > pass >
 not_applicable. Unknown outranks warn because a rung we could not fully see
@@ -18,13 +21,15 @@ is not one we can call merely "degraded".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
 from schemas.evidence import EvidenceDoc
 
 from . import codes
-from .api import Rule, RuleContext, RuleResult, excerpt
+from .api import SEVERITY_ORDER, Rule, RuleContext, RuleResult, excerpt
 from .deciding import LAYER_DOCUMENTS, annotate, how_to_decide
+from .readings import disputed, judge_alike
 from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
 
 PRECEDENCE = {
@@ -34,18 +39,22 @@ PRECEDENCE = {
     LayerStatus.PASS: 2,
     LayerStatus.NOT_APPLICABLE: 1,
 }
-_SEVERITY_ORDER = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
 
 
 def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
     """Every rung of the ladder for ``ctx.target``, lowest first."""
     layers: list[LayerResult] = []
     failed: Layer | None = None
+    doubted = disputed(ctx)
     for layer in Layer.ordered():
         if failed is not None:
             layers.append(LayerResult(name=layer, status=LayerStatus.SKIPPED, blocked_by=failed))
             continue
-        result = evaluate(layer, [r for r in rules if r.layer is layer], ctx)
+        on_layer = [r for r in rules if r.layer is layer]
+        if doubted:  # a worker listed twice, its records disagreeing: no rung picks one
+            result = judge_alike(layer, ctx, doubted, partial(evaluate, layer, on_layer))
+        else:
+            result = evaluate(layer, on_layer, ctx)
         layers.append(result)
         if result.status is LayerStatus.FAIL:
             failed = layer
@@ -70,7 +79,7 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
     status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
     findings = _superseded(_dedupe([f for a in answers for f in a.findings]), ctx.supersedes)
-    findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 9))
+    findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
     return LayerResult(
         name=layer, status=status, findings=[advise(f, layer, ctx) for f in findings]
     )

@@ -24,9 +24,10 @@ from typing import Any
 from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOverview
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
 
+from ..timetext import utc
 from .api import EvidenceSet
 from .contradictions import disagreement
-from .facts import cite_worker, heartbeat_age, jobs, workers
+from .facts import cite_worker, dated, heartbeat_age, jobs, workers
 from .ladder import VERDICT_ORDER
 from .targets import known_workers
 from .trouble import worker_trouble
@@ -83,7 +84,7 @@ def _record(
     index, first = listed[0]
     if not differ:
         return index, first
-    natives = dict.fromkeys(w.native_status or "?" for _, w in listed)
+    natives = sorted({w.native_status or "?" for _, w in listed})  # not in list order
     doubt: dict[str, Any] = {
         "connection": ConnectionState.UNKNOWN,
         "native_status": " / ".join(natives) if len(natives) > 1 else first.native_status,
@@ -92,9 +93,15 @@ def _record(
         doubt["health"] = HealthState.UNKNOWN
     if "admin" in differ:
         doubt["admin"] = AdminState.UNKNOWN
-    for field in ("last_heartbeat_at", "heartbeat_age_s", "in_flight", "slots_max"):
+    for field in ("id", "group", "last_heartbeat_at", "heartbeat_age_s", "in_flight", "slots_max"):
         if field in differ:
             doubt[field] = None
+    if "labels" in differ:  # the labels every record carries alike, not the first record's
+        doubt["labels"] = {
+            key: value
+            for key, value in first.labels.items()
+            if all(w.labels.get(key) == value for _, w in listed)
+        }
     return index, first.model_copy(update=doubt)
 
 
@@ -135,7 +142,7 @@ def _row(
             admin=worker.admin,
             group=worker.group,
             labels=dict(worker.labels),
-            last_heartbeat_at=worker.last_heartbeat_at,
+            last_heartbeat_at=dated(worker.last_heartbeat_at),  # a zero time is no time
             heartbeat_age_s=heartbeat_age(ev, worker),
             in_flight=worker.in_flight,
             slots_max=worker.slots_max,
@@ -260,7 +267,7 @@ def _state_words(status: ConnectionState, health: HealthState, admin: AdminState
 
 
 def _stamp(at: datetime) -> str:
-    return f"{at:%Y-%m-%d %H:%M:%S}Z"
+    return utc(at)
 
 
 __all__ = ["fleet_overview", "group_summary", "group_workers", "main_finding"]

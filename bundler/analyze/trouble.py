@@ -27,6 +27,7 @@ from .facts import (
     find_worker,
     heartbeat_age,
     heartbeat_policy,
+    is_zero_time,
     job_time,
     stale_after,
 )
@@ -144,6 +145,8 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
 
 
 def _stale(ev: EvidenceSet, worker: WorkerStatus) -> str | None:
+    if is_zero_time(worker.last_heartbeat_at):
+        return "listed online, its heartbeat time the zero time ('never')"
     age = heartbeat_age(ev, worker)
     policy = heartbeat_policy(ev)
     timeout = stale_after(policy[0] if policy else None)

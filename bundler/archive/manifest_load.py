@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from schemas import Manifest, UnsupportedFormatError, parse_format
 
 from ..errors import ManifestInvalid, NotABundle
-from ..jsondoc import JsonNotText, JsonTooDeep, loads_bounded
+from ..jsondoc import JsonRefused, loads_bounded
 
 
 def parse_manifest(data: bytes) -> Manifest:
@@ -39,7 +39,7 @@ def parse_json(data: bytes, member: str, *, error: type[Exception] = ValueError)
     """The parsed document (nesting depth capped); ``error`` with a one-line reason otherwise."""
     try:
         return loads_bounded(data, member)
-    except (JsonTooDeep, JsonNotText) as exc:  # already one named line
+    except JsonRefused as exc:  # already one named line
         raise error(str(exc)) from None
     except ValueError as exc:
         raise error(f"{member} is not valid JSON (line {getattr(exc, 'lineno', '?')})") from exc

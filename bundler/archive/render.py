@@ -14,6 +14,7 @@ from rich.table import Table
 from schemas import CollectorStatus, Integrity, Manifest
 
 from ..printable import printable_model
+from ..timetext import formatted
 from .integrity.verify import VerifyReport
 from .reader import BundleReader
 
@@ -101,7 +102,10 @@ def _summary_grid(report: InspectReport, manifest: Manifest) -> Table:
     rows = [
         ("Bundle", f"{report.bundle} ({human_size(report.file_size)})"),
         ("Format", f"{manifest.format} · {manifest.tool.name} {manifest.tool.version}"),
-        ("Created", f"{manifest.created_at:%Y-%m-%d %H:%M:%S} UTC · id {manifest.bundle_id}"),
+        (
+            "Created",
+            f"{formatted(manifest.created_at, '%Y-%m-%d %H:%M:%S')} UTC · id {manifest.bundle_id}",
+        ),
         ("Command", f"{manifest.command} · profile {manifest.profile or '-'}"),
         (
             "Target",

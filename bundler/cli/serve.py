@@ -15,6 +15,7 @@ from ..exit_codes import ExitCode
 from ..printable import printable
 from ..serve import is_loopback, start_server
 from ..serve.loading import LoadedReplay, load_replay
+from ..timetext import utc
 from .options import OpenSecrets, open_options
 
 NETWORK_WARNING = (
@@ -107,7 +108,7 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
     # The bundle's own words (server URL, product, worker names in the commands) are shown
     # through printable: an ESC sequence in a recorded URL must not act on the terminal.
     click.echo(printable(f"Serving {product} API captured in {bundle} (read-only)"))
-    click.echo(printable(f"  from {server} at {manifest.created_at:%Y-%m-%d %H:%M:%SZ}"))
+    click.echo(printable(f"  from {server} at {utc(manifest.created_at)}"))
     click.echo(f"  {counted}; everything else answers 404 not-captured")
     click.echo(f"URL: {url}")
     for problem in loaded.problems:

@@ -22,7 +22,9 @@ from schemas.diff import AcceptanceResult, CheckStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from ..analyze.doubt import seconds_after
+from ..analyze.facts import dated, run_time
 from ..analyze.recovery import ACCEPTANCE_CHECKS
+from ..timetext import utc
 from .targets import Pair, is_recovery_target, subject
 
 CANARY_NEWER = "successful canary newer than BEFORE"
@@ -120,7 +122,7 @@ def _newer_canary(
     runs = [r for r in _matching_runs(after, outcome) if r.phase == "successful"]
     if not runs:
         return ("fail" if _matching_runs(after, outcome) else "unknown"), "no successful run"
-    when = [r.finished_at or r.started_at for r in runs]
+    when = [run_time(r) for r in runs]  # a zero time ("never") is no time
     newest = max((w for w in when if w is not None), default=None)
     if newest is None:
         return "unknown", "the successful run carries no time"
@@ -129,7 +131,7 @@ def _newer_canary(
         return "unknown", future
     if newest > before_at:
         return "pass", None
-    return "fail", f"the last successful run ({newest:%Y-%m-%d %H:%M:%SZ}) predates BEFORE"
+    return "fail", f"the last successful run ({utc(newest)}) predates BEFORE"
 
 
 def _newer_receipt(
@@ -154,7 +156,7 @@ def _newer_receipt(
         and rc.acked is not False
         and rc.nonce_matched is not False
     ]
-    times = [rc.observed_at for rc in receipts if rc.observed_at is not None]
+    times = [at for rc in receipts if (at := dated(rc.observed_at)) is not None]
     if not receipts:
         return "fail", "no confirmed receipt"
     if not times:
@@ -164,7 +166,7 @@ def _newer_receipt(
         return "unknown", future
     if max(times) > before_at:
         return "pass", None
-    return "fail", f"the last receipt ({max(times):%Y-%m-%d %H:%M:%SZ}) predates BEFORE"
+    return "fail", f"the last receipt ({utc(max(times))}) predates BEFORE"
 
 
 def _after_collection(what: str, when: datetime, after_at: datetime | None) -> str | None:
@@ -173,6 +175,6 @@ def _after_collection(what: str, when: datetime, after_at: datetime | None) -> s
         return None
     assert after_at is not None
     return (
-        f"{what} ({when:%Y-%m-%d %H:%M:%SZ}) is dated after AFTER was collected "
-        f"({after_at:%Y-%m-%d %H:%M:%SZ}): the clocks disagree, so it proves nothing"
+        f"{what} ({utc(when)}) is dated after AFTER was collected "
+        f"({utc(after_at)}): the clocks disagree, so it proves nothing"
     )

@@ -22,6 +22,7 @@ from schemas.diff import AcceptanceResult, DiffSide, DiffVerdict, TargetChange
 
 from .. import __version__
 from ..errors import InputError
+from ..timetext import utc
 from . import acceptance
 from .facts import collector_changes, deployment_changes, worker_changes
 from .findings import compare_findings
@@ -104,8 +105,8 @@ def pair_doubts(b: DiffSide, a: DiffSide) -> list[str]:
         )
     if b.created_at and a.created_at and b.created_at > a.created_at:
         doubts.append(
-            f"AFTER ({a.created_at:%Y-%m-%d %H:%M:%SZ}) was collected before BEFORE "
-            f"({b.created_at:%Y-%m-%d %H:%M:%SZ}): it cannot show the state after the repair"
+            f"AFTER ({utc(a.created_at)}) was collected before BEFORE "
+            f"({utc(b.created_at)}): it cannot show the state after the repair"
         )
     return doubts
 
@@ -144,8 +145,8 @@ def _warnings(b: DiffSide, a: DiffSide) -> list[str]:
         warnings.append(f"the server version changed: {b.server_version} -> {a.server_version}")
     if b.created_at and a.created_at and b.created_at > a.created_at:
         warnings.append(
-            f"BEFORE ({b.created_at:%Y-%m-%d %H:%M:%SZ}) is newer than AFTER "
-            f"({a.created_at:%Y-%m-%d %H:%M:%SZ}): were the two swapped?"
+            f"BEFORE ({utc(b.created_at)}) is newer than AFTER "
+            f"({utc(a.created_at)}): were the two swapped?"
         )
     for side in (b, a):
         if side.integrity != "verified":

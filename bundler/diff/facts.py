@@ -8,6 +8,7 @@ collectors by id, on whether they succeeded.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from schemas import Manifest
@@ -21,12 +22,14 @@ OK_STATUSES = ("ok", "skipped")
 
 
 def _worker_facts(side: Side) -> dict[str, dict[str, Any]]:
-    facts: dict[str, dict[str, Any]] = {}
+    """Each worker's facts; a worker listed more than once shows every record's word for a fact
+    its records disagree on (``offline / online``), never the last or the first record's."""
+    said: dict[str, dict[str, list[Any]]] = {}
     workers = side.workers.workers if isinstance(side.workers, WorkersEvidence) else []
     versions = side.product.worker_versions if side.product is not None else {}
     for worker in workers:
         runtime = worker.runtime
-        facts[worker.name] = {
+        facts = {
             "status": worker.native_status,
             "connection": worker.connection.value,
             "health": worker.health.value,
@@ -37,13 +40,38 @@ def _worker_facts(side: Side) -> dict[str, dict[str, Any]]:
             "group": worker.group,
             "slots max": worker.slots_max,
         }
+        _add(said, worker.name, facts)
     capacity = side.capacity.workers if isinstance(side.capacity, CapacityEvidence) else []
     for cap in capacity:
-        entry = facts.setdefault(cap.worker, {})
-        entry["capacity slots max"] = cap.slots_max
-        entry["capacity cpu cores"] = cap.cpu_cores
-        entry["capacity memory total"] = cap.memory_total_bytes
-    return facts
+        _add(
+            said,
+            cap.worker,
+            {
+                "capacity slots max": cap.slots_max,
+                "capacity cpu cores": cap.cpu_cores,
+                "capacity memory total": cap.memory_total_bytes,
+            },
+        )
+    return {name: {f: _one(values) for f, values in facts.items()} for name, facts in said.items()}
+
+
+def _add(said: dict[str, dict[str, list[Any]]], name: str, facts: dict[str, Any]) -> None:
+    entry = said.setdefault(name, {})
+    for field, value in facts.items():
+        values = entry.setdefault(field, [])
+        if value not in values:
+            values.append(value)
+
+
+def _one(values: list[Any]) -> Any:
+    """The value every record gives, else each record's, sorted and joined (order-free)."""
+    if len(values) == 1:
+        return values[0]
+    return " / ".join(sorted(_text(v) for v in values))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def worker_changes(before: Side, after: Side) -> list[FieldChange]:

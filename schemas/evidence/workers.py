@@ -120,7 +120,6 @@ class WorkerStatus(ManyRecord):
     last_heartbeat_at: UTCDateTime | None = None
     heartbeat_age_s: float | None = Field(
         default=None,
-        allow_inf_nan=False,  # Infinity/NaN parse as JSON here, but are no age: invalid evidence
         description="Seconds since the last heartbeat, at observed_at.",
     )
     first_seen_at: UTCDateTime | None = None

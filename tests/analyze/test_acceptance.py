@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
 from bundler.analyze.engine import analyze
+from bundler.cli import cli
 from schemas import TargetReport
 from schemas.evidence import ConnectionState, HealthState
-from tests.support.evidence import Fleet
+from tests.support.evidence import Fleet, write_bundle_dir
 
 
 def _checks(report_target: TargetReport) -> dict[str, str]:
@@ -78,3 +85,21 @@ def test_missing_receipt_fails_receipt_not_canary(fleet: Fleet) -> None:
     checks = _checks(analyze(fleet.evidence(), job="ingest").targets[0])
     assert checks["successful bounded canary"] == "pass"
     assert checks["external receipt where the job has an external effect"] == "fail"
+
+
+@pytest.mark.parametrize("reported_first", [False, True])
+def test_system_information_one_of_two_records_lacks_is_unknown(
+    tmp_path: Path, fleet: Fleet, reported_first: bool
+) -> None:
+    """w2 listed twice, alike but for its system information, which one record lacks: the
+    heartbeat rung passes on what both say, but the check needs what only one reports."""
+    assert fleet.workers is not None
+    bare = fleet.worker("w2").model_copy(update={"runtime": None, "resources": None})
+    fleet.workers.workers.insert(2 if reported_first else 1, bare)
+    bundle = write_bundle_dir(fleet, tmp_path / "b")
+    result = CliRunner().invoke(cli, ["analyze", str(bundle), "--worker", "w2", "--format", "json"])
+    [target] = json.loads(result.stdout)["targets"]
+    heartbeat = next(layer for layer in target["layers"] if layer["name"] == "heartbeat")
+    assert heartbeat["status"] == "pass"
+    checks = {c["check"]: c["status"] for c in target["acceptance"]}
+    assert checks["recent heartbeat and system information"] == "unknown"

@@ -7,12 +7,14 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
-from schemas.evidence import ConnectionState, JobPhase
+from schemas import CollectorOutcome
+from schemas.evidence import ConnectionState, JobPhase, JobRequirements, ResourceRequest
 from tests.support.evidence import Fleet, write_bundle_dir
 
 
@@ -168,4 +170,56 @@ def test_a_heartbeat_age_that_is_not_a_number_is_invalid_evidence(
     bundle = write_bundle_dir(fleet, tmp_path / "b", members={"evidence/workers.json": data})
     code, out, err = _run(str(bundle), "--format", "json")
     assert code in (1, 3), err
-    assert "evidence/workers.json: invalid at /workers/0/heartbeat_age_s" in out
+    assert (
+        "evidence/workers.json has a number that is not finite at /workers/0/heartbeat_age_s" in out
+    )
+
+
+def _with_number(document: Any, where: str, number: str) -> bytes:
+    """``document`` as JSON with ``number`` written verbatim at the pointer ``where``."""
+    node = document
+    *parents, leaf = where.strip("/").split("/")
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node[leaf] = "NUMBER"
+    return json.dumps(document).encode().replace(b'"NUMBER"', number.encode())
+
+
+@pytest.mark.parametrize(
+    ("member", "where", "number"),
+    [
+        ("manifest.json", "/collectors/0/duration_s", "1e400"),
+        ("manifest.json", "/collectors/0/duration_s", "NaN"),
+        ("evidence/capacity.json", "/workers/0/cpu_util_pct", "1e400"),
+        ("evidence/workers.json", "/heartbeat/timeout_s", "-1e999"),
+        ("evidence/jobs.json", "/jobs/0/requirements/resources/other/gpu_mem", "Infinity"),
+    ],
+)
+def test_a_number_that_is_not_finite_anywhere_is_invalid_evidence_never_healthy(
+    tmp_path: Path, fleet: Fleet, member: str, where: str, number: str
+) -> None:
+    """``1e400`` parses as inf: a collector's duration of 1e400 printed as ``inf s`` in a
+    healthy report, and a field typed Any (a job's resource request) took it as it came."""
+    assert fleet.jobs is not None
+    fleet.jobs.jobs[0].requirements = JobRequirements(
+        labels={"zone": "a"}, resources=ResourceRequest(other={"gpu_mem": 1})
+    )
+    outcome = CollectorOutcome(
+        id="http.workers", kind="http", target="x", status="ok", duration_s=0.25
+    )
+    if member == "manifest.json":
+        bundle = write_bundle_dir(fleet, tmp_path / "b", collectors=[outcome])
+        data = _with_number(json.loads((bundle / member).read_text()), where, number)
+        (bundle / member).write_bytes(data)
+    else:  # written with its checksum, as a collector would have written it
+        data = _with_number(json.loads(fleet.source().read_bytes(member)), where, number)
+        members = {member: data}
+        bundle = write_bundle_dir(fleet, tmp_path / "b", members=members, collectors=[outcome])
+    code, out, err = _run(str(bundle), "--format", "json")
+    assert code == 3, err  # inconclusive: never healthy, never a traceback
+    assert json.loads(out)["verdict"] == "inconclusive"
+    assert f"{member} has a number that is not finite at {where}" in out
+    for fmt in ("text", "html"):
+        code, page, err = _run(str(bundle), "--format", fmt)
+        assert code == 3, err
+        assert "inf s" not in page

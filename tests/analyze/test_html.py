@@ -454,7 +454,8 @@ def test_workers_named_only_in_logs_stay_within_the_lane_cap(tmp_path: Path, fle
     ("beat", "created"),
     [
         ("9999-12-31T23:59:58Z", "9999-12-31T23:59:59Z"),
-        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:01Z"),
+        # A second past Go's zero time (which reads "never", undated: not drawn at all).
+        ("0001-01-01T00:00:01Z", "0001-01-01T00:00:02Z"),
     ],
 )
 def test_a_timeline_at_the_ends_of_time_is_drawn_not_overflowed(

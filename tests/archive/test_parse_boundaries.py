@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from bundler.archive import PublicKey, Sealing, keygen
-from bundler.jsondoc import MAX_JSON_DEPTH, JsonNotText, JsonTooDeep, loads_bounded
+from bundler.jsondoc import (
+    MAX_JSON_DEPTH,
+    JsonNotFinite,
+    JsonNotText,
+    JsonTooDeep,
+    loads_bounded,
+)
 from schemas import REDACTION_REPORT_SCHEMA
 from tests.support.archive import build_bundle, craft_bundle, data_offset, flip_byte, manifest_for
 
@@ -50,6 +56,26 @@ def test_a_lone_surrogate_is_refused_and_named_by_where_it_is() -> None:
             loads_bounded(document, "member x")
     paired = loads_bounded(b'{"e": "\\ud83d\\ude00", "k": "\xed\x95\x9c"}', "x")
     assert paired == {"e": "\U0001f600", "k": "\ud55c"}  # a pair and Hangul are text
+
+
+def test_a_number_that_is_not_finite_is_refused_and_named_by_where_it_is() -> None:
+    """Python's json reads NaN, Infinity and a number past a float's range (as inf)."""
+    for document, where in [
+        (b'{"collectors": [{"duration_s": 1e400}]}', "/collectors/0/duration_s"),
+        (b'{"a": [1, NaN]}', "/a/1"),
+        (b'{"a": {"b/~": -Infinity}}', "/a/b~1~0"),
+        (b'{"t": Infinity}', "/t"),
+        (b"[" + b"9" * 400 + b".5]", "/0"),  # no exponent, 400 digits: inf all the same
+        (b"[1" + b"0" * 250 + b"e99]", "/0"),
+        ("1E+309", "/"),
+    ]:
+        with pytest.raises(
+            JsonNotFinite, match=f"member x has a number that is not finite at {re.escape(where)} "
+        ):
+            loads_bounded(document, "member x")
+    finite = loads_bounded(b'{"small": 1e-400, "big": 1.7e308, "NaN": "Infinity e999"}', "x")
+    assert finite == {"small": 0.0, "big": 1.7e308, "NaN": "Infinity e999"}
+    assert loads_bounded(b"[" + b"9" * 400 + b"]", "x") == [int("9" * 400)]  # an int stays exact
 
 
 def _with_schema(tmp_path: Path, member: str, schema: str, data: bytes = DEEP) -> Path:
@@ -115,6 +141,50 @@ def test_a_lone_surrogate_in_the_manifest_is_an_invalid_manifest(tmp_path: Path)
         assert seen[reader].code == 2, reader
         assert named in seen[reader].stderr, reader
     assert seen["analyze"].integrity() == "tampered"
+
+
+def test_a_number_that_is_not_finite_in_the_manifest_is_an_invalid_manifest(tmp_path: Path) -> None:
+    """A collector's duration of 1e400 was accepted (inspect printed ``inf``): no reader
+    crashes or accepts it; each names it, as for any invalid manifest."""
+    members = {"a.log": b"x\n"}
+    collector = {"id": "http.workers", "kind": "http", "target": "x", "status": "ok"}
+    manifest = manifest_for(members, collectors=[{**collector, "duration_s": 12345.5}])
+    path = craft_bundle(
+        tmp_path / "b.zip", members, manifest=manifest.replace(b"12345.5", b"1e400")
+    )
+    seen = run_all(path, tmp_path / "work")  # no reader crashes (exit 70)
+    named = "manifest.json has a number that is not finite at /collectors/0/duration_s"
+    assert seen["verify"].code == 1
+    assert named in seen["verify"].text
+    for reader in ("extract", "review"):
+        assert seen[reader].code == 2, reader
+        assert named in seen[reader].stderr, reader
+    assert seen["inspect"].code == 1  # an integrity problem visible without the contents
+    assert named in seen["inspect"].stdout
+    assert "inf s" not in seen["inspect"].stdout
+    assert seen["analyze"].integrity() == "tampered"
+
+
+@pytest.mark.parametrize(
+    ("member", "schema"),
+    [
+        ("redaction-report.json", REDACTION_REPORT_SCHEMA),
+        ("evidence/workers.json", "evidence.workers"),
+    ],
+)
+def test_a_number_that_is_not_finite_in_a_document_is_a_named_problem(
+    tmp_path: Path, member: str, schema: str
+) -> None:
+    data = b'{"workers": [{"name": "w1", "heartbeat_age_s": 1e400}], "total": NaN}'
+    seen = run_all(_with_schema(tmp_path, member, schema, data), tmp_path / "work")
+    named = f"{member} has a number that is not finite at /"
+    assert seen["verify"].code == 1
+    assert named in seen["verify"].text
+    assert seen["review"].code == 2
+    assert seen["analyze"].code not in (0, 2, 70)
+    if member.startswith("evidence/"):
+        assert f"{named}workers/0/heartbeat_age_s" in seen["analyze"].stdout
+    assert seen["extract"].code == 0  # the bytes are authentic; extract does not parse them
 
 
 def test_a_deeply_nested_recipient_envelope_is_a_damaged_envelope(tmp_path: Path) -> None:

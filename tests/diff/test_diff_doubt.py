@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from schemas import DiffReport
+from schemas.evidence import ConnectionState
 from schemas.manifest import TargetSummary
 from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
 
@@ -186,3 +189,41 @@ def test_an_after_without_a_heartbeat_time_or_with_an_incomplete_job_list_is_inc
     report = report_of(result)
     assert (result.returncode, report.verdict) == (3, "inconclusive")
     assert report.after.verdict.value == "inconclusive"
+
+
+@pytest.mark.parametrize("online_first", [False, True])
+def test_a_worker_after_lists_twice_differently_is_no_recovery_and_no_pick_by_order(
+    tmp_path: Path, online_first: bool
+) -> None:
+    """AFTER names w1 (the incident's worker) twice, online and offline. Nothing says the repair
+    worked, and the worker facts diff shows are each record's, whatever their order."""
+    after = repaired()
+    assert after.workers is not None
+    down = after.worker("w1").model_copy(
+        update={"connection": ConnectionState.OFFLINE, "native_status": "offline", "labels": {}}
+    )
+    after.workers.workers.insert(1 if online_first else 0, down)
+    result = diff(*write_pair(tmp_path, after))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    w1 = {c.field: (c.before, c.after) for c in report.workers if c.subject == "w1"}
+    assert w1["connection"] == ("online", "offline / online")
+    assert w1["status"] == ("online", "offline / online")
+    assert w1["labels"] == ({"zone": "a"}, '{"zone": "a"} / {}')
+
+
+def test_a_canary_after_dates_at_the_zero_time_is_no_proof_either_way(tmp_path: Path) -> None:
+    """Go's zero time for when the run finished is "never", not a run older than BEFORE:
+    the check is unknown (the run carries no time), and its date is never printed 1-01-01."""
+    after = repaired()
+    assert after.outcome is not None
+    run = after.outcome.canaries[0]
+    run.started_at = run.finished_at = datetime(1, 1, 1, tzinfo=UTC)
+    result = diff(*write_pair(tmp_path, after))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    assert checks(report)[CANARY_NEWER] == (
+        "unknown",
+        "w1 / ingest: the successful run carries no time",
+    )
+    assert "1-01-01" not in result.stdout

@@ -259,6 +259,17 @@ def test_a_worker_listed_online_and_offline_is_unknown_whichever_comes_first():
     assert twice.status is LayerStatus.PASS  # the same row twice is one worker
 
 
+def test_a_persisted_heartbeat_at_go_zero_time_is_undated_not_stale():
+    """A heartbeat time of 0001-01-01T00:00:00Z is "never": the age measured from it (63
+    billion seconds) is no age, so the rung is unknown, not FLUX_HEARTBEAT_STALE."""
+    never = datetime(1, 1, 1, tzinfo=UTC)
+    case = FluxCase(workers=[online("w1", last_heartbeat_at=never, heartbeat_age_s=6.4e10)])
+    result = case.run(flux_worker_heartbeat, worker="w1")
+    assert result.status is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_HEARTBEAT_UNDATED"]
+    assert "0001-01-01 00:00:00Z, the zero time" in result.findings[0].message
+
+
 def test_starvation_on_the_inprocess_runner_is_explained():
     starver = Job(
         name="default/loop_starver",
@@ -433,6 +444,20 @@ def test_placement_passes_when_held_or_when_someone_can_take_it():
     assert codes(case.run(flux_execution_placement, job=free)) == ["FLUX_ELIGIBLE_WORKERS"]
     worker_only = case.run(flux_execution_placement, worker="w1")
     assert worker_only.status is LayerStatus.NOT_APPLICABLE
+
+
+def test_placement_does_not_rest_on_the_row_of_a_worker_listed_twice_that_suits_it():
+    """w1 is offline; w2 is listed online once and offline once: whether any worker can take
+    the execution is unknown, not a pass on w2's online row (nor a fail on its offline one)."""
+    job = waiting()
+    down = {"connection": ConnectionState.OFFLINE, "native_status": "offline"}
+    for rows in ([online("w2"), online("w2", **down)], [online("w2", **down), online("w2")]):
+        case = FluxCase(workers=[online("w1", **down), *rows], jobs=[job])
+        result = case.run(flux_execution_placement, job=job)
+        assert result.status is LayerStatus.UNKNOWN
+        assert codes(result) == ["WORKER_RECORDS_CONFLICT"]
+        connected = case.run(flux_worker_heartbeat, job=job)
+        assert connected is None  # not FLUX_ELIGIBLE_WORKER_CONNECTED on w2's online row
 
 
 # -- capacity -----------------------------------------------------------------------------------

@@ -7,11 +7,15 @@ evidence the project's own fixtures did not hand-make.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+
 from bundler.archive import open_bundle
 from bundler.cli.options import OpenSecrets
 from bundler.source import MemorySource
 from samples import catalog
-from schemas import Manifest
+from schemas import MANIFEST_MEMBER, Manifest
 
 
 def load_sample(name: str) -> tuple[MemorySource, Manifest]:
@@ -23,3 +27,30 @@ def load_sample(name: str) -> tuple[MemorySource, Manifest]:
         members = {member: reader.read_bytes(member) for member in reader.names()}
     manifest = Manifest.model_validate_json(members["manifest.json"])
     return MemorySource(members), manifest
+
+
+def write_sample_dir(name: str, root: Path, changed: Mapping[str, bytes]) -> Path:
+    """``samples/bundles/<name>.zip`` extracted under ``root``, with ``changed`` members
+    replaced and the manifest's checksums made to match them (a bundle as its collector
+    would have written it had the product answered so).
+    """
+    source, manifest = load_sample(name)
+    contents = {member: source.read_bytes(member) for member in source.names()}
+    contents.update(changed)
+    entries = []
+    for entry in manifest.members:
+        data = contents.get(entry.path)
+        if data is not None and entry.path in changed:
+            entry = entry.model_copy(
+                update={"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+            )
+        entries.append(entry)
+    manifest = manifest.model_copy(update={"members": entries})
+    for member, data in contents.items():
+        if member == MANIFEST_MEMBER:
+            continue
+        path = root / member
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / MANIFEST_MEMBER).write_text(manifest.model_dump_json(by_alias=True, indent=2))
+    return root

@@ -23,6 +23,7 @@ from schemas import (
     Verdict,
 )
 
+from ...timetext import utc
 from ..codes import NO_EVIDENCE
 
 STATUS_LABEL = {
@@ -76,7 +77,7 @@ def provenance(report: AnalysisReport) -> str:
     bits = [
         f"profile {b.profile}" if b.profile else "no profile",
         f"bundle {b.bundle_id}" if b.bundle_id else None,
-        f"collected {b.created_at:%Y-%m-%d %H:%M:%S}Z" if b.created_at else None,
+        f"collected {utc(b.created_at)}" if b.created_at else None,
         f"{b.collectors_total:,} collectors" if b.collectors_total else None,
     ]
     return " · ".join(x for x in bits if x)

@@ -41,9 +41,10 @@ from schemas import (
 )
 from schemas.manifest import FAILED_STATUSES
 
-from ...jsondoc import JsonNotText, JsonTooDeep
+from ...jsondoc import JsonRefused
 from ...printable import printable
 from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
+from ...timetext import formatted
 from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
@@ -147,7 +148,7 @@ def bundle_extras(source: MemberSource, manifest: Manifest | None) -> BundleExtr
         report = RedactionReport.model_validate(read_json(source, REDACTION_REPORT_MEMBER))
     except MemberNotFound as exc:  # present, but failed verification
         return BundleExtras(collectors, None, f"{REDACTION_REPORT_MEMBER} is unreadable ({exc})")
-    except (JsonTooDeep, JsonNotText, JsonTooLarge) as exc:
+    except (JsonRefused, JsonTooLarge) as exc:
         return BundleExtras(collectors, None, str(exc))
     except ValueError as exc:
         problem = f"{REDACTION_REPORT_MEMBER} is unreadable ({type(exc).__name__})"
@@ -215,6 +216,7 @@ def _environment() -> Environment:
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
     )
     env.filters["size"] = _size
+    env.filters["timefmt"] = formatted  # strftime with a four-digit year (timetext)
     return env
 
 

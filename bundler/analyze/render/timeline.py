@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
+from ...timetext import utc
 from ..api import Timeline, TimelineEvent
 from .timeline_kinds import CATEGORIES, KINDS, STATES, category
 
@@ -442,7 +443,7 @@ class _Scale:
             x1,
             round(x1 + GAP_W, 1),
             _duration(length),
-            f"nothing dated from {before:%Y-%m-%d %H:%M:%S}Z to {after:%Y-%m-%d %H:%M:%S}Z "
+            f"nothing dated from {utc(before)} to {utc(after)} "
             f"({_duration(length)}): drawn narrow, not to scale",
         )
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from schemas.evidence import AuthorizationEvidence, WorkerAuthorization
 
+from ...timetext import utc
 from .. import codes
 from ..api import RuleContext
 from ..facts import citations, cite, cite_source, reference_time
@@ -41,7 +42,7 @@ def check_lease(
     now = reference_time(ctx.evidence, doc)
     tolerance = timedelta(seconds=doc.lease_clock_tolerance_s or 0.0)
     if (lease.expires_at and now and lease.expires_at <= now) or entry.decision == "expired":
-        when = f" at {lease.expires_at:%Y-%m-%d %H:%M:%S}Z" if lease.expires_at else ""
+        when = f" at {utc(lease.expires_at)}" if lease.expires_at else ""
         out.fail(
             codes.LEASE_EXPIRED,
             f"Worker {entry.worker}'s auth lease expired{when}, before collection.",

@@ -194,11 +194,14 @@ def _note_alternatives(ctx: RuleContext, job: Job, chosen: str, out: Outcome) ->
         for c in rank_candidates(job.requirements, workers(ctx.evidence), caps)
         if c.intended and c.worker.name != chosen
     ]
-    verdicts: dict[str, str] = {}
+    said: dict[str, set[str]] = {}
     for other in others:
         short = [m.message for m in other.capacity if m.certain]
         blocked = availability(other.worker)
-        verdicts[other.worker.name] = ", ".join(short + [b.code.lower() for b in blocked]) or "fits"
+        verdict = ", ".join(short + [b.code.lower() for b in blocked]) or "fits"
+        said.setdefault(other.worker.name, set()).add(verdict)
+    # A worker listed twice with records that disagree: each record's word, not the last one's.
+    verdicts = {name: " / ".join(sorted(words)) for name, words in said.items()}
     if not verdicts:
         text = "No other worker is meant for this job."
     else:

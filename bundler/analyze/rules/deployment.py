@@ -13,6 +13,7 @@ from typing import Any
 from schemas import Citation, Layer
 from schemas.evidence import DeploymentEvidence, JobDeployment
 
+from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source, names
@@ -147,7 +148,7 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
             native_code=jd.reason,
         )
     elif jd.state in IN_PROGRESS:
-        since = f" since {jd.state_since:%Y-%m-%d %H:%M:%S}Z" if jd.state_since else ""
+        since = f" since {utc(jd.state_since)}" if jd.state_since else ""
         out.warn(
             codes.DEPLOYMENT_IN_PROGRESS,
             f"{what} is still {jd.state}{since}: not yet runnable{reason}.",

@@ -9,12 +9,12 @@ worker as online until its grace period ends.
 
 from __future__ import annotations
 
-from schemas import Citation, Layer
+from schemas import Citation, Layer, LayerStatus
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
-from ..contradictions import conflicting_worker, worker_conflict
+from ..contradictions import conflict_finding, conflicting_worker, settled, worker_conflict
 from ..doubt import undecided_heartbeat
 from ..facts import (
     citations,
@@ -82,17 +82,29 @@ def worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
 
 
 def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
-    online = [w.name for w in doc.workers if w.connection is ConnectionState.ONLINE]
+    """Is any worker online? A worker whose records disagree on it counts neither way."""
+    found = settled(list(enumerate(doc.workers)), lambda w: w.connection is ConnectionState.ONLINE)
+    online = [w.name for _, w in found.yes]
+    known = len(found.yes) + len(found.no) + len(found.disputed)
     where = [cite(ctx.evidence, WorkersEvidence, "workers")]
     if online:
         return RuleResult.pass_(
             make_finding(
                 codes.WORKERS_ONLINE,
                 "pass",
-                f"{len(online)} of {len(doc.workers)} workers are online.",
+                f"{len(online)} of {known} workers are online.",
                 evidence=where,
                 online=online,
             )
+        )
+    if found.disputed:  # online by one record, not by another: no proof either way
+        return RuleResult(
+            LayerStatus.UNKNOWN,
+            [
+                finding
+                for name in found.disputed
+                if (finding := conflict_finding(ctx.evidence, name)) is not None
+            ],
         )
     if not doc.complete:
         return RuleResult.unknown(
@@ -102,9 +114,9 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
         )
     return RuleResult.fail(
         codes.NO_WORKERS_ONLINE,
-        f"No worker is online ({len(doc.workers)} known, none connected).",
+        f"No worker is online ({known} known, none connected).",
         evidence=where,
-        known=[w.name for w in doc.workers],
+        known=[w.name for _, w in found.no],
     )
 
 

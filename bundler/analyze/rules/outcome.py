@@ -19,11 +19,21 @@ from datetime import datetime
 from schemas import Layer
 from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
+from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..contradictions import run_conflict
 from ..doubt import outcome_after_collection
-from ..facts import citations, cite, cite_job, cite_source, job_label, run_receipts
+from ..facts import (
+    citations,
+    cite,
+    cite_job,
+    cite_source,
+    dated,
+    job_label,
+    run_receipts,
+    run_time,
+)
 from ._outcome import Outcome
 
 STRENGTH = {"accepted": 0, "buffered": 1, "durable": 2, "indexed": 3}
@@ -33,8 +43,7 @@ DEPLOY_EVENTS = ("job-deployed", "deployed-job-active")
 
 def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
     def when(item: tuple[int, CanaryRun]) -> float:
-        run = item[1]
-        stamp = run.finished_at or run.started_at
+        stamp = run_time(item[1])
         return stamp.timestamp() if stamp else float("-inf")
 
     return max(items, key=when) if items else None
@@ -95,9 +104,10 @@ def deployed_at(ctx: RuleContext, job: str, worker: str | None) -> datetime | No
         for jd in record.job_deployments:
             if jd.job != job or (worker is not None and jd.worker != worker):
                 continue
-            stamps += [e.at for e in jd.events if e.type in DEPLOY_EVENTS and e.at is not None]
-            if not jd.events and jd.state_since is not None:
-                stamps.append(jd.state_since)
+            stamps += [at for e in jd.events if e.type in DEPLOY_EVENTS and (at := dated(e.at))]
+            since = dated(jd.state_since)
+            if not jd.events and since is not None:
+                stamps.append(since)
     return max(stamps) if stamps else None
 
 
@@ -113,30 +123,54 @@ def _predates_deployment(
         )
         return
     since = deployed_at(ctx, run.job, run.worker)
-    ran = run.finished_at or run.started_at
-    if since is None or ran is None:
+    ran = run_time(run)  # a zero time is none: a canary that "never" ran is not an old one
+    if since is None:
+        return
+    if ran is None:  # as a heartbeat without a time (WORKER_HEARTBEAT_UNDATED): undecided
+        zero = run.finished_at or run.started_at
+        said = (
+            f"is dated {utc(zero)}, the zero time a product writes for 'never'"
+            if zero
+            else ("carries no time")
+        )
+        out.unknown(
+            codes.CANARY_AGE_UNJUDGED,
+            f"Whether the canary of {run.job} ran after the current deployment reached it "
+            f"({utc(since)}) is unknown: the run {said}.",
+            evidence=[
+                cite(
+                    ctx.evidence,
+                    OutcomeEvidence,
+                    "canaries",
+                    index,
+                    "finished_at" if run.finished_at else "started_at",
+                    value=zero.isoformat() if zero else None,
+                )
+            ],
+        )
         return
     receipts = [
         (i, r)
         for i, r in enumerate(doc.receipts)
         if r.observed_at is not None
+        and dated(r.observed_at) is not None
         and r.observed_at < since
         and ((run.canary_id and r.canary_id == run.canary_id) or r.job == run.job)
     ]
     if ran >= since and not receipts:
         return
     label = f"{run.job}" + (f" on {run.worker}" if run.worker else "")
-    older = f"the latest canary of {label} ran at {ran:%Y-%m-%d %H:%M:%S}Z" if ran < since else ""
+    older = f"the latest canary of {label} ran at {utc(ran)}" if ran < since else ""
     if receipts:
         stamp = receipts[0][1].observed_at
         assert stamp is not None
         older += (" and its" if older else f"the receipt of {label}'s canary") + (
-            f" receipt is from {stamp:%Y-%m-%d %H:%M:%S}Z"
+            f" receipt is from {utc(stamp)}"
         )
     out.warn(
         codes.CANARY_PREDATES_DEPLOYMENT,
         f"{older[0].upper()}{older[1:]}, before the current deployment reached it at "
-        f"{since:%Y-%m-%d %H:%M:%S}Z: it proves an earlier revision, not this one. Run a "
+        f"{utc(since)}: it proves an earlier revision, not this one. Run a "
         "bounded canary now and confirm its receipt.",
         evidence=[
             cite(ctx.evidence, OutcomeEvidence, "canaries", index, "started_at", value=str(ran)),

@@ -9,17 +9,22 @@ worker matches" is only actionable when it says what is missing where.
 
 from __future__ import annotations
 
-from schemas import Citation, Layer
+from collections.abc import Iterable
+
+from schemas import Citation, Layer, LayerStatus
 from schemas.evidence import (
     CapacityEvidence,
     Job,
+    JobRequirements,
     WorkersEvidence,
+    WorkerStatus,
 )
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
+from ..contradictions import conflict_finding, settled
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
-from ..matching import Candidate, rank_candidates
+from ..matching import Candidate, placement_mismatches, rank_candidates
 from ..wording import CITED, by_reason, listed_names
 from ._native_placement import judge_native, native_placement
 
@@ -87,9 +92,13 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
         chosen = next((c for c in ranked if c.worker.name == ctx.target.worker), None)
         if chosen is not None:
             return _for_worker(ctx, job, chosen, req_cite)
-    intended = [c for c in ranked if c.intended]
+    # A worker listed twice counts as intended only when every record of it is (a fleet-wide
+    # pass must not rest on the record that suits it), and as not intended only when none is.
+    found = settled(list(enumerate(workers(ev))), lambda w: _intended(req, w))
+    agreed = {w.name for _, w in found.yes}
+    intended = [c for c in ranked if c.intended and c.worker.name in agreed]
     if intended:
-        names = listed_names([c.worker.name for c in intended])
+        names = listed_names(list(dict.fromkeys(c.worker.name for c in intended)))
         return RuleResult.pass_(
             make_finding(
                 codes.PLACEMENT_MATCHED,
@@ -98,7 +107,20 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
                 evidence=citations(req_cite),
             )
         )
+    if found.disputed:
+        return RuleResult(
+            LayerStatus.UNKNOWN,
+            [
+                finding
+                for name in found.disputed
+                if (finding := conflict_finding(ev, name, Layer.PLACEMENT)) is not None
+            ],
+        )
     return _no_match(ctx, job, ranked, req_cite)
+
+
+def _intended(req: JobRequirements, worker: WorkerStatus) -> bool:
+    return not any(m.certain for m in placement_mismatches(req, worker))
 
 
 def _for_worker(
@@ -141,14 +163,14 @@ def _no_match(
             f"{job_label(job)} is waiting and the fleet has no workers.",
             evidence=citations(req_cite, cite(ctx.evidence, WorkersEvidence, "workers")),
         )
-    per_worker = {c.worker.name: [m.message for m in c.placement] for c in ranked}
+    per_worker = _each_worker({c.worker.name: [m.message for m in c.placement]} for c in ranked)
     # What else each worker lacks (resources, capabilities, a slot): so the engineer
     # who fixes the labels is not surprised by the next rung.
-    also = {
-        c.worker.name: [m.message for m in c.capacity if m.certain]
+    also = _each_worker(
+        {c.worker.name: [m.message for m in c.capacity if m.certain]}
         for c in ranked
         if any(m.certain for m in c.capacity)
-    }
+    )
     cited = [_worker_cite(ctx, c) for c in ranked[:CITED]]
     return RuleResult.fail(
         codes.NO_MATCHING_WORKER,
@@ -158,6 +180,19 @@ def _no_match(
         per_worker=per_worker,
         capacity_per_worker=also,
     )
+
+
+def _each_worker(said: Iterable[dict[str, list[str]]]) -> dict[str, list[str]]:
+    """Reasons per worker; a worker listed more than once gives every record's reasons, sorted
+    (not the last record's, nor in an order its records happened to be listed in)."""
+    merged: dict[str, list[str]] = {}
+    twice: set[str] = set()
+    for item in said:
+        for name, reasons in item.items():
+            if name in merged:
+                twice.add(name)
+            merged.setdefault(name, []).extend(r for r in reasons if r not in merged[name])
+    return {name: sorted(r) if name in twice else r for name, r in merged.items()}
 
 
 def _worker_cite(ctx: RuleContext, candidate: Candidate) -> Citation | None:

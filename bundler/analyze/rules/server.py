@@ -10,6 +10,7 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import ServerEvidence
 
+from ...timetext import day
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source
@@ -170,7 +171,7 @@ def server_license(ctx: RuleContext) -> RuleResult | None:
             license_mode=lic.mode,
         )
     if lic.state == "expiring":
-        when = f" on {lic.expires_at:%Y-%m-%d}" if lic.expires_at else ""
+        when = f" on {day(lic.expires_at)}" if lic.expires_at else ""
         return RuleResult.warn(
             codes.LICENSE_EXPIRING,
             f"The server's license expires{when}.",

@@ -7,6 +7,8 @@ from typing import Any
 from schemas import DiffReport
 from schemas.diff import DiffSide, LayerChange
 
+from ...timetext import utc
+
 HEADLINES = {
     "recovered": "RECOVERED: every acceptance check that applies holds on AFTER, nothing regressed",
     "still_failing": "STILL FAILING: a layer or an acceptance check still fails on AFTER",
@@ -53,7 +55,7 @@ def layer_line(change: LayerChange) -> str:
 
 
 def side_line(name: str, side: DiffSide) -> str:
-    when = f"{side.created_at:%Y-%m-%d %H:%M:%SZ}" if side.created_at else "time unknown"
+    when = utc(side.created_at) if side.created_at else "time unknown"
     failed = (
         f", first failed layer {side.first_failed_layer.value}" if side.first_failed_layer else ""
     )

@@ -115,7 +115,9 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
         for index, line in enumerate(logs.lines):
             if line.at is None:
                 continue
-            stamp = line.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            # isoformat, not strftime: glibc's %Y writes year 1 as "1", which no line matches
+            at = line.at.astimezone(UTC).isoformat(timespec="milliseconds")
+            stamp = at.removesuffix("+00:00") + "Z"
             text = f"{stamp} {line.level or 'INFO'} {line.target or 'lyftdata_worker'} > "
             for event in events_in(name, [(index + 1, text + line.message)], logs.worker_id):
                 if event.kind in API_LOG_KINDS:

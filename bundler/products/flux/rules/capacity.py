@@ -9,9 +9,10 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.contradictions import conflict_finding, entries, settled
 from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
 from bundler.analyze.wording import CITED, grouped, listed_names, some_names
-from schemas import Layer
+from schemas import Layer, LayerStatus
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
@@ -88,11 +89,18 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     workers = ctx.evidence.get(WorkersEvidence)
     if workers is None:
         return None
-    eligible = [
-        w for w in workers.workers if not mismatches(job.requirements, w) and not availability(w)
-    ]
+    ready = settled(
+        list(enumerate(workers.workers)),
+        lambda w: not mismatches(job.requirements, w) and not availability(w),
+    )
+    if not ready.yes:
+        return None  # placement already says why nobody can take it (or that it is unknown)
+    # A worker whose records disagree on whether it may take the execution, or on whether it
+    # is full, counts neither as a free slot nor as a full one.
+    doubted = ready.disputed + [w.name for _, w in ready.yes if _full_disputed(ctx, w.name)]
+    eligible = [w for _, w in ready.yes if w.name not in doubted]
     if not eligible:
-        return None  # placement already says why nobody can take it
+        return _disputed(ctx, doubted)
     slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
@@ -101,6 +109,8 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
         for i, c in full[:CITED]
     ]
     if slots and len(full) == len(eligible):
+        if doubted:  # every worker known to take it is full; one whose records disagree may not be
+            return _disputed(ctx, doubted)
         names = [c.worker for _, c in full]
         return RuleResult.fail(
             codes.FLUX_SLOTS_SATURATED,
@@ -123,3 +133,20 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
             evidence=evidence,
         )
     return None
+
+
+def _full_disputed(ctx: RuleContext, name: str) -> bool:
+    """True when the worker's capacity records disagree on whether it is full."""
+    return len({saturated(c) for _, c in entries(ctx.evidence, CapacityEvidence, name)}) > 1
+
+
+def _disputed(ctx: RuleContext, names: list[str]) -> RuleResult:
+    """Unknown: whether a worker whose records disagree has a free slot for the execution."""
+    return RuleResult(
+        LayerStatus.UNKNOWN,
+        [
+            finding
+            for name in names
+            if (finding := conflict_finding(ctx.evidence, name, Layer.CAPACITY)) is not None
+        ],
+    )

@@ -10,9 +10,15 @@ control socket and the stale-socket check on its host.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.contradictions import worker_conflict
+from bundler.analyze.contradictions import settled, worker_conflict
 from bundler.analyze.doubt import CLOCK_TOLERANCE_S, undecided_heartbeat
-from bundler.analyze.facts import cite_events, cite_worker, find_worker, reference_time
+from bundler.analyze.facts import (
+    cite_events,
+    cite_worker,
+    find_worker,
+    reference_time,
+    reported_age,
+)
 from bundler.analyze.wording import CITED, listed_names
 from schemas import Layer
 from schemas.evidence import (
@@ -88,7 +94,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     unhealthy = unhealthy_now(ctx, index, worker)
     if unhealthy is not None:
         return unhealthy
-    age = worker.heartbeat_age_s
+    age = reported_age(worker)  # None beside a zero heartbeat time: Go's "never"
     if age is None:
         fresh = _fresh_connection(ctx, name)
         if fresh is not None:
@@ -146,10 +152,14 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.need(WorkersEvidence)
     if job is None:
         return None
-    eligible = [(i, w) for i, w in enumerate(doc.workers) if not mismatches(job.requirements, w)]
-    if not eligible:
+    indexed = list(enumerate(doc.workers))
+    if all(mismatches(job.requirements, w) for _, w in indexed):
         return RuleResult.not_applicable()  # nobody may take it: placement says why
-    online = [(i, w) for i, w in eligible if w.connection is ConnectionState.ONLINE]
+    # A worker listed twice counts only when every record of it is eligible and connected.
+    online = settled(
+        indexed,
+        lambda w: not mismatches(job.requirements, w) and w.connection is ConnectionState.ONLINE,
+    ).yes
     if online:
         return RuleResult.pass_(
             make_finding(
@@ -226,7 +236,7 @@ def _persisted_heartbeat_stale(
     is allowed on top of heartbeat_timeout.
     """
     hb = policy(ctx)
-    age = worker.heartbeat_age_s
+    age = reported_age(worker)
     if age is None or hb.timeout_s is None:
         return None
     limit = hb.timeout_s + (hb.interval_s or 0)

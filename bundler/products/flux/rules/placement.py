@@ -9,10 +9,13 @@ fail it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.contradictions import conflict_finding, settled
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from bundler.analyze.wording import by_reason, listed_names, with_detail
-from schemas import Layer
+from schemas import Layer, LayerStatus
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
 from .. import codes, recovery
@@ -81,7 +84,13 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         return None
     workers = workers_doc.workers
     statically = [w for w in workers if not mismatches(job.requirements, w)]
-    available = [w for w in statically if not availability(w)]
+    # A worker listed twice can take it only if every record of it says so, and cannot only
+    # if none does: where its records disagree, so does the answer.
+    ready = settled(
+        list(enumerate(workers)),
+        lambda w: not mismatches(job.requirements, w) and not availability(w),
+    )
+    available = [w for _, w in ready.yes]
     evidence = citations(
         cite_job(ctx.evidence, job, "native_state", value=job.native_state),
         ctx.evidence.cite(WorkersEvidence, "/workers"),
@@ -96,8 +105,12 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
                 evidence=evidence,
             )
         )
+    if ready.disputed:
+        return _disputed(ctx, ready.disputed)
     if statically:
-        states = by_reason({w.name: [m.detail for m in availability(w)] for w in statically})
+        states = by_reason(
+            _each_worker((w.name, [m.detail for m in availability(w)]) for w in statically)
+        )
         return RuleResult.fail(
             codes.FLUX_ELIGIBLE_WORKERS_UNAVAILABLE,
             f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "
@@ -124,3 +137,26 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
     )
+
+
+def _disputed(ctx: RuleContext, names: list[str]) -> RuleResult:
+    """Unknown: whether a worker whose records disagree could take the execution."""
+    return RuleResult(
+        LayerStatus.UNKNOWN,
+        [
+            finding
+            for name in names
+            if (finding := conflict_finding(ctx.evidence, name, Layer.PLACEMENT)) is not None
+        ],
+    )
+
+
+def _each_worker(said: Iterable[tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """Details per worker; one listed more than once gives every record's, sorted."""
+    merged: dict[str, list[str]] = {}
+    twice: set[str] = set()
+    for name, details in said:
+        if name in merged:
+            twice.add(name)
+        merged.setdefault(name, []).extend(d for d in details if d not in merged[name])
+    return {name: sorted(d) if name in twice else d for name, d in merged.items()}
