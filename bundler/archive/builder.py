@@ -221,9 +221,13 @@ class BundleBuilder:
     ) -> SealedBundle:
         """Write the bundle and publish it; the arguments are the manifest fields the caller owns.
 
-        Collector messages and string option values pass through
-        ``transform.redact_text`` once more, so the manifest cannot carry a
-        secret even if a caller forgot to redact one.
+        The target's and the options' strings pass through ``transform.redact_text``
+        here: they are given as they are. The collectors' outcomes come redacted
+        already, by :meth:`redact_text` (doctor's recorder, as each collector settles:
+        its summary and live verdict read them so); like the members, they get only
+        ``transform.finalize_text``, which removes the values learned since. Redacting a
+        text twice is not harmless: ``--obfuscate network`` would give an address
+        pseudonym a pseudonym of its own.
         """
         with self._lock:
             self._require_open()

@@ -30,6 +30,9 @@ class NoRedaction:
     def redact_text(self, text: str) -> str:
         return text
 
+    def finalize_text(self, text: str) -> str:
+        return text
+
     def report(self) -> RedactionReport:
         return RedactionReport(ruleset_id=NO_REDACTION_RULESET, ruleset_sha256=_EMPTY_SHA256)
 

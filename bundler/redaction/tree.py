@@ -518,6 +518,9 @@ class _Prepared:
     def redact_text(self, text: str) -> str:
         return self.coordinator.redact_text(text)
 
+    def finalize_text(self, text: str) -> str:
+        return self.coordinator.finalize_text(text)
+
     def report(self) -> RedactionReport:
         """Built once: the builder asks for it after the last member, when nothing changes
         any more, and the run's outcome returns the same report (at 18,000 hits a second

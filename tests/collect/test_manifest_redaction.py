@@ -105,6 +105,29 @@ def test_an_obfuscated_address_in_a_bound_value_is_the_members_pseudonym(
     assert json.dumps(bound["name"]) in members["raw/http/workers.json"].decode()
 
 
+def test_a_throttled_answer_quoting_an_address_twice_names_it_once(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """A 429's message quotes its body and its ``Retry-After``: the body was redacted by
+    the task and again by the recorder, the header only by the recorder, so with
+    ``--obfuscate network`` the one address read as two (and as a third in the manifest)."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    busy = {"detail": "10.20.30.44 is busy"}
+    http_server.route("/workers", Reply(429, busy, headers={"Retry-After": "ask 10.20.30.44"}))
+    manifest, raw, _ = _run(sample_profile, http_server, tmp_path / "b.zip", obfuscate=("network",))
+    assert b"10.20.30.44" not in raw
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (message,) = [c["error_message"] for c in collectors if c["id"] == "http.workers"]
+    addresses = set(re.findall(r"10\.[0-9]+\.[0-9]+\.44", message))
+    assert len(addresses) == 1, message
+    (pseudonym,) = addresses
+    assert message == (
+        f'HTTP 429: {{"detail": "{pseudonym} is busy"}} '
+        f"(the server asked to retry after 'ask {pseudonym}'; not waited for)"
+    )
+
+
 def test_a_content_type_is_stored_redacted(
     sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
 ) -> None:
@@ -322,3 +345,55 @@ def test_a_long_message_quoting_the_remote_side_is_cut_only_after_redaction() ->
     recorder.finish(record, error=FileUnreadable(said, limit=100))
     (outcome,) = recorder.outcomes()
     assert outcome.error_message == "E" * 95 + "…"
+
+
+def test_the_recorder_redacts_every_string_the_remote_side_gave_exactly_once() -> None:
+    """The recorder is the one place an outcome's remote text is redacted: sealing only
+    gives it the second pass (values learned since). Redacting it twice is not harmless,
+    so the test's redaction marks what it saw: a value marked twice was redacted twice."""
+    from bundler.archive.contracts import MemorySink
+    from bundler.archive.manifest_draft import OWN_FIELDS
+    from bundler.collect.errors import HttpStatusError
+    from bundler.collect.recorder import Recorder
+    from schemas import CollectorOutcome
+    from tests.archive.test_manifest_draft import _string_fields
+
+    class Marking(MemorySink):
+        def redact_text(self, text: str) -> str:
+            return f"<{text}>"
+
+    recorder = Recorder(Marking())
+    record = recorder.register(
+        "http.worker.000",
+        CollectorKind.HTTP,
+        "/workers/{name}",
+        step="worker",
+        bound={"name": "w1"},
+    )
+    record.http_path, record.http_query, record.content_type = "/workers/w1", "a=b", "text/plain"
+    recorder.finish(record, error=HttpStatusError("HTTP 500: w1 is down"), note="retried")
+    quoted = recorder.register("http.metrics", CollectorKind.HTTP, "/metrics", step="metrics")
+    quoted.http_path = "/metrics"
+    # a task's own excerpt of the body: redacted already, only cut here
+    recorder.finish(quoted, error=HttpStatusError("HTTP 500: <said>", redacted=True))
+    (outcome, other) = (o.to_schema() for o in recorder.outcomes())
+    remote = {path for path, _ in _string_fields(CollectorOutcome)} - OWN_FIELDS
+    assert outcome.http is not None
+    redacted = {
+        "bound": outcome.bound["name"],
+        "http.path": outcome.http.path,
+        "http.query": outcome.http.query,
+        "http.content_type": outcome.http.content_type,
+        "error_message": outcome.error_message,
+        "note": outcome.note,
+    }
+    assert set(redacted) == remote, "a new remote field: redact it in the recorder, test it here"
+    assert redacted == {
+        "bound": "<w1>",
+        "http.path": "</workers/w1>",
+        "http.query": "<a=b>",
+        "http.content_type": "<text/plain>",
+        "error_message": "<HTTP 500: w1 is down>",
+        "note": "<retried>",
+    }
+    assert other.error_message == "HTTP 500: <said>"
