@@ -24,6 +24,11 @@ class NoRedaction:
     def transform(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str
+    ) -> Iterator[bytes]:
+        yield from chunks
+
     def finalize(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 

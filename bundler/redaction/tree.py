@@ -512,6 +512,9 @@ class _Prepared:
     def transform(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
+    def transform_derived(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
+        yield from chunks
+
     def finalize(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 

@@ -55,6 +55,11 @@ class LiteralRedactor:
                 self.learned.add(match[1])
             yield re.sub(rb"password=\w+", b"password=[REDACTED]", chunk)
 
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str
+    ) -> Iterator[bytes]:
+        return self.transform(name, chunks, media_type=media_type)  # no pseudonyms to skip
+
     def finalize(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         for chunk in chunks:
             for literal in self.learned:
