@@ -62,8 +62,11 @@ class BundleRedactor(SharedState):
             rules += custom.rules
         rules += self.policy.keyword_rules(custom.keywords if custom else ())
         self.network = NetworkPseudonymizer(self.tokens) if self.policy.obfuscate_network else None
+        self._pseudonym_rules: frozenset[str] = frozenset()
         if self.network is not None:
-            rules += self.network.rules(self.policy.known_hosts)
+            network_rules = self.network.rules(self.policy.known_hosts)
+            self._pseudonym_rules = frozenset(rule.id for rule in network_rules)
+            rules += network_rules
         self.rules = tuple(rules)
         self.engine = Engine(
             self.rules,
@@ -133,6 +136,30 @@ class BundleRedactor(SharedState):
             stream = utf16_to_utf8(stream, kind.kind)
         self._state[stored] = "text"
         yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
+
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
+    ) -> Iterator[bytes]:
+        """Pass one over a text made only of what this bundle redacted already (doctor's
+        evidence and live verdict): every rule but the pseudonymizer's.
+
+        The secret rules find nothing in redacted text (redacted output is their fixed
+        point, which ``bundler review`` relies on), except where the new document gives a
+        value new context (a setting's source under a secret-looking key): that they
+        redact and learn, as review would flag it. The pseudonyms were made where the
+        text entered the bundle; an address pseudonym is an address, and the address
+        rules would give it a pseudonym of its own.
+        """
+        stored = self._stored(name)
+        if self.policy.custom is not None and self.policy.custom.dropped(name):
+            self.builder.skip(stored, "policy", "dropped by the rule file")
+            raise MemberRefused("policy", "dropped by the rule file")
+        record = self.builder.member(stored)
+        self._state[stored] = "text"
+        engine = self._engine_for(name, pseudonyms=False)
+        yield from self._hashed(
+            stored, self._text(name, stored, chunks, media_type, record, engine=engine)
+        )
 
     def _gzip(
         self, name: str, stored: str, stream: Iterator[bytes], media_type: str
@@ -322,6 +349,17 @@ class BundleRedactor(SharedState):
         out.append(data[cursor:])
         return b"".join(out)
 
+    def finalize_text(self, text: str) -> str:
+        """Pass two over a short string :meth:`redact_text` already redacted: every value
+        learned since replaced, nothing else (as :meth:`finalize` does for a member).
+
+        Not :meth:`redact_text` again: an address pseudonym is an address, and redacting
+        it would give it a second pseudonym."""
+        data = text.encode("utf-8", "surrogateescape")
+        replace = self._replacer(MemberRecord("<text>"), None)
+        out = b"".join(redact_stream([data], self._literal_scan, replace, **self._sizes))
+        return out.decode("utf-8", "surrogateescape")
+
     def redact_object(self, obj: Any) -> Any:
         """A parsed JSON/YAML value with secrets replaced by tokens (for API responses)."""
 
@@ -370,19 +408,24 @@ class BundleRedactor(SharedState):
             return "custom"
         return secret_kind(key)
 
-    def _engine_for(self, name: str) -> Engine:
+    def _engine_for(self, name: str, *, pseudonyms: bool = True) -> Engine:
+        """The rules for ``name``: a rule file's scoped rules only where they apply, and
+        without the pseudonymizer's rules when ``pseudonyms`` is False."""
         custom = self.policy.custom
-        if custom is None or not custom.scoped:
-            return self.engine
-        skip = tuple(sorted(r.id for r in custom.rules if not custom.applies(r.id, name)))
+        skip = set() if pseudonyms else set(self._pseudonym_rules)
+        if custom is not None and custom.scoped:
+            skip.update(r.id for r in custom.rules if not custom.applies(r.id, name))
         if not skip:
             return self.engine
-        if skip not in self._scoped:
+        key = tuple(sorted(skip))
+        if key not in self._scoped:
             rules = [r for r in self.rules if r.id not in skip]
-            self._scoped[skip] = Engine(
-                rules, max_depth=self.policy.max_decode_depth, allowlist=custom.allowlist
+            self._scoped[key] = Engine(
+                rules,
+                max_depth=self.policy.max_decode_depth,
+                allowlist=custom.allowlist if custom else None,
             )
-        return self._scoped[skip]
+        return self._scoped[key]
 
     def _text(
         self,
@@ -394,8 +437,9 @@ class BundleRedactor(SharedState):
         *,
         head: bytes | None = None,
         segment: Segment | None = None,
+        engine: Engine | None = None,
     ) -> Iterator[bytes]:
-        engine = self._engine_for(name)
+        engine = engine or self._engine_for(name)
         if head is None:
             head, chunks = peek(chunks, SNIFF_BYTES)
         fmt = detect_format(name, media_type, head)

@@ -115,10 +115,64 @@ class BundleBuilder:
         valid: bool | None = None,
     ) -> StoredMember | None:
         """Redact and spool one member; a second add of the same name replaces the first."""
+        return self._add(
+            name,
+            content,
+            self._transform.transform,
+            media_type=media_type,
+            schema_name=schema_name,
+            collector=collector,
+            truncated=truncated,
+            valid=valid,
+        )
+
+    def add_derived(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        media_type: str = "application/octet-stream",
+        schema_name: str | None = None,
+    ) -> StoredMember | None:
+        """Spool a member made only of what this bundle holds redacted, without its pseudonyms
+        made again (``transform.transform_derived``).
+
+        For documents derived from the bundle itself: read back through :meth:`source`
+        (members as stored, redacted) and from texts passed through :meth:`redact_text`,
+        as doctor's evidence and live verdict are. Pass one over them again would
+        pseudonymize pseudonyms, which is not idempotent: an address pseudonym is an
+        address, and one address had up to three in one bundle. The secret rules still
+        run (on redacted text they change nothing; a value the new document puts under a
+        secret key they redact), the name is still the transform's, and sealing still
+        runs ``transform.finalize`` over it, as over every member.
+        """
+        return self._add(
+            name,
+            content,
+            self._transform.transform_derived,
+            media_type=media_type,
+            schema_name=schema_name,
+        )
+
+    def _add(
+        self,
+        name: str,
+        content: bytes | Iterable[bytes],
+        first_pass: Callable[..., Iterable[bytes]],
+        *,
+        media_type: str,
+        schema_name: str | None = None,
+        collector: str | None = None,
+        truncated: bool = False,
+        valid: bool | None = None,
+    ) -> StoredMember | None:
+        """Spool ``content`` as ``first_pass`` (the transform's) gives it, under its stored name."""
         self._require_open()
         stored = self._stored_name(name)
         try:
-            spooled = self._spool.write(self._redacted(stored, content, media_type))
+            spooled = self._spool.write(
+                first_pass(stored, as_chunks(content), media_type=media_type)
+            )
         except self._drop_signals as dropped:
             reason = getattr(dropped, "reason", "policy")
             self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
@@ -221,9 +275,13 @@ class BundleBuilder:
     ) -> SealedBundle:
         """Write the bundle and publish it; the arguments are the manifest fields the caller owns.
 
-        Collector messages and string option values pass through
-        ``transform.redact_text`` once more, so the manifest cannot carry a
-        secret even if a caller forgot to redact one.
+        The target's and the options' strings pass through ``transform.redact_text``
+        here: they are given as they are. The collectors' outcomes come redacted
+        already, by :meth:`redact_text` (doctor's recorder, as each collector settles:
+        its summary and live verdict read them so); like the members, they get only
+        ``transform.finalize_text``, which removes the values learned since. Redacting a
+        text twice is not harmless: ``--obfuscate network`` would give an address
+        pseudonym a pseudonym of its own.
         """
         with self._lock:
             self._require_open()
@@ -283,9 +341,6 @@ class BundleBuilder:
     def member_names(self) -> list[str]:
         with self._lock:
             return sorted(self._members)
-
-    def _redacted(self, stored: str, content: bytes | Iterable[bytes], media_type: str) -> Any:
-        return self._transform.transform(stored, as_chunks(content), media_type=media_type)
 
     def _forget(self, name: str, dropped: DroppedMember) -> None:
         """A dropped replacement also removes the earlier content: the newest intent wins."""

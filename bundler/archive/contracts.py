@@ -43,12 +43,30 @@ class MemberTransform(Protocol):
         """
         ...
 
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str
+    ) -> Iterator[bytes]:
+        """First pass over a text made only of what the bundle holds redacted already (a
+        document derived from its members): the secret rules, no pseudonyms.
+
+        On redacted text the secret rules are a fixed point, but a new document can give a
+        value new context; the pseudonyms were made where the text entered, and making
+        them again is not idempotent (an address pseudonym is an address).
+        """
+        ...
+
     def finalize(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         """Second pass at the end of the run: remove every literal learned anywhere."""
         ...
 
     def redact_text(self, text: str) -> str:
         """Redact a short string (an error message, an option value) in one call."""
+        ...
+
+    def finalize_text(self, text: str) -> str:
+        """Second pass over a short string :meth:`redact_text` already redacted: remove every
+        literal learned since, and nothing else (redacting it again is not idempotent:
+        ``--obfuscate network`` would pseudonymize a pseudonym)."""
         ...
 
     def report(self) -> RedactionReport: ...
@@ -119,6 +137,17 @@ class MemorySink:
         )
         self.entries = [e for e in self.entries if e.path != name] + [entry]
         return entry
+
+    def add_derived(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        media_type: str = "application/octet-stream",
+        schema_name: str | None = None,
+    ) -> StoredMember | None:
+        """A document made of what the sink holds (doctor's evidence): kept as :meth:`add`."""
+        return self.add(name, content, media_type=media_type, schema_name=schema_name)
 
     def source(self) -> MemberSource:
         return self._source

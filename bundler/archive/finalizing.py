@@ -2,7 +2,8 @@
 
 Split from the builder so each piece is small and testable: how a dropped
 member is reported, what the manifest says, and how caller-provided manifest
-fields get a last redaction pass.
+fields are redacted: the target and options once, here; the collectors' outcomes,
+redacted once by whoever made them, only get the second pass members get.
 """
 
 from __future__ import annotations
@@ -210,7 +211,13 @@ def merge_dropped(report: RedactionReport, dropped: Sequence[DroppedMember]) -> 
 
 @dataclass(frozen=True)
 class ManifestFields:
-    """The manifest fields a caller (``doctor``, ``redact``) owns; the builder adds the rest."""
+    """The manifest fields a caller (``doctor``, ``redact``) owns; the builder adds the rest.
+
+    ``target`` and ``options`` are given as they are and redacted when the manifest is
+    built; ``collectors`` come redacted already (every string ``OWN_FIELDS`` does not
+    name passed through the bundle's ``redact_text`` once: doctor's recorder does it as
+    each collector settles), and only get the second pass.
+    """
 
     command: str = "doctor"
     profile: str | None = None
@@ -246,7 +253,10 @@ def build_manifest(
         encryption=sealing.encryption_info(),
         interrupted=fields.interrupted,
     )
-    return ManifestDraft(shell, members, fields.collectors, redact)
+    # The collectors' strings were redacted once, by the recorder, as each collector
+    # settled (the live verdict and the summary read them so): here they only get the
+    # second pass, as members do. Redacting them again would pseudonymize a pseudonym.
+    return ManifestDraft(shell, members, fields.collectors, transform.finalize_text)
 
 
 def redact_values(value: Any, redact: Any) -> Any:

@@ -33,17 +33,19 @@ class ManifestDraft:
         shell: Manifest,
         members: Sequence[StoredMember],
         collectors: Sequence[CollectorOutcome],
-        redact: Callable[[str], str],
+        finalize: Callable[[str], str],
     ) -> None:
         if shell.members or shell.collectors:
             raise ValueError("a manifest draft's shell has its lists empty")
         self.shell = shell
         self._members = members
         self._collectors = collectors
-        self._redact = redact
+        self._finalize = finalize
+        """The transform's second pass over a text (``finalize_text``): the collectors'
+        strings were redacted once already, by the collection's recorder."""
         self._redacted: dict[int, CollectorOutcome] | None = None
-        """The collectors a last redaction pass changed, by position (few): what was
-        written, so :meth:`complete` gives exactly that without redacting again."""
+        """The collectors the second pass changed, by position (few): what was written,
+        so :meth:`complete` gives exactly that without passing over them again."""
 
     def chunks(self) -> Iterator[bytes]:
         """The manifest's ``indent=2`` JSON in pieces (see :mod:`.manifest_json`)."""
@@ -57,7 +59,7 @@ class ManifestDraft:
     def complete(self) -> Manifest:
         """The whole manifest as a model: every record made, as written."""
         redacted = self._redacted
-        if redacted is None:  # not written yet: redact now, as chunks() would
+        if redacted is None:  # not written yet: finalize now, as chunks() would
             collectors = list(self._written_collectors({}))
         else:
             collectors = [redacted.get(i, c) for i, c in enumerate(self._collectors)]
@@ -72,7 +74,7 @@ class ManifestDraft:
         self, changed: dict[int, CollectorOutcome]
     ) -> Iterator[CollectorOutcome]:
         for index, outcome in enumerate(self._collectors):
-            final = redact_outcome(outcome, self._redact)
+            final = redact_outcome(outcome, self._finalize)
             if final is not outcome:
                 changed[index] = final
             yield final
@@ -81,22 +83,24 @@ class ManifestDraft:
 OWN_FIELDS: frozenset[str] = frozenset(
     {"id", "kind", "target", "status", "error_class", "step", "members", "http.method"}
 )
-"""The collector outcome's fields bundler writes itself, which the last pass leaves as they are.
+"""The collector outcome's fields bundler writes itself, which redaction leaves as they are.
 
 Ids, the plan's step ids and path templates, host aliases (positional, ``h01``), statuses
 and error class names come from the plan and the engine, never from the remote side;
 ``members`` are member names, already redacted as names (and they must stay the names
 the manifest's member list has). Every *other* string an outcome holds (nested ones,
-mapping values and list items too) is redacted by :func:`redact_outcome`, so a field
-added to :class:`~schemas.CollectorOutcome` later is redacted unless it is named here:
+mapping values and list items too) is redacted once by the collection's recorder when
+the collector settles, and passed over once more at sealing by :func:`redact_outcome`
+with the transform's second pass (``finalize_text``: values learned since), so a field
+added to :class:`~schemas.CollectorOutcome` later gets that pass unless it is named here:
 a server's worker ids in ``bound``, its ``Content-Type`` in ``http.content_type`` were
 written verbatim while only the message and note were redacted."""
 
 
 def redact_outcome(outcome: CollectorOutcome, redact: Callable[[str], str]) -> CollectorOutcome:
-    """``outcome`` with every string not in :data:`OWN_FIELDS` redacted (once more); itself
-    when nothing changed (a copy of each of a fleet's ~10,000 outcomes was 6 MB at doctor's
-    peak). Mapping keys are kept: redaction replaces values, never keys."""
+    """``outcome`` with every string not in :data:`OWN_FIELDS` passed through ``redact``;
+    itself when nothing changed (a copy of each of a fleet's ~10,000 outcomes was 6 MB at
+    doctor's peak). Mapping keys are kept: redaction replaces values, never keys."""
     return redact_record(outcome, redact)
 
 

@@ -24,10 +24,18 @@ class NoRedaction:
     def transform(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str
+    ) -> Iterator[bytes]:
+        yield from chunks
+
     def finalize(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
     def redact_text(self, text: str) -> str:
+        return text
+
+    def finalize_text(self, text: str) -> str:
         return text
 
     def report(self) -> RedactionReport:

@@ -41,6 +41,8 @@ Where the remote text is quoted by code that holds no redactor (a transport: the
 ``stat`` fallback's stderr, an SFTP server's status text, a ``Content-Encoding``
 name), it is quoted whole and the error carries a :attr:`CollectError.limit`: the
 recorder excerpts the message (redacts, then cuts) when it settles the outcome.
+A message a task made of an excerpt already says so (``redacted=True``): the
+recorder then only cuts it, as every text is redacted exactly once.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ class CollectError(Exception):
     """How many requests were made, set by a transport that retries (HTTP); None when the
     one who records the error knows better (a class default of 1 hid three 500s)."""
 
-    def __init__(self, message: str, *, limit: int = MESSAGE_LIMIT) -> None:
+    def __init__(self, message: str, *, limit: int = MESSAGE_LIMIT, redacted: bool = False) -> None:
         super().__init__(" ".join(message.split()))
         self.message = " ".join(message.split())
         self.limit = limit
@@ -116,6 +118,12 @@ class CollectError(Exception):
         is redacted (:func:`excerpt`): a transport that quotes remote text has no
         redactor, and a cut of its own would leave the head of a secret the cut went
         through."""
+        self.redacted = redacted
+        """Every part of the message that did not come from bundler itself was redacted
+        already, with the recorder's ``redact`` (a task's :func:`excerpt` of a body or a
+        stderr line): the recorder only cuts it. Redacting it again is not harmless
+        (``--obfuscate network`` pseudonymizes an address pseudonym once more). Not for
+        a :class:`Skip`, whose message is recorded as the note, redacted as notes are."""
 
     @property
     def error_class(self) -> str | None:

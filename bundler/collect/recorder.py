@@ -4,9 +4,14 @@ A collector's members are handed to the sink when it *finishes*, under one
 lock, and only if its outcome is not already settled: when the deadline or
 Ctrl-C settles a running collector as ``timeout``/``interrupted``, whatever
 it produces afterwards is discarded, so nothing is written after the bundle
-is being finalized. Error messages pass through ``BundleSink.redact_text``
-before they reach the manifest. Collectors are listed in registration
-order, so manifests of the same plan read the same way.
+is being finalized. Collectors are listed in registration order, so manifests
+of the same plan read the same way.
+
+Every string of an outcome the remote side could have said (a fan-out's bound
+values, the request path, a header, an error message, a note) passes through
+``BundleSink.redact_text`` here, exactly once: the summary, the normalizer, the
+live verdict and the manifest read it so, and none redacts it again
+(``--obfuscate network`` would give an address pseudonym a pseudonym of its own).
 """
 
 from __future__ import annotations
@@ -106,7 +111,12 @@ class Recorder:
         host: str | None = None,
         bound: dict[str, str] | None = None,
     ) -> CollectorRecord:
-        bindings = dict(bound) if bound else NO_BINDINGS  # most are not fan-outs: one, shared
+        # Redacted once, here: the values came from the server (worker ids), and the
+        # normalizer, the verdict and the manifest read them beside the redacted members.
+        # The request itself is rendered from the caller's own, unredacted copy.
+        bindings = (
+            {name: self.redact(value) for name, value in bound.items()} if bound else NO_BINDINGS
+        )  # most are not fan-outs: one, shared
         record = CollectorRecord(collector_id, kind, target, step, host, bindings)
         with self._lock:
             self._records.append(record)
@@ -194,8 +204,10 @@ class Recorder:
         attempts: int,
     ) -> None:
         duration = self._monotonic() - record.t0 if record.t0 is not None else 0.0
-        # redacted whole, then cut between words: a cut first could halve a secret
-        message = excerpt(error.message, self.redact, error.limit) if error else ""
+        # redacted whole, then cut between words: a cut first could halve a secret; a
+        # message made of redacted text already (a task's excerpt) is only cut
+        redact = _as_is if error is not None and error.redacted else self.redact
+        message = excerpt(error.message, redact, error.limit) if error else ""
         record.outcome = SettledOutcome(
             id=record.id,
             kind=record.kind,
@@ -281,6 +293,10 @@ class Recorder:
                 )
             )
         return results
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _finished(outcome: SettledOutcome) -> datetime | None:

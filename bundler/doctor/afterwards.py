@@ -3,6 +3,17 @@
 These steps read what the collectors stored (through the sink, redacted) and
 never talk to a target. A failing normalizer or analyzer is recorded and
 reported, never allowed to lose the bundle.
+
+Everything they read is redacted once already: the members, the collectors'
+outcomes and step results (the recorder redacts what the remote side said as
+each collector settles), and the run's own target and settings (redacted here,
+by the function sealing uses on the same values, so they read as the manifest
+will). What they write is made of that text only, so it is stored without its
+pseudonyms made again (``add_derived``): ``--obfuscate network`` gave an address
+pseudonym a pseudonym of its own, and one address had three in one bundle. The
+secret rules do run over it: on redacted text they change nothing, but a document
+can put a value under a key that reads as secret, and ``bundler review`` would
+reject the bundle for it.
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ from .. import __version__
 from ..analyze.api import EvidenceSet
 from ..analyze.engine import analyze as analyze_bundle
 from ..archive import BundleSink
+from ..archive.finalizing import redact_values
+from ..archive.manifest_draft import redact_target
 from ..collect.engine import CollectionResult
 from ..collect.outcomes import SettledOutcome
 from ..products.base import NormalizeContext, Profile, StepResult
@@ -53,7 +66,7 @@ def normalize(
     results, result.results = result.results, []
     try:
         documents = _normalized(sink, result, results, profile, server_url, request)
-        del results  # before the documents are stored: redacting the largest is a peak
+        del results  # before the documents are stored: parsing the largest is a peak
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
             SettledOutcome(
@@ -66,13 +79,14 @@ def normalize(
             )
         )
         return
-    # Smallest first, each document's bytes leaving the list as it is stored: redacting a
-    # document parses it again, so the largest (at fleet size ``evidence/workers.json``,
-    # its tree three times its text) is redacted with no other document still held.
+    # Smallest first, each document's bytes leaving the list as it is stored: storing a
+    # document parses it again (the secret rules' structure pass), so the largest (at
+    # fleet size ``evidence/workers.json``, its tree three times its text) is parsed with
+    # no other document still held. Its text was redacted already: no pseudonyms again.
     documents.sort(key=lambda document: len(document[1]), reverse=True)
     while documents:
         member, data, schema_name = documents.pop()
-        sink.add(member, data, media_type="application/json", schema_name=schema_name)
+        sink.add_derived(member, data, media_type="application/json", schema_name=schema_name)
 
 
 def _normalized(
@@ -87,21 +101,29 @@ def _normalized(
 
     Each document is serialized as the profile yields it and its model let go, and the
     normalizers' context (their parsed raw records and log events) is gone when this
-    returns: storing the documents redacts each one, and at 1,000 workers that step on
+    returns: storing the documents parses each one, and at 1,000 workers that step on
     top of the context and every document model was doctor's peak.
+
+    The context holds redacted text only, as the documents' pseudonyms are not made
+    again: the members (the sink's spool), the step results (the recorder's), and the
+    target and settings redacted here, as the manifest will have them (so the server
+    URL, an inventory's worker names and addresses read the same in the evidence as in
+    the members and the manifest, and ``bundler analyze`` re-derives the same documents).
     """
+    target = redacted_target(sink, request, result, server_url)
+    settings = {
+        "since": request.since,
+        "log_lines": request.log_lines,
+        "ca_cert": str(request.ca_cert) if request.ca_cert else None,
+        "insecure": request.insecure,
+    }
     context = NormalizeContext(
         source=sink.source(),
         results=results,
-        hosts=result.hosts,
+        hosts=target.hosts,
         observed_at=result.started_at,
-        server_url=shown_url(server_url),
-        settings={
-            "since": request.since,
-            "log_lines": request.log_lines,
-            "ca_cert": str(request.ca_cert) if request.ca_cert else None,
-            "insecure": request.insecure,
-        },
+        server_url=target.server_url,
+        settings=redact_values(settings, sink.redact_text),
         members={entry.path: entry for entry in sink.entries},
     )
     documents = []
@@ -113,7 +135,25 @@ def _normalized(
     return documents
 
 
+def manifest_target(
+    request: DoctorRequest, result: CollectionResult, server_url: str | None
+) -> TargetSummary:
+    """The manifest's ``target`` as given: sealing redacts it (:func:`redacted_target`)."""
+    return TargetSummary(
+        server_url=shown_url(server_url), hosts=result.hosts, insecure_tls=request.insecure
+    )
+
+
+def redacted_target(
+    sink: BundleSink, request: DoctorRequest, result: CollectionResult, server_url: str | None
+) -> TargetSummary:
+    """The manifest's ``target`` redacted as sealing will redact it: the same function over
+    the same values (two redactions of one original give one text; never one of the other)."""
+    return redact_target(manifest_target(request, result, server_url), sink.redact_text)
+
+
 def provisional_manifest(
+    sink: BundleSink,
     request: DoctorRequest,
     result: CollectionResult,
     profile: Profile | None,
@@ -125,24 +165,23 @@ def provisional_manifest(
     Its ``collectors`` are empty: the verdict reads doctor's own outcomes
     (:func:`analyze`), so the ~10,000 schema records of a fleet are built only when
     the bundle's manifest is written, after the verdict, doctor's memory peak. Its
-    ``members`` are empty too: they are not all stored yet.
+    ``members`` are empty too: they are not all stored yet. Its target and options are
+    redacted as the manifest's will be: the verdict's pseudonyms are not made again.
     """
     return Manifest(
         tool=ToolInfo(version=__version__, python=platform.python_version()),
         created_at=now(),
         bundle_id="live-check" if request.bundle is None else "pending",
         profile=profile.name if profile is not None else None,
-        target=TargetSummary(
-            server_url=shown_url(server_url), hosts=result.hosts, insecure_tls=request.insecure
-        ),
-        options=manifest_options(request, profile),
+        target=redacted_target(sink, request, result, server_url),
+        options=redact_values(manifest_options(request, profile), sink.redact_text),
         encryption=EncryptionInfo(mode="recipient" if request.seal.recipients else "password"),
         interrupted=result.interrupted,
     )
 
 
 def analyze(
-    sink: BundleSink,
+    sink: RecordingSink,
     profile: Profile | None,
     manifest: Manifest,
     collectors: Sequence[SettledOutcome],
@@ -162,7 +201,7 @@ def analyze(
     except Exception as exc:  # a live verdict is a bonus; the bundle matters more
         warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
         return None
-    sink.add(
+    sink.add_derived(  # made of redacted text only: its pseudonyms are not made again
         ANALYSIS_MEMBER,
         report.model_dump_json(indent=2, by_alias=True).encode(),
         media_type="application/json",

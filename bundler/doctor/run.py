@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from schemas import AnalysisReport, TargetSummary, utc_now
+from schemas import AnalysisReport, utc_now
 
 from ..archive import BundleBuilder
 from ..collect.engine import CollectionResult, Engine
@@ -31,7 +31,14 @@ from ..collect.targets import HostTarget
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from ..products.base import Profile
-from .afterwards import analyze, manifest_options, normalize, provisional_manifest, shown_url
+from .afterwards import (
+    analyze,
+    manifest_options,
+    manifest_target,
+    normalize,
+    provisional_manifest,
+    shown_url,
+)
 from .request import DoctorRequest, prepare
 from .sinks import RecordingSink, create_bundle, open_live, redaction_transform
 from .summary import BundleWritten, DoctorSummary, build_summary, exit_code, no_ladder_report
@@ -155,7 +162,7 @@ def _conclude(
         release_free_memory()  # what the normalizers read is gone: its pages go back
     analysis = None
     if not result.interrupted and (result.collected or profile is not None):
-        provisional = provisional_manifest(request, result, profile, server_url, now)
+        provisional = provisional_manifest(sink, request, result, profile, server_url, now)
         analysis = analyze(sink, profile, provisional, result.outcomes, warn)
         release_free_memory()  # ... and the live verdict's evidence, before sealing
     verdict = analysis.verdict.value if analysis is not None else None
@@ -171,9 +178,7 @@ def _conclude(
         sealed = bundle.finalize(
             command="doctor",
             profile=profile_name,
-            target=TargetSummary(
-                server_url=shown, hosts=result.hosts, insecure_tls=request.insecure
-            ),
+            target=manifest_target(request, result, server_url),  # sealing redacts it
             options=manifest_options(request, profile, api),
             collectors=OutcomeRecords(result.outcomes),
             interrupted=result.interrupted,

@@ -26,14 +26,32 @@ from ..secret_options import SealOptions
 
 
 class RecordingSink(BundleSink, Protocol):
-    """A sink that also says what it recorded of each member so far.
+    """A sink that also says what it recorded of each member so far, and takes doctor's own
+    documents without making their pseudonyms twice.
 
-    The normalizer reads it: whether a raw member validated against its model
+    The normalizer reads ``entries``: whether a raw member validated against its model
     when collected is recorded once, by the collector, and believed afterwards.
     """
 
     @property
     def entries(self) -> list[StoredMember]: ...
+
+    def add_derived(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        media_type: str = "application/octet-stream",
+        schema_name: str | None = None,
+    ) -> StoredMember | None:
+        """Store a document made only of what this sink holds redacted (its members read
+        back, texts passed through ``redact_text``): the evidence documents and the live
+        verdict. Their pseudonyms were made where their text entered, once; making them
+        again is not idempotent (an address pseudonym is an address). The secret rules
+        run over them again, which changes only what the document's own structure
+        exposes (a value under a secret key): redacted text is their fixed point.
+        """
+        ...
 
 
 def redaction_transform(
@@ -87,6 +105,7 @@ class LiveSpool:
             self._directory / "live.zip", sealing=sealing, transform=transform
         )
         self.add = self._builder.add
+        self.add_derived = self._builder.add_derived
         self.source = self._builder.source
         self.redact_text = self._builder.redact_text
 

@@ -512,11 +512,17 @@ class _Prepared:
     def transform(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
+    def transform_derived(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
+        yield from chunks
+
     def finalize(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
         yield from chunks
 
     def redact_text(self, text: str) -> str:
         return self.coordinator.redact_text(text)
+
+    def finalize_text(self, text: str) -> str:
+        return self.coordinator.finalize_text(text)
 
     def report(self) -> RedactionReport:
         """Built once: the builder asks for it after the last member, when nothing changes

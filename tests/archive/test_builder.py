@@ -55,6 +55,11 @@ class LiteralRedactor:
                 self.learned.add(match[1])
             yield re.sub(rb"password=\w+", b"password=[REDACTED]", chunk)
 
+    def transform_derived(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str
+    ) -> Iterator[bytes]:
+        return self.transform(name, chunks, media_type=media_type)  # no pseudonyms to skip
+
     def finalize(self, name: str, chunks: Iterable[bytes], *, media_type: str) -> Iterator[bytes]:
         for chunk in chunks:
             for literal in self.learned:
@@ -65,6 +70,9 @@ class LiteralRedactor:
         for literal in self.learned:
             text = text.replace(literal.decode(), "[REDACTED]")
         return text
+
+    def finalize_text(self, text: str) -> str:
+        return self.redact_text(text)  # this double's one rule is its learned literals
 
     def report(self) -> RedactionReport:
         return RedactionReport(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,13 @@ from bundler import products
 from bundler.collect.recorder import header_text
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import run_doctor
+from bundler.products.base import NormalizeContext
 from bundler.secret_options import SealOptions
 from schemas import CollectorKind
+from schemas.evidence import EvidenceDoc, ProductInfo
+from tests.collect import testprofile
 from tests.support.archive import open_test_bundle
-from tests.support.http_server import Reply, ScriptedHTTPServer
+from tests.support.http_server import Reply, ScriptedHTTPServer, TlsFiles
 from tests.support.sshd import SshLab
 
 TOKEN = "tok-PLANTED-9f8e7d6c5b4a39281706"
@@ -38,18 +42,20 @@ def sample_profile(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _run(
-    profile: str, server: ScriptedHTTPServer, bundle: Path, **request: object
+    profile: str, served: ScriptedHTTPServer, bundle: Path, **request: object
 ) -> tuple[dict[str, object], bytes, dict[str, bytes]]:
-    """Doctor into ``bundle``; the manifest (parsed and as bytes) and every other member."""
+    """Doctor into ``bundle`` (the server ``served``, unless ``request`` names another URL);
+    the manifest (parsed and as bytes) and every other member."""
+    fields: dict[str, object] = {
+        "profile": profile,
+        "server": served.url,
+        "token_env": "T",
+        "bundle": bundle,
+        "seal": SealOptions(password_env="BPW"),
+        **request,
+    }
     run_doctor(
-        DoctorRequest(
-            profile=profile,
-            server=server.url,
-            token_env="T",
-            bundle=bundle,
-            seal=SealOptions(password_env="BPW"),
-            **request,  # type: ignore[arg-type]
-        ),
+        DoctorRequest(**fields),  # type: ignore[arg-type]
         environ={"T": TOKEN, "BPW": BUNDLE_PASSWORD},
     )
     reader = open_test_bundle(bundle, BUNDLE_PASSWORD)
@@ -103,6 +109,150 @@ def test_an_obfuscated_address_in_a_bound_value_is_the_members_pseudonym(
     assert isinstance(collectors, list)
     (bound,) = [c["bound"] for c in collectors if c["id"].startswith("http.worker.")]
     assert json.dumps(bound["name"]) in members["raw/http/workers.json"].decode()
+
+
+class _ShowsItsInputs(testprofile.SampleProfile):
+    """A profile whose one document is what doctor handed its normalizer: the server URL,
+    the inventory's hosts, the settings, and each step result's bound values and message."""
+
+    def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
+        seen = {
+            "server_url": ctx.server_url,
+            "hosts": [host.model_dump(mode="json") for host in ctx.hosts],
+            "settings": dict(ctx.settings),
+            "results": [
+                {"collector": r.collector, "bound": dict(r.bound), "error": r.error_message}
+                for r in ctx.results
+            ],
+        }
+        return [ProductInfo(name=self.name, observed_at=ctx.observed_at, settings=seen)]
+
+
+def test_what_the_normalizer_is_handed_is_redacted_once_as_the_manifest_has_it(
+    sample_profile: str,
+    https_server: ScriptedHTTPServer,
+    tls_files: TlsFiles,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Doctor stores its evidence as the normalizer writes it, not redacted a second time
+    (an address pseudonym redacted again got a pseudonym of its own). So everything the
+    normalizer reads is redacted already, once: the server URL, the inventory's worker,
+    the ``--ca-cert`` path, a fan-out's bound values and an error quoting the server were
+    handed over as given, and only the second pass over the evidence redacted them."""
+    monkeypatch.setattr(testprofile, "PROFILE", _ShowsItsInputs())
+    prefix = f"/{KEYWORD}/10.20.30.42"  # a path on the server: the URL doctor records
+    https_server.route(f"{prefix}/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    https_server.route(f"{prefix}/workers", _workers("10.20.30.43", TOKEN))
+    said = "worker 10.20.30.43 is not here"
+    https_server.route(f"{prefix}/workers/10.20.30.43", Reply(500, said, content_type="text/plain"))
+    ca_cert = tmp_path / f"{KEYWORD}.pem"
+    ca_cert.write_bytes(tls_files.ca_cert.read_bytes())
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("hosts:\n  - address: local\n    role: worker\n    worker: 10.20.30.41\n")
+    manifest, raw, members = _run(
+        sample_profile,
+        https_server,
+        tmp_path / "b.zip",
+        server=https_server.url + prefix,
+        ca_cert=ca_cert,
+        inventory=inventory,
+        keywords=(KEYWORD,),
+        obfuscate=("network",),
+    )
+    seen = json.loads(members["evidence/product.json"])["settings"]
+    for planted in (KEYWORD, TOKEN, "PLANTED", "10.20.30.41", "10.20.30.42", "10.20.30.43"):
+        assert planted.encode() not in raw, planted
+        assert planted not in json.dumps(seen), planted
+    # once: as the manifest has them (sealing redacts the target from the same values)
+    target = manifest["target"]
+    assert isinstance(target, dict)
+    assert seen["server_url"] == target["server_url"]
+    assert seen["hosts"] == target["hosts"]
+    assert "[REDACTED:" in seen["settings"]["ca_cert"]
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    recorded = {c["id"]: (c["bound"], c["error_message"]) for c in collectors}
+    fan_out = [r for r in seen["results"] if r["collector"].startswith("http.worker.")]
+    assert len(fan_out) == 2
+    for result in fan_out:
+        assert (result["bound"], result["error"]) == recorded[result["collector"]]
+    # ... and as the members have them: the listing's pseudonym, in the bound value and in
+    # the error quoting the server, not a pseudonym of it
+    listed = json.loads(members["raw/http/workers.json"])[0]["name"]
+    assert re.fullmatch(r"10\.[0-9]+\.[0-9]+\.43", listed)
+    assert listed != "10.20.30.43"
+    first = next(r for r in fan_out if r["collector"] == "http.worker.000")
+    assert first["bound"] == {"name": listed}
+    assert first["error"] == f"HTTP 500: worker {listed} is not here"
+
+
+class _ReKeys(testprofile.SampleProfile):
+    """A profile whose document puts what a raw member said under a key that reads as
+    secret, as Flux's ``settings_sources`` does (where a setting's value came from,
+    ``flux.toml``, under the setting's name), beside an address the member holds."""
+
+    def normalize(self, ctx: NormalizeContext) -> Sequence[EvidenceDoc]:
+        health = json.loads(ctx.source.read_bytes("raw/http/health.json"))
+        settings = {"security.auth.token": health["source"], "peer": health["peer"]}
+        return [ProductInfo(name=self.name, observed_at=ctx.observed_at, settings=settings)]
+
+
+def test_evidence_gets_the_secret_rules_not_new_pseudonyms_and_the_bundle_reviews_clean(
+    sample_profile: str,
+    http_server: ScriptedHTTPServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the second pass over the evidence did that the single redaction must still do:
+    a document can give a redacted value new context, a key that reads as secret, and
+    ``bundler review`` (the upload gate) rejects a value standing there (the demo's Flux
+    bundle did, ``evidence/product.json``, while ``allow_anonymous`` read as a secret
+    key). The secret rules run over the evidence again (on redacted text they change
+    nothing); the pseudonymizer's rules do not."""
+    from click.testing import CliRunner
+
+    from bundler.cli import cli
+
+    monkeypatch.setattr(testprofile, "PROFILE", _ReKeys())
+    health = {"status": "healthy", "version": "2.0.0", "source": "flux.toml", "peer": "10.20.30.45"}
+    http_server.route("/health", Reply(200, health))
+    http_server.route("/workers", _workers())
+    bundle = tmp_path / "b.zip"
+    _, _, members = _run(sample_profile, http_server, bundle, obfuscate=("network",))
+    settings = json.loads(members["evidence/product.json"])["settings"]
+    assert settings["security.auth.token"].startswith("[REDACTED:auth:"), settings
+    peer = json.loads(members["raw/http/health.json"])["peer"]
+    assert re.fullmatch(r"10\.[0-9]+\.[0-9]+\.45", peer)
+    assert peer != "10.20.30.45"
+    assert settings["peer"] == peer  # the member's pseudonym, not one of it
+    reviewed = CliRunner(env={"BPW": BUNDLE_PASSWORD}).invoke(
+        cli, ["review", str(bundle), "--password-env", "BPW"]
+    )
+    assert reviewed.exit_code == 0, reviewed.output
+
+
+def test_a_throttled_answer_quoting_an_address_twice_names_it_once(
+    sample_profile: str, http_server: ScriptedHTTPServer, tmp_path: Path
+) -> None:
+    """A 429's message quotes its body and its ``Retry-After``: the body was redacted by
+    the task and again by the recorder, the header only by the recorder, so with
+    ``--obfuscate network`` the one address read as two (and as a third in the manifest)."""
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": "2.0.0"}))
+    busy = {"detail": "10.20.30.44 is busy"}
+    http_server.route("/workers", Reply(429, busy, headers={"Retry-After": "ask 10.20.30.44"}))
+    manifest, raw, _ = _run(sample_profile, http_server, tmp_path / "b.zip", obfuscate=("network",))
+    assert b"10.20.30.44" not in raw
+    collectors = manifest["collectors"]
+    assert isinstance(collectors, list)
+    (message,) = [c["error_message"] for c in collectors if c["id"] == "http.workers"]
+    addresses = set(re.findall(r"10\.[0-9]+\.[0-9]+\.44", message))
+    assert len(addresses) == 1, message
+    (pseudonym,) = addresses
+    assert message == (
+        f'HTTP 429: {{"detail": "{pseudonym} is busy"}} '
+        f"(the server asked to retry after 'ask {pseudonym}'; not waited for)"
+    )
 
 
 def test_a_content_type_is_stored_redacted(
@@ -322,3 +472,55 @@ def test_a_long_message_quoting_the_remote_side_is_cut_only_after_redaction() ->
     recorder.finish(record, error=FileUnreadable(said, limit=100))
     (outcome,) = recorder.outcomes()
     assert outcome.error_message == "E" * 95 + "…"
+
+
+def test_the_recorder_redacts_every_string_the_remote_side_gave_exactly_once() -> None:
+    """The recorder is the one place an outcome's remote text is redacted: sealing only
+    gives it the second pass (values learned since). Redacting it twice is not harmless,
+    so the test's redaction marks what it saw: a value marked twice was redacted twice."""
+    from bundler.archive.contracts import MemorySink
+    from bundler.archive.manifest_draft import OWN_FIELDS
+    from bundler.collect.errors import HttpStatusError
+    from bundler.collect.recorder import Recorder
+    from schemas import CollectorOutcome
+    from tests.archive.test_manifest_draft import _string_fields
+
+    class Marking(MemorySink):
+        def redact_text(self, text: str) -> str:
+            return f"<{text}>"
+
+    recorder = Recorder(Marking())
+    record = recorder.register(
+        "http.worker.000",
+        CollectorKind.HTTP,
+        "/workers/{name}",
+        step="worker",
+        bound={"name": "w1"},
+    )
+    record.http_path, record.http_query, record.content_type = "/workers/w1", "a=b", "text/plain"
+    recorder.finish(record, error=HttpStatusError("HTTP 500: w1 is down"), note="retried")
+    quoted = recorder.register("http.metrics", CollectorKind.HTTP, "/metrics", step="metrics")
+    quoted.http_path = "/metrics"
+    # a task's own excerpt of the body: redacted already, only cut here
+    recorder.finish(quoted, error=HttpStatusError("HTTP 500: <said>", redacted=True))
+    (outcome, other) = (o.to_schema() for o in recorder.outcomes())
+    remote = {path for path, _ in _string_fields(CollectorOutcome)} - OWN_FIELDS
+    assert outcome.http is not None
+    redacted = {
+        "bound": outcome.bound["name"],
+        "http.path": outcome.http.path,
+        "http.query": outcome.http.query,
+        "http.content_type": outcome.http.content_type,
+        "error_message": outcome.error_message,
+        "note": outcome.note,
+    }
+    assert set(redacted) == remote, "a new remote field: redact it in the recorder, test it here"
+    assert redacted == {
+        "bound": "<w1>",
+        "http.path": "</workers/w1>",
+        "http.query": "<a=b>",
+        "http.content_type": "<text/plain>",
+        "error_message": "<HTTP 500: w1 is down>",
+        "note": "<retried>",
+    }
+    assert other.error_message == "HTTP 500: <said>"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 
 from redactors import BundleRedactor, Policy
@@ -72,6 +73,42 @@ def test_ip_pseudonyms_are_not_idempotent_but_the_other_identifiers_are() -> Non
     twice, _, _ = run(once, NET)
     strip = lambda b: re.sub(rb"\d+\.\d+\.\d+\.\d+", b"IP", b)  # noqa: E731
     assert strip(twice["a.log"]) == strip(once["a.log"])
+
+
+def test_the_second_pass_over_a_redacted_text_keeps_its_pseudonyms() -> None:
+    """What a bundle redacted once (a manifest's message) only gets ``finalize_text`` again:
+    a value learned since is removed, an address pseudonym stays the one the members have
+    (``redact_text`` over it would map it once more)."""
+    redactor = BundleRedactor(NET)
+    once = redactor.redact_text("worker 10.1.2.3 failed with Tr0ub4dor-Zq8x")
+    (pseudonym,) = _ips(once.encode())
+    assert pseudonym != "10.1.2.3"
+    assert redactor.redact_text(once) != once  # why a redacted text is never redacted again
+    assert redactor.finalize_text(once) == once
+    redactor.redact_text("password=Tr0ub4dor-Zq8x")  # learned, later, elsewhere
+    final = redactor.finalize_text(once)
+    assert "Tr0ub4dor" not in final
+    assert final.startswith(f"worker {pseudonym} failed with [REDACTED:")
+    assert redactor.finalize_text("") == ""
+
+
+def test_a_document_made_of_redacted_text_gets_the_secret_rules_not_new_pseudonyms() -> None:
+    """Doctor's evidence is made of members redacted already: ``transform_derived`` leaves
+    their pseudonyms as they are, and still redacts a value the new document puts under a
+    key that reads as secret (where a setting's value came from, under the setting's name)."""
+    redactor = BundleRedactor(NET)
+    raw = b'{"source": "flux.toml", "peer": "10.1.2.3"}'
+    member = json.loads(b"".join(redactor.transform("raw/a.json", [raw], media_type="x/json")))
+    assert member["peer"] != "10.1.2.3"
+    doc = json.dumps({"sources": {"security.auth.token": member["source"]}, **member})
+    derived = b"".join(
+        redactor.transform_derived("evidence/a.json", [doc.encode()], media_type="x/json")
+    )
+    made = json.loads(derived)
+    assert made["peer"] == member["peer"]
+    assert made["sources"]["security.auth.token"].startswith("[REDACTED:auth:")
+    again = b"".join(redactor.transform("evidence/b.json", [doc.encode()], media_type="x/json"))
+    assert json.loads(again)["peer"] != member["peer"]  # what pass one over it did
 
 
 def test_pseudonyms_depend_on_the_bundle_key() -> None:

@@ -147,3 +147,27 @@ def test_a_segmented_file_counts_each_pseudonym_once(
     assert not any(host in text for host in hosts)
     assert report["pseudonyms"] == {"hostname": len(hosts), "ipv4": len(addresses)}
     assert _seen(text) == {"hostname": len(hosts), "ipv4": len(addresses)}
+
+
+@pytest.mark.parametrize("output", ["directory", "bundle"])
+def test_an_address_in_a_file_name_has_the_pseudonym_its_contents_have(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str
+) -> None:
+    """A name is redacted once, by the coordinator; the workers adopt it as it is (a
+    second pass over it would give the address a pseudonym of its pseudonym)."""
+    monkeypatch.setattr(tree, "POOL_MIN_BYTES", 0)
+    src = tmp_path / "src"
+    (src / "nodes").mkdir(parents=True)
+    (src / "nodes" / "node-10.9.8.7.log").write_text("peer 10.9.8.7 answered\n")
+    (src / "b.json").write_text(json.dumps({"addr": "10.9.8.7"}))
+    text, report = _redact(src, tmp_path, output, 2)
+    if output == "directory":
+        names = [p.name for p in (tmp_path / "out" / "nodes").iterdir()]
+    else:
+        with BundleReader.open(tmp_path / "out.zip", PasswordKey(Secret(PASSWORD))) as reader:
+            names = [n.rsplit("/", 1)[-1] for n in reader.names() if n.startswith("nodes/")]
+    (name,) = names
+    assert "10.9.8.7" not in text + name
+    assert report["pseudonyms"] == {"ipv4": 1}
+    (pseudonym,) = set(_IPV4.findall(text))
+    assert name == f"node-{pseudonym}.log"

@@ -211,17 +211,25 @@ def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], 
     body = capture.body.content[: 4 * EXCERPT_WINDOW].decode("utf-8", "replace")
     snippet = excerpt(body, redact, ERROR_SNIPPET)
     detail = f"HTTP {code}" + (f": {snippet}" if snippet else "")
+    # Every message below is bundler's words and redacted excerpts (redacted=True): the
+    # recorder does not redact it again.
     if code == 404 and step.optional:
         raise Skip(step.absent_note or "absent on this server (HTTP 404)")
     if code in (401, 403):
-        raise HttpRefused(detail)
+        raise HttpRefused(detail, redacted=True)
     if code in THROTTLE_STATUSES and capture.retry_after is not None:
         asked = retry_after_seconds(capture.retry_after)
-        wait = f"{asked:g}s" if asked is not None else repr(capture.retry_after)
-        raise HttpStatusError(f"{detail} (the server asked to retry after {wait}; not waited for)")
+        wait = (
+            f"{asked:g}s"
+            if asked is not None
+            else repr(excerpt(capture.retry_after, redact, ERROR_SNIPPET))
+        )
+        raise HttpStatusError(
+            f"{detail} (the server asked to retry after {wait}; not waited for)", redacted=True
+        )
     if 300 <= code < 400:
         raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
-    raise HttpStatusError(detail)
+    raise HttpStatusError(detail, redacted=True)
 
 
 def _member_for(
