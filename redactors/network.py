@@ -131,7 +131,12 @@ class NetworkPseudonymizer:
             )
 
         return [
-            mk("net-ipv4", "ipv4", rb"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9])", self._ipv4),
+            mk(
+                "net-ipv4",
+                "ipv4",
+                rb"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9])",
+                self._ipv4,
+            ),
             mk(
                 "net-ipv4-dashed",
                 "ipv4",
@@ -187,12 +192,14 @@ class NetworkPseudonymizer:
     def _ipv4(self, view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
         data = view.data
         start = match.start()
-        while start > 0 and data[start - 1] in b"0123456789" and match.start() - start < 3:
+        # the match starts at the first octet's last digit (a pattern led by its first dot
+        # would start at the dot of ``worker.10.20.30.40`` and miss the address)
+        while start > 0 and data[start - 1] in b"0123456789" and match.start() - start < 2:
             start -= 1
         if (
-            start == match.start()
-            or (start > 0 and data[start - 1] in b".vV")
-            or (data[start : start + 1] == b"0" and match.start() - start > 1)
+            (start > 0 and data[start - 1] in b"0123456789vV")
+            or (start > 0 and data[start - 1] == 0x2E and _numeric_before_dot(data, start - 1))
+            or (data[start : start + 1] == b"0" and match.start() > start)
         ):
             return
         end = match.end()
@@ -426,3 +433,11 @@ class NetworkPseudonymizer:
 
     def import_made(self, made: Iterable[tuple[str, bytes]]) -> None:
         self.pseudonyms.import_made(made)
+
+
+def _numeric_before_dot(data: bytes, dot: int) -> bool:
+    """Whether the ``.`` at ``dot`` continues a run of numbers (an OID ``1.3.6.1.4.1``, a
+    version ``2.10.20.30.40``), or starts the text: four numbers after it are then part
+    of that run, not an address. After a word (``worker.10.20.30.40.heartbeat``, a
+    metric's name) they are one."""
+    return dot == 0 or data[dot - 1] in b"0123456789."

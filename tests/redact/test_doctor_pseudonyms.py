@@ -10,9 +10,8 @@ prints). Doctor redacted some of that text two or three times, and an address
 pseudonym is an address: it got a pseudonym of its own, and one worker read as
 three addresses, which breaks every cross-reference the pseudonyms are kept for.
 
-The host has no ``lyftdata`` CLI here: the stand-in's ``doctor`` output names its
-checks ``worker.<id>.heartbeat``, and an address after a dot reads as a version or
-an OID to the detector, which keeps it (a detection limit, not this test's concern).
+The host's ``lyftdata`` CLI stand-in names its checks ``worker.<id>.heartbeat``: an
+address after a word and a dot, which is one too.
 """
 
 from __future__ import annotations
@@ -51,7 +50,6 @@ def _scenario(workdir: Path) -> Path:
     said = f"heartbeat from worker {ADDRESS} to the server failed: connection refused"
     worker["logs"] = [{"at": "-5s", "level": "ERROR", "target": "comms", "message": said}]
     (host,) = scenario["hosts"]
-    host["cli"] = False
     host["log_lines"] = worker["logs"]
     path = workdir / "address-worker.yaml"
     path.write_text(yaml.safe_dump(scenario))

@@ -182,3 +182,14 @@ def test_ipv4_pseudonyms_keep_the_class_of_the_address() -> None:
             assert (before in network) == (after in network), (original, pseudonym)
         if not _special_16(before):
             assert not _special_16(after), (original, pseudonym)
+
+
+def test_an_address_after_a_word_and_a_dot_is_an_address_but_an_oid_is_not() -> None:
+    """``worker.<address>.heartbeat`` (a check's or metric's name) carries the address; a run
+    of dotted numbers (an SNMP OID, a long version) does not, wherever four of them stand."""
+    text = "check worker.10.20.30.40.heartbeat ok\noid 1.3.6.1.4.1.2620.1.1 version 2.10.20.30.40\n"
+    outputs, _, _ = run({"a.log": text}, NET)
+    out = outputs["a.log"].decode()
+    assert "worker.10.20.30.40." not in out
+    assert re.search(r"check worker\.10\.\d+\.\d+\.40\.heartbeat ok", out)
+    assert "oid 1.3.6.1.4.1.2620.1.1 version 2.10.20.30.40\n" in out
