@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 MAX_JSON_DEPTH = 128
@@ -121,41 +122,30 @@ def _may_hold_non_finite(data: bytes | str) -> bool:
 
 def _non_finite_at(document: Any) -> str | None:
     """The JSON pointer of the first float that is ``inf``, ``-inf`` or ``nan`` (document order)."""
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        pointer, node = stack.pop()
-        kind = type(node)
-        if kind is float:
-            if not math.isfinite(node):
-                return _shown(pointer or "/")
-        elif kind is dict:
-            children = [
-                (f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}", value)
-                for key, value in node.items()
-            ]
-            stack.extend(reversed(children))
-        elif kind is list:
-            stack.extend(reversed([(f"{pointer}/{i}", v) for i, v in enumerate(node)]))
-    return None
+    return _first_at(document, lambda node: type(node) is float and not math.isfinite(node))
 
 
 def _surrogate_at(document: Any) -> str | None:
-    """The JSON pointer of the first string (value or key) holding a surrogate, shown escaped.
+    """The JSON pointer of the first string (value or key) holding a surrogate, shown escaped."""
+    return _first_at(document, lambda node: type(node) is str and bool(_SURROGATE.search(node)))
 
-    Iterative (the depth is already capped), in document order.
+
+def _first_at(document: Any, refused: Callable[[Any], bool]) -> str | None:
+    """The JSON pointer of the first value or key, in document order, that ``refused`` names.
+
+    Iterative (the depth is already capped).
     """
     stack: list[tuple[str, Any]] = [("", document)]
     while stack:
         pointer, node = stack.pop()
+        if refused(node):
+            return _shown(pointer or "/")
         kind = type(node)
-        if kind is str:
-            if _SURROGATE.search(node):
-                return _shown(pointer or "/")
-        elif kind is dict:
+        if kind is dict:
             children = []
             for key, value in node.items():
                 child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
-                if _SURROGATE.search(key):
+                if refused(key):
                     return _shown(child)
                 children.append((child, value))
             stack.extend(reversed(children))
