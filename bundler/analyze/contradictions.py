@@ -19,7 +19,7 @@ Judged here once for every product, generic and product rules alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +158,17 @@ def worker_conflict(ctx: RuleContext, name: str | None) -> RuleResult | None:
     """
     finding = conflict_finding(ctx.evidence, name)
     return None if finding is None else RuleResult(LayerStatus.UNKNOWN, [finding])
+
+
+def conflicts_unknown(
+    ev: EvidenceSet, names: Iterable[str], layer: Layer = Layer.HEARTBEAT
+) -> RuleResult:
+    """Unknown, citing the records of each worker in ``names`` (from :func:`settled`'s
+    ``disputed``): a fleet-wide rung that can count those workers neither way."""
+    return RuleResult(
+        LayerStatus.UNKNOWN,
+        [finding for name in names if (finding := conflict_finding(ev, name, layer)) is not None],
+    )
 
 
 DOUBTED = {

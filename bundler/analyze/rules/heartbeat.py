@@ -9,12 +9,17 @@ worker as online until its grace period ends.
 
 from __future__ import annotations
 
-from schemas import Citation, Layer, LayerStatus
+from schemas import Citation, Layer
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
-from ..contradictions import conflict_finding, conflicting_worker, settled, worker_conflict
+from ..contradictions import (
+    conflicting_worker,
+    conflicts_unknown,
+    settled,
+    worker_conflict,
+)
 from ..doubt import undecided_heartbeat
 from ..facts import (
     citations,
@@ -98,14 +103,7 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
             )
         )
     if found.disputed:  # online by one record, not by another: no proof either way
-        return RuleResult(
-            LayerStatus.UNKNOWN,
-            [
-                finding
-                for name in found.disputed
-                if (finding := conflict_finding(ctx.evidence, name)) is not None
-            ],
-        )
+        return conflicts_unknown(ctx.evidence, found.disputed)
     if not doc.complete:
         return RuleResult.unknown(
             codes.WORKERS_EVIDENCE_INCOMPLETE,

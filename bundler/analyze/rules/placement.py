@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from schemas import Citation, Layer, LayerStatus
+from schemas import Citation, Layer
 from schemas.evidence import (
     CapacityEvidence,
     Job,
@@ -22,7 +22,7 @@ from schemas.evidence import (
 
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..contradictions import conflict_finding, settled
+from ..contradictions import conflicts_unknown, settled
 from ..facts import citations, cite, cite_job, find_worker, job_label, workers
 from ..matching import Candidate, placement_mismatches, rank_candidates
 from ..wording import CITED, by_reason, listed_names
@@ -108,14 +108,7 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
             )
         )
     if found.disputed:
-        return RuleResult(
-            LayerStatus.UNKNOWN,
-            [
-                finding
-                for name in found.disputed
-                if (finding := conflict_finding(ev, name, Layer.PLACEMENT)) is not None
-            ],
-        )
+        return conflicts_unknown(ev, found.disputed, Layer.PLACEMENT)
     return _no_match(ctx, job, ranked, req_cite)
 
 

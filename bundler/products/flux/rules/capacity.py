@@ -9,10 +9,10 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.contradictions import conflict_finding, entries, settled
+from bundler.analyze.contradictions import conflicts_unknown, entries, settled
 from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
 from bundler.analyze.wording import CITED, grouped, listed_names, some_names
-from schemas import Layer, LayerStatus
+from schemas import Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
@@ -100,7 +100,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     doubted = ready.disputed + [w.name for _, w in ready.yes if _full_disputed(ctx, w.name)]
     eligible = [w for _, w in ready.yes if w.name not in doubted]
     if not eligible:
-        return _disputed(ctx, doubted)
+        return conflicts_unknown(ctx.evidence, doubted, Layer.CAPACITY)
     slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
@@ -110,7 +110,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     ]
     if slots and len(full) == len(eligible):
         if doubted:  # every worker known to take it is full; one whose records disagree may not be
-            return _disputed(ctx, doubted)
+            return conflicts_unknown(ctx.evidence, doubted, Layer.CAPACITY)
         names = [c.worker for _, c in full]
         return RuleResult.fail(
             codes.FLUX_SLOTS_SATURATED,
@@ -138,15 +138,3 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
 def _full_disputed(ctx: RuleContext, name: str) -> bool:
     """True when the worker's capacity records disagree on whether it is full."""
     return len({saturated(c) for _, c in entries(ctx.evidence, CapacityEvidence, name)}) > 1
-
-
-def _disputed(ctx: RuleContext, names: list[str]) -> RuleResult:
-    """Unknown: whether a worker whose records disagree has a free slot for the execution."""
-    return RuleResult(
-        LayerStatus.UNKNOWN,
-        [
-            finding
-            for name in names
-            if (finding := conflict_finding(ctx.evidence, name, Layer.CAPACITY)) is not None
-        ],
-    )

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.contradictions import conflict_finding, settled
+from bundler.analyze.contradictions import conflicts_unknown, settled
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from bundler.analyze.wording import by_reason, listed_names, with_detail
-from schemas import Layer, LayerStatus
+from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
 from .. import codes, recovery
@@ -106,7 +106,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             )
         )
     if ready.disputed:
-        return _disputed(ctx, ready.disputed)
+        return conflicts_unknown(ctx.evidence, ready.disputed, Layer.PLACEMENT)
     if statically:
         states = by_reason(
             _each_worker((w.name, [m.detail for m in availability(w)]) for w in statically)
@@ -136,18 +136,6 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         acceptance=[f"{job_label(job)} is CLAIMED by a worker"],
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
-    )
-
-
-def _disputed(ctx: RuleContext, names: list[str]) -> RuleResult:
-    """Unknown: whether a worker whose records disagree could take the execution."""
-    return RuleResult(
-        LayerStatus.UNKNOWN,
-        [
-            finding
-            for name in names
-            if (finding := conflict_finding(ctx.evidence, name, Layer.PLACEMENT)) is not None
-        ],
     )
 
 
