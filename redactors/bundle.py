@@ -116,13 +116,19 @@ class BundleRedactor(SharedState):
         self.builder.member(stored).name_redacted = True
         return stored
 
-    def transform(
-        self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
-    ) -> Iterator[bytes]:
+    def _admitted(self, name: str) -> str:
+        """The stored name of member ``name``; :class:`MemberRefused` (recorded as skipped)
+        when the rule file drops it."""
         stored = self._stored(name)
         if self.policy.custom is not None and self.policy.custom.dropped(name):
             self.builder.skip(stored, "policy", "dropped by the rule file")
             raise MemberRefused("policy", "dropped by the rule file")
+        return stored
+
+    def transform(
+        self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
+    ) -> Iterator[bytes]:
+        stored = self._admitted(name)
         head, stream = peek(chunks, SNIFF_BYTES)
         kind = sniff(head)
         if kind.kind in ("archive", "binary"):
@@ -150,10 +156,7 @@ class BundleRedactor(SharedState):
         text entered the bundle; an address pseudonym is an address, and the address
         rules would give it a pseudonym of its own.
         """
-        stored = self._stored(name)
-        if self.policy.custom is not None and self.policy.custom.dropped(name):
-            self.builder.skip(stored, "policy", "dropped by the rule file")
-            raise MemberRefused("policy", "dropped by the rule file")
+        stored = self._admitted(name)
         record = self.builder.member(stored)
         self._state[stored] = "text"
         engine = self._engine_for(name, pseudonyms=False)
