@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from schemas import Citation
@@ -38,6 +38,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
+from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
 
 MAX_CITED_LINES = 8
@@ -106,21 +107,6 @@ def reference_time(ev: EvidenceSet, *docs: EvidenceDoc | None) -> datetime | Non
     if ev.manifest is not None:
         return ev.manifest.created_at
     return None
-
-
-ZERO_TIMES = frozenset(
-    {
-        datetime(1, 1, 1, tzinfo=UTC),  # Go's zero time.Time, .NET's DateTime.MinValue
-        datetime(1970, 1, 1, tzinfo=UTC),  # a zero Unix timestamp
-    }
-)
-"""Times a product writes for "never": an unset time serialized, not a moment on any clock."""
-
-
-def is_zero_time(stamp: datetime | None) -> bool:
-    """True for a product's "never" written as a time (:data:`ZERO_TIMES`): Go's zero time
-    ``0001-01-01T00:00:00Z`` is what a Go server writes for a heartbeat it never received."""
-    return stamp is not None and stamp in ZERO_TIMES
 
 
 def dated(stamp: datetime | None) -> datetime | None:
