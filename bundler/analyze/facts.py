@@ -121,6 +121,27 @@ def run_time(run: CanaryRun) -> datetime | None:
     return dated(run.finished_at) or dated(run.started_at)
 
 
+def undated_rivals(
+    latest: tuple[int, CanaryRun], runs: Iterable[tuple[int, CanaryRun]]
+) -> list[tuple[int, CanaryRun]]:
+    """Runs dated only by a zero time that end otherwise than ``latest``.
+
+    "The latest run" is chosen among dated runs. One whose time is a zero time was read as
+    the oldest of all, yet its product never said when it ran: it may be later still. When
+    it ended the same way the verdict stands; when it did not, which run is the last is
+    unknown, and so is the outcome. (A run with no time at all stays older than a dated
+    one, as before: tests/analyze/test_rules_outcome.py pins it.)
+    """
+    return [
+        (index, run)
+        for index, run in runs
+        if index != latest[0]
+        and run_time(run) is None
+        and is_zero_time(run.finished_at or run.started_at)
+        and run.phase != latest[1].phase
+    ]
+
+
 def seconds_between(earlier: datetime | None, later: datetime | None) -> float | None:
     if earlier is None or later is None:
         return None
@@ -273,8 +294,12 @@ def cite_job(ev: EvidenceSet, job: Job, *field: str | int, value: Any = None) ->
 
 
 def job_time(job: Job) -> float:
-    """When the job last changed (or was created), as a sortable number; unknown sorts first."""
-    stamp = job.updated_at or job.created_at
+    """When the job last changed (or was created), as a sortable number; unknown sorts first.
+
+    A zero time is unknown (:func:`dated`): a job "updated in year 1" is not older than
+    every other run of its name, it is a run whose time the product never set.
+    """
+    stamp = dated(job.updated_at) or dated(job.created_at)
     return stamp.timestamp() if stamp else float("-inf")
 
 

@@ -12,7 +12,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from bundler.products.flux.logs.parser import LogParser
 from bundler.products.flux.rules.health import flux_starvation_history
 from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
-from schemas.evidence import HealthState
+from bundler.products.flux.rules.outcome import flux_last_run
+from schemas import LayerStatus
+from schemas.evidence import CanaryRun, HealthState, OutcomeEvidence
 from tests.support.flux_evidence import FluxCase, online
 
 WORKER = "flux.worker"
@@ -61,3 +63,41 @@ def test_a_starvation_whose_recovery_is_stamped_at_the_epoch_has_no_length() -> 
     assert finding.code == "FLUX_EVENT_LOOP_STARVATION"
     assert finding.details["longest_s"] is None
     assert "for how long unknown" in finding.message
+
+
+def _run(run_id: str, phase: str, finished: datetime) -> CanaryRun:
+    return CanaryRun(
+        canary_id=run_id,
+        job="default/etl",
+        worker="w1",
+        mode="last_run",
+        phase=phase,  # type: ignore[arg-type]
+        started_at=finished,
+        finished_at=finished,
+    )
+
+
+def test_a_failed_run_finished_at_the_zero_time_leaves_the_last_run_unknown() -> None:
+    """Read as a moment, year 1 made the failed run the oldest and the worker passed."""
+    runs = [
+        _run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC)),
+        _run("e0", "failed", datetime(1, 1, 1, tzinfo=UTC)),
+    ]
+    case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=runs)])
+    result = case.run(flux_last_run, worker="w1")
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
+    assert [f.code for f in result.findings] == ["RUN_ORDER_UNDATED"]
+    assert "e0 failed, ended at 0001-01-01 00:00:00Z" in result.findings[0].message
+
+
+def test_runs_that_agree_are_judged_whatever_their_times() -> None:
+    runs = [
+        _run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC)),
+        _run("e0", "successful", datetime(1, 1, 1, tzinfo=UTC)),
+    ]
+    case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=runs)])
+    result = case.run(flux_last_run, worker="w1")
+    assert result is not None
+    assert result.status is LayerStatus.PASS
+    assert "(e1)" in result.findings[0].message
