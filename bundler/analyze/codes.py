@@ -137,6 +137,9 @@ AUTHORIZATION_UNDECIDED = _(
 )
 AUTHORIZED = _("AUTHORIZED", A, "worker holds valid authorization")
 LEASE_EXPIRED = _("LEASE_EXPIRED", A, "auth lease expired", "lease")
+LEASE_EXPIRY_ZERO_TIME = _(
+    "LEASE_EXPIRY_ZERO_TIME", A, "auth lease expires at the zero time: no expiry recorded"
+)
 LEASE_NOT_YET_VALID = _("LEASE_NOT_YET_VALID", A, "auth lease issued in the future", "lease")
 LEASE_SIGNATURE_INVALID = _(
     "LEASE_SIGNATURE_INVALID", A, "auth lease signature does not verify", "lease"
@@ -250,6 +253,9 @@ OUTCOME_EVIDENCE_MISSING = _("OUTCOME_EVIDENCE_MISSING", OUT, "no outcome eviden
 CANARY_PASSED = _("CANARY_PASSED", OUT, "canary or last run succeeded")
 CANARY_AGE_UNJUDGED = _(
     "CANARY_AGE_UNJUDGED", OUT, "cannot tell whether the canary ran after the deployment"
+)
+RUN_ORDER_UNDATED = _(
+    "RUN_ORDER_UNDATED", OUT, "cannot tell which run is the latest: an undated one ended otherwise"
 )
 CANARY_AFTER_COLLECTION = _(
     "CANARY_AFTER_COLLECTION", OUT, "canary dated after collection: clocks disagree"

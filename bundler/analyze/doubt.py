@@ -34,6 +34,7 @@ from .facts import (
     reference_time,
     run_receipts,
     run_time,
+    undated_rivals,
 )
 
 CLOCK_TOLERANCE_S = 5.0
@@ -101,6 +102,46 @@ def undecided_heartbeat(
             ],
         )
     return None
+
+
+def undated_run_order(
+    ev: EvidenceSet, latest: tuple[int, CanaryRun], runs: list[tuple[int, CanaryRun]]
+) -> Finding | None:
+    """An unknown finding when a run dated only by a zero time ended otherwise than
+    ``latest``, the latest dated run: either may be the last, so neither decides.
+
+    Read as a moment, a zero time made such a run the oldest of all, and the dated one
+    passed (or failed) the outcome rung by a guess about which ran last.
+    """
+    rivals = undated_rivals(latest, runs)
+    if not rivals:
+        return None
+    index, run = latest
+    ran = run_time(run)
+    when = f", {utc(ran)}" if ran else ""
+    said = "; ".join(f"{r.canary_id or r.job} {r.phase}, {_undated(r)}" for _, r in rivals[:3])
+    return make_finding(
+        codes.RUN_ORDER_UNDATED,
+        "info",
+        f"Which run of {_label(run)} is the last is unknown: the latest dated one "
+        f"({run.canary_id or run.job}{when}) is {run.phase}, but {said}. Read the runs' "
+        "end times in the product to tell which ended last.",
+        evidence=[
+            cite(ev, OutcomeEvidence, "canaries", i, "finished_at", value=_stamp(r))
+            for i, r in [(index, run), *rivals[:3]]
+        ],
+        latest=run.canary_id,
+        undated=[r.canary_id for _, r in rivals],
+    )
+
+
+def _undated(run: CanaryRun) -> str:
+    zero = run.finished_at or run.started_at
+    return f"ended at {utc(zero)}, the zero time ('never')" if zero else "with no time"
+
+
+def _stamp(run: CanaryRun) -> str | None:
+    return run.finished_at.isoformat() if run.finished_at else None
 
 
 def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> list[Finding]:

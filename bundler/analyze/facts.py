@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from schemas import Citation
@@ -38,6 +38,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
+from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
 
 MAX_CITED_LINES = 8
@@ -108,21 +109,6 @@ def reference_time(ev: EvidenceSet, *docs: EvidenceDoc | None) -> datetime | Non
     return None
 
 
-ZERO_TIMES = frozenset(
-    {
-        datetime(1, 1, 1, tzinfo=UTC),  # Go's zero time.Time, .NET's DateTime.MinValue
-        datetime(1970, 1, 1, tzinfo=UTC),  # a zero Unix timestamp
-    }
-)
-"""Times a product writes for "never": an unset time serialized, not a moment on any clock."""
-
-
-def is_zero_time(stamp: datetime | None) -> bool:
-    """True for a product's "never" written as a time (:data:`ZERO_TIMES`): Go's zero time
-    ``0001-01-01T00:00:00Z`` is what a Go server writes for a heartbeat it never received."""
-    return stamp is not None and stamp in ZERO_TIMES
-
-
 def dated(stamp: datetime | None) -> datetime | None:
     """``stamp`` as a moment, or None when there is none: absent, or a zero time
     (:func:`is_zero_time`). A zero time judged as a moment made a worker that never sent a
@@ -133,6 +119,27 @@ def dated(stamp: datetime | None) -> datetime | None:
 def run_time(run: CanaryRun) -> datetime | None:
     """When a canary or run ended, else when it started; None when neither is dated."""
     return dated(run.finished_at) or dated(run.started_at)
+
+
+def undated_rivals(
+    latest: tuple[int, CanaryRun], runs: Iterable[tuple[int, CanaryRun]]
+) -> list[tuple[int, CanaryRun]]:
+    """Runs dated only by a zero time that end otherwise than ``latest``.
+
+    "The latest run" is chosen among dated runs. One whose time is a zero time was read as
+    the oldest of all, yet its product never said when it ran: it may be later still. When
+    it ended the same way the verdict stands; when it did not, which run is the last is
+    unknown, and so is the outcome. (A run with no time at all stays older than a dated
+    one, as before: tests/analyze/test_rules_outcome.py pins it.)
+    """
+    return [
+        (index, run)
+        for index, run in runs
+        if index != latest[0]
+        and run_time(run) is None
+        and is_zero_time(run.finished_at or run.started_at)
+        and run.phase != latest[1].phase
+    ]
 
 
 def seconds_between(earlier: datetime | None, later: datetime | None) -> float | None:
@@ -287,8 +294,12 @@ def cite_job(ev: EvidenceSet, job: Job, *field: str | int, value: Any = None) ->
 
 
 def job_time(job: Job) -> float:
-    """When the job last changed (or was created), as a sortable number; unknown sorts first."""
-    stamp = job.updated_at or job.created_at
+    """When the job last changed (or was created), as a sortable number; unknown sorts first.
+
+    A zero time is unknown (:func:`dated`): a job "updated in year 1" is not older than
+    every other run of its name, it is a run whose time the product never set.
+    """
+    stamp = dated(job.updated_at) or dated(job.created_at)
     return stamp.timestamp() if stamp else float("-inf")
 
 

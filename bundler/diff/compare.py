@@ -21,6 +21,7 @@ from schemas import DiffReport, Verdict
 from schemas.diff import AcceptanceResult, DiffSide, DiffVerdict, TargetChange
 
 from .. import __version__
+from ..analyze.facts import dated, is_zero_time
 from ..errors import InputError
 from ..timetext import utc
 from . import acceptance
@@ -44,7 +45,9 @@ def compare(before: Side, after: Side) -> DiffReport:
         before.report.targets, after.report.targets, before.ladder_for, after.ladder_for
     )
     targets = [target_change(pair) for pair in pairs]
-    checks = acceptance.evaluate(pairs, after.outcome, before.created_at, after.outcome_read_at)
+    # BEFORE "created at the zero time" is no lower bound: every run would be newer than it.
+    before_at = dated(before.created_at)
+    checks = acceptance.evaluate(pairs, after.outcome, before_at, after.outcome_read_at)
     b, a = before.summary(), after.summary()
     doubts = pair_doubts(b, a)
     report = DiffReport(
@@ -103,12 +106,28 @@ def pair_doubts(b: DiffSide, a: DiffSide) -> list[str]:
             f"AFTER comes from another server ({a.server_url}) than BEFORE ({b.server_url}): "
             "its health says nothing about the fleet BEFORE showed"
         )
-    if b.created_at and a.created_at and b.created_at > a.created_at:
+    for side in (b, a):
+        if side.created_at is not None and is_zero_time(side.created_at):
+            doubts.append(
+                f"{side.label} reads as collected at {utc(side.created_at)}, the zero time "
+                "('never'): whether AFTER shows the state after the repair is unknown"
+            )
+    if (swapped := _swapped(b, a)) is not None:
         doubts.append(
-            f"AFTER ({utc(a.created_at)}) was collected before BEFORE "
-            f"({utc(b.created_at)}): it cannot show the state after the repair"
+            f"AFTER ({swapped[1]}) was collected before BEFORE "
+            f"({swapped[0]}): it cannot show the state after the repair"
         )
     return doubts
+
+
+def _swapped(b: DiffSide, a: DiffSide) -> tuple[str, str] | None:
+    """BEFORE's and AFTER's collection times when BEFORE's is the later, both real times: a
+    side "collected in year 1" (a zero time, :func:`~bundler.analyze.facts.dated`) is not
+    older than the other."""
+    before, after = dated(b.created_at), dated(a.created_at)
+    if before is None or after is None or before <= after:
+        return None
+    return utc(before), utc(after)
 
 
 def _other_server(before: str | None, after: str | None) -> bool:
@@ -143,10 +162,9 @@ def _warnings(b: DiffSide, a: DiffSide) -> list[str]:
         )
     if b.server_version and a.server_version and b.server_version != a.server_version:
         warnings.append(f"the server version changed: {b.server_version} -> {a.server_version}")
-    if b.created_at and a.created_at and b.created_at > a.created_at:
+    if (swapped := _swapped(b, a)) is not None:
         warnings.append(
-            f"BEFORE ({utc(b.created_at)}) is newer than AFTER "
-            f"({utc(a.created_at)}): were the two swapped?"
+            f"BEFORE ({swapped[0]}) is newer than AFTER ({swapped[1]}): were the two swapped?"
         )
     for side in (b, a):
         if side.integrity != "verified":

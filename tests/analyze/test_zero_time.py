@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
-from schemas.evidence import ConnectionState, LicenseInfo
+from schemas.evidence import CanaryRun, ConnectionState, LicenseInfo
 from tests.support.archive import PASSWORD, craft_bundle, manifest_for
 from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
 from tests.support.sample_bundles import load_sample, write_sample_dir
@@ -57,8 +57,8 @@ def test_a_year_one_date_reads_with_four_digits_in_every_format(tmp_path: Path) 
         assert "0001-01-01" in out, fmt
         assert not UNPADDED.search(out), (fmt, UNPADDED.search(out))
     report = json.loads(_analyze(bundle, "--format", "json")[1])
-    expired = [f["message"] for f in _rung(report, "w1", "authorization")["findings"]]
-    assert any("expired at 0001-01-01 00:00:00Z" in m for m in expired), expired
+    said = [f["message"] for f in _rung(report, "w1", "authorization")["findings"]]
+    assert any("expires at 0001-01-01 00:00:00Z, the zero time" in m for m in said), said
 
 
 def test_a_diff_of_a_bundle_created_in_year_one_reads_four_digits(tmp_path: Path) -> None:
@@ -161,3 +161,146 @@ def test_inspect_shows_a_bundle_created_in_year_one_with_four_digits(tmp_path: P
     assert result.exit_code == 0, result.stderr
     assert "0001-01-01 00:00:00 UTC" in result.stdout
     assert not UNPADDED.search(result.stdout)
+
+
+# --- leases ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("zero", [ZERO, datetime(1970, 1, 1, tzinfo=UTC)])
+def test_a_lease_expiring_at_the_zero_time_is_unknown_not_expired(
+    tmp_path: Path, zero: datetime
+) -> None:
+    """Go's unset ExpiresAt: usually "no expiry recorded". Not LEASE_EXPIRED (a false cause),
+    not a pass (nothing shows the lease valid): unknown, saying what to check."""
+    fleet = healthy_fleet()
+    assert fleet.authorization is not None
+    lease = fleet.authorization.workers[0].lease
+    assert lease is not None
+    lease.expires_at = zero
+    code, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    report = json.loads(out)
+    assert (code, report["verdict"]) == (3, "inconclusive")
+    rung = _rung(report, "w1", "authorization")
+    assert rung["status"] == "unknown"
+    [finding] = rung["findings"]
+    assert finding["code"] == "LEASE_EXPIRY_ZERO_TIME"
+    assert "the zero time" in finding["message"]
+    assert (
+        "no expiry" not in finding["message"]
+        or "usually means none was recorded" in (finding["message"])
+    )
+    assert finding["evidence"][0]["pointer"] == "/workers/0/lease/expires_at"
+    assert "real expiry after collection" in finding["acceptance"][0]
+
+
+def test_a_lease_that_expired_at_a_real_moment_still_fails(tmp_path: Path) -> None:
+    fleet = healthy_fleet()
+    assert fleet.authorization is not None
+    lease = fleet.authorization.workers[0].lease
+    assert lease is not None
+    lease.expires_at = T0 - timedelta(minutes=1)
+    code, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    rung = _rung(json.loads(out), "w1", "authorization")
+    assert (code, rung["status"]) == (1, "fail")
+    assert [f["code"] for f in rung["findings"]] == ["LEASE_EXPIRED"]
+
+
+def test_a_lease_the_product_calls_expired_fails_without_a_year_one_date(tmp_path: Path) -> None:
+    """The product's own decision stands; the message does not date it in year 1."""
+    fleet = healthy_fleet()
+    assert fleet.authorization is not None
+    entry = fleet.authorization.workers[0]
+    assert entry.lease is not None
+    entry.lease.expires_at = ZERO
+    entry.decision = "expired"
+    _, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    rung = _rung(json.loads(out), "w1", "authorization")
+    assert rung["status"] == "fail"
+    [finding] = [f for f in rung["findings"] if f["code"] == "LEASE_EXPIRED"]
+    assert "0001" not in finding["message"]
+
+
+# --- job and run times -----------------------------------------------------------------------
+
+
+def test_a_deployment_pending_since_the_zero_time_is_not_pending_since_year_one(
+    tmp_path: Path,
+) -> None:
+    fleet = healthy_fleet()
+    assert fleet.deployments is not None
+    jd = fleet.deployments.deployments[0].job_deployments[0]
+    jd.state, jd.state_since = "delivering", ZERO
+    _, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    rung = _rung(json.loads(out), "w1", "deployment")
+    [finding] = [f for f in rung["findings"] if f["code"] == "DEPLOYMENT_IN_PROGRESS"]
+    assert "since 0001" not in finding["message"]
+    assert "the zero time: undated" in finding["message"]
+
+
+def test_a_failed_canary_at_the_zero_time_leaves_the_latest_run_unknown(tmp_path: Path) -> None:
+    """Read as a moment the zero time made the failed run the oldest, and the successful one
+    passed: which of the two ran last is unknown."""
+    fleet = healthy_fleet()
+    assert fleet.outcome is not None
+    fleet.outcome.canaries.append(
+        CanaryRun(
+            canary_id="c0",
+            job="ingest",
+            worker="w1",
+            phase="failed",
+            started_at=ZERO,
+            finished_at=ZERO,
+            errors=1,
+        )
+    )
+    code, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    report = json.loads(out)
+    assert (code, report["verdict"]) == (3, "inconclusive")
+    outcome = _rung(report, "w1", "outcome")
+    assert outcome["status"] == "unknown"
+    [finding] = outcome["findings"]
+    assert finding["code"] == "RUN_ORDER_UNDATED"
+    assert "c0 failed, ended at 0001-01-01 00:00:00Z, the zero time" in finding["message"]
+    assert [e["pointer"] for e in finding["evidence"]] == [
+        "/canaries/0/finished_at",
+        "/canaries/1/finished_at",
+    ]
+
+
+def test_a_zero_dated_run_that_ended_the_same_way_changes_nothing(tmp_path: Path) -> None:
+    fleet = healthy_fleet()
+    assert fleet.outcome is not None
+    first = fleet.outcome.canaries[0]
+    fleet.outcome.canaries.append(
+        first.model_copy(update={"canary_id": "c0", "started_at": ZERO, "finished_at": ZERO})
+    )
+    code, out = _analyze(
+        write_bundle_dir(fleet, tmp_path / "b"), "--format", "json", "--job", "ingest"
+    )
+    assert (code, _rung(json.loads(out), "w1", "outcome")["status"]) == (0, "pass")
+
+
+def test_a_diff_against_a_before_collected_at_the_zero_time_is_not_recovered(
+    tmp_path: Path,
+) -> None:
+    """BEFORE "collected in year 1" is no lower bound: every canary is newer than it."""
+    before = write_bundle_dir(healthy_fleet(), tmp_path / "before", created_at=ZERO)
+    after = write_bundle_dir(healthy_fleet(), tmp_path / "after")
+    result = CliRunner().invoke(cli, ["diff", str(before), str(after), "--format", "json"])
+    assert result.exit_code in (0, 1, 3), result.stderr
+    report = json.loads(result.stdout)
+    assert report["verdict"] != "recovered"
+    assert any("the zero time" in doubt for doubt in report["doubts"]), report["doubts"]
+    newer = [c for c in report["acceptance"] if "newer than BEFORE" in c["check"]]
+    assert newer
+    assert all(c["status"] != "pass" for c in newer), newer

@@ -135,3 +135,23 @@ def test_bisection_on_a_log_entirely_after_or_before_the_cut() -> None:
 def test_logs_without_timestamps_are_detected() -> None:
     assert has_timestamps(_log(NOW, 3))
     assert not has_timestamps(b"hello\nworld\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"0001-01-01T00:00:00Z x",
+        b"0001-01-01 00:00:00 - x",
+        b"1970-01-01T00:00:00Z x",
+        b"1970-01-01T01:00:00+01:00 x",
+        b"[1970-01-01 00:00:00,000] x",
+    ],
+)
+def test_a_zero_time_is_no_timestamp(line: bytes) -> None:
+    """A logger whose clock was never set wrote "never": not a record older than any cut-off."""
+    assert leading_timestamp(line) is None
+    assert leading_timestamp(line, timezone(timedelta(hours=2))) is None
+
+
+def test_year_one_east_of_utc_is_no_timestamp_rather_than_an_overflow() -> None:
+    assert leading_timestamp(b"0001-01-01 00:30:00 - x", timezone(timedelta(hours=2))) is None

@@ -37,3 +37,20 @@ def test_a_stamp_past_the_scanned_lines_is_not_looked_for() -> None:
         [b"no stamp"] * STAMP_SCAN_LINES + [late] + [b"no stamp"] * STAMP_SCAN_LINES
     )
     assert stamp_range(content) == (None, None)
+
+
+def test_a_line_stamped_at_a_zero_time_is_no_first_or_last_time() -> None:
+    """Go's zero time and the Unix epoch are "never": the log's times are its real lines'."""
+    content = b"\n".join(
+        [
+            b"0001-01-01T00:00:00Z worker started",
+            b"2026-11-30 00:00:01 - flux - INFO - hello",
+            b"2026-11-30 00:00:02 - flux - INFO - bye",
+            b"1970-01-01 00:00:00 - flux - INFO - clock unset",
+            b"",
+        ]
+    )
+    assert stamp_range(content) == (
+        datetime(2026, 11, 30, 0, 0, 1, tzinfo=UTC),
+        datetime(2026, 11, 30, 0, 0, 2, tzinfo=UTC),
+    )

@@ -225,6 +225,22 @@ def test_log_lines_become_timeline_events() -> None:
     assert events[-1].execution == "ingest-events"
 
 
+def test_a_log_line_at_a_zero_time_is_an_undated_event() -> None:
+    """Go's zero time.Time (and the epoch) in a worker's line is "never": the event is kept
+    and cited, with no time to be measured from."""
+    for zero in ("0001-01-01T00:00:00.000Z", "1970-01-01T00:00:00Z"):
+        text = f"{zero} ERROR lyftdata_worker::state > database disk image is malformed"
+        parsed = parse_line(text)
+        assert parsed is not None
+        assert parsed[0] is None
+        index = LogIndex(
+            logs=[LogSource(member="hosts/h01/logs/0.log", worker="edge-01", role="worker")]
+        )
+        ctx = _ctx(index, extra={"hosts/h01/logs/0.log": text + "\n"})
+        [event] = list(parse_logs(ctx.evidence))
+        assert (event.kind, event.at, event.line) == ("state_corrupt", None, 1)
+
+
 def test_journal_lines_carry_the_workers_own_line() -> None:
     journal = (
         "2026-01-10T11:55:00+0000 edge lyftdata-worker[812]: 2026-01-10T11:55:00.000Z ERROR "

@@ -9,14 +9,14 @@ never gets a session at all.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from schemas.evidence import AuthorizationEvidence, WorkerAuthorization
 
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext
-from ..facts import citations, cite, cite_source, reference_time
+from ..facts import citations, cite, cite_source, dated, is_zero_time, reference_time
 from ._outcome import Outcome
 
 REJECTED_STATUS = (401, 403)
@@ -41,8 +41,12 @@ def check_lease(
     at: tuple[str | int, ...] = ("workers", index, "lease")
     now = reference_time(ctx.evidence, doc)
     tolerance = timedelta(seconds=doc.lease_clock_tolerance_s or 0.0)
-    if (lease.expires_at and now and lease.expires_at <= now) or entry.decision == "expired":
-        when = f" at {utc(lease.expires_at)}" if lease.expires_at else ""
+    expires = dated(lease.expires_at)  # a zero time is no expiry moment
+    expired = bool(expires and now and expires <= now) or entry.decision == "expired"
+    if lease.expires_at is not None and is_zero_time(lease.expires_at) and not expired:
+        _zero_expiry(ctx, at, entry.worker, lease.expires_at, out)
+    if expired:
+        when = f" at {utc(expires)}" if expires else ""
         out.fail(
             codes.LEASE_EXPIRED,
             f"Worker {entry.worker}'s auth lease expired{when}, before collection.",
@@ -94,6 +98,38 @@ def check_lease(
                 )
             ],
         )
+
+
+def _zero_expiry(
+    ctx: RuleContext, at: tuple[str | int, ...], worker: str, zero: datetime, out: Outcome
+) -> None:
+    """A lease that "expires" at the zero time: unknown, neither expired nor valid.
+
+    Go writes its zero ``time.Time`` for an ``ExpiresAt`` never set, which usually means the
+    lease has no expiry recorded, not that it ran out in year 1. Judged as a moment it failed
+    LEASE_EXPIRED with a false cause; read as "no expiry" it would pass a lease nothing shows
+    valid. The product's own ``expired`` decision still fails (the caller keeps it).
+    """
+    out.unknown(
+        codes.LEASE_EXPIRY_ZERO_TIME,
+        f"Worker {worker}'s auth lease expires at {utc(zero)}, the zero time: "
+        "the product wrote an unset expiry, which usually means none was recorded, not a "
+        "lease that ran out. Whether the lease is still valid is unknown; read the lease's "
+        "expiry from the control plane again (or its renewal in the worker log).",
+        evidence=[
+            cite(
+                ctx.evidence,
+                AuthorizationEvidence,
+                *at,
+                "expires_at",
+                value=zero.isoformat(),
+            )
+        ],
+        acceptance=[
+            f"{worker}'s lease shows a real expiry after collection, or the control "
+            "plane confirms the lease never expires"
+        ],
+    )
 
 
 def check_registration(

@@ -8,6 +8,7 @@ keys at render time, and the worker's verdict on the bundle signature.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from schemas import Citation, Layer
@@ -16,7 +17,7 @@ from schemas.evidence import DeploymentEvidence, JobDeployment
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_source, names
+from ..facts import citations, cite, cite_source, is_zero_time, names
 from ._outcome import Outcome
 
 RUNNABLE = ("deployed", "active")
@@ -148,7 +149,7 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
             native_code=jd.reason,
         )
     elif jd.state in IN_PROGRESS:
-        since = f" since {utc(jd.state_since)}" if jd.state_since else ""
+        since = _since(jd.state_since)
         out.warn(
             codes.DEPLOYMENT_IN_PROGRESS,
             f"{what} is still {jd.state}{since}: not yet runnable{reason}.",
@@ -166,6 +167,15 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
             evidence=[_cite(ctx, at, "staged", value=False)],
             native_code="NOT_STAGED",
         )
+
+
+def _since(state_since: datetime | None) -> str:
+    """ " since <time>" for a state's start; a zero time says so rather than "since year 1"."""
+    if state_since is None:
+        return ""
+    if is_zero_time(state_since):
+        return f" (its start reads {utc(state_since)}, the zero time: undated)"
+    return f" since {utc(state_since)}"
 
 
 def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcome) -> None:

@@ -23,7 +23,7 @@ from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..contradictions import run_conflict
-from ..doubt import outcome_after_collection
+from ..doubt import outcome_after_collection, undated_run_order
 from ..facts import (
     citations,
     cite,
@@ -70,8 +70,8 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     if latest is None:
         return _from_phase(ctx, job, out) if job is not None else out.result()
     index, run = latest
-    conflict = run_conflict(ctx, run)
-    if conflict is not None:  # listed successful and failed: judging either is a guess
+    conflict = run_conflict(ctx, run) or undated_run_order(ctx.evidence, latest, mine)
+    if conflict is not None:  # listed successful and failed, or which ran last is unknown
         out.unknowns.append(conflict)
         return out.result()
     _judge_run(ctx, doc, index, run, out)

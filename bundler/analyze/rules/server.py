@@ -13,7 +13,7 @@ from schemas.evidence import ServerEvidence
 from ...timetext import day
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
-from ..facts import citations, cite, cite_source
+from ..facts import citations, cite, cite_source, is_zero_time
 
 STORAGE_WARN_PCT = 80.0
 """LyftData prunes logs above 80 % disk use by default; warn from there."""
@@ -172,6 +172,8 @@ def server_license(ctx: RuleContext) -> RuleResult | None:
         )
     if lic.state == "expiring":
         when = f" on {day(lic.expires_at)}" if lic.expires_at else ""
+        if is_zero_time(lic.expires_at):  # Go's unset time: no date, not year 1
+            when = " (its expiry date reads the zero time: none recorded)"
         return RuleResult.warn(
             codes.LICENSE_EXPIRING,
             f"The server's license expires{when}.",

@@ -13,12 +13,19 @@ Recognized, optionally inside ``[...]``:
 
 A timestamp without an offset is in the *host's* local time (Flux writes
 ``asctime``), so callers pass the host's UTC offset, read with its clock.
+
+A line stamped with a zero time (``0001-01-01 00:00:00``, Go's zero time, or the Unix
+epoch) reads as a line without a timestamp: a logger whose clock was unset wrote "never",
+not a moment, and taken as one it became a log's first line, 2,000 years before the rest,
+and a record older than any ``--since`` cut-off. The line itself is kept like any other.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta, timezone
+
+from ...timetext import is_zero_time
 
 _ISO = re.compile(
     rb"^\[?(?P<y>\d{4})[-/](?P<mo>\d{2})[-/](?P<d>\d{2})[T ](?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
@@ -52,7 +59,8 @@ def parse_offset(text: str) -> timezone | None:
 def leading_timestamp(
     line: bytes, host_tz: timezone = UTC, now: datetime | None = None
 ) -> datetime | None:
-    """The UTC time a log line starts with, or None if it does not start with one."""
+    """The UTC time a log line starts with, or None if it does not start with one (or starts
+    with a zero time, which is no moment: :func:`~bundler.timetext.is_zero_time`)."""
     match = _ISO.match(line)
     if match:
         return _from_iso(match, host_tz)
@@ -68,7 +76,7 @@ def _from_iso(match: re.Match[bytes], host_tz: timezone) -> datetime | None:
         tz = parse_offset(match["tz"].decode()) or host_tz
     frac = (match["frac"] or b"0").decode()
     try:
-        stamp = datetime(
+        wall = datetime(
             int(match["y"]),
             int(match["mo"]),
             int(match["d"]),
@@ -76,11 +84,11 @@ def _from_iso(match: re.Match[bytes], host_tz: timezone) -> datetime | None:
             int(match["mi"]),
             int(match["s"]),
             int(frac[:6].ljust(6, "0")),
-            tzinfo=tz,
         )
-    except ValueError:
+        stamp = wall.replace(tzinfo=tz).astimezone(UTC)
+    except (ValueError, OverflowError):  # OverflowError: year 1 east of UTC is before year 1
         return None
-    return stamp.astimezone(UTC)
+    return None if is_zero_time(wall) or is_zero_time(stamp) else stamp
 
 
 def _from_syslog(

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from schemas.evidence import LogIndex
 
 from ...analyze.api import EvidenceSet, TimelineEvent
+from ...analyze.facts import dated
 from ...source import MemberNotFound, iter_lines, read_json
 from .raw.workers import WorkerLogs
 
@@ -46,11 +47,17 @@ KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
 CLI_LOGS_SUFFIX = "/lyftdata-workers-logs.txt"
 
 
-def parse_line(text: str) -> tuple[datetime, str, str, str] | None:
+def parse_line(text: str) -> tuple[datetime | None, str, str, str] | None:
+    """A worker log line's time, level, target and message; None when it is not one.
+
+    A line stamped with a zero time (Go's ``0001-01-01T00:00:00Z``, the Unix epoch) is a
+    line without a time: Go's logger writes its zero ``time.Time`` for "never", and read
+    as a moment it became the worker's first event, 2,000 years before the others.
+    """
     match = LINE.search(text)
     if not match:
         return None
-    at = datetime.fromisoformat(match["at"].replace("Z", "+00:00")).astimezone(UTC)
+    at = dated(datetime.fromisoformat(match["at"].replace("Z", "+00:00")).astimezone(UTC))
     return at, match["level"], match["target"], match["message"]
 
 

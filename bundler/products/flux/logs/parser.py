@@ -7,7 +7,9 @@ and only then compared with the few formats sharing its first word. Lines
 without a timestamp continue the previous record (httpx errors, tracebacks).
 
 Flux logs local time with second resolution; hosts are assumed to log in UTC
-(the lab and Flux's containers do) unless a timezone is given.
+(the lab and Flux's containers do) unless a timezone is given. A line stamped with a
+zero time (``0001-01-01 00:00:00``, ``1970-01-01 00:00:00``: a clock never set) is an
+undated event (``at`` None): kept, cited, never a moment a rule measures from.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bundler.analyze.api import TimelineEvent
+from bundler.analyze.facts import dated, is_zero_time
 
 from .formats import NUMERIC_FIELDS, SERVER_INDEX, WORKER_INDEX, LineFormat
 
@@ -175,16 +178,17 @@ class LogParser:
         if stamp != self._stamp_text:
             self._stamp_text = stamp
             try:
-                self._stamp = datetime(
+                wall = datetime(
                     int(stamp[0:4]),
                     int(stamp[5:7]),
                     int(stamp[8:10]),
                     int(stamp[11:13]),
                     int(stamp[14:16]),
                     int(stamp[17:19]),
-                    tzinfo=self.tz,
-                ).astimezone(UTC)
-            except ValueError:
+                )
+                local = wall.replace(tzinfo=self.tz).astimezone(UTC)
+                self._stamp = None if is_zero_time(wall) else dated(local)
+            except (ValueError, OverflowError):  # OverflowError: year 1 east of UTC
                 self._stamp = None
         return self._stamp
 

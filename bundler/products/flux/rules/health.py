@@ -111,11 +111,12 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     spans = [
         (h.at - u.at).total_seconds() for u, h in recovered if u.at is not None and h.at is not None
     ]
-    longest = max(spans, default=0.0)
+    longest = max(spans, default=None)  # None: no episode has two dated ends
+    how_long = f"the longest for {longest:.0f}s" if longest is not None else "for how long unknown"
     return RuleResult.warn(
         codes.FLUX_EVENT_LOOP_STARVATION,
         f"Worker {record[1].name} was unhealthy (event-loop starvation) {len(recovered)} time(s), "
-        f"the longest for {longest:.0f}s; it declined work meanwhile.",
+        f"{how_long}; it declined work meanwhile.",
         evidence=cite_events(e for pair in recovered for e in pair if e is not None),
         recovery=recovery.unhealthy(True, False),
         episodes=len(recovered),

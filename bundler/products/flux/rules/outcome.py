@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import run_conflict
-from bundler.analyze.doubt import outcome_after_collection
-from bundler.analyze.facts import citations, cite_events, cite_job, job_label
+from bundler.analyze.doubt import outcome_after_collection, undated_run_order
+from bundler.analyze.facts import citations, cite_events, cite_job, dated, job_label
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
@@ -27,16 +27,22 @@ from .facts import FLUX, events, subject_worker
 
 
 def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
-    dated = [r for r in runs if r[1].finished_at is not None]
-    if not dated:
+    """The run that finished last; a zero end time is no time (not the oldest of all)."""
+    ended = [(r, at) for r in runs if (at := dated(r[1].finished_at)) is not None]
+    if not ended:
         return runs[-1] if runs else None
-    return max(dated, key=lambda r: r[1].finished_at)  # type: ignore[arg-type, return-value]
+    return max(ended, key=lambda item: item[1])[0]
 
 
-def _judge(ctx: RuleContext, index: int, run: CanaryRun, about: str) -> RuleResult:
+def _judge(
+    ctx: RuleContext, index: int, run: CanaryRun, about: str, runs: list[tuple[int, CanaryRun]]
+) -> RuleResult:
     conflict = run_conflict(ctx, run)
     if conflict is not None:  # the same run listed with two outcomes: neither is believed
         return RuleResult(LayerStatus.UNKNOWN, [conflict])
+    unordered = undated_run_order(ctx.evidence, (index, run), runs)
+    if unordered is not None:  # an undated run ended otherwise: either may be the last
+        return RuleResult(LayerStatus.UNKNOWN, [unordered])
     cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
     ahead = outcome_after_collection(ctx.evidence, index, run)
     if ahead and run.phase == "successful":  # a success stamped after collection proves nothing
@@ -82,15 +88,16 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
             return RuleResult.unknown(
                 codes.FLUX_NO_FINISHED_RUN, f"{job.name} has no finished run{where} to judge by."
             )
-        return _judge(ctx, *latest, about=job.name)
+        return _judge(ctx, *latest, about=job.name, runs=mine)
     name = subject_worker(ctx)
     if name is not None:
         # Only a run on this worker proves its outcome. With none, and no job selected, the
         # generic rule says outcome is per job (not applicable), as it does for LyftData.
-        own = _latest([r for r in runs if r[1].worker == name])
-        return _judge(ctx, *own, about=f"worker {name}") if own is not None else None
+        mine = [r for r in runs if r[1].worker == name]
+        own = _latest(mine)
+        return _judge(ctx, *own, about=f"worker {name}", runs=mine) if own is not None else None
     fleet = _latest(runs)
-    return _judge(ctx, *fleet, about="fleet") if fleet is not None else None
+    return _judge(ctx, *fleet, about="fleet", runs=runs) if fleet is not None else None
 
 
 @rule(Layer.OUTCOME, products=FLUX)

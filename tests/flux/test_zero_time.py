@@ -1,0 +1,103 @@
+"""Flux log lines and runs at a zero time: kept as evidence, never measured from.
+
+``0001-01-01 00:00:00`` (Go's zero time) and ``1970-01-01 00:00:00`` (the Unix epoch) are
+what a logger or a store writes when its clock or field was never set. Read as moments they
+made a worker "unhealthy for 63 billion seconds" and an event-loop stall last 56 years.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from bundler.products.flux.logs.parser import LogParser
+from bundler.products.flux.rules.health import flux_starvation_history
+from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
+from bundler.products.flux.rules.outcome import flux_last_run
+from schemas import LayerStatus
+from schemas.evidence import CanaryRun, HealthState, OutcomeEvidence
+from tests.support.flux_evidence import FluxCase, online
+
+WORKER = "flux.worker"
+STARVED = "Event loop starved (lag 2.00s >= 1.0s for 3 probes); marking worker unhealthy"
+RECOVERED = "Event loop recovered; worker healthy — accepting work again"
+
+
+def _at(stamp: str, message: str) -> str:
+    """A worker log line as Flux writes it, with the whole stamp given."""
+    return f"{stamp} - {WORKER} - INFO - {message}"
+
+
+def test_a_line_stamped_at_a_zero_time_is_an_undated_event() -> None:
+    for zero in ("0001-01-01 00:00:00", "1970-01-01 00:00:00"):
+        for tz in (UTC, timezone(timedelta(hours=2)), timezone(-timedelta(hours=5))):
+            parser = LogParser("hosts/h01/logs/0.log", worker="w1", tz=tz)
+            [event] = parser.parse([(7, _at(zero, STARVED))])
+            assert (event.kind, event.at, event.line) == ("unhealthy", None, 7), (zero, tz)
+    parser = LogParser("hosts/h01/logs/0.log", worker="w1")
+    [event] = parser.parse([(1, _at("1970-01-01 00:00:01", STARVED))])
+    assert event.at == datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)  # a moment, if an odd one
+
+
+def test_an_unhealthy_worker_starved_at_the_zero_time_is_not_unhealthy_for_ages() -> None:
+    case = FluxCase(
+        workers=[online("w1", health=HealthState.UNHEALTHY)],
+        worker_logs={"w1": [_at("0001-01-01 00:00:00", STARVED)]},
+    )
+    result = case.run(flux_worker_heartbeat, worker="w1")
+    assert result is not None
+    [finding] = result.findings
+    assert finding.code == "FLUX_WORKER_UNHEALTHY"
+    assert "reports itself unhealthy (event-loop starvation):" in finding.message
+    assert " for " not in finding.message.split(":")[0]  # no "for 63871286400s"
+    assert finding.evidence[-1].excerpt.startswith("0001-01-01 00:00:00")  # still cited
+
+
+def test_a_starvation_whose_recovery_is_stamped_at_the_epoch_has_no_length() -> None:
+    """Read as a moment, the epoch put the recovery before the stall (no episode at all)."""
+    logs = [_at("2026-11-29 17:00:00", STARVED), _at("1970-01-01 00:00:00", RECOVERED)]
+    result = FluxCase(workers=[online("w1")], worker_logs={"w1": logs}).run(
+        flux_starvation_history, worker="w1"
+    )
+    assert result is not None
+    [finding] = result.findings
+    assert finding.code == "FLUX_EVENT_LOOP_STARVATION"
+    assert finding.details["longest_s"] is None
+    assert "for how long unknown" in finding.message
+
+
+def _run(run_id: str, phase: str, finished: datetime) -> CanaryRun:
+    return CanaryRun(
+        canary_id=run_id,
+        job="default/etl",
+        worker="w1",
+        mode="last_run",
+        phase=phase,  # type: ignore[arg-type]
+        started_at=finished,
+        finished_at=finished,
+    )
+
+
+def test_a_failed_run_finished_at_the_zero_time_leaves_the_last_run_unknown() -> None:
+    """Read as a moment, year 1 made the failed run the oldest and the worker passed."""
+    runs = [
+        _run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC)),
+        _run("e0", "failed", datetime(1, 1, 1, tzinfo=UTC)),
+    ]
+    case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=runs)])
+    result = case.run(flux_last_run, worker="w1")
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
+    assert [f.code for f in result.findings] == ["RUN_ORDER_UNDATED"]
+    assert "e0 failed, ended at 0001-01-01 00:00:00Z" in result.findings[0].message
+
+
+def test_runs_that_agree_are_judged_whatever_their_times() -> None:
+    runs = [
+        _run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC)),
+        _run("e0", "successful", datetime(1, 1, 1, tzinfo=UTC)),
+    ]
+    case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=runs)])
+    result = case.run(flux_last_run, worker="w1")
+    assert result is not None
+    assert result.status is LayerStatus.PASS
+    assert "(e1)" in result.findings[0].message
