@@ -33,7 +33,7 @@ from ..plan import CommandStep, FileStep, LogStep
 from ..readonly import command_violation
 from ..recorder import CollectorRecord, PendingMember
 from ..templates import render, render_all, render_member
-from ..transports.runner import HostRunner
+from ..transports.runner import HostRunner, failure_message
 from ..validate import check_json
 from .clock import read_clock
 from .logs import CollectedLog, LogOptions, collect_file_log, collect_unit_log
@@ -131,7 +131,7 @@ def _command(
     error: CollectError | None = None
     if result.exit_code not in step.ok_exit_codes:
         why = excerpt(last_line(result.stderr), ctx.recorder.redact, STDERR_EXCERPT)
-        error = CommandFailed(f"exit {result.exit_code}: {why}".rstrip(": "), redacted=True)
+        error = CommandFailed(failure_message(f"exit {result.exit_code}", why), redacted=True)
     if not result.stdout.content and error is not None:
         return Produced(error=error)
     return _output(ctx, step, member, result.stdout, error)

@@ -24,7 +24,7 @@ from ..errors import (
     excerpt,
     last_line,
 )
-from ..transports.runner import HostRunner
+from ..transports.runner import HostRunner, failure_message
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
 
@@ -128,7 +128,9 @@ def collect_unit_log(
         raise CommandNotFound("journalctl is not installed on this host")
     if result.exit_code != 0:
         why = excerpt(last_line(result.stderr), redact, STDERR_EXCERPT)
-        raise CommandFailed(f"journalctl exit {result.exit_code}: {why}", redacted=True)
+        raise CommandFailed(
+            failure_message(f"journalctl exit {result.exit_code}", why), redacted=True
+        )
     content = result.stdout
     note = None
     if content.content.strip() in (b"", b"-- No entries --"):

@@ -98,6 +98,14 @@ class HostRunner(Protocol):
     def close(self) -> None: ...
 
 
+def failure_message(ending: str, why: str) -> str:
+    """``ending`` (``journalctl exit 3``), then ``: why`` only when the command said why.
+
+    A command that fails silently (empty stderr) must not leave a message ending in a
+    colon, as if the explanation had been lost."""
+    return f"{ending}: {why}" if why else ending
+
+
 def quote_argv(argv: Sequence[str]) -> str:
     return " ".join(shlex.quote(arg) for arg in argv)
 
