@@ -3,13 +3,19 @@ cut off with its connection, stopped at its timeout while it floods."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from bundler.collect.budget import Budget
-from bundler.collect.errors import CommandFailed
+from bundler.collect.errors import CollectError, CommandFailed, TransportError
 from bundler.collect.tasks.logs import LogOptions, collect_unit_log
 from bundler.collect.transports.runner import CommandResult
 from bundler.collect.transports.sshhost import SshHost
@@ -65,3 +71,71 @@ def test_a_journalctl_failing_silently_ends_its_message_with_the_exit_code(
             lambda text: text,
         )
     assert failed.value.message == "journalctl exit 3"
+
+
+def test_a_command_killed_by_a_signal_says_which(host: SshHost) -> None:
+    killed = host.run(["sh", "-c", "kill -KILL $$"], budget=Budget.start(10), max_bytes=100)
+    exited = host.run(["sh", "-c", "exit 3"], budget=Budget.start(10), max_bytes=100)
+    assert (killed.ending, killed.signal) == ("killed by signal KILL", "KILL")
+    assert (exited.ending, exited.signal) == ("exit 3", None)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (an sshd this test started): its sessions and their commands."""
+    found, queue = [], [pid]
+    while queue:
+        listed = subprocess.run(
+            ["ps", "-o", "pid=", "--ppid", str(queue.pop())],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        children = [int(child) for child in listed.stdout.split()]
+        found += children
+        queue += children
+    return found
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_connection_lost_while_a_command_runs_is_a_transport_error(
+    ssh_lab: SshLab, attempt: int
+) -> None:
+    """paramiko closes a dying connection's channels before it marks the connection
+    inactive: asked in between, the lost connection read as ``CommandFailed exit -1``."""
+    instance = ssh_lab.start("lost")
+    ssh_lab.add_host("lost", instance)
+    ssh_lab.trust(instance)
+    host = connect(ssh_lab, "lost").host
+    assert instance.process is not None
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(host.run(["sleep", "20"], budget=Budget.start(15), max_bytes=100))
+        except CollectError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    try:
+        worker.start()
+        deadline = time.monotonic() + 10
+        while not any(_is_sleep(pid) for pid in _descendants(instance.process.pid)):
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.05)
+        for pid in _descendants(instance.process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        worker.join(10)
+    finally:
+        host.close()
+        worker.join(10)
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], TransportError), outcome[0]
+    assert outcome[0].message == "SSH command failed: the connection was lost"
+
+
+def _is_sleep(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "sleep"
+    except OSError:
+        return False

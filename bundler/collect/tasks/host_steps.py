@@ -131,7 +131,7 @@ def _command(
     error: CollectError | None = None
     if result.exit_code not in step.ok_exit_codes:
         why = excerpt(last_line(result.stderr), ctx.recorder.redact, STDERR_EXCERPT)
-        error = CommandFailed(failure_message(f"exit {result.exit_code}", why), redacted=True)
+        error = CommandFailed(failure_message(result.ending, why), redacted=True)
     if not result.stdout.content and error is not None:
         return Produced(error=error)
     return _output(ctx, step, member, result.stdout, error)

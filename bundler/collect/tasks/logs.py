@@ -128,9 +128,7 @@ def collect_unit_log(
         raise CommandNotFound("journalctl is not installed on this host")
     if result.exit_code != 0:
         why = excerpt(last_line(result.stderr), redact, STDERR_EXCERPT)
-        raise CommandFailed(
-            failure_message(f"journalctl exit {result.exit_code}", why), redacted=True
-        )
+        raise CommandFailed(failure_message(f"journalctl {result.ending}", why), redacted=True)
     content = result.stdout
     note = None
     if content.content.strip() in (b"", b"-- No entries --"):

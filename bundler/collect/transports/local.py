@@ -26,7 +26,7 @@ from ..errors import (
     FileUnreadable,
     WorkingDirectoryMissing,
 )
-from .runner import READY_MARKER, STDERR_CAP, CommandResult, FileInfo, Timed
+from .runner import NO_EXIT_STATUS, READY_MARKER, STDERR_CAP, CommandResult, FileInfo, Timed
 
 READ_CHUNK = 64 * 1024
 TERMINATE_GRACE_S = 2.0
@@ -172,7 +172,18 @@ def _collect(
             for stream in sinks:
                 if stream is not None:
                     stream.close()
-    return CommandResult(stdout.finish(), stderr.finish().content, process.returncode)
+    code, killed_by = process.returncode, None
+    if code < 0:  # subprocess's way of saying a signal killed it
+        code, killed_by = NO_EXIT_STATUS, _signal_name(-process.returncode)
+    return CommandResult(stdout.finish(), stderr.finish().content, code, killed_by)
+
+
+def _signal_name(number: int) -> str:
+    """``KILL`` for 9, as sshd names a signal in ``exit-signal`` (RFC 4254: no ``SIG``)."""
+    try:
+        return signal.Signals(number).name.removeprefix("SIG")
+    except ValueError:
+        return str(number)
 
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:

@@ -29,11 +29,28 @@ KILL_GRACE_S = 5
 """Remote ``timeout -k``: seconds between SIGTERM and SIGKILL of a command over its budget."""
 
 
+NO_EXIT_STATUS = -1
+"""``exit_code`` of a command that ended without an exit status (killed by a signal, or a
+server that never said): paramiko's value for it, and never a real status (0-255)."""
+
+
 @dataclass(frozen=True)
 class CommandResult:
     stdout: Capped
     stderr: bytes
     exit_code: int
+    signal: str | None = None
+    """The signal that killed the command (``TERM``, ``KILL``); ``exit_code`` is then
+    :data:`NO_EXIT_STATUS`."""
+
+    @property
+    def ending(self) -> str:
+        """How the command ended, for a message: ``exit 3``, ``killed by signal KILL``."""
+        if self.signal is not None:
+            return f"killed by signal {self.signal}"
+        if self.exit_code == NO_EXIT_STATUS:
+            return "ended without an exit status"
+        return f"exit {self.exit_code}"
 
 
 @dataclass(frozen=True)

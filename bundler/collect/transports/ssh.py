@@ -26,6 +26,7 @@ from ..errors import (
     TransportError,
     Unsupported,
 )
+from . import channelends
 from .hostkeys import HostKeyVerdict, KnownHostsBook, lookup_name
 from .sshconfig import SshConfigResolver, SshEndpoint
 from .sshhost import SshHost
@@ -119,6 +120,7 @@ class SshConnector:
         except (paramiko.SSHException, OSError) as exc:
             sock.close()
             raise TransportError(f"cannot start SSH: {exc}") from exc
+        channelends.watch(transport)
         try:
             options = transport.get_security_options()
             known = self.known_hosts.for_files(endpoint.known_hosts_files)

@@ -28,10 +28,12 @@ from ..errors import (
     WorkingDirectoryMissing,
     last_line,
 )
+from . import channelends
 from .preamble import Preamble, framed
 from .runner import (
     CWD_MISSING_EXIT,
     CWD_MISSING_MARKER,
+    NO_EXIT_STATUS,
     READY_MARKER,
     STDERR_CAP,
     CommandResult,
@@ -175,14 +177,15 @@ class SshHost:
                 if finished and not (channel.recv_ready() or channel.recv_stderr_ready()):
                     break
             code = channel.recv_exit_status()
+            end = channelends.end_of(channel)
         except CollectorTimeout:
             raise
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH command failed: {exc}") from exc
         finally:
             close_quietly(channel)
-        if code == -1 and not self._connection.is_active():
-            raise TransportError("SSH connection lost while the command ran")
+        if code == NO_EXIT_STATUS and self._lost(end):
+            raise TransportError("SSH command failed: the connection was lost")
         if not preamble.found:
             # quoted whole: the recorder redacts it, then cuts it
             said = preamble.last_line() or last_line(stderr.finish().content)
@@ -191,7 +194,19 @@ class SshHost:
                 + (f": {said}" if said else ""),
                 limit=STDERR_EXCERPT,
             )
-        return CommandResult(stdout.finish(), stderr.finish().content, code)
+        signal = end.signal if end is not None else None
+        return CommandResult(stdout.finish(), stderr.finish().content, code, signal)
+
+    def _lost(self, end: channelends.ChannelEnd | None) -> bool:
+        """Whether a channel that ended without an exit status ended with its connection.
+
+        Not a signal, and not closed by the server: the connection closed it. paramiko closes
+        a dying connection's channels before it marks the connection inactive, so asking
+        ``is_active()`` alone raced with its thread (a lost connection read as ``exit -1``);
+        it is asked only when the transport is not watched."""
+        if end is None:
+            return not self._connection.is_active()
+        return end.signal is None and not (end.closed_by_server and self._connection.is_active())
 
     def _session(self, budget: Budget) -> paramiko.Channel:
         return open_session(self._connection, budget)
