@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -19,6 +18,7 @@ from bundler.collect.errors import CollectError, CommandFailed, TransportError
 from bundler.collect.tasks.logs import LogOptions, collect_unit_log
 from bundler.collect.transports.runner import CommandResult
 from bundler.collect.transports.sshhost import SshHost
+from samples.stopping import descendants
 from tests.collect.sshkit import connect
 from tests.support.sshd import SshLab
 
@@ -80,22 +80,6 @@ def test_a_command_killed_by_a_signal_says_which(host: SshHost) -> None:
     assert (exited.ending, exited.signal) == ("exit 3", None)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (an sshd this test started): its sessions and their commands."""
-    found, queue = [], [pid]
-    while queue:
-        listed = subprocess.run(
-            ["ps", "-o", "pid=", "--ppid", str(queue.pop())],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        children = [int(child) for child in listed.stdout.split()]
-        found += children
-        queue += children
-    return found
-
-
 @pytest.mark.parametrize("attempt", range(3))
 def test_a_connection_lost_while_a_command_runs_is_a_transport_error(
     ssh_lab: SshLab, attempt: int
@@ -119,10 +103,10 @@ def test_a_connection_lost_while_a_command_runs_is_a_transport_error(
     try:
         worker.start()
         deadline = time.monotonic() + 10
-        while not any(_is_sleep(pid) for pid in _descendants(instance.process.pid)):
+        while not any(_is_sleep(pid) for pid in descendants(instance.process.pid)):
             assert time.monotonic() < deadline, "the command never started"
             time.sleep(0.05)
-        for pid in _descendants(instance.process.pid):
+        for pid in descendants(instance.process.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         worker.join(10)
