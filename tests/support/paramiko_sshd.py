@@ -133,7 +133,8 @@ class HostileSshServer:
             [SFTP_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
         )
         self._processes.append(process)
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout is not None
         self.spawn(_to_process, channel, process.stdin)
         sent = 0
         with contextlib.suppress(OSError, EOFError):
