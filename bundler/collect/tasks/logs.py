@@ -24,7 +24,8 @@ from ..errors import (
     excerpt,
     last_line,
 )
-from ..transports.runner import HostRunner, failure_message
+from ..transports.links import refuse_unsafe_links
+from ..transports.runner import FileInfo, HostRunner, failure_message
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
 
@@ -63,8 +64,11 @@ def collect_file_log(
     now: datetime | None = None,
 ) -> CollectedLog:
     info = runner.stat(path, budget=budget)
-    if not info.is_regular:
-        raise FileUnreadable("not a regular file")
+    refuse_unsafe_links(info.links)
+    if not info.is_regular:  # a FIFO would block the read, a device never end
+        raise FileUnreadable(f"not a regular file: {info.kind}")
+    followed = link_note(path, info)
+    path = info.resolved or path  # the file the links were judged for, not the links again
     shrank = False
 
     def read_at(offset: int, length: int) -> bytes:
@@ -102,7 +106,15 @@ def collect_file_log(
     first_at, last_at = stamp_range(content.content, host_tz, now)
     if shrank:
         note = "; ".join(filter(None, (note, SHRANK_NOTE)))
+    note = "; ".join(filter(None, (followed, note))) or None
     return CollectedLog(content, "file", first_at, last_at, note)
+
+
+def link_note(path: str, info: FileInfo) -> str | None:
+    """``PATH is a link to TARGET`` when a link was followed to read ``path``."""
+    if not info.links or info.resolved is None:
+        return None
+    return f"{path} is a link to {info.resolved}"
 
 
 def journal_argv(unit: str, options: LogOptions) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import shlex
+import stat as stat_module
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +20,7 @@ from typing import Literal, Protocol
 
 from ..budget import Budget
 from ..capping import Capped
+from .links import LinkHop, Resolved, kind_of
 
 STDERR_CAP = 64 * 1024
 """stderr is kept only to explain failures."""
@@ -69,6 +71,23 @@ READY_MARKER = b"bundler-ready\n"
 class FileInfo:
     size: int
     is_regular: bool
+    kind: str = "a regular file"
+    """What the file is, for a message (``a FIFO``, ``a directory``)."""
+    resolved: str | None = None
+    """The path with every link resolved, when the transport walked it: read that one."""
+    links: tuple[LinkHop, ...] = ()
+    """Every link followed to get there (judged by :func:`links.refuse_unsafe_links`)."""
+
+
+def file_info(resolved: Resolved) -> FileInfo:
+    entry = resolved.entry
+    return FileInfo(
+        size=entry.size,
+        is_regular=stat_module.S_ISREG(entry.mode),
+        kind=kind_of(entry.mode),
+        resolved=resolved.path,
+        links=resolved.hops,
+    )
 
 
 class HostRunner(Protocol):
@@ -105,7 +124,8 @@ class HostRunner(Protocol):
         ...
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        """Size and type; raises FileMissing / FileUnreadable."""
+        """Size and type of what ``path`` leads to, and every link followed on the way
+        (:mod:`.links`); raises FileMissing / FileUnreadable."""
         ...
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:

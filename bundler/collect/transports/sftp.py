@@ -98,7 +98,7 @@ class SftpSession:
                 if exc.errno is None and not self._alive():
                     self._drop()
                     raise TransportError(f"SFTP {what} failed: the session was lost") from exc
-                raise _file_error(exc) from exc
+                raise file_error(exc) from exc
             except (paramiko.SSHException, paramiko.SFTPError, EOFError) as exc:
                 self._drop()
                 raise TransportError(f"SFTP {what} failed: {exc}") from exc
@@ -158,7 +158,7 @@ def close_quietly(channel: paramiko.Channel) -> None:
         channel.close()
 
 
-def _file_error(exc: OSError) -> FileMissing | FileUnreadable:
+def file_error(exc: OSError) -> FileMissing | FileUnreadable:
     if exc.errno == errno.ENOENT:
         return FileMissing("no such file")
     if exc.errno == errno.EACCES:
