@@ -154,7 +154,9 @@ def _file(
         if step.missing_ok:
             raise Skip("file not present on this host") from exc
         raise
-    return _output(ctx, step, member, collected.content, None)
+    produced = _output(ctx, step, member, collected.content, None)
+    produced.note = "; ".join(filter(None, (collected.note, produced.note))) or None
+    return produced
 
 
 def _output(

@@ -94,7 +94,13 @@ def kind_of(mode: int) -> str:
 def resolve(path: str, describe: Describe) -> Resolved:
     """Walk the absolute ``path`` as the kernel would; every link followed is a hop."""
     walk = _Walk(describe)
-    final = walk.walk(path)
+    try:
+        final = walk.walk(path)
+    except CollectError as failed:
+        # the error for the path as configured (``stat`` of it says which component
+        # failed), not the one for a shorter prefix of it
+        own = walk.known.get(posixpath.normpath(path))
+        raise (own if isinstance(own, CollectError) else failed) from None
     return Resolved(final, walk.entry(final), tuple(walk.hops))
 
 

@@ -259,19 +259,21 @@ def _parse_described(output: bytes, paths: Sequence[str]) -> dict[str, Entry | C
     for at in range(0, len(fields) - 2, 3):
         status, path, link = fields[at : at + 3]
         if status.startswith("err "):
-            said = status[4:].lower()
-            missing = "no such file" in said or "not a directory" in said
-            described[path] = (
-                FileMissing("no such file")
-                if missing
-                else FileUnreadable(status[4:].strip() or "cannot stat", limit=STDERR_EXCERPT)
-            )
+            described[path] = _stat_failure(status[4:].strip())
             continue
         uid, mode, size = status.removeprefix("ok ").split()
         described[path] = Entry(int(uid), int(mode, 16), int(size), link or None)
     if set(paths) - set(described):
         raise FileUnreadable("unexpected output from stat")
     return described
+
+
+def _stat_failure(said: str) -> CollectError:
+    """What ``stat`` said of a path, as the error reading it gives; quoted whole (the
+    recorder redacts, then cuts it)."""
+    if "no such file" in said.lower():
+        return FileMissing("no such file")
+    return FileUnreadable(said or "cannot stat", limit=STDERR_EXCERPT)
 
 
 def _resolve_over_sftp(sftp: paramiko.SFTPClient, path: str) -> Resolved:
