@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from bundler.collect.budget import Budget
-from bundler.collect.errors import CollectError, CommandFailed, TransportError
+from bundler.collect.errors import CollectError, CollectorTimeout, CommandFailed, TransportError
 from bundler.collect.tasks.logs import LogOptions, collect_unit_log
-from bundler.collect.transports.runner import CommandResult
+from bundler.collect.transports.local import LocalHost
+from bundler.collect.transports.runner import CommandResult, HostRunner
 from bundler.collect.transports.sshhost import SshHost
 from samples.stopping import descendants
 from tests.collect.sshkit import connect
@@ -43,7 +44,10 @@ class _Renamed:
 
     transport = "ssh"
 
-    def __init__(self, host: SshHost, name: str, script: Path) -> None:
+    def close(self) -> None:
+        self._host.close()
+
+    def __init__(self, host: HostRunner, name: str, script: Path) -> None:
         self._host, self._name, self._script = host, name, script
 
     def run(self, argv: Sequence[str], **kwargs: object) -> CommandResult:
@@ -123,3 +127,27 @@ def _is_sleep(pid: int) -> bool:
         return Path(f"/proc/{pid}/comm").read_text().strip() == "sleep"
     except OSError:
         return False
+
+
+@pytest.mark.parametrize("where", ["ssh", "local"])
+def test_a_journal_flooding_until_its_timeout_keeps_what_it_printed(
+    host: SshHost, tmp_path: Path, where: str
+) -> None:
+    """Every journal line is evidence on its own: the head and the tail read until the
+    timeout are kept, marked truncated, and the collector still says it timed out."""
+    flood = _script(tmp_path, "yes '2025-03-01 12:00:00 INFO flood'")
+    runner = _Renamed(host if where == "ssh" else LocalHost(), "journalctl", flood)
+    got = collect_unit_log(
+        runner,  # type: ignore[arg-type]
+        "flux-worker",
+        LogOptions(64 * 1024, None),
+        Budget.start(2),
+        lambda text: text,
+    )
+    assert got.content.truncated
+    assert got.content.content.startswith(b"2025-03-01 12:00:00 INFO flood\n")
+    assert b"[bundler truncated]" in got.content.content
+    assert got.note is not None
+    assert got.note.startswith("the command was stopped at its timeout")
+    assert isinstance(got.error, CollectorTimeout)
+    assert got.error.error_class == "CollectorTimeout"

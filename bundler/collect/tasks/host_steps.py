@@ -33,7 +33,7 @@ from ..plan import CommandStep, FileStep, LogStep
 from ..readonly import command_violation
 from ..recorder import CollectorRecord, PendingMember
 from ..templates import render, render_all, render_member
-from ..transports.runner import HostRunner, failure_message
+from ..transports.runner import STOPPED_NOTE, HostRunner, StoppedAtTimeout, failure_message
 from ..validate import check_json
 from .clock import read_clock
 from .logs import CollectedLog, LogOptions, collect_file_log, collect_unit_log
@@ -122,7 +122,10 @@ def _command(
     violation = command_violation(argv, ctx.program_rules)
     if violation:
         raise Skip(f"refused by the read-only guard: {violation}")
-    result = _runner(state).run(argv, budget=budget, max_bytes=step.max_bytes, cwd=cwd)
+    try:
+        result = _runner(state).run(argv, budget=budget, max_bytes=step.max_bytes, cwd=cwd)
+    except StoppedAtTimeout as stopped:
+        return _stopped(ctx, step, member, stopped)
     record.exit_code = result.exit_code
     if result.exit_code == 127:
         if step.missing_ok:
@@ -135,6 +138,21 @@ def _command(
     if not result.stdout.content and error is not None:
         return Produced(error=error)
     return _output(ctx, step, member, result.stdout, error)
+
+
+def _stopped(
+    ctx: RunContext, step: CommandStep, member: str, stopped: StoppedAtTimeout
+) -> Produced:
+    """A command stopped at its timeout: its text output so far is kept, marked truncated.
+
+    Not a JSON document's: the part of one is not a smaller document but a broken one, and
+    kept as text beside a timeout it would only be mistaken for what the command had to
+    say; the collector fails as any timeout does."""
+    if step.media_type == "application/json" or not stopped.partial.stdout.content:
+        raise stopped
+    produced = _output(ctx, step, member, stopped.partial.stdout, stopped)
+    produced.note = STOPPED_NOTE
+    return produced
 
 
 def _file(
@@ -227,6 +245,6 @@ def log_fn(log_step: LogStep, index: int) -> HostFn:
                 with state.lock:
                     state.logs.append(source)
 
-        return Produced([pending], note=collected.note, on_kept=keep)
+        return Produced([pending], collected.error, collected.note, on_kept=keep)
 
     return run

@@ -18,6 +18,7 @@ from ..budget import Budget
 from ..capping import HEAD_FRACTION, Capped, HeadTailCapper
 from ..errors import (
     STDERR_EXCERPT,
+    CollectError,
     CommandFailed,
     CommandNotFound,
     FileUnreadable,
@@ -25,7 +26,13 @@ from ..errors import (
     last_line,
 )
 from ..transports.links import refuse_unsafe_links
-from ..transports.runner import FileInfo, HostRunner, failure_message
+from ..transports.runner import (
+    STOPPED_NOTE,
+    FileInfo,
+    HostRunner,
+    StoppedAtTimeout,
+    failure_message,
+)
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
 
@@ -47,6 +54,8 @@ class CollectedLog:
     first_at: datetime | None
     last_at: datetime | None
     note: str | None = None
+    error: CollectError | None = None
+    """Why the log is incomplete although it is kept (journalctl stopped at its timeout)."""
 
 
 SHRANK_NOTE = (
@@ -135,7 +144,12 @@ def collect_unit_log(
 ) -> CollectedLog:
     """A unit's journal; ``redact`` is the recorder's, for journalctl's stderr when it fails
     (quoted redacted, then shortened, so a cut never leaves part of a secret)."""
-    result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
+    try:
+        result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
+    except StoppedAtTimeout as stopped:  # every journal line is evidence on its own: keep them
+        content = stopped.partial.stdout
+        first_at, last_at = stamp_range(content.content)
+        return CollectedLog(content, "journald", first_at, last_at, STOPPED_NOTE, stopped)
     if result.exit_code == 127:
         raise CommandNotFound("journalctl is not installed on this host")
     if result.exit_code != 0:

@@ -36,6 +36,7 @@ from .runner import (
     FileInfo,
     Timed,
     file_info,
+    stopped,
 )
 
 READ_CHUNK = 64 * 1024
@@ -193,9 +194,9 @@ def _collect(
                     process.wait(timeout=min(0.25, budget.remaining()))
                 except subprocess.TimeoutExpired:
                     continue
-        except CollectorTimeout:
+        except CollectorTimeout as exc:
             _terminate(process)
-            raise
+            raise stopped(exc, stdout, stderr.finish().content) from exc
         finally:
             for stream in sinks:
                 if stream is not None:

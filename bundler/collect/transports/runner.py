@@ -14,12 +14,13 @@ import math
 import shlex
 import stat as stat_module
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
-from ..budget import Budget
-from ..capping import Capped
+from ..budget import Budget, Cancelled
+from ..capping import Capped, HeadTailCapper
+from ..errors import CollectorTimeout
 from .links import LinkHop, Resolved, kind_of
 
 STDERR_CAP = 64 * 1024
@@ -133,6 +134,37 @@ class HostRunner(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class StoppedAtTimeout(CollectorTimeout):
+    """A command stopped when its budget ran out, with what it had printed until then.
+
+    Recorded as a plain ``CollectorTimeout``; a caller that can use part of an output (a
+    log's lines are evidence each on its own) keeps :attr:`partial`, the others ignore it.
+    """
+
+    def __init__(self, message: str, partial: CommandResult) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+    @property
+    def error_class(self) -> str | None:
+        return "CollectorTimeout"
+
+
+def stopped(timeout: CollectorTimeout, stdout: HeadTailCapper, stderr: bytes) -> CollectorTimeout:
+    """The timeout to raise for a command stopped at its budget: with its output so far, or,
+    when the run was cancelled (Ctrl-C, the deadline), as it was."""
+    if isinstance(timeout, Cancelled):
+        return timeout
+    capped = stdout.finish(read_to_end=False)
+    partial = CommandResult(replace(capped, truncated=True), stderr, NO_EXIT_STATUS)
+    return StoppedAtTimeout(timeout.message, partial)
+
+
+STOPPED_NOTE = (
+    "the command was stopped at its timeout: what it printed until then is kept, marked truncated"
+)
 
 
 def failure_message(ending: str, why: str) -> str:

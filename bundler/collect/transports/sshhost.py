@@ -45,6 +45,7 @@ from .runner import (
     file_info,
     remote_script,
     sh_command_line,
+    stopped,
 )
 from .sftp import SftpSession, close_quietly, file_error, open_session
 
@@ -188,8 +189,8 @@ class SshHost:
                     break
             code = channel.recv_exit_status()
             end = channelends.end_of(channel)
-        except CollectorTimeout:
-            raise
+        except CollectorTimeout as exc:
+            raise stopped(exc, stdout, stderr.finish().content) from exc
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH command failed: {exc}") from exc
         finally:
