@@ -468,3 +468,67 @@ def test_a_fan_out_is_bounded_and_recorded_with_the_request_cap(
     assert record["peak_concurrent_requests"] <= 2
     notes = {o.note for o in result.outcomes if o.id.startswith("http.worker.")}
     assert notes == {"2 more items not fetched (fan-out limit)"}
+
+
+def test_a_text_command_stopped_at_its_timeout_keeps_its_output_and_a_json_one_does_not(
+    tmp_path: Path,
+) -> None:
+    """A flood until the step's timeout: the text kept (head and tail, truncated) beside the
+    timeout; a JSON document's part would be a broken document, so that step keeps none."""
+    import contextlib
+    import threading
+
+    fifo = tmp_path / "flood"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+
+    def flood() -> None:
+        with open(fifo, "wb", buffering=0) as sink:  # opened by each cat in turn
+            while not stop.is_set():
+                try:
+                    sink.write(b"2025-03-01 12:00:00 INFO flood\n" * 512)
+                except BrokenPipeError:
+                    return
+
+    def floods() -> None:
+        while not stop.is_set():
+            flood()
+
+    plan = Plan(
+        profile="testprod",
+        steps=[
+            CommandStep(
+                id="text", argv=["cat", str(fifo)], member="hosts/{alias}/t.txt", timeout_s=2
+            ),
+            CommandStep(
+                id="json",
+                argv=["cat", str(fifo)],
+                member="hosts/{alias}/j.json",
+                media_type="application/json",
+                timeout_s=2,
+            ),
+        ],
+    )
+    feeder = threading.Thread(target=floods, daemon=True)
+    feeder.start()
+    try:
+        sink = MemorySink()
+        outcomes = _by_id(
+            _run(
+                sink,
+                profile=SampleProfile(plan),
+                inventory={"hosts": [{"address": "local"}]},
+                settings=EngineSettings(timeout_s=10, deadline_s=60, concurrency=1),
+            )
+        )
+    finally:
+        stop.set()
+        with contextlib.suppress(OSError):  # a feeder waiting for a reader: give it one
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        feeder.join(10)
+    text, json_ = outcomes["local.h01.text"], outcomes["local.h01.json"]
+    assert (text.status, text.error_class) == (CollectorStatus.TIMEOUT, "CollectorTimeout")  # type: ignore[attr-defined]
+    assert text.note.startswith("the command was stopped at its timeout")  # type: ignore[attr-defined]
+    kept = _entry(sink, text.members[0])  # type: ignore[attr-defined]
+    assert kept.truncated
+    assert (json_.status, json_.members) == (CollectorStatus.TIMEOUT, ())  # type: ignore[attr-defined]

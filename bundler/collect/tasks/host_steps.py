@@ -33,7 +33,7 @@ from ..plan import CommandStep, FileStep, LogStep
 from ..readonly import command_violation
 from ..recorder import CollectorRecord, PendingMember
 from ..templates import render, render_all, render_member
-from ..transports.runner import HostRunner
+from ..transports.runner import STOPPED_NOTE, HostRunner, StoppedAtTimeout, failure_message
 from ..validate import check_json
 from .clock import read_clock
 from .logs import CollectedLog, LogOptions, collect_file_log, collect_unit_log
@@ -122,7 +122,10 @@ def _command(
     violation = command_violation(argv, ctx.program_rules)
     if violation:
         raise Skip(f"refused by the read-only guard: {violation}")
-    result = _runner(state).run(argv, budget=budget, max_bytes=step.max_bytes, cwd=cwd)
+    try:
+        result = _runner(state).run(argv, budget=budget, max_bytes=step.max_bytes, cwd=cwd)
+    except StoppedAtTimeout as stopped:
+        return _stopped(ctx, step, member, stopped)
     record.exit_code = result.exit_code
     if result.exit_code == 127:
         if step.missing_ok:
@@ -131,10 +134,25 @@ def _command(
     error: CollectError | None = None
     if result.exit_code not in step.ok_exit_codes:
         why = excerpt(last_line(result.stderr), ctx.recorder.redact, STDERR_EXCERPT)
-        error = CommandFailed(f"exit {result.exit_code}: {why}".rstrip(": "), redacted=True)
+        error = CommandFailed(failure_message(result.ending, why), redacted=True)
     if not result.stdout.content and error is not None:
         return Produced(error=error)
     return _output(ctx, step, member, result.stdout, error)
+
+
+def _stopped(
+    ctx: RunContext, step: CommandStep, member: str, stopped: StoppedAtTimeout
+) -> Produced:
+    """A command stopped at its timeout: its text output so far is kept, marked truncated.
+
+    Not a JSON document's: the part of one is not a smaller document but a broken one, and
+    kept as text beside a timeout it would only be mistaken for what the command had to
+    say; the collector fails as any timeout does."""
+    if step.media_type == "application/json" or not stopped.partial.stdout.content:
+        raise stopped
+    produced = _output(ctx, step, member, stopped.partial.stdout, stopped)
+    produced.note = STOPPED_NOTE
+    return produced
 
 
 def _file(
@@ -154,7 +172,9 @@ def _file(
         if step.missing_ok:
             raise Skip("file not present on this host") from exc
         raise
-    return _output(ctx, step, member, collected.content, None)
+    produced = _output(ctx, step, member, collected.content, None)
+    produced.note = "; ".join(filter(None, (collected.note, produced.note))) or None
+    return produced
 
 
 def _output(
@@ -225,6 +245,6 @@ def log_fn(log_step: LogStep, index: int) -> HostFn:
                 with state.lock:
                     state.logs.append(source)
 
-        return Produced([pending], note=collected.note, on_kept=keep)
+        return Produced([pending], collected.error, collected.note, on_kept=keep)
 
     return run

@@ -18,13 +18,21 @@ from ..budget import Budget
 from ..capping import HEAD_FRACTION, Capped, HeadTailCapper
 from ..errors import (
     STDERR_EXCERPT,
+    CollectError,
     CommandFailed,
     CommandNotFound,
     FileUnreadable,
     excerpt,
     last_line,
 )
-from ..transports.runner import HostRunner
+from ..transports.links import refuse_unsafe_links
+from ..transports.runner import (
+    STOPPED_NOTE,
+    FileInfo,
+    HostRunner,
+    StoppedAtTimeout,
+    failure_message,
+)
 from .since import BISECT_WINDOW, RecordGate, find_since_offset, has_timestamps
 from .timestamps import leading_timestamp
 
@@ -46,6 +54,8 @@ class CollectedLog:
     first_at: datetime | None
     last_at: datetime | None
     note: str | None = None
+    error: CollectError | None = None
+    """Why the log is incomplete although it is kept (journalctl stopped at its timeout)."""
 
 
 SHRANK_NOTE = (
@@ -63,8 +73,11 @@ def collect_file_log(
     now: datetime | None = None,
 ) -> CollectedLog:
     info = runner.stat(path, budget=budget)
-    if not info.is_regular:
-        raise FileUnreadable("not a regular file")
+    refuse_unsafe_links(info.links)
+    if not info.is_regular:  # a FIFO would block the read, a device never end
+        raise FileUnreadable(f"not a regular file: {info.kind}")
+    followed = link_note(path, info)
+    path = info.resolved or path  # the file the links were judged for, not the links again
     shrank = False
 
     def read_at(offset: int, length: int) -> bytes:
@@ -102,7 +115,15 @@ def collect_file_log(
     first_at, last_at = stamp_range(content.content, host_tz, now)
     if shrank:
         note = "; ".join(filter(None, (note, SHRANK_NOTE)))
+    note = "; ".join(filter(None, (followed, note))) or None
     return CollectedLog(content, "file", first_at, last_at, note)
+
+
+def link_note(path: str, info: FileInfo) -> str | None:
+    """``PATH is a link to TARGET`` when a link was followed to read ``path``."""
+    if not info.links or info.resolved is None:
+        return None
+    return f"{path} is a link to {info.resolved}"
 
 
 def journal_argv(unit: str, options: LogOptions) -> list[str]:
@@ -123,12 +144,17 @@ def collect_unit_log(
 ) -> CollectedLog:
     """A unit's journal; ``redact`` is the recorder's, for journalctl's stderr when it fails
     (quoted redacted, then shortened, so a cut never leaves part of a secret)."""
-    result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
+    try:
+        result = runner.run(journal_argv(unit, options), budget=budget, max_bytes=options.max_bytes)
+    except StoppedAtTimeout as stopped:  # every journal line is evidence on its own: keep them
+        content = stopped.partial.stdout
+        first_at, last_at = stamp_range(content.content)
+        return CollectedLog(content, "journald", first_at, last_at, STOPPED_NOTE, stopped)
     if result.exit_code == 127:
         raise CommandNotFound("journalctl is not installed on this host")
     if result.exit_code != 0:
         why = excerpt(last_line(result.stderr), redact, STDERR_EXCERPT)
-        raise CommandFailed(f"journalctl exit {result.exit_code}: {why}", redacted=True)
+        raise CommandFailed(failure_message(f"journalctl {result.ending}", why), redacted=True)
     content = result.stdout
     note = None
     if content.content.strip() in (b"", b"-- No entries --"):

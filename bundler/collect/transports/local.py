@@ -20,13 +20,24 @@ from typing import IO, Literal
 from ..budget import Budget
 from ..capping import HeadTailCapper
 from ..errors import (
+    CollectError,
     CollectorTimeout,
     CommandFailed,
     FileMissing,
     FileUnreadable,
     WorkingDirectoryMissing,
 )
-from .runner import READY_MARKER, STDERR_CAP, CommandResult, FileInfo, Timed
+from .links import Entry, resolve
+from .runner import (
+    NO_EXIT_STATUS,
+    READY_MARKER,
+    STDERR_CAP,
+    CommandResult,
+    FileInfo,
+    Timed,
+    file_info,
+    stopped,
+)
 
 READ_CHUNK = 64 * 1024
 TERMINATE_GRACE_S = 2.0
@@ -104,20 +115,18 @@ class LocalHost:
         return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        try:
-            info = os.stat(path)
-        except FileNotFoundError as exc:
-            raise FileMissing("no such file") from exc
-        except PermissionError as exc:
-            raise FileUnreadable("permission denied") from exc
-        except OSError as exc:
-            raise FileUnreadable(exc.strerror or "cannot stat") from exc
-        return FileInfo(size=info.st_size, is_regular=stat_module.S_ISREG(info.st_mode))
+        budget.check("looking at a file")
+        return file_info(resolve(os.path.abspath(path), _describe))
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
+        """Read ``path``, which :meth:`stat` resolved: a link or a FIFO swapped in since is
+        refused (``O_NOFOLLOW``), never followed or waited on (``O_NONBLOCK``)."""
         budget.check("reading a file")
         try:
-            with open(path, "rb") as handle:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with open(fd, "rb") as handle:
+                if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+                    raise FileUnreadable("not a regular file any more")
                 handle.seek(offset)
                 return handle.read(length)
         except FileNotFoundError as exc:
@@ -129,6 +138,26 @@ class LocalHost:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _describe(paths: Sequence[str]) -> dict[str, Entry | CollectError]:
+    """``lstat`` (and ``readlink``) each path, for :func:`links.resolve`."""
+    described: dict[str, Entry | CollectError] = {}
+    for path in paths:
+        try:
+            info = os.lstat(path)
+            link = os.readlink(path) if stat_module.S_ISLNK(info.st_mode) else None
+        except FileNotFoundError:
+            described[path] = FileMissing("no such file")
+            continue
+        except PermissionError:
+            described[path] = FileUnreadable("permission denied")
+            continue
+        except OSError as exc:
+            described[path] = FileUnreadable(exc.strerror or "cannot stat")
+            continue
+        described[path] = Entry(info.st_uid, info.st_mode, info.st_size, link)
+    return described
 
 
 def _wait_readable(stream: IO[bytes], budget: Budget) -> None:
@@ -165,14 +194,25 @@ def _collect(
                     process.wait(timeout=min(0.25, budget.remaining()))
                 except subprocess.TimeoutExpired:
                     continue
-        except CollectorTimeout:
+        except CollectorTimeout as exc:
             _terminate(process)
-            raise
+            raise stopped(exc, stdout, stderr.finish().content) from exc
         finally:
             for stream in sinks:
                 if stream is not None:
                     stream.close()
-    return CommandResult(stdout.finish(), stderr.finish().content, process.returncode)
+    code, killed_by = process.returncode, None
+    if code < 0:  # subprocess's way of saying a signal killed it
+        code, killed_by = NO_EXIT_STATUS, _signal_name(-process.returncode)
+    return CommandResult(stdout.finish(), stderr.finish().content, code, killed_by)
+
+
+def _signal_name(number: int) -> str:
+    """``KILL`` for 9, as sshd names a signal in ``exit-signal`` (RFC 4254: no ``SIG``)."""
+    try:
+        return signal.Signals(number).name.removeprefix("SIG")
+    except ValueError:
+        return str(number)
 
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import math
 import shlex
+import stat as stat_module
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
-from ..budget import Budget
-from ..capping import Capped
+from ..budget import Budget, Cancelled
+from ..capping import Capped, HeadTailCapper
+from ..errors import CollectorTimeout
+from .links import LinkHop, Resolved, kind_of
 
 STDERR_CAP = 64 * 1024
 """stderr is kept only to explain failures."""
@@ -29,11 +32,28 @@ KILL_GRACE_S = 5
 """Remote ``timeout -k``: seconds between SIGTERM and SIGKILL of a command over its budget."""
 
 
+NO_EXIT_STATUS = -1
+"""``exit_code`` of a command that ended without an exit status (killed by a signal, or a
+server that never said): paramiko's value for it, and never a real status (0-255)."""
+
+
 @dataclass(frozen=True)
 class CommandResult:
     stdout: Capped
     stderr: bytes
     exit_code: int
+    signal: str | None = None
+    """The signal that killed the command (``TERM``, ``KILL``); ``exit_code`` is then
+    :data:`NO_EXIT_STATUS`."""
+
+    @property
+    def ending(self) -> str:
+        """How the command ended, for a message: ``exit 3``, ``killed by signal KILL``."""
+        if self.signal is not None:
+            return f"killed by signal {self.signal}"
+        if self.exit_code == NO_EXIT_STATUS:
+            return "ended without an exit status"
+        return f"exit {self.exit_code}"
 
 
 @dataclass(frozen=True)
@@ -52,6 +72,23 @@ READY_MARKER = b"bundler-ready\n"
 class FileInfo:
     size: int
     is_regular: bool
+    kind: str = "a regular file"
+    """What the file is, for a message (``a FIFO``, ``a directory``)."""
+    resolved: str | None = None
+    """The path with every link resolved, when the transport walked it: read that one."""
+    links: tuple[LinkHop, ...] = ()
+    """Every link followed to get there (judged by :func:`links.refuse_unsafe_links`)."""
+
+
+def file_info(resolved: Resolved) -> FileInfo:
+    entry = resolved.entry
+    return FileInfo(
+        size=entry.size,
+        is_regular=stat_module.S_ISREG(entry.mode),
+        kind=kind_of(entry.mode),
+        resolved=resolved.path,
+        links=resolved.hops,
+    )
 
 
 class HostRunner(Protocol):
@@ -88,7 +125,8 @@ class HostRunner(Protocol):
         ...
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        """Size and type; raises FileMissing / FileUnreadable."""
+        """Size and type of what ``path`` leads to, and every link followed on the way
+        (:mod:`.links`); raises FileMissing / FileUnreadable."""
         ...
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
@@ -96,6 +134,45 @@ class HostRunner(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class StoppedAtTimeout(CollectorTimeout):
+    """A command stopped when its budget ran out, with what it had printed until then.
+
+    Recorded as a plain ``CollectorTimeout``; a caller that can use part of an output (a
+    log's lines are evidence each on its own) keeps :attr:`partial`, the others ignore it.
+    """
+
+    def __init__(self, message: str, partial: CommandResult) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+    @property
+    def error_class(self) -> str | None:
+        return "CollectorTimeout"
+
+
+def stopped(timeout: CollectorTimeout, stdout: HeadTailCapper, stderr: bytes) -> CollectorTimeout:
+    """The timeout to raise for a command stopped at its budget: with its output so far, or,
+    when the run was cancelled (Ctrl-C, the deadline), as it was."""
+    if isinstance(timeout, Cancelled):
+        return timeout
+    capped = stdout.finish(read_to_end=False)
+    partial = CommandResult(replace(capped, truncated=True), stderr, NO_EXIT_STATUS)
+    return StoppedAtTimeout(timeout.message, partial)
+
+
+STOPPED_NOTE = (
+    "the command was stopped at its timeout: what it printed until then is kept, marked truncated"
+)
+
+
+def failure_message(ending: str, why: str) -> str:
+    """``ending`` (``journalctl exit 3``), then ``: why`` only when the command said why.
+
+    A command that fails silently (empty stderr) must not leave a message ending in a
+    colon, as if the explanation had been lost."""
+    return f"{ending}: {why}" if why else ending
 
 
 def quote_argv(argv: Sequence[str]) -> str:

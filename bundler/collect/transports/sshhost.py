@@ -8,6 +8,7 @@ SFTP subsystem fall back to ``stat``/``tail -c``/``head -c``.
 
 from __future__ import annotations
 
+import posixpath
 import select
 import shlex
 import stat as stat_module
@@ -21,6 +22,7 @@ from ..budget import Budget
 from ..capping import HeadTailCapper
 from ..errors import (
     STDERR_EXCERPT,
+    CollectError,
     CollectorTimeout,
     FileMissing,
     FileUnreadable,
@@ -28,19 +30,24 @@ from ..errors import (
     WorkingDirectoryMissing,
     last_line,
 )
+from . import channelends
+from .links import Entry, Resolved, resolve
 from .preamble import Preamble, framed
 from .runner import (
     CWD_MISSING_EXIT,
     CWD_MISSING_MARKER,
+    NO_EXIT_STATUS,
     READY_MARKER,
     STDERR_CAP,
     CommandResult,
     FileInfo,
     Timed,
+    file_info,
     remote_script,
     sh_command_line,
+    stopped,
 )
-from .sftp import SftpSession, close_quietly, open_session
+from .sftp import SftpSession, close_quietly, file_error, open_session
 
 CHUNK = 64 * 1024
 POLL_S = 0.25
@@ -112,10 +119,16 @@ class SshHost:
         return Timed(answer.finish().content, before, after)
 
     def stat(self, path: str, *, budget: Budget) -> FileInfo:
-        info = self._sftp.call(budget, "stat", lambda sftp: sftp.stat(path))
-        if info is None:
-            return self._stat_by_command(path, budget)
-        return FileInfo(size=info.st_size or 0, is_regular=stat_module.S_ISREG(info.st_mode or 0))
+        """What ``path`` leads to, every link on the way judged later (:mod:`.links`).
+
+        Over SFTP: the server's ``realpath`` first; a path it leaves as it was has no link
+        anywhere, and one ``stat`` finishes (two round trips, as the common case should
+        be). Otherwise the path is walked, ``lstat`` by ``lstat``. Without SFTP: one
+        command per path walked (:func:`_describe_script`)."""
+        resolved = self._sftp.call(budget, "stat", lambda sftp: _resolve_over_sftp(sftp, path))
+        if resolved is None:
+            resolved = self._resolve_by_command(path, budget)
+        return file_info(resolved)
 
     def read_range(self, path: str, offset: int, length: int, *, budget: Budget) -> bytes:
         budget.check("reading a file")
@@ -175,14 +188,15 @@ class SshHost:
                 if finished and not (channel.recv_ready() or channel.recv_stderr_ready()):
                     break
             code = channel.recv_exit_status()
-        except CollectorTimeout:
-            raise
+            end = channelends.end_of(channel)
+        except CollectorTimeout as exc:
+            raise stopped(exc, stdout, stderr.finish().content) from exc
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise TransportError(f"SSH command failed: {exc}") from exc
         finally:
             close_quietly(channel)
-        if code == -1 and not self._connection.is_active():
-            raise TransportError("SSH connection lost while the command ran")
+        if code == NO_EXIT_STATUS and self._lost(end):
+            raise TransportError("SSH command failed: the connection was lost")
         if not preamble.found:
             # quoted whole: the recorder redacts it, then cuts it
             said = preamble.last_line() or last_line(stderr.finish().content)
@@ -191,25 +205,105 @@ class SshHost:
                 + (f": {said}" if said else ""),
                 limit=STDERR_EXCERPT,
             )
-        return CommandResult(stdout.finish(), stderr.finish().content, code)
+        signal = end.signal if end is not None else None
+        return CommandResult(stdout.finish(), stderr.finish().content, code, signal)
+
+    def _lost(self, end: channelends.ChannelEnd | None) -> bool:
+        """Whether a channel that ended without an exit status ended with its connection.
+
+        Not a signal, and not closed by the server: the connection closed it. paramiko closes
+        a dying connection's channels before it marks the connection inactive, so asking
+        ``is_active()`` alone raced with its thread (a lost connection read as ``exit -1``);
+        it is asked only when the transport is not watched."""
+        if end is None:
+            return not self._connection.is_active()
+        return end.signal is None and not (end.closed_by_server and self._connection.is_active())
 
     def _session(self, budget: Budget) -> paramiko.Channel:
         return open_session(self._connection, budget)
 
-    def _stat_by_command(self, path: str, budget: Budget) -> FileInfo:
-        script = f"stat -L -c '%s %F' -- {shlex.quote(path)}"
-        result = self._exec(script, budget, 4096, None)
-        if result.exit_code != 0:
-            # quoted whole: the recorder redacts it, then cuts it (a cut here, before
-            # redaction, left the head of a secret in the path or the message)
-            said = last_line(result.stderr)
-            if "no such file" in said.lower():
-                raise FileMissing("no such file")
-            raise FileUnreadable(said or "cannot stat", limit=STDERR_EXCERPT)
-        size, _, kind = result.stdout.content.decode(errors="replace").strip().partition(" ")
-        if not size.isdigit():
-            raise FileUnreadable("unexpected output from stat")
-        return FileInfo(size=int(size), is_regular=kind.startswith("regular"))
+    def _resolve_by_command(self, path: str, budget: Budget) -> Resolved:
+        base = "/"
+        if not path.startswith("/"):
+            base = self._exec("pwd -P", budget, 4096, None).stdout.content.decode().strip()
+        return resolve(posixpath.join(base, path), lambda paths: self._describe(paths, budget))
+
+    def _describe(self, paths: Sequence[str], budget: Budget) -> dict[str, Entry | CollectError]:
+        result = self._exec(_describe_script(paths), budget, DESCRIBE_MAX_BYTES, None)
+        if result.exit_code != 0 or result.stdout.truncated:
+            raise FileUnreadable(last_line(result.stderr) or "cannot stat", limit=STDERR_EXCERPT)
+        return _parse_described(result.stdout.content, paths)
+
+
+DESCRIBE_MAX_BYTES = 1024 * 1024
+
+
+def _describe_script(paths: Sequence[str]) -> str:
+    """``lstat`` (GNU ``stat -c``, no ``-L``) and ``readlink`` each path, in one command.
+
+    Each path gives three NUL-terminated fields: ``ok UID MODE-HEX SIZE`` or ``err
+    MESSAGE``, the path, and the link's target (empty when it is no link)."""
+    quoted = " ".join(shlex.quote(path) for path in paths)
+    return (
+        f"for p in {quoted}; do\n"
+        "  if s=$(stat -c '%u %f %s' -- \"$p\" 2>&1); then\n"
+        '    t=; if [ -L "$p" ]; then t=$(readlink -- "$p"); fi\n'
+        '    printf \'ok %s\\0%s\\0%s\\0\' "$s" "$p" "$t"\n'
+        '  else printf \'err %s\\0%s\\0\\0\' "$s" "$p"; fi\n'
+        "done"
+    )
+
+
+def _parse_described(output: bytes, paths: Sequence[str]) -> dict[str, Entry | CollectError]:
+    fields = output.decode("utf-8", "surrogateescape").split("\0")
+    described: dict[str, Entry | CollectError] = {}
+    for at in range(0, len(fields) - 2, 3):
+        status, path, link = fields[at : at + 3]
+        if status.startswith("err "):
+            described[path] = _stat_failure(status[4:].strip())
+            continue
+        uid, mode, size = status.removeprefix("ok ").split()
+        described[path] = Entry(int(uid), int(mode, 16), int(size), link or None)
+    if set(paths) - set(described):
+        raise FileUnreadable("unexpected output from stat")
+    return described
+
+
+def _stat_failure(said: str) -> CollectError:
+    """What ``stat`` said of a path, as the error reading it gives; quoted whole (the
+    recorder redacts, then cuts it)."""
+    if "no such file" in said.lower():
+        return FileMissing("no such file")
+    return FileUnreadable(said or "cannot stat", limit=STDERR_EXCERPT)
+
+
+def _resolve_over_sftp(sftp: paramiko.SFTPClient, path: str) -> Resolved:
+    if not path.startswith("/"):
+        path = posixpath.join(sftp.normalize("."), path)
+    lexical = posixpath.normpath(path)
+    if ".." not in path.split("/") and sftp.normalize(path) == lexical:
+        info = sftp.stat(path)  # no link anywhere on the path
+        entry = Entry(info.st_uid or 0, info.st_mode or 0, info.st_size or 0)
+        return Resolved(lexical, entry)
+    return resolve(path, lambda paths: _describe_over_sftp(sftp, paths))
+
+
+def _describe_over_sftp(
+    sftp: paramiko.SFTPClient, paths: Sequence[str]
+) -> dict[str, Entry | CollectError]:
+    described: dict[str, Entry | CollectError] = {}
+    for path in paths:
+        try:
+            info = sftp.lstat(path)
+            mode = info.st_mode or 0
+            link = sftp.readlink(path) if stat_module.S_ISLNK(mode) else None
+        except OSError as exc:
+            if exc.errno is None:  # not the server's answer: the session's own failure
+                raise
+            described[path] = file_error(exc)
+            continue
+        described[path] = Entry(info.st_uid or 0, mode, info.st_size or 0, link)
+    return described
 
 
 def _read_until(
