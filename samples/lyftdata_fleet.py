@@ -31,7 +31,7 @@ import yaml
 
 from .lyftdata_sim.loader import load_scenario
 from .sshd_hosts import SshdHosts
-from .stopping import stop_child
+from .stopping import die_with_parent, stop_child
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "sim-token"  # noqa: S105 (the simulator's own test token; see lyftdata_sim)
@@ -116,7 +116,7 @@ def _start_simulator(scenario: str, workdir: Path, hosts: bool) -> subprocess.Po
     with (workdir / "simulator.log").open("ab") as log:
         return subprocess.Popen(
             argv, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(),
         )  # fmt: skip
 
 

@@ -30,7 +30,7 @@ from types import TracebackType
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from .stopping import stop_child
+from .stopping import die_with_parent, stop_child
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 START_TIMEOUT_S = 10.0
@@ -139,6 +139,7 @@ class SshdHosts:
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=out,
+                    preexec_fn=die_with_parent(),
                 )
             host = SshdHost(alias, port, process)
             self.hosts.append(host)

@@ -2,20 +2,52 @@
 
 Every server the samples, the demo and the tests start (sshd, the LyftData
 simulator) is stopped this way, so none outlives its owner even when it
-ignores SIGTERM.
+ignores SIGTERM. And each is started with :func:`die_with_parent`, so none
+outlives an owner that never got to stop it (a run killed by SIGKILL or a timeout).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 GRACE_S = 5.0
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
+"""Loaded here, in the parent: a child between fork and exec must not load libraries."""
+
+
+def die_with_parent(then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """A ``Popen(preexec_fn=...)`` that makes the child get SIGTERM when its parent dies.
+
+    A test run or ``samples regenerate`` stopped by SIGKILL, or by a timeout that
+    sends one, never runs its teardown: without this, its sshd, Flux processes and
+    simulators keep running, holding ports and CPU for whatever runs next. Linux's
+    ``PR_SET_PDEATHSIG`` has the kernel signal the child when the *thread* that
+    started it exits, so labs start their processes from the thread that owns them
+    (the fixture's, not a short-lived worker thread). It survives ``exec`` (``ip netns
+    exec`` into sshd keeps it). Elsewhere than Linux it does nothing. ``then`` runs
+    after it in the child, for a caller's own preexec step.
+    """
+    parent = os.getpid()
+    prctl = getattr(_LIBC, "prctl", None)
+
+    def preexec() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+            if os.getppid() != parent:  # the parent died before prctl could arm it
+                os.kill(os.getpid(), signal.SIGTERM)
+        if then is not None:
+            then()
+
+    return preexec
 
 
 def stop_child(process: subprocess.Popen[Any], grace_s: float = GRACE_S) -> None:

@@ -18,6 +18,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
 
+from ..stopping import die_with_parent
+
 T = TypeVar("T")
 
 STOP_GRACE_S = 5.0
@@ -92,6 +94,7 @@ class ManagedProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),
             )
 
     def alive(self) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from samples.stopping import stop_child
+from samples.stopping import die_with_parent, stop_child
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "sim-token"
@@ -98,7 +98,12 @@ def running_simulator(
     else:
         argv += ["--tls-dir", str(workdir / "tls")]
     process = subprocess.Popen(
-        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=die_with_parent(),
     )
     try:
         try:

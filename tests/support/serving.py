@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bundler.serve import CapturedRoute
-from samples.stopping import stop_child
+from samples.stopping import die_with_parent, stop_child
 from schemas import CollectorStatus
 
 START_TIMEOUT_S = 60.0
@@ -56,7 +56,7 @@ def start_serve(args: list[str], env: Mapping[str, str], log_path: Path) -> subp
             stderr=log,
             text=True,
             env=dict(env),
-            preexec_fn=_default_sigint,
+            preexec_fn=die_with_parent(then=_default_sigint),
         )
 
 

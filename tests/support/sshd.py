@@ -38,7 +38,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
-from samples.stopping import stop_tree
+from samples.stopping import die_with_parent, stop_tree
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 SFTP_SERVER = next(
@@ -232,7 +232,11 @@ class SshLab:
                 command = ["ip", "netns", "exec", netns, *command]
             log = (directory / "sshd.log").open("ab")
             instance.process = subprocess.Popen(
-                command, stdout=log, stderr=log, stdin=subprocess.DEVNULL
+                command,
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=die_with_parent(),
             )
             log.close()
             self.instances.append(instance)
