@@ -30,21 +30,25 @@ DEPLOYMENTS = "raw/http/deployments.json"
 CONFLICT = "EVIDENCE_RECORDS_CONFLICT"
 
 
-def _raw(member: str) -> Any:
-    source, _ = load_sample(SAMPLE)
+def _raw(member: str, sample: str = SAMPLE) -> Any:
+    source, _ = load_sample(sample)
     return json.loads(source.read_bytes(member))
 
 
 def _analyzed(
-    root: Path, changed: dict[str, Any], fanned: dict[str, tuple[str, Any]] | None = None
+    root: Path,
+    changed: dict[str, Any],
+    fanned: dict[str, tuple[str, Any]] | None = None,
+    *args: str,
+    sample: str = SAMPLE,
 ) -> tuple[int, dict[str, Any]]:
     bundle = write_sample_dir(
-        SAMPLE,
+        sample,
         root,
         {member: json.dumps(body).encode() for member, body in changed.items()},
         {path: (like, json.dumps(body).encode()) for path, (like, body) in (fanned or {}).items()},
     )
-    result = CliRunner().invoke(cli, ["analyze", str(bundle), "--format", "json"])
+    result = CliRunner().invoke(cli, ["analyze", str(bundle), "--format", "json", *args])
     assert result.exit_code in (0, 1, 3), result.stderr
     report = json.loads(result.stdout)
     assert report["bundle"]["integrity"]["status"] == "verified"
@@ -222,3 +226,27 @@ def test_an_entry_listed_twice_alike_is_one_entry(tmp_path: Path) -> None:
     code, report = _analyzed(tmp_path, {DEPLOYMENTS: [active, active]})
     assert (code, report["verdict"]) == (0, "healthy")
     assert _rungs(report)["deployment"] == ("pass", ["DEPLOYMENT_RUNNABLE"])
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_the_worker_a_job_is_walked_on_does_not_depend_on_which_placement_answer_came_last(
+    tmp_path: Path, first: bool
+) -> None:
+    """``lyftdata-fleet_mixed``: ingest-events placed on edge-01, edge-02 offline. A second
+    answer for its placement places it on edge-02. LyftData's job list then assigned the job
+    to whichever answer came last, and the ladder walked that worker: blocked at the heartbeat
+    one way round, not the other. Now the job is assigned to neither, and it is walked on the
+    troubled one of the workers the answers name, whichever order they came in."""
+    sample = "lyftdata-fleet_mixed"
+    answer = _raw(PLACEMENT, sample)
+    moved = json.loads(json.dumps(answer))
+    for verdict in moved["per_worker"]:
+        verdict["verdict"] = "placed" if verdict["worker_id"] == "edge-02" else "filtered"
+    one, two = _both([answer, moved], first)
+    again = {"raw/http/job-placement/002.json": (PLACEMENT, two)}
+    code, report = _analyzed(
+        tmp_path, {PLACEMENT: one}, again, "--job", "ingest-events", sample=sample
+    )
+    assert [(t["worker"], t["job"]) for t in report["targets"]] == [("edge-02", "ingest-events")]
+    assert (code, report["verdict"], report["first_failed_layer"]) == (1, "blocked", "heartbeat")
+    assert report["targets"][0]["reason"] == "latest run; meant for edge-02"  # not assigned
