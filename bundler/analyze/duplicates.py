@@ -54,18 +54,28 @@ Path = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
+class Listed:
+    """One list of entries: its path in the document, the entry holding it (None for a
+    top-level list), its items."""
+
+    at: Path
+    owner: Any
+    items: Sequence[Any]
+
+
+@dataclass(frozen=True)
 class Keyed:
     """Entries of one list of a document, and what makes two of them the same entry."""
 
     document: type[EvidenceDoc]
-    lists: Callable[[EvidenceDoc, Scope], Iterable[tuple[Path, Sequence[Any]]]]
-    """Each list of such entries in the document (its path, its items) the scope can read."""
+    lists: Callable[[EvidenceDoc], Iterable[Listed]]
+    """Each list of such entries in the document."""
     key: Callable[[Any], Hashable | None]
     """The entry's identity; None: it has none (never the same as another)."""
-    reads: Callable[[Any, Scope], bool]
-    """Whether the target's ladder reads this entry."""
-    named: Callable[[Any, Scope], str]
-    """The entry as a finding names it (a nested one by what holds it: the scope's job)."""
+    reads: Callable[[Any, Any, Scope], bool]
+    """Whether the target's ladder reads this entry (the entry, what holds it, the scope)."""
+    named: Callable[[Any, Any], str]
+    """The entry as a finding names it (the entry, what holds it)."""
 
 
 @dataclass(frozen=True)
@@ -93,21 +103,20 @@ def scope(ctx: RuleContext, names: Iterable[str]) -> Scope:
     return Scope(job, workers, frozenset(hosts))
 
 
-def _top(field: str) -> Callable[[EvidenceDoc, Scope], Iterable[tuple[Path, Sequence[Any]]]]:
-    return lambda doc, _: [((field,), getattr(doc, field))]
+def _top(field: str) -> Callable[[EvidenceDoc], Iterable[Listed]]:
+    return lambda doc: [Listed((field,), None, getattr(doc, field))]
 
 
-def _job_placements(doc: EvidenceDoc, scope: Scope) -> Iterable[tuple[Path, Sequence[Any]]]:
+def _verdicts(doc: EvidenceDoc) -> Iterable[Listed]:
     assert isinstance(doc, PlacementEvidence)
     for index, placement in enumerate(doc.placements):
-        if placement.job == scope.job:
-            yield ("placements", index, "per_worker"), placement.per_worker
+        yield Listed(("placements", index, "per_worker"), placement, placement.per_worker)
 
 
-def _job_deployments(doc: EvidenceDoc, _: Scope) -> Iterable[tuple[Path, Sequence[Any]]]:
+def _job_deployments(doc: EvidenceDoc) -> Iterable[Listed]:
     assert isinstance(doc, DeploymentEvidence)
     for index, record in enumerate(doc.deployments):
-        yield ("deployments", index, "job_deployments"), record.job_deployments
+        yield Listed(("deployments", index, "job_deployments"), record, record.job_deployments)
 
 
 def _deploys(record: Any, scope: Scope) -> bool:
@@ -139,49 +148,50 @@ KEYS: tuple[Keyed, ...] = (
         PlacementEvidence,
         _top("placements"),
         placement_key,
-        lambda p, s: p.job == s.job,
+        lambda p, _, s: p.job == s.job,
         lambda p, _: f"The placement report of {p.job}",
     ),
     Keyed(
         PlacementEvidence,
-        _job_placements,
+        _verdicts,
         verdict_key,
-        lambda v, s: True,  # every verdict counts: "no worker is eligible" reads them all
-        lambda v, s: f"The placement verdict of {s.job} on worker {v.worker}",
+        # every verdict on the job counts: "no worker is eligible" reads them all
+        lambda v, placement, s: placement.job == s.job,
+        lambda v, placement: f"The placement verdict of {placement.job} on worker {v.worker}",
     ),
     Keyed(
         RequirementsEvidence,
         _top("reports"),
         lambda r: (r.job, r.worker),
-        lambda r, s: r.job == s.job,
+        lambda r, _, s: r.job == s.job,
         lambda r, _: f"The runtime-requirements report of {r.job} on {r.worker}",
     ),
     Keyed(
         DeploymentEvidence,
         _top("deployments"),
         deployment_key,
-        _deploys,
+        lambda d, _, s: _deploys(d, s),
         lambda d, _: f"Deployment {d.deployment_id}",
     ),
     Keyed(
         DeploymentEvidence,
         _job_deployments,
         job_deployment_key,
-        lambda jd, s: jd.job == s.job or jd.worker in s.workers,
+        lambda jd, _, s: jd.job == s.job or jd.worker in s.workers,
         lambda jd, _: f"The deployment of {jd.job} on {jd.worker}",
     ),
     Keyed(
         LocalStateEvidence,
         _top("files"),
         lambda f: (f.host_alias, f.worker, f.path),
-        lambda f, s: s.owns(f.worker, f.host_alias),
+        lambda f, _, s: s.owns(f.worker, f.host_alias),
         lambda f, _: f"The local state file {f.path} of {f.worker or f.host_alias}",
     ),
     Keyed(
         LocalStateEvidence,
         _top("sockets"),
         lambda c: (c.host_alias, c.worker, c.path),
-        lambda c, s: s.owns(c.worker, c.host_alias),
+        lambda c, _, s: s.owns(c.worker, c.host_alias),
         lambda c, _: f"The control socket {c.path} of {c.worker or c.host_alias}",
     ),
 )
@@ -192,28 +202,34 @@ def entry_disputes(ev: EvidenceSet, where: Scope) -> list[Dispute]:
     """Each entry the target's ladder reads that is listed more than once, its records
     disagreeing (in document, then list order: the same whichever record comes first)."""
     found: list[Dispute] = []
-    for keyed in KEYS:
-        doc = ev.document(keyed.document)  # looked at for contradictions: not evidence read
-        if doc is None:
-            continue
-        for at, items in keyed.lists(doc, where):
-            found += _disputes_in(keyed, at, items, where)
-    return found
-
-
-def _disputes_in(keyed: Keyed, at: Path, items: Sequence[Any], where: Scope) -> list[Dispute]:
-    groups: dict[Hashable, list[tuple[int, Any]]] = {}
-    for index, item in enumerate(items):
-        key = keyed.key(item)
-        if key is not None and keyed.reads(item, where):
-            groups.setdefault(key, []).append((index, item))
-    found = []
-    for records in groups.values():
-        differ = leaf_disagreement([record for _, record in records]) if len(records) > 1 else {}
+    for keyed, listed, records in _listed_twice(ev):
+        read = [(i, item) for i, item in records if keyed.reads(item, listed.owner, where)]
+        differ = leaf_disagreement([item for _, item in read]) if len(read) > 1 else {}
         if differ:
-            subject = keyed.named(records[0][1], where)
-            found.append(Dispute(keyed.document, records, differ, at=at, subject=subject))
+            subject = keyed.named(read[0][1], listed.owner)
+            found.append(Dispute(keyed.document, read, differ, at=listed.at, subject=subject))
     return found
+
+
+Twice = tuple[Keyed, Listed, list[tuple[int, Any]]]
+
+
+def _listed_twice(ev: EvidenceSet) -> list[Twice]:
+    """Every entry listed more than once (alike or not), found once per evidence set: each
+    target then looks only at those, not at every entry of every document."""
+    if "listed_twice" not in ev.memo:
+        found: list[Twice] = []
+        for keyed in KEYS:
+            doc = ev.document(keyed.document)  # looked at for contradictions: not evidence read
+            for listed in keyed.lists(doc) if doc is not None else []:
+                groups: dict[Hashable, list[tuple[int, Any]]] = {}
+                for index, item in enumerate(listed.items):
+                    if (key := keyed.key(item)) is not None:
+                        groups.setdefault(key, []).append((index, item))
+                found += [(keyed, listed, same) for same in groups.values() if len(same) > 1]
+        ev.memo["listed_twice"] = found
+    listed_twice: list[Twice] = ev.memo["listed_twice"]
+    return listed_twice
 
 
 def leaf_disagreement(records: Sequence[BaseModel]) -> dict[str, list[Any]]:
@@ -338,6 +354,7 @@ def _content(item: Any) -> str:
 __all__ = [
     "KEYS",
     "Keyed",
+    "Listed",
     "Scope",
     "deployment_key",
     "entry_conflict",
