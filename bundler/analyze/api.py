@@ -281,6 +281,9 @@ class EvidenceSet:
         self.unverified: dict[str, str] = {}
         """Documents present but failed verification (the integrity line names them), by path."""
         self._cache: dict[type[EvidenceDoc], EvidenceDoc | None] = {}
+        self.memo: dict[str, Any] = {}
+        """What is worked out of the documents once per set rather than once per target (the
+        entries listed more than once, :mod:`bundler.analyze.duplicates`)."""
         self.read: list[type[EvidenceDoc]] | None = None
         """While not None, every document class asked for is appended (see
         :meth:`tracking`): the engine names what an unknown rung was missing."""

@@ -80,6 +80,12 @@ WORKER_RECORDS_CONFLICT = _(
     (H, A, P, D, R, C, OUT),
     "worker listed more than once, its records disagree on what the rung reads",
 )
+EVIDENCE_RECORDS_CONFLICT = _(
+    "EVIDENCE_RECORDS_CONFLICT",
+    (H, A, P, D, R, C, OUT),
+    "placement, deployment, requirements or local-state entry listed more than once, "
+    "its records disagree on what the rung reads",
+)
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
     "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"

@@ -80,11 +80,21 @@ id): a worker listed in one of them twice is the same contradiction, whichever i
 
 @dataclass(frozen=True)
 class Dispute:
-    """The records of one worker in one document, and the fields they disagree on."""
+    """The records of one worker in one document, and the fields they disagree on; or of one
+    entry of another document (:mod:`.duplicates`)."""
 
     document: type[EvidenceDoc]
     records: list[tuple[int, Any]]
+    """Each record and its index in the list at :attr:`at`."""
     differ: dict[str, list[Any]]
+    at: tuple[str | int, ...] = ("workers",)
+    """The list holding the records: a per-worker document's ``workers``, or e.g.
+    ``("deployments", 2, "job_deployments")``."""
+    worker: str | None = None
+    """The worker whose records these are (as the target names it), for a per-worker
+    document: one finding per worker says what each of its documents disagrees on."""
+    subject: str = ""
+    """What another entry's records are of, as its finding names it."""
 
 
 def entries(ev: EvidenceSet, cls: type[EvidenceDoc], name: str | None) -> list[tuple[int, Any]]:
@@ -105,7 +115,7 @@ def disputes(ev: EvidenceSet, name: str | None) -> list[Dispute]:
             continue
         differ = disagreement([r for _, r in records])
         if differ:
-            found.append(Dispute(cls, records, differ))
+            found.append(Dispute(cls, records, differ, worker=name))
     return found
 
 

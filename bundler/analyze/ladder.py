@@ -10,8 +10,10 @@ The engine owns three decisions so that rules stay small and honest:
   ``blocked_by``, because the *Worker Recovery and Serviceability* guide says to
   repair the lowest failure first;
 * **no rung picks one of two disagreeing records** — a target whose worker is
-  listed twice with records that disagree has each rung judged on each record
-  (:mod:`.readings`): the answer they agree on, else unknown.
+  listed twice with records that disagree, or that reads an entry (its job's
+  placement, a deployment, a requirements report, a local state file) listed
+  twice so, has each rung judged on each record (:mod:`.readings`): the answer
+  they agree on, else unknown.
 
 Combining several rules on one rung: fail > unknown > warn > pass >
 not_applicable. Unknown outranks warn because a rung we could not fully see
@@ -51,7 +53,7 @@ def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
             layers.append(LayerResult(name=layer, status=LayerStatus.SKIPPED, blocked_by=failed))
             continue
         on_layer = [r for r in rules if r.layer is layer]
-        if doubted:  # a worker listed twice, its records disagreeing: no rung picks one
+        if doubted:  # a worker or entry listed twice, its records disagreeing: no rung picks one
             result = judge_alike(layer, ctx, doubted, partial(evaluate, layer, on_layer))
         else:
             result = evaluate(layer, on_layer, ctx)

@@ -1,4 +1,4 @@
-"""A disputed worker's ladder: every rung judged on each of its records, kept only if they agree.
+"""A disputed target's ladder: every rung judged on each of its records, kept only if they agree.
 
 :mod:`.contradictions` tells *that* a worker's records disagree (the same
 worker listed twice, once ``online`` with ``zone=a``, once ``offline`` with
@@ -24,16 +24,24 @@ Flux derives a capacity record from each worker record, so a worker listed
 twice has two, and the readings take each combination (at most
 :data:`MAX_READINGS`; past it every rung is unknown).
 
+And for an entry of another document the target's ladder reads, listed twice
+with records that disagree (:mod:`.duplicates`: its job's placement report, a
+deployment, a runtime-requirements report, a local state file or socket): a
+rule that took the first match, or let the worse record win, is read on each
+record instead, and a rung the records decide differently is unknown with
+``EVIDENCE_RECORDS_CONFLICT``.
+
 A reading is an :class:`EvidenceSet` view: those documents without the
-worker's other records (every other document is the base set's own), and
-its citations point into the member as it is (``/workers/<i>`` renumbered
-back), so a finding cites the record it was read from.
+disputed lists' other records (every other document is the base set's own),
+and its citations point into the member as it is (``/workers/<i>``,
+``/deployments/<i>/job_deployments/<j>`` renumbered back), so a finding cites
+the record it was read from.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -41,30 +49,37 @@ from schemas import Citation, Finding, Layer, LayerResult, LayerStatus
 from schemas.evidence import EvidenceDoc
 
 from .api import SEVERITY_ORDER, EvidenceSet, RuleContext
-from .contradictions import conflict_finding, disputes
+from .contradictions import Dispute, conflict_finding, disputes
+from .duplicates import entry_conflict, entry_disputes, scope
 
 D = TypeVar("D", bound=EvidenceDoc)
 
 MAX_READINGS = 16
-"""Readings walked at most (records of each disputed worker, multiplied). Past it every rung
-is unknown: a bundle listing its target's workers that many ways tells nothing about them."""
+"""Readings walked at most (records of each dispute, multiplied). Past it every rung is
+unknown: a bundle listing its target's workers or entries that many ways tells nothing."""
+
+
+Dropped = Mapping[type[EvidenceDoc], Mapping[tuple[str | int, ...], Set[int]]]
+"""Per document, per list (its path, in the member's own numbering), the records left out."""
 
 
 class Reading(EvidenceSet):
-    """``base`` as if each per-worker document listed only its records at ``kept`` (in order)."""
+    """``base`` as if each disputed list held only the records it keeps (``dropped`` left out)."""
 
-    def __init__(self, base: EvidenceSet, kept: Mapping[type[EvidenceDoc], Sequence[int]]) -> None:
+    def __init__(self, base: EvidenceSet, dropped: Dropped) -> None:
         super().__init__(base.source, base.manifest, base.collectors)
         self.problems = base.problems
         self.unverified = base.unverified
         self._base = base
-        self._kept = {cls: list(at) for cls, at in kept.items()}
+        self._dropped = {cls: dict(lists) for cls, lists in dropped.items()}
         self._shown: dict[type[EvidenceDoc], EvidenceDoc] = {}
-        for cls, at in self._kept.items():
+        for cls, lists in self._dropped.items():
             doc = base.document(cls)
-            if doc is not None:
-                listed: list[Any] = getattr(doc, "workers", [])  # each PER_WORKER doc lists them
-                self._shown[cls] = doc.model_copy(update={"workers": [listed[i] for i in at]})
+            if doc is None:
+                continue
+            for at in sorted(lists, key=len, reverse=True):  # inner lists first: paths stay true
+                doc = _without(doc, at, lists[at])
+            self._shown[cls] = doc
 
     def document(self, cls: type[D]) -> D | None:
         if cls in self._shown:
@@ -72,34 +87,75 @@ class Reading(EvidenceSet):
         return self._base.document(cls)
 
     def position(self, cls: type[EvidenceDoc], index: int) -> int:
-        kept = self._kept.get(cls)
-        return kept[index] if kept is not None and 0 <= index < len(kept) else index
+        return _kept(index, self._dropped.get(cls, {}).get(("workers",), set()))
 
     def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
-        parts = pointer.split("/", 3)
-        if cls in self._kept and len(parts) > 2 and parts[1] == "workers" and parts[2].isdigit():
-            parts[2] = str(self.position(cls, int(parts[2])))
-            pointer = "/".join(parts)
+        lists = self._dropped.get(cls)
+        if lists:
+            pointer = _renumbered(pointer, lists)
         return super().cite(cls, pointer, value)
 
 
-def disputed(ctx: RuleContext) -> list[str]:
-    """The workers the target names (itself, the one holding its job, the one the job is
-    pinned to) that a per-worker document lists in records that disagree."""
+def _without(node: Any, at: tuple[str | int, ...], gone: Set[int]) -> Any:
+    """``node`` (a model) with the items ``gone`` left out of the list at path ``at``."""
+    name, rest = str(at[0]), at[1:]
+    items = list(getattr(node, name))
+    if rest:
+        index = int(rest[0])
+        items[index] = _without(items[index], rest[1:], gone)
+    else:
+        items = [item for i, item in enumerate(items) if i not in gone]
+    return node.model_copy(update={name: items})
+
+
+def _kept(index: int, gone: Set[int]) -> int:
+    """Where the ``index``-th record a reading keeps stands in the list itself."""
+    for skipped in sorted(gone):
+        if skipped <= index:
+            index += 1
+    return index
+
+
+def _renumbered(pointer: str, lists: Mapping[tuple[str | int, ...], Set[int]]) -> str:
+    """A pointer into a reading's view, numbered as in the member (``/workers/1`` may be 2)."""
+    parts = pointer.split("/")
+    out, k = parts[:1], 1
+    path: tuple[str | int, ...] = ()
+    while k < len(parts):
+        out.append(parts[k])
+        path += (parts[k],)
+        k += 1
+        if k < len(parts) and parts[k].isdigit():
+            index = _kept(int(parts[k]), lists.get(path, set()))
+            out.append(str(index))
+            path += (index,)
+            k += 1
+    return "/".join(out)
+
+
+def named(ctx: RuleContext) -> list[str]:
+    """The workers the target names: itself, the one holding its job, the one it is pinned to."""
     job = ctx.target.job
-    named = [
+    listed = [
         ctx.target.worker,
         job.assigned_worker if job else None,
         job.requirements.required_worker if job and job.requirements else None,
     ]
-    return [name for name in dict.fromkeys(n for n in named if n) if disputes(ctx.evidence, name)]
+    return list(dict.fromkeys(n for n in listed if n))
 
 
-def readings(ctx: RuleContext, names: Sequence[str]) -> list[Reading] | None:
-    """One reading per combination of the disputed records (each document's records of each
-    disputed worker, one at a time); None past :data:`MAX_READINGS`."""
-    ev = ctx.evidence
-    found = [dispute for name in names for dispute in disputes(ev, name)]
+def disputed(ctx: RuleContext) -> list[Dispute]:
+    """Every dispute the target's ladder could rest on: the records of a worker it names that
+    a per-worker document lists disagreeing, and each entry it reads that another document
+    lists twice, disagreeing (:mod:`.duplicates`)."""
+    names = named(ctx)
+    found = [dispute for name in names for dispute in disputes(ctx.evidence, name)]
+    return found + entry_disputes(ctx.evidence, scope(ctx, names))
+
+
+def readings(ctx: RuleContext, found: Sequence[Dispute]) -> list[Reading] | None:
+    """One reading per combination of the disputed records (each dispute's records, one at a
+    time); None past :data:`MAX_READINGS`."""
     total = 1
     for dispute in found:
         total *= len(dispute.records)
@@ -107,16 +163,11 @@ def readings(ctx: RuleContext, names: Sequence[str]) -> list[Reading] | None:
         return None
     readings = []
     for chosen in itertools.product(*([i for i, _ in d.records] for d in found)):
-        dropped: dict[type[EvidenceDoc], set[int]] = {}
+        dropped: dict[type[EvidenceDoc], dict[tuple[str | int, ...], set[int]]] = {}
         for dispute, keep in zip(found, chosen, strict=True):
-            dropped.setdefault(dispute.document, set()).update(
-                i for i, _ in dispute.records if i != keep
-            )
-        kept = {}
-        for cls, gone in dropped.items():
-            listed = getattr(ev.document(cls), "workers", None) or []
-            kept[cls] = [i for i in range(len(listed)) if i not in gone]
-        readings.append(Reading(ev, kept))
+            gone = dropped.setdefault(dispute.document, {}).setdefault(dispute.at, set())
+            gone.update(i for i, _ in dispute.records if i != keep)
+        readings.append(Reading(ctx.evidence, dropped))
     return readings
 
 
@@ -124,7 +175,7 @@ Evaluate = Callable[[RuleContext], LayerResult]
 
 
 def judge_alike(
-    layer: Layer, ctx: RuleContext, names: Sequence[str], evaluate: Evaluate
+    layer: Layer, ctx: RuleContext, doubted: Sequence[Dispute], evaluate: Evaluate
 ) -> LayerResult:
     """``layer`` judged in every reading: their common answer, or unknown with the conflict.
 
@@ -132,16 +183,16 @@ def judge_alike(
     record, stale by the other) decide the rung all the same: it reads that
     status, with each reading's findings and the conflict beside them.
     """
-    found = readings(ctx, names)
+    found = readings(ctx, doubted)
     if found is None:
-        return _conflict(layer, ctx, names, [], LayerStatus.UNKNOWN)
+        return _conflict(layer, ctx, doubted, [], LayerStatus.UNKNOWN)
     results = [evaluate(replace(ctx, evidence=reading)) for reading in found]
     if len({_gist(result) for result in results}) == 1:
         return _cited_by_all(results)
     statuses = [result.status.value for result in results]
     if len(set(statuses)) > 1:
-        return _conflict(layer, ctx, names, statuses, LayerStatus.UNKNOWN)
-    decided = _conflict(layer, ctx, names, statuses, results[0].status)
+        return _conflict(layer, ctx, doubted, statuses, LayerStatus.UNKNOWN)
+    decided = _conflict(layer, ctx, doubted, statuses, results[0].status)
     decided.findings = sorted(
         _each_reason(results) + decided.findings,
         key=lambda f: SEVERITY_ORDER.get(f.severity, 9),
@@ -186,14 +237,24 @@ def _union(findings: Iterable[Finding]) -> list[Citation]:
 
 
 def _conflict(
-    layer: Layer, ctx: RuleContext, names: Sequence[str], outcomes: list[str], status: LayerStatus
+    layer: Layer,
+    ctx: RuleContext,
+    doubted: Sequence[Dispute],
+    outcomes: list[str],
+    status: LayerStatus,
 ) -> LayerResult:
+    """The rung at ``status`` with a finding for each disputed worker (all its documents in
+    one) and for each other disputed entry."""
+    names = dict.fromkeys(d.worker for d in doubted if d.worker is not None)
     findings: list[Finding] = [
         finding
         for name in names
         if (finding := conflict_finding(ctx.evidence, name, layer, outcomes)) is not None
     ]
+    findings += [
+        entry_conflict(ctx.evidence, d, layer, outcomes) for d in doubted if d.worker is None
+    ]
     return LayerResult(name=layer, status=status, findings=findings)
 
 
-__all__ = ["MAX_READINGS", "Reading", "disputed", "judge_alike", "readings"]
+__all__ = ["MAX_READINGS", "Reading", "disputed", "judge_alike", "named", "readings"]

@@ -28,6 +28,13 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
+from .duplicates import (
+    deployment_key,
+    in_agreed_order,
+    job_deployment_key,
+    placement_key,
+    verdict_key,
+)
 from .facts import departed_idle, find_worker, job_time, jobs, names, waiting, workers
 from .matching import is_available, rank_candidates
 from .trouble import job_trouble, latest_success, worker_trouble
@@ -127,21 +134,19 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
     """Workers the job runs on or is meant for, by the strongest evidence available."""
     if job.assigned_worker:
         return [job.assigned_worker]
-    native = _native_placement(ev, job)
-    if native is not None:
-        placed = [v.worker for v in native.per_worker if v.verdict == "placed"]
-        if placed:
-            return placed
+    placed = _verdicts(ev, job, "placed")
+    if placed:
+        return placed
     deployments = ev.get(DeploymentEvidence)
     if deployments is not None and deployments.applicable:
         deployed = [
             jd.worker
-            for d in deployments.deployments
-            for jd in d.job_deployments
+            for d in in_agreed_order(deployments.deployments, deployment_key)
+            for jd in in_agreed_order(d.job_deployments, job_deployment_key)
             if jd.job == job.name
         ]
         if deployed:
-            return deployed
+            return list(dict.fromkeys(deployed))
     req = job.requirements
     if req is not None and req.required_worker:
         return [req.required_worker]
@@ -150,9 +155,24 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
     return []
 
 
-def _native_placement(ev: EvidenceSet, job: Job) -> JobPlacement | None:
+def _native_placements(ev: EvidenceSet, job: Job) -> list[JobPlacement]:
+    """Every placement report of ``job`` the product wrote, its duplicates in one order
+    whatever the list's (which the target is must not depend on it; its ladder judges them)."""
     doc = ev.get(PlacementEvidence)
-    return next((p for p in (doc.placements if doc else []) if p.job == job.name), None)
+    listed = [p for p in (doc.placements if doc else []) if p.job == job.name]
+    return in_agreed_order(listed, placement_key)
+
+
+def _verdicts(ev: EvidenceSet, job: Job, verdict: str) -> list[str]:
+    """The workers some placement report of ``job`` gives ``verdict``, each once."""
+    return list(
+        dict.fromkeys(
+            v.worker
+            for p in _native_placements(ev, job)
+            for v in in_agreed_order(p.per_worker, verdict_key)
+            if v.verdict == verdict
+        )
+    )
 
 
 def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
@@ -162,12 +182,12 @@ def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
         troubled = [w for w in listed if worker_trouble(ev, w, job=job)]
         chosen = (troubled or listed)[0]
         return chosen, f"assigned to {chosen}" if job.assigned_worker else f"meant for {chosen}"
-    native = _native_placement(ev, job)
-    if native is not None:
-        eligible = [v.worker for v in native.per_worker if v.verdict == "eligible_not_placed"]
+    natives = _native_placements(ev, job)
+    if natives:
+        eligible = _verdicts(ev, job, "eligible_not_placed")
         if eligible:
             return eligible[0], f"eligible worker {eligible[0]} (product's placement)"
-        if native.per_worker or native.eligible == 0:
+        if any(native.per_worker or native.eligible == 0 for native in natives):
             return None, "no eligible worker (product's placement)"
     if not waiting(job) and not job.requirements:
         return None, ""

@@ -22,6 +22,7 @@ from schemas.evidence import (
 
 from .api import EvidenceSet
 from .contradictions import conflicting_worker
+from .duplicates import deployment_key, in_agreed_order, job_deployment_key
 from .facts import (
     departed_idle,
     find_worker,
@@ -80,9 +81,9 @@ def job_trouble(
 
 def _evidence_trouble(ev: EvidenceSet, job: str, worker: str | None) -> str | None:
     deployments = ev.get(DeploymentEvidence)
-    if deployments is not None and deployments.applicable:
-        for record in deployments.deployments:
-            for jd in record.job_deployments:
+    if deployments is not None and deployments.applicable:  # a record listed twice: one order
+        for record in in_agreed_order(deployments.deployments, deployment_key):
+            for jd in in_agreed_order(record.job_deployments, job_deployment_key):
                 if jd.job == job and worker in (None, jd.worker) and jd.state == "failed":
                     return f"deployment failed on {jd.worker}"
     requirements = ev.get(RequirementsEvidence)

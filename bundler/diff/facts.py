@@ -3,7 +3,8 @@
 Workers are compared by name on the facts an engineer checks after a repair
 (connection, health, admin state, version, labels, capacity); deployments by
 job and worker on their identity (deployment id, state, staged revision);
-collectors by id, on whether they succeeded.
+collectors by id, on whether they succeeded. A worker or deployment listed
+twice shows what each record says where they differ, whatever their order.
 """
 
 from __future__ import annotations
@@ -92,26 +93,31 @@ def worker_changes(before: Side, after: Side) -> list[FieldChange]:
 
 
 def _deployment_facts(side: Side) -> dict[str, dict[str, Any]]:
+    """Each deployment's and job deployment's facts; one listed more than once shows every
+    record's word for a fact its records disagree on (``active / failed``), as for workers,
+    never the last record's."""
     doc = side.deployments
-    facts: dict[str, dict[str, Any]] = {}
+    said: dict[str, dict[str, list[Any]]] = {}
     if not isinstance(doc, DeploymentEvidence):
-        return facts
+        return {}
     for record in doc.deployments:
         name = record.workflow or record.deployment_id or "?"
-        facts[f"deployment {name}"] = {
+        facts = {
             "deployment id": record.deployment_id,
             "version": record.version,
             "status": record.status,
             "reconcile state": record.reconcile_state,
         }
+        _add(said, f"deployment {name}", facts)
         for job in record.job_deployments:
-            facts[f"{job.job} on {job.worker}"] = {
+            facts = {
                 "deployment id": job.deployment_id,
                 "state": job.state,
                 "staged revision": job.staged_revision,
                 "reason": job.reason,
             }
-    return facts
+            _add(said, f"{job.job} on {job.worker}", facts)
+    return {name: {f: _one(values) for f, values in facts.items()} for name, facts in said.items()}
 
 
 def deployment_changes(before: Side, after: Side) -> list[FieldChange]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bundler.analyze.rules import deployment as rules
 from schemas import LayerStatus
 from schemas.evidence import DeploymentEvidence, JobDeployment, RenderInfo
@@ -101,3 +103,23 @@ def test_drift_warns(fleet: Fleet) -> None:
     assert fleet.deployments is not None
     fleet.deployments.deployments[0].drift = ["MISSING_REPLICA:ingest@w3"]
     assert codes(judge(rules.deployment_drift, fleet, job="ingest")) == ["DRIFT_DETECTED"]
+
+
+@pytest.mark.parametrize("later_first", [False, True])
+def test_drift_on_two_deployments_of_the_job_names_both_in_either_order(
+    fleet: Fleet, later_first: bool
+) -> None:
+    """Two deployments of the job (an earlier one not yet removed), both drifted: neither is
+    the job's by where it is listed, so the warning names and cites both."""
+    assert fleet.deployments is not None
+    records = fleet.deployments.deployments
+    records[0].drift = ["MISSING_REPLICA:ingest@w3"]
+    later = records[0].model_copy(update={"deployment_id": "dep-2", "drift": ["REVISION_DRIFT"]})
+    records.insert(0 if later_first else 1, later)
+    result = judge(rules.deployment_drift, fleet, job="ingest")
+    assert result is not None
+    [finding] = result.findings
+    assert "dep-1: MISSING_REPLICA:ingest@w3" in finding.message
+    assert "dep-2: REVISION_DRIFT" in finding.message
+    assert {c.pointer for c in finding.evidence} == {"/deployments/0/drift", "/deployments/1/drift"}
+    assert sorted(finding.details["drift"]) == ["MISSING_REPLICA:ingest@w3", "REVISION_DRIFT"]

@@ -227,3 +227,26 @@ def test_a_canary_after_dates_at_the_zero_time_is_no_proof_either_way(tmp_path: 
         "w1 / ingest: the successful run carries no time",
     )
     assert "1-01-01" not in result.stdout
+
+
+@pytest.mark.parametrize("failed_first", [False, True])
+def test_a_deployment_after_lists_twice_differently_shows_each_record_whatever_the_order(
+    tmp_path: Path, failed_first: bool
+) -> None:
+    """AFTER lists deployment dep-1 twice, its job deployment once active and once failed:
+    the repair is not proven, and the deployment facts diff shows are each record's."""
+    after = repaired()
+    assert after.deployments is not None
+    records = after.deployments.deployments
+    failed = records[0].model_copy(deep=True)
+    failed.job_deployments[0].state = "failed"
+    failed.job_deployments[0].reason = "JOB_START_FAILED"
+    records.insert(0 if failed_first else 1, failed)
+    result = diff(*write_pair(tmp_path, after))
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    job = {c.field: (c.before, c.after) for c in report.deployments if c.subject == "ingest on w1"}
+    assert job == {
+        "state": ("active", "active / failed"),
+        "reason": (None, "JOB_START_FAILED / null"),
+    }

@@ -29,15 +29,24 @@ def load_sample(name: str) -> tuple[MemorySource, Manifest]:
     return MemorySource(members), manifest
 
 
-def write_sample_dir(name: str, root: Path, changed: Mapping[str, bytes]) -> Path:
+def write_sample_dir(
+    name: str,
+    root: Path,
+    changed: Mapping[str, bytes],
+    fanned: Mapping[str, tuple[str, bytes]] | None = None,
+) -> Path:
     """``samples/bundles/<name>.zip`` extracted under ``root``, with ``changed`` members
     replaced and the manifest's checksums made to match them (a bundle as its collector
     would have written it had the product answered so).
+
+    ``fanned`` adds members: new path -> (the fan-out member it is a second answer of, its
+    data), recorded by a collector of its own with the same step and bound values (a list
+    naming one item twice makes doctor ask for it twice).
     """
     source, manifest = load_sample(name)
     contents = {member: source.read_bytes(member) for member in source.names()}
     contents.update(changed)
-    entries = []
+    entries, collectors = [], list(manifest.collectors)
     for entry in manifest.members:
         data = contents.get(entry.path)
         if data is not None and entry.path in changed:
@@ -45,7 +54,19 @@ def write_sample_dir(name: str, root: Path, changed: Mapping[str, bytes]) -> Pat
                 update={"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
             )
         entries.append(entry)
-    manifest = manifest.model_copy(update={"members": entries})
+    for path, (like, data) in (fanned or {}).items():
+        model = next(e for e in manifest.members if e.path == like)
+        ran = next(c for c in manifest.collectors if c.id == model.collector)
+        collector = f"{ran.id}.again"
+        collectors.append(ran.model_copy(update={"id": collector, "members": [path]}))
+        digest = hashlib.sha256(data).hexdigest()
+        entries.append(
+            model.model_copy(
+                update={"path": path, "sha256": digest, "size": len(data), "collector": collector}
+            )
+        )
+        contents[path] = data
+    manifest = manifest.model_copy(update={"members": entries, "collectors": collectors})
     for member, data in contents.items():
         if member == MANIFEST_MEMBER:
             continue

@@ -106,7 +106,7 @@ def _judge_all(ctx: RuleContext, items: list[tuple[tuple[int, int], JobDeploymen
         make_finding(
             codes.DEPLOYMENT_RUNNABLE,
             "pass",
-            f"Deployed and runnable: {names(passed)}.",
+            f"Deployed and runnable: {names(dict.fromkeys(passed))}.",
             evidence=[_cite(ctx, items[0][0], "state", value=items[0][1].state)],
         )
     )
@@ -206,30 +206,39 @@ def _drift(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
 
 @rule(Layer.DEPLOYMENT, needs=(DeploymentEvidence,))
 def deployment_drift(ctx: RuleContext) -> RuleResult | None:
-    """Reconciliation drift on the job's deployment record (warn: it may self-heal)."""
+    """Reconciliation drift on the job's deployment records (warn: it may self-heal).
+
+    Every drifted record of the job is named, not the first one listed: which one
+    comes first says nothing about which deployment is current."""
     doc = ctx.evidence.need(DeploymentEvidence)
     job = ctx.target.job
     if not doc.applicable or job is None:
         return None
-    for index, record in enumerate(doc.deployments):
-        if record.drift and any(jd.job == job.name for jd in record.job_deployments):
-            return RuleResult.warn(
-                codes.DRIFT_DETECTED,
-                f"Deployment {record.deployment_id or index} of {job.name} has drifted: "
-                f"{', '.join(record.drift)}.",
-                evidence=[
-                    cite(
-                        ctx.evidence,
-                        DeploymentEvidence,
-                        "deployments",
-                        index,
-                        "drift",
-                        value=record.drift,
-                    )
-                ],
-                drift=record.drift,
-            )
-    return None
+    drifted = [
+        (index, record)
+        for index, record in enumerate(doc.deployments)
+        if record.drift and any(jd.job == job.name for jd in record.job_deployments)
+    ]
+    if not drifted:
+        return None
+    if len(drifted) == 1:
+        index, record = drifted[0]
+        message = (
+            f"Deployment {record.deployment_id or index} of {job.name} has drifted: "
+            f"{', '.join(record.drift)}."
+        )
+    else:
+        said = "; ".join(f"{r.deployment_id or i}: {', '.join(r.drift)}" for i, r in drifted)
+        message = f"{len(drifted)} deployments of {job.name} have drifted: {said}."
+    return RuleResult.warn(
+        codes.DRIFT_DETECTED,
+        message,
+        evidence=[
+            cite(ctx.evidence, DeploymentEvidence, "deployments", index, "drift", value=r.drift)
+            for index, r in drifted
+        ],
+        drift=list(dict.fromkeys(item for _, record in drifted for item in record.drift)),
+    )
 
 
 RULES = (job_deployment, deployment_drift)

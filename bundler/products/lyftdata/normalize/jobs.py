@@ -61,8 +61,29 @@ def job_requirements(
     )
 
 
-def _placements(reader: RawReader) -> dict[str, PlacementReport]:
-    return {read.value.job: read.value for read in reader.items("job-placement", PlacementReport)}
+def _placements(reader: RawReader) -> dict[str, list[PlacementReport]]:
+    """Every placement report of each job: one job asked for twice has two (``jobs.json``
+    listing it twice), and neither the first nor the last is the true one."""
+    found: dict[str, list[PlacementReport]] = {}
+    for read in reader.items("job-placement", PlacementReport):
+        found.setdefault(read.value.job, []).append(read.value)
+    return found
+
+
+def _assigned(reports: list[PlacementReport]) -> str | None:
+    """The one worker every placement report of a job places it on; None when none, several,
+    or when the reports (or one report's verdicts on a worker) disagree: the placement rung
+    says so, this is not where to settle it."""
+    placed: set[frozenset[str]] = set()
+    for report in reports:
+        verdicts: dict[str, set[str]] = {}
+        for verdict in report.per_worker:
+            verdicts.setdefault(verdict.worker_id, set()).add(verdict.verdict)
+        if any(len(said) > 1 for said in verdicts.values()):
+            return None
+        placed.add(frozenset(w for w, said in verdicts.items() if said == {"placed"}))
+    only = placed.pop() if len(placed) == 1 else frozenset()
+    return next(iter(only)) if len(only) == 1 else None
 
 
 def normalize_jobs(reader: RawReader) -> JobsEvidence:
@@ -76,10 +97,6 @@ def normalize_jobs(reader: RawReader) -> JobsEvidence:
     doc.complete = reader.has_document("jobs") and not doc.gaps
     for listed in reader.listed("jobs", JobSummary):
         job = listed.value
-        placed = placements.get(job.name)
-        placed_workers = (
-            [p.worker_id for p in placed.per_worker if p.verdict == "placed"] if placed else []
-        )
         doc.jobs.append(
             Job(
                 name=job.name,
@@ -87,7 +104,7 @@ def normalize_jobs(reader: RawReader) -> JobsEvidence:
                 kind="job",
                 native_state=job.state,
                 phase=_PHASES.get((job.state or "").lower(), JobPhase.UNKNOWN),
-                assigned_worker=placed_workers[0] if len(placed_workers) == 1 else None,
+                assigned_worker=_assigned(placements.get(job.name, [])),
                 requirements=job_requirements(job.placement, job.resources),
                 updated_at=utc(job.updated_at),
                 source=listed.source(),

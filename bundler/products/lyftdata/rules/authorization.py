@@ -11,7 +11,7 @@ from __future__ import annotations
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence
 
-from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.api import RuleContext, RuleResult, rule
 from ....analyze.codes import CLOCK_SKEW_EXCEEDS_LEASE_TOLERANCE
 from ....analyze.facts import authorization_entry, citations, cite_source
 from ..recovery import CLOCK_SYNC
@@ -35,8 +35,9 @@ def lease_clock_skew(ctx: RuleContext) -> RuleResult | None:
     amount = f"{abs(skew):.0f}s {'ahead of' if skew > 0 else 'behind'}" if skew else "off"
     limit = f"the {tolerance:.0f}s" if tolerance is not None else "what"
     evidence = [
-        cite_json(AuthorizationEvidence.member_path, f"/workers/{index}/clock_skew_s", skew),
-        cite_json(AuthorizationEvidence.member_path, "/lease_clock_tolerance_s", tolerance),
+        # through the evidence set: a reading of disputed records renumbers the index
+        ctx.evidence.cite(AuthorizationEvidence, f"/workers/{index}/clock_skew_s", skew),
+        ctx.evidence.cite(AuthorizationEvidence, "/lease_clock_tolerance_s", tolerance),
         *citations(cite_source(entry.source)),
     ]
     return RuleResult.fail(

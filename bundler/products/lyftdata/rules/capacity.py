@@ -9,7 +9,7 @@ from __future__ import annotations
 from schemas import Layer
 from schemas.evidence import CapacityEvidence
 
-from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.api import RuleContext, RuleResult, rule
 from ....analyze.facts import capacity_entry
 from .. import codes
 from ..recovery import ENABLE_METRICS
@@ -26,8 +26,8 @@ def metrics_not_enabled(ctx: RuleContext) -> RuleResult | None:
         f"LyftData collects no metrics for worker {ctx.target.worker} (off by default for new "
         "workers): its capacity cannot be measured.",
         [
-            cite_json(
-                CapacityEvidence.member_path, f"/workers/{index}/limits/metrics_enabled", False
+            ctx.evidence.cite(  # a reading of disputed records renumbers the index
+                CapacityEvidence, f"/workers/{index}/limits/metrics_enabled", False
             )
         ],
     )

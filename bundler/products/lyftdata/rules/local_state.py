@@ -13,7 +13,7 @@ from __future__ import annotations
 from schemas import Layer
 from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidence
 
-from ....analyze.api import RuleContext, RuleResult, cite_json, rule
+from ....analyze.api import RuleContext, RuleResult, rule
 from ....analyze.codes import LOCAL_STATE_CORRUPT
 from ....analyze.facts import citations, cite_source, find_worker
 from ..recovery import RESET_STATE_REPAIR
@@ -44,8 +44,8 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
     restarts = (worker.metadata or {}).get("service.NRestarts")
     looping = f" (service restarted {restarts} times)" if restarts else ""
     names = ", ".join(f.path for _, f in corrupt)
-    evidence = [
-        cite_json(LocalStateEvidence.member_path, f"/files/{i}/integrity", f.detail or "corrupt")
+    evidence = [  # through the evidence set: a reading of disputed records renumbers them
+        ctx.evidence.cite(LocalStateEvidence, f"/files/{i}/integrity", f.detail or "corrupt")
         for i, f in corrupt
     ]
     for _, f in corrupt:
