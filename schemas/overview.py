@@ -49,7 +49,8 @@ class WorkerOverview(ManyRecord):
     finding: str | None = Field(
         default=None,
         description="Main finding code of its worst target (last failing code of the first "
-        "failed layer, else the first warning).",
+        "failed layer, else the first warning, else for an inconclusive target the first "
+        "finding of its first unknown layer).",
     )
     codes: list[str] = Field(
         default_factory=list, description="Every failing or warning code of its targets."

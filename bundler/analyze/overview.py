@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from schemas import FleetOverview, TargetReport, Verdict, WorkerGroup, WorkerOverview
+from schemas import FleetOverview, LayerStatus, TargetReport, Verdict, WorkerGroup, WorkerOverview
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
 
 from ..timetext import utc
@@ -152,7 +152,12 @@ def _row(
 
 
 def main_finding(target: TargetReport) -> str | None:
-    """The code a report leads with for ``target`` (as the samples' catalog names it)."""
+    """The code a report leads with for ``target``: its most specific failure, else its first
+    warning, else, when a rung could not be judged, why the first such rung is unknown.
+
+    The last case keeps an inconclusive worker from reading "no trouble found" in the fleet
+    overview when its own evidence is what is missing (no authorization record, say).
+    """
     if target.first_failed_layer is not None:
         layer = next(r for r in target.layers if r.name is target.first_failed_layer)
         failing = [f.code for f in layer.findings if f.severity == "fail"]
@@ -161,7 +166,16 @@ def main_finding(target: TargetReport) -> str | None:
     warning = next(
         (f.code for r in target.layers for f in r.findings if f.severity == "warn"), None
     )
-    return warning
+    if warning is not None or target.verdict is not Verdict.INCONCLUSIVE:
+        return warning
+    return next(
+        (
+            r.findings[0].code
+            for r in target.layers
+            if r.status is LayerStatus.UNKNOWN and r.findings
+        ),
+        None,
+    )
 
 
 def _target_rank(target: TargetReport) -> tuple[int, int]:

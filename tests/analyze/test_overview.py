@@ -11,8 +11,8 @@ import pytest
 from bundler.analyze.engine import analyze
 from bundler.analyze.render import render, render_json, render_markdown
 from bundler.analyze.render._common import target_title
-from bundler.analyze.render._fleet import SECTIONS_SHOWN, target_groups
-from schemas import AnalysisReport, Verdict
+from bundler.analyze.render._fleet import SECTIONS_SHOWN, target_groups, worker_finding
+from schemas import AnalysisReport, Verdict, WorkerOverview
 from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerAuthorization
 from tests.analyze.test_render import _check_snapshot
 from tests.support.big_fleet import big_fleet
@@ -166,3 +166,22 @@ def test_a_big_report_prints_the_first_target_sections_and_counts_the_rest() -> 
     assert len(shown_titles) == SECTIONS_SHOWN
     data = json.loads(render_json(report))
     assert len(data["targets"]) == len(report.targets)  # nothing dropped from the JSON
+
+
+def test_an_inconclusive_worker_names_what_is_unknown_not_no_trouble(fleet: Fleet) -> None:
+    """w1 runs ingest, but the bundle has no authorization record for it: its ladder is
+    inconclusive, so its overview line leads with why, never with "no trouble found"."""
+    assert fleet.authorization is not None
+    fleet.authorization.workers = [a for a in fleet.authorization.workers if a.worker != "w1"]
+    report = analyze(fleet.evidence())
+    assert report.fleet is not None
+    w1 = next(w for w in report.fleet.workers if w.name == "w1")
+    assert (w1.verdict, w1.finding) == (Verdict.INCONCLUSIVE, "AUTHORIZATION_RECORD_MISSING")
+    line = next(line for line in _text(report).splitlines() if line.startswith("w1 "))
+    assert "AUTHORIZATION_RECORD_MISSING" in line
+    assert "no trouble found" not in line
+
+
+def test_an_inconclusive_row_without_a_code_never_reads_no_trouble_found() -> None:
+    row = WorkerOverview(name="w9", status=ConnectionState.ONLINE, verdict=Verdict.INCONCLUSIVE)
+    assert worker_finding(row) == "a layer could not be judged"

@@ -97,6 +97,8 @@ def worker_finding(row: WorkerOverview) -> str:
     if row.trouble:
         suffix = "" if row.verdict is not None else " (not walked: over the target limit)"
         return row.trouble + suffix
+    if row.verdict is Verdict.INCONCLUSIVE:  # never "no trouble found" on doubt
+        return "a layer could not be judged"
     return "every layer passes" if row.verdict is Verdict.HEALTHY else "no trouble found"
 
 
