@@ -21,6 +21,8 @@ NESTED_200 = b'{"status": ' + b"[" * 200 + b"]" * 200 + b', "version": "1"}'
 """Parses, but deeper than any walk of it should have to go."""
 BIGINT = b'{"status": "ok", "version": ' + b"9" * 5000 + b"}"
 """json.loads raises a plain ValueError (Python's 4,300-digit limit)."""
+TWICE = b'{"status": "online", "version": "1", "status": "offline"}'
+"""json.loads keeps the last: the health read would be the order of two keys."""
 
 
 @pytest.mark.parametrize(
@@ -30,6 +32,7 @@ BIGINT = b'{"status": "ok", "version": ' + b"9" * 5000 + b"}"
         (NESTED_200, "nested deeper than 128 levels"),
         (BIGINT, "Exceeds the limit (4300 digits) for integer string conversion"),
         (b"{not json", "not valid JSON: Expecting property name"),
+        (TWICE, "not usable as JSON: the response has a duplicate key at /status (one object"),
     ],
 )
 def test_json_the_collector_cannot_use_is_kept_as_text(
@@ -68,3 +71,4 @@ def test_a_latin1_superscript_retry_after_is_an_http_status_error(
     health = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))["http.health"]
     assert health.error_class == "HttpStatusError", health.error_message  # type: ignore[attr-defined]
     assert "HTTP 429" in (health.error_message or "")  # type: ignore[attr-defined]
+
