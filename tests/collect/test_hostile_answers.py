@@ -6,13 +6,20 @@ ends with a named error class and, where the body is evidence, keeps it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bundler import products
 from bundler.archive.contracts import MemorySink
 from bundler.collect.transports.politeness import retry_after_seconds
 from bundler.collect.validate import check_json
+from bundler.doctor.request import DoctorRequest
+from bundler.doctor.run import run_doctor
+from bundler.secret_options import SealOptions
 from tests.collect.test_engine import _by_id, _entry, _run
 from tests.collect.testprofile import SampleProfile
+from tests.support.archive import PASSWORD, open_test_bundle
 from tests.support.http_server import Reply, ScriptedHTTPServer
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -72,3 +79,49 @@ def test_a_latin1_superscript_retry_after_is_an_http_status_error(
     assert health.error_class == "HttpStatusError", health.error_message  # type: ignore[attr-defined]
     assert "HTTP 429" in (health.error_message or "")  # type: ignore[attr-defined]
 
+
+ERROR_PAGE = (
+    b"<html><h1>500 Internal Server Error</h1><pre>upstream db-primary refused the "
+    b"connection: password=hunter2-Secret-Value-1</pre>"
+    + b"<!-- the stack trace was here -->\n" * 20
+    + b"<p>request id 7f3a: the end of the page</p></html>"
+)
+"""Longer than the 200 characters a message quotes: its end is only in the member."""
+
+
+def test_an_error_page_is_kept_as_evidence_redacted(
+    http_server: ScriptedHTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a failing server said is evidence: the whole page, redacted, not 200 characters."""
+    monkeypatch.setitem(products.PROFILES, "testprod", "tests.collect.testprofile")
+    http_server.route("/health", Reply(500, ERROR_PAGE, content_type="text/html"))
+    http_server.route("/workers", Reply(200, [{"name": "w1", "status": "online"}]))
+    asked = {"Retry-After": "90"}  # over the bound: not waited for, kept
+    http_server.route("/workers/w1", Reply(503, {"detail": "draining"}, headers=asked))
+    target = tmp_path / "support.zip"
+    request = DoctorRequest(
+        profile="testprod",
+        server=http_server.url,
+        timeout_s=10,
+        bundle=target,
+        seal=SealOptions(password_env="BUNDLE_PW"),
+    )
+    monkeypatch.setenv("BUNDLE_PW", PASSWORD)  # the password is read from the process's own
+    run_doctor(request, environ={"BUNDLE_PW": PASSWORD}, warn=lambda _: None)
+    with open_test_bundle(target) as bundle:
+        assert bundle.manifest is not None
+        outcomes = {c.id: c for c in bundle.manifest.collectors}
+        page = bundle.read_bytes("raw/http/health.json")
+        throttled = bundle.read_bytes("raw/http/workers/000.json")
+        entry = bundle.listed("raw/http/health.json")
+    health = outcomes["http.health"]
+    assert (health.status.value, health.error_class) == ("failed", "HttpStatusError")
+    assert health.members == ["raw/http/health.json"]
+    assert b"request id 7f3a: the end of the page" in page
+    assert b"hunter2-Secret-Value-1" not in page
+    assert b"password=[REDACTED:password:" in page
+    assert entry is not None
+    assert entry.media_type == "text/plain"
+    assert outcomes["http.worker.000"].error_class == "HttpStatusError"
+    assert throttled == b'{"detail": "draining"}'
+    assert b"hunter2-Secret-Value-1" not in target.read_bytes()

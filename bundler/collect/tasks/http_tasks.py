@@ -164,8 +164,15 @@ def _fetch(
         attempts = capture.attempts
         record.http_status = capture.status_code
         record.content_type = capture.content_type
-        _check_status(step, capture, ctx.recorder.redact)
         member = render_member(step.member, {"index": f"{index:03d}"})
+        try:
+            _check_status(step, capture, ctx.recorder.redact)
+        except (HttpRefused, HttpStatusError) as refused:
+            answer = _error_answer(capture, member)
+            ctx.recorder.finish(
+                record, members=answer, error=refused, note=_waited(capture), attempts=attempts
+            )
+            return
         pending, error, problem, parsed = _member_for(ctx, step, capture, member)
         fanout = (
             ctx.fanout_projection(step.id, parsed)
@@ -197,6 +204,22 @@ def _waited(capture: HttpCapture | None) -> str | None:
         f"held back {capture.waited_s:.1f}s by Retry-After and retried "
         f"({capture.attempts} attempts made)"
     )
+
+
+def _error_answer(capture: HttpCapture, member: str) -> list[PendingMember]:
+    """What the server said with a status that is not success: kept as evidence, as text.
+
+    The message quotes only its first 200 characters; a 5xx error page (which
+    component failed, which upstream), a 429's explanation or a 401's reason is the
+    evidence support reads, and ``bundler serve`` answers with it. Stored like any
+    member (redacted by the sink, capped), as text: it is not the document the step
+    asks for, so no normalizer reads it (its collector did not succeed). An empty
+    body (a bare redirect, a 304) stores nothing.
+    """
+    body = capture.body
+    if not body.total_bytes:
+        return []
+    return [PendingMember(member, body.content, "text/plain", truncated=body.truncated)]
 
 
 def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], str]) -> None:
