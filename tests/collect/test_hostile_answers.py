@@ -80,6 +80,21 @@ def test_a_latin1_superscript_retry_after_is_an_http_status_error(
     assert "HTTP 429" in (health.error_message or "")  # type: ignore[attr-defined]
 
 
+def test_a_retry_after_past_a_floats_range_is_quoted_not_inf(
+    http_server: ScriptedHTTPServer,
+) -> None:
+    """400 digits are valid delay-seconds and float() makes them inf: the message said 'infs'."""
+    asked = {"Retry-After": "9" * 400}
+    http_server.route("/health", Reply(429, {"detail": "slow down"}, headers=asked))
+    sink = MemorySink()
+    health = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))["http.health"]
+    message = health.error_message or ""  # type: ignore[attr-defined]
+    assert health.error_class == "HttpStatusError", message  # type: ignore[attr-defined]
+    assert "retry after a 400-digit number of seconds; not waited for" in message
+    assert "inf" not in message
+    assert http_server.paths().count("/health") == 1  # asked too long: not waited, not retried
+
+
 ERROR_PAGE = (
     b"<html><h1>500 Internal Server Error</h1><pre>upstream db-primary refused the "
     b"connection: password=hunter2-Secret-Value-1</pre>"

@@ -8,6 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -241,18 +242,28 @@ def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], 
     if code in (401, 403):
         raise HttpRefused(detail, redacted=True)
     if code in THROTTLE_STATUSES and capture.retry_after is not None:
-        asked = retry_after_seconds(capture.retry_after)
-        wait = (
-            f"{asked:g}s"
-            if asked is not None
-            else repr(excerpt(capture.retry_after, redact, ERROR_SNIPPET))
-        )
+        wait = _asked(capture.retry_after, redact)
         raise HttpStatusError(
             f"{detail} (the server asked to retry after {wait}; not waited for)", redacted=True
         )
     if 300 <= code < 400:
         raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
     raise HttpStatusError(detail, redacted=True)
+
+
+def _asked(retry_after: str, redact: Callable[[str], str]) -> str:
+    """The delay a ``Retry-After`` asked for, as the outcome says it.
+
+    400 digits are valid delay-seconds that ``float`` reads as inf (shown as
+    "infs"); they are counted, not quoted: a quote is cut between words, which
+    leaves nothing of one long number. A value that is no delay is quoted, redacted.
+    """
+    asked = retry_after_seconds(retry_after)
+    if asked is None:
+        return repr(excerpt(retry_after, redact, ERROR_SNIPPET))
+    if not math.isfinite(asked):
+        return f"a {len(retry_after.strip())}-digit number of seconds"
+    return f"{asked:g}s"
 
 
 def _member_for(
