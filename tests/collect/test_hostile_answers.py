@@ -95,6 +95,35 @@ def test_a_retry_after_past_a_floats_range_is_quoted_not_inf(
     assert http_server.paths().count("/health") == 1  # asked too long: not waited, not retried
 
 
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_redirect_to_another_origin_is_named_and_never_followed(
+    http_server: ScriptedHTTPServer, status: int
+) -> None:
+    """The other origin gets nothing (not the token, not a request); the outcome says where."""
+    with ScriptedHTTPServer() as elsewhere:
+        elsewhere.route("/health", Reply(200, {"status": "ok", "version": "1"}))
+        moved = f"{elsewhere.url}/health"
+        http_server.route("/health", Reply(status, b"", headers={"Location": moved}))
+        sink = MemorySink()
+        outcomes = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))
+    health = outcomes["http.health"]
+    assert health.error_class == "HttpStatusError"  # type: ignore[attr-defined]
+    assert health.error_message == (  # type: ignore[attr-defined]
+        f"HTTP {status}: redirect to '{moved}' not followed (doctor asks only --server, read-only)"
+    )
+    assert elsewhere.requests == []
+    assert http_server.paths().count("/health") == 1
+
+
+def test_a_304_is_not_called_a_redirect(http_server: ScriptedHTTPServer) -> None:
+    http_server.route("/health", Reply(304, b""))
+    sink = MemorySink()
+    health = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))["http.health"]
+    assert health.error_message == (  # type: ignore[attr-defined]
+        "HTTP 304 (not modified) to a request that asked no condition"
+    )
+
+
 ERROR_PAGE = (
     b"<html><h1>500 Internal Server Error</h1><pre>upstream db-primary refused the "
     b"connection: password=hunter2-Secret-Value-1</pre>"

@@ -246,9 +246,21 @@ def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], 
         raise HttpStatusError(
             f"{detail} (the server asked to retry after {wait}; not waited for)", redacted=True
         )
+    if code == 304:  # doctor never asks conditionally: no document came
+        raise HttpStatusError("HTTP 304 (not modified) to a request that asked no condition")
     if 300 <= code < 400:
-        raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
+        raise HttpStatusError(_not_followed(code, capture.location, redact), redacted=True)
     raise HttpStatusError(detail, redacted=True)
+
+
+def _not_followed(code: int, location: str | None, redact: Callable[[str], str]) -> str:
+    """A redirect's outcome: where it pointed (redacted: a URL can carry a token), not followed.
+
+    Doctor reads only the server it was given: a redirect could lead to another
+    host (with the API token) or to a route the read-only guard never saw.
+    """
+    where = f" to {excerpt(location, redact, ERROR_SNIPPET)!r}" if location else ""
+    return f"HTTP {code}: redirect{where} not followed (doctor asks only --server, read-only)"
 
 
 def _asked(retry_after: str, redact: Callable[[str], str]) -> str:

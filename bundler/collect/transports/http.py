@@ -76,6 +76,8 @@ class HttpCapture:
     waited_s: float = 0.0
     """Seconds this request was held back by Retry-After before its attempts (its own or
     another request's: the gate is shared)."""
+    location: str | None = None
+    """The response's ``Location`` header: where a redirect (never followed) pointed."""
 
 
 def check_server_url(url: str) -> httpx.URL:
@@ -208,6 +210,7 @@ class HttpCollector:
                     response.headers.get("content-type"),
                     attempt,
                     response.headers.get("retry-after"),
+                    location=response.headers.get("location"),
                 )
         except (UnsupportedEncoding, BadEncoding) as exc:
             raise BadContentEncoding(str(exc)) from exc
