@@ -18,6 +18,14 @@ for. Replacing the surrogate with U+FFFD instead would make the reader invent
 text: two distinct names (``w\\ud800x``, ``w\\udc00x``) would become one worker,
 and a finding would cite a name the document does not hold.
 
+An object that names one key twice (``{"status": "online", "status": "offline"}``)
+is refused too. JSON leaves its meaning open (RFC 8259: names "SHOULD be unique";
+receivers differ), and Python's parser silently keeps the last value: the record
+the analysis judged would be decided by the order of two keys, which the product
+never promised, and a reader with another parser would see the other value. No
+bundler writes one (a dict cannot hold it), so as evidence it is ambiguous and
+said to be so, naming where, instead of one of its readings being chosen.
+
 Numbers that are not finite are refused the same way. Python's parser reads
 ``NaN``, ``Infinity`` and ``-Infinity``, and a number past a float's range
 (``1e400``, or 400 digits with a fraction) as ``inf``; JSON has no such
@@ -57,6 +65,15 @@ class JsonNotFinite(JsonRefused):
     """A number that is not finite: ``NaN``, ``Infinity``, or past a float's range."""
 
 
+class JsonDuplicateKey(JsonRefused):
+    """An object names one key twice: which value counts would be the parser's choice."""
+
+
+class _Duplicate(Exception):
+    """Raised inside the parse by :func:`_unique`: not a ``ValueError``, so nothing in
+    ``json`` can take it for its own."""
+
+
 def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``json.loads`` that raises :class:`JsonTooDeep` instead of recursing without bound.
 
@@ -65,9 +82,14 @@ def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DE
     module docstring), so no model is ever built from either.
     """
     try:
-        document = json.loads(data)
+        document = json.loads(data, object_pairs_hook=_unique)
     except RecursionError:
         raise JsonTooDeep(_message(label, max_depth)) from None
+    except _Duplicate:
+        raise JsonDuplicateKey(
+            f"{label} has a duplicate key at {_duplicate_at(data)} (one object names it twice, "
+            "so its value would be the parser's choice: refused as ambiguous)"
+        ) from None
     if _deeper_than(document, max_depth):
         raise JsonTooDeep(_message(label, max_depth))
     if _may_hold_surrogate(data):
@@ -85,6 +107,46 @@ def loads_bounded(data: bytes | str, label: str, *, max_depth: int = MAX_JSON_DE
                 "a float's range; refused: no bundler writes one)"
             )
     return document
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members as a dict, unless two share a key (as fast as ``json``'s own dict)."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _Duplicate
+    return members
+
+
+class _Members(list[tuple[str, Any]]):
+    """An object's members in document order, duplicates kept: to find where one is."""
+
+
+def _duplicate_at(data: bytes | str) -> str:
+    """The JSON pointer of a key named twice in one object (outer objects looked at first).
+
+    Parsed again keeping every member, only once a duplicate was found; the tree is
+    walked iteratively (its nesting was not checked yet).
+    """
+    try:
+        document = json.loads(data, object_pairs_hook=_Members)
+    except RecursionError:
+        return "an unknown place (the document nests too deep to say)"
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        children: list[tuple[str, Any]] = []
+        if type(node) is _Members:
+            seen: set[str] = set()
+            for key, value in node:
+                child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+                if key in seen:
+                    return _shown(child)
+                seen.add(key)
+                children.append((child, value))
+        elif type(node) is list:
+            children = [(f"{pointer}/{i}", v) for i, v in enumerate(node)]
+        stack.extend(reversed(children))
+    return "an unknown place"
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")

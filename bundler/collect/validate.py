@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..jsondoc import MAX_JSON_DEPTH, JsonTooDeep, loads_bounded
+from ..jsondoc import MAX_JSON_DEPTH, JsonRefused, JsonTooDeep, loads_bounded
 from .plan import ForEach
 
 
@@ -57,12 +57,16 @@ def _parse_error(exc: ValueError) -> str:
     Not only syntax errors: nesting past :data:`MAX_JSON_DEPTH` (``json`` would
     raise RecursionError, and every later walk of the tree could too) and an
     integer past Python's digit limit (a plain ValueError) are hostile or broken
-    answers alike, and must not become an internal error that loses the body.
+    answers alike, and must not become an internal error that loses the body. A
+    duplicate key, a lone surrogate or a number that is not finite parses, but is
+    refused as ambiguous or unwritable (:mod:`bundler.jsondoc`), naming where.
     """
     if isinstance(exc, JsonTooDeep):
         return f"not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
     if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
         return f"not valid JSON: {exc}"
+    if isinstance(exc, JsonRefused):  # one line already, naming where: kept whole
+        return f"not usable as JSON: {exc}"
     return f"not usable as JSON: {str(exc).split(';')[0]}"
 
 

@@ -18,6 +18,7 @@ import pytest
 from bundler.archive import PublicKey, Sealing, keygen
 from bundler.jsondoc import (
     MAX_JSON_DEPTH,
+    JsonDuplicateKey,
     JsonNotFinite,
     JsonNotText,
     JsonTooDeep,
@@ -76,6 +77,21 @@ def test_a_number_that_is_not_finite_is_refused_and_named_by_where_it_is() -> No
     finite = loads_bounded(b'{"small": 1e-400, "big": 1.7e308, "NaN": "Infinity e999"}', "x")
     assert finite == {"small": 0.0, "big": 1.7e308, "NaN": "Infinity e999"}
     assert loads_bounded(b"[" + b"9" * 400 + b"]", "x") == [int("9" * 400)]  # an int stays exact
+
+
+def test_a_key_named_twice_is_refused_and_named_by_where_it_is() -> None:
+    """Python's json keeps the last of two equal keys: the reading would be the parser's."""
+    for document, where in [
+        (b'{"status": "online", "status": "offline"}', "/status"),
+        (b'[{"a": 1}, {"w": {"s": 1, "s": 2}}]', "/1/w/s"),
+        (b'{"a/b~": 1, "a/b~": 2}', "/a~1b~0"),
+        ('{"k\u00e9": 1, "k\u00e9": 2}', "/k\\xe9"),
+    ]:
+        with pytest.raises(
+            JsonDuplicateKey, match=f"member x has a duplicate key at {re.escape(where)} "
+        ):
+            loads_bounded(document, "member x")
+    assert loads_bounded(b'[{"s": 1}, {"s": 2}, {"S": 3, "s": 4}]', "x")[2] == {"S": 3, "s": 4}
 
 
 def _with_schema(tmp_path: Path, member: str, schema: str, data: bytes = DEEP) -> Path:
@@ -184,6 +200,29 @@ def test_a_number_that_is_not_finite_in_a_document_is_a_named_problem(
     assert seen["analyze"].code not in (0, 2, 70)
     if member.startswith("evidence/"):
         assert f"{named}workers/0/heartbeat_age_s" in seen["analyze"].stdout
+    assert seen["extract"].code == 0  # the bytes are authentic; extract does not parse them
+
+
+@pytest.mark.parametrize(
+    ("member", "schema"),
+    [
+        ("redaction-report.json", REDACTION_REPORT_SCHEMA),
+        ("evidence/workers.json", "evidence.workers"),
+    ],
+)
+def test_a_key_named_twice_in_a_document_is_a_named_problem(
+    tmp_path: Path, member: str, schema: str
+) -> None:
+    """Which of a worker's two states the analysis judged was the order of its keys."""
+    data = b'{"workers": [{"name": "w1", "connection": "online", "connection": "offline"}]}'
+    seen = run_all(_with_schema(tmp_path, member, schema, data), tmp_path / "work")
+    named = f"{member} has a duplicate key at /"
+    assert seen["verify"].code == 1
+    assert named in seen["verify"].text
+    assert seen["review"].code == 2
+    assert seen["analyze"].code not in (0, 2, 70)
+    if member.startswith("evidence/"):
+        assert f"{named}workers/0/connection" in seen["analyze"].stdout
     assert seen["extract"].code == 0  # the bytes are authentic; extract does not parse them
 
 

@@ -12,6 +12,7 @@ Usage::
         server.route("/flaky", [Reply(503), Reply(200, [])])
         server.route("/slow", Reply(200, {}, delay_s=5))
         server.route("/never", Reply(hang=True))
+        server.route("/odd", Reply(raw=write_by_hand))  # (socket, stopping event)
         ... server.url ...
         assert server.paths() == [...]
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
+import socket
 import ssl
 import threading
 import time
@@ -49,6 +51,10 @@ class Reply:
     drip_s: float | None = None
     """Send the body one byte every ``drip_s`` seconds."""
     headers: dict[str, str] = field(default_factory=dict)
+    raw: Callable[[socket.socket, threading.Event], None] | None = None
+    """Write the whole answer (status line, headers, body) on the socket yourself, for what
+    http.server cannot send: trickled headers, interim 1xx answers, a reset. The event is
+    set when the server stops; the connection is closed afterwards."""
 
     def payload(self) -> bytes:
         if isinstance(self.body, bytes):
@@ -215,6 +221,10 @@ def _handler_for(server: ScriptedHTTPServer) -> type[BaseHTTPRequestHandler]:
                 self.command, parts.path, parse_qs(parts.query), dict(self.headers.items())
             )
             reply = server.reply_for(request)
+            if reply.raw is not None:
+                self.close_connection = True
+                reply.raw(self.connection, server.stopping)
+                return
             if reply.hang:
                 server.stopping.wait()
                 return

@@ -8,6 +8,7 @@ the rendered path is checked against the profile's mutating routes again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -164,8 +165,15 @@ def _fetch(
         attempts = capture.attempts
         record.http_status = capture.status_code
         record.content_type = capture.content_type
-        _check_status(step, capture, ctx.recorder.redact)
         member = render_member(step.member, {"index": f"{index:03d}"})
+        try:
+            _check_status(step, capture, ctx.recorder.redact)
+        except (HttpRefused, HttpStatusError) as refused:
+            answer = _error_answer(capture, member)
+            ctx.recorder.finish(
+                record, members=answer, error=refused, note=_waited(capture), attempts=attempts
+            )
+            return
         pending, error, problem, parsed = _member_for(ctx, step, capture, member)
         fanout = (
             ctx.fanout_projection(step.id, parsed)
@@ -199,6 +207,22 @@ def _waited(capture: HttpCapture | None) -> str | None:
     )
 
 
+def _error_answer(capture: HttpCapture, member: str) -> list[PendingMember]:
+    """What the server said with a status that is not success: kept as evidence, as text.
+
+    The message quotes only its first 200 characters; a 5xx error page (which
+    component failed, which upstream), a 429's explanation or a 401's reason is the
+    evidence support reads, and ``bundler serve`` answers with it. Stored like any
+    member (redacted by the sink, capped), as text: it is not the document the step
+    asks for, so no normalizer reads it (its collector did not succeed). An empty
+    body (a bare redirect, a 304) stores nothing.
+    """
+    body = capture.body
+    if not body.total_bytes:
+        return []
+    return [PendingMember(member, body.content, "text/plain", truncated=body.truncated)]
+
+
 def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], str]) -> None:
     """Raise the outcome a non-2xx answer means, quoting the body redacted, then shortened.
 
@@ -218,18 +242,40 @@ def _check_status(step: HttpStep, capture: HttpCapture, redact: Callable[[str], 
     if code in (401, 403):
         raise HttpRefused(detail, redacted=True)
     if code in THROTTLE_STATUSES and capture.retry_after is not None:
-        asked = retry_after_seconds(capture.retry_after)
-        wait = (
-            f"{asked:g}s"
-            if asked is not None
-            else repr(excerpt(capture.retry_after, redact, ERROR_SNIPPET))
-        )
+        wait = _asked(capture.retry_after, redact)
         raise HttpStatusError(
             f"{detail} (the server asked to retry after {wait}; not waited for)", redacted=True
         )
+    if code == 304:  # doctor never asks conditionally: no document came
+        raise HttpStatusError("HTTP 304 (not modified) to a request that asked no condition")
     if 300 <= code < 400:
-        raise HttpStatusError(f"HTTP {code}: redirect not followed (read-only guard)")
+        raise HttpStatusError(_not_followed(code, capture.location, redact), redacted=True)
     raise HttpStatusError(detail, redacted=True)
+
+
+def _not_followed(code: int, location: str | None, redact: Callable[[str], str]) -> str:
+    """A redirect's outcome: where it pointed (redacted: a URL can carry a token), not followed.
+
+    Doctor reads only the server it was given: a redirect could lead to another
+    host (with the API token) or to a route the read-only guard never saw.
+    """
+    where = f" to {excerpt(location, redact, ERROR_SNIPPET)!r}" if location else ""
+    return f"HTTP {code}: redirect{where} not followed (doctor asks only --server, read-only)"
+
+
+def _asked(retry_after: str, redact: Callable[[str], str]) -> str:
+    """The delay a ``Retry-After`` asked for, as the outcome says it.
+
+    400 digits are valid delay-seconds that ``float`` reads as inf (shown as
+    "infs"); they are counted, not quoted: a quote is cut between words, which
+    leaves nothing of one long number. A value that is no delay is quoted, redacted.
+    """
+    asked = retry_after_seconds(retry_after)
+    if asked is None:
+        return repr(excerpt(retry_after, redact, ERROR_SNIPPET))
+    if not math.isfinite(asked):
+        return f"a {len(retry_after.strip())}-digit number of seconds"
+    return f"{asked:g}s"
 
 
 def _member_for(

@@ -10,6 +10,9 @@ the token) or to a route the read-only guard never saw. Every httpx exception is
 
 A compressed body is decoded here, not by httpx, a bounded piece at a time
 (:mod:`.decoding`), so the size cap and the budget hold however far it expands.
+Every socket wait of a request (connect, headers, body) is cut to what the
+collector's budget has left (:mod:`.bounded`): httpx's own timeouts start again
+with each byte, so a server trickling its headers would never be cut.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ..errors import (
     TLSVerifyFailed,
     TransportError,
 )
+from .bounded import bound_pools, within
 from .decoding import ACCEPT_ENCODING, BadEncoding, UnsupportedEncoding, decoded
 from .politeness import (
     DEFAULT_MAX_RETRY_AFTER_S,
@@ -72,6 +76,8 @@ class HttpCapture:
     waited_s: float = 0.0
     """Seconds this request was held back by Retry-After before its attempts (its own or
     another request's: the gate is shared)."""
+    location: str | None = None
+    """The response's ``Location`` header: where a redirect (never followed) pointed."""
 
 
 def check_server_url(url: str) -> httpx.URL:
@@ -124,6 +130,8 @@ class HttpCollector:
             limits=httpx.Limits(max_connections=self.usage.max_in_flight),
             transport=transport,
         )
+        if transport is None:
+            bound_pools([self._client._transport, *self._client._mounts.values()])
 
     def close(self) -> None:
         self._client.close()
@@ -181,8 +189,13 @@ class HttpCollector:
         left = budget.remaining()
         timeout = httpx.Timeout(left, connect=min(CONNECT_TIMEOUT_S, left))
         body = HeadTailCapper(max_bytes)
+        answered = False
         try:
-            with self._client.stream("GET", path, params=dict(params), timeout=timeout) as response:
+            with (
+                within(budget),
+                self._client.stream("GET", path, params=dict(params), timeout=timeout) as response,
+            ):
+                answered = True
                 encoding = response.headers.get("content-encoding")
                 stopped = False
                 for chunk in decoded(response.iter_raw(), encoding):
@@ -197,25 +210,34 @@ class HttpCollector:
                     response.headers.get("content-type"),
                     attempt,
                     response.headers.get("retry-after"),
+                    location=response.headers.get("location"),
                 )
         except (UnsupportedEncoding, BadEncoding) as exc:
             raise BadContentEncoding(str(exc)) from exc
         except httpx.ConnectError as exc:
             raise _connect_error(exc) from exc
         except httpx.TimeoutException as exc:
-            phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "response"
-            if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-                which = (
-                    budget.limit()
-                    if left <= CONNECT_TIMEOUT_S
-                    else (f"after {CONNECT_TIMEOUT_S:g}s (the connect timeout)")
-                )
-                raise ConnectFailed(f"{phase} timed out: {which}") from exc
-            raise CollectorTimeout(f"{phase} timed out: {budget.limit()}") from exc
+            raise _timeout_error(exc, budget, left, answered=answered) from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise TransportError(f"connection broke: {exc}") from exc
         except httpx.HTTPError as exc:
             raise TransportError(f"HTTP error: {exc}") from exc
+
+
+def _timeout_error(
+    exc: httpx.TimeoutException, budget: Budget, left: float, *, answered: bool
+) -> CollectError:
+    """What a timeout means: a connection not made (retried), or the budget spent on an answer."""
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        which = (
+            budget.limit()
+            if left <= CONNECT_TIMEOUT_S
+            else f"after {CONNECT_TIMEOUT_S:g}s (the connect timeout)"
+        )
+        return ConnectFailed(f"connect timed out: {which}")
+    if answered:
+        return CollectorTimeout(f"timed out while reading the response: {budget.limit()}")
+    return CollectorTimeout(f"response timed out: {budget.limit()}")
 
 
 def _connect_error(exc: httpx.ConnectError) -> ConnectFailed | TLSVerifyFailed:
