@@ -78,6 +78,16 @@ class CollectionResult:
         return sum(1 for o in self.outcomes if o.status is CollectorStatus.OK)
 
     @property
+    def kept(self) -> int:
+        """Collectors that left a member, succeeding or not.
+
+        A failed collector may still keep what it was told (a 5xx error page, a command's
+        output up to its timeout): that is evidence, so a run whose every collector failed
+        but one of them kept something still writes its bundle.
+        """
+        return sum(1 for o in self.outcomes if o.status is CollectorStatus.OK or o.members)
+
+    @property
     def failed(self) -> list[SettledOutcome]:
         return [o for o in self.outcomes if o.status in FAILED_STATUSES]
 

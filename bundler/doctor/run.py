@@ -168,13 +168,13 @@ def _conclude(
     verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
         interrupted=result.interrupted,
-        collected=result.collected,
+        collected=result.kept,
         failed=len(result.failed),
         verdict=verdict,
     )
     shown = shown_url(server_url)
     written = None
-    if bundle is not None and result.collected:
+    if bundle is not None and result.kept:
         sealed = bundle.finalize(
             command="doctor",
             profile=profile_name,

@@ -6,7 +6,7 @@ several apply the first in this list wins:
 ===  ==========================================================================
 130  interrupted (Ctrl-C): what was collected is sealed, manifest ``interrupted``
 2    usage or configuration error (nothing was collected)
-4    nothing could be collected: no bundle written
+4    nothing could be collected (no collector kept anything): no bundle written
 1    a ladder layer failed (verdict ``blocked``)
 5    partial: the bundle is written but some collectors failed
 3    inconclusive: nothing failed, but evidence for a layer is missing
@@ -39,7 +39,11 @@ SUMMARY_SCHEMA = "bundler.doctor-summary/1"
 
 
 def exit_code(*, interrupted: bool, collected: int, failed: int, verdict: str | None) -> ExitCode:
-    """The doctor's exit code; see the module docstring for the precedence."""
+    """The doctor's exit code; see the module docstring for the precedence.
+
+    ``collected`` counts the collectors that kept evidence, failed ones that kept a member
+    included (:attr:`CollectionResult.kept`): with one, the bundle is written.
+    """
     if interrupted:
         return ExitCode.INTERRUPTED
     if collected == 0:

@@ -16,6 +16,7 @@ from bundler.collect.transports.politeness import retry_after_seconds
 from bundler.collect.validate import check_json
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import run_doctor
+from bundler.exit_codes import ExitCode
 from bundler.secret_options import SealOptions
 from tests.collect.test_engine import _by_id, _entry, _run
 from tests.collect.testprofile import SampleProfile
@@ -168,4 +169,34 @@ def test_an_error_page_is_kept_as_evidence_redacted(
     assert entry.media_type == "text/plain"
     assert outcomes["http.worker.000"].error_class == "HttpStatusError"
     assert throttled == b'{"detail": "draining"}'
+    assert b"hunter2-Secret-Value-1" not in target.read_bytes()
+
+
+def test_a_run_whose_every_collector_failed_keeps_the_error_pages_in_a_bundle(
+    http_server: ScriptedHTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every route answers 500 with a page: nothing succeeded, but the pages are evidence.
+
+    The bundle is written (before, exit 4 and no bundle: what the server said was lost),
+    and the live verdict, not "nothing collected", sets the exit code.
+    """
+    monkeypatch.setitem(products.PROFILES, "testprod", "tests.collect.testprofile")
+    http_server.route("/health", Reply(500, ERROR_PAGE, content_type="text/html"))
+    http_server.route("/workers", Reply(500, ERROR_PAGE, content_type="text/html"))
+    target = tmp_path / "support.zip"
+    request = DoctorRequest(
+        profile="testprod",
+        server=http_server.url,
+        timeout_s=10,
+        bundle=target,
+        seal=SealOptions(password_env="BUNDLE_PW"),
+    )
+    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
+    outcome = run_doctor(request, environ={"BUNDLE_PW": PASSWORD}, warn=lambda _: None)
+    assert outcome.result.collected == 0
+    assert outcome.exit_code != ExitCode.NOTHING_COLLECTED
+    assert outcome.summary.bundle is not None
+    with open_test_bundle(target) as bundle:
+        page = bundle.read_bytes("raw/http/health.json")
+    assert b"request id 7f3a: the end of the page" in page
     assert b"hunter2-Secret-Value-1" not in target.read_bytes()
