@@ -14,8 +14,8 @@ from bundler.products.flux.rules.health import flux_starvation_history
 from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
 from bundler.products.flux.rules.outcome import flux_last_run
 from schemas import LayerStatus
-from schemas.evidence import CanaryRun, HealthState, OutcomeEvidence
-from tests.support.flux_evidence import FluxCase, online
+from schemas.evidence import CanaryRun, HealthState, Job, JobPhase, OutcomeEvidence
+from tests.support.flux_evidence import OBSERVED, FluxCase, online
 
 WORKER = "flux.worker"
 STARVED = "Event loop starved (lag 2.00s >= 1.0s for 3 probes); marking worker unhealthy"
@@ -101,3 +101,37 @@ def test_runs_that_agree_are_judged_whatever_their_times() -> None:
     assert result is not None
     assert result.status is LayerStatus.PASS
     assert "(e1)" in result.findings[0].message
+
+
+def _execution(run_id: str, phase: JobPhase, at: datetime | None) -> Job:
+    return Job(
+        name="default/etl",
+        id=run_id,
+        kind="execution",
+        native_state=phase.value.upper(),
+        phase=phase,
+        assigned_worker="w1",
+        created_at=at,
+        updated_at=at,
+        error="boom" if phase is JobPhase.FAILED else None,
+    )
+
+
+def test_a_failed_execution_at_the_zero_time_beside_a_later_success_is_not_a_failure() -> None:
+    """FLUX_EXECUTION_FAILED blamed a failure a later success may have superseded."""
+    failed = _execution("e0", JobPhase.FAILED, datetime(1, 1, 1, tzinfo=UTC))
+    later = _execution("e1", JobPhase.COMPLETED, datetime(2026, 11, 29, 17, 5, tzinfo=UTC))
+    runs = [_run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC))]
+    case = FluxCase(
+        workers=[online("w1")], jobs=[failed, later], documents=[OutcomeEvidence(canaries=runs)]
+    )
+    result = case.run(flux_last_run, worker="w1", job=failed)
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
+    assert [f.code for f in result.findings] == ["JOB_RUN_ORDER_UNDATED"]
+    assert "the zero time" in result.findings[0].message
+    dated = failed.model_copy(update={"created_at": OBSERVED, "updated_at": OBSERVED})
+    case.jobs = [dated, later]
+    result = case.run(flux_last_run, worker="w1", job=dated)
+    assert result is not None
+    assert [f.code for f in result.findings] == ["FLUX_EXECUTION_FAILED"]
