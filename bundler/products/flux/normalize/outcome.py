@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from bundler.analyze.facts import is_zero_time
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
-from ....timetext import is_zero_time
 from ..models import ExecutionEvent
 from .records import FluxRecords
 from .workers import as_utc
