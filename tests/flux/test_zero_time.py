@@ -135,3 +135,37 @@ def test_a_failed_execution_at_the_zero_time_beside_a_later_success_is_not_a_fai
     result = case.run(flux_last_run, worker="w1", job=dated)
     assert result is not None
     assert [f.code for f in result.findings] == ["FLUX_EXECUTION_FAILED"]
+
+
+def test_a_starvation_that_began_at_the_zero_time_still_warns() -> None:
+    """Sorted after its dated recovery, the undated stall opened no episode: no warning."""
+    logs = [_at("0001-01-01 00:00:00", STARVED), _at("2026-11-29 17:00:05", RECOVERED)]
+    result = FluxCase(workers=[online("w1")], worker_logs={"w1": logs}).run(
+        flux_starvation_history, worker="w1"
+    )
+    assert result is not None
+    [finding] = result.findings
+    assert finding.code == "FLUX_EVENT_LOOP_STARVATION"
+    assert (finding.details["episodes"], finding.details["longest_s"]) == (1, None)
+    assert "for how long unknown" in finding.message
+
+
+def test_evictions_stamped_at_the_zero_time_keep_their_place_in_the_cycle() -> None:
+    """STALE -> evicted -> connected twice, the 'evicted' lines at Go's zero time. Sorted last
+    they closed no cycle (no loop) and read as an eviction still open."""
+    server = "flux.server"
+    routes = "flux.api.worker_routes"
+    log: list[str] = []
+    for minute in (1, 5):
+        log += [
+            f"2026-11-29 17:0{minute}:00 - {server} - WARNING - Worker w1 missed heartbeat, "
+            "marked STALE (grace period: 6s)",
+            f"0001-01-01 00:00:00 - {server} - WARNING - Worker w1 evicted (stale for >6s)",
+            f"2026-11-29 17:0{minute}:07 - {routes} - INFO - Worker connected: w1",
+        ]
+    result = FluxCase(workers=[online("w1")], server_log=log).run(
+        flux_worker_heartbeat, worker="w1"
+    )
+    assert result is not None
+    assert [f.code for f in result.findings] == ["FLUX_EVICTION_LOOP"]
+    assert result.findings[0].details["evictions"] == 2
