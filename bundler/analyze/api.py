@@ -153,7 +153,14 @@ class TimelineStream:
 
 @dataclass
 class Timeline:
-    """All timeline events of a bundle, in time order (undated events last, by line)."""
+    """All timeline events of a bundle, in time order.
+
+    An undated event (a line without a time, or stamped with a zero time) keeps its place
+    in its log: right after the dated line before it, else right before the dated line
+    after it (:meth:`bounds`). Sorted last, a starvation that began at a zero time came
+    after its recovery, and an eviction after the reconnection that followed it. A log
+    with no dated line at all comes last, in line order.
+    """
 
     events: list[TimelineEvent] = field(default_factory=list)
     totals: dict[tuple[str, str | None], int] = field(default_factory=dict)
@@ -171,11 +178,13 @@ class Timeline:
     _totals_by_kind: dict[str, dict[str | None, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _bounds: dict[int, Bounds] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Per undated event (by ``id``): the times of the dated lines around it in its log."""
 
     def __post_init__(self) -> None:
         """Index events by kind, by (kind, worker) and by worker: rules ask per worker, and
         filtering the whole timeline for each of 1,000 workers was quadratic in the fleet."""
-        _sort_in_time(self.events)
+        self._bounds = _sort_in_time(self.events)
         for event in self.events:
             self._by_kind.setdefault(event.kind, []).append(event)
             self._by_key.setdefault((event.kind, event.worker), []).append(event)
@@ -194,7 +203,25 @@ class Timeline:
             pools = [self._by_key.get((kind, worker), []) for kind in dict.fromkeys(kinds)]
         if len(pools) == 1:
             return list(pools[0])
-        return list(heapq.merge(*pools, key=_event_order))
+        return list(heapq.merge(*pools, key=self._order))
+
+    def bounds(self, event: TimelineEvent) -> Bounds:
+        """When ``event`` happened, as far as its log tells: ``(at, at)`` for a dated one; for
+        an undated one the times of the dated lines before and after it in its log (None
+        where there is none). A log is written in time order, so its moment lies between.
+
+        Rules that need a moment use these instead of guessing one: an undated line is no
+        duration and no separate outage unless its neighbours prove it.
+        """
+        if event.at is not None:
+            return event.at, event.at
+        return self._bounds.get(id(event), (None, None))
+
+    def _order(self, event: TimelineEvent) -> tuple[float, str, int]:
+        """The sort key of :meth:`__post_init__`: time, or an undated event's anchor."""
+        if event.at is not None:
+            return event.at.timestamp(), event.member, event.line
+        return _anchor(self.bounds(event)), event.member, event.line
 
     def count(self, kind: str, worker: str | None = None) -> int:
         """How many ``kind`` events the logs held: exact even when the timeline is a sample."""
@@ -207,23 +234,55 @@ class Timeline:
         return iter(self.events)
 
 
-def _sort_in_time(events: list[TimelineEvent]) -> None:
-    """Sort as ``key=_event_order`` would, without a tuple and a float per event alive at once.
+Bounds = tuple[datetime | None, datetime | None]
+"""The earliest and latest moment an event can have: the dated lines around it in its log."""
+
+
+def _sort_in_time(events: list[TimelineEvent]) -> dict[int, Bounds]:
+    """Sort by time, each undated event at its place in its log; return undated events' bounds.
 
     Stable sorts from the least significant key up (line, then member, then time) leave
-    the same order; only the timestamps are new objects. At fleet size the tuple keys were
-    ~20 MB at the peak of an analysis.
+    the same order as a tuple key would; only the timestamps are new objects. At fleet size
+    the tuple keys were ~20 MB at the peak of an analysis. An undated event sorts at the
+    time of the dated line before it in its log (else of the one after it, else last), and
+    the stable sort keeps it after (before) that line.
     """
     events.sort(key=attrgetter("line"))
     events.sort(key=attrgetter("member"))
-    dated = [event for event in events if event.at is not None]
-    if len(dated) == len(events):
+    bounds = _undated_bounds(events)
+    if not bounds:
         events.sort(key=_timestamp)
-        return
-    undated = [event for event in events if event.at is None]  # last, by member and line
-    dated.sort(key=_timestamp)
-    events[:] = dated
-    events.extend(undated)
+        return bounds
+    anchors = {key: _anchor(around) for key, around in bounds.items()}
+    events.sort(key=lambda e: e.at.timestamp() if e.at is not None else anchors[id(e)])
+    return bounds
+
+
+def _undated_bounds(events: list[TimelineEvent]) -> dict[int, Bounds]:
+    """Per undated event of ``events`` (in member and line order): the times of the dated
+    events before and after it in the same member."""
+    bounds: dict[int, Bounds] = {}
+    pending: list[TimelineEvent] = []
+    member: str | None = None
+    before: datetime | None = None
+    for event in events:
+        if event.member != member:
+            bounds.update((id(p), (before, None)) for p in pending)
+            pending, member, before = [], event.member, None
+        if event.at is None:
+            pending.append(event)
+            continue
+        bounds.update((id(p), (before, event.at)) for p in pending)
+        pending, before = [], event.at
+    bounds.update((id(p), (before, None)) for p in pending)
+    return bounds
+
+
+def _anchor(around: Bounds) -> float:
+    """Where an undated event sorts: at the dated line before it, else after it, else last."""
+    before, after = around
+    stamp = before or after
+    return stamp.timestamp() if stamp is not None else float("inf")
 
 
 def _timestamp(event: TimelineEvent) -> float:
@@ -232,6 +291,8 @@ def _timestamp(event: TimelineEvent) -> float:
 
 
 def _event_order(event: TimelineEvent) -> tuple[int, float, str, int]:
+    """The sampler's order while events stream in (:mod:`bundler.analyze.sampling`): undated
+    events count as the latest, so they are kept; the timeline then places them."""
     stamp = event.at.timestamp() if event.at is not None else 0.0
     return (0 if event.at is not None else 1, stamp, event.member, event.line)
 

@@ -263,6 +263,11 @@ CANARY_AGE_UNJUDGED = _(
 RUN_ORDER_UNDATED = _(
     "RUN_ORDER_UNDATED", OUT, "cannot tell which run is the latest: an undated one ended otherwise"
 )
+JOB_RUN_ORDER_UNDATED = _(
+    "JOB_RUN_ORDER_UNDATED",
+    OUT,
+    "cannot tell whether a failed run is current: it or a success of its job is undated",
+)
 CANARY_AFTER_COLLECTION = _(
     "CANARY_AFTER_COLLECTION", OUT, "canary dated after collection: clocks disagree"
 )

@@ -21,19 +21,22 @@ from __future__ import annotations
 from datetime import datetime
 
 from schemas import Finding
-from schemas.evidence import CanaryRun, OutcomeEvidence, WorkerStatus
+from schemas.evidence import CanaryRun, Job, OutcomeEvidence, WorkerStatus
 
 from ..timetext import utc
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, make_finding
 from .facts import (
     cite,
+    cite_job,
     cite_worker,
     dated,
     is_zero_time,
+    job_label,
     reference_time,
     run_receipts,
     run_time,
+    undated_job_rivals,
     undated_rivals,
 )
 
@@ -107,11 +110,12 @@ def undecided_heartbeat(
 def undated_run_order(
     ev: EvidenceSet, latest: tuple[int, CanaryRun], runs: list[tuple[int, CanaryRun]]
 ) -> Finding | None:
-    """An unknown finding when a run dated only by a zero time ended otherwise than
-    ``latest``, the latest dated run: either may be the last, so neither decides.
+    """An unknown finding when an undated run (no time, or only a zero time) ended otherwise
+    than ``latest``, the latest dated run: either may be the last, so neither decides.
 
-    Read as a moment, a zero time made such a run the oldest of all, and the dated one
-    passed (or failed) the outcome rung by a guess about which ran last.
+    Read as the oldest of all, such a run let the dated one pass (or fail) the outcome rung
+    by a guess about which ran last; with no dated run at all, ``latest`` is merely first or
+    last in the list, and record order decides nothing.
     """
     rivals = undated_rivals(latest, runs)
     if not rivals:
@@ -133,6 +137,57 @@ def undated_run_order(
         latest=run.canary_id,
         undated=[r.canary_id for _, r in rivals],
     )
+
+
+def undated_job_failure(ev: EvidenceSet, job: Job) -> Finding | None:
+    """An unknown finding when failed ``job`` may be history or current: a run of the same
+    job completed (or runs), and one of the two is undated (:func:`undated_job_rivals`).
+
+    Failing the outcome rung on it blamed a failure that a later success may have superseded;
+    passing it on the success ignored a failure that may be the latest. Neither is read.
+    """
+    rivals = undated_job_rivals(ev, job)
+    if not rivals:
+        return None
+    said = "; ".join(f"{job_label(r)} {r.phase.value} {_job_when(r)}" for _, r in rivals[:3])
+    more = f" (+{len(rivals) - 3} more)" if len(rivals) > 3 else ""
+    return make_finding(
+        codes.JOB_RUN_ORDER_UNDATED,
+        "info",
+        f"Whether the failure of {job_label(job)} ({_job_when(job)}) is still current is "
+        f"unknown: {said}{more}, and which of them ran last cannot be told. Read the runs' "
+        "times in the product, or run the job again and collect a new bundle.",
+        evidence=[
+            c
+            for j in (job, *(r for _, r in rivals[:3]))
+            if (c := cite_job(ev, j, _job_field(j), value=_job_value(j))) is not None
+        ],
+        failed=job.id,
+        rivals=[r.id for _, r in rivals],
+    )
+
+
+def _job_when(job: Job) -> str:
+    """When a run last changed, as a message says it: a zero time or no time is undated."""
+    when = dated(job.updated_at) or dated(job.created_at)
+    if when is not None:
+        return f"at {utc(when)}"
+    zero = job.updated_at or job.created_at
+    if zero is not None:
+        return f"undated: its time reads {utc(zero)}, the zero time ('never')"
+    return "undated: it carries no time"
+
+
+def _job_field(job: Job) -> str:
+    """The time field to cite: the one :func:`_job_when` read."""
+    if dated(job.updated_at) is None and dated(job.created_at) is not None:
+        return "created_at"
+    return "updated_at" if job.updated_at is not None or job.created_at is None else "created_at"
+
+
+def _job_value(job: Job) -> str | None:
+    stamp = job.updated_at if _job_field(job) == "updated_at" else job.created_at
+    return stamp.isoformat() if stamp else None
 
 
 def _undated(run: CanaryRun) -> str:

@@ -124,21 +124,18 @@ def run_time(run: CanaryRun) -> datetime | None:
 def undated_rivals(
     latest: tuple[int, CanaryRun], runs: Iterable[tuple[int, CanaryRun]]
 ) -> list[tuple[int, CanaryRun]]:
-    """Runs dated only by a zero time that end otherwise than ``latest``.
+    """Undated runs (no time, or only a zero time) that end otherwise than ``latest``.
 
-    "The latest run" is chosen among dated runs. One whose time is a zero time was read as
-    the oldest of all, yet its product never said when it ran: it may be later still. When
-    it ended the same way the verdict stands; when it did not, which run is the last is
-    unknown, and so is the outcome. (A run with no time at all stays older than a dated
-    one, as before: tests/analyze/test_rules_outcome.py pins it.)
+    "The latest run" is chosen among dated runs. One without a time was read as the oldest
+    of all, yet its product never said when it ran: it may be later still. When it ended
+    the same way the verdict stands; when it did not, which run is the last is unknown, and
+    so is the outcome. A run with no time at all is as undated as one stamped with a zero
+    time: ranking it below every dated run was a guess, not a reading.
     """
     return [
         (index, run)
         for index, run in runs
-        if index != latest[0]
-        and run_time(run) is None
-        and is_zero_time(run.finished_at or run.started_at)
-        and run.phase != latest[1].phase
+        if index != latest[0] and run_time(run) is None and run.phase != latest[1].phase
     ]
 
 
@@ -301,6 +298,34 @@ def job_time(job: Job) -> float:
     """
     stamp = dated(job.updated_at) or dated(job.created_at)
     return stamp.timestamp() if stamp else float("-inf")
+
+
+SUCCEEDED_PHASES = ("completed", "running")
+"""Phases of a run that supersede an earlier failure of the same job (it ran again)."""
+
+
+def undated_job_rivals(ev: EvidenceSet, job: Job) -> list[tuple[int, Job]]:
+    """Runs of failed ``job``'s name that completed or run, where which is later is unknown.
+
+    A failure followed by a later success is history. A run without a time (none, or a
+    zero time: :func:`job_time` reads both as unknown) sorted before every dated one, so a
+    failure the product never dated was called history beside any dated success, and a
+    dated failure beside an undated success was called current: either may be the later
+    run. Empty when ``job`` did not fail or both times of every pair are dated.
+    """
+    if job.phase.value != "failed":
+        return []
+    own = job_index(ev, job)
+    undated = job_time(job) == float("-inf")
+    return [
+        (index, other)
+        for index, other in enumerate(jobs(ev))
+        if index != own
+        and other.name == job.name
+        and (job.id is None or other.id != job.id)  # a record listed twice is no other run
+        and other.phase.value in SUCCEEDED_PHASES
+        and (undated or job_time(other) == float("-inf"))
+    ]
 
 
 def job_label(job: Job) -> str:

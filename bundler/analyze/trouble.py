@@ -24,6 +24,7 @@ from .api import EvidenceSet
 from .contradictions import conflicting_worker
 from .duplicates import deployment_key, in_agreed_order, job_deployment_key
 from .facts import (
+    SUCCEEDED_PHASES,
     departed_idle,
     find_worker,
     heartbeat_age,
@@ -39,7 +40,7 @@ def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
     """Per job name, when it last ran or completed: failures older than that are history."""
     latest: dict[str, float] = {}
     for job in jobs:
-        if job.phase.value in ("completed", "running"):
+        if job.phase.value in SUCCEEDED_PHASES:
             latest[job.name] = max(latest.get(job.name, float("-inf")), job_time(job))
     return latest
 
@@ -66,8 +67,7 @@ def job_trouble(
     if phase in ("paused", "unknown"):
         return f"{phase}{native}"
     if phase == "failed":
-        later = (succeeded or {}).get(job.name, float("-inf")) > job_time(job)
-        return None if later else f"last run failed{native}"
+        return _failure(job, succeeded or {}, native)
     if phase in ("claimed", "running") and job.assigned_worker:
         found = find_worker(ev, job.assigned_worker)
         if conflicting_worker(ev, job.assigned_worker) is not None:
@@ -77,6 +77,21 @@ def job_trouble(
     if job.phase.terminal:
         return None
     return _evidence_trouble(ev, job.name, None)
+
+
+def _failure(job: Job, succeeded: Mapping[str, float], native: str) -> str | None:
+    """A failure is trouble unless a success of the same job is dated later: history.
+
+    A failure with no time (none, or a zero time) is not older than that success, whatever
+    :func:`job_time` sorts it as: the product never said when it ran, so it may be the latest.
+    """
+    last_success = succeeded.get(job.name)
+    if last_success is None:
+        return f"last run failed{native}"
+    ran = job_time(job)
+    if ran == float("-inf"):
+        return f"last run failed{native}, undated: it may be later than the job's last success"
+    return None if last_success > ran else f"last run failed{native}"
 
 
 def _evidence_trouble(ev: EvidenceSet, job: str, worker: str | None) -> str | None:

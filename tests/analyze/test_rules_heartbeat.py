@@ -177,3 +177,37 @@ def test_flapping_needs_repeated_outages(fleet: Fleet) -> None:
     assert result is not None
     assert len(result.findings[0].evidence) == 3
     assert result.findings[0].details["outages"] == 3
+
+
+def _logged(kind: str, line: int, at: object) -> TimelineEvent:
+    """An event at ``line`` of one log, dated ``at`` (None: an undated or zero-stamped line)."""
+    return replace(_event(kind, line), at=at)
+
+
+def test_undated_disconnect_lines_alone_are_no_outages(fleet: Fleet) -> None:
+    """Three lines stamped at a zero time (read as undated) may be the lines of one hang:
+    counted one outage each, they warned HEARTBEAT_FLAPPING, a cause nothing showed."""
+    undated = [_logged("disconnected", n, None) for n in (10, 11, 12)]
+    assert judge(rules.heartbeat_flapping, fleet, events=undated) is None
+    # nor do they add outages to dated ones they may belong to
+    dated = [_logged("evicted", 5, T0 - timedelta(minutes=30)), *undated]
+    dated.append(_logged("evicted", 20, T0 - timedelta(minutes=10)))
+    assert judge(rules.heartbeat_flapping, fleet, events=dated) is None
+
+
+def test_an_undated_disconnect_counts_when_its_log_proves_a_separate_outage(
+    fleet: Fleet,
+) -> None:
+    """Between dated lines 10 and 50 minutes ago, far from both outages: a third outage."""
+    events = [
+        _logged("evicted", 5, T0 - timedelta(minutes=60)),
+        _logged("registered", 6, T0 - timedelta(minutes=50)),
+        _logged("disconnected", 7, None),
+        _logged("registered", 8, T0 - timedelta(minutes=10)),
+        _logged("evicted", 9, T0 - timedelta(minutes=5)),
+    ]
+    result = judge(rules.heartbeat_flapping, fleet, events=events)
+    assert codes(result) == ["HEARTBEAT_FLAPPING"]
+    assert result is not None
+    assert result.findings[0].details["outages"] == 3
+    assert [c.lines.start for c in result.findings[0].evidence if c.lines] == [5, 7, 9]

@@ -79,12 +79,58 @@ def test_no_receipt_needed_passes_without_one(fleet: Fleet) -> None:
 
 
 def test_latest_canary_wins(fleet: Fleet) -> None:
+    """Of two dated canaries the later one decides, whatever their order in the list."""
+    latest = _canary(fleet)
+    assert latest.finished_at is not None
+    older = latest.model_copy(
+        update={
+            "canary_id": "c0",
+            "phase": "failed",
+            "started_at": latest.finished_at - timedelta(hours=2),
+            "finished_at": latest.finished_at - timedelta(hours=1),
+        }
+    )
+    assert fleet.outcome is not None
+    fleet.outcome.canaries.insert(0, older)
+    assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
+    fleet.outcome.canaries.reverse()
+    assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
+
+
+def test_a_canary_with_no_time_that_ended_otherwise_leaves_the_latest_unknown(
+    fleet: Fleet,
+) -> None:
+    """A run with no time at all is not older than a dated one: the product never said when it
+    ran. Failed beside a dated success, which ran last is unknown (it passed before)."""
     older = _canary(fleet).model_copy(
         update={"canary_id": "c0", "phase": "failed", "finished_at": None, "started_at": None}
     )
     assert fleet.outcome is not None
     fleet.outcome.canaries.insert(0, older)
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["RUN_ORDER_UNDATED"]
+    assert result is not None
+    assert "c0 failed, with no time" in result.findings[0].message
+
+
+def test_a_canary_with_no_time_that_ended_the_same_way_changes_nothing(fleet: Fleet) -> None:
+    same = _canary(fleet).model_copy(
+        update={"canary_id": "c0", "finished_at": None, "started_at": None}
+    )
+    assert fleet.outcome is not None
+    fleet.outcome.canaries.insert(0, same)
     assert status(judge(rules.canary_and_receipt, fleet, job="ingest")) is LayerStatus.PASS
+
+
+def test_undated_canaries_that_disagree_are_not_ranked_by_list_order(fleet: Fleet) -> None:
+    """No run is dated: the first (or last) in the list is no latest."""
+    assert fleet.outcome is not None
+    run = _canary(fleet).model_copy(update={"finished_at": None, "started_at": None})
+    failed = run.model_copy(update={"canary_id": "c0", "phase": "failed"})
+    for canaries in ([run, failed], [failed, run]):
+        fleet.outcome.canaries = canaries
+        assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RUN_ORDER_UNDATED"]
 
 
 def test_no_outcome_document_is_unknown_never_the_job_phase(fleet: Fleet) -> None:

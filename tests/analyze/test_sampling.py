@@ -151,13 +151,46 @@ def test_the_sampler_keeps_the_latest_in_time_however_the_log_is_ordered() -> No
         assert len(kept) == 3 * (sampling.FIRST_KEPT + sampling.LATEST_KEPT)
 
 
-def test_the_timeline_sorts_by_time_then_member_then_line_undated_last() -> None:
+def test_the_timeline_sorts_by_time_then_member_then_line() -> None:
     from bundler.analyze.api import _event_order
 
     events = [
         TimelineEvent(kind="k", member=member, line=line, text="", at=at)
         for member in ("b.log", "a.log")
         for line in (3, 1, 2)
-        for at in (None, T0 + timedelta(seconds=line % 2), T0)
+        for at in (T0 + timedelta(seconds=line % 2), T0)
     ]
     assert Timeline(list(events)).events == sorted(events, key=_event_order)
+
+
+def test_an_undated_event_keeps_its_place_in_its_log() -> None:
+    """Between its dated neighbours (after the one before it, else before the one after it);
+    a log with nothing dated comes last, in line order. Sorted last, a stall stamped at a zero
+    time came after its recovery."""
+
+    def event(member: str, line: int, seconds: int | None) -> TimelineEvent:
+        at = None if seconds is None else T0 + timedelta(seconds=seconds)
+        return TimelineEvent(kind="k", member=member, line=line, text="", at=at)
+
+    a = [event("a.log", 1, None), event("a.log", 2, 10), event("a.log", 3, None)]
+    a += [event("a.log", 4, None), event("a.log", 5, 30)]
+    b = [event("b.log", 1, 5), event("b.log", 2, 20), event("b.log", 3, 40)]
+    c = [event("c.log", 2, None), event("c.log", 1, None)]
+    timeline = Timeline([*c, *reversed(b), *reversed(a)])
+    assert [(e.member, e.line) for e in timeline.events] == [
+        ("b.log", 1),
+        ("a.log", 1),
+        ("a.log", 2),
+        ("a.log", 3),
+        ("a.log", 4),
+        ("b.log", 2),
+        ("a.log", 5),
+        ("b.log", 3),
+        ("c.log", 1),
+        ("c.log", 2),
+    ]
+    assert timeline.of_kind("k") == timeline.events
+    assert timeline.bounds(a[2]) == (T0 + timedelta(seconds=10), T0 + timedelta(seconds=30))
+    assert timeline.bounds(a[0]) == (None, T0 + timedelta(seconds=10))
+    assert timeline.bounds(c[0]) == (None, None)
+    assert timeline.bounds(b[0]) == (b[0].at, b[0].at)

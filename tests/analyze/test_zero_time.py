@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
-from schemas.evidence import CanaryRun, ConnectionState, LicenseInfo
+from schemas.evidence import CanaryRun, ConnectionState, JobPhase, LicenseInfo
 from tests.support.archive import PASSWORD, craft_bundle, manifest_for
 from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
 from tests.support.sample_bundles import load_sample, write_sample_dir
@@ -304,3 +304,73 @@ def test_a_diff_against_a_before_collected_at_the_zero_time_is_not_recovered(
     newer = [c for c in report["acceptance"] if "newer than BEFORE" in c["check"]]
     assert newer
     assert all(c["status"] != "pass" for c in newer), newer
+
+
+def _undated_failure_beside_a_success(fleet: Fleet, stamp: datetime | None) -> None:
+    """ingest-0 failed at ``stamp``; ingest-1, the fixture's run, runs since a dated time."""
+    assert fleet.jobs is not None
+    failed = fleet.job("ingest").model_copy(
+        update={
+            "id": "ingest-0",
+            "phase": JobPhase.FAILED,
+            "native_state": "FAILED",
+            "error": "ValueError: bad input",
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+    )
+    fleet.jobs.jobs.insert(0, failed)
+
+
+@pytest.mark.parametrize("stamp", [ZERO, datetime(1970, 1, 1, tzinfo=UTC), None])
+def test_a_failed_run_at_the_zero_time_beside_a_later_success_is_possibly_current(
+    tmp_path: Path, stamp: datetime | None
+) -> None:
+    """Sorted as the oldest, the undated failure was 'history' beside any dated success: no
+    target, verdict healthy. It may be the latest run: a target, whose outcome is unknown."""
+    fleet = healthy_fleet()
+    _undated_failure_beside_a_success(fleet, stamp)
+    code, out = _analyze(write_bundle_dir(fleet, tmp_path / "b"), "--format", "json")
+    report = json.loads(out)
+    assert (code, report["verdict"]) == (3, "inconclusive")
+    [target] = [t for t in report["targets"] if t["job_id"] == "ingest-0"]
+    assert target["reason"].startswith("last run failed, undated: it may be later")
+    outcome = next(layer for layer in target["layers"] if layer["name"] == "outcome")
+    assert outcome["status"] == "unknown"
+    [finding] = outcome["findings"]
+    assert finding["code"] == "JOB_RUN_ORDER_UNDATED"
+    assert "execution ingest-0 of ingest" in finding["message"]
+    assert "execution ingest-1 of ingest running at" in finding["message"]
+    assert [e["pointer"] for e in finding["evidence"]] == [
+        "/jobs/0/updated_at",
+        "/jobs/1/updated_at",
+    ]
+
+
+def test_a_dated_failure_beside_an_undated_success_is_not_blamed(tmp_path: Path) -> None:
+    """The other way round: the success may be the later run, so the failure is no cause."""
+    fleet = healthy_fleet()
+    _undated_failure_beside_a_success(fleet, T0 - timedelta(minutes=3))
+    assert fleet.jobs is not None
+    running = next(j for j in fleet.jobs.jobs if j.id == "ingest-1")
+    running.created_at = running.updated_at = ZERO
+    _, out = _analyze(write_bundle_dir(fleet, tmp_path / "b"), "--format", "json")
+    [target] = [t for t in json.loads(out)["targets"] if t["job_id"] == "ingest-0"]
+    outcome = next(layer for layer in target["layers"] if layer["name"] == "outcome")
+    assert outcome["status"] == "unknown"
+    assert [f["code"] for f in outcome["findings"]] == ["JOB_RUN_ORDER_UNDATED"]
+    assert "execution ingest-0 of ingest (at " in outcome["findings"][0]["message"]
+
+
+def test_a_dated_failure_after_a_dated_success_still_fails(tmp_path: Path) -> None:
+    fleet = healthy_fleet()
+    _undated_failure_beside_a_success(fleet, T0)
+    code, out = _analyze(write_bundle_dir(fleet, tmp_path / "b"), "--format", "json")
+    [target] = [t for t in json.loads(out)["targets"] if t["job_id"] == "ingest-0"]
+    outcome = next(layer for layer in target["layers"] if layer["name"] == "outcome")
+    assert (code, target["reason"], outcome["status"]) == (
+        1,
+        "last run failed; assigned to w1",
+        "fail",
+    )
+    assert [f["code"] for f in outcome["findings"]] == ["JOB_RUN_FAILED"]

@@ -322,3 +322,35 @@ def test_an_unreadable_workflow_record_leaves_the_jobs_document_incomplete():
     assert job.name.endswith("needs_gpu")
     assert not jobs.complete
     assert "workflow" in jobs.gaps
+
+
+def test_a_zero_dated_event_is_not_the_start_of_a_run_read_from_the_api():
+    """Without db-last-runs a run's times come from its events: one stamped at Go's zero time
+    (or the epoch) made a run that ended today start in year 1. It is no moment."""
+    raw = healthy_raw()
+    events = [
+        {"type": "WORKFLOW_STARTED", "time": "0001-01-01T00:00:00Z"},
+        {"type": "TASK_STARTED", "time": "2026-11-29T17:00:00Z"},
+        {"type": "TASK_COMPLETED", "time": "1970-01-01T00:00:00Z"},
+        {"type": "WORKFLOW_COMPLETED", "time": "2026-11-29T17:00:05Z"},
+    ]
+    raw.http(
+        "execution.completed",
+        "raw/http/execution-completed/0.json",
+        {"execution_id": "r1", "workflow_name": "hello_world", "state": "COMPLETED",
+         "current_worker": "w1", "events": events},
+    )  # fmt: skip
+    (canary,) = raw.normalize()[OutcomeEvidence].canaries
+    assert (canary.started_at, canary.finished_at) == (
+        datetime(2026, 11, 29, 17, 0, tzinfo=UTC),
+        datetime(2026, 11, 29, 17, 0, 5, tzinfo=UTC),
+    )
+    raw = healthy_raw()
+    raw.http(
+        "execution.completed",
+        "raw/http/execution-completed/0.json",
+        {"execution_id": "r1", "workflow_name": "hello_world", "state": "COMPLETED",
+         "current_worker": "w1", "events": events[:1]},
+    )  # fmt: skip
+    (canary,) = raw.normalize()[OutcomeEvidence].canaries
+    assert (canary.started_at, canary.finished_at) == (None, None)

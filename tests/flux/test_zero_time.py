@@ -14,8 +14,8 @@ from bundler.products.flux.rules.health import flux_starvation_history
 from bundler.products.flux.rules.heartbeat import flux_worker_heartbeat
 from bundler.products.flux.rules.outcome import flux_last_run
 from schemas import LayerStatus
-from schemas.evidence import CanaryRun, HealthState, OutcomeEvidence
-from tests.support.flux_evidence import FluxCase, online
+from schemas.evidence import CanaryRun, HealthState, Job, JobPhase, OutcomeEvidence
+from tests.support.flux_evidence import OBSERVED, FluxCase, online
 
 WORKER = "flux.worker"
 STARVED = "Event loop starved (lag 2.00s >= 1.0s for 3 probes); marking worker unhealthy"
@@ -101,3 +101,71 @@ def test_runs_that_agree_are_judged_whatever_their_times() -> None:
     assert result is not None
     assert result.status is LayerStatus.PASS
     assert "(e1)" in result.findings[0].message
+
+
+def _execution(run_id: str, phase: JobPhase, at: datetime | None) -> Job:
+    return Job(
+        name="default/etl",
+        id=run_id,
+        kind="execution",
+        native_state=phase.value.upper(),
+        phase=phase,
+        assigned_worker="w1",
+        created_at=at,
+        updated_at=at,
+        error="boom" if phase is JobPhase.FAILED else None,
+    )
+
+
+def test_a_failed_execution_at_the_zero_time_beside_a_later_success_is_not_a_failure() -> None:
+    """FLUX_EXECUTION_FAILED blamed a failure a later success may have superseded."""
+    failed = _execution("e0", JobPhase.FAILED, datetime(1, 1, 1, tzinfo=UTC))
+    later = _execution("e1", JobPhase.COMPLETED, datetime(2026, 11, 29, 17, 5, tzinfo=UTC))
+    runs = [_run("e1", "successful", datetime(2026, 11, 29, 17, 5, tzinfo=UTC))]
+    case = FluxCase(
+        workers=[online("w1")], jobs=[failed, later], documents=[OutcomeEvidence(canaries=runs)]
+    )
+    result = case.run(flux_last_run, worker="w1", job=failed)
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
+    assert [f.code for f in result.findings] == ["JOB_RUN_ORDER_UNDATED"]
+    assert "the zero time" in result.findings[0].message
+    dated = failed.model_copy(update={"created_at": OBSERVED, "updated_at": OBSERVED})
+    case.jobs = [dated, later]
+    result = case.run(flux_last_run, worker="w1", job=dated)
+    assert result is not None
+    assert [f.code for f in result.findings] == ["FLUX_EXECUTION_FAILED"]
+
+
+def test_a_starvation_that_began_at_the_zero_time_still_warns() -> None:
+    """Sorted after its dated recovery, the undated stall opened no episode: no warning."""
+    logs = [_at("0001-01-01 00:00:00", STARVED), _at("2026-11-29 17:00:05", RECOVERED)]
+    result = FluxCase(workers=[online("w1")], worker_logs={"w1": logs}).run(
+        flux_starvation_history, worker="w1"
+    )
+    assert result is not None
+    [finding] = result.findings
+    assert finding.code == "FLUX_EVENT_LOOP_STARVATION"
+    assert (finding.details["episodes"], finding.details["longest_s"]) == (1, None)
+    assert "for how long unknown" in finding.message
+
+
+def test_evictions_stamped_at_the_zero_time_keep_their_place_in_the_cycle() -> None:
+    """STALE -> evicted -> connected twice, the 'evicted' lines at Go's zero time. Sorted last
+    they closed no cycle (no loop) and read as an eviction still open."""
+    server = "flux.server"
+    routes = "flux.api.worker_routes"
+    log: list[str] = []
+    for minute in (1, 5):
+        log += [
+            f"2026-11-29 17:0{minute}:00 - {server} - WARNING - Worker w1 missed heartbeat, "
+            "marked STALE (grace period: 6s)",
+            f"0001-01-01 00:00:00 - {server} - WARNING - Worker w1 evicted (stale for >6s)",
+            f"2026-11-29 17:0{minute}:07 - {routes} - INFO - Worker connected: w1",
+        ]
+    result = FluxCase(workers=[online("w1")], server_log=log).run(
+        flux_worker_heartbeat, worker="w1"
+    )
+    assert result is not None
+    assert [f.code for f in result.findings] == ["FLUX_EVICTION_LOOP"]
+    assert result.findings[0].details["evictions"] == 2

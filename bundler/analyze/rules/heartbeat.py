@@ -9,11 +9,13 @@ worker as online until its grace period ends.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from schemas import Citation, Layer
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
-from ..api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from ..api import Bounds, RuleContext, RuleResult, Timeline, TimelineEvent, make_finding, rule
 from ..contradictions import (
     conflicting_worker,
     conflicts_unknown,
@@ -253,7 +255,7 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     if found is None or found[1].connection is not ConnectionState.ONLINE:
         return None
     events = ctx.timeline.of_kind(*FLAP_KINDS, worker=found[1].name)
-    outages = _outages(events)
+    outages = _outages(ctx.timeline, events)
     if len(outages) < FLAP_THRESHOLD:
         return None
     return RuleResult.warn(
@@ -267,20 +269,44 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     )
 
 
-def _outages(events: list[TimelineEvent]) -> list[TimelineEvent]:
-    """The first line of each outage (undated lines count one each: nothing joins them)."""
+def _outages(timeline: Timeline, events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """The first line of each outage, in timeline order.
+
+    Dated lines within OUTAGE_WINDOW_S of an outage's first line are that outage. An
+    undated line (no time, or a zero time) has no moment: it is an outage of its own only
+    when the dated lines around it in its log (:meth:`Timeline.bounds`) prove it lies
+    outside every other outage; otherwise it may be a line of one, and counting it made a
+    warning out of a few lines of one hang.
+    """
+    firsts = _dated_outages([e for e in events if e.at is not None])
+    spans: list[Bounds] = [(f.at, f.at) for f in firsts]
+    for event in events:
+        if event.at is None and all(_apart(timeline.bounds(event), s) for s in spans):
+            firsts.append(event)
+            spans.append(timeline.bounds(event))
+    kept = {id(e) for e in firsts}
+    return [e for e in events if id(e) in kept]
+
+
+def _dated_outages(events: list[TimelineEvent]) -> list[TimelineEvent]:
     firsts: list[TimelineEvent] = []
     for event in events:
-        last = firsts[-1] if firsts else None
-        same = (
-            last is not None
-            and last.at is not None
-            and event.at is not None
-            and (event.at - last.at).total_seconds() <= OUTAGE_WINDOW_S
-        )
-        if not same:
+        last = firsts[-1].at if firsts else None
+        assert event.at is not None
+        if last is None or (event.at - last).total_seconds() > OUTAGE_WINDOW_S:
             firsts.append(event)
     return firsts
+
+
+def _apart(one: Bounds, other: Bounds) -> bool:
+    """True when every moment of ``one`` lies more than OUTAGE_WINDOW_S from every moment of
+    ``other``: two lines that cannot be of one outage."""
+    window = timedelta(seconds=OUTAGE_WINDOW_S)
+    (lo, hi), (other_lo, other_hi) = one, other
+    return bool(
+        (lo is not None and other_hi is not None and lo - other_hi > window)
+        or (hi is not None and other_lo is not None and other_lo - hi > window)
+    )
 
 
 RULES = (worker_heartbeat, worker_health, worker_admin_state, heartbeat_flapping)

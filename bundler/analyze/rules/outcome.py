@@ -23,7 +23,7 @@ from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..contradictions import run_conflict
-from ..doubt import outcome_after_collection, undated_run_order
+from ..doubt import outcome_after_collection, undated_job_failure, undated_run_order
 from ..facts import (
     citations,
     cite,
@@ -193,6 +193,11 @@ def _predates_deployment(
 
 
 def _job_failed(ctx: RuleContext, job: Job, out: Outcome) -> None:
+    """The target run failed: a failure, unless a success of the job may be later (unknown)."""
+    undated = undated_job_failure(ctx.evidence, job)
+    if undated is not None:  # possibly superseded, possibly current: neither is read
+        out.unknowns.append(undated)
+        return
     error = f": {job.error}" if job.error else ""
     out.fail(
         codes.JOB_RUN_FAILED,

@@ -7,10 +7,13 @@ latest per workflow by its last event time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from bundler.analyze.facts import is_zero_time
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
+from ..models import ExecutionEvent
 from .records import FluxRecords
 from .workers import as_utc
 
@@ -39,13 +42,22 @@ def _from_db(flux: FluxRecords) -> list[CanaryRun]:
     ]
 
 
+def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
+    """The moments of a run's events: a zero time (Go's unset time, the epoch) is none.
+
+    The run's start and end are the least and greatest of these; one event stamped
+    ``0001-01-01`` became the start of a run that ended today, a run of two thousand years.
+    """
+    return [t for t in (as_utc(e.time) for e in events) if t is not None and not is_zero_time(t)]
+
+
 def _from_api(flux: FluxRecords) -> list[CanaryRun]:
     latest: dict[str, CanaryRun] = {}
     for located in flux.execution_details.values():
         run = located.value
         if run.state not in PHASES or not run.events:
             continue
-        times = [t for t in (as_utc(e.time) for e in run.events) if t is not None]
+        times = _event_times(run.events)
         canary = CanaryRun(
             canary_id=run.execution_id,
             job=f"{run.workflow_namespace}/{run.workflow_name}",

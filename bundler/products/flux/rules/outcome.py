@@ -17,7 +17,11 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import run_conflict
-from bundler.analyze.doubt import outcome_after_collection, undated_run_order
+from bundler.analyze.doubt import (
+    outcome_after_collection,
+    undated_job_failure,
+    undated_run_order,
+)
 from bundler.analyze.facts import citations, cite_events, cite_job, dated, job_label
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
@@ -75,6 +79,9 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
     job = ctx.target.job
     if job is not None:
         if job.phase.value == "failed":
+            undated = undated_job_failure(ctx.evidence, job)
+            if undated is not None:  # a success of the job may be later: the failure is history?
+                return RuleResult(LayerStatus.UNKNOWN, [undated])
             return RuleResult.fail(
                 codes.FLUX_EXECUTION_FAILED,
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
