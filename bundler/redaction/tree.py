@@ -524,6 +524,8 @@ def redact_to_directory(
     workers: int | None = None,
     progress: Progress = None,
 ) -> RedactOutcome:
+    if dst.is_symlink():  # a loop raised RuntimeError from resolve(); rmdir() fails on a link
+        raise UsageError(f"--out {dst} is a symbolic link: give the directory itself")
     src_resolved = src.resolve()
     dst_resolved = dst.resolve()
     if dst_resolved == src_resolved or dst_resolved.is_relative_to(src_resolved):

@@ -280,3 +280,18 @@ def test_ctrl_c_in_a_pool_run_is_interrupted_and_leaves_nothing(tmp_path: Path, 
     assert process.returncode == 130, err
     assert b"Traceback" not in err
     assert list(target.parent.iterdir()) == []
+
+
+def test_out_given_as_a_symlink_is_a_usage_error(tmp_path: Path) -> None:
+    """A link loop as --out raised RuntimeError (exit 70); a link to an empty folder
+    failed after the whole run, when the staging folder was to replace it."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.log").write_text("x\n")
+    (tmp_path / "empty").mkdir()
+    os.symlink("loop", tmp_path / "loop")
+    os.symlink("empty", tmp_path / "to-empty")
+    for out in ("loop", "to-empty"):
+        code, err = _redact(str(tmp_path / "src"), "--out", str(tmp_path / out))
+        assert code == 2, err
+        assert "is a symbolic link" in err
+    assert list((tmp_path / "empty").iterdir()) == []
