@@ -26,6 +26,7 @@ from .errors import MemberRefused
 from .keys import secret_kind
 from .kinds import canonical_kind
 from .literals import LiteralSet
+from .names import component_hits, cut_at_separators
 from .network import NetworkPseudonymizer
 from .policy import Policy
 from .report import MemberRecord, ReportBuilder
@@ -88,17 +89,51 @@ class BundleRedactor(SharedState):
 
     # -- MemberTransform -------------------------------------------------------------------
     def member_name(self, name: str) -> str:
-        """The name to store: secrets, e-mails (and with --obfuscate network, hosts) replaced."""
+        """The name to store: secrets, e-mails (and with --obfuscate network, hosts) replaced,
+        each path component on its own (:mod:`.names`)."""
         data = name.encode("utf-8", "surrogateescape")
-        view = View(data)
-        hits = self.engine.scan(view)
-        hits += [
-            Hit(s, e, k, "literal", "literal", identity=i)
-            for s, e, k, i in self.literals.find(data)
-        ]
+        hits = component_hits(self.engine, data) + self._learned_in_name(data, network=False)
         if not hits:
             self._names[name] = name
             return name
+        stored = self._name_replaced(data, hits)
+        self._names[name] = stored
+        self.builder.member(stored).name_redacted = True
+        return stored
+
+    def final_name(self, stored: str) -> str:
+        """Pass two of a stored name: every value learned since it was made replaced.
+
+        ``bundler redact`` names every file before any is read, so a password
+        learned from one file's content was still in another file's name (in the
+        zip's directory, the manifest and the report) while every content had
+        it removed.
+        """
+        data = stored.encode("utf-8", "surrogateescape")
+        hits = self._learned_in_name(data, network=True)
+        return self._name_replaced(data, hits) if hits else stored
+
+    def finalize_skipped_names(self) -> None:
+        """:meth:`final_name` of every skipped file's name (a symlink named after a password
+        learned from another file's content is listed under its final name)."""
+        for name in sorted({s.member for s in self.builder.skipped}):
+            final = self.final_name(name)
+            if final != name:
+                self.rename_member(name, final)
+
+    def _learned_in_name(self, data: bytes, *, network: bool) -> list[Hit]:
+        """Learned values (and with ``network``, learned host and user names) in a name,
+        none running over a ``/``."""
+        hits = [
+            Hit(s, e, k, "literal", "literal", identity=i)
+            for s, e, k, i in self.literals.find(data)
+        ]
+        if network and self.network is not None:
+            hits += self.network.name_hits(View(data))
+        return cut_at_separators(hits, data)
+
+    def _name_replaced(self, data: bytes, hits: list[Hit]) -> str:
+        """``data`` with each hit replaced by its name token (or pseudonym), values learned."""
         out, cursor = [], 0
         for hit in resolve(hits, data):
             out.append(data[cursor : hit.start])
@@ -111,10 +146,7 @@ class BundleRedactor(SharedState):
                 self._learn(value, kind, hit.identity or value)
             cursor = hit.end
         out.append(data[cursor:])
-        stored = b"".join(out).decode("utf-8", "surrogateescape")
-        self._names[name] = stored
-        self.builder.member(stored).name_redacted = True
-        return stored
+        return b"".join(out).decode("utf-8", "surrogateescape")
 
     def _admitted(self, name: str) -> str:
         """The stored name of member ``name``; :class:`MemberRefused` (recorded as skipped)

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from .report import MemberRecord
+
 if TYPE_CHECKING:
     from .literals import LiteralSet
     from .network import NetworkPseudonymizer
@@ -57,6 +59,29 @@ class SharedState:
         would count the earlier ones twice.
         """
         self.builder.members.pop(stored, None)
+
+    def store_as(self, source: str, stored: str) -> None:
+        """Store source file ``source`` as ``stored`` (its redacted name was another's)."""
+        self._names[source] = stored
+        self.builder.member(stored).name_redacted = True
+
+    def rename_member(self, old: str, new: str) -> None:
+        """Move everything recorded under stored name ``old`` to ``new`` (its record, its
+        pass-one state, its skipped entry, the source names that map to it)."""
+        record = self.builder.members.pop(old, None)
+        if record is None:
+            record = MemberRecord(new)
+        record.member, record.name_redacted = new, True
+        self.builder.members[new] = record
+        if old in self._state:
+            self._state[new] = self._state.pop(old)
+        for source, stored in list(self._names.items()):
+            if stored == old:
+                self._names[source] = new
+        self.builder.skipped = [
+            s.model_copy(update={"member": new}) if s.member == old else s
+            for s in self.builder.skipped
+        ]
 
     def member_state(self, stored: str) -> str | None:
         """What pass one recorded for ``stored`` (``text``, ``gzip``, ``binary``), if anything."""

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from schemas import RedactionReport
 
 from ..archive.passwords import Sealing
 from ..errors import UsageError
@@ -134,8 +137,18 @@ def summary_line(outcome: RedactOutcome) -> str:
     return (
         f"bundler: redacted {outcome.files} file(s), {outcome.bytes_in / 1e6:.1f} MB: "
         f"{report.total} redaction(s){' (' + kinds + ')' if kinds else ''}; "
-        f"{len(report.skipped)} skipped -> {outcome.output}"
+        f"{len(report.skipped)} skipped{_skipped_why(report)} -> {outcome.output}"
     )
+
+
+def _skipped_why(report: RedactionReport) -> str:
+    """`` (symlink 3, binary 1)``: what was left out, by reason, so a link or a file that
+    could not be read is seen without opening the report (which names each one)."""
+    reasons = Counter(s.reason for s in report.skipped if not s.kept)
+    kept = sum(1 for s in report.skipped if s.kept)
+    parts = [f"{reason} {n}" for reason, n in sorted(reasons.items())]
+    parts += [f"kept unredacted {kept}"] if kept else []
+    return f" ({', '.join(parts)}; see the report)" if parts else ""
 
 
 def password_from(env: str | None, file: Path | None) -> str | None:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import pairwise
@@ -111,6 +113,12 @@ class Member:
     def segmented(self) -> bool:
         return len(self.parts) > 1
 
+    def rename(self, stored: str) -> None:
+        """Store it under ``stored`` (its tasks too: workers name it by them)."""
+        self.stored = stored
+        self.whole = replace(self.whole, stored=stored)
+        self.parts = [replace(task, stored=stored) for task in self.parts]
+
 
 @dataclass
 class Final:
@@ -143,6 +151,10 @@ class TreeRedaction:
         """A segment's hand-off file -> lines of pass-one output before it (pass two's lines)."""
         self.resegmented = 0
         """Members whose segments did not fit and were redacted again in one piece."""
+        self.report: RedactionReport | None = None
+        """The redaction report, once the output is written."""
+        self.taken: set[str] = set()
+        """Stored names given so far: no two members share one."""
 
     # -- pass one ------------------------------------------------------------------------------
     def pass_one(
@@ -152,8 +164,8 @@ class TreeRedaction:
         must be safe (:meth:`_storable`)."""
         found = walk(src)
         for rel, reason, detail in found.skipped:
-            self.coordinator.skip(self.coordinator.member_name(rel), reason, detail)
-        files = self._storable(found.files) if as_members else found.files
+            self.coordinator.skip(shown_name(self.coordinator.member_name(rel)), reason, detail)
+        files = self._storable(found.files, as_members=as_members)
         total = sum(f.size for f in files)
         self.bytes_in = total
         self.scratch, self.deflate = scratch, deflate
@@ -184,10 +196,37 @@ class TreeRedaction:
             again = self._run([(worker.pass_one, (m.parts[0],), m.parts[0].size) for m in retry])
             for member, state in zip(retry, again, strict=True):
                 self._import_pass_one(member, [state])
-        return [m for m in members if not self._refused(m)]
+        kept = [m for m in members if not self._refused(m)]
+        self._final_names(kept)
+        return kept
 
-    def _storable(self, files: list[SourceFile]) -> list[SourceFile]:
-        """The files whose (redacted) name a bundle can hold; the others are left out.
+    def _final_names(self, members: list[Member]) -> None:
+        """Pass two of the names, before anything is written: a value learned from any
+        file's content is replaced in every member's and skipped file's name, as it is in
+        every content (names are made before the first file is read)."""
+        for member in members:
+            final = self.coordinator.final_name(member.stored)
+            if final != member.stored:
+                self.taken.discard(member.stored)
+                final = self._unique(final)
+                self.coordinator.rename_member(member.stored, final)
+                member.rename(final)
+        self.coordinator.finalize_skipped_names()
+
+    def _unique(self, stored: str) -> str:
+        """``stored``, or ``stored`` with ``~2``, ``~3``... before its extensions when another
+        file has that name already: redacted names can meet (``Worker-07.log`` and
+        ``worker-07.log`` both become one host pseudonym), and the second file then
+        overwrote or failed to write the first."""
+        name, number = stored, 1
+        while name in self.taken:
+            number += 1
+            name = numbered(stored, number)
+        self.taken.add(name)
+        return name
+
+    def _storable(self, files: list[SourceFile], *, as_members: bool) -> list[SourceFile]:
+        """The files whose (redacted) name the output can hold; the others are left out.
 
         A file name with a control character, newline, ESC or backslash (or a
         byte that is not UTF-8) is fine in a directory but not as a member name
@@ -197,25 +236,40 @@ class TreeRedaction:
         error. It is decided here, before anything is written, and the file is
         listed in the report as skipped (reason ``policy``), as a symlink or a
         device is, under its name escaped for printing.
+
+        A directory output keeps such names, but not one that is not UTF-8: the
+        report, JSON text, cannot name it (writing it ended the run as an
+        internal error, after the whole tree was redacted), nor could ``review``
+        match it with the file.
         """
         kept = []
         for file in files:
             stored = self.coordinator.member_name(file.rel)
-            problem = member_name_problem(stored) or _not_utf8(stored)
+            problem = (member_name_problem(stored) if as_members else None) or _not_utf8(stored)
             if problem is None:
                 kept.append(file)
                 continue
-            shown = printable_name(stored.encode("utf-8", "backslashreplace").decode("utf-8"))
-            self.coordinator.skip(
-                shown, "policy", f"{problem}: a bundle member cannot be named so (left out)"
+            why = (
+                "a bundle member cannot be named so"
+                if as_members
+                else "the report (JSON text) cannot name it"
             )
+            self.coordinator.skip(shown_name(stored), "policy", f"{problem}: {why} (left out)")
         return kept
 
     def _member(self, file: SourceFile, index: int, total: int) -> Member:
-        stored = self.coordinator.member_name(file.rel)
+        stored = self._unique(self.coordinator.member_name(file.rel))
+        if stored != self.coordinator.member_name(file.rel):
+            self.coordinator.store_as(file.rel, stored)
         media_type = media_type_for(file.rel)
         whole = Task(
-            str(file.path), stored, self._handoff(index), media_type, file.size, self.deflate
+            str(file.path),
+            stored,
+            self._handoff(index),
+            media_type,
+            file.size,
+            self.deflate,
+            end=file.size,
         )
         parts = segments.parts_for(file.size, total, self.workers)
         if parts > 1:
@@ -275,16 +329,22 @@ class TreeRedaction:
             return [func(*args) for func, args, _ in jobs]
         # Largest jobs first, so the last one to finish is a small one (both cores busy).
         order = sorted(range(len(jobs)), key=lambda i: -jobs[i][2])
+        pool = ProcessPoolExecutor(
+            self.workers, initializer=worker.init_worker, initargs=(self.config, learned)
+        )
         try:
-            with ProcessPoolExecutor(
-                self.workers, initializer=worker.init_worker, initargs=(self.config, learned)
-            ) as pool:
+            with sigint_held():  # the workers are forked here: they ignore Ctrl-C
                 futures = {i: pool.submit(jobs[i][0], *jobs[i][1]) for i in order}
-                return [futures[i].result() for i in range(len(jobs))]
+            return [futures[i].result() for i in range(len(jobs))]
         except BrokenProcessPool as exc:
             raise OutputError(
                 "a redaction worker process died (out of memory or killed); nothing was written"
             ) from exc
+        except BaseException:
+            stop_workers(pool)  # Ctrl-C: not after the queued files are done
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def phase(self, text: str) -> None:
         """Tell the caller (the CLI's status line) which phase the run is in."""
@@ -464,6 +524,8 @@ def redact_to_directory(
     workers: int | None = None,
     progress: Progress = None,
 ) -> RedactOutcome:
+    if dst.is_symlink():  # a loop raised RuntimeError from resolve(); rmdir() fails on a link
+        raise UsageError(f"--out {dst} is a symbolic link: give the directory itself")
     src_resolved = src.resolve()
     dst_resolved = dst.resolve()
     if dst_resolved == src_resolved or dst_resolved.is_relative_to(src_resolved):
@@ -471,28 +533,54 @@ def redact_to_directory(
     if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
         raise UsageError(f"{dst} already exists and is not an empty directory")
     run = TreeRedaction(config, workers=workers, progress=progress)
-    parent = dst_resolved.parent
+    with writing(dst):
+        members = _into_directory(run, src, dst, dst_resolved.parent)
+    assert run.report is not None
+    report = run.report
+    return RedactOutcome(dst, report, len(members), run.bytes_in, run.coordinator.token_map())
+
+
+def _into_directory(run: TreeRedaction, src: Path, dst: Path, parent: Path) -> list[Member]:
+    """Both passes into a staging folder beside ``dst``, renamed to ``dst`` when complete."""
     parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(
         tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".handoff.tmp-bundler", dir=parent)
     )
-    staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".tmp-bundler", dir=parent))
+    staging = None
     try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".tmp-bundler", dir=parent))
         members = run.pass_one(src, scratch)
         run.to_directory(members, staging)
-        report = run.coordinator.report()
+        run.report = run.coordinator.report()
         (staging / "redaction-report.json").write_text(
-            report.model_dump_json(by_alias=True, indent=2)
+            run.report.model_dump_json(by_alias=True, indent=2)
         )
         if dst.exists():
             dst.rmdir()
         os.replace(staging, dst)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return RedactOutcome(dst, report, len(members), run.bytes_in, run.coordinator.token_map())
+    return members
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """An :class:`OSError` out of a run as a one-line error (exit 2), not an internal one.
+
+    A source file that cannot be read is left out and listed (``SourceUnreadable``
+    never gets here), so what is left is the output's or its scratch's: no
+    permission, no space left, a read-only file system.
+    """
+    try:
+        yield
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {out}: {exc.strerror or exc}; nothing was written"
+        ) from exc
 
 
 class _Prepared:
@@ -555,12 +643,14 @@ def redact_to_bundle(
     config = replace(config, seal_password=sealing.password.reveal())
     run = TreeRedaction(config, workers=workers, progress=progress)
     parent = path.resolve().parent
-    scratch = Path(
-        tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
-    )
+    with writing(path):
+        scratch = Path(
+            tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
+        )
     try:
-        members = run.pass_one(src, scratch, deflate=True, as_members=True)
-        report = _seal(run, members, path, config, sealing, overwrite, options)
+        with writing(path):
+            members = run.pass_one(src, scratch, deflate=True, as_members=True)
+            report = _seal(run, members, path, config, sealing, overwrite, options)
     except (handoff.HandoffError, DeflateError) as exc:
         raise OutputError(
             "the encrypted hand-off files were damaged on disk; nothing was written"
@@ -568,6 +658,48 @@ def redact_to_bundle(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return RedactOutcome(path, report, len(members), run.bytes_in, run.coordinator.token_map())
+
+
+@contextmanager
+def sigint_held() -> Iterator[None]:
+    """Hold SIGINT back while pool workers are forked, so each starts with it blocked and
+    ignores it (:func:`~.workers.init_worker`); one that arrives meanwhile reaches the
+    coordinator after.
+
+    A Ctrl-C goes to the whole process group: each worker printed a
+    ``KeyboardInterrupt`` traceback and died, and the run often ended as "a
+    worker process died" (exit 2) instead of "interrupted" (130). Now the
+    coordinator alone is interrupted, and stops the workers (:func:`stop_workers`).
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers now (they ignore SIGINT); the caller's
+    clean-up then removes what they were writing."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
+
+
+def numbered(stored: str, number: int) -> str:
+    """``a/b.log.gz`` as ``a/b~2.log.gz``: the number before the extensions, so the file
+    still reads as what it is (a leading dot, ``.env``, is part of the stem)."""
+    folder, slash, leaf = stored.rpartition("/")
+    dot = 1 if leaf.startswith(".") else 0
+    stem, sep, ext = leaf[dot:].partition(".")
+    return f"{folder}{slash}{leaf[:dot]}{stem}~{number}{sep}{ext}"
+
+
+def shown_name(stored: str) -> str:
+    """A name as the report lists a file left out: escaped for printing, bytes that are
+    not UTF-8 as ``\\udcff`` (JSON cannot hold them)."""
+    return printable_name(stored.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def _not_utf8(name: str) -> str | None:

@@ -14,13 +14,15 @@ learned, so every worker makes the same tokens.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from redactors import BundleRedactor, MemberRefused, Segment, SegmentMisaligned
 
@@ -53,6 +55,8 @@ class Task:
     parts: int = 1
     head: bytes = b""
     """A segment: the member's first bytes (its format is decided on them, not the segment's)."""
+    end: int | None = None
+    """The file's size at the walk: reading stops there (and at the end of that line)."""
 
     @property
     def last(self) -> bool:
@@ -63,6 +67,11 @@ _WORKER: dict[str, Any] = {}
 
 
 def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
+    """Make this process's redactor. In a pool process, Ctrl-C is the coordinator's alone
+    (it was forked with SIGINT held: :func:`~.tree.sigint_held`)."""
+    if multiprocessing.parent_process() is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     redactor = config.redactor()
     if learned:
         redactor.start_from(learned[0])
@@ -73,17 +82,59 @@ def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
     _WORKER["config"] = config
 
 
-def read_source(path: Path, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
-    """The file's bytes from ``start`` to ``stop`` (None: to its end), in 1 MiB chunks."""
-    with os.fdopen(open_regular(path), "rb") as handle:
-        handle.seek(start)
-        left = None if stop is None else stop - start
-        while (left is None or left > 0) and (
-            chunk := handle.read(READ_CHUNK if left is None else min(READ_CHUNK, left))
-        ):
-            if left is not None:
-                left -= len(chunk)
-            yield chunk
+class SourceUnreadable(OSError):
+    """A source file could not be read (gone since the walk, no permission, no longer a
+    regular file): it is left out and listed in the report as skipped. Any other
+    :class:`OSError` (the scratch or the output cannot be written) ends the run."""
+
+
+def read_source(
+    path: Path, start: int = 0, stop: int | None = None, *, end: int | None = None
+) -> Iterator[bytes]:
+    """The file's bytes from ``start`` to ``stop`` (None: to its end), in 1 MiB chunks.
+
+    ``end`` (the size the walk saw) bounds a read to the end: a log still being
+    written is read as it was when the run began, to the end of the line then being
+    written (at most :data:`GROWN_LINE` bytes more), instead of for as long as its
+    writer keeps up.
+    """
+    try:
+        with os.fdopen(open_regular(path), "rb") as handle:
+            handle.seek(start)
+            if stop is None and end is not None:
+                yield from _to_line_end(handle, max(0, end - start))
+                return
+            left = None if stop is None else stop - start
+            while (left is None or left > 0) and (
+                chunk := handle.read(READ_CHUNK if left is None else min(READ_CHUNK, left))
+            ):
+                if left is not None:
+                    left -= len(chunk)
+                yield chunk
+    except SourceUnreadable:
+        raise
+    except OSError as exc:
+        raise SourceUnreadable(exc.errno, exc.strerror or str(exc)) from exc
+
+
+GROWN_LINE = 1 << 20
+"""How far past the walk's size a growing file is read, to finish its last line."""
+
+
+def _to_line_end(handle: BinaryIO, size: int) -> Iterator[bytes]:
+    """``size`` bytes, then on to the next newline if they end inside a line (bytes
+    written since, at most :data:`GROWN_LINE`): a cut inside a line could cut a secret
+    in two."""
+    last = b"\n"
+    while size > 0 and (chunk := handle.read(min(READ_CHUNK, size))):
+        size -= len(chunk)
+        last = chunk[-1:]
+        yield chunk
+    if size > 0 or last == b"\n":
+        return  # shorter than at the walk (truncated meanwhile), or at a line's end
+    rest = handle.read(GROWN_LINE)
+    newline = rest.find(b"\n")
+    yield rest if newline < 0 else rest[: newline + 1]
 
 
 def pass_one(task: Task) -> dict[str, Any]:
@@ -96,9 +147,8 @@ def pass_one(task: Task) -> dict[str, Any]:
     refused = None
     deflated = None
     try:
-        stream = redactor.transform(
-            task.stored, read_source(Path(task.source)), media_type=task.media_type
-        )
+        source = read_source(Path(task.source), end=task.end)
+        stream = redactor.transform(task.stored, source, media_type=task.media_type)
         if task.deflate:
             stats = DeflateStats()
             stream = deflate_in_background(stream, stats)
@@ -108,9 +158,11 @@ def pass_one(task: Task) -> dict[str, Any]:
     except MemberRefused as exc:
         refused = (exc.reason, exc.detail)
         Path(task.handoff).unlink(missing_ok=True)
-    except OSError as exc:
+    except SourceUnreadable as exc:
         refused = ("decode_error", f"unreadable: {exc.strerror}")
         Path(task.handoff).unlink(missing_ok=True)
+        redactor.forget_member(task.stored)  # what was read before the error is not the file
+        redactor.skip(task.stored, *refused)
     state = redactor.export_member(task.stored)
     state["refused"] = refused
     state["deflated"] = deflated
@@ -140,7 +192,10 @@ def _pass_one_segment(task: Task) -> dict[str, Any]:
         begin = max(0, task.start - overlap)
         segment.context = b"".join(read_source(Path(task.source), begin, task.start))
         chunks = read_source(
-            Path(task.source), task.start, None if task.stop is None else task.stop + overlap
+            Path(task.source),
+            task.start,
+            None if task.stop is None else task.stop + overlap,
+            end=task.end,
         )
         stream = edges.watch(
             redactor.transform_segment(
@@ -154,7 +209,7 @@ def _pass_one_segment(task: Task) -> dict[str, Any]:
         handoff.write(Path(task.handoff), config.handoff_key, stream)
     except SegmentMisaligned as exc:
         failed = str(exc)
-    except OSError as exc:
+    except SourceUnreadable as exc:
         failed = f"unreadable: {exc.strerror}"
     if failed is not None:
         Path(task.handoff).unlink(missing_ok=True)
