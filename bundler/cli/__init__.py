@@ -23,6 +23,7 @@ import click
 from .. import __version__
 from ..errors import BundlerError
 from ..exit_codes import ExitCode
+from ..interrupts import terminate_as_interrupt
 from ..printable import printable
 
 # name -> (module, one-line summary); tests/test_cli.py imports every module listed.
@@ -88,7 +89,8 @@ class BundlerGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with terminate_as_interrupt():  # SIGTERM stops a command as Ctrl-C does
+                return super().invoke(ctx)
         except BundlerError as exc:
             if _debug_enabled(ctx):
                 raise

@@ -44,6 +44,7 @@ from schemas import RedactionReport
 from ..archive.deflate import DeflateError, inflate_raw
 from ..archive.names import member_name_problem, printable_name
 from ..errors import InputError, OutputError, UsageError
+from ..interrupts import terminated
 from . import handoff, segments
 from . import workers as worker
 from .hashing import Hashed
@@ -333,10 +334,12 @@ class TreeRedaction:
             self.workers, initializer=worker.init_worker, initargs=(self.config, learned)
         )
         try:
-            with sigint_held():  # the workers are forked here: they ignore Ctrl-C
+            with stop_signals_held():  # the workers are forked here: they ignore Ctrl-C
                 futures = {i: pool.submit(jobs[i][0], *jobs[i][1]) for i in order}
             return [futures[i].result() for i in range(len(jobs))]
         except BrokenProcessPool as exc:
+            if terminated():  # the SIGTERM that stops this run ended the workers first
+                raise KeyboardInterrupt from exc
             raise OutputError(
                 "a redaction worker process died (out of memory or killed); nothing was written"
             ) from exc
@@ -660,18 +663,23 @@ def redact_to_bundle(
     return RedactOutcome(path, report, len(members), run.bytes_in, run.coordinator.token_map())
 
 
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
 @contextmanager
-def sigint_held() -> Iterator[None]:
-    """Hold SIGINT back while pool workers are forked, so each starts with it blocked and
-    ignores it (:func:`~.workers.init_worker`); one that arrives meanwhile reaches the
-    coordinator after.
+def stop_signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while pool workers are forked, so each starts with them
+    blocked and sets its own dispositions first (:func:`~.workers.init_worker`); one that
+    arrives meanwhile reaches the coordinator after.
 
     A Ctrl-C goes to the whole process group: each worker printed a
     ``KeyboardInterrupt`` traceback and died, and the run often ended as "a
     worker process died" (exit 2) instead of "interrupted" (130). Now the
     coordinator alone is interrupted, and stops the workers (:func:`stop_workers`).
+    A fork also inherits the coordinator's SIGTERM handler (:mod:`bundler.interrupts`),
+    which would make a worker's SIGTERM a traceback too.
     """
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:

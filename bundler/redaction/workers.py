@@ -67,11 +67,14 @@ _WORKER: dict[str, Any] = {}
 
 
 def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
-    """Make this process's redactor. In a pool process, Ctrl-C is the coordinator's alone
-    (it was forked with SIGINT held: :func:`~.tree.sigint_held`)."""
+    """Make this process's redactor. In a pool process, Ctrl-C is the coordinator's alone,
+    and SIGTERM ends the worker quietly (its default: the coordinator's handler, inherited
+    by the fork, would print a traceback). It was forked with both held:
+    :func:`~.tree.stop_signals_held`."""
     if multiprocessing.parent_process() is not None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     redactor = config.redactor()
     if learned:
         redactor.start_from(learned[0])

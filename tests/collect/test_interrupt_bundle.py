@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bundler.exit_codes import ExitCode
 from tests.support.http_server import Reply, ScriptedHTTPServer
 from tests.support.interrupts import default_sigint
@@ -31,7 +33,12 @@ def _wait_for_request(server: ScriptedHTTPServer, path: str, timeout: float = 30
         time.sleep(0.05)
 
 
-def test_sigint_seals_what_was_collected(http_server: ScriptedHTTPServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_a_stop_signal_seals_what_was_collected(
+    http_server: ScriptedHTTPServer, tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Ctrl-C, or SIGTERM as ``timeout``, systemd or a cancelled CI job send it (which
+    ended doctor on the spot, exit -15, no bundle)."""
     http_server.route("/health", Reply(200, {"status": "ok", "version": "0.87.5"}))
     http_server.route("/workers", Reply(hang=True))
     target = tmp_path / "support.zip"
@@ -46,7 +53,7 @@ def test_sigint_seals_what_was_collected(http_server: ScriptedHTTPServer, tmp_pa
     try:
         _wait_for_request(http_server, "/workers")
         time.sleep(0.5)  # let the quick collectors settle while /workers hangs
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sig)
         _, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:

@@ -244,10 +244,22 @@ def test_an_output_that_cannot_be_written_is_a_one_line_error(tmp_path: Path, ou
     assert len([line for line in err.splitlines() if line.startswith("bundler: error:")]) == 1
 
 
+STOPS = {
+    "ctrl-c": (signal.SIGINT, True),  # a terminal signals the whole process group
+    "timeout": (signal.SIGTERM, True),  # coreutils timeout, systemd: the group too
+    "kill": (signal.SIGTERM, False),  # kill PID: the coordinator alone
+}
+
+
+@pytest.mark.parametrize("stop", sorted(STOPS))
 @pytest.mark.parametrize("out", ["out", "out.zip"])
-def test_ctrl_c_in_a_pool_run_is_interrupted_and_leaves_nothing(tmp_path: Path, out: str) -> None:
+def test_a_stopped_pool_run_is_interrupted_and_leaves_nothing(
+    tmp_path: Path, out: str, stop: str
+) -> None:
     """Ctrl-C reaches the whole process group: each worker printed a KeyboardInterrupt
-    traceback, and the run often ended 'a worker process died' (exit 2), not 130."""
+    traceback, and the run often ended 'a worker process died' (exit 2), not 130. SIGTERM
+    ended the run on the spot (exit -15), its hidden staging folder left behind."""
+    sig, group = STOPS[stop]
     src = tmp_path / "src"
     src.mkdir()
     line = b"routine line of a log with nothing secret in it at all, id 0123456789\n"
@@ -271,7 +283,10 @@ def test_ctrl_c_in_a_pool_run_is_interrupted_and_leaves_nothing(tmp_path: Path, 
             assert process.poll() is None
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: every process
+        if group:
+            os.killpg(process.pid, sig)
+        else:
+            process.send_signal(sig)
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
