@@ -31,6 +31,13 @@ unassigned code points, and the Unicode line and paragraph separators."""
 
 Model = TypeVar("Model", bound="BaseModel")
 
+SHOWN_LIMIT = 2000
+"""Characters of one bundle string a report shows. A worker name, a label or a log line
+of megabytes (a hostile bundle) would otherwise be laid out in every table cell and
+tooltip it appears in: a 1 MB name made an 11 MB text report and a 50 MB one never
+finished. The longest string a real report shows is a few hundred characters; JSON
+keeps every value whole."""
+
 _NOT_ASCII_TEXT = re.compile("[\x7f-\U0010ffff]")
 """What JSON serializers leave raw that a terminal may act on: DEL, C1 controls and every
 non-ASCII character (each is then judged by its category)."""
@@ -45,13 +52,17 @@ def _escaped(ch: str) -> str:
     return f"\\U{code:08x}"
 
 
-def printable(text: str, keep: str = "") -> str:
+def printable(text: str, keep: str = "", limit: int | None = SHOWN_LIMIT) -> str:
     """``text`` with every character a terminal or renderer would act on written as an escape.
 
     ``keep`` names characters to leave as they are (the HTML page keeps ``\n``,
     which its tooltips break lines on and which HTML cannot turn into a heading).
-    Plain ASCII (the common case) is returned as is without a per-character walk.
+    Text longer than ``limit`` characters is cut there and says how much was left
+    out (:data:`SHOWN_LIMIT`). Plain ASCII (the common case) is returned as is
+    without a per-character walk.
     """
+    if limit is not None and len(text) > limit:
+        return printable(text[:limit], keep, None) + f"… ({len(text) - limit:,} more characters)"
     if text.isascii() and text.isprintable():
         return text
     return "".join(
@@ -61,7 +72,8 @@ def printable(text: str, keep: str = "") -> str:
 
 
 def printable_model(model: Model) -> Model:
-    """A copy of ``model`` whose every string (values and mapping keys) is :func:`printable`.
+    """A copy of ``model`` whose every string (values and mapping keys) is :func:`printable`
+    (escaped, and cut at :data:`SHOWN_LIMIT` characters).
 
     The original is left as it is (JSON output keeps the exact values); enum
     members are kept (they are the tool's own words, not bundle data).

@@ -181,3 +181,25 @@ def test_json_printable_escapes_only_what_a_terminal_acts_on() -> None:
         '{"a": "\\u009b\\u202e\\u007f\\udb40\\udc01"}'
     )
     assert json.loads(json_printable('"\u202e\U000e0001"')) == "\u202e\U000e0001"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_megabyte_name_is_shown_cut_and_kept_whole_in_json(tmp_path: Path, fmt: str) -> None:
+    """A 1 MB worker name once made an 11 MB text report (a 50 MB one never finished)."""
+    name = "w" + "ab" * (1 << 19)
+    bundle = _hostile_bundle(tmp_path, name)
+    code, out = _run("analyze", str(bundle), "--format", fmt)
+    assert code in (0, 1, 3), out[-400:]
+    assert len(out) < 300_000, len(out)
+    assert f"({len(name) + 2 - 2000:,} more characters)" in out  # SHOWN_LIMIT
+    code, out = _run("analyze", str(bundle), "--format", "json")
+    assert json.dumps(f"w3{name}") in out
+
+
+def test_printable_cuts_long_text_before_escaping_it() -> None:
+    from bundler.printable import SHOWN_LIMIT
+
+    assert SHOWN_LIMIT == 2000
+    assert printable("a" * 10, limit=4) == "aaaa… (6 more characters)"
+    assert printable("\x1b" * 10, limit=2) == "\\x1b\\x1b… (8 more characters)"
+    assert printable("a" * SHOWN_LIMIT) == "a" * SHOWN_LIMIT
