@@ -38,7 +38,7 @@ from schemas.evidence import (
 
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
-from .facts import cite, cite_source, cite_worker, worker_records
+from .facts import by_worker, cite, cite_source, cite_worker, worker_records
 
 IGNORED = frozenset({"source"})
 """Where a record was read is not what it says: two equal records from two places agree."""
@@ -102,8 +102,7 @@ def entries(ev: EvidenceSet, cls: type[EvidenceDoc], name: str | None) -> list[t
     if cls is WorkersEvidence:
         return list(worker_records(ev, name))
     doc = ev.document(cls)  # looked at for contradictions only: not evidence the rule rests on
-    listed = getattr(doc, "workers", None) or []
-    return [(i, entry) for i, entry in enumerate(listed) if name and entry.worker == name]
+    return list(by_worker(ev, cls, doc).get(name, ())) if name else []
 
 
 def disputes(ev: EvidenceSet, name: str | None) -> list[Dispute]:

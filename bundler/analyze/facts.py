@@ -174,11 +174,32 @@ def worker_records(ev: EvidenceSet, name: str | None) -> list[tuple[int, WorkerS
     """
     if name is None:
         return []
-    return [
-        (index, worker)
-        for index, worker in enumerate(workers(ev))
-        if worker.name == name or (worker.id is not None and worker.id == name)
-    ]
+    return list(by_worker(ev, WorkersEvidence, ev.get(WorkersEvidence)).get(name, ()))
+
+
+def by_worker(
+    ev: EvidenceSet, cls: type[EvidenceDoc], doc: EvidenceDoc | None
+) -> dict[str, list[tuple[int, Any]]]:
+    """The records of ``doc`` (``cls``, a per-worker document) by worker, in list order.
+
+    Built once per evidence set: rules, trouble and the overview look workers up
+    by name for every worker, and a scan of the list per lookup made a fleet of
+    10,000 workers take minutes and one of 100,000 hours. workers.json is keyed by
+    name and by id (a target may name a worker by either), the others by ``worker``.
+    """
+    if doc is None:
+        return {}
+    key = f"by-worker:{cls.__name__}"
+    known = ev.memo.get(key)
+    if known is not None and known[0] is doc:
+        return known[1]  # type: ignore[no-any-return]
+    index: dict[str, list[tuple[int, Any]]] = {}
+    for position, record in enumerate(getattr(doc, "workers", None) or []):
+        names = {record.name, record.id} if cls is WorkersEvidence else {record.worker}
+        for name in names - {None}:
+            index.setdefault(name, []).append((position, record))
+    ev.memo[key] = (doc, index)
+    return index
 
 
 def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:
@@ -187,10 +208,8 @@ def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapa
     Per-worker documents are keyed by the worker's name, as every normalizer writes them.
     """
     doc = ev.get(CapacityEvidence)
-    for index, entry in enumerate(doc.workers if doc else []):
-        if entry.worker == worker:
-            return index, entry
-    return None
+    found = by_worker(ev, CapacityEvidence, doc).get(worker) if worker else None
+    return found[0] if found else None
 
 
 def authorization_entry(
@@ -198,10 +217,8 @@ def authorization_entry(
 ) -> tuple[int, WorkerAuthorization] | None:
     """Worker ``worker``'s runtime-authorization record and its index in authorization.json."""
     doc = ev.get(AuthorizationEvidence)
-    for index, entry in enumerate(doc.workers if doc else []):
-        if entry.worker == worker:
-            return index, entry
-    return None
+    found = by_worker(ev, AuthorizationEvidence, doc).get(worker) if worker else None
+    return found[0] if found else None
 
 
 def cite_worker(ev: EvidenceSet, index: int, *field: str | int, value: Any = None) -> Citation:

@@ -25,6 +25,7 @@ from .contradictions import conflicting_worker
 from .duplicates import deployment_key, in_agreed_order, job_deployment_key
 from .facts import (
     SUCCEEDED_PHASES,
+    by_worker,
     departed_idle,
     find_worker,
     heartbeat_age,
@@ -140,15 +141,12 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
         if stale:
             return stale
     auth = ev.get(AuthorizationEvidence)
-    for entry in auth.workers if auth and auth.applicable else []:
-        if (
-            entry.worker == name
-            and entry.applicable
-            and (
-                entry.decision in ("deny", "expired")
-                or entry.native_code
-                or (entry.registration is not None and entry.registration.rejected)
-            )
+    records = by_worker(ev, AuthorizationEvidence, auth).get(name, ())
+    for _, entry in records if auth and auth.applicable else []:
+        if entry.applicable and (
+            entry.decision in ("deny", "expired")
+            or entry.native_code
+            or (entry.registration is not None and entry.registration.rejected)
         ):
             return "runtime authorization failing"
     state = ev.get(LocalStateEvidence)

@@ -9,6 +9,7 @@ import click
 from ..archive.opening import open_bundle
 from ..archive.render import InspectReport, make_console, render_inspect
 from ..exit_codes import ExitCode
+from ..printable import printable_json
 from ._archive_help import READ_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options
 
@@ -29,7 +30,7 @@ def command(ctx: click.Context, bundle: Path, as_json: bool, secrets: OpenSecret
     ) as reader:
         report = InspectReport.of(reader)
     if as_json:
-        click.echo(report.model_dump_json(indent=2, by_alias=True))
+        click.echo(printable_json(report))
     else:
         render_inspect(report, make_console())
     if report.integrity.problems:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ..exit_codes import ExitCode
-from ..printable import printable
+from ..printable import printable, printable_json
 from ..redaction.mapfile import read_map
 from ..redaction.reviewing import review_path
 from .options import OpenSecrets, click_prompt, open_options
@@ -64,7 +64,7 @@ def command(
         originals = [value for _kind, value in mapping.values()]
     result = review_path(target, secrets, originals, prompt=click_prompt)
     if as_json:
-        click.echo(result.model_dump_json(by_alias=True, indent=2))
+        click.echo(printable_json(result))
     else:
         # Member names and the report's entries are bundle text: shown escaped, so an ESC
         # or carriage return in a name cannot redraw the status line below as "clean".

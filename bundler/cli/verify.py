@@ -10,6 +10,7 @@ from ..archive.integrity.verify import verify_bundle
 from ..archive.opening import open_bundle
 from ..archive.render import make_console, render_verify
 from ..exit_codes import ExitCode
+from ..printable import printable_json
 from ._archive_help import READ_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options
 
@@ -31,7 +32,7 @@ def command(ctx: click.Context, bundle: Path, as_json: bool, secrets: OpenSecret
     ) as reader:
         report = verify_bundle(reader)
     if as_json:
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(printable_json(report, by_alias=False))
     else:
         render_verify(report, make_console())
     if not report.ok:

@@ -26,7 +26,9 @@ keep-alive connection would read it as the start of the next answer).
 from __future__ import annotations
 
 import json
+import posixpath
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
@@ -63,6 +65,9 @@ def route_problem(route: CapturedRoute) -> str | None:
     Checked once when the replay is built, so a bad record answers ``unsound`` with
     its reason instead of sending garbage (``HTTP/1.1 1000``, an injected header).
     """
+    path = path_problem(route.path)
+    if path is not None:
+        return path
     status = route.status
     if status is not None and not 100 <= status <= 599:
         return f"the recorded status {status} is not an HTTP status (100-599)"
@@ -71,6 +76,30 @@ def route_problem(route: CapturedRoute) -> str | None:
     if route.content_type is not None and not clean_header_value(route.content_type):
         return f"the recorded Content-Type {route.content_type!r} is not a clean header value"
     return None
+
+
+def path_problem(path: str) -> str | None:
+    """Why a recorded request path is not one doctor could have asked, or None.
+
+    Doctor requests only absolute paths without dot segments (the read-only
+    guard, :func:`~bundler.collect.readonly.path_violation`). A manifest edited
+    to record ``/workers/../admin/secrets``, or a path holding a line break or
+    an ESC, would have serve answer a route the product does not have.
+    """
+    for form in dict.fromkeys((path, unquote(path))):
+        if not form.startswith("/") or any(seg in (".", "..") for seg in form.split("/")):
+            return f"the recorded path {form!r} is not absolute or has a dot segment"
+        if any(unicodedata.category(ch) == "Cc" for ch in form):
+            return f"the recorded path {form!r} holds a control character"
+    return None
+
+
+def normalized(path: str) -> str:
+    """``path`` decoded, with its dot segments resolved the way a server would."""
+    decoded = unquote(path)
+    resolved = posixpath.normpath(decoded) if decoded.startswith("/") else decoded
+    resolved = "/" + resolved.lstrip("/")  # normpath keeps a leading "//"
+    return resolved + "/" if decoded.endswith("/") and resolved != "/" else resolved
 
 
 @dataclass(frozen=True)
@@ -144,9 +173,11 @@ class Replay:
         return _problem(421, "misdirected", why, {})
 
     def refused_route(self, path: str) -> str | None:
-        decoded = unquote(path)
+        """The refused route ``path`` names: as sent, decoded, or with its dot segments
+        resolved (``/workers/x/../w1/connect`` is ``/workers/w1/connect``)."""
+        forms = (path, unquote(path), normalized(path))
         for route, pattern in self._refused:
-            if pattern.match(path) or pattern.match(decoded):
+            if any(pattern.match(form) for form in forms):
                 return route
         return None
 

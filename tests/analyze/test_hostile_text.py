@@ -121,3 +121,85 @@ def test_inspect_and_verify_show_a_hostile_manifest_as_characters(
     if reader == "inspect":
         assert "[bold green]HEALTHY[/]" in out
         assert "\\x1b" in out
+
+
+C1_BIDI = "w\x9b31m\u202eYHTLAEH\u2066\u200b\x7f"
+"""What JSON serializers leave raw: a C1 CSI, bidi override and isolate, zero-width, DEL."""
+JSON_RAW = ("\x9b", "\u202e", "\u2066", "\u200b", "\x7f")
+
+
+def _assert_json_printable(out: str, value: str) -> None:
+    assert not any(ch in out for ch in JSON_RAW), repr(out[:400])
+    assert value in json.dumps(json.loads(out))  # read back: the value is exact
+
+
+@pytest.mark.parametrize("argv", [["analyze", "--format", "json"], ["diff", "--format", "json"]])
+def test_json_reports_write_terminal_controls_as_json_escapes(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """``--format json`` is read on terminals too: a bidi override goes out as ``\\u202e``."""
+    bundle = _hostile_bundle(tmp_path, C1_BIDI)
+    paths = [str(bundle)] * (2 if argv[0] == "diff" else 1)
+    result = CliRunner().invoke(cli, [argv[0], *paths, *argv[1:]], env={"BUNDLER_DEBUG": ""})
+    assert result.exit_code in (0, 1, 3), result.output
+    _assert_json_printable(result.stdout, json.dumps(C1_BIDI)[1:-1])
+
+
+@pytest.mark.parametrize("reader", ["inspect", "verify"])
+def test_inspect_and_verify_json_write_terminal_controls_as_json_escapes(
+    tmp_path: Path, reader: str
+) -> None:
+    members = {"logs/a.log": b"x\n"}
+    manifest = manifest_for(members, bundle_id=C1_BIDI)
+    path = craft_bundle(tmp_path / "b.zip", members, manifest=manifest)
+    result = CliRunner().invoke(
+        cli,
+        [reader, str(path), "--password-env", "PW", "--json"],
+        env={"PW": PASSWORD, "BUNDLER_DEBUG": ""},
+    )
+    assert result.exit_code == 0, result.output
+    if reader == "inspect":
+        _assert_json_printable(result.stdout, json.dumps(C1_BIDI)[1:-1])
+    else:
+        assert not any(ch in result.stdout for ch in JSON_RAW)
+
+
+def test_review_json_writes_a_hostile_file_name_as_json_escapes(tmp_path: Path) -> None:
+    folder = tmp_path / "reviewed"
+    folder.mkdir()
+    (folder / f"a{C1_BIDI[1:]}.txt").write_text("password=hunter2hunter2\n")
+    result = CliRunner().invoke(cli, ["review", str(folder), "--json"], env={"BUNDLER_DEBUG": ""})
+    assert result.exit_code == 1, result.output
+    _assert_json_printable(result.stdout, "\\u202e")
+
+
+def test_json_printable_escapes_only_what_a_terminal_acts_on() -> None:
+    from bundler.printable import json_printable
+
+    assert json_printable('{"a": "w1 ワーカー é"}') == '{"a": "w1 ワーカー é"}'
+    assert json_printable('{"a": "\x9b\u202e\x7f\U000e0001"}') == (
+        '{"a": "\\u009b\\u202e\\u007f\\udb40\\udc01"}'
+    )
+    assert json.loads(json_printable('"\u202e\U000e0001"')) == "\u202e\U000e0001"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_megabyte_name_is_shown_cut_and_kept_whole_in_json(tmp_path: Path, fmt: str) -> None:
+    """A 1 MB worker name once made an 11 MB text report (a 50 MB one never finished)."""
+    name = "w" + "ab" * (1 << 19)
+    bundle = _hostile_bundle(tmp_path, name)
+    code, out = _run("analyze", str(bundle), "--format", fmt)
+    assert code in (0, 1, 3), out[-400:]
+    assert len(out) < 300_000, len(out)
+    assert f"({len(name) + 2 - 2000:,} more characters)" in out  # SHOWN_LIMIT
+    code, out = _run("analyze", str(bundle), "--format", "json")
+    assert json.dumps(f"w3{name}") in out
+
+
+def test_printable_cuts_long_text_before_escaping_it() -> None:
+    from bundler.printable import SHOWN_LIMIT
+
+    assert SHOWN_LIMIT == 2000
+    assert printable("a" * 10, limit=4) == "aaaa… (6 more characters)"
+    assert printable("\x1b" * 10, limit=2) == "\\x1b\\x1b… (8 more characters)"
+    assert printable("a" * SHOWN_LIMIT) == "a" * SHOWN_LIMIT

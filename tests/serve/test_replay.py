@@ -114,3 +114,21 @@ def test_a_204_or_304_has_no_body_captured_or_status_only() -> None:
     status_only = answers.answer("GET", "/health")
     assert (status_only.status, status_only.kind, status_only.body) == (304, "status-only", b"")
     assert "Content-Type" not in status_only.headers
+
+
+def test_a_recorded_path_doctor_could_not_have_asked_is_unsound_not_a_route() -> None:
+    """A manifest edited to record a dot segment or a line break makes no route of it."""
+    for path in ("/workers/../admin/secrets", "/workers/%2e%2e/admin/secrets", "/ready\r\nX: 1"):
+        answers = replay(route(path, member="raw/http/workers.json"))
+        reply = answers.answer("GET", path.replace("\r\n", "%0d%0a"))
+        assert reply.body != b"[]", path
+        assert reply.kind in ("unsound", "refused"), (path, reply.kind)
+
+
+def test_refused_routes_match_with_dot_segments_resolved() -> None:
+    answers = replay(route("/workers"))
+    assert answers.answer("GET", "/workers/x/../w1/connect").kind == "refused"
+    assert answers.answer("GET", "/workers/../admin/secrets").kind == "refused"
+    assert answers.answer("GET", "/x/%2e%2e/admin/secrets").kind == "refused"
+    assert answers.answer("GET", "/workers/./w1/connect").kind == "refused"
+    assert answers.answer("GET", "/workers").kind == "captured"

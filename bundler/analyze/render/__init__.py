@@ -6,16 +6,14 @@ package turns it into something to read. ``render()`` is what the CLI calls.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from pydantic_core import PydanticSerializationError
 from rich.console import Console
 
 from schemas import AnalysisReport
 
-from ...printable import printable_model
+from ...printable import printable_json, printable_model
 from .markdown import render_markdown
 from .text import render_text
 
@@ -31,16 +29,9 @@ FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
 def render_json(report: AnalysisReport) -> str:
     """The report as JSON, valid against ``schemas/json/analysis-report.schema.json``.
 
-    pydantic refuses to serialize a string that is not Unicode (a lone
-    surrogate). Readers refuse such bundle text (``bundler/jsondoc.py``), but
-    should one still reach the report, the same document is written by the
-    standard library, ASCII-escaped (``\\ud800``), instead of crashing.
+    Values exact; characters a terminal acts on are JSON escapes (:func:`printable_json`).
     """
-    try:
-        return report.model_dump_json(by_alias=True, indent=2) + "\n"
-    except PydanticSerializationError:
-        document = report.model_dump(mode="json", by_alias=True)
-        return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    return printable_json(report) + "\n"
 
 
 def render(

@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 from schemas import DiffReport
 
-from ...printable import printable_model
+from ...printable import printable_json, printable_model
 from .html import render_html
 from .markdown import render_markdown
 from .text import render_text
 
 
 def render_json(report: DiffReport) -> str:
-    """Valid against ``schemas/json/diff-report.schema.json``."""
-    return report.model_dump_json(by_alias=True, indent=2) + "\n"
+    """Valid against ``schemas/json/diff-report.schema.json``; terminal-safe escapes."""
+    return printable_json(report) + "\n"
 
 
 RENDERERS: dict[str, Callable[[DiffReport], str]] = {
