@@ -30,6 +30,7 @@ from ..collect.recorder import ProgressListener
 from ..collect.targets import HostTarget
 from ..errors import Interrupted
 from ..exit_codes import ExitCode
+from ..printable import json_printable
 from ..products.base import Profile
 from .afterwards import (
     analyze,
@@ -63,8 +64,9 @@ class DoctorOutcome:
         report = report.model_copy(
             update={"collection": self.summary.model_dump(mode="json", by_alias=True)}
         )
-        text: str = report.model_dump_json(indent=2, by_alias=True)
-        return text
+        # What the server sent reaches the customer's terminal: bidi, C1 and zero-width
+        # characters as JSON escapes, as every bundle reader's --json writes them.
+        return json_printable(report.model_dump_json(indent=2, by_alias=True))
 
 
 def run_doctor(

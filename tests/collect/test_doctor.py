@@ -401,3 +401,20 @@ def test_known_hosts_named_by_ssh_config_are_used(ssh_lab: SshLab, tmp_path: Pat
     assert hosts["h02"].host_key_trusted_on_first_use
     assert fresh.known_hosts_line() in ssh_lab.known_hosts.read_text()
     assert not (home / ".ssh" / "known_hosts").exists()
+
+
+def test_json_escapes_what_the_server_sent_that_a_terminal_would_act_on(
+    sample_profile: str, http_server: ScriptedHTTPServer
+) -> None:
+    """Bidi overrides, C1 controls and zero-width characters a server puts in its answers
+    reach the customer's terminal through ``--json``: written as JSON escapes, as the bundle
+    readers' JSON is, and read back exactly."""
+    hostile = "w\u202e1\x9b2J\u200b"
+    http_server.route("/health", Reply(200, {"status": "healthy", "version": hostile}))
+    http_server.route("/workers", Reply(500, f"no workers: {hostile}", content_type="text/plain"))
+    outcome = run_doctor(
+        DoctorRequest(profile=sample_profile, server=http_server.url, local=True), environ={}
+    )
+    text = outcome.json_text()
+    assert not any(ch in text for ch in "\u202e\x9b\u200b"), text
+    assert hostile in json.dumps(json.loads(text), ensure_ascii=False)
