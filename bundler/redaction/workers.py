@@ -64,6 +64,28 @@ class Task:
 
 
 _WORKER: dict[str, Any] = {}
+PR_SET_PDEATHSIG = 1
+
+
+def end_with(coordinator: int | None) -> None:
+    """Have the kernel send this worker SIGTERM when the coordinator dies (Linux).
+
+    A coordinator killed outright (SIGKILL, the OOM killer) cannot stop its workers, and a
+    pool worker waits on its task queue for ever: each left a Python process asleep for
+    good. Pools are started from the coordinator's main thread, which lives as long as it
+    does (the signal follows the thread that forked). Elsewhere than Linux, nothing.
+    """
+    if coordinator is None:
+        return
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != coordinator:  # it died before the line above
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
@@ -71,9 +93,11 @@ def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
     and SIGTERM ends the worker quietly (its default: the coordinator's handler, inherited
     by the fork, would print a traceback). It was forked with both held:
     :func:`~.tree.stop_signals_held`."""
-    if multiprocessing.parent_process() is not None:
+    coordinator = multiprocessing.parent_process()
+    if coordinator is not None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        end_with(coordinator.pid)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     redactor = config.redactor()
     if learned:

@@ -4,6 +4,7 @@ hang, a file silently missing from the report, or a secret left in a member name
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -23,6 +24,7 @@ from bundler.redaction import tree
 from bundler.redaction.handoff import new_key
 from bundler.redaction.tree import RedactConfig, redact_to_directory
 from bundler.redaction.walk import Walk
+from samples.stopping import descendants
 
 ENV = {"BPW": "a long enough bundle password"}
 GITHUB = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
@@ -295,6 +297,49 @@ def test_a_stopped_pool_run_is_interrupted_and_leaves_nothing(
     assert process.returncode == 130, err
     assert b"Traceback" not in err
     assert list(target.parent.iterdir()) == []
+
+
+def test_pool_workers_end_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
+    """SIGKILL (the OOM killer) gives the coordinator no chance to stop its workers; each
+    waited on its task queue for ever, a process asleep for good."""
+    src = tmp_path / "src"
+    src.mkdir()
+    line = b"routine line of a log with nothing secret in it at all, id 0123456789\n"
+    for n in range(4):
+        (src / f"f{n}.log").write_bytes(line * 300_000)
+    target = tmp_path / "o" / "out"
+    target.parent.mkdir()
+    env = dict(os.environ, **ENV, PYTHONPATH=os.pathsep.join(sys.path))
+    args = [sys.executable, "-m", "bundler", "redact", str(src), "--out", str(target)]
+    process = subprocess.Popen([*args, "--workers", "2"], env=env, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not list(target.parent.glob(".*.handoff.tmp-bundler/*.handoff")):
+            assert process.poll() is None
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        workers = descendants(process.pid)
+        assert workers
+        process.kill()
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(pid) for pid in workers)
+    finally:
+        for pid in [process.pid, *workers]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_out_given_as_a_symlink_is_a_usage_error(tmp_path: Path) -> None:
