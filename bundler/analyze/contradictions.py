@@ -193,6 +193,24 @@ DOUBTED = {
 """What a rung cannot tell of a worker whose records disagree, as a finding says it."""
 
 
+def readings_verdict(layer: Layer, outcomes: Sequence[str], each: str | None = None) -> str:
+    """How a conflict finding opens: the rung decided whichever record is true (all readings
+    agree), or unknown, then what it reads by each record (``each``, when the caller can say
+    which record gave which) or else the outcomes seen. One wording for disputed workers
+    and disputed entries."""
+    said = sorted(set(outcomes))
+    if len(said) == 1:
+        return (
+            f"the evidence contradicts itself, but judged on each record alone this rung reads "
+            f"{said[0]} either way, for reasons that differ (each record's is listed)."
+        )
+    verdict = f"the evidence contradicts itself, so {DOUBTED[layer]} is unknown."
+    reads = each or (" or ".join(said) + " depending on the record" if said else None)
+    if reads is None:
+        return verdict
+    return f"{verdict} Judged on each record alone, this rung reads {reads}."
+
+
 def conflict_finding(
     ev: EvidenceSet,
     name: str | None,
@@ -209,20 +227,7 @@ def conflict_finding(
     found = disputes(ev, name)
     if not found:
         return None
-    said = sorted(set(outcomes))
-    if len(said) == 1:
-        verdict = (
-            f"the evidence contradicts itself, but judged on each record alone this rung reads "
-            f"{said[0]} either way, for reasons that differ (each record's is listed)."
-        )
-    else:
-        verdict = f"the evidence contradicts itself, so {DOUBTED[layer]} is unknown."
-        if said:
-            verdict += (
-                " Judged on each record alone, this rung reads "
-                + " or ".join(said)
-                + " depending on the record."
-            )
+    verdict = readings_verdict(layer, outcomes)
     listed = [d for d in found if d.document is WorkersEvidence]
     others = [d for d in found if d.document is not WorkersEvidence]
     worker = listed[0].records[0][1].name if listed else str(name)

@@ -46,7 +46,7 @@ from schemas.evidence import (
 
 from . import codes
 from .api import EvidenceSet, RuleContext, make_finding
-from .contradictions import DOUBTED, IGNORED, Dispute, spell
+from .contradictions import IGNORED, Dispute, readings_verdict, spell
 from .facts import cite_source, host_for_worker, pointer, worker_records
 
 T = TypeVar("T")
@@ -275,19 +275,10 @@ def entry_conflict(
     """
     member = dispute.document.member_path
     records = [pointer(*dispute.at, index) for index, _ in dispute.records]
-    said = sorted(set(outcomes))
-    if len(said) == 1:
-        verdict = (
-            f"the evidence contradicts itself, but judged on each record alone this rung reads "
-            f"{said[0]} either way, for reasons that differ (each record's is listed)."
-        )
-    else:
-        verdict = f"the evidence contradicts itself, so {DOUBTED[layer]} is unknown."
-        if len(outcomes) == len(records):
-            each = " and ".join(f"{o} by {at}" for o, at in zip(outcomes, records, strict=True))
-            verdict += f" Judged on each record alone, this rung reads {each}."
-        elif said:
-            verdict += f" Judged on each record alone, this rung reads {' or '.join(said)}."
+    each = None
+    if outcomes and len(outcomes) == len(records):
+        each = " and ".join(f"{o} by {at}" for o, at in zip(outcomes, records, strict=True))
+    verdict = readings_verdict(layer, outcomes, each)
     details: dict[str, Any] = {
         "document": member,
         "records": records,
