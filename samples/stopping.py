@@ -94,7 +94,7 @@ def stop_tree(process: subprocess.Popen[Any], grace_s: float = GRACE_S) -> None:
     for pid in below:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while any(_alive(pid) for pid in below) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in below) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in below:
         _signal(pid, signal.SIGKILL)
@@ -105,7 +105,8 @@ def _signal(pid: int, sig: signal.Signals) -> None:
         os.kill(pid, sig)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:

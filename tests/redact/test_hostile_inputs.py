@@ -24,7 +24,7 @@ from bundler.redaction import tree
 from bundler.redaction.handoff import new_key
 from bundler.redaction.tree import RedactConfig, redact_to_directory
 from bundler.redaction.walk import Walk
-from samples.stopping import descendants
+from samples.stopping import alive, descendants
 
 ENV = {"BPW": "a long enough bundle password"}
 GITHUB = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
@@ -262,29 +262,16 @@ def test_a_stopped_pool_run_is_interrupted_and_leaves_nothing(
     traceback, and the run often ended 'a worker process died' (exit 2), not 130. SIGTERM
     ended the run on the spot (exit -15), its hidden staging folder left behind."""
     sig, group = STOPS[stop]
-    src = tmp_path / "src"
-    src.mkdir()
-    line = b"routine line of a log with nothing secret in it at all, id 0123456789\n"
-    for n in range(4):
-        (src / f"f{n}.log").write_bytes(line * 300_000)  # 21 MB each
     target = tmp_path / "o" / out
-    target.parent.mkdir()
-    env = dict(os.environ, **ENV, PYTHONPATH=os.pathsep.join(sys.path))
-    args = [sys.executable, "-m", "bundler", "redact", str(src), "--out", str(target)]
-    args += ["--workers", "2"] + (["--password-env", "BPW"] if out.endswith(".zip") else [])
-    process = subprocess.Popen(
-        args,
-        env=env,
+    process = _pool_run(
+        tmp_path,
+        target,
         stderr=subprocess.PIPE,
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        deadline = time.monotonic() + 60
-        while not list(target.parent.glob(".*.handoff.tmp-bundler/*.handoff")):
-            assert process.poll() is None
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _wait_for_handoffs(process, target)
         if group:
             os.killpg(process.pid, sig)
         else:
@@ -302,31 +289,19 @@ def test_a_stopped_pool_run_is_interrupted_and_leaves_nothing(
 def test_pool_workers_end_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
     """SIGKILL (the OOM killer) gives the coordinator no chance to stop its workers; each
     waited on its task queue for ever, a process asleep for good."""
-    src = tmp_path / "src"
-    src.mkdir()
-    line = b"routine line of a log with nothing secret in it at all, id 0123456789\n"
-    for n in range(4):
-        (src / f"f{n}.log").write_bytes(line * 300_000)
     target = tmp_path / "o" / "out"
-    target.parent.mkdir()
-    env = dict(os.environ, **ENV, PYTHONPATH=os.pathsep.join(sys.path))
-    args = [sys.executable, "-m", "bundler", "redact", str(src), "--out", str(target)]
-    process = subprocess.Popen([*args, "--workers", "2"], env=env, stderr=subprocess.DEVNULL)
+    process = _pool_run(tmp_path, target, stderr=subprocess.DEVNULL)
     workers: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while not list(target.parent.glob(".*.handoff.tmp-bundler/*.handoff")):
-            assert process.poll() is None
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _wait_for_handoffs(process, target)
         workers = descendants(process.pid)
         assert workers
         process.kill()
         process.wait(timeout=10)
         deadline = time.monotonic() + 10
-        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not any(_running(pid) for pid in workers)
+        assert not any(alive(pid) for pid in workers)
     finally:
         for pid in [process.pid, *workers]:
             with contextlib.suppress(ProcessLookupError):
@@ -334,12 +309,27 @@ def test_pool_workers_end_with_a_coordinator_killed_outright(tmp_path: Path) -> 
         process.wait()
 
 
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+def _pool_run(tmp_path: Path, target: Path, **popen: Any) -> subprocess.Popen[bytes]:
+    """``bundler redact`` of four 21 MB logs into ``target`` with two pool workers, started."""
+    src = tmp_path / "src"
+    src.mkdir()
+    line = b"routine line of a log with nothing secret in it at all, id 0123456789\n"
+    for n in range(4):
+        (src / f"f{n}.log").write_bytes(line * 300_000)  # 21 MB each
+    target.parent.mkdir()
+    env = dict(os.environ, **ENV, PYTHONPATH=os.pathsep.join(sys.path))
+    args = [sys.executable, "-m", "bundler", "redact", str(src), "--out", str(target)]
+    args += ["--workers", "2"] + (["--password-env", "BPW"] if target.suffix == ".zip" else [])
+    return subprocess.Popen(args, env=env, **popen)
+
+
+def _wait_for_handoffs(process: subprocess.Popen[bytes], target: Path) -> None:
+    """Until the workers have written their first hand-off files (the run is mid-way)."""
+    deadline = time.monotonic() + 60
+    while not list(target.parent.glob(".*.handoff.tmp-bundler/*.handoff")):
+        assert process.poll() is None
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
 
 
 def test_out_given_as_a_symlink_is_a_usage_error(tmp_path: Path) -> None:

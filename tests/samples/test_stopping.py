@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from samples.stopping import stop_child
+from samples.stopping import alive, stop_child
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = textwrap.dedent(
@@ -35,14 +35,6 @@ OWNER = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _orphan_after_owner_killed(mode: str) -> tuple[int, bool]:
     """Start an owner (and its child), SIGKILL the owner; is the child alive 5 s later?"""
     owner = subprocess.Popen(
@@ -51,13 +43,13 @@ def _orphan_after_owner_killed(mode: str) -> tuple[int, bool]:
     try:
         assert owner.stdout is not None
         child = int(owner.stdout.readline())
-        assert _alive(child)
+        assert alive(child)
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=10)
         deadline = time.monotonic() + 5
-        while _alive(child) and time.monotonic() < deadline:
+        while alive(child) and time.monotonic() < deadline:
             time.sleep(0.05)
-        return child, _alive(child)
+        return child, alive(child)
     finally:
         stop_child(owner)
 
