@@ -170,7 +170,7 @@ def _conclude(
     verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
         interrupted=result.interrupted,
-        collected=result.kept,
+        kept=result.kept,
         failed=len(result.failed),
         verdict=verdict,
     )

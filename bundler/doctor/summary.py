@@ -38,15 +38,15 @@ from .progress import STATUS_STYLE, human_bytes
 SUMMARY_SCHEMA = "bundler.doctor-summary/1"
 
 
-def exit_code(*, interrupted: bool, collected: int, failed: int, verdict: str | None) -> ExitCode:
+def exit_code(*, interrupted: bool, kept: int, failed: int, verdict: str | None) -> ExitCode:
     """The doctor's exit code; see the module docstring for the precedence.
 
-    ``collected`` counts the collectors that kept evidence, failed ones that kept a member
+    ``kept`` counts the collectors that kept evidence, failed ones that kept a member
     included (:attr:`CollectionResult.kept`): with one, the bundle is written.
     """
     if interrupted:
         return ExitCode.INTERRUPTED
-    if collected == 0:
+    if kept == 0:
         return ExitCode.NOTHING_COLLECTED
     if verdict == "blocked":
         return ExitCode.PROBLEM

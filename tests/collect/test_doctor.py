@@ -51,8 +51,7 @@ def test_exit_code_precedence(
     verdict: str | None, failed: int, collected: int, interrupted: bool, code: ExitCode
 ) -> None:
     assert (
-        exit_code(interrupted=interrupted, collected=collected, failed=failed, verdict=verdict)
-        == code
+        exit_code(interrupted=interrupted, kept=collected, failed=failed, verdict=verdict) == code
     )
 
 
