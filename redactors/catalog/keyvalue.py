@@ -28,7 +28,7 @@ from ..keys import (
     secret_kind,
 )
 from ..rules import ALNUM, Hit, Rule, View
-from ..values import NeedMore, ValueSpan, value_spans
+from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
 _SCHEME_KINDS = {b"basic": "basic-auth", b"bearer": "bearer-token", b"token": "bearer-token"}
@@ -61,6 +61,7 @@ def _kv_hits(
     *,
     next_line: bool = True,
     classify: Callable[[str], str | None] = secret_kind,
+    whole_line: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
     key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
@@ -83,6 +84,12 @@ def _kv_hits(
         view.need_more_from(key_start)
         return
     lowered = key.lower().lstrip("-")
+    if whole_line and len(spans) == 1 and not bare and kind not in WEAK_KINDS:
+        try:
+            spans = [_to_line_end(data, spans[0], final=view.final)]
+        except NeedMore:
+            view.need_more_from(key_start)
+            return
     for span in spans:
         value = data[span.start : span.end]
         if expansion and value.endswith(b"}"):
@@ -116,6 +123,56 @@ def _kv_hits(
 _DIGEST_RESPONSE = re.compile(
     rb"(?<![a-z])response[ \t]*=[ \t]*\"?([0-9a-f]{16,128})", re.IGNORECASE
 )
+
+
+_LINE_LEAD = re.compile(rb"[ \t]*(?:(?:#+|;+|//)[ \t]*)?(?:(?:export|set)[ \t]+|-[ \t]+)?")
+"""What may stand before a key that owns its line: indentation, a comment marker (an old
+password commented out is still one), ``export``/``set``, a list dash."""
+_ANOTHER_PAIR = re.compile(rb"(?:^|[ \t,;&])[A-Za-z_][A-Za-z0-9_.-]*[ \t]*(?:=|:(?![/0-9]))")
+"""A second ``key=``/``key:`` on the line: the line holds several fields (logfmt), not one value."""
+_INLINE_COMMENT = re.compile(rb"[ \t][#;]")
+"""An inline comment (``password = x y # rotated``): kept, as INI and env readers drop it."""
+_OPENERS = (b'"', b"'", b"{", b"[")
+_TEMPLATES = (b"${", b"{{")
+WHOLE_LINE_WORD_MAX = 16
+"""A first word this long is a token in its own right (``token: 9f8ZqA... (expires in 1h)``):
+what follows is prose about it, not more of it."""
+
+
+def _owns_line(data: bytes, key_start: int) -> bool:
+    """Whether the key at ``key_start`` begins its line (``password = ...`` in an INI file,
+    ``DB_PASSWORD=...`` in an env file, ``  token: ...`` in notes)."""
+    line_start = data.rfind(b"\n", 0, key_start) + 1
+    lead = _LINE_LEAD.match(data, line_start, key_start)
+    return lead is not None and lead.end() == key_start
+
+
+def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
+    """An unquoted value of a line-owning key, taken to the end of its line.
+
+    In INI, ``.properties`` and env files a value runs to the end of the line,
+    spaces included: ``password = correct horse battery staple`` would otherwise
+    lose only its first word. Not taken further when the value was quoted or
+    bracketed, stopped at something other than a blank, starts with a word that
+    is a token by itself, or the rest of the line holds another ``key=`` (a
+    logfmt line that happens to start with ``password=``); an inline comment
+    (`` # ...``, `` ; ...``) ends it.
+    """
+    end = span.end
+    if end >= len(data) or data[end] not in b" \t" or end - span.start >= WHOLE_LINE_WORD_MAX:
+        return span
+    if data[span.start - 1 : span.start] in _OPENERS or data.startswith(_TEMPLATES, span.start):
+        return span
+    line_end = data.find(b"\n", end)
+    if line_end < 0:
+        if not final:
+            raise NeedMore
+        line_end = len(data)
+    comment = _INLINE_COMMENT.search(data, end, line_end)
+    rest = data[end : comment.start() if comment else line_end].rstrip()
+    if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE:
+        return span
+    return ValueSpan(span.start, end + len(rest))
 
 
 def _digest_response(view: View, pos: int) -> Iterable[Hit]:
@@ -242,7 +299,13 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         yield from _xml_pair(view, match.end(), rule)
         return
     yield from _kv_hits(
-        view, start, match.end("rest"), match.end(), rule, next_line=sep not in (None, b">")
+        view,
+        start,
+        match.end("rest"),
+        match.end(),
+        rule,
+        next_line=sep not in (None, b">"),
+        whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
     )
 
 

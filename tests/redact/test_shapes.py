@@ -199,6 +199,43 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         [],
         ["SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"],
     ),
+    # INI, .properties and env files end a value at the end of its line, spaces included:
+    # a passphrase of words lost only its first word.
+    "passphrase-with-spaces-owning-its-line": (
+        {
+            "app.ini": "[db]\npassword = orchid lantern pebble\nuser = admin\n",
+            "app.properties": "db.password=velvet harbor quartz\ndb.user=admin\n",
+            "worker.env": "BOOTSTRAP_TOKEN=amber falcon meadow\nLOG_LEVEL=info\n",
+            "notes.txt": "  secret: cobalt willow tundra\n# password = saffron glacier rivet\n",
+            "c.ini": "password = maple ember zenith # rotated 2026-11\n",
+        },
+        [
+            "lantern pebble",
+            "harbor quartz",
+            "falcon meadow",
+            "willow tundra",
+            "glacier rivet",
+            "ember zenith",
+        ],
+        ["user = admin", "db.user=admin", "LOG_LEVEL=info", "# rotated 2026-11"],
+    ),
+    # ...but a line that starts with a key is not always one value: logfmt fields, a token
+    # followed by prose about it, a state under a weak key, and a key in the middle of prose.
+    "line-leading-keys-with-more-on-the-line": (
+        {
+            "a.log": "password=Solo-Pw-1 level=info msg=started\n"
+            f"token: {'Zq8' * 8}Lm4 (expires in 3600s)\n"
+            "auth: database unavailable\n"
+            "2026-12-01 INFO connecting with password=Mid-Pw-2 then retrying\n",
+        },
+        ["Solo-Pw-1", "Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Lm4", "Mid-Pw-2"],
+        [
+            "level=info msg=started",
+            "(expires in 3600s)",
+            "auth: database unavailable",
+            "then retrying",
+        ],
+    ),
 }
 
 
