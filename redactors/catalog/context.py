@@ -222,6 +222,53 @@ def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield Hit(start, match.end(), rule.kind, rule.id)
 
 
+_PROSE_WORD = re.compile(rb"[^\s\"'\\<>`{}\[\],;]{6,64}")
+"""The word after the keyword: up to a blank, a quote or what closes a structure around it."""
+_PROSE_TRAILING = b".:)"
+_NOT_A_PASSWORD = re.compile(
+    rb"v?\d+(?:[.:]\d+)+[a-z]*|[0-9a-f-]+|\d+(?:ms|s|m|h|d|%|x)?|\[redacted:.*",
+    re.IGNORECASE,
+)
+"""A version, time or address; hex (a digest: the hex prose rule judges those); a number
+or a duration; a token already written."""
+
+
+def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``password is Hunter2-x``, ``passwd Pw0rd-77 accepted``: a password named in prose.
+
+    No separator says where a value is, so only a word shaped like a human
+    password counts: 6 to 64 characters with a letter and a digit, not a path,
+    URL, ``key=value``, version, duration, digest or placeholder. ``password
+    reset email sent`` and ``password for alice2 rejected`` keep every word
+    (the word after the keyword is a plain one).
+    """
+    data = view.data
+    found = _PROSE_WORD.match(data, match.end())
+    if found is None:
+        return
+    start, end = found.span()
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    while end > start and data[end - 1] in _PROSE_TRAILING:
+        end -= 1
+    word = data[start:end]
+    if len(word) < 6 or not (_has_letter(word) and _has_digit(word)):
+        return
+    if b"/" in word or b"=" in word or b"@" in word or _NOT_A_PASSWORD.fullmatch(word):
+        return
+    if not is_placeholder(word):
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+def _has_letter(word: bytes) -> bool:
+    return word.lower() != word.upper()
+
+
+def _has_digit(word: bytes) -> bool:
+    return any(0x30 <= c <= 0x39 for c in word)
+
+
 _LOCAL = ALNUM | frozenset(b"._%+-")
 
 
@@ -240,6 +287,31 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("- name: API_TOKEN\n  value: tok-123456", "tok-123456"),
         ),
         decoys=('{"name": "LOG_LEVEL", "value": "debug"}',),
+    ),
+    Rule(
+        "prose-password",
+        "password",
+        "key-value",
+        "A password named in prose with no separator (`password is <word>`, `passwd <word>"
+        " accepted`): a word with letters and digits right after the keyword.",
+        rb"pass(?:word|wd|phrase)"
+        rb"(?:[ \t]+(?:is|was|now|set to|changed to|reset to))?[ \t]*:?[ \t]+",
+        lower=True,
+        left_boundary=True,
+        handler=_prose_password,
+        examples=(
+            ("login failed: password is Hunter2-prose", "Hunter2-prose"),
+            ("INFO passwd Pw0rd-77 accepted", "Pw0rd-77"),
+            ("WARN the password was: Pl4in-old.", "Pl4in-old"),
+        ),
+        decoys=(
+            "password reset email sent",
+            "password for alice2 rejected",
+            "password policy v2.1 applied",
+            "password check took 35ms",
+            "password hash e3b0c44298fc1c149afbf4c8996fb924",
+            "password file /etc/app/pw2.txt",
+        ),
     ),
     Rule(
         "cookie",

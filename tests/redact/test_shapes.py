@@ -219,6 +219,30 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ],
         ["user = admin", "db.user=admin", "LOG_LEVEL=info", "# rotated 2026-11"],
     ),
+    # A password named in prose has no separator to say where it is: a word shaped like one
+    # (letters and digits) right after the keyword goes; plain words, paths, versions stay.
+    "password-named-in-prose": (
+        {
+            "app.log": "ERROR login failed: password is Hunter2-Prose\n"
+            "INFO using password Sup3r-Secret-X for db\n"
+            "WARN the password was: Pl4in-old.\n"
+            "INFO passwd Pw0rd-77 accepted\n"
+            "INFO password reset email sent to user42\n"
+            "WARN password for alice2 rejected after 3 attempts\n"
+            "INFO password policy v2.1 applied; password check took 35ms\n"
+            "INFO password file /etc/app/pw2.txt loaded\n",
+            "j.json": '{"MESSAGE": "sshd: password is Hunter2-Prose", "PRIORITY": "4"}\n',
+        },
+        ["Hunter2-Prose", "Sup3r-Secret-X", "Pl4in-old", "Pw0rd-77"],
+        [
+            "password reset email sent to user42",
+            "password for alice2 rejected after 3 attempts",
+            "password policy v2.1 applied; password check took 35ms",
+            "password file /etc/app/pw2.txt loaded",
+            "the password was: [REDACTED:",
+            '"PRIORITY": "4"',
+        ],
+    ),
     # ...but a line that starts with a key is not always one value: logfmt fields, a token
     # followed by prose about it, a state under a weak key, and a key in the middle of prose.
     "line-leading-keys-with-more-on-the-line": (
