@@ -172,6 +172,36 @@ def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         yield Hit(start, end, rule.kind, rule.id)
 
 
+_VAULT_ARG = re.compile(rb"[ \t]*(\S+)")
+
+
+def _vault_login(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``vault login s.Xk82...``: the first argument that is not a flag is the token itself
+    (any format: the legacy ``s.`` tokens have no prefix a pattern could trust alone);
+    ``username=``/``password=`` arguments of other methods are the key rules'."""
+    data = view.data
+    line_end = data.find(b"\n", match.end())
+    if line_end < 0:
+        if not view.final:
+            view.need_more_from(match.start())
+            return
+        line_end = len(data)
+    pos = match.end()
+    while (arg := _VAULT_ARG.match(data, pos, line_end)) is not None:
+        pos = arg.end()
+        start, end = arg.span(1)
+        if data[start : start + 1] == b"-" or b"=" in data[start:end]:
+            continue
+        if (
+            data[start : start + 1] in (b'"', b"'")
+            and data[end - 1 : end] == data[start : start + 1]
+        ):
+            start, end = start + 1, end - 1
+        if end - start >= 8 and not is_placeholder(data[start:end]):
+            yield Hit(start, end, rule.kind, rule.id)
+        return
+
+
 _DIRECTIVE_LEAD = re.compile(rb"[ \t]*(?:config[ \t]+set[ \t]+)?")
 _HASH_SCHEME = re.compile(rb"\{[A-Za-z0-9.-]{2,16}\}")
 
@@ -519,6 +549,26 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "redis-cli -a $REDIS_PASSWORD ping",
             "openssl pkcs12 -in a.p12 -passin env:P12_PW",
             "tar -xkf a.tar -w",
+        ),
+    ),
+    Rule(
+        "vault-login",
+        "vault-token",
+        "cli",
+        "The token argument of `vault login` (also the legacy `s.` tokens, which have no"
+        " prefix a pattern could trust on its own).",
+        rb"vault[ \t]+login[ \t]+",
+        lower=True,
+        left_boundary=True,
+        handler=_vault_login,
+        examples=(
+            ("$ vault login s.Xk82Jq0PzR7mWv3LtY9bNc4D", "s.Xk82Jq0PzR7mWv3LtY9bNc4D"),
+            ("vault login -no-print 'b.AAAAAQJk82Jq0PzR7mWv3Lt'", "b.AAAAAQJk82Jq0PzR7mWv3Lt"),
+        ),
+        decoys=(
+            "vault login -method=userpass username=alice",
+            "vault login $VAULT_TOKEN",
+            "vault login -",
         ),
     ),
     Rule(
