@@ -144,16 +144,39 @@ def _check_entry(info: pyzipper.ZipInfo, limits: ReaderLimits) -> Entry:
             f"member {label!r} expands to {info.file_size} bytes "
             f"(limit {limits.max_member_bytes}; raise BUNDLER_MAX_MEMBER_BYTES if genuine)"
         )
-    if info.file_size > limits.ratio_floor:
-        ratio = info.file_size / max(info.compress_size, 1)
-        if ratio > limits.max_ratio:
-            raise HostileArchive(
-                f"member {label!r} has compression ratio {ratio:.0f}:1 "
-                f"(limit {limits.max_ratio:g}; raise BUNDLER_MAX_RATIO if genuine)"
-            )
+    ratio = ratio_refused(info.file_size, info.compress_size, limits)
+    if ratio is not None:
+        raise HostileArchive(
+            f"member {label!r} has compression ratio {ratio_text(ratio, limits.max_ratio)}:1 "
+            f"(limit {limits.max_ratio:g}; raise BUNDLER_MAX_RATIO if genuine)"
+        )
     aes_version = int(getattr(info, "wz_aes_version", 0) or 0) if info.flag_bits & 0x1 else 0
     encrypted = aes_version == 2 and info.wz_aes_strength == 3
     return Entry(name, info.file_size, info.compress_size, encrypted, info, aes_version)
+
+
+def ratio_refused(size: int, compressed_size: int, limits: ReaderLimits) -> float | None:
+    """The compression ratio of a member the readers refuse for it, or None.
+
+    A member over ``ratio_floor`` that expands more than ``max_ratio`` times is refused
+    as a possible zip bomb. One definition for the readers (:func:`_check_entry`) and the
+    writer, which refuses to write such a member rather than publish a bundle no reader
+    opens (:func:`bundler.archive.integrity.written.refuse_unreadable`).
+    """
+    if size <= limits.ratio_floor:
+        return None
+    ratio = size / max(compressed_size, 1)
+    return ratio if ratio > limits.max_ratio else None
+
+
+def ratio_text(ratio: float, limit: float) -> str:
+    """``ratio`` as a refusal shows it: whole, unless rounding would hide that it is past
+    ``limit`` (``200.4`` against 200 reads ``200.4``, not ``200``)."""
+    for digits in range(4):
+        shown = f"{ratio:.{digits}f}"
+        if float(shown) > limit:
+            return shown
+    return f"{ratio:g}"
 
 
 def _check_no_overlap(infos: list[pyzipper.ZipInfo], directory_start: int) -> None:

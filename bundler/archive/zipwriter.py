@@ -33,7 +33,7 @@ from pyzipper.zipfile_aes import AESZipEncrypter, AESZipInfo
 from ..errors import EncryptionError, OutputError
 from ._chunks import rechunk
 from .atomic import AtomicOutput
-from .integrity.written import WrittenMember, verify_written
+from .integrity.written import WrittenMember, refuse_unreadable, verify_written
 from .names import member_name_problem, printable_name
 from .sealed import AES_KWARGS, PreSealed, SealedParts
 from .secret import Secret
@@ -213,6 +213,7 @@ class EncryptedZipWriter:
         self._handle = None
         info = handle._zinfo
         written = WrittenMember(name, sha256, size, info.compress_size)
+        refuse_unreadable(written)
         self._members[name] = written
         return written
 
@@ -245,6 +246,7 @@ class EncryptedZipWriter:
             handle.close()
         self._handle = None
         written = WrittenMember(name, digest.hexdigest(), size, info.compress_size)
+        refuse_unreadable(written)
         self._members[name] = written
         return written
 

@@ -32,6 +32,14 @@ def check_json(
     content: bytes, schema_name: str | None, raw_models: Mapping[str, type[BaseModel]]
 ) -> JsonCheck:
     """Parse ``content`` and validate it against ``raw_models[schema_name]`` if named."""
+    blank = blank_bytes(content)
+    if blank is not None:
+        held = "only whitespace" if blank else "empty"
+        return JsonCheck(
+            None,
+            f"{held} ({blank} bytes) where a JSON document was expected",
+            valid=False if schema_name else None,
+        )
     try:
         parsed = loads_bounded(content, "the response")
     except ValueError as exc:
@@ -49,6 +57,17 @@ def check_json(
             parsed, valid=False, problem=f"does not match {schema_name} at /{where}: {message}"
         )
     return JsonCheck(parsed, valid=True)
+
+
+def blank_bytes(content: bytes) -> int | None:
+    """How many bytes an answer holding no JSON value at all has (0: empty), else None.
+
+    ``json`` calls such a document ``Expecting value: line 1 column 1 (char 0)``,
+    which names no cause; a server that answered ``204 No Content`` or an empty
+    ``200``, or a command that printed nothing, said nothing, and its outcome says so.
+    Whitespace is JSON's own (space, tab, line feed, carriage return).
+    """
+    return len(content) if not content.strip(b" \t\r\n") else None
 
 
 def _parse_error(exc: ValueError) -> str:

@@ -12,7 +12,14 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote
 
-from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HttpExchange, Manifest
+from schemas import (
+    CollectorKind,
+    CollectorOutcome,
+    CollectorStatus,
+    HttpExchange,
+    Manifest,
+    MemberEntry,
+)
 
 from ..products.base import Profile
 from ..source import MemberSource
@@ -20,6 +27,8 @@ from .reconstruct import reconstruct_exchanges
 
 QueryKey = tuple[tuple[str, str], ...]
 _HTTP_STATUS = re.compile(r"^HTTP (\d{3})\b")
+RESPONSES = "raw/http/"
+"""Where a bundle keeps the control plane's answers (README, docs/architecture.md)."""
 
 
 def route_key(path: str, query: str) -> tuple[str, QueryKey]:
@@ -44,6 +53,8 @@ class CapturedRoute:
     exact: bool
     """False when the request was reconstructed from the plan (bundles before HttpExchange)."""
     truncated: bool = False
+    body_problem: str | None = None
+    """Why ``member`` is not this request's captured answer (never served), or None."""
 
     @property
     def key(self) -> tuple[str, QueryKey]:
@@ -90,7 +101,36 @@ def _route(
         error=outcome.error_message or outcome.note,
         exact=exact,
         truncated=bool(entry and entry.truncated),
+        body_problem=_body_problem(outcome, member, entry),
     )
+
+
+def _body_problem(
+    outcome: CollectorOutcome, member: str | None, entry: MemberEntry | None
+) -> str | None:
+    """Why the member a collector names is not its captured answer, or None.
+
+    Doctor names only the response it received, stored under ``raw/http/`` and listed
+    in the manifest as that collector's. Anyone holding the password can edit the
+    manifest, and serve sent whatever member it named as the API's answer, marked
+    ``captured``: the manifest itself, the redaction report, evidence, a host's log, or
+    another request's response. Such a route answers ``unsound`` instead, as one whose
+    recorded path or status doctor could not have recorded does. A member the manifest
+    does not list at all is left to the read, which says it is missing; one listed
+    without a collector is taken as the one named (no bundler wrote such an entry, but
+    nothing says whose else it is).
+    """
+    if member is None:
+        return None
+    inside = member.removeprefix(RESPONSES)
+    if inside == member or any(part in ("", ".", "..") for part in inside.split("/")):
+        return f"the recorded body member {member!r} is not a captured HTTP response ({RESPONSES})"
+    if entry is not None and entry.collector not in (None, outcome.id):
+        return (
+            f"the recorded body member {member!r} is not this request's response "
+            f"(the manifest lists it as made by {entry.collector!r})"
+        )
+    return None
 
 
 def _inferred_status(outcome: CollectorOutcome, member: str | None) -> int | None:

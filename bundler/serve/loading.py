@@ -64,6 +64,8 @@ def load_replay(opened: OpenedBundle, label: str) -> LoadedReplay:
     for route in routes:
         if route.member is None or route.member in bodies or route.member in unsound:
             continue
+        if route.body_problem is not None:  # never served: not even read
+            continue
         try:
             bodies[route.member] = opened.source.read_bytes(route.member)
         except MemberUnverified as exc:  # there, but failed a check: say which

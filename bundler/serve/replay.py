@@ -7,7 +7,8 @@ can tell a captured answer from one bundler made up:
 ``captured``       as      the captured status, content type and (redacted) body
 ``status-only``    as      doctor got this status but kept no body (e.g. a 404 on ``/metrics``)
 ``not-collected``  502     doctor asked but got no answer (connection refused, timeout)
-``unsound``        502     the member failed verification (checksum, AES), or the recorded
+``unsound``        502     the member failed verification (checksum, AES), is not this
+                           request's captured response (``raw/http/``), or the recorded
                            status or content type cannot be sent as HTTP; never served
 ``not-captured``   404     doctor never asked this path and query
 ``refused``        405     a route doctor refuses to call (it changes state, or returns secrets)
@@ -68,6 +69,8 @@ def route_problem(route: CapturedRoute) -> str | None:
     path = path_problem(route.path)
     if path is not None:
         return path
+    if route.body_problem is not None:
+        return route.body_problem
     status = route.status
     if status is not None and not 100 <= status <= 599:
         return f"the recorded status {status} is not an HTTP status (100-599)"

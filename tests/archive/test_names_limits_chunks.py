@@ -10,6 +10,7 @@ from bundler.archive import ReaderLimits
 from bundler.archive._chunks import rechunk
 from bundler.archive.limits import GiB
 from bundler.archive.names import member_name_problem, printable_name
+from bundler.archive.zipscan import ratio_refused, ratio_text
 from bundler.errors import UsageError
 
 
@@ -59,6 +60,19 @@ def test_limits_defaults_and_env() -> None:
 def test_bad_limits_are_usage_errors(var: str, value: str) -> None:
     with pytest.raises(UsageError, match=var):
         ReaderLimits.from_env({var: value})
+
+
+def test_the_ratio_rule_and_how_a_refusal_shows_the_ratio() -> None:
+    """One rule for reader and writer: over the floor and past the limit. A ratio just past
+    the limit is not shown rounded down to it ("200:1 (limit 200)" said nothing wrong)."""
+    limits = ReaderLimits()
+    floor = limits.ratio_floor
+    assert ratio_refused(floor, 1, limits) is None  # at the floor: exempt, however it packs
+    assert ratio_refused(200 * 84_000, 84_000, limits) is None  # exactly 200:1, over the floor
+    assert ratio_refused(floor + 1, 1000, limits) == (floor + 1) / 1000
+    assert ratio_text(229.4, 200) == "229"
+    assert ratio_text(200.4, 200) == "200.4"
+    assert ratio_text(200.04, 200) == "200.04"
 
 
 @given(st.lists(st.binary(max_size=300)), st.integers(min_value=1, max_value=64))

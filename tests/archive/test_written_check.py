@@ -12,17 +12,19 @@ import dataclasses
 import hashlib
 import os
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import pyzipper
 
+from bundler.archive import zipwriter
 from bundler.archive.integrity import written
 from bundler.archive.integrity.written import WrittenMember, verify_written
 from bundler.archive.secret import Secret
 from bundler.archive.zipwriter import EncryptedZipWriter
-from bundler.errors import EncryptionError
+from bundler.errors import EncryptionError, OutputError
 
 PASSWORD = Secret("correct horse battery staple")
 WHEN = datetime(2024, 5, 1, 12, 30, 10, tzinfo=UTC)
@@ -139,11 +141,53 @@ def test_a_member_that_compressed_a_thousandfold_reads_back(tmp_path: Path) -> N
     assert expected["big.log"].compressed_size < len(body) // 500
 
 
-def test_a_member_its_readers_would_refuse_is_never_published(tmp_path: Path) -> None:
+def test_a_member_its_readers_would_refuse_is_refused_when_it_is_written(tmp_path: Path) -> None:
     """17 MiB of one repeated log line deflates past 1000:1, over the readers' 200:1 limit
-    for members above the 16 MiB floor. The post-write check proved MACs and content but
-    not the readers' limits, so such a bundle was published and then refused by every
-    reader; now the write fails, naming the member, and nothing is published."""
+    for members above the 16 MiB floor. The post-write check refused it only once the whole
+    bundle was written (``bundler redact`` of a large file: the whole job, then exit 2); the
+    writer now refuses it as that member is written, naming its ratio, the limit and the
+    variable that sets it, and nothing is left behind."""
+    line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
+    body = line * ((17 << 20) // len(line))
+    target = tmp_path / "b.zip"
+    after: list[str] = []
+
+    def later() -> Iterator[bytes]:
+        after.append("read")
+        yield b"never written"
+
+    with EncryptedZipWriter(target, password=PASSWORD, created_at=WHEN) as writer:
+        writer.write_member("hosts/h01/logs/0.log", [b"small\n"])
+        with pytest.raises(OutputError) as caught:
+            writer.write_member("hosts/h01/logs/1.log", [body])
+        with pytest.raises(RuntimeError):
+            writer.write_member("hosts/h01/logs/2.log", later())
+    message = caught.value.message
+    assert "\n" not in message
+    assert message.startswith("cannot write member 'hosts/h01/logs/1.log': it compresses ")
+    ratio = len(body) / writer_compressed(message)
+    assert f"{ratio:.0f}:1 ({len(body)} bytes into " in message
+    assert "past the 200:1 bundler's readers accept for a member over 16 MiB" in message
+    assert "BUNDLER_MAX_RATIO" in message
+    assert message.endswith("nothing was written")
+    assert caught.value.hint is not None
+    assert "BUNDLER_MAX_RATIO" in caught.value.hint
+    assert after == []
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == []  # no temporary file left either
+
+
+def writer_compressed(message: str) -> int:
+    """The compressed size a refusal names (``... bytes into N)``)."""
+    return int(message.split(" bytes into ")[1].split(")")[0])
+
+
+def test_the_post_write_check_still_refuses_what_the_readers_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's own refusal is the early one; the check before publishing stays the
+    last word (here with the writer's refusal taken away)."""
+    monkeypatch.setattr(zipwriter, "refuse_unreadable", lambda written: None)
     line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
     body = line * ((17 << 20) // len(line))
     target = tmp_path / "b.zip"
@@ -157,7 +201,7 @@ def test_a_member_its_readers_would_refuse_is_never_published(tmp_path: Path) ->
     assert "'hosts/h01/logs/0.log' has compression ratio" in message
     assert "readers would refuse it" in message
     assert not target.exists()
-    assert list(tmp_path.iterdir()) == []  # no temporary file left either
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_readers_limits_are_the_ones_the_check_applies(tmp_path: Path) -> None:

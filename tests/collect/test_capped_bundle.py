@@ -19,6 +19,7 @@ from bundler.archive.limits import ReaderLimits
 from bundler.cli import cli
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import run_doctor
+from bundler.errors import OutputError
 from bundler.secret_options import SealOptions
 from tests.support.http_server import Reply, ScriptedHTTPServer
 
@@ -75,3 +76,39 @@ def test_a_capped_response_seals_a_bundle_every_reader_opens(
         assert "compression ratio" not in result.stderr
     kept = (tmp_path / "x" / "raw" / "http" / "health.json").stat().st_size
     assert kept <= ReaderLimits().ratio_floor
+
+
+def test_a_log_redaction_grew_past_the_ratio_floor_fails_as_it_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log capped at 16 MiB (``--log-bytes``) is under the readers' ratio floor as read,
+    but redaction lengthens it (``password=a`` becomes a token): one repeated line deflates
+    past 200:1, and the readers refuse a member over 16 MiB that does. Doctor sealed it and
+    only the check before publishing refused the bundle; sealing now stops as that member is
+    written, naming it, its ratio, the limit and BUNDLER_MAX_RATIO, and nothing is left.
+    (Read over SSH or here alike: the cap and the redaction are the transport's caller's.)"""
+    for name in ("MAX_RATIO", "RATIO_FLOOR"):
+        monkeypatch.delenv(f"BUNDLER_{name}", raising=False)
+    log = tmp_path / "var" / "spam.log"
+    log.parent.mkdir()
+    log.write_bytes((b"x" * 1688 + b" password=a\n") * 10_000)
+    inventory = tmp_path / "var" / "fleet.yaml"
+    inventory.write_text(f"hosts:\n  - address: local\n    logs: [{{file: {log}}}]\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
+    request = DoctorRequest(
+        inventory=inventory,
+        log_bytes=16 << 20,
+        bundle=out / "support.zip",
+        seal=SealOptions(password_env="BUNDLE_PW"),
+    )
+    with pytest.raises(OutputError) as caught:
+        run_doctor(request, environ={"BUNDLE_PW": PASSWORD}, warn=lambda _: None)
+    message = caught.value.message
+    assert message.startswith("cannot write member 'hosts/h01/logs/00.log': it compresses ")
+    assert "past the 200:1 bundler's readers accept for a member over 16 MiB" in message
+    assert "BUNDLER_MAX_RATIO" in message
+    assert caught.value.hint is not None
+    assert "--log-bytes" in caught.value.hint
+    assert list(out.iterdir()) == []

@@ -55,6 +55,39 @@ def test_json_the_collector_cannot_use_is_kept_as_text(
     assert _entry(sink, "raw/http/health.json").media_type == "text/plain"
 
 
+@pytest.mark.parametrize(
+    ("status", "body", "says"),
+    [
+        (204, b"", "HTTP 204 No Content: no body where a JSON document was expected"),
+        (200, b"", "HTTP 200 with an empty body where a JSON document was expected"),
+        (200, b" \r\n", "HTTP 200 with a body of only whitespace (3 bytes) where a JSON"),
+    ],
+)
+def test_an_empty_answer_to_a_json_step_says_so(
+    http_server: ScriptedHTTPServer, status: int, body: bytes, says: str
+) -> None:
+    """json's own words for an empty document ('Expecting value: line 1 column 1') name no
+    cause: the server said nothing, and the outcome says that, with the status it said it in."""
+    http_server.route("/health", Reply(status, body))
+    sink = MemorySink()
+    health = _by_id(_run(sink, profile=SampleProfile(), server=http_server.url))["http.health"]
+    message = health.error_message or ""  # type: ignore[attr-defined]
+    assert health.error_class == "InvalidJSON", message  # type: ignore[attr-defined]
+    assert message.startswith(says), message
+    assert "Expecting value" not in message
+    assert health.members == ("raw/http/health.json",)  # type: ignore[attr-defined]
+    assert _entry(sink, "raw/http/health.json").size == len(body)
+
+
+def test_check_json_names_an_empty_document() -> None:
+    """A command step's empty output (no status to name) is called empty too."""
+    for body in (b"", b"\n\t "):
+        check = check_json(body, "Health", {})
+        assert check.parse_error is not None
+        assert "Expecting value" not in check.parse_error
+        assert "where a JSON document was expected" in check.parse_error
+
+
 def test_check_json_answers_every_unusable_document_in_one_line() -> None:
     for body in (DEEP, NESTED_200, BIGINT, b"\xff\xfe", b""):
         check = check_json(body, "Health", {})

@@ -228,3 +228,34 @@ def test_a_file_name_no_bundle_member_can_have_is_left_out_and_reported(tmp_path
 
 def _secrets(env: str) -> OpenSecrets:
     return OpenSecrets(password_env=env)
+
+
+def test_a_file_that_compresses_past_the_readers_limit_fails_as_it_is_written(
+    tmp_path: Path,
+) -> None:
+    """17 MiB of one repeated line deflates past 200:1, which bundler's readers refuse for a
+    member over 16 MiB. ``bundler redact`` ran the whole job and only the check before
+    publishing refused it ("failed verification after writing"); it now fails as that
+    member is written, in one line naming the member, its ratio, the limit and
+    BUNDLER_MAX_RATIO, exit 2, nothing left behind. A directory output takes the file."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "spam.log").write_bytes((b"x" * 1023 + b"\n") * (17 * 1024))
+    (src / "app.conf").write_text("db_password=Spam-Pw-1\n")
+    bundle = tmp_path / "out" / "support.zip"
+    bundle.parent.mkdir()
+    env = {"BPW": "a long enough bundle password"}
+    code, err = _cli("redact", str(src), "--out", str(bundle), "--password-env", "BPW", env=env)
+    assert code == 2, err
+    error, hint = err.splitlines()
+    assert error.startswith("bundler: error: cannot write member 'spam.log': it compresses ")
+    assert "past the 200:1 bundler's readers accept for a member over 16 MiB" in error
+    assert "(BUNDLER_MAX_RATIO); nothing was written" in error
+    assert "after writing" not in error
+    assert hint.startswith("bundler: hint: ")
+    assert "--out DIR" in hint
+    assert list(bundle.parent.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
+    code, err = _cli("redact", str(src), "--out", str(tmp_path / "clean"))
+    assert code == 0, err
+    assert (tmp_path / "clean" / "spam.log").stat().st_size == 17 << 20

@@ -75,3 +75,24 @@ def test_a_recorded_request_wins_over_the_plan() -> None:
 def test_without_the_profile_an_older_bundle_has_no_routes() -> None:
     manifest, source = old_bundle()
     assert captured_routes(manifest, source, None) == []
+
+
+def test_a_body_member_must_be_this_collectors_captured_response() -> None:
+    """Only a member under ``raw/http/`` (no dot segment) that the manifest does not list as
+    another collector's is a route's answer; anything else is a problem, never a body."""
+    manifest, source = old_bundle()
+    manifest.members[0].collector = "http.workers"
+    problems = {r.collector: r.body_problem for r in captured_routes(manifest, source, PROFILE)}
+    assert problems["http.workers"] is None
+    assert problems["http.worker.001"] is None  # listed without a collector: taken as its own
+    for named in ("manifest.json", "raw/http/x/../../manifest.json", "raw/http/", "raw/httpx"):
+        manifest.collectors[1].members = [named]
+        (route,) = [r for r in captured_routes(manifest, source, PROFILE) if r.member == named]
+        assert route.body_problem is not None, named
+        assert "is not a captured HTTP response (raw/http/)" in route.body_problem
+    manifest.collectors[1].members = ["raw/http/workers.json"]
+    routes = {r.collector: r for r in captured_routes(manifest, source, PROFILE)}
+    assert routes["http.worker.001"].body_problem == (
+        "the recorded body member 'raw/http/workers.json' is not this request's response "
+        "(the manifest lists it as made by 'http.workers')"
+    )

@@ -235,6 +235,45 @@ def test_a_recorded_status_or_content_type_that_is_not_http_is_never_sent(tmp_pa
     assert "Traceback" not in log
 
 
+def test_a_body_that_is_not_a_captured_http_response_is_never_served(tmp_path: Path) -> None:
+    """Serve answers with the member a route's collector names in the manifest. Doctor only
+    names its own response there (``raw/http/``, listed as that collector's), but a manifest
+    edited to name ``manifest.json``, the redaction report, evidence or a host's log had
+    serve send it as the API's answer, marked ``captured``; another collector's response
+    is not this request's answer either."""
+    folder = extracted(tmp_path)
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    named = {
+        "http.health": "manifest.json",
+        "http.version": "redaction-report.json",
+        "http.license": "evidence/product.json",
+        "http.settings": "hosts/h01/logs/00.log",
+        "http.jobs": "raw/http/workers.json",
+    }
+    for collector in manifest["collectors"]:
+        if collector["id"] in named:
+            collector["members"] = [named[collector["id"]]]
+    path.write_text(json.dumps(manifest))
+    kept = {name: (folder / name).read_bytes() for name in named.values()}
+    with serving([str(folder), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        for target in (
+            "/api/health", "/api/version", "/api/license/show", "/api/settings/effective",
+            "/api/jobs",
+        ):  # fmt: skip
+            reply = httpx.get(f"{running.url}{target}", timeout=10)
+            assert (reply.status_code, reply.headers["x-bundler-replay"]) == (502, "unsound")
+            assert "not served" in reply.json()["detail"], target
+            assert not any(body[:200] in reply.content for body in kept.values()), target
+        workers = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (workers.status_code, workers.content) == (200, kept["raw/http/workers.json"])
+        log = running.log()
+    assert "/api/health: not served (the recorded body member 'manifest.json' is not" in log
+    assert "/api/jobs: not served (the recorded body member 'raw/http/workers.json' is " in log
+    assert "GET /api/version -> 502 unsound" in log
+    assert "Traceback" not in log
+
+
 @pytest.mark.flux
 def test_the_flux_cli_is_answered_through_the_host_check(
     flux_install: FluxInstall, tmp_path: Path

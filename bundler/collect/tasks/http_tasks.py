@@ -34,7 +34,7 @@ from ..recorder import CollectorRecord, PendingMember
 from ..scheduler import Task
 from ..templates import quote_path_value, render, render_member
 from ..transports.politeness import THROTTLE_STATUSES, retry_after_seconds
-from ..validate import check_json, limit
+from ..validate import blank_bytes, check_json, limit
 
 if TYPE_CHECKING:
     from ..transports.http import HttpCapture
@@ -278,6 +278,19 @@ def _asked(retry_after: str, redact: Callable[[str], str]) -> str:
     return f"{asked:g}s"
 
 
+def _no_document(code: int, blank: int) -> str:
+    """The outcome of a success that carried no JSON document: the status it came with, plainly.
+
+    A 204 says by its status that no body follows; an empty (or whitespace) 200 is a
+    server that answered without the document. Either way the step has nothing to read.
+    """
+    expected = "where a JSON document was expected"
+    if code == 204:
+        return f"HTTP 204 No Content: no body {expected}"
+    held = f"a body of only whitespace ({blank} bytes)" if blank else "an empty body"
+    return f"HTTP {code} with {held} {expected}"
+
+
 def _member_for(
     ctx: RunContext, step: HttpStep, capture: HttpCapture, member: str
 ) -> tuple[PendingMember, CollectError | None, str | None, Any]:
@@ -297,7 +310,9 @@ def _member_for(
         pending = PendingMember(
             member, body.content, "text/plain", step.schema_name, valid=check.valid
         )
-        return pending, InvalidJSON(check.parse_error), None, None
+        blank = blank_bytes(body.content)
+        reason = check.parse_error if blank is None else _no_document(capture.status_code, blank)
+        return pending, InvalidJSON(reason), None, None
     pending = PendingMember(
         member, body.content, "application/json", step.schema_name, valid=check.valid
     )
