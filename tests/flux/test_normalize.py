@@ -418,3 +418,43 @@ def test_of_two_undated_successes_neither_is_the_last_known_good():
     raw = healthy_raw()
     _finished_run(raw, 0, "r1", "COMPLETED", ["0001-01-01T00:00:00Z"])
     assert raw.normalize()[OutcomeEvidence].last_known_good == "default/hello_world run r1"
+
+
+def test_a_failure_whose_last_event_reads_a_zero_time_is_undated():
+    """A job's time is its last event's. Stamped at a zero time, the failure fell back to the
+    job's first event (17:00), older than a run of the same workflow at 17:05: the failure
+    read as history. When it failed is unknown, so whether it is current is unknown."""
+    from bundler.analyze.api import EvidenceSet
+    from bundler.analyze.facts import job_time
+    from bundler.analyze.trouble import job_trouble, latest_success
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    raw = healthy_raw()
+    for index, (run_id, state, stamps) in enumerate(
+        [
+            ("e0", "FAILED", ["2026-11-29T17:00:00Z", "0001-01-01T00:00:00Z"]),
+            ("e1", "RUNNING", ["2026-11-29T17:05:00Z"]),
+        ]
+    ):
+        raw.http(
+            f"execution.{state.lower()}",
+            f"raw/http/execution-{state.lower()}/{index}.json",
+            {"execution_id": run_id, "workflow_name": "etl", "state": state,
+             "current_worker": "w1",
+             "events": [{"type": f"E{i}", "time": t} for i, t in enumerate(stamps)]},
+        )  # fmt: skip
+    jobs = raw.normalize()[JobsEvidence].jobs
+    failed = next(j for j in jobs if j.id == "e0")
+    assert job_time(failed) == float("-inf")
+    case = FluxCase(workers=[online("w1")], jobs=jobs, documents=[OutcomeEvidence()])
+    reason = job_trouble(EvidenceSet(case.source()), failed, latest_success(jobs))
+    assert reason == "last run failed, undated: it may be later than the job's last success"
+    result = case.run(flux_last_run, worker="w1", job=failed)
+    assert result is not None
+    assert (result.status, [f.code for f in result.findings]) == (
+        LayerStatus.UNKNOWN,
+        ["JOB_RUN_ORDER_UNDATED"],
+    )
+    assert "its time reads 0001-01-01 00:00:00Z" in result.findings[0].message
