@@ -3,9 +3,10 @@
 :mod:`.contradictions` finds a *worker* listed twice. The documents a target's
 upper rungs read hold entries of their own, each with an identity
 (:data:`KEYS`): a job's placement report (by job) and its verdict for each
-worker (by worker), a runtime-requirements report (by job and worker), a
-deployment record (by deployment id) and each job deployment in it (by job
-and worker), a local state file or control socket (by host, worker and path).
+worker (by worker), a runtime-requirements report (by job and worker) and each
+requirement in it (by id), a run in the job list (by id), a deployment record
+(by deployment id) and each job deployment in it (by job and worker), a local
+state file or control socket (by host, worker and path).
 A rule looks an entry up by that identity and takes the first match (the
 product's placement verdict), or judges every match and lets the worst win
 (a report that reads ``satisfied`` and again ``blocked``). Either way two
@@ -36,10 +37,13 @@ from schemas.evidence import (
     DeploymentEvidence,
     DeploymentRecord,
     EvidenceDoc,
+    Job,
     JobDeployment,
     JobPlacement,
+    JobsEvidence,
     LocalStateEvidence,
     PlacementEvidence,
+    Requirement,
     RequirementsEvidence,
     WorkerPlacementVerdict,
 )
@@ -47,7 +51,7 @@ from schemas.evidence import (
 from . import codes
 from .api import EvidenceSet, RuleContext, make_finding
 from .contradictions import IGNORED, Dispute, readings_verdict, spell
-from .facts import cite_source, host_for_worker, pointer, worker_records
+from .facts import cite_source, host_for_worker, job_label, pointer, worker_records
 
 T = TypeVar("T")
 Path = tuple[str | int, ...]
@@ -119,6 +123,12 @@ def _job_deployments(doc: EvidenceDoc) -> Iterable[Listed]:
         yield Listed(("deployments", index, "job_deployments"), record, record.job_deployments)
 
 
+def _requirements(doc: EvidenceDoc) -> Iterable[Listed]:
+    assert isinstance(doc, RequirementsEvidence)
+    for index, report in enumerate(doc.reports):
+        yield Listed(("reports", index, "requirements"), report, report.requirements)
+
+
 def _deploys(record: Any, scope: Scope) -> bool:
     return any(jd.job == scope.job or jd.worker in scope.workers for jd in record.job_deployments)
 
@@ -131,6 +141,17 @@ def placement_key(placement: JobPlacement) -> str:
 def verdict_key(verdict: WorkerPlacementVerdict) -> str:
     """A placement report's verdict is on one worker."""
     return verdict.worker
+
+
+def job_key(job: Job) -> str | None:
+    """A job (an execution) is one run, by its id; without one it is no other's: two runs of a
+    job may share a name (:func:`~.facts.undated_job_rivals` tells them apart by id too)."""
+    return job.id or None
+
+
+def requirement_key(requirement: Requirement) -> str:
+    """A report's requirement is one check, by its id."""
+    return requirement.id
 
 
 def deployment_key(record: DeploymentRecord) -> str | None:
@@ -165,6 +186,21 @@ KEYS: tuple[Keyed, ...] = (
         lambda r: (r.job, r.worker),
         lambda r, _, s: r.job == s.job,
         lambda r, _: f"The runtime-requirements report of {r.job} on {r.worker}",
+    ),
+    Keyed(
+        RequirementsEvidence,
+        _requirements,
+        requirement_key,
+        lambda q, report, s: report.job == s.job,
+        lambda q, report: f"Requirement {q.id} of {report.job} on {report.worker}",
+    ),
+    Keyed(
+        JobsEvidence,
+        _top("jobs"),
+        job_key,
+        # the target's run, and the other runs of its job its outcome is weighed against
+        lambda j, _, s: j.name == s.job,
+        lambda j, _: f"Job {job_label(j)}",
     ),
     Keyed(
         DeploymentEvidence,
@@ -352,8 +388,10 @@ __all__ = [
     "entry_disputes",
     "in_agreed_order",
     "job_deployment_key",
+    "job_key",
     "leaf_disagreement",
     "placement_key",
+    "requirement_key",
     "scope",
     "verdict_key",
 ]

@@ -31,10 +31,13 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
+from .contradictions import spell
 from .duplicates import (
     deployment_key,
     in_agreed_order,
     job_deployment_key,
+    job_key,
+    leaf_disagreement,
     placement_key,
     verdict_key,
 )
@@ -103,6 +106,7 @@ def _latest_runs(runs: Sequence[Job]) -> list[tuple[Job, str]]:
     So every run that may be the latest is walked, in one order whatever the list's, and
     the reason says that which ran last cannot be told.
     """
+    runs = [run for run, _ in _each_run_once(runs)]  # a run listed twice alike is one run
     top = max(job_time(run) for run in runs)
     undated = float("-inf")
     may_be = sorted((run for run in runs if job_time(run) in (top, undated)), key=_run_order)
@@ -123,14 +127,40 @@ def _run_order(run: Job) -> tuple[str, str]:
 
 
 def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
-    items = list(items)
-    succeeded = latest_success(items)
+    runs = _each_run_once(list(items))
+    succeeded = latest_success([job for job, disputed in runs if disputed is None])
     found = []
-    for job in items:
-        reason = job_trouble(ev, job, succeeded)
+    for job, disputed in runs:
+        reason = disputed or job_trouble(ev, job, succeeded)
         if reason is not None:
             found.append((job, reason))
     return found
+
+
+def _each_run_once(items: Sequence[Job]) -> list[tuple[Job, str | None]]:
+    """Each run once (at its first record's place), and why it is trouble when its records
+    disagree (the same execution listed running and again failed).
+
+    Each record was judged on its own: the failed one was a target and failed the outcome
+    whichever came first, and the running one could make another failure history. The run
+    is now one target, its ladder judged on each record (:mod:`.readings`), and no record
+    of it counts as a success. Records that agree are one run, listed twice.
+    """
+    records: dict[str, list[Job]] = {}
+    for job in items:
+        if (key := job_key(job)) is not None:
+            records.setdefault(key, []).append(job)
+    runs: list[tuple[Job, str | None]] = []
+    for job in items:
+        key = job_key(job)
+        listed = records.get(key, [job]) if key is not None else [job]
+        if len(listed) > 1 and job is not listed[0]:
+            continue  # the run is where its first record is
+        chosen = in_agreed_order(listed, job_key)[0]
+        differ = leaf_disagreement(listed) if len(listed) > 1 else {}
+        disputed = f"listed {len(listed)} times, its records disagree ({spell(differ)})"
+        runs.append((chosen, disputed if differ else None))
+    return runs
 
 
 def _collapse(chosen: list[tuple[Job, str]], worker: str | None) -> list[tuple[Job, str]]:
