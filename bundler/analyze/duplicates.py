@@ -6,7 +6,8 @@ upper rungs read hold entries of their own, each with an identity
 worker (by worker), a runtime-requirements report (by job and worker) and each
 requirement in it (by id), a run in the job list (by id), a deployment record
 (by deployment id) and each job deployment in it (by job and worker), a local
-state file or control socket (by host, worker and path).
+state file or control socket (by worker and path, whichever host alias read it;
+a host's own by host alias and path).
 A rule looks an entry up by that identity and takes the first match (the
 product's placement verdict), or judges every match and lets the worst win
 (a report that reads ``satisfied`` and again ``blocked``). Either way two
@@ -34,6 +35,7 @@ from pydantic import BaseModel
 
 from schemas import Citation, Finding, Layer
 from schemas.evidence import (
+    ControlSocket,
     DeploymentEvidence,
     DeploymentRecord,
     EvidenceDoc,
@@ -45,6 +47,7 @@ from schemas.evidence import (
     PlacementEvidence,
     Requirement,
     RequirementsEvidence,
+    StateFileCheck,
     WorkerPlacementVerdict,
 )
 
@@ -80,6 +83,9 @@ class Keyed:
     """Whether the target's ladder reads this entry (the entry, what holds it, the scope)."""
     named: Callable[[Any, Any], str]
     """The entry as a finding names it (the entry, what holds it)."""
+    read_at: frozenset[str] = frozenset()
+    """Fields that say where a record was read, not what it says (besides ``source``):
+    records that differ only there are one fact."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +160,15 @@ def requirement_key(requirement: Requirement) -> str:
     return requirement.id
 
 
+def local_key(entry: StateFileCheck | ControlSocket) -> tuple[str, str | None, str]:
+    """A local state file or control socket: of its worker, at its path, whichever host
+    alias read it (an inventory that lists a host twice collects it under two aliases:
+    the same file, read twice); a host's own (no worker), by host alias and path."""
+    if entry.worker is not None:
+        return ("worker", entry.worker, entry.path)
+    return ("host", entry.host_alias, entry.path)
+
+
 def deployment_key(record: DeploymentRecord) -> str | None:
     """A deployment record is one deployment, by its id (without one, it is no other's)."""
     return record.deployment_id
@@ -163,6 +178,9 @@ def job_deployment_key(jd: JobDeployment) -> tuple[str | None, str, str]:
     """One job deployed to one worker, by one deployment."""
     return (jd.deployment_id, jd.job, jd.worker)
 
+
+READ_AT_HOST = frozenset({"host_alias"})
+"""A worker's local entry names the host alias it was read under: where, not what."""
 
 KEYS: tuple[Keyed, ...] = (
     Keyed(
@@ -219,16 +237,18 @@ KEYS: tuple[Keyed, ...] = (
     Keyed(
         LocalStateEvidence,
         _top("files"),
-        lambda f: (f.host_alias, f.worker, f.path),
+        local_key,
         lambda f, _, s: s.owns(f.worker, f.host_alias),
         lambda f, _: f"The local state file {f.path} of {f.worker or f.host_alias}",
+        READ_AT_HOST,
     ),
     Keyed(
         LocalStateEvidence,
         _top("sockets"),
-        lambda c: (c.host_alias, c.worker, c.path),
+        local_key,
         lambda c, _, s: s.owns(c.worker, c.host_alias),
         lambda c, _: f"The control socket {c.path} of {c.worker or c.host_alias}",
+        READ_AT_HOST,
     ),
 )
 """Every list of entries with an identity, outside the per-worker documents."""
@@ -240,7 +260,8 @@ def entry_disputes(ev: EvidenceSet, where: Scope) -> list[Dispute]:
     found: list[Dispute] = []
     for keyed, listed, records in _listed_twice(ev):
         read = [(i, item) for i, item in records if keyed.reads(item, listed.owner, where)]
-        differ = leaf_disagreement([item for _, item in read]) if len(read) > 1 else {}
+        said = [item for _, item in read]
+        differ = leaf_disagreement(said, keyed.read_at) if len(read) > 1 else {}
         if differ:
             subject = keyed.named(read[0][1], listed.owner)
             found.append(Dispute(keyed.document, read, differ, at=listed.at, subject=subject))
@@ -268,14 +289,17 @@ def _listed_twice(ev: EvidenceSet) -> list[Twice]:
     return listed_twice
 
 
-def leaf_disagreement(records: Sequence[BaseModel]) -> dict[str, list[Any]]:
+def leaf_disagreement(
+    records: Sequence[BaseModel], read_at: frozenset[str] = frozenset()
+) -> dict[str, list[Any]]:
     """Leaf path (``job_deployments/0/state``) -> each record's value, where they differ.
 
     Compared leaf by leaf, so a message can say *what* differs in a nested record, and
     ``source`` is left out at every depth (where a record was read is not what it says).
     An empty list that another record fills is named by the other's leaves, not as ``[]``.
     """
-    flat = [_leaves(record.model_dump(mode="json")) for record in records]
+    ignored = IGNORED | read_at
+    flat = [_leaves(record.model_dump(mode="json"), ignored=ignored) for record in records]
     paths = list(dict.fromkeys(path for leaves in flat for path in leaves))
     deeper = {p.rsplit("/", n)[0] for p in paths for n in range(1, p.count("/") + 1)}
     return {
@@ -286,17 +310,18 @@ def leaf_disagreement(records: Sequence[BaseModel]) -> dict[str, list[Any]]:
     }
 
 
-def _leaves(value: Any, path: str = "") -> dict[str, Any]:
-    """Every leaf of a dumped record by its path; ``source`` left out at every depth."""
+def _leaves(value: Any, path: str = "", ignored: frozenset[str] = IGNORED) -> dict[str, Any]:
+    """Every leaf of a dumped record by its path; ``source`` (and ``ignored``) left out at
+    every depth."""
     if isinstance(value, dict) and value:
-        items = [(str(k), v) for k, v in value.items() if k not in IGNORED]
+        items = [(str(k), v) for k, v in value.items() if k not in ignored]
     elif isinstance(value, list) and value:
         items = [(str(i), v) for i, v in enumerate(value)]
     else:
         return {path: value}
     found: dict[str, Any] = {}
     for key, item in items:
-        found.update(_leaves(item, f"{path}/{key}" if path else key))
+        found.update(_leaves(item, f"{path}/{key}" if path else key, ignored))
     return found
 
 
@@ -390,6 +415,7 @@ __all__ = [
     "job_deployment_key",
     "job_key",
     "leaf_disagreement",
+    "local_key",
     "placement_key",
     "requirement_key",
     "scope",
