@@ -290,13 +290,6 @@ def _timestamp(event: TimelineEvent) -> float:
     return event.at.timestamp()
 
 
-def _event_order(event: TimelineEvent) -> tuple[int, float, str, int]:
-    """The sampler's order while events stream in (:mod:`bundler.analyze.sampling`): undated
-    events count as the latest, so they are kept; the timeline then places them."""
-    stamp = event.at.timestamp() if event.at is not None else 0.0
-    return (0 if event.at is not None else 1, stamp, event.member, event.line)
-
-
 class CollectorFacts(Protocol):
     """What the verdict reads of a collector's outcome: a manifest's record, or doctor's own
     outcome while the bundle is not written yet (:mod:`bundler.collect.outcomes`)."""

@@ -83,7 +83,7 @@ WORKER_RECORDS_CONFLICT = _(
 EVIDENCE_RECORDS_CONFLICT = _(
     "EVIDENCE_RECORDS_CONFLICT",
     (H, A, P, D, R, C, OUT),
-    "placement, deployment, requirements or local-state entry listed more than once, "
+    "placement, deployment, requirements, local-state or job entry listed more than once, "
     "its records disagree on what the rung reads",
 )
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")

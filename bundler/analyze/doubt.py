@@ -33,6 +33,7 @@ from .facts import (
     dated,
     is_zero_time,
     job_label,
+    job_moment,
     reference_time,
     run_receipts,
     run_time,
@@ -169,7 +170,7 @@ def undated_job_failure(ev: EvidenceSet, job: Job) -> Finding | None:
 
 def _job_when(job: Job) -> str:
     """When a run last changed, as a message says it: a zero time or no time is undated."""
-    when = dated(job.updated_at) or dated(job.created_at)
+    when = job_moment(job)
     if when is not None:
         return f"at {utc(when)}"
     zero = job.updated_at or job.created_at
@@ -179,9 +180,7 @@ def _job_when(job: Job) -> str:
 
 
 def _job_field(job: Job) -> str:
-    """The time field to cite: the one :func:`_job_when` read."""
-    if dated(job.updated_at) is None and dated(job.created_at) is not None:
-        return "created_at"
+    """The time field to cite: the one :func:`~.facts.job_moment` read."""
     return "updated_at" if job.updated_at is not None or job.created_at is None else "created_at"
 
 

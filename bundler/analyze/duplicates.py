@@ -3,9 +3,11 @@
 :mod:`.contradictions` finds a *worker* listed twice. The documents a target's
 upper rungs read hold entries of their own, each with an identity
 (:data:`KEYS`): a job's placement report (by job) and its verdict for each
-worker (by worker), a runtime-requirements report (by job and worker), a
-deployment record (by deployment id) and each job deployment in it (by job
-and worker), a local state file or control socket (by host, worker and path).
+worker (by worker), a runtime-requirements report (by job and worker) and each
+requirement in it (by id), a run in the job list (by id), a deployment record
+(by deployment id) and each job deployment in it (by job and worker), a local
+state file or control socket (by worker and path, whichever host alias read it;
+a host's own by host alias and path).
 A rule looks an entry up by that identity and takes the first match (the
 product's placement verdict), or judges every match and lets the worst win
 (a report that reads ``satisfied`` and again ``blocked``). Either way two
@@ -33,21 +35,26 @@ from pydantic import BaseModel
 
 from schemas import Citation, Finding, Layer
 from schemas.evidence import (
+    ControlSocket,
     DeploymentEvidence,
     DeploymentRecord,
     EvidenceDoc,
+    Job,
     JobDeployment,
     JobPlacement,
+    JobsEvidence,
     LocalStateEvidence,
     PlacementEvidence,
+    Requirement,
     RequirementsEvidence,
+    StateFileCheck,
     WorkerPlacementVerdict,
 )
 
 from . import codes
 from .api import EvidenceSet, RuleContext, make_finding
 from .contradictions import IGNORED, Dispute, readings_verdict, spell
-from .facts import cite_source, host_for_worker, pointer, worker_records
+from .facts import cite_source, host_for_worker, job_label, pointer, worker_records
 
 T = TypeVar("T")
 Path = tuple[str | int, ...]
@@ -76,6 +83,9 @@ class Keyed:
     """Whether the target's ladder reads this entry (the entry, what holds it, the scope)."""
     named: Callable[[Any, Any], str]
     """The entry as a finding names it (the entry, what holds it)."""
+    read_at: frozenset[str] = frozenset()
+    """Fields that say where a record was read, not what it says (besides ``source``):
+    records that differ only there are one fact."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,12 @@ def _job_deployments(doc: EvidenceDoc) -> Iterable[Listed]:
         yield Listed(("deployments", index, "job_deployments"), record, record.job_deployments)
 
 
+def _requirements(doc: EvidenceDoc) -> Iterable[Listed]:
+    assert isinstance(doc, RequirementsEvidence)
+    for index, report in enumerate(doc.reports):
+        yield Listed(("reports", index, "requirements"), report, report.requirements)
+
+
 def _deploys(record: Any, scope: Scope) -> bool:
     return any(jd.job == scope.job or jd.worker in scope.workers for jd in record.job_deployments)
 
@@ -133,6 +149,26 @@ def verdict_key(verdict: WorkerPlacementVerdict) -> str:
     return verdict.worker
 
 
+def job_key(job: Job) -> str | None:
+    """A job (an execution) is one run, by its id; without one it is no other's: two runs of a
+    job may share a name (:func:`~.facts.undated_job_rivals` tells them apart by id too)."""
+    return job.id or None
+
+
+def requirement_key(requirement: Requirement) -> str:
+    """A report's requirement is one check, by its id."""
+    return requirement.id
+
+
+def local_key(entry: StateFileCheck | ControlSocket) -> tuple[str, str | None, str]:
+    """A local state file or control socket: of its worker, at its path, whichever host
+    alias read it (an inventory that lists a host twice collects it under two aliases:
+    the same file, read twice); a host's own (no worker), by host alias and path."""
+    if entry.worker is not None:
+        return ("worker", entry.worker, entry.path)
+    return ("host", entry.host_alias, entry.path)
+
+
 def deployment_key(record: DeploymentRecord) -> str | None:
     """A deployment record is one deployment, by its id (without one, it is no other's)."""
     return record.deployment_id
@@ -142,6 +178,9 @@ def job_deployment_key(jd: JobDeployment) -> tuple[str | None, str, str]:
     """One job deployed to one worker, by one deployment."""
     return (jd.deployment_id, jd.job, jd.worker)
 
+
+READ_AT_HOST = frozenset({"host_alias"})
+"""A worker's local entry names the host alias it was read under: where, not what."""
 
 KEYS: tuple[Keyed, ...] = (
     Keyed(
@@ -167,6 +206,21 @@ KEYS: tuple[Keyed, ...] = (
         lambda r, _: f"The runtime-requirements report of {r.job} on {r.worker}",
     ),
     Keyed(
+        RequirementsEvidence,
+        _requirements,
+        requirement_key,
+        lambda q, report, s: report.job == s.job,
+        lambda q, report: f"Requirement {q.id} of {report.job} on {report.worker}",
+    ),
+    Keyed(
+        JobsEvidence,
+        _top("jobs"),
+        job_key,
+        # the target's run, and the other runs of its job its outcome is weighed against
+        lambda j, _, s: j.name == s.job,
+        lambda j, _: f"Job {job_label(j)}",
+    ),
+    Keyed(
         DeploymentEvidence,
         _top("deployments"),
         deployment_key,
@@ -183,16 +237,18 @@ KEYS: tuple[Keyed, ...] = (
     Keyed(
         LocalStateEvidence,
         _top("files"),
-        lambda f: (f.host_alias, f.worker, f.path),
+        local_key,
         lambda f, _, s: s.owns(f.worker, f.host_alias),
         lambda f, _: f"The local state file {f.path} of {f.worker or f.host_alias}",
+        READ_AT_HOST,
     ),
     Keyed(
         LocalStateEvidence,
         _top("sockets"),
-        lambda c: (c.host_alias, c.worker, c.path),
+        local_key,
         lambda c, _, s: s.owns(c.worker, c.host_alias),
         lambda c, _: f"The control socket {c.path} of {c.worker or c.host_alias}",
+        READ_AT_HOST,
     ),
 )
 """Every list of entries with an identity, outside the per-worker documents."""
@@ -204,7 +260,8 @@ def entry_disputes(ev: EvidenceSet, where: Scope) -> list[Dispute]:
     found: list[Dispute] = []
     for keyed, listed, records in _listed_twice(ev):
         read = [(i, item) for i, item in records if keyed.reads(item, listed.owner, where)]
-        differ = leaf_disagreement([item for _, item in read]) if len(read) > 1 else {}
+        said = [item for _, item in read]
+        differ = leaf_disagreement(said, keyed.read_at) if len(read) > 1 else {}
         if differ:
             subject = keyed.named(read[0][1], listed.owner)
             found.append(Dispute(keyed.document, read, differ, at=listed.at, subject=subject))
@@ -232,14 +289,17 @@ def _listed_twice(ev: EvidenceSet) -> list[Twice]:
     return listed_twice
 
 
-def leaf_disagreement(records: Sequence[BaseModel]) -> dict[str, list[Any]]:
+def leaf_disagreement(
+    records: Sequence[BaseModel], read_at: frozenset[str] = frozenset()
+) -> dict[str, list[Any]]:
     """Leaf path (``job_deployments/0/state``) -> each record's value, where they differ.
 
     Compared leaf by leaf, so a message can say *what* differs in a nested record, and
     ``source`` is left out at every depth (where a record was read is not what it says).
     An empty list that another record fills is named by the other's leaves, not as ``[]``.
     """
-    flat = [_leaves(record.model_dump(mode="json")) for record in records]
+    ignored = IGNORED | read_at
+    flat = [_leaves(record.model_dump(mode="json"), ignored=ignored) for record in records]
     paths = list(dict.fromkeys(path for leaves in flat for path in leaves))
     deeper = {p.rsplit("/", n)[0] for p in paths for n in range(1, p.count("/") + 1)}
     return {
@@ -250,17 +310,18 @@ def leaf_disagreement(records: Sequence[BaseModel]) -> dict[str, list[Any]]:
     }
 
 
-def _leaves(value: Any, path: str = "") -> dict[str, Any]:
-    """Every leaf of a dumped record by its path; ``source`` left out at every depth."""
+def _leaves(value: Any, path: str = "", ignored: frozenset[str] = IGNORED) -> dict[str, Any]:
+    """Every leaf of a dumped record by its path; ``source`` (and ``ignored``) left out at
+    every depth."""
     if isinstance(value, dict) and value:
-        items = [(str(k), v) for k, v in value.items() if k not in IGNORED]
+        items = [(str(k), v) for k, v in value.items() if k not in ignored]
     elif isinstance(value, list) and value:
         items = [(str(i), v) for i, v in enumerate(value)]
     else:
         return {path: value}
     found: dict[str, Any] = {}
     for key, item in items:
-        found.update(_leaves(item, f"{path}/{key}" if path else key))
+        found.update(_leaves(item, f"{path}/{key}" if path else key, ignored))
     return found
 
 
@@ -352,8 +413,11 @@ __all__ = [
     "entry_disputes",
     "in_agreed_order",
     "job_deployment_key",
+    "job_key",
     "leaf_disagreement",
+    "local_key",
     "placement_key",
+    "requirement_key",
     "scope",
     "verdict_key",
 ]

@@ -307,13 +307,28 @@ def cite_job(ev: EvidenceSet, job: Job, *field: str | int, value: Any = None) ->
     return cite(ev, JobsEvidence, "jobs", index, *field, value=value)
 
 
+def job_moment(job: Job) -> datetime | None:
+    """When the job last changed: its ``updated_at``; only a record without one by its
+    ``created_at``. None when that time is absent or a zero time (:func:`dated`).
+
+    A zero ``updated_at`` is no moment, and the creation time is not one either: the record
+    says the job changed after it was created, at a time it does not give. Flux stamps a
+    job with its last event's time; a failure whose event reads ``0001-01-01`` fell back
+    to the job's first event, and a run that failed at an unknown time read as older than
+    a success of its job.
+    """
+    if job.updated_at is not None:
+        return dated(job.updated_at)
+    return dated(job.created_at)
+
+
 def job_time(job: Job) -> float:
-    """When the job last changed (or was created), as a sortable number; unknown sorts first.
+    """:func:`job_moment` as a sortable number; unknown sorts first.
 
     A zero time is unknown (:func:`dated`): a job "updated in year 1" is not older than
     every other run of its name, it is a run whose time the product never set.
     """
-    stamp = dated(job.updated_at) or dated(job.created_at)
+    stamp = job_moment(job)
     return stamp.timestamp() if stamp else float("-inf")
 
 

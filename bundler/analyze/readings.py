@@ -26,10 +26,12 @@ twice has two, and the readings take each combination (at most
 
 And for an entry of another document the target's ladder reads, listed twice
 with records that disagree (:mod:`.duplicates`: its job's placement report, a
-deployment, a runtime-requirements report, a local state file or socket): a
-rule that took the first match, or let the worse record win, is read on each
-record instead, and a rung the records decide differently is unknown with
-``EVIDENCE_RECORDS_CONFLICT``.
+deployment, a runtime-requirements report or a requirement in it, a local state
+file or socket, the target's run itself in the job list): a rule that took the
+first match, or let the worse record win, is read on each record instead, and a
+rung the records decide differently is unknown with ``EVIDENCE_RECORDS_CONFLICT``.
+A reading of a run listed twice also hands the rules that record as the target's
+job.
 
 A reading is an :class:`EvidenceSet` view: those documents without the
 disputed lists' other records (every other document is the base set's own),
@@ -46,9 +48,9 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from schemas import Citation, Finding, Layer, LayerResult, LayerStatus
-from schemas.evidence import EvidenceDoc
+from schemas.evidence import EvidenceDoc, JobsEvidence
 
-from .api import SEVERITY_ORDER, EvidenceSet, RuleContext
+from .api import SEVERITY_ORDER, EvidenceSet, RuleContext, Target
 from .contradictions import Dispute, conflict_finding, disputes
 from .duplicates import entry_conflict, entry_disputes, scope
 
@@ -186,7 +188,10 @@ def judge_alike(
     found = readings(ctx, doubted)
     if found is None:
         return _conflict(layer, ctx, doubted, [], LayerStatus.UNKNOWN)
-    results = [evaluate(replace(ctx, evidence=reading)) for reading in found]
+    results = [
+        evaluate(replace(ctx, evidence=reading, target=_as_read(ctx.target, reading)))
+        for reading in found
+    ]
     if len({_gist(result) for result in results}) == 1:
         return _cited_by_all(results)
     statuses = [result.status.value for result in results]
@@ -198,6 +203,19 @@ def judge_alike(
         key=lambda f: SEVERITY_ORDER.get(f.severity, 9),
     )
     return decided
+
+
+def _as_read(target: Target, reading: Reading) -> Target:
+    """``target`` with its job as ``reading`` lists it: a run listed twice, its records
+    disagreeing, is judged on the record the reading keeps (rules read the target's job)."""
+    job = target.job
+    doc = reading.document(JobsEvidence)
+    if job is None or not job.id or doc is None:
+        return target
+    kept = [j for j in doc.jobs if j.id == job.id]
+    if not kept or any(j is job for j in kept):
+        return target
+    return replace(target, job=kept[0])
 
 
 def _gist(result: LayerResult) -> str:

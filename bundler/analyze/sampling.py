@@ -6,7 +6,9 @@ bundle; rules only ever need the first few and the latest of each kind per
 worker (what started it, what it looks like now) and how many there were. So
 the engine streams the profile's events through :func:`sample`, keeping per
 ``(kind, worker)`` the first :data:`FIRST_KEPT` in log order and the
-:data:`LATEST_KEPT` latest in time, and counting all of them
+:data:`LATEST_KEPT` latest in the timeline's order (an undated event where the
+timeline will place it, between the dated lines around it: never the latest of all
+for want of a time), and counting all of them
 (:meth:`Timeline.count <bundler.analyze.api.Timeline.count>` stays exact).
 """
 
@@ -17,11 +19,16 @@ import itertools
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from .api import FIRST_KEPT, LATEST_KEPT, Timeline, TimelineEvent, TimelineStream
-from .api import _event_order as event_order  # the timeline's own order
 
 Key = tuple[str, str | None]
+Order = tuple[float, str, int]
+"""Where an event stands in the timeline: its time (an undated event's anchor), member, line."""
+
+LAST = float("inf")
+"""The anchor of an undated event in a log with no dated line: the timeline puts it last."""
 
 
 @dataclass(frozen=True)
@@ -41,39 +48,114 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
     totals: Counter[Key] = Counter()
     first: dict[Key, list[TimelineEvent]] = {}
     latest: dict[Key, _Latest] = {}
+    placer = _Placer(latest)
     for event in events:
         key = (event.kind, event.worker)
         totals[key] += 1
+        stamp = None if event.at is None else placer.dated(event.member, event.at)
         head = first.get(key)
         if head is None:
             first[key] = [event]
         elif len(head) < FIRST_KEPT:
             head.append(event)
         else:
-            kept_latest = latest.get(key)
-            if kept_latest is None:
-                kept_latest = latest[key] = _Latest()
-            kept_latest.add(event)
+            placer.place(key, event, stamp)
+    placer.finish()
     if isinstance(events, TimelineStream):
         totals.update(events.counted)  # complete now that the events are exhausted
     kept = [e for head in first.values() for e in head]
     for kept_latest in latest.values():
         kept += kept_latest.events()
-    del first, latest  # before the timeline's index is built: the peak of an analysis
+    del first, latest, placer  # before the timeline's index is built: the peak of an analysis
     seen = sum(totals.values())
     timeline = Timeline(kept, totals=dict(totals) if seen > len(kept) else {})
     routine = events.routine_kept if isinstance(events, TimelineStream) else None
     return Sampled(timeline=timeline, seen=seen, kept=len(kept), routine_kept=routine)
 
 
+class _Placer:
+    """Hands each event past a key's first ones to that key's :class:`_Latest`, with the order
+    the timeline will give it; each log's events arrive in line order, as parsers give them.
+
+    A dated event's order is its time. An undated one (no time, or a zero time) is no later
+    than anything: the timeline places it at the dated line before it in its log, else at
+    the one after it, else last (:class:`~bundler.analyze.api.Timeline`). Counted as the
+    latest of all, undated lines crowded out the latest dated ones: a log with many lines
+    stamped ``0001-01-01`` lost its real last eviction, and the worker read as back. So an
+    undated event takes the time of the last dated line of its log so far; before the first
+    one it waits for it (or for the end of the stream: last). Of those waiting together only
+    the LATEST_KEPT last lines of a key can be kept, so no more wait.
+    """
+
+    __slots__ = ("_last", "_latest", "_waiting")
+
+    def __init__(self, latest: dict[Key, _Latest]) -> None:
+        self._latest = latest
+        self._last: dict[str, float] = {}
+        """Per log member, the time of its last dated event so far."""
+        self._waiting: dict[str, dict[Key, list[tuple[int, int, TimelineEvent]]]] = {}
+        """Per log member, undated events before its first dated one: a heap per key."""
+
+    _arrivals = itertools.count()
+
+    def dated(self, member: str, at: datetime) -> float:
+        """A dated event of ``member``: the undated ones waiting before it sort at its time
+        (returned as a number)."""
+        stamp = at.timestamp()
+        if self._waiting:
+            waiting = self._waiting.pop(member, None)
+            if waiting is not None:
+                self._settle(member, stamp, waiting)
+        self._last[member] = stamp
+        return stamp
+
+    def place(self, key: Key, event: TimelineEvent, stamp: float | None) -> None:
+        """Hand ``event`` (dated at ``stamp``, or undated: None) to its key's latest, now or
+        once its place is known."""
+        if stamp is not None:
+            self._add(key, event, (stamp, event.member, event.line))
+            return
+        anchor = self._last.get(event.member)
+        if anchor is not None:
+            self._add(key, event, (anchor, event.member, event.line))
+            return
+        heap = self._waiting.setdefault(event.member, {}).setdefault(key, [])
+        item = (event.line, next(self._arrivals), event)
+        if len(heap) < LATEST_KEPT:
+            heapq.heappush(heap, item)
+        else:
+            heapq.heappushpop(heap, item)  # the earliest line of the key cannot be kept
+
+    def finish(self) -> None:
+        """Undated events of logs with no dated line after them: the timeline puts them last."""
+        for member, waiting in self._waiting.items():
+            self._settle(member, LAST, waiting)
+        self._waiting.clear()
+
+    def _settle(
+        self, member: str, anchor: float, waiting: dict[Key, list[tuple[int, int, TimelineEvent]]]
+    ) -> None:
+        for key, heap in waiting.items():
+            for line, _, event in sorted(heap, key=lambda item: item[:2]):
+                self._add(key, event, (anchor, member, line))
+
+    def _add(self, key: Key, event: TimelineEvent, order: Order) -> None:
+        kept = self._latest.get(key)
+        if kept is None:
+            kept = self._latest[key] = _Latest()
+        kept.add(event, order)
+
+
 class _Latest:
-    """The LATEST_KEPT latest events of one key, in time.
+    """The LATEST_KEPT latest events of one key, in the timeline's order.
 
     Logs are written in time order, so nearly always each event is the latest yet: a
-    bounded deque keeps them with one comparison each. The first event that goes back in
-    time turns the rest into a heap of ``(order, arrival, event)`` (what a heap of every
-    key used to cost: two tuples and a float per kept event, a tenth of a fleet's peak).
-    Either way the same events are kept: the LATEST_KEPT greatest by (order, arrival).
+    bounded deque keeps them with one comparison each, a dated event as itself (its order
+    is its time, member and line) and only an undated one with its order. The first event
+    that goes back in time turns the rest into a heap of ``(order, arrival, event)`` (what
+    a heap of every key used to cost: two tuples and a float per kept event, a tenth of a
+    fleet's peak). Either way the same events are kept: the LATEST_KEPT greatest by
+    (order, arrival).
     """
 
     __slots__ = ("_heap", "_last", "_recent")
@@ -81,18 +163,19 @@ class _Latest:
     _arrivals = itertools.count()
 
     def __init__(self) -> None:
-        self._recent: deque[TimelineEvent] = deque(maxlen=LATEST_KEPT)
-        self._last: tuple[int, float, str, int] | None = None
-        self._heap: list[tuple[tuple[int, float, str, int], int, TimelineEvent]] | None = None
+        self._recent: deque[TimelineEvent | tuple[Order, TimelineEvent]] = deque(maxlen=LATEST_KEPT)
+        self._last: Order | None = None
+        self._heap: list[tuple[Order, int, TimelineEvent]] | None = None
 
-    def add(self, event: TimelineEvent) -> None:
-        order = event_order(event)
+    def add(self, event: TimelineEvent, order: Order) -> None:
         if self._heap is None:
             if self._last is None or order >= self._last:
-                self._recent.append(event)  # drops the earliest once full
+                # drops the earliest once full
+                self._recent.append(event if event.at is not None else (order, event))
                 self._last = order
                 return
-            self._heap = [(event_order(e), next(self._arrivals), e) for e in self._recent]
+            ordered = map(_ordered, self._recent)  # in order already: a valid heap
+            self._heap = [(o, next(self._arrivals), e) for o, e in ordered]
             self._recent.clear()
         item = (order, next(self._arrivals), event)
         if len(self._heap) < LATEST_KEPT:
@@ -102,5 +185,13 @@ class _Latest:
 
     def events(self) -> list[TimelineEvent]:
         if self._heap is None:
-            return list(self._recent)
+            return [_ordered(item)[1] for item in self._recent]
         return [item[2] for item in self._heap]
+
+
+def _ordered(item: TimelineEvent | tuple[Order, TimelineEvent]) -> tuple[Order, TimelineEvent]:
+    """A deque item as ``(order, event)``: a dated event's order is its time, member, line."""
+    if isinstance(item, tuple):
+        return item
+    assert item.at is not None
+    return (item.at.timestamp(), item.member, item.line), item

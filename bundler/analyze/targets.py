@@ -7,6 +7,9 @@ every worker that is not serviceable (not online, unhealthy, paused, stale,
 denied authorization, corrupt local state). When nothing is wrong it still
 shows the healthy picture — the latest run of each job with its worker, and
 every worker — so a healthy fleet reads "every layer passes", not "no output".
+When which run of a job is the latest cannot be told (undated runs, or runs at the
+same time), every run that may be it is walked and its reason says so: no list
+order picks one.
 
 A job that waits with no worker gets its *best candidate* as the target's
 worker (the one the job is meant for and that could take it soonest), or none
@@ -15,7 +18,7 @@ when no worker is even intended; placement and capacity then explain why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -28,10 +31,13 @@ from schemas.evidence import (
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
+from .contradictions import spell
 from .duplicates import (
     deployment_key,
     in_agreed_order,
     job_deployment_key,
+    job_key,
+    leaf_disagreement,
     placement_key,
     verdict_key,
 )
@@ -70,7 +76,7 @@ def select_targets(
             hint=_known("jobs", known_jobs(ev)),
         )
     if matching is not None:
-        chosen = _troubled(ev, matching) or [(_latest(matching), "latest run")]
+        chosen = _troubled(ev, matching) or _latest_runs(matching)
         return [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
     if worker is not None:
         related = [j for j in jobs(ev) if worker in _workers_for(ev, j)]
@@ -89,19 +95,72 @@ def _matching_jobs(ev: EvidenceSet, wanted: str) -> list[Job]:
     return [j for j in jobs(ev) if wanted in (j.name, j.id)]
 
 
-def _latest(items: list[Job]) -> Job:
-    return max(items, key=job_time)
+def _latest_runs(runs: Sequence[Job]) -> list[tuple[Job, str]]:
+    """The runs of one job that may be its latest, each with why it was chosen: the latest
+    dated one alone, or, when that cannot be told, every run that may be it.
+
+    A run with no time (none, or a zero time: :func:`~.facts.job_time`) is not older than a
+    dated one, and of two runs at the same time neither is the later. Picking one of them
+    by list order made the healthy view (the last listed) and ``--job``'s default (the
+    first) walk different runs, on different workers: healthy one way, blocked the other.
+    So every run that may be the latest is walked, in one order whatever the list's, and
+    the reason says that which ran last cannot be told.
+    """
+    runs = [run for run, _ in _each_run_once(runs)]  # a run listed twice alike is one run
+    top = max(job_time(run) for run in runs)
+    undated = float("-inf")
+    may_be = sorted((run for run in runs if job_time(run) in (top, undated)), key=_run_order)
+    if len(may_be) == 1:
+        return [(may_be[0], "latest run")]
+    why = [run.id or run.name for run in may_be if job_time(run) == undated]
+    said = f"{names(why)} undated" if why else "at the same time"
+    reason = (
+        f"may be the latest run: which of {len(may_be)} runs of {may_be[0].name} ran last "
+        f"cannot be told ({said})"
+    )
+    return [(run, reason) for run in may_be]
+
+
+def _run_order(run: Job) -> tuple[str, str]:
+    """One order for runs, whatever the list's: by id, then by what the record says."""
+    return run.id or "", run.model_dump_json(exclude={"source"})
 
 
 def _troubled(ev: EvidenceSet, items: Iterable[Job]) -> list[tuple[Job, str]]:
-    items = list(items)
-    succeeded = latest_success(items)
+    runs = _each_run_once(list(items))
+    succeeded = latest_success([job for job, disputed in runs if disputed is None])
     found = []
-    for job in items:
-        reason = job_trouble(ev, job, succeeded)
+    for job, disputed in runs:
+        reason = disputed or job_trouble(ev, job, succeeded)
         if reason is not None:
             found.append((job, reason))
     return found
+
+
+def _each_run_once(items: Sequence[Job]) -> list[tuple[Job, str | None]]:
+    """Each run once (at its first record's place), and why it is trouble when its records
+    disagree (the same execution listed running and again failed).
+
+    Each record was judged on its own: the failed one was a target and failed the outcome
+    whichever came first, and the running one could make another failure history. The run
+    is now one target, its ladder judged on each record (:mod:`.readings`), and no record
+    of it counts as a success. Records that agree are one run, listed twice.
+    """
+    records: dict[str, list[Job]] = {}
+    for job in items:
+        if (key := job_key(job)) is not None:
+            records.setdefault(key, []).append(job)
+    runs: list[tuple[Job, str | None]] = []
+    for job in items:
+        key = job_key(job)
+        listed = records.get(key, [job]) if key is not None else [job]
+        if len(listed) > 1 and job is not listed[0]:
+            continue  # the run is where its first record is
+        chosen = in_agreed_order(listed, job_key)[0]
+        differ = leaf_disagreement(listed) if len(listed) > 1 else {}
+        disputed = f"listed {len(listed)} times, its records disagree ({spell(differ)})"
+        runs.append((chosen, disputed if differ else None))
+    return runs
 
 
 def _collapse(chosen: list[tuple[Job, str]], worker: str | None) -> list[tuple[Job, str]]:
@@ -220,12 +279,12 @@ def _departed(ev: EvidenceSet, name: str) -> bool:
 
 
 def _healthy(ev: EvidenceSet) -> list[Target]:
-    latest: dict[str, Job] = {}
+    runs: dict[str, list[Job]] = {}
     for job in jobs(ev):
-        if job.name not in latest or job_time(job) >= job_time(latest[job.name]):
-            latest[job.name] = job
-    recent = sorted(latest.values(), key=job_time, reverse=True)[:MAX_HEALTHY_JOBS]
-    targets = [_target(ev, j, "latest run", None) for j in recent]
+        runs.setdefault(job.name, []).append(job)
+    recent = sorted(runs, key=lambda name: (-max(map(job_time, runs[name])), name))
+    chosen = [pick for name in recent[:MAX_HEALTHY_JOBS] for pick in _latest_runs(runs[name])]
+    targets = [_target(ev, j, why, None) for j, why in _collapse(chosen, None)]
     covered = {t.worker for t in targets}
     targets += [
         Target(worker=w, job=None, reason="worker")

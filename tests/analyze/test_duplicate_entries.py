@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
-from schemas.evidence import ControlSocket, LocalStateEvidence, StateFileCheck
+from schemas.evidence import ControlSocket, JobPhase, LocalStateEvidence, StateFileCheck
 from tests.support.evidence import T0, Fleet, healthy_fleet, write_bundle_dir
 
 CONFLICT = "EVIDENCE_RECORDS_CONFLICT"
@@ -127,3 +127,74 @@ def test_a_file_of_another_worker_listed_twice_leaves_w1_alone(tmp_path: Path) -
         if r["name"] == "deployment"
     )
     assert w2_rung["status"] == "unknown"
+
+
+def _target_rung(report: dict[str, Any], layer: str) -> dict[str, Any]:
+    [target] = [t for t in report["targets"] if t["job"] == "ingest"]
+    return next(r for r in target["layers"] if r["name"] == layer)
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_a_requirement_listed_twice_in_one_report_is_unknown(tmp_path: Path, first: bool) -> None:
+    """One report lists cred:dsn satisfied and again missing. The rule judged every entry and
+    let the missing one fail the rung, whichever came first; the other says it passes."""
+    from schemas.evidence import Requirement
+
+    fleet = healthy_fleet()
+    assert fleet.requirements is not None
+    [report] = fleet.requirements.reports
+    satisfied = Requirement(id="cred:dsn", kind="credential", status="satisfied")
+    missing = satisfied.model_copy(update={"status": "missing", "code": "CREDENTIAL_NOT_BOUND"})
+    report.requirements = _both([satisfied, missing], first)
+    code, analyzed = _analyzed(fleet, tmp_path)
+    assert (code, analyzed["verdict"], analyzed["first_failed_layer"]) == (3, "inconclusive", None)
+    rung = _target_rung(analyzed, "requirements")
+    assert (rung["status"], [f["code"] for f in rung["findings"]]) == ("unknown", [CONFLICT])
+    [finding] = rung["findings"]
+    assert finding["message"].startswith(
+        "Requirement cred:dsn of ingest on w1 is listed 2 times in evidence/requirements.json"
+    )
+    assert {c["pointer"] for c in finding["evidence"]} == {
+        "/reports/0/requirements/0/status",
+        "/reports/0/requirements/1/status",
+    }
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_a_job_listed_twice_running_and_failed_is_unknown(tmp_path: Path, first: bool) -> None:
+    """jobs.json lists run ingest-1 once running and once failed. The failed record was the
+    target and failed the outcome (JOB_RUN_FAILED), whichever came first; the running one
+    passes it. Which record is true is unknown."""
+    fleet = healthy_fleet()
+    assert fleet.jobs is not None
+    running = fleet.jobs.jobs[0]
+    failed = running.model_copy(
+        update={"phase": JobPhase.FAILED, "native_state": "FAILED", "error": "boom"}
+    )
+    fleet.jobs.jobs = _both([running, failed], first)
+    code, analyzed = _analyzed(fleet, tmp_path)
+    assert (code, analyzed["verdict"], analyzed["first_failed_layer"]) == (3, "inconclusive", None)
+    [target] = [t for t in analyzed["targets"] if t["job"] == "ingest"]
+    assert "listed 2 times, its records disagree" in target["reason"]
+    rung = _target_rung(analyzed, "outcome")
+    assert (rung["status"], [f["code"] for f in rung["findings"]]) == ("unknown", [CONFLICT])
+    [finding] = rung["findings"]
+    assert "is listed 2 times in evidence/jobs.json" in finding["message"]
+    assert {c["pointer"] for c in finding["evidence"]} == {
+        "/jobs/0/native_state",
+        "/jobs/1/native_state",
+    }
+    assert (
+        "phase: running / failed" in finding["message"]
+        or "failed / running" in (finding["message"])
+    )
+
+
+def test_a_job_listed_twice_alike_is_one_run(tmp_path: Path) -> None:
+    fleet = healthy_fleet()
+    assert fleet.jobs is not None
+    fleet.jobs.jobs = [fleet.jobs.jobs[0], fleet.jobs.jobs[0].model_copy()]
+    code, analyzed = _analyzed(fleet, tmp_path)
+    assert (code, analyzed["verdict"]) == (0, "healthy")
+    [target] = [t for t in analyzed["targets"] if t["job"] == "ingest"]
+    assert target["reason"].startswith("latest run")

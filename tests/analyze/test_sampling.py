@@ -112,16 +112,16 @@ def test_the_timeline_index_answers_like_a_filter_over_every_event() -> None:
 
 def _reference_sample(events: list[TimelineEvent]) -> list[TimelineEvent]:
     """What the sampler keeps, by definition: per key the first FIRST_KEPT in log order and,
-    of the rest, the LATEST_KEPT greatest by (time order, arrival)."""
-    from bundler.analyze.api import _event_order
-
+    of the rest, the LATEST_KEPT greatest by (place in the timeline of every event, arrival)."""
+    whole = Timeline(list(events)).events
+    place = {id(event): position for position, event in enumerate(whole)}
     by_key: dict[tuple[str, str | None], list[tuple[int, TimelineEvent]]] = {}
     for arrival, event in enumerate(events):
         by_key.setdefault((event.kind, event.worker), []).append((arrival, event))
     kept = []
     for items in by_key.values():
         head, rest = items[: sampling.FIRST_KEPT], items[sampling.FIRST_KEPT :]
-        rest.sort(key=lambda item: (_event_order(item[1]), item[0]))
+        rest.sort(key=lambda item: (place[id(item[1])], item[0]))
         kept += [e for _, e in head] + [e for _, e in rest[-sampling.LATEST_KEPT :]]
     return kept
 
@@ -152,15 +152,15 @@ def test_the_sampler_keeps_the_latest_in_time_however_the_log_is_ordered() -> No
 
 
 def test_the_timeline_sorts_by_time_then_member_then_line() -> None:
-    from bundler.analyze.api import _event_order
-
     events = [
         TimelineEvent(kind="k", member=member, line=line, text="", at=at)
         for member in ("b.log", "a.log")
         for line in (3, 1, 2)
         for at in (T0 + timedelta(seconds=line % 2), T0)
     ]
-    assert Timeline(list(events)).events == sorted(events, key=_event_order)
+    assert Timeline(list(events)).events == sorted(
+        events, key=lambda e: (e.at.timestamp() if e.at else 0.0, e.member, e.line)
+    )
 
 
 def test_an_undated_event_keeps_its_place_in_its_log() -> None:
@@ -194,3 +194,54 @@ def test_an_undated_event_keeps_its_place_in_its_log() -> None:
     assert timeline.bounds(a[0]) == (None, T0 + timedelta(seconds=10))
     assert timeline.bounds(c[0]) == (None, None)
     assert timeline.bounds(b[0]) == (b[0].at, b[0].at)
+
+
+def test_undated_lines_do_not_crowd_out_the_latest_dated_ones() -> None:
+    """Counted as the latest of all, 60 lines stamped at a zero time early in a log were kept
+    and the log's real last events of that kind were dropped. They are kept where the
+    timeline puts them: after the dated line before them."""
+    events = [TimelineEvent(kind="evicted", member="s.log", line=1, text="", at=T0, worker="w1")]
+    events += [
+        TimelineEvent(kind="evicted", member="s.log", line=line, text="", at=None, worker="w1")
+        for line in range(2, 62)
+    ]
+    events += [
+        TimelineEvent(
+            kind="evicted",
+            member="s.log",
+            line=line,
+            text="",
+            at=T0 + timedelta(minutes=line),
+            worker="w1",
+        )
+        for line in range(62, 122)
+    ]
+    kept = sampling.sample(events).timeline.of_kind("evicted", worker="w1")
+    assert kept[-1].line == 121
+    assert [e.line for e in kept[-sampling.LATEST_KEPT :]] == list(range(72, 122))
+
+
+def test_the_sampler_keeps_what_the_timeline_places_last_across_logs() -> None:
+    """Undated lines before a log's first dated line (they sort at it), in the middle of a log
+    (at the line before them), in a log with none dated (last), logs one after another and
+    each in line order, as parsers give them: the same events as by definition."""
+    import random
+
+    rng = random.Random(20261206)
+    events = []
+    for member, size in (("a.log", 300), ("b.log", 200), ("c.log", 120), ("d.log", 150)):
+        for line in range(1, size + 1):
+            undated = {
+                "a.log": line <= 120 or line % 7 == 0,
+                "b.log": 60 <= line < 140,
+                "c.log": True,
+            }.get(member, rng.random() < 0.5)
+            at = None if undated else T0 + timedelta(seconds=rng.randrange(0, 500))
+            kind = ("stale", "evicted")[line % 2]
+            worker = f"w{line % 2 + (member == 'd.log')}"
+            events.append(
+                TimelineEvent(kind=kind, member=member, line=line, text="", at=at, worker=worker)
+            )
+    kept = sampling.sample(events).timeline.events
+    expected = Timeline(_reference_sample(events)).events
+    assert [(e.member, e.line) for e in kept] == [(e.member, e.line) for e in expected]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,6 +20,8 @@ from schemas.evidence import (
     WorkerCapacity,
 )
 from tests.support.evidence import T0, Fleet, job, without_optional_rungs, worker
+
+ZERO = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def _pairs(fleet: Fleet, **kw: str) -> list[tuple[str | None, str | None]]:
@@ -247,3 +249,48 @@ def test_products_placement_decides_the_candidate(fleet: Fleet) -> None:
     assert "no eligible worker (product's placement)" in t.reason
     report = analyze(fleet.evidence())
     assert report.first_failed_layer is Layer.PLACEMENT
+
+
+@pytest.mark.parametrize("stamp", [None, ZERO])
+def test_when_the_latest_run_cannot_be_told_every_candidate_is_walked(
+    fleet: Fleet, stamp: object
+) -> None:
+    """Two runs of ingest, neither dated (no time, or the zero time): the healthy view took the
+    one listed last and --job's default the one listed first, so which run (and which worker)
+    was judged followed the list. Each is walked now, in one order, and the reason says why."""
+    assert fleet.jobs is not None
+    runs = [
+        job("ingest", id="r1", assigned_worker="w1", created_at=stamp, updated_at=stamp),
+        job(
+            "ingest",
+            id="r2",
+            phase=JobPhase.COMPLETED,
+            native_state="COMPLETED",
+            assigned_worker="w2",
+            created_at=stamp,
+            updated_at=stamp,
+        ),
+    ]
+    seen = []
+    for order in (runs, runs[::-1]):
+        fleet.jobs.jobs = list(order)
+        for request in ({}, {"job": "ingest"}):
+            targets = select_targets(fleet.evidence(), **request)
+            picked = [(t.worker, t.job.id) for t in targets if t.job is not None]
+            assert picked == [("w1", "r1"), ("w2", "r2")], request
+            for t in targets[:2]:
+                assert "which of 2 runs of ingest ran last cannot be told" in t.reason
+        report = analyze(fleet.evidence())
+        seen.append((report.verdict, [(t.worker, t.job_id, t.verdict) for t in report.targets]))
+    assert seen[0] == seen[1]
+
+
+def test_a_dated_run_beside_an_undated_one_is_not_the_latest_alone(fleet: Fleet) -> None:
+    assert fleet.jobs is not None
+    fleet.jobs.jobs = [
+        job("ingest", id="r1"),
+        job("ingest", id="r2", assigned_worker="w2", created_at=None, updated_at=None),
+    ]
+    picked = [(t.job.id, t.reason) for t in select_targets(fleet.evidence()) if t.job]
+    assert [p[0] for p in picked] == ["r1", "r2"]
+    assert all("(r2 undated)" in reason for _, reason in picked)

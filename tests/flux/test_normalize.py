@@ -354,3 +354,107 @@ def test_a_zero_dated_event_is_not_the_start_of_a_run_read_from_the_api():
     )  # fmt: skip
     (canary,) = raw.normalize()[OutcomeEvidence].canaries
     assert (canary.started_at, canary.finished_at) == (None, None)
+
+
+def _finished_run(raw: Raw, index: int, run_id: str, state: str, stamps: list[str]) -> None:
+    events = [{"type": f"EVENT_{i}", "time": stamp} for i, stamp in enumerate(stamps)]
+    raw.http(
+        "execution.finished",
+        f"raw/http/execution-finished/{index}.json",
+        {"execution_id": run_id, "workflow_name": "hello_world", "state": state,
+         "current_worker": "w1", "events": events},
+    )  # fmt: skip
+
+
+def test_a_run_with_no_dated_event_is_kept_beside_the_latest_dated_one():
+    """One run per workflow was kept, the latest by end time: a run whose every event reads
+    a zero time (or that has no event) ended 'never' and was dropped beside any dated run,
+    so the analyzer never saw that which run is the last is unknown. It is kept, in either
+    order, and the outcome reads RUN_ORDER_UNDATED."""
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    runs = [
+        ("r1", "COMPLETED", ["2026-11-29T17:00:00Z", "2026-11-29T17:00:05Z"]),
+        ("r0", "FAILED", ["0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z"]),
+        ("r2", "CANCELLED", []),
+    ]
+    for order in (runs, runs[::-1]):
+        raw = healthy_raw()
+        for index, run in enumerate(order):
+            _finished_run(raw, index, *run)
+        outcome = raw.normalize()[OutcomeEvidence]
+        assert [(c.canary_id, c.phase, c.finished_at) for c in outcome.canaries] == [
+            ("r0", "failed", None),
+            ("r1", "successful", datetime(2026, 11, 29, 17, 0, 5, tzinfo=UTC)),
+            ("r2", "inconclusive", None),
+        ]
+        assert outcome.last_known_good == "default/hello_world run r1"
+        result = FluxCase(workers=[online("w1")], documents=[outcome]).run(flux_last_run)
+        assert result is not None
+        assert (result.status, [f.code for f in result.findings]) == (
+            LayerStatus.UNKNOWN,
+            ["RUN_ORDER_UNDATED"],
+        )
+
+
+def test_of_dated_runs_only_the_latest_is_kept():
+    raw = healthy_raw()
+    _finished_run(raw, 0, "r1", "FAILED", ["2026-11-29T17:00:00Z"])
+    _finished_run(raw, 1, "r2", "COMPLETED", ["2026-11-29T17:01:00Z"])
+    _finished_run(raw, 2, "r3", "COMPLETED", ["2026-11-29T16:59:00Z"])
+    (canary,) = raw.normalize()[OutcomeEvidence].canaries
+    assert canary.canary_id == "r2"
+
+
+def test_of_two_undated_successes_neither_is_the_last_known_good():
+    raw = healthy_raw()
+    _finished_run(raw, 0, "r1", "COMPLETED", ["0001-01-01T00:00:00Z"])
+    _finished_run(raw, 1, "r2", "COMPLETED", [])
+    outcome = raw.normalize()[OutcomeEvidence]
+    assert [c.canary_id for c in outcome.canaries] == ["r1", "r2"]
+    assert outcome.last_known_good is None
+    raw = healthy_raw()
+    _finished_run(raw, 0, "r1", "COMPLETED", ["0001-01-01T00:00:00Z"])
+    assert raw.normalize()[OutcomeEvidence].last_known_good == "default/hello_world run r1"
+
+
+def test_a_failure_whose_last_event_reads_a_zero_time_is_undated():
+    """A job's time is its last event's. Stamped at a zero time, the failure fell back to the
+    job's first event (17:00), older than a run of the same workflow at 17:05: the failure
+    read as history. When it failed is unknown, so whether it is current is unknown."""
+    from bundler.analyze.api import EvidenceSet
+    from bundler.analyze.facts import job_time
+    from bundler.analyze.trouble import job_trouble, latest_success
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    raw = healthy_raw()
+    for index, (run_id, state, stamps) in enumerate(
+        [
+            ("e0", "FAILED", ["2026-11-29T17:00:00Z", "0001-01-01T00:00:00Z"]),
+            ("e1", "RUNNING", ["2026-11-29T17:05:00Z"]),
+        ]
+    ):
+        raw.http(
+            f"execution.{state.lower()}",
+            f"raw/http/execution-{state.lower()}/{index}.json",
+            {"execution_id": run_id, "workflow_name": "etl", "state": state,
+             "current_worker": "w1",
+             "events": [{"type": f"E{i}", "time": t} for i, t in enumerate(stamps)]},
+        )  # fmt: skip
+    jobs = raw.normalize()[JobsEvidence].jobs
+    failed = next(j for j in jobs if j.id == "e0")
+    assert job_time(failed) == float("-inf")
+    case = FluxCase(workers=[online("w1")], jobs=jobs, documents=[OutcomeEvidence()])
+    reason = job_trouble(EvidenceSet(case.source()), failed, latest_success(jobs))
+    assert reason == "last run failed, undated: it may be later than the job's last success"
+    result = case.run(flux_last_run, worker="w1", job=failed)
+    assert result is not None
+    assert (result.status, [f.code for f in result.findings]) == (
+        LayerStatus.UNKNOWN,
+        ["JOB_RUN_ORDER_UNDATED"],
+    )
+    assert "its time reads 0001-01-01 00:00:00Z" in result.findings[0].message

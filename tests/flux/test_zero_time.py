@@ -169,3 +169,35 @@ def test_evictions_stamped_at_the_zero_time_keep_their_place_in_the_cycle() -> N
     assert result is not None
     assert [f.code for f in result.findings] == ["FLUX_EVICTION_LOOP"]
     assert result.findings[0].details["evictions"] == 2
+
+
+def test_a_sampled_timeline_keeps_the_last_eviction_past_lines_stamped_at_the_zero_time() -> None:
+    """A server log with 60 cycles stamped at Go's zero time early on, then 60 dated ones and
+    an eviction at 19:00 with no return. The sampler counted the undated lines as the latest
+    and kept them: the 19:00 eviction was dropped and the worker read as back."""
+    from bundler.analyze.api import Timeline
+    from bundler.analyze.sampling import sample
+    from bundler.products.flux.rules.evictions import eviction_cycles, still_evicted
+
+    server, routes = "flux.server", "flux.api.worker_routes"
+
+    def cycle(stamp: str) -> list[str]:
+        return [
+            f"{stamp} - {server} - WARNING - Worker w1 missed heartbeat, marked STALE "
+            "(grace period: 6s)",
+            f"{stamp} - {server} - WARNING - Worker w1 evicted (stale for >6s)",
+            f"{stamp} - {routes} - INFO - Worker connected: w1",
+        ]
+
+    log = [f"2026-11-29 16:00:00 - {routes} - INFO - Worker connected: w1"]
+    for _ in range(60):
+        log += cycle("0001-01-01 00:00:00")
+    for minute in range(60):
+        log += cycle(f"2026-11-29 17:{minute:02d}:00")
+    log += cycle("2026-11-29 19:00:00")[:2]
+    events = list(LogParser("hosts/h01/logs/0.log").parse(enumerate(log, 1)))
+    for timeline in (Timeline(list(events)), sample(events).timeline):
+        open_cycle = still_evicted(eviction_cycles(timeline, "w1"))
+        assert open_cycle is not None
+        assert open_cycle.evicted is not None
+        assert open_cycle.evicted.at == datetime(2026, 11, 29, 19, 0, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 SQLite knows the latest finished run of every workflow (``db-last-runs``);
 without it, the finished executions fetched through the API are used, the
-latest per workflow by its last event time.
+latest per workflow by its last event time, and every undated one beside it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from bundler.analyze.facts import is_zero_time
+from bundler.analyze.facts import dated, is_zero_time
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from ..models import ExecutionEvent
@@ -52,10 +52,18 @@ def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
 
 
 def _from_api(flux: FluxRecords) -> list[CanaryRun]:
+    """Each workflow's latest dated run, and beside it every run of it that is undated.
+
+    A run whose every event reads a zero time, or that lists no event, ended "never": no
+    moment says it is older than the dated one. Dropped here, the analyzer never saw that
+    which run is the last is unknown (``RUN_ORDER_UNDATED``); kept, it judges that itself.
+    Ordered by workflow and run id, so the document does not follow the API's order.
+    """
     latest: dict[str, CanaryRun] = {}
+    undated: list[CanaryRun] = []
     for located in flux.execution_details.values():
         run = located.value
-        if run.state not in PHASES or not run.events:
+        if run.state not in PHASES:
             continue
         times = _event_times(run.events)
         canary = CanaryRun(
@@ -69,17 +77,28 @@ def _from_api(flux: FluxRecords) -> list[CanaryRun]:
             errors=1 if run.state == "FAILED" else 0,
             source=located.source,
         )
+        if canary.finished_at is None:
+            undated.append(canary)
+            continue
         known = latest.get(canary.job)
         if known is None or _finished(canary) > _finished(known):
             latest[canary.job] = canary
-    return sorted(latest.values(), key=lambda c: c.job)
+    return sorted([*latest.values(), *undated], key=lambda c: (c.job, c.canary_id or ""))
+
+
+def _last_good(successes: list[CanaryRun]) -> CanaryRun | None:
+    """The latest dated success; an undated one only when it is the only success (of two
+    undated ones, neither is known to be the later)."""
+    ended = [c for c in successes if dated(c.finished_at) is not None]
+    if ended:
+        return max(ended, key=_finished)
+    return successes[0] if len(successes) == 1 else None
 
 
 def outcome_evidence(flux: FluxRecords) -> OutcomeEvidence:
     canaries = _from_db(flux) or _from_api(flux)
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
-    successes = [c for c in canaries if c.phase == "successful"]
-    last_good = max(successes, key=_finished, default=None)
+    last_good = _last_good([c for c in canaries if c.phase == "successful"])
     return OutcomeEvidence(
         canaries=canaries,
         last_known_good=f"{last_good.job} run {last_good.canary_id}" if last_good else None,

@@ -44,21 +44,24 @@ class StateEntry:
             return None
 
 
-def control_result(flux: FluxRecords, worker: str) -> StepResult | None:
-    """The ``flux worker status`` run on ``worker``'s host, if any."""
-    alias = flux.raw.alias_of(worker)
+def control_result(flux: FluxRecords, worker: str, alias: str | None = None) -> StepResult | None:
+    """The ``flux worker status`` run on ``worker``'s host (the one the inventory names first,
+    unless ``alias`` says which), if any."""
+    alias = alias or flux.raw.alias_of(worker)
     return next((r for r in flux.raw.results("worker-status") if r.host == alias), None)
 
 
-def control_timed_out(flux: FluxRecords, worker: str) -> bool:
+def control_timed_out(flux: FluxRecords, worker: str, alias: str | None = None) -> bool:
     """True when ``flux worker status`` got no answer in time (a hung or stopped process)."""
-    result = control_result(flux, worker)
+    result = control_result(flux, worker, alias)
     return result is not None and result.status is CollectorStatus.TIMEOUT
 
 
-def control_status(flux: FluxRecords, worker: str) -> ControlStatus | None:
+def control_status(
+    flux: FluxRecords, worker: str, alias: str | None = None
+) -> ControlStatus | None:
     """The worker's own answer, or its CLI's error (``Connection refused``, ``not found``)."""
-    result = control_result(flux, worker)
+    result = control_result(flux, worker, alias)
     if result is None:
         return None
     if flux.raw.ok(result):
@@ -159,7 +162,11 @@ def _socket(
     src: Source | None,
 ) -> ControlSocket:
     socket = ControlSocket(host_alias=alias, worker=worker, path=entry.name, source=src)
-    control = control_status(flux, worker) if flux.raw.alias_of(worker) == alias else None
+    # This host's own answer: a host the inventory lists twice is asked under each alias,
+    # and the socket each listing shows is judged by what was asked with it.
+    host = flux.hosts.get(alias)
+    runs_it = host is not None and host.worker == worker
+    control = control_status(flux, worker, alias) if runs_it else None
     running = process_running(flux, alias)
     if control is not None and control.status is not None:
         socket.responsive = True
@@ -172,7 +179,7 @@ def _socket(
     elif running is False:
         socket.responsive = False
         socket.detail = "stale: no worker process is running on this host"
-    elif flux.raw.alias_of(worker) == alias and control_timed_out(flux, worker):
+    elif runs_it and control_timed_out(flux, worker, alias):
         # The kernel still accepts on the socket of a stopped process: not stale, hung.
         socket.detail = "no answer before the timeout: the worker process is hung or stopped"
     elif control is not None and control.error:
