@@ -408,6 +408,36 @@ def test_of_dated_runs_only_the_latest_is_kept():
     assert canary.canary_id == "r2"
 
 
+def test_runs_that_ended_at_the_same_instant_are_all_kept():
+    """Of two runs of a workflow that ended at one instant neither is the later; the first
+    the API listed was kept and the other dropped, so its order decided the outcome. Both
+    are kept, in either order, and the outcome reads RUN_ORDER_TIED."""
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    runs = [
+        ("r1", "COMPLETED", ["2026-11-29T17:00:00Z", "2026-11-29T17:00:05Z"]),
+        ("r2", "FAILED", ["2026-11-29T16:59:00Z", "2026-11-29T17:00:05Z"]),
+        ("r0", "COMPLETED", ["2026-11-29T16:00:00Z"]),
+    ]
+    for order in (runs, runs[::-1]):
+        raw = healthy_raw()
+        for index, run in enumerate(order):
+            _finished_run(raw, index, *run)
+        outcome = raw.normalize()[OutcomeEvidence]
+        assert [(c.canary_id, c.phase) for c in outcome.canaries] == [
+            ("r1", "successful"),
+            ("r2", "failed"),
+        ]
+        result = FluxCase(workers=[online("w1")], documents=[outcome]).run(flux_last_run)
+        assert result is not None
+        assert (result.status, [f.code for f in result.findings]) == (
+            LayerStatus.UNKNOWN,
+            ["RUN_ORDER_TIED"],
+        )
+
+
 def test_of_two_undated_successes_neither_is_the_last_known_good():
     raw = healthy_raw()
     _finished_run(raw, 0, "r1", "COMPLETED", ["0001-01-01T00:00:00Z"])
