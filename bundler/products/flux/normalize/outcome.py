@@ -64,7 +64,7 @@ def _from_api(flux: FluxRecords) -> list[CanaryRun]:
     """
     latest: dict[str, list[CanaryRun]] = {}
     undated: list[CanaryRun] = []
-    for located in flux.execution_details.values():
+    for located in (record for records in flux.execution_details.values() for record in records):
         run = located.value
         if run.state not in PHASES:
             continue
