@@ -263,6 +263,11 @@ CANARY_AGE_UNJUDGED = _(
 RUN_ORDER_UNDATED = _(
     "RUN_ORDER_UNDATED", OUT, "cannot tell which run is the latest: an undated one ended otherwise"
 )
+RUN_ORDER_TIED = _(
+    "RUN_ORDER_TIED",
+    OUT,
+    "cannot tell which run is the latest: runs that ended at one instant are judged otherwise",
+)
 JOB_RUN_ORDER_UNDATED = _(
     "JOB_RUN_ORDER_UNDATED",
     OUT,

@@ -19,7 +19,7 @@ Judged here once for every product, generic and product rules alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,21 +190,41 @@ DOUBTED = {
     Layer.CAPACITY: "whether it has the room and capabilities the job needs",
     Layer.OUTCOME: "the job's outcome on it",
 }
-"""What a rung cannot tell of a worker whose records disagree, as a finding says it."""
+"""What a rung cannot tell of a worker whose records disagree, as a finding says it ("it" is
+the worker the finding opens with)."""
+
+ENTRY_DOUBTED = {
+    Layer.SERVER: "what the control plane says",
+    Layer.HEARTBEAT: "whether the worker is connected and answering heartbeats",
+    Layer.AUTHORIZATION: "whether the worker is authorized to run work",
+    Layer.PLACEMENT: "whether the job is meant for the worker",
+    Layer.DEPLOYMENT: "whether the job reached a runnable state on the worker",
+    Layer.REQUIREMENTS: "whether the job's runtime requirements are met on the worker",
+    Layer.CAPACITY: "whether the worker has the room and capabilities the job needs",
+    Layer.OUTCOME: "the job's outcome",
+}
+"""The same for a disputed entry (a job, a deployment, a report, a state file): the finding
+opens with that entry, so no "it" may stand for the worker or the job."""
 
 
-def readings_verdict(layer: Layer, outcomes: Sequence[str], each: str | None = None) -> str:
+def readings_verdict(
+    layer: Layer,
+    outcomes: Sequence[str],
+    each: str | None = None,
+    doubted: Mapping[Layer, str] = DOUBTED,
+) -> str:
     """How a conflict finding opens: the rung decided whichever record is true (all readings
     agree), or unknown, then what it reads by each record (``each``, when the caller can say
     which record gave which) or else the outcomes seen. One wording for disputed workers
-    and disputed entries."""
+    and disputed entries, each naming what the rung cannot tell its own way (``doubted``:
+    :data:`DOUBTED` of a worker, :data:`ENTRY_DOUBTED` of an entry)."""
     said = sorted(set(outcomes))
     if len(said) == 1:
         return (
             f"the evidence contradicts itself, but judged on each record alone this rung reads "
             f"{said[0]} either way, for reasons that differ (each record's is listed)."
         )
-    verdict = f"the evidence contradicts itself, so {DOUBTED[layer]} is unknown."
+    verdict = f"the evidence contradicts itself, so {doubted[layer]} is unknown."
     reads = each or (" or ".join(said) + " depending on the record" if said else None)
     if reads is None:
         return verdict
@@ -354,6 +374,7 @@ def run_conflict(ctx: RuleContext, run: CanaryRun) -> Finding | None:
 
 __all__ = [
     "DOUBTED",
+    "ENTRY_DOUBTED",
     "PER_WORKER",
     "Dispute",
     "Settled",

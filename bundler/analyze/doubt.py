@@ -18,9 +18,10 @@ diff`` does not count it as a success newer than BEFORE.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from schemas import Finding
+from schemas import Finding, LayerStatus
 from schemas.evidence import CanaryRun, Job, OutcomeEvidence, WorkerStatus
 
 from ..timetext import utc
@@ -138,6 +139,89 @@ def undated_run_order(
         latest=run.canary_id,
         undated=[r.canary_id for _, r in rivals],
     )
+
+
+def may_be_latest(
+    runs: Sequence[tuple[int, CanaryRun]], when: Callable[[CanaryRun], datetime | None]
+) -> tuple[list[tuple[int, CanaryRun]], datetime | None]:
+    """The runs that may be the latest of ``runs``, and the time they share.
+
+    Every dated run at the latest time (``when`` is the rule's end time; a zero time is
+    none): of two runs that ended at one instant neither is the later, and ``max`` handed
+    the first listed. With no dated run at all, every run (and no time): the first or last
+    listed is no latest either. Undated runs beside a dated latest are judged against it by
+    :func:`undated_run_order`. In one order whatever the list's: by id, then by content.
+    """
+    stamped = [(item, at) for item in runs if (at := when(item[1])) is not None]
+    top = max((at for _, at in stamped), default=None)
+    found = [item for item, at in stamped if at == top] if stamped else list(runs)
+    return sorted(found, key=_run_order), top
+
+
+def _run_order(item: tuple[int, CanaryRun]) -> tuple[str, str, int]:
+    index, run = item
+    return run.canary_id or "", run.model_dump_json(exclude={"source"}), index
+
+
+def judge_latest(
+    ev: EvidenceSet,
+    candidates: Sequence[tuple[int, CanaryRun]],
+    at: datetime | None,
+    judge: Callable[[int, CanaryRun], RuleResult],
+) -> RuleResult:
+    """``judge`` every run that may be the latest (:func:`may_be_latest`); its answer when
+    they all give the same one (status and finding codes), else unknown with
+    ``RUN_ORDER_TIED``, saying what the rung reads by each run.
+
+    As for a disputed entry (:mod:`.duplicates`): runs judged alike decide the rung whichever
+    ran last; runs judged otherwise leave it unknown, neither the better nor the worse one
+    picked, and never the one the list happens to name first.
+    """
+    judged = [(item, judge(*item)) for item in candidates]
+    first = judged[0][1]
+    if all(_same(result, first) for _, result in judged[1:]):
+        return first
+    return RuleResult(LayerStatus.UNKNOWN, [_tied(ev, judged, at)])
+
+
+def _same(one: RuleResult, other: RuleResult) -> bool:
+    return one.status is other.status and sorted(f.code for f in one.findings) == sorted(
+        f.code for f in other.findings
+    )
+
+
+def _tied(
+    ev: EvidenceSet, judged: list[tuple[tuple[int, CanaryRun], RuleResult]], at: datetime | None
+) -> Finding:
+    runs = [run for (_, run), _ in judged]
+    ids = [run.canary_id or run.job for run in runs]
+    said = (
+        f"{_and(ids)} ended at the same instant, {utc(at)}"
+        if at is not None
+        else f"none of {_and(ids)} is dated"
+    )
+    ended = ", ".join(f"{name} {run.phase}" for name, run in zip(ids, runs, strict=True))
+    each = " and ".join(
+        f"{result.status.value} by {name}" for name, (_, result) in zip(ids, judged, strict=True)
+    )
+    return make_finding(
+        codes.RUN_ORDER_TIED,
+        "info",
+        f"Which run of {_label(runs[0])} is the last cannot be told: {said} ({ended}), and "
+        f"judged on each alone this rung reads {each}. Read the runs' end times in the "
+        "product to tell which ended last, or run the job again and collect a new bundle.",
+        evidence=[
+            cite(ev, OutcomeEvidence, "canaries", index, "finished_at", value=_stamp(run))
+            for (index, run), _ in judged[:8]
+        ],
+        runs=[run.canary_id for run in runs],
+        outcomes=[result.status.value for _, result in judged],
+        at=at.isoformat() if at is not None else None,
+    )
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def undated_job_failure(ev: EvidenceSet, job: Job) -> Finding | None:

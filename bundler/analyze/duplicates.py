@@ -53,7 +53,7 @@ from schemas.evidence import (
 
 from . import codes
 from .api import EvidenceSet, RuleContext, make_finding
-from .contradictions import IGNORED, Dispute, readings_verdict, spell
+from .contradictions import ENTRY_DOUBTED, IGNORED, Dispute, readings_verdict, spell
 from .facts import cite_source, host_for_worker, job_label, pointer, worker_records
 
 T = TypeVar("T")
@@ -339,7 +339,7 @@ def entry_conflict(
     each = None
     if outcomes and len(outcomes) == len(records):
         each = " and ".join(f"{o} by {at}" for o, at in zip(outcomes, records, strict=True))
-    verdict = readings_verdict(layer, outcomes, each)
+    verdict = readings_verdict(layer, outcomes, each, ENTRY_DOUBTED)
     details: dict[str, Any] = {
         "document": member,
         "records": records,

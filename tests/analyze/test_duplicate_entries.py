@@ -180,6 +180,9 @@ def test_a_job_listed_twice_running_and_failed_is_unknown(tmp_path: Path, first:
     assert (rung["status"], [f["code"] for f in rung["findings"]]) == ("unknown", [CONFLICT])
     [finding] = rung["findings"]
     assert "is listed 2 times in evidence/jobs.json" in finding["message"]
+    # the disputed entry is the job itself: no "the job's outcome on it"
+    assert "so the job's outcome is unknown." in finding["message"]
+    assert " on it " not in finding["message"]
     assert {c["pointer"] for c in finding["evidence"]} == {
         "/jobs/0/native_state",
         "/jobs/1/native_state",

@@ -148,3 +148,25 @@ def test_a_control_socket_answering_under_one_alias_and_refusing_under_the_other
     assert rung["status"] == "unknown"
     [finding] = [f for f in rung["findings"] if f["code"] == CONFLICT]
     assert finding["message"].startswith("The control socket worker-w1.sock of w1 is listed 2")
+
+
+@pytest.mark.parametrize("paused_first", [False, True])
+def test_a_worker_active_under_one_alias_and_paused_under_the_other_is_unknown(
+    tmp_path: Path, paused_first: bool
+) -> None:
+    """Flux's w1 host listed twice: ``flux worker status w1`` says active under one alias and
+    paused under the other. The worker's admin state was read under its first alias only,
+    so the inventory's order decided whether w1 was paused. Each alias's answer is a record
+    of w1: they disagree, so what they disagree on decides nothing."""
+    paused = b'{"status": "paused", "in_flight": 0, "healthy": true}\n'
+    bundle = _listed_twice(
+        "flux-healthy", tmp_path, "h02", {"worker-status": (paused, {})}, first=paused_first
+    )
+    code, report = _analyzed(bundle)
+    assert (code, report["verdict"]) == (3, "inconclusive")
+    rung = _rung(report, "w1", "heartbeat")
+    assert rung["status"] == "unknown"
+    [finding] = [f for f in rung["findings"] if f["code"] == "WORKER_RECORDS_CONFLICT"]
+    assert "admin: active / paused" in finding["message"] or (
+        "admin: paused / active" in finding["message"]
+    )

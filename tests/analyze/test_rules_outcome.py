@@ -210,3 +210,48 @@ def test_one_canary_listed_successful_and_failed_is_unknown_in_either_order(flee
         ]
     fleet.outcome.canaries = [good, good.model_copy()]  # the same run twice is one run
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
+
+
+def test_canaries_that_ended_at_the_same_instant_otherwise_leave_the_latest_unknown(
+    fleet: Fleet,
+) -> None:
+    """Two canaries of one job ended at one instant, one successful and one failed: neither is
+    the later, so the rung is unknown whichever the list names first (not a pass or a failure
+    by list order)."""
+    assert fleet.outcome is not None
+    run = _canary(fleet)
+    failed = run.model_copy(update={"canary_id": "c2", "phase": "failed", "errors": 3})
+    for canaries in ([run, failed], [failed, run]):
+        fleet.outcome.canaries = canaries
+        result = judge(rules.canary_and_receipt, fleet, job="ingest")
+        assert status(result) is LayerStatus.UNKNOWN
+        assert codes(result) == ["RUN_ORDER_TIED"]
+        assert result is not None
+        message = result.findings[0].message
+        assert "c1 and c2 ended at the same instant" in message
+        assert "pass by c1 and fail by c2" in message
+
+
+def test_canaries_tied_at_one_instant_that_are_judged_alike_stand(fleet: Fleet) -> None:
+    """Tied runs judged alike (both successful, both with their durable receipt) pass."""
+    assert fleet.outcome is not None
+    run = _canary(fleet)
+    twin = run.model_copy(update={"canary_id": "c2"})
+    fleet.outcome.receipts.append(_receipt(fleet).model_copy(update={"canary_id": "c2"}))
+    for canaries in ([run, twin], [twin, run]):
+        fleet.outcome.canaries = canaries
+        assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
+
+
+def test_tied_canaries_judged_otherwise_by_their_receipts_are_unknown(fleet: Fleet) -> None:
+    """Both successful at one instant, but only one has its required receipt: the rung reads
+    pass by one and fail by the other, so it is unknown, not decided by list order."""
+    assert fleet.outcome is not None
+    run = _canary(fleet)
+    twin = run.model_copy(update={"canary_id": "c2"})
+    for canaries in ([run, twin], [twin, run]):
+        fleet.outcome.canaries = canaries
+        result = judge(rules.canary_and_receipt, fleet, job="ingest")
+        assert codes(result) == ["RUN_ORDER_TIED"]
+        assert result is not None
+        assert "pass by c1 and fail by c2" in result.findings[0].message

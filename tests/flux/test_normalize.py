@@ -408,6 +408,36 @@ def test_of_dated_runs_only_the_latest_is_kept():
     assert canary.canary_id == "r2"
 
 
+def test_runs_that_ended_at_the_same_instant_are_all_kept():
+    """Of two runs of a workflow that ended at one instant neither is the later; the first
+    the API listed was kept and the other dropped, so its order decided the outcome. Both
+    are kept, in either order, and the outcome reads RUN_ORDER_TIED."""
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    runs = [
+        ("r1", "COMPLETED", ["2026-11-29T17:00:00Z", "2026-11-29T17:00:05Z"]),
+        ("r2", "FAILED", ["2026-11-29T16:59:00Z", "2026-11-29T17:00:05Z"]),
+        ("r0", "COMPLETED", ["2026-11-29T16:00:00Z"]),
+    ]
+    for order in (runs, runs[::-1]):
+        raw = healthy_raw()
+        for index, run in enumerate(order):
+            _finished_run(raw, index, *run)
+        outcome = raw.normalize()[OutcomeEvidence]
+        assert [(c.canary_id, c.phase) for c in outcome.canaries] == [
+            ("r1", "successful"),
+            ("r2", "failed"),
+        ]
+        result = FluxCase(workers=[online("w1")], documents=[outcome]).run(flux_last_run)
+        assert result is not None
+        assert (result.status, [f.code for f in result.findings]) == (
+            LayerStatus.UNKNOWN,
+            ["RUN_ORDER_TIED"],
+        )
+
+
 def test_of_two_undated_successes_neither_is_the_last_known_good():
     raw = healthy_raw()
     _finished_run(raw, 0, "r1", "COMPLETED", ["0001-01-01T00:00:00Z"])
@@ -458,3 +488,77 @@ def test_a_failure_whose_last_event_reads_a_zero_time_is_undated():
         ["JOB_RUN_ORDER_UNDATED"],
     )
     assert "its time reads 0001-01-01 00:00:00Z" in result.findings[0].message
+
+
+def _detail(raw: Raw, step: str, index: int, run_id: str, state: str, at: str) -> None:
+    raw.http(
+        f"execution.{step}",
+        f"raw/http/execution-{step}/{index}.json",
+        {"execution_id": run_id, "workflow_name": "etl", "state": state,
+         "current_worker": "w1", "events": [{"type": "E0", "time": at}]},
+    )  # fmt: skip
+
+
+def _listed(raw: Raw, step: str, run_id: str, state: str) -> None:
+    raw.http(
+        f"executions.{step}",
+        f"raw/http/executions-{step}.json",
+        {"executions": [{"execution_id": run_id, "workflow_namespace": "default",
+                         "workflow_name": "etl", "state": state, "worker_name": "w1"}]},
+    )  # fmt: skip
+
+
+def test_an_execution_read_twice_with_two_states_is_an_entry_dispute() -> None:
+    """An execution read twice (it moved between the running and failed listings while they
+    were read) kept the last detail read: failed or running by the API's order. Both records
+    go to jobs.json, where the run is one entry whose records disagree."""
+    from bundler.analyze.api import EvidenceSet
+    from bundler.analyze.engine import analyze
+    from tests.support.flux_evidence import FluxCase, online
+
+    reads = [("running", "RUNNING"), ("failed", "FAILED")]
+    for order in (reads, reads[::-1]):
+        raw = healthy_raw()
+        for index, (step, state) in enumerate(order):
+            _listed(raw, step, "e1", state)
+            _detail(raw, step, index, "e1", state, "2026-11-29T17:00:00Z")
+        jobs = raw.normalize()[JobsEvidence].jobs
+        assert sorted(j.native_state or "" for j in jobs if j.id == "e1") == ["FAILED", "RUNNING"]
+        case = FluxCase(workers=[online("w1")], jobs=jobs, documents=[OutcomeEvidence()])
+        report = analyze(EvidenceSet(case.source()), profile=PROFILE)
+        [target] = [t for t in report.targets if t.job_id == "e1"]
+        assert "its records disagree" in target.reason
+        outcome = next(layer for layer in target.layers if layer.name.value == "outcome")
+        assert outcome.status.value == "unknown"
+        assert [f.code for f in outcome.findings] == ["EVIDENCE_RECORDS_CONFLICT"]
+
+
+def test_an_execution_read_twice_alike_is_one_job() -> None:
+    raw = healthy_raw()
+    for index, step in enumerate(("running", "claimed")):
+        _listed(raw, step, "e1", "RUNNING")
+        _detail(raw, step, index, "e1", "RUNNING", "2026-11-29T17:00:00Z")
+    [job] = [j for j in raw.normalize()[JobsEvidence].jobs if j.id == "e1"]
+    assert job.native_state == "RUNNING"
+
+
+def test_a_finished_run_read_twice_with_two_outcomes_is_a_canary_dispute() -> None:
+    """Read completed and again failed at one time, the run's last detail read decided its
+    canary; both records are canaries now, and the outcome is CANARY_RECORDS_CONFLICT."""
+    from bundler.products.flux.rules.outcome import flux_last_run
+    from schemas import LayerStatus
+    from tests.support.flux_evidence import FluxCase, online
+
+    reads = [("completed", "COMPLETED"), ("failed", "FAILED")]
+    for order in (reads, reads[::-1]):
+        raw = healthy_raw()
+        for index, (step, state) in enumerate(order):
+            _detail(raw, step, index, "r1", state, "2026-11-29T17:00:05Z")
+        outcome = raw.normalize()[OutcomeEvidence]
+        assert sorted(c.phase for c in outcome.canaries) == ["failed", "successful"]
+        result = FluxCase(workers=[online("w1")], documents=[outcome]).run(flux_last_run)
+        assert result is not None
+        assert (result.status, [f.code for f in result.findings]) == (
+            LayerStatus.UNKNOWN,
+            ["CANARY_RECORDS_CONFLICT"],
+        )

@@ -201,3 +201,29 @@ def test_a_sampled_timeline_keeps_the_last_eviction_past_lines_stamped_at_the_ze
         assert open_cycle is not None
         assert open_cycle.evicted is not None
         assert open_cycle.evicted.at == datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
+
+
+def test_runs_that_ended_at_the_same_instant_otherwise_leave_the_last_run_unknown() -> None:
+    """A tie is no order: the last listed (or first) run is not the later of two that ended at
+    one instant, one completed and one failed."""
+    at = datetime(2026, 11, 29, 17, 5, tzinfo=UTC)
+    ok, bad = _run("e1", "successful", at), _run("e2", "failed", at)
+    for runs in ([ok, bad], [bad, ok]):
+        case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=runs)])
+        for target in ({"worker": "w1"}, {}):
+            result = case.run(flux_last_run, **target)  # type: ignore[arg-type]
+            assert result is not None
+            assert result.status is LayerStatus.UNKNOWN
+            assert [f.code for f in result.findings] == ["RUN_ORDER_TIED"]
+            assert "e1 and e2 ended at the same instant" in result.findings[0].message
+
+
+def test_runs_tied_at_one_instant_that_ended_alike_pass() -> None:
+    at = datetime(2026, 11, 29, 17, 5, tzinfo=UTC)
+    runs = [_run("e2", "successful", at), _run("e1", "successful", at)]
+    for listed in (runs, runs[::-1]):
+        case = FluxCase(workers=[online("w1")], documents=[OutcomeEvidence(canaries=listed)])
+        result = case.run(flux_last_run, worker="w1")
+        assert result is not None
+        assert result.status is LayerStatus.PASS
+        assert "(e1)" in result.findings[0].message  # one run named, whatever the list's order

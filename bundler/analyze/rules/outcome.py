@@ -16,14 +16,20 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from schemas import Layer
+from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..contradictions import run_conflict
-from ..doubt import outcome_after_collection, undated_job_failure, undated_run_order
+from ..doubt import (
+    judge_latest,
+    may_be_latest,
+    outcome_after_collection,
+    undated_job_failure,
+    undated_run_order,
+)
 from ..facts import (
     citations,
     cite,
@@ -41,14 +47,6 @@ DEPLOY_EVENTS = ("job-deployed", "deployed-job-active")
 """Events that mark a revision reaching its worker (LyftData's job-deployed messages)."""
 
 
-def _latest(items: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
-    def when(item: tuple[int, CanaryRun]) -> float:
-        stamp = run_time(item[1])
-        return stamp.timestamp() if stamp else float("-inf")
-
-    return max(items, key=when) if items else None
-
-
 @rule(Layer.OUTCOME, needs=(OutcomeEvidence,))
 def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.need(OutcomeEvidence)
@@ -59,18 +57,42 @@ def canary_and_receipt(ctx: RuleContext) -> RuleResult | None:
         for i, r in runs
         if (job is None or r.job == job.name) and (worker is None or r.worker in (None, worker))
     ]
-    latest = _latest(mine)
-    if job is None and latest is None:
+    candidates, at = may_be_latest(mine, run_time)
+    if job is None and not candidates:
         return RuleResult.not_applicable(
             codes.NO_TARGET_JOB, "No job selected: outcome is per job."
         )
     out = Outcome()
     if job is not None and job.phase.value == "failed":
         _job_failed(ctx, job, out)
-    if latest is None:
+    if not candidates:
         return _from_phase(ctx, job, out) if job is not None else out.result()
-    index, run = latest
-    conflict = run_conflict(ctx, run) or undated_run_order(ctx.evidence, latest, mine)
+    # every run that may be the latest (a tie at one instant, or none dated) is judged
+    ran = judge_latest(
+        ctx.evidence, candidates, at, lambda index, run: _judge_latest(ctx, doc, index, run, mine)
+    )
+    if not out:
+        return ran
+    # the job's own failure (or doubt about it) and the run's findings, worst first
+    if ran.status is LayerStatus.FAIL:
+        out.failures += ran.findings
+    elif ran.status is LayerStatus.UNKNOWN:
+        out.unknowns += ran.findings
+    elif ran.status is LayerStatus.WARN:
+        out.warnings += ran.findings
+    return out.result()
+
+
+def _judge_latest(
+    ctx: RuleContext,
+    doc: OutcomeEvidence,
+    index: int,
+    run: CanaryRun,
+    mine: list[tuple[int, CanaryRun]],
+) -> RuleResult:
+    """The rung by ``run`` (``canaries[index]``), read as the latest of ``mine``."""
+    out = Outcome()
+    conflict = run_conflict(ctx, run) or undated_run_order(ctx.evidence, (index, run), mine)
     if conflict is not None:  # listed successful and failed, or which ran last is unknown
         out.unknowns.append(conflict)
         return out.result()

@@ -116,22 +116,49 @@ def build_job(
     return job
 
 
+def _records(
+    summaries: list[Located[ExecutionSummary]],
+    details: list[Located[ExecutionDetail]],
+) -> list[tuple[Located[ExecutionSummary] | None, Located[ExecutionDetail] | None]]:
+    """Each way the API's records of one execution combine: every detail (the newer read)
+    with every listing, or every listing alone (the database row goes with each)."""
+    listed: list[Located[ExecutionSummary] | None] = [*summaries] or [None]
+    if details:
+        return [(summary, detail) for detail in details for summary in listed]
+    return [(summary, None) for summary in listed]
+
+
+def _state(
+    summary: Located[ExecutionSummary] | None,
+    detail: Located[ExecutionDetail] | None,
+    db: DbExecution | None,
+) -> ExecutionDetail | ExecutionSummary | DbExecution | None:
+    return detail.value if detail else summary.value if summary else db
+
+
 def jobs_evidence(flux: FluxRecords) -> JobsEvidence:
+    """Every execution that is not finished, as a job: each of its records that says
+    something else as a record of its own (an execution read under two states is one entry
+    listed twice, whose records disagree, never the first or last read)."""
     summaries = flux.execution_summaries
     details = flux.execution_details
     ids = set(summaries) | set(details) | set(flux.db_executions)
     jobs = []
     for execution_id in sorted(ids):
-        summary, detail = summaries.get(execution_id), details.get(execution_id)
         db_row = flux.db_executions.get(execution_id)
         db = db_row.value if db_row else None
-        head = detail.value if detail else summary.value if summary else db
-        if head is None or head.state == "COMPLETED":
+        reads = _records(summaries.get(execution_id, []), details.get(execution_id, []))
+        heads = [head for summary, detail in reads if (head := _state(summary, detail, db))]
+        if not heads or all(head.state == "COMPLETED" for head in heads):
             continue  # finished runs are the outcome layer's canaries, not jobs to debug
-        workflow = flux.workflows.get(f"{head.workflow_namespace}/{head.workflow_name}")
-        jobs.append(
-            build_job(execution_id, summary, detail, db, workflow.value if workflow else None)
-        )
+        built: dict[str, Job] = {}
+        for summary, detail in reads:
+            head = _state(summary, detail, db)
+            assert head is not None
+            workflow = flux.workflows.get(f"{head.workflow_namespace}/{head.workflow_name}")
+            job = build_job(execution_id, summary, detail, db, workflow.value if workflow else None)
+            built.setdefault(job.model_dump_json(exclude={"source"}), job)
+        jobs += [built[said] for said in sorted(built)]
     # each step once: naming a step per result made this quadratic in the fleet (1,000
     # log results, each asking for all 1,000: 8 million gap checks, ~20 s of analyze)
     execution_steps = dict.fromkeys(

@@ -52,16 +52,19 @@ def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
 
 
 def _from_api(flux: FluxRecords) -> list[CanaryRun]:
-    """Each workflow's latest dated run, and beside it every run of it that is undated.
+    """Each workflow's latest dated run (every one, when runs ended at the same instant), and
+    beside it every run of it that is undated.
 
     A run whose every event reads a zero time, or that lists no event, ended "never": no
     moment says it is older than the dated one. Dropped here, the analyzer never saw that
     which run is the last is unknown (``RUN_ORDER_UNDATED``); kept, it judges that itself.
-    Ordered by workflow and run id, so the document does not follow the API's order.
+    Of runs that ended at one instant neither is the later: keeping the first listed made the
+    API's order decide which (``RUN_ORDER_TIED`` when they ended otherwise). Ordered by
+    workflow and run id, so the document does not follow the API's order.
     """
-    latest: dict[str, CanaryRun] = {}
+    latest: dict[str, list[CanaryRun]] = {}
     undated: list[CanaryRun] = []
-    for located in flux.execution_details.values():
+    for located in (record for records in flux.execution_details.values() for record in records):
         run = located.value
         if run.state not in PHASES:
             continue
@@ -80,10 +83,13 @@ def _from_api(flux: FluxRecords) -> list[CanaryRun]:
         if canary.finished_at is None:
             undated.append(canary)
             continue
-        known = latest.get(canary.job)
-        if known is None or _finished(canary) > _finished(known):
-            latest[canary.job] = canary
-    return sorted([*latest.values(), *undated], key=lambda c: (c.job, c.canary_id or ""))
+        known = latest.setdefault(canary.job, [canary])
+        if _finished(canary) > _finished(known[0]):
+            latest[canary.job] = [canary]
+        elif canary is not known[0] and _finished(canary) == _finished(known[0]):
+            known.append(canary)  # ended at the same instant: neither is the later
+    kept = [*(c for runs in latest.values() for c in runs), *undated]
+    return sorted(kept, key=lambda c: (c.job, c.canary_id or "", c.model_dump_json()))
 
 
 def _last_good(successes: list[CanaryRun]) -> CanaryRun | None:

@@ -64,6 +64,17 @@ class Located(Generic[T]):
     source: Source
 
 
+def distinct(records: list[Located[M]]) -> list[Located[M]]:
+    """``records`` of one thing, those that say the same (read in two places) once, with the
+    first one's source, in the order of what they say, so the API's order decides nothing:
+    records that agree count once, records that disagree are all kept (an entry dispute,
+    :mod:`bundler.analyze.duplicates`)."""
+    kept: dict[str, Located[M]] = {}
+    for record in records:
+        kept.setdefault(record.value.model_dump_json(), record)
+    return [kept[said] for said in sorted(kept)]
+
+
 class FluxRecords:
     def __init__(self, ctx: NormalizeContext) -> None:
         self.ctx = ctx
@@ -174,23 +185,33 @@ class FluxRecords:
         return list(dict.fromkeys(r.step for r in self.ctx.results if r.step.startswith(prefix)))
 
     @cached_property
-    def execution_summaries(self) -> dict[str, Located[ExecutionSummary]]:
-        found: dict[str, Located[ExecutionSummary]] = {}
+    def execution_summaries(self) -> dict[str, list[Located[ExecutionSummary]]]:
+        """Each execution's records in ``GET /executions``, each distinct record once.
+
+        One execution can be listed under two states (it moved while they were read): the
+        first listing kept made the API's order decide its state. Every record that says
+        something else is kept (:func:`distinct`); the normalizer lists them all.
+        """
+        found: dict[str, list[Located[ExecutionSummary]]] = {}
         for step in self._steps("executions."):
             for listing in self.raw.items(step, ExecutionList):
                 for index, item in enumerate(listing.value.executions):
                     source = listing.source(f"/executions/{index}", ref="GET /executions")
-                    found.setdefault(item.execution_id, Located(item, source))
-        return found
+                    found.setdefault(item.execution_id, []).append(Located(item, source))
+        return {key: distinct(records) for key, records in found.items()}
 
     @cached_property
-    def execution_details(self) -> dict[str, Located[ExecutionDetail]]:
-        found = {}
+    def execution_details(self) -> dict[str, list[Located[ExecutionDetail]]]:
+        """Each execution's detailed records, each distinct record once (the last read kept
+        made the API's order decide; see :attr:`execution_summaries`)."""
+        found: dict[str, list[Located[ExecutionDetail]]] = {}
         for step in self._steps("execution."):
             for read in self.raw.items(step, ExecutionDetail):
                 ref = f"GET /executions/{read.value.execution_id}?detailed=true"
-                found[read.value.execution_id] = Located(read.value, read.source("", ref=ref))
-        return found
+                found.setdefault(read.value.execution_id, []).append(
+                    Located(read.value, read.source("", ref=ref))
+                )
+        return {key: distinct(records) for key, records in found.items()}
 
     # -- database ----------------------------------------------------------------------------
 

@@ -160,6 +160,42 @@ def as_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+ADMIN = {"active": AdminState.ACTIVE, "paused": AdminState.PAUSED, "draining": AdminState.DRAINING}
+
+
+def _with_control(flux: FluxRecords, read: WorkerStatus, alias: str | None) -> WorkerStatus:
+    """``read`` (changed in place) with the host alias it was read under and the admin and
+    health state the worker's control socket gave there (``flux worker status`` knows of
+    starvation before the server does)."""
+    read.host_alias = alias
+    control = control_status(flux, read.name, alias) if alias is not None else None
+    if control is not None and control.status is not None:
+        read.admin = ADMIN.get(control.status, read.admin)
+        if control.healthy is not None:
+            read.health = HealthState.HEALTHY if control.healthy else HealthState.UNHEALTHY
+    return read
+
+
+def _per_alias(flux: FluxRecords, status: WorkerStatus) -> list[WorkerStatus]:
+    """``status`` as the control socket read it under each host alias that runs the worker.
+
+    An inventory that lists a host twice collects it under two aliases, and each asked
+    ``flux worker status``. Reading the first alias only made the inventory's order decide
+    (active under h02, paused under h04: healthy one way, paused the other). Readings
+    that agree are one record (at the first alias); readings that disagree are one record
+    each, a worker listed twice whose records disagree (``WORKER_RECORDS_CONFLICT``),
+    in the order of what they say.
+    """
+    aliases = [h.alias for h in flux.ctx.hosts if h.worker == status.name]
+    if len(aliases) < 2:  # the fleet's usual case: one record, no copies
+        return [_with_control(flux, status, aliases[0] if aliases else None)]
+    read: dict[str, WorkerStatus] = {}
+    for alias in aliases:
+        record = _with_control(flux, status.model_copy(deep=True), alias)
+        read.setdefault(record.model_dump_json(exclude={"source", "host_alias"}), record)
+    return [read[said] for said in sorted(read)]
+
+
 def workers_evidence(flux: FluxRecords) -> WorkersEvidence:
     records: list[WorkerStatus] = []
     for located in flux.workers:
@@ -176,20 +212,11 @@ def workers_evidence(flux: FluxRecords) -> WorkersEvidence:
                 read_at = as_utc(db_row.value.read_at) or flux.ctx.observed_at
                 status.heartbeat_age_s = round((read_at - seen).total_seconds(), 3)
             status.slots_max = db_row.value.max_concurrent_executions
-        control = control_status(flux, status.name)
-        if control is not None and control.status is not None:
-            status.admin = {
-                "active": AdminState.ACTIVE,
-                "paused": AdminState.PAUSED,
-                "draining": AdminState.DRAINING,
-            }.get(control.status, status.admin)
-            if control.healthy is not None:
-                status.health = HealthState.HEALTHY if control.healthy else HealthState.UNHEALTHY
         # Flux keeps the rows of workers that left (Worker observability: phantom workers):
         # offline and run by no host we were asked to collect, it is such a record.
         if status.connection is ConnectionState.OFFLINE and status.host_alias is None:
             status.departed = True
-        records.append(status)
+        records += _per_alias(flux, status)
     gaps = flux.failed("workers", "worker", "db-workers")
     # Workers the inventory runs but the server never registered (e.g. refused with 401) are
     # not "disconnected": nothing here can speak for them, so the list is incomplete and their

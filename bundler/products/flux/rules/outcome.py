@@ -18,6 +18,8 @@ from __future__ import annotations
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import run_conflict
 from bundler.analyze.doubt import (
+    judge_latest,
+    may_be_latest,
     outcome_after_collection,
     undated_job_failure,
     undated_run_order,
@@ -30,12 +32,16 @@ from .. import codes
 from .facts import FLUX, events, subject_worker
 
 
-def _latest(runs: list[tuple[int, CanaryRun]]) -> tuple[int, CanaryRun] | None:
-    """The run that finished last; a zero end time is no time (not the oldest of all)."""
-    ended = [(r, at) for r in runs if (at := dated(r[1].finished_at)) is not None]
-    if not ended:
-        return runs[-1] if runs else None
-    return max(ended, key=lambda item: item[1])[0]
+def _latest(ctx: RuleContext, runs: list[tuple[int, CanaryRun]], about: str) -> RuleResult | None:
+    """The rung by the run that finished last, each run that may be it judged (a zero end
+    time is no time, not the oldest of all; two runs that ended at one instant, or no dated
+    run at all, leave more than one); None when there is no run."""
+    candidates, at = may_be_latest(runs, lambda run: dated(run.finished_at))
+    if not candidates:
+        return None
+    return judge_latest(
+        ctx.evidence, candidates, at, lambda i, run: _judge(ctx, i, run, about=about, runs=runs)
+    )
 
 
 def _judge(
@@ -89,22 +95,20 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
             )
         on = ctx.target.worker
         mine = [r for r in runs if r[1].job == job.name and on in (None, r[1].worker)]
-        latest = _latest(mine)
+        latest = _latest(ctx, mine, about=job.name)
         if latest is None:
             where = f" on {on}" if on else ""
             return RuleResult.unknown(
                 codes.FLUX_NO_FINISHED_RUN, f"{job.name} has no finished run{where} to judge by."
             )
-        return _judge(ctx, *latest, about=job.name, runs=mine)
+        return latest
     name = subject_worker(ctx)
     if name is not None:
         # Only a run on this worker proves its outcome. With none, and no job selected, the
         # generic rule says outcome is per job (not applicable), as it does for LyftData.
         mine = [r for r in runs if r[1].worker == name]
-        own = _latest(mine)
-        return _judge(ctx, *own, about=f"worker {name}", runs=mine) if own is not None else None
-    fleet = _latest(runs)
-    return _judge(ctx, *fleet, about="fleet", runs=runs) if fleet is not None else None
+        return _latest(ctx, mine, about=f"worker {name}")
+    return _latest(ctx, runs, about="fleet")
 
 
 @rule(Layer.OUTCOME, products=FLUX)
