@@ -13,9 +13,9 @@ was collected, so "now" is the moment the evidence was observed
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from schemas import Citation
 from schemas.evidence import (
@@ -40,6 +40,8 @@ from schemas.evidence import (
 
 from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
+
+T = TypeVar("T")
 
 MAX_CITED_LINES = 8
 """Log lines one finding cites at most (the first and the most recent ones)."""
@@ -200,6 +202,40 @@ def by_worker(
             index.setdefault(name, []).append((position, record))
     ev.memo[key] = (doc, index)
     return index
+
+
+def memoized(ev: EvidenceSet, key: str, of: tuple[object, ...], build: Callable[[], T]) -> T:
+    """``build()``, once per evidence set while the lists it reads (``of``) are the same objects.
+
+    For indexes that target selection asks of every job or worker: built once, rather than
+    a scan of a fleet-sized list per question.
+    """
+    known = ev.memo.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], of, strict=True)):
+        return known[1]  # type: ignore[no-any-return]
+    value = build()
+    ev.memo[key] = (of, value)
+    return value
+
+
+def by_job(ev: EvidenceSet, doc: EvidenceDoc | None, field: str) -> dict[str, list[Any]]:
+    """The records of ``doc``'s list ``field`` by their ``job``, in list order.
+
+    Built once per evidence set: target selection asks of every job whether its deployment,
+    requirements report or canary is in trouble, and a scan of the list per job was
+    quadratic in the fleet.
+    """
+    if doc is None:
+        return {}
+    records = getattr(doc, field)
+
+    def build() -> dict[str, list[Any]]:
+        index: dict[str, list[Any]] = {}
+        for record in records:
+            index.setdefault(record.job, []).append(record)
+        return index
+
+    return memoized(ev, f"by-job:{type(doc).__name__}.{field}", (doc, records), build)
 
 
 def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:
