@@ -16,6 +16,9 @@ import pytest
 
 from bundler.analyze.engine import analyze
 from bundler.analyze.targets import select_targets
+from bundler.products.base import Profile
+from bundler.products.flux import PROFILE as FLUX
+from bundler.products.lyftdata import PROFILE as LYFTDATA
 from schemas.evidence import (
     AuthorizationEvidence,
     CanaryRun,
@@ -51,7 +54,7 @@ class _Walked(list[Any]):
         return super().__iter__()
 
 
-def _walks_per_list(size: int) -> dict[str, int]:
+def _walks_per_list(size: int, profile: Profile | None = None) -> dict[str, int]:
     fleet = healthy_fleet()
     assert fleet.workers is not None
     assert fleet.capacity is not None
@@ -70,15 +73,19 @@ def _walks_per_list(size: int) -> dict[str, int]:
         doc = evidence.get(cls)
         assert doc is not None
         walked[cls.__name__] = doc.workers = _Walked(doc.workers)  # type: ignore[attr-defined]
-    report = analyze(evidence)
+    report = analyze(evidence, profile=profile)
     assert report.fleet is not None
     assert len(report.fleet.workers) == size + 2
     return {name: listed.walks for name, listed in walked.items()}
 
 
+@pytest.mark.parametrize("profile", [None, FLUX, LYFTDATA], ids=["generic", "flux", "lyftdata"])
 @pytest.mark.parametrize("size", [300])
-def test_per_worker_lists_are_walked_a_constant_number_of_times(size: int) -> None:
-    small, large = _walks_per_list(10), _walks_per_list(size)
+def test_per_worker_lists_are_walked_a_constant_number_of_times(
+    size: int, profile: Profile | None
+) -> None:
+    """With each product's own rules too: every ladder (200 of a large fleet's) runs them."""
+    small, large = _walks_per_list(10, profile), _walks_per_list(size, profile)
     assert large == small, (small, large)
     assert max(large.values()) < 30, large
 
