@@ -310,10 +310,29 @@ def host_for_worker(ev: EvidenceSet, name: str | None) -> tuple[int, HostSysinfo
         return None
     found = find_worker(ev, name)
     alias = found[1].host_alias if found else None
-    for index, host in enumerate(doc.hosts):
-        if host.worker == name or (alias is not None and host.alias == alias):
-            return index, host
-    return None
+    by_name, by_alias = _hosts_index(ev, doc)
+    at_alias = by_alias.get(alias) if alias is not None else None
+    first = [i for i in (by_name.get(name), at_alias) if i is not None]
+    if not first:
+        return None
+    index = min(first)  # the first host in the list that is either
+    return index, doc.hosts[index]
+
+
+def _hosts_index(ev: EvidenceSet, doc: HostsEvidence) -> tuple[dict[str, int], dict[str, int]]:
+    """Each worker's and each alias' first host in the list, built once per evidence set:
+    every ladder looks its worker's host up, and a scan per lookup was quadratic."""
+
+    def build() -> tuple[dict[str, int], dict[str, int]]:
+        by_name: dict[str, int] = {}
+        by_alias: dict[str, int] = {}
+        for index, host in enumerate(doc.hosts):
+            if host.worker is not None:
+                by_name.setdefault(host.worker, index)
+            by_alias.setdefault(host.alias, index)
+        return by_name, by_alias
+
+    return memoized(ev, "hosts", (doc, doc.hosts), build)
 
 
 # --- jobs -------------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ from schemas.evidence import (
     DeploymentEvidence,
     DeploymentRecord,
     EvidenceDoc,
+    HostsEvidence,
+    HostSysinfo,
     JobDeployment,
     JobPhase,
     JobPlacement,
@@ -39,7 +41,7 @@ from schemas.evidence import (
     WorkerPlacementVerdict,
     WorkersEvidence,
 )
-from tests.support.evidence import T0, healthy_fleet, job, lease, worker
+from tests.support.evidence import T0, clock, healthy_fleet, job, lease, worker
 
 PER_WORKER = (WorkersEvidence, CapacityEvidence, AuthorizationEvidence)
 
@@ -67,12 +69,20 @@ def _walks_per_list(size: int, profile: Profile | None = None) -> dict[str, int]
         WorkerAuthorization(worker=n, bootstrap_method="api_key", decision="allow", lease=lease())
         for n in names
     ]
+    assert fleet.hosts is not None
+    fleet.hosts.hosts += [
+        HostSysinfo(alias=f"h{i + 10}", role="worker", worker=n, clock=clock(0.1))
+        for i, n in enumerate(names)
+    ]
     evidence = fleet.evidence()
     walked = {}
     for cls in PER_WORKER:
         doc = evidence.get(cls)
         assert doc is not None
         walked[cls.__name__] = doc.workers = _Walked(doc.workers)  # type: ignore[attr-defined]
+    hosts = evidence.get(HostsEvidence)
+    assert hosts is not None
+    walked["HostsEvidence"] = hosts.hosts = _Walked(hosts.hosts)
     report = analyze(evidence, profile=profile)
     assert report.fleet is not None
     assert len(report.fleet.workers) == size + 2
