@@ -135,3 +135,35 @@ def test_lists_are_walked_a_constant_number_of_times_however_many_targets_are_wa
     assert walked_many > walked_few > 0  # more targets walked by name on the larger fleet
     assert many == few, (few, many)
     assert max(many.values()) <= 3, many
+
+
+def test_a_workers_facts_are_merged_value_by_value_only_when_it_is_listed_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker's record and its capacity report share no fact: taken as they are. Only a
+    worker listed twice has its facts merged (each record's word where they disagree)."""
+    import bundler.diff.facts as facts
+
+    merged: list[object] = []
+
+    def one(values: list[Any]) -> Any:
+        merged.append(values)
+        return real(values)
+
+    real = facts._one
+    monkeypatch.setattr(facts, "_one", one)
+    before = _fleet(200, w1_offline=True)
+    assert before.workers is not None
+    twice = before.worker("x0000").model_copy(update={"native_status": "gone"})
+    before.workers.workers.append(twice)
+    sides = [
+        _side(fleet, label, at)
+        for fleet, label, at in (
+            (before, "BEFORE", T0 - timedelta(minutes=10)),
+            (_fleet(200, w1_offline=False), "AFTER", T0),
+        )
+    ]
+    changes = {(c.subject, c.field): (c.before, c.after) for c in facts.worker_changes(*sides)}
+    assert changes[("x0000", "status")] == ("gone / online", "online")
+    assert changes[("w1", "connection")] == ("offline", "online")
+    assert len(merged) == 12  # x0000's 9 worker facts and 3 capacity facts in BEFORE, only
