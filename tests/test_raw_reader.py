@@ -191,3 +191,37 @@ def test_a_document_read_as_its_model_is_not_held_and_reads_again_when_asked() -
     # ... and the JSON itself, no longer held, is read again for whoever asks for it.
     assert reader.document(results[1]) == members["raw/http/worker/0.json"]
     assert source.reads["raw/http/worker/0.json"] == 2
+
+
+def test_an_invalid_members_message_is_made_once_for_its_first_misfit(monkeypatch) -> None:
+    """Only the first misfit of a member is told, so only its message is made: a list of
+    ten million misfits once cost a hundred seconds of messages thrown away."""
+    import bundler.products.raw as raw
+
+    made: list[str] = []
+
+    def counted(exc: object) -> str:
+        made.append("message")
+        return real(exc)  # type: ignore[arg-type]
+
+    real = raw._first
+    monkeypatch.setattr(raw, "_first", counted)
+    misfits = [{"name": "w1", "cpus": "one"}] + [{"name": f"w{i}"} for i in range(2, 200)]
+    reader = _reader(
+        {
+            "raw/http/workers.json": [{"name": "w0", "cpus": 2}, *misfits],
+            "raw/http/worker/0.json": [{"cpus": 4}, {"name": "x", "cpus": "none"}],
+        },
+        [
+            StepResult("workers", "http.workers", OK, "raw/http/workers.json"),
+            StepResult("worker", "http.worker.0", OK, "raw/http/worker/0.json"),
+        ],
+    )
+    assert [r.value.name for r in reader.listed("workers", Worker)] == ["w0"]
+    assert reader.listed("worker", Worker) == []
+    assert len(made) == 2  # one per member, not one per misfit (200)
+    assert [(g.collector, g.detail) for g in reader.gaps("workers", "worker")] == [
+        ("http.workers", "item 1: /cpus: Input should be a valid integer, unable to parse "
+         "string as an integer"),
+        ("http.worker.0", "item 0: /name: Field required"),
+    ]  # fmt: skip

@@ -100,29 +100,19 @@ def run_analysis(
             )
         )
     timeline = _timeline(evidence, profile, notes)
-    rules = _rules(profile, name, notes)
+    ladders = Ladders(evidence, profile, timeline, _rules(profile, name, notes))
     targets = select_targets(evidence, worker=worker, job=job)
-    evaluated = targets[:MAX_EVALUATED]
-    hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
-    paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
-    supersedes: Mapping[str, str] = getattr(profile, "supersedes", {}) or {}
-    reports = sorted(
-        (
-            _target_report(evidence, t, timeline, rules, name, hints, paths, supersedes)
-            for t in evaluated
-        ),
-        key=_order,
-    )
+    reports = ladders.walk(targets)
     if len(targets) > MAX_TARGETS:
+        evaluated = min(len(targets), MAX_EVALUATED)
         notes.append(
             note(
                 codes.TARGETS_TRUNCATED,
                 f"{len(targets)} targets need attention; the {MAX_TARGETS} most severe of the "
-                f"first {len(evaluated)} are shown. Narrow with --worker or --job.",
+                f"first {evaluated} are shown. Narrow with --worker or --job.",
                 severity="info",
             )
         )
-        reports = reports[:MAX_TARGETS]
     fleet = notes + fleet_findings(evidence)
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
@@ -139,6 +129,55 @@ def run_analysis(
         fleet=fleet_overview(evidence, reports),
     )
     return Analysis(report=report, timeline=timeline)
+
+
+class Ladders:
+    """The ladders of one evidence set's targets, as :func:`run_analysis` walks and reports them.
+
+    Its timeline and rules are made once: ``bundler diff`` walks a target that only the other
+    bundle's analysis chose by name (:meth:`named`), up to a hundred of them on a large fleet,
+    and analyzing the whole fleet again for each (parsing the logs, the fleet findings and
+    the overview, all of them over every worker) made the comparison of two 100,000-worker
+    bundles take as long as a hundred analyses.
+    """
+
+    def __init__(
+        self,
+        evidence: EvidenceSet,
+        profile: Profile | None,
+        timeline: Timeline | None = None,
+        rules: Sequence[Rule] | None = None,
+    ) -> None:
+        self.evidence = evidence
+        self.name = profile.name if profile is not None else _profile_name(evidence)
+        self.timeline = timeline if timeline is not None else _timeline(evidence, profile, [])
+        self.rules = list(rules) if rules is not None else _rules(profile, self.name, [])
+        self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
+        self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
+        self.supersedes: Mapping[str, str] = getattr(profile, "supersedes", {}) or {}
+
+    def walk(self, targets: Sequence[Target]) -> list[TargetReport]:
+        """The reports of the first :data:`MAX_EVALUATED` targets, the most severe
+        :data:`MAX_TARGETS` of them, most severe first."""
+        reports = sorted((self.report(t) for t in targets[:MAX_EVALUATED]), key=_order)
+        return reports[:MAX_TARGETS]
+
+    def named(self, worker: str | None, job: str | None) -> list[TargetReport]:
+        """The target reports ``analyze(worker=worker, job=job)`` gives, without its fleet-wide
+        parts; raises :class:`~bundler.errors.UsageError` as it does for an unknown name."""
+        return self.walk(select_targets(self.evidence, worker=worker, job=job))
+
+    def report(self, target: Target) -> TargetReport:
+        return _target_report(
+            self.evidence,
+            target,
+            self.timeline,
+            self.rules,
+            self.name,
+            self.hints,
+            self.paths,
+            self.supersedes,
+        )
 
 
 def capped(verdict: Verdict, fleet: Sequence[Finding]) -> Verdict:

@@ -13,9 +13,9 @@ was collected, so "now" is the moment the evidence was observed
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from schemas import Citation
 from schemas.evidence import (
@@ -40,6 +40,8 @@ from schemas.evidence import (
 
 from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
+
+T = TypeVar("T")
 
 MAX_CITED_LINES = 8
 """Log lines one finding cites at most (the first and the most recent ones)."""
@@ -202,6 +204,40 @@ def by_worker(
     return index
 
 
+def memoized(ev: EvidenceSet, key: str, of: tuple[object, ...], build: Callable[[], T]) -> T:
+    """``build()``, once per evidence set while the lists it reads (``of``) are the same objects.
+
+    For indexes that target selection asks of every job or worker: built once, rather than
+    a scan of a fleet-sized list per question.
+    """
+    known = ev.memo.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], of, strict=True)):
+        return known[1]  # type: ignore[no-any-return]
+    value = build()
+    ev.memo[key] = (of, value)
+    return value
+
+
+def by_job(ev: EvidenceSet, doc: EvidenceDoc | None, field: str) -> dict[str, list[Any]]:
+    """The records of ``doc``'s list ``field`` by their ``job``, in list order.
+
+    Built once per evidence set: target selection asks of every job whether its deployment,
+    requirements report or canary is in trouble, and a scan of the list per job was
+    quadratic in the fleet.
+    """
+    if doc is None:
+        return {}
+    records = getattr(doc, field)
+
+    def build() -> dict[str, list[Any]]:
+        index: dict[str, list[Any]] = {}
+        for record in records:
+            index.setdefault(record.job, []).append(record)
+        return index
+
+    return memoized(ev, f"by-job:{type(doc).__name__}.{field}", (doc, records), build)
+
+
 def capacity_entry(ev: EvidenceSet, worker: str | None) -> tuple[int, WorkerCapacity] | None:
     """Worker ``worker``'s capacity report and its index in capacity.json.
 
@@ -274,10 +310,29 @@ def host_for_worker(ev: EvidenceSet, name: str | None) -> tuple[int, HostSysinfo
         return None
     found = find_worker(ev, name)
     alias = found[1].host_alias if found else None
-    for index, host in enumerate(doc.hosts):
-        if host.worker == name or (alias is not None and host.alias == alias):
-            return index, host
-    return None
+    by_name, by_alias = _hosts_index(ev, doc)
+    at_alias = by_alias.get(alias) if alias is not None else None
+    first = [i for i in (by_name.get(name), at_alias) if i is not None]
+    if not first:
+        return None
+    index = min(first)  # the first host in the list that is either
+    return index, doc.hosts[index]
+
+
+def _hosts_index(ev: EvidenceSet, doc: HostsEvidence) -> tuple[dict[str, int], dict[str, int]]:
+    """Each worker's and each alias' first host in the list, built once per evidence set:
+    every ladder looks its worker's host up, and a scan per lookup was quadratic."""
+
+    def build() -> tuple[dict[str, int], dict[str, int]]:
+        by_name: dict[str, int] = {}
+        by_alias: dict[str, int] = {}
+        for index, host in enumerate(doc.hosts):
+            if host.worker is not None:
+                by_name.setdefault(host.worker, index)
+            by_alias.setdefault(host.alias, index)
+        return by_name, by_alias
+
+    return memoized(ev, "hosts", (doc, doc.hosts), build)
 
 
 # --- jobs -------------------------------------------------------------------------------------

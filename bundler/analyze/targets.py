@@ -26,35 +26,60 @@ from schemas.evidence import (
     DeploymentEvidence,
     Job,
     JobPlacement,
+    JobsEvidence,
     PlacementEvidence,
+    WorkersEvidence,
 )
 
 from ..errors import UsageError
 from .api import EvidenceSet, Target
 from .contradictions import spell
 from .duplicates import (
-    deployment_key,
     in_agreed_order,
-    job_deployment_key,
     job_key,
     leaf_disagreement,
     placement_key,
     verdict_key,
 )
-from .facts import departed_idle, find_worker, job_time, jobs, names, waiting, workers
+from .facts import (
+    by_job,
+    departed_idle,
+    find_worker,
+    job_time,
+    jobs,
+    memoized,
+    names,
+    waiting,
+    workers,
+)
 from .matching import is_available, rank_candidates
-from .trouble import job_trouble, latest_success, worker_trouble
+from .trouble import job_deployments, job_trouble, latest_success, worker_trouble
 
 MAX_HEALTHY_JOBS = 10
 
 
 def known_workers(ev: EvidenceSet) -> list[str]:
     """Every worker name the bundle mentions anywhere."""
-    seen: dict[str, None] = {w.name: None for w in workers(ev)}
-    seen.update({j.assigned_worker: None for j in jobs(ev) if j.assigned_worker})
-    auth = ev.get(AuthorizationEvidence)
-    seen.update({a.worker: None for a in (auth.workers if auth else [])})
-    return list(seen)
+    return list(_known_names(ev))
+
+
+def _known_names(ev: EvidenceSet) -> dict[str, None]:
+    """:func:`known_workers` as a dict, built once per evidence set: a target walked by name
+    asks whether its worker is known, and ``bundler diff`` walks up to a hundred."""
+    listed, ran, auth = ev.get(WorkersEvidence), ev.get(JobsEvidence), ev.get(AuthorizationEvidence)
+
+    def build() -> dict[str, None]:
+        seen: dict[str, None] = {w.name: None for w in workers(ev)}
+        seen.update({j.assigned_worker: None for j in jobs(ev) if j.assigned_worker})
+        seen.update({a.worker: None for a in (auth.workers if auth else [])})
+        return seen
+
+    of = (
+        listed and listed.workers,
+        ran and ran.jobs,
+        auth and auth.workers,
+    )
+    return memoized(ev, "known-workers", of, build)
 
 
 def known_jobs(ev: EvidenceSet) -> list[str]:
@@ -65,7 +90,7 @@ def select_targets(
     ev: EvidenceSet, *, worker: str | None = None, job: str | None = None
 ) -> list[Target]:
     """The targets to analyze, most specific request first. Unknown names are usage errors."""
-    if worker is not None and worker not in known_workers(ev) and find_worker(ev, worker) is None:
+    if worker is not None and worker not in _known_names(ev) and find_worker(ev, worker) is None:
         raise UsageError(
             f"no worker called {worker!r} in this bundle", hint=_known("workers", known_workers(ev))
         )
@@ -79,7 +104,7 @@ def select_targets(
         chosen = _troubled(ev, matching) or _latest_runs(matching)
         return [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
     if worker is not None:
-        related = [j for j in jobs(ev) if worker in _workers_for(ev, j)]
+        related = list(_jobs_by_worker(ev).get(worker, ()))
         chosen = _troubled(ev, related)
         targets = [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
         reason = worker_trouble(ev, worker) or "requested worker"
@@ -189,6 +214,31 @@ def _target(ev: EvidenceSet, job: Job, why: str, worker: str | None) -> Target:
     return Target(worker=chosen, job=job, reason=f"{why}; {role}" if role else why)
 
 
+def _jobs_by_worker(ev: EvidenceSet) -> dict[str, list[Job]]:
+    """The jobs each worker runs or is meant for (:func:`_workers_for`), in list order.
+
+    Built once per evidence set: a target named by its worker relates to these jobs, and
+    asking every job of the fleet again for each named worker was quadratic in the fleet.
+    """
+    ran = ev.get(JobsEvidence)
+    placements = ev.get(PlacementEvidence)
+    deployments = ev.get(DeploymentEvidence)
+
+    def build() -> dict[str, list[Job]]:
+        index: dict[str, list[Job]] = {}
+        for job in jobs(ev):
+            for name in dict.fromkeys(_workers_for(ev, job)):
+                index.setdefault(name, []).append(job)
+        return index
+
+    of = (
+        ran and ran.jobs,
+        placements and placements.placements,
+        deployments and deployments.deployments,
+    )
+    return memoized(ev, "jobs-by-worker", of, build)
+
+
 def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
     """Workers the job runs on or is meant for, by the strongest evidence available."""
     if job.assigned_worker:
@@ -198,12 +248,7 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
         return placed
     deployments = ev.get(DeploymentEvidence)
     if deployments is not None and deployments.applicable:
-        deployed = [
-            jd.worker
-            for d in in_agreed_order(deployments.deployments, deployment_key)
-            for jd in in_agreed_order(d.job_deployments, job_deployment_key)
-            if jd.job == job.name
-        ]
+        deployed = [jd.worker for jd in job_deployments(ev, deployments).get(job.name, ())]
         if deployed:
             return list(dict.fromkeys(deployed))
     req = job.requirements
@@ -217,8 +262,7 @@ def _workers_for(ev: EvidenceSet, job: Job) -> list[str]:
 def _native_placements(ev: EvidenceSet, job: Job) -> list[JobPlacement]:
     """Every placement report of ``job`` the product wrote, its duplicates in one order
     whatever the list's (which the target is must not depend on it; its ladder judges them)."""
-    doc = ev.get(PlacementEvidence)
-    listed = [p for p in (doc.placements if doc else []) if p.job == job.name]
+    listed = by_job(ev, ev.get(PlacementEvidence), "placements").get(job.name, [])
     return in_agreed_order(listed, placement_key)
 
 

@@ -13,6 +13,7 @@ from schemas.evidence import (
     AuthorizationEvidence,
     DeploymentEvidence,
     Job,
+    JobDeployment,
     LocalStateEvidence,
     OutcomeEvidence,
     RequirementsEvidence,
@@ -25,6 +26,7 @@ from .contradictions import conflicting_worker
 from .duplicates import deployment_key, in_agreed_order, job_deployment_key
 from .facts import (
     SUCCEEDED_PHASES,
+    by_job,
     by_worker,
     departed_idle,
     find_worker,
@@ -32,6 +34,7 @@ from .facts import (
     heartbeat_policy,
     is_zero_time,
     job_time,
+    memoized,
     stale_after,
 )
 from .matching import is_available
@@ -95,24 +98,34 @@ def _failure(job: Job, succeeded: Mapping[str, float], native: str) -> str | Non
     return None if last_success > ran else f"last run failed{native}"
 
 
+def job_deployments(ev: EvidenceSet, doc: DeploymentEvidence) -> dict[str, list[JobDeployment]]:
+    """Every job deployment of ``doc`` by job, in one order whatever the lists': the records
+    in agreed order (:func:`~.duplicates.in_agreed_order`: a record listed twice), each
+    one's job deployments in agreed order. Built once per evidence set, not once per job."""
+
+    def build() -> dict[str, list[JobDeployment]]:
+        index: dict[str, list[JobDeployment]] = {}
+        for record in in_agreed_order(doc.deployments, deployment_key):
+            for jd in in_agreed_order(record.job_deployments, job_deployment_key):
+                index.setdefault(jd.job, []).append(jd)
+        return index
+
+    return memoized(ev, "job-deployments", (doc, doc.deployments), build)
+
+
 def _evidence_trouble(ev: EvidenceSet, job: str, worker: str | None) -> str | None:
     deployments = ev.get(DeploymentEvidence)
     if deployments is not None and deployments.applicable:  # a record listed twice: one order
-        for record in in_agreed_order(deployments.deployments, deployment_key):
-            for jd in in_agreed_order(record.job_deployments, job_deployment_key):
-                if jd.job == job and worker in (None, jd.worker) and jd.state == "failed":
-                    return f"deployment failed on {jd.worker}"
+        for jd in job_deployments(ev, deployments).get(job, ()):
+            if worker in (None, jd.worker) and jd.state == "failed":
+                return f"deployment failed on {jd.worker}"
     requirements = ev.get(RequirementsEvidence)
-    for report in requirements.reports if requirements else []:
-        if report.job == job and worker in (None, report.worker) and report.blockers:
+    for report in by_job(ev, requirements, "reports").get(job, ()):
+        if worker in (None, report.worker) and report.blockers:
             return f"runtime requirements blocked on {report.worker}"
     outcome = ev.get(OutcomeEvidence)
-    for run in outcome.canaries if outcome else []:
-        if (
-            run.job == job
-            and worker in (None, run.worker)
-            and run.phase in ("failed", "error", "timed_out")
-        ):
+    for run in by_job(ev, outcome, "canaries").get(job, ()):
+        if worker in (None, run.worker) and run.phase in ("failed", "error", "timed_out"):
             return "canary failed"
     return None
 

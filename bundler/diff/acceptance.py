@@ -19,7 +19,7 @@ from datetime import datetime
 
 from schemas import TargetReport
 from schemas.diff import AcceptanceResult, CheckStatus
-from schemas.evidence import CanaryRun, OutcomeEvidence
+from schemas.evidence import CanaryRun, OutcomeEvidence, Receipt
 
 from ..analyze.doubt import seconds_after
 from ..analyze.facts import dated, run_time
@@ -60,6 +60,7 @@ def evaluate(
     bound: nothing can have run after it was read).
     """
     judged = judged_pairs(pairs)
+    runs = _Runs(outcome)
     results: list[AcceptanceResult] = []
     for check in ACCEPTANCE_CHECKS:
         per: dict[str, CheckStatus] = {}
@@ -76,8 +77,8 @@ def evaluate(
         named = after or before
         assert named is not None
         where = subject(named.worker, named.job)
-        canary[where], note = _newer_canary(after, outcome, before_at, after_at)
-        receipt[where], receipt_note = _newer_receipt(after, outcome, before_at, after_at)
+        canary[where], note = _newer_canary(after, runs, before_at, after_at)
+        receipt[where], receipt_note = _newer_receipt(after, runs, before_at, after_at)
         if note:
             details.append(f"{where}: {note}")
         if receipt_note:
@@ -102,26 +103,61 @@ def _listed(after: TargetReport | None, check: str) -> CheckStatus:
     return "unknown"
 
 
-def _matching_runs(after: TargetReport, outcome: OutcomeEvidence) -> list[CanaryRun]:
-    return [
-        run
-        for run in outcome.canaries
-        if (after.job is None or run.job == after.job)
-        and (after.worker is None or run.worker in (None, after.worker))
-    ]
+class _Runs:
+    """AFTER's canary runs by job and by worker, and its receipts by run and by job.
+
+    Indexed once: the checks look up the runs of each recovery target, and a scan of every
+    run and receipt per target was the fleet's size times the targets'. Only which runs and
+    receipts match is asked (a newest time, whether any), never their order.
+    """
+
+    def __init__(self, outcome: OutcomeEvidence | None) -> None:
+        self.outcome = outcome
+        self.by_job: dict[str, list[CanaryRun]] = {}
+        self.by_worker: dict[str | None, list[CanaryRun]] = {}
+        self.receipts_by_run: dict[str, list[Receipt]] = {}
+        self.receipts_by_job: dict[str | None, list[Receipt]] = {}
+        for run in outcome.canaries if outcome is not None else []:
+            self.by_job.setdefault(run.job, []).append(run)
+            self.by_worker.setdefault(run.worker, []).append(run)
+        for receipt in outcome.receipts if outcome is not None else []:
+            if receipt.canary_id is not None:
+                self.receipts_by_run.setdefault(receipt.canary_id, []).append(receipt)
+            else:
+                self.receipts_by_job.setdefault(receipt.job, []).append(receipt)
+
+    def matching(self, after: TargetReport) -> list[CanaryRun]:
+        """The runs of ``after``'s job (any, without one) on its worker or on none."""
+        if after.job is not None:
+            runs = self.by_job.get(after.job, [])
+            if after.worker is None:
+                return list(runs)
+            return [run for run in runs if run.worker in (None, after.worker)]
+        if after.worker is None:
+            return list(self.outcome.canaries) if self.outcome is not None else []
+        return self.by_worker.get(None, []) + self.by_worker.get(after.worker, [])
+
+    def receipts(self, ids: set[str | None], jobs: set[str]) -> list[Receipt]:
+        """Receipts of the runs ``ids``, and those naming no run of the jobs ``jobs`` (every
+        one naming no run, when a run without an id is among ``ids``)."""
+        found = [rc for run in ids if run is not None for rc in self.receipts_by_run.get(run, [])]
+        if None in ids:
+            return found + [rc for listed in self.receipts_by_job.values() for rc in listed]
+        return found + [rc for job in jobs for rc in self.receipts_by_job.get(job, [])]
 
 
 def _newer_canary(
     after: TargetReport | None,
-    outcome: OutcomeEvidence | None,
+    runs_of: _Runs,
     before_at: datetime | None,
     after_at: datetime | None,
 ) -> tuple[CheckStatus, str | None]:
-    if after is None or outcome is None or before_at is None:
+    if after is None or runs_of.outcome is None or before_at is None:
         return "unknown", None
-    runs = [r for r in _matching_runs(after, outcome) if r.phase == "successful"]
+    matching = runs_of.matching(after)
+    runs = [r for r in matching if r.phase == "successful"]
     if not runs:
-        return ("fail" if _matching_runs(after, outcome) else "unknown"), "no successful run"
+        return ("fail" if matching else "unknown"), "no successful run"
     when = [run_time(r) for r in runs]  # a zero time ("never") is no time
     newest = max((w for w in when if w is not None), default=None)
     if newest is None:
@@ -136,13 +172,13 @@ def _newer_canary(
 
 def _newer_receipt(
     after: TargetReport | None,
-    outcome: OutcomeEvidence | None,
+    runs_of: _Runs,
     before_at: datetime | None,
     after_at: datetime | None,
 ) -> tuple[CheckStatus, str | None]:
-    if after is None or outcome is None:
+    if after is None or runs_of.outcome is None:
         return "unknown", None
-    runs = _matching_runs(after, outcome)
+    runs = runs_of.matching(after)
     if not any(r.receipt_required for r in runs):
         return "not_applicable", None
     if before_at is None:
@@ -151,10 +187,8 @@ def _newer_receipt(
     jobs = {r.job for r in runs if r.receipt_required}
     receipts = [
         rc
-        for rc in outcome.receipts
-        if (rc.canary_id in ids or (rc.canary_id is None and rc.job in jobs))
-        and rc.acked is not False
-        and rc.nonce_matched is not False
+        for rc in runs_of.receipts(ids, jobs)
+        if rc.acked is not False and rc.nonce_matched is not False
     ]
     times = [at for rc in receipts if (at := dated(rc.observed_at)) is not None]
     if not receipts:

@@ -28,9 +28,9 @@ from schemas.evidence import (
     WorkersEvidence,
 )
 
-from ..analyze.api import EvidenceSet
+from ..analyze.api import EvidenceSet, Timeline
 from ..analyze.doubt import outcome_collected_at
-from ..analyze.engine import analyze
+from ..analyze.engine import Ladders
 from ..analyze.offline import analyze_opened
 from ..analyze.opening import open_for_analysis
 from ..errors import UsageError
@@ -52,7 +52,11 @@ class Side:
     outcome: OutcomeEvidence | None
     evidence: EvidenceSet | None = None
     analyzer: Profile | None = None
+    timeline: Timeline | None = None
+    """The timeline the analysis judged on; a walk by name reuses it (the logs are not parsed
+    again)."""
     _walked: dict[tuple[str | None, str | None], TargetReport | None] = field(default_factory=dict)
+    _ladders: Ladders | None = None
 
     def ladder_for(self, worker: str | None, job: str | None) -> TargetReport | None:
         """This bundle's ladder for a named target, or None when it knows no such worker/job."""
@@ -64,12 +68,14 @@ class Side:
     def _walk(self, worker: str | None, job: str | None) -> TargetReport | None:
         if self.evidence is None or (worker is None and job is None):
             return None
-        try:
-            report = analyze(self.evidence, profile=self.analyzer, worker=worker, job=job)
+        if self._ladders is None:
+            self._ladders = Ladders(self.evidence, self.analyzer, self.timeline)
+        try:  # the ladders `analyze --worker --job` reports, not the whole fleet analyzed again
+            reports = self._ladders.named(worker, job)
         except UsageError:  # the name is not in this bundle
             return None
-        wanted = [t for t in report.targets if (t.worker, t.job) == (worker, job)]
-        chosen = wanted or report.targets
+        wanted = [t for t in reports if (t.worker, t.job) == (worker, job)]
+        chosen = wanted or reports
         return chosen[0] if chosen else None
 
     @property
@@ -124,4 +130,5 @@ def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None)
             outcome=evidence.get(OutcomeEvidence),
             evidence=evidence,
             analyzer=read.profile,
+            timeline=read.analysis.timeline,
         )

@@ -204,8 +204,9 @@ class RawReader:
             for index, item in enumerate(data):
                 try:
                     found.append(Read(model.model_validate(item), result, f"/{index}", ref))
-                except ValidationError as exc:
-                    self._invalid.setdefault(member, f"item {index}: {_first(exc)}")
+                except ValidationError as exc:  # the first misfit is told: only its message made
+                    if member not in self._invalid:
+                        self._invalid[member] = f"item {index}: {_first(exc)}"
             self._documents[member] = _VALIDATED
         return found
 

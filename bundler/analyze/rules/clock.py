@@ -13,7 +13,7 @@ from schemas.evidence import AuthorizationEvidence, ClockReading, HostsEvidence,
 
 from .. import codes
 from ..api import EvidenceSet, RuleContext, RuleResult, make_finding, rule
-from ..facts import cite, host_for_worker
+from ..facts import cite, host_for_worker, memoized
 
 CLOCK_WARN_S = 5.0
 """Skew worth a warning even without a lease: heartbeat ages and log times blur beyond it."""
@@ -29,11 +29,18 @@ def certain_skew(reading: ClockReading, reference: ClockReading | None = None) -
 
 
 def _server_clock(ev: EvidenceSet) -> ClockReading | None:
+    """The first server host's clock reading; found once per evidence set, not per ladder."""
     doc = ev.get(HostsEvidence)
-    for host in doc.hosts if doc else []:
-        if host.role == "server" and host.clock is not None:
-            return host.clock
-    return None
+    if doc is None:
+        return None
+
+    def first() -> ClockReading | None:
+        for host in doc.hosts:
+            if host.role == "server" and host.clock is not None:
+                return host.clock
+        return None
+
+    return memoized(ev, "server-clock", (doc, doc.hosts), first)
 
 
 def _worker_host(ctx: RuleContext) -> tuple[int, HostSysinfo] | None:

@@ -8,7 +8,7 @@ worker reads the 403 as a bad session token, re-registers and retries).
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.facts import cite_events
+from bundler.analyze.facts import by_worker, cite_events
 from bundler.analyze.wording import listed_names
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
@@ -47,9 +47,9 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
 def flux_registration(ctx: RuleContext) -> RuleResult | None:
     auth = ctx.evidence.need(AuthorizationEvidence)
     name = subject_worker(ctx)
-    indexed = list(enumerate(auth.workers))
     if name is None:
         # No worker in view: the fleet fails here when no worker at all could register.
+        indexed = list(enumerate(auth.workers))
         denied = [(i, w) for i, w in indexed if w.decision == "deny"]
         if denied and len(denied) == len(indexed):
             return _denied(ctx, denied[0][1], denied[0][0])
@@ -65,9 +65,8 @@ def flux_registration(ctx: RuleContext) -> RuleResult | None:
                 )
             )
         return None
-    for index, item in indexed:
-        if item.worker != name:
-            continue
+    # the worker's own records, looked up: a scan of the fleet's list per ladder was quadratic
+    for index, item in by_worker(ctx.evidence, AuthorizationEvidence, auth).get(name, ()):
         if item.decision == "deny":
             return _denied(ctx, item, index)
         if item.decision == "allow":
