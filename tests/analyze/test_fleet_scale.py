@@ -10,8 +10,6 @@ fleet is analyzed: a constant number of times, whatever the fleet's size.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from bundler.analyze.engine import analyze
@@ -27,7 +25,6 @@ from schemas.evidence import (
     DeploymentRecord,
     EvidenceDoc,
     HostsEvidence,
-    HostSysinfo,
     JobDeployment,
     JobPhase,
     JobPlacement,
@@ -37,52 +34,25 @@ from schemas.evidence import (
     PlacementEvidence,
     RequirementsEvidence,
     RequirementsReport,
-    WorkerAuthorization,
     WorkerPlacementVerdict,
     WorkersEvidence,
 )
-from tests.support.evidence import T0, clock, healthy_fleet, job, lease, worker
+from tests.support.evidence import T0, Walked, healthy_fleet, job, with_more_workers, worker
 
 PER_WORKER = (WorkersEvidence, CapacityEvidence, AuthorizationEvidence)
 
 
-class _Walked(list[Any]):
-    """A list that counts how often it is walked from the start."""
-
-    walks = 0
-
-    def __iter__(self) -> Any:
-        self.walks += 1
-        return super().__iter__()
-
-
 def _walks_per_list(size: int, profile: Profile | None = None) -> dict[str, int]:
-    fleet = healthy_fleet()
-    assert fleet.workers is not None
-    assert fleet.capacity is not None
-    assert fleet.authorization is not None
-    names = [f"x{i}" for i in range(size)]
-    fleet.workers.workers += [worker(name, labels={"zone": "b"}) for name in names]
-    template = fleet.capacity.workers[-1]
-    fleet.capacity.workers += [template.model_copy(update={"worker": name}) for name in names]
-    fleet.authorization.workers += [
-        WorkerAuthorization(worker=n, bootstrap_method="api_key", decision="allow", lease=lease())
-        for n in names
-    ]
-    assert fleet.hosts is not None
-    fleet.hosts.hosts += [
-        HostSysinfo(alias=f"h{i + 10}", role="worker", worker=n, clock=clock(0.1))
-        for i, n in enumerate(names)
-    ]
+    fleet = with_more_workers(healthy_fleet(), [f"x{i}" for i in range(size)])
     evidence = fleet.evidence()
     walked = {}
     for cls in PER_WORKER:
         doc = evidence.get(cls)
         assert doc is not None
-        walked[cls.__name__] = doc.workers = _Walked(doc.workers)  # type: ignore[attr-defined]
+        walked[cls.__name__] = doc.workers = Walked(doc.workers)  # type: ignore[attr-defined]
     hosts = evidence.get(HostsEvidence)
     assert hosts is not None
-    walked["HostsEvidence"] = hosts.hosts = _Walked(hosts.hosts)
+    walked["HostsEvidence"] = hosts.hosts = Walked(hosts.hosts)
     report = analyze(evidence, profile=profile)
     assert report.fleet is not None
     assert len(report.fleet.workers) == size + 2
@@ -164,7 +134,7 @@ def _jobs_walked_choosing_targets(size: int) -> dict[str, int]:
     for cls, field in PER_JOB:
         doc = evidence.get(cls)
         assert doc is not None
-        walked[cls.__name__] = counted = _Walked(getattr(doc, field))
+        walked[cls.__name__] = counted = Walked(getattr(doc, field))
         setattr(doc, field, counted)
     chosen = select_targets(evidence)
     assert any(t.job is not None and t.job.name == "job-x0" for t in chosen)

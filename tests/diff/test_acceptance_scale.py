@@ -18,17 +18,7 @@ import pytest
 from bundler.diff.acceptance import evaluate
 from schemas import Layer, LayerResult, LayerStatus, TargetReport, Verdict
 from schemas.evidence import CanaryRun, OutcomeEvidence, Receipt
-from tests.support.evidence import T0
-
-
-class _Walked(list[Any]):
-    """A list that counts how often it is walked from the start."""
-
-    walks = 0
-
-    def __iter__(self) -> Any:
-        self.walks += 1
-        return super().__iter__()
+from tests.support.evidence import T0, Walked
 
 
 def _target(worker: str | None, job: str | None, verdict: Verdict) -> TargetReport:
@@ -59,8 +49,8 @@ def _walks(targets: int, runs: int = 300) -> tuple[int, int]:
             for i in range(runs)
         ],
     )
-    canaries = outcome.canaries = _Walked(outcome.canaries)
-    receipts = outcome.receipts = _Walked(outcome.receipts)
+    canaries = outcome.canaries = Walked(outcome.canaries)
+    receipts = outcome.receipts = Walked(outcome.receipts)
     pairs = [
         (
             _target(f"w{i}", f"j{i}", Verdict.BLOCKED),

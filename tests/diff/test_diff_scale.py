@@ -26,14 +26,12 @@ from schemas.evidence import (
     ConnectionState,
     DeploymentEvidence,
     EvidenceDoc,
-    HostSysinfo,
     JobsEvidence,
     OutcomeEvidence,
     ProductInfo,
-    WorkerAuthorization,
     WorkersEvidence,
 )
-from tests.support.evidence import T0, Fleet, clock, healthy_fleet, lease, worker
+from tests.support.evidence import T0, Fleet, Walked, healthy_fleet, with_more_workers
 
 COUNTED: tuple[tuple[type[EvidenceDoc], str], ...] = (
     (WorkersEvidence, "workers"),
@@ -46,35 +44,9 @@ name up, and a ladder reads its own worker's records. (A rung's rule may still l
 per-job list for its job: that is one ladder's cost, as in ``bundler analyze``.)"""
 
 
-class _Walked(list[Any]):
-    """A list that counts how often it is walked from the start."""
-
-    walks = 0
-
-    def __iter__(self) -> Any:
-        self.walks += 1
-        return super().__iter__()
-
-
 def _fleet(size: int, *, w1_offline: bool) -> Fleet:
     """The two-worker healthy fleet and ``size`` more healthy workers; w1 offline in BEFORE."""
-    fleet = healthy_fleet()
-    assert fleet.workers is not None
-    assert fleet.capacity is not None
-    assert fleet.authorization is not None
-    assert fleet.hosts is not None
-    names = [f"x{i:04d}" for i in range(size)]
-    fleet.workers.workers += [worker(name, labels={"zone": "b"}) for name in names]
-    template = fleet.capacity.workers[-1]
-    fleet.capacity.workers += [template.model_copy(update={"worker": name}) for name in names]
-    fleet.authorization.workers += [
-        WorkerAuthorization(worker=n, bootstrap_method="api_key", decision="allow", lease=lease())
-        for n in names
-    ]
-    fleet.hosts.hosts += [
-        HostSysinfo(alias=f"h{i + 10:04d}", role="worker", worker=n, clock=clock(0.1))
-        for i, n in enumerate(names)
-    ]
+    fleet = with_more_workers(healthy_fleet(), [f"x{i:04d}" for i in range(size)])
     assert fleet.outcome is not None
     fleet.outcome.receipts[0].observed_at = T0 - timedelta(seconds=50)
     if w1_offline:
@@ -111,13 +83,13 @@ def _walks_while_comparing(size: int) -> tuple[dict[str, int], int]:
     and how many targets were walked by name."""
     before = _side(_fleet(size, w1_offline=True), "BEFORE", T0 - timedelta(minutes=10))
     after = _side(_fleet(size, w1_offline=False), "AFTER", T0)
-    walked: dict[str, _Walked] = {}
+    walked: dict[str, Walked] = {}
     for label, side in (("before", before), ("after", after)):
         assert side.evidence is not None
         for cls, name in COUNTED:
             doc = side.evidence.get(cls)
             assert doc is not None
-            counted = _Walked(getattr(doc, name))
+            counted = Walked(getattr(doc, name))
             setattr(doc, name, counted)
             walked[f"{label} {cls.__name__}.{name}"] = counted
     report = compare(before, after)

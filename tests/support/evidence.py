@@ -354,3 +354,39 @@ def without_optional_rungs(fleet: Fleet) -> Fleet:
     fleet.requirements = RequirementsEvidence(**common, applicable=False)
     fleet.outcome = OutcomeEvidence(**common)
     return fleet
+
+
+def with_more_workers(fleet: Fleet, names: list[str]) -> Fleet:
+    """``fleet`` with ``names`` more healthy workers (zone b): each with the last worker's
+    capacity, an authorization with a lease, and a worker host (``h0010``, ``h0011``...)."""
+    assert fleet.workers is not None
+    assert fleet.capacity is not None
+    assert fleet.authorization is not None
+    assert fleet.hosts is not None
+    fleet.workers.workers += [worker(name, labels={"zone": "b"}) for name in names]
+    template = fleet.capacity.workers[-1]
+    fleet.capacity.workers += [template.model_copy(update={"worker": name}) for name in names]
+    fleet.authorization.workers += [
+        WorkerAuthorization(worker=n, bootstrap_method="api_key", decision="allow", lease=lease())
+        for n in names
+    ]
+    fleet.hosts.hosts += [
+        HostSysinfo(alias=f"h{i + 10:04d}", role="worker", worker=n, clock=clock(0.1))
+        for i, n in enumerate(names)
+    ]
+    return fleet
+
+
+class Walked(list[Any]):
+    """A list that counts how often it is walked from the start.
+
+    Scale tests count scans of a fleet's lists instead of timing anything (timings
+    belong in ``bench/``): a lookup that scans the list per worker shows up as walks
+    that grow with the fleet.
+    """
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        self.walks += 1
+        return super().__iter__()
