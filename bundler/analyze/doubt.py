@@ -124,14 +124,18 @@ def undated_run_order(
         return None
     index, run = latest
     ran = run_time(run)
-    when = f", {utc(ran)}" if ran else ""
+    # with no dated run at all, ``latest`` is only the one first in order: not "dated"
+    which = (
+        f"the latest dated one ({run.canary_id or run.job}, {utc(ran)})"
+        if ran
+        else f"one ({run.canary_id or run.job}, {_undated(run)})"
+    )
     said = "; ".join(f"{r.canary_id or r.job} {r.phase}, {_undated(r)}" for _, r in rivals[:3])
     return make_finding(
         codes.RUN_ORDER_UNDATED,
         "info",
-        f"Which run of {_label(run)} is the last is unknown: the latest dated one "
-        f"({run.canary_id or run.job}{when}) is {run.phase}, but {said}. Read the runs' "
-        "end times in the product to tell which ended last.",
+        f"Which run of {_label(run)} is the last is unknown: {which} is {run.phase}, but "
+        f"{said}. Read the runs' end times in the product to tell which ended last.",
         evidence=[
             cite(ev, OutcomeEvidence, "canaries", i, "finished_at", value=_stamp(r))
             for i, r in [(index, run), *rivals[:3]]

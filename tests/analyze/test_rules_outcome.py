@@ -130,7 +130,12 @@ def test_undated_canaries_that_disagree_are_not_ranked_by_list_order(fleet: Flee
     failed = run.model_copy(update={"canary_id": "c0", "phase": "failed"})
     for canaries in ([run, failed], [failed, run]):
         fleet.outcome.canaries = canaries
-        assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RUN_ORDER_UNDATED"]
+        result = judge(rules.canary_and_receipt, fleet, job="ingest")
+        assert codes(result) == ["RUN_ORDER_UNDATED"]
+        assert result is not None
+        message = result.findings[0].message
+        assert "dated one" not in message, message  # none is: which one is named, undated
+        assert "with no time" in message.split(" but ")[0], message
 
 
 def test_no_outcome_document_is_unknown_never_the_job_phase(fleet: Fleet) -> None:
