@@ -58,6 +58,33 @@ class Side:
     _walked: dict[tuple[str | None, str | None], TargetReport | None] = field(default_factory=dict)
     _ladders: Ladders | None = None
 
+    @classmethod
+    def of(
+        cls,
+        label: str,
+        manifest: Manifest | None,
+        evidence: EvidenceSet,
+        report: AnalysisReport,
+        *,
+        analyzer: Profile | None = None,
+        timeline: Timeline | None = None,
+    ) -> Side:
+        """A side from an evidence set and its analysis: the documents diff compares are
+        taken from the evidence, so a side cannot hold ones another bundle gave."""
+        return cls(
+            label=label,
+            manifest=manifest,
+            report=report,
+            product=evidence.get(ProductInfo),
+            workers=evidence.get(WorkersEvidence),
+            capacity=evidence.get(CapacityEvidence),
+            deployments=evidence.get(DeploymentEvidence),
+            outcome=evidence.get(OutcomeEvidence),
+            evidence=evidence,
+            analyzer=analyzer,
+            timeline=timeline,
+        )
+
     def ladder_for(self, worker: str | None, job: str | None) -> TargetReport | None:
         """This bundle's ladder for a named target, or None when it knows no such worker/job."""
         key = (worker, job)
@@ -119,16 +146,11 @@ def open_side(path: Path, secrets: OpenSecrets | None, label: str | None = None)
     with open_for_analysis(path, secrets) as opened:
         read = analyze_opened(opened)  # as `bundler analyze` reads it
         evidence, report = read.evidence, read.analysis.report
-        yield Side(
-            label=label or str(path),
-            manifest=opened.manifest,
-            report=report,
-            product=evidence.get(ProductInfo),
-            workers=evidence.get(WorkersEvidence),
-            capacity=evidence.get(CapacityEvidence),
-            deployments=evidence.get(DeploymentEvidence),
-            outcome=evidence.get(OutcomeEvidence),
-            evidence=evidence,
+        yield Side.of(
+            label or str(path),
+            opened.manifest,
+            evidence,
+            report,
             analyzer=read.profile,
             timeline=read.analysis.timeline,
         )

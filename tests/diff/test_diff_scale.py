@@ -24,11 +24,8 @@ from schemas.evidence import (
     AuthorizationEvidence,
     CapacityEvidence,
     ConnectionState,
-    DeploymentEvidence,
     EvidenceDoc,
     JobsEvidence,
-    OutcomeEvidence,
-    ProductInfo,
     WorkersEvidence,
 )
 from tests.support.evidence import T0, Fleet, Walked, healthy_fleet, with_more_workers
@@ -65,17 +62,7 @@ def _side(fleet: Fleet, label: str, collected: datetime) -> Side:
     )
     evidence = fleet.evidence()
     done = run_analysis(evidence)
-    return Side(
-        label=label,
-        manifest=fleet.manifest,
-        report=done.report,
-        product=evidence.get(ProductInfo),
-        workers=evidence.get(WorkersEvidence),
-        capacity=evidence.get(CapacityEvidence),
-        deployments=evidence.get(DeploymentEvidence),
-        outcome=evidence.get(OutcomeEvidence),
-        evidence=evidence,
-    )
+    return Side.of(label, fleet.manifest, evidence, done.report)
 
 
 def _walks_while_comparing(size: int) -> tuple[dict[str, int], int]:
