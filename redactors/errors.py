@@ -28,10 +28,17 @@ class SegmentMisaligned(Exception):
 
 
 class MemberUnreadable(Exception):
-    """Review could not read a member to its end (a damaged gzip stream): it cannot vouch for
-    it, so the caller rejects the bundle (never "clean"). ``member`` is its name as stored."""
+    """Review could not read a member to its end (a damaged gzip stream) or cannot see into what
+    it holds (a binary file, a tar carrying one): it cannot vouch for it, so the caller rejects
+    the bundle (never "clean"). ``member`` is its name as stored; ``hint`` what the user can do."""
 
-    def __init__(self, member: str, reason: str) -> None:
+    def __init__(
+        self,
+        member: str,
+        reason: str,
+        hint: str = "recompress it from an intact copy (or leave it out) and review again",
+    ) -> None:
         super().__init__(f"{member}: {reason}")
         self.member = member
         self.reason = reason
+        self.hint = hint

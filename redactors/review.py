@@ -43,6 +43,7 @@ from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
 from .structure import STRUCTURE_MAX, detect_format, structure_literals, value_spans
+from .tarwalk import tar_text_only
 from .textcodecs import GzipDamaged, gunzip_chunks, peek, utf16_to_utf8
 from .tokens import TOKEN_MARK, TOKEN_RE
 
@@ -123,6 +124,15 @@ class Reviewer:
                     )
             if found.kind.startswith("utf-16"):  # as the redactor reads it: rules match UTF-8
                 head, stream = peek(utf16_to_utf8(stream, found.kind), SNIFF_BYTES)
+            if found.kind == "binary":  # kept with --keep-binary, or put there by hand
+                raise MemberUnreadable(
+                    name,
+                    f"binary ({found.detail}): review cannot vouch for what it holds",
+                    hint="leave it out (bundler redact does, unless --keep-binary) "
+                    "and review again",
+                )
+            if found.detail == "tar archive":  # scanned as it is, if every member is text
+                stream = tar_text_only(name, stream)
             if label is not None:
                 stream = iter([_canonical(label, b"".join(stream))])
             elif (fmt := detect_format(name, "", head)) is not None:

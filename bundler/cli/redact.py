@@ -38,7 +38,7 @@ from .options import SealOptions, redaction_options, seal_options
 @click.option(
     "--keep-binary",
     is_flag=True,
-    help="Keep binary files (unredacted) instead of leaving them out.",
+    help="Keep binary files (unredacted) instead of leaving them out; `review` refuses them.",
 )
 @click.option(
     "--map-out",

@@ -192,7 +192,7 @@ def _review(source: MemberSource, originals: list[bytes] | None, label: Path) ->
     except MemberUnreadable as exc:  # read in part is not read: never "clean"
         raise BundleRejected(
             f"{label}: unreadable: rejected: member {printable_name(exc.member)!r}: {exc.reason}",
-            hint="recompress it from an intact copy (or leave it out) and review again",
+            hint=exc.hint,
         ) from None
 
 
