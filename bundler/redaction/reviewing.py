@@ -185,15 +185,26 @@ def _review(source: MemberSource, originals: list[bytes] | None, label: Path) ->
     from ..archive.names import printable_name
 
     report = None
-    if source.has(REDACTION_REPORT_MEMBER):
+    has_report = source.has(REDACTION_REPORT_MEMBER)
+    if has_report:
         report = load_report(source.read_bytes(REDACTION_REPORT_MEMBER))
     try:
-        return review_source(source, originals=originals or [], report=report)
+        result = review_source(source, originals=originals or [], report=report)
     except MemberUnreadable as exc:  # read in part is not read: never "clean"
         raise BundleRejected(
             f"{label}: unreadable: rejected: member {printable_name(exc.member)!r}: {exc.reason}",
             hint=exc.hint,
         ) from None
+    if has_report and report is None:  # its checksums could not be compared: not consistent
+        unread = f"{REDACTION_REPORT_MEMBER}: not a redaction report bundler can read"
+        result = result.model_copy(
+            update={
+                "clean": False,
+                "report_consistent": False,
+                "report_mismatches": [unread, *result.report_mismatches],
+            }
+        )
+    return result
 
 
 def _reject_unverified(path: Path, reader: BundleReader) -> None:

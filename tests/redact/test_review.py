@@ -162,6 +162,21 @@ def test_a_report_mismatch_names_the_member(tmp_path: Path) -> None:
     assert f"does not match the members ({stored}: differs" in err
 
 
+def test_a_report_that_does_not_read_as_one_is_not_clean(tmp_path: Path) -> None:
+    """A folder's report that does not validate was taken as "no report": clean, exit 0,
+    though none of its checksums could be compared with the members."""
+    outputs, _, _ = run({"a.log": "fine\n"})
+    for name, data in {**outputs, "redaction-report.json": b'{"files": 3}'}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    code, out, err = _cli("review", str(tmp_path))
+    assert code == 1
+    assert "redaction-report.json: not a redaction report bundler can read\treport-mismatch" in out
+    assert "0 residual finding(s); the redaction report does not match the members" in err
+    (tmp_path / "redaction-report.json").unlink()
+    assert _cli("review", str(tmp_path))[0] == 0  # no report at all: nothing to compare
+
+
 def test_what_review_cannot_see_into_is_rejected_not_clean(tmp_path: Path) -> None:
     """A nested zip or a bz2/xz/zstd stream hides its plaintext from every detector."""
     import bz2
