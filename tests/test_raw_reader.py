@@ -127,6 +127,22 @@ def test_gaps_name_failed_truncated_and_skipped_collectors() -> None:
     assert not reader.has_document("workers")
 
 
+def test_a_successful_collectors_member_that_is_not_in_the_bundle_is_a_gap() -> None:
+    """Deleted from an extracted folder (or a partial bundle): before, no gap, so what the
+    member held read as absent (a receipt that "never came") instead of as unknown."""
+    reader = _reader(
+        {"raw/http/workers.json": [{"name": "w1", "cpus": 2}]},
+        [
+            StepResult("workers", "http.workers", OK, "raw/http/workers.json"),
+            StepResult("worker", "http.worker.0", OK, "raw/http/worker/000.json"),
+        ],
+        (_entry("raw/http/worker/000.json", "worker", None),),
+    )
+    assert [(g.collector, g.reason, g.detail) for g in reader.gaps("workers", "worker")] == [
+        ("http.worker.0", "missing", "its member is not in the bundle"),
+    ]
+
+
 def test_a_member_the_collector_recorded_as_a_misfit_is_not_validated_again() -> None:
     reader = _reader(
         {"raw/http/worker/0.json": {"name": "w1"}},

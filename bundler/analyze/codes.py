@@ -296,6 +296,9 @@ RECEIPT_NONCE_MISMATCH = _(
     "RECEIPT_NONCE_MISMATCH", OUT, "receipt carries another run's nonce", "outcome"
 )
 RECEIPT_MISSING = _("RECEIPT_MISSING", OUT, "required external receipt never came", "outcome")
+RECEIPT_EVIDENCE_MISSING = _(
+    "RECEIPT_EVIDENCE_MISSING", OUT, "cannot tell whether the receipt came: receipts not collected"
+)
 RECEIPT_ACCEPTED_ONLY = _(
     "RECEIPT_ACCEPTED_ONLY", OUT, "destination only accepted the data", "outcome"
 )

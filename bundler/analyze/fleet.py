@@ -32,8 +32,8 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
                 make_finding(
                     codes.EVIDENCE_INCOMPLETE,
                     "info",
-                    f"{cls.member_path} is incomplete (failed: {gaps}); what it lacks reads as "
-                    "unknown, not as absent.",
+                    f"{cls.member_path} is incomplete ({gaps} gave nothing usable); what it lacks "
+                    "reads as unknown, not as absent.",
                     evidence=[ev.cite(cls, "/gaps", doc.gaps or None)],
                     member=cls.member_path,
                     gaps=doc.gaps,

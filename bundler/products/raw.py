@@ -36,7 +36,7 @@ from .base import NormalizeContext, StepResult
 M = TypeVar("M", bound=BaseModel)
 
 
-GapReason = Literal["failed", "truncated", "skipped", "invalid"]
+GapReason = Literal["failed", "truncated", "skipped", "invalid", "missing"]
 
 _UNREAD = object()
 _VALIDATED = object()
@@ -231,7 +231,10 @@ class RawReader:
         """Why each expansion of ``steps`` gave no usable document, in result order.
 
         Failed, truncated and skipped come from the collectors' outcomes; invalid
-        from the collector's validation record, or from this reader once it read it.
+        from the collector's validation record, or from this reader once it read it;
+        missing when a collector succeeded but its member is not in the bundle (deleted
+        from an extracted folder, or a bundle ``verify`` calls partial): that is no
+        evidence of absence either.
         """
         found = []
         for step in steps:
@@ -249,6 +252,8 @@ class RawReader:
         if result.status is CollectorStatus.SKIPPED:
             return Gap(result.step, result.collector, "skipped", result.error_message)
         member = result.member or ""
+        if self.ok(result) and not self.ctx.source.has(member):  # lost after it was written
+            return Gap(result.step, result.collector, "missing", "its member is not in the bundle")
         if entry is not None and entry.valid is False:
             return Gap(result.step, result.collector, "invalid", "did not match its raw model")
         if member in self._invalid:

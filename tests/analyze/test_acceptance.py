@@ -87,6 +87,16 @@ def test_missing_receipt_fails_receipt_not_canary(fleet: Fleet) -> None:
     assert checks["external receipt where the job has an external effect"] == "fail"
 
 
+def test_uncollected_receipts_leave_the_receipt_check_unknown(fleet: Fleet) -> None:
+    assert fleet.outcome is not None
+    fleet.outcome.receipts = []
+    fleet.outcome.complete = False
+    fleet.outcome.gaps = ["http.canary-receipts.000"]
+    checks = _checks(analyze(fleet.evidence(), job="ingest").targets[0])
+    assert checks["successful bounded canary"] == "pass"
+    assert checks["external receipt where the job has an external effect"] == "unknown"
+
+
 @pytest.mark.parametrize("reported_first", [False, True])
 def test_system_information_one_of_two_records_lacks_is_unknown(
     tmp_path: Path, fleet: Fleet, reported_first: bool

@@ -49,6 +49,30 @@ def test_ran_without_required_receipt_fails(fleet: Fleet) -> None:
     )
 
 
+def test_no_receipt_in_incomplete_evidence_is_unknown_not_missing(fleet: Fleet) -> None:
+    """The receipts collector failed: the receipt may be in what it did not bring back."""
+    assert fleet.outcome is not None
+    fleet.outcome.receipts = []
+    fleet.outcome.complete = False
+    fleet.outcome.gaps = ["http.canary-receipts.000"]
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert codes(result) == ["RECEIPT_EVIDENCE_MISSING"]
+    assert status(result) is LayerStatus.UNKNOWN
+    assert result is not None
+    finding = result.findings[0]
+    assert "http.canary-receipts.000 did not complete" in finding.message
+    assert finding.evidence[0].label() == "evidence/outcome.json#/gaps"
+    fleet.outcome.complete = True  # everything was collected and none came: it never came
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RECEIPT_MISSING"]
+
+
+def test_a_receipt_found_in_incomplete_evidence_still_proves_the_run(fleet: Fleet) -> None:
+    assert fleet.outcome is not None
+    fleet.outcome.complete = False
+    fleet.outcome.gaps = ["http.canary-receipts.001"]
+    assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
+
+
 def test_unacked_receipt_counts_as_missing(fleet: Fleet) -> None:
     _receipt(fleet).acked = False
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RECEIPT_MISSING"]

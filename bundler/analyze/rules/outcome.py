@@ -309,6 +309,16 @@ def _receipts(
     if not run.receipt_required:
         return
     confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
+    if not confirmed and not doc.complete:  # the receipt may be in what was not collected
+        gaps = ", ".join(doc.gaps) or "an outcome collector"
+        out.unknown(
+            codes.RECEIPT_EVIDENCE_MISSING,
+            f"{label} ran; whether the external receipt it requires came is unknown: "
+            f"{gaps} did not complete, and no receipt of it is in what was collected.",
+            evidence=[cite(ctx.evidence, OutcomeEvidence, "gaps", value=doc.gaps)],
+            missing=list(doc.gaps),
+        )
+        return
     if not confirmed:
         out.fail(
             codes.RECEIPT_MISSING,
