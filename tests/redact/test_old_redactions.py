@@ -34,6 +34,7 @@ TAILS: dict[str, tuple[str, str]] = {
     "url-userinfo": (f"postgres://app:{OLD}-Xk9.Zq@db:5432/flux\n", "-Xk9.Zq"),
     "connection-string": (f"Server=db;User Id=sa;Password={OLD}-Zq8.77;Database=x\n", "-Zq8.77"),
     "odbc-braces": (f"Driver=pg;Pwd={{{OLD} willow tundra}};\n", "willow tundra"),
+    "prose-password": (f"login failed: password is {OLD}-Prose-42\n", "-Prose-42"),
     "vault-login": (f"$ vault login {OLD}.Xk82Jq0PzR7m\n", ".Xk82Jq0PzR7m"),
     "cli-flag": (f"mysql -uroot -p{OLD}-Sq1.x9 flux\n", "-Sq1.x9"),
 }
@@ -77,6 +78,7 @@ FRESH: dict[str, tuple[str, str]] = {
     "mid-line-value": ("INFO connecting with password=Mid-Pw-2 then retrying\n", "then retrying"),
     "url-userinfo": ("postgres://app:Same-pw-77@db:5432/flux\n", "@db:5432/flux"),
     "prose-then-more-words": ("the password was: Pl4in-old then rotated\n", "then rotated"),
+    "pipe-after-a-value": ("password: Pipe-pw|next\n", "]|next"),
 }
 
 
