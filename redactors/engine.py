@@ -197,7 +197,19 @@ def _outside_tokens(hit: Hit, tokens: list[tuple[int, int]], data: bytes) -> lis
             if t_end < b:
                 next_pieces.append((t_end, b))
         pieces = next_pieces
+    if pieces != [(hit.start, hit.end)]:
+        pieces = [_without_blanks(data, a, b) for a, b in pieces]
     kept = [(a, b) for a, b in pieces if data[a:b].strip(b" \t\r\n\"',;:@/") and b - a >= 2]
     if kept == [(hit.start, hit.end)]:
         return [hit]
     return [Hit(a, b, hit.kind, hit.rule, hit.via, hit.decoders, hit.extra) for a, b in kept]
+
+
+def _without_blanks(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """``data[start:end]`` less the blanks at its ends: the clear tail of ``[REDACTED:...]
+    horse battery`` is replaced as ``horse battery``, keeping the blank that parts them."""
+    while start < end and data[start] in b" \t":
+        start += 1
+    while end > start and data[end - 1] in b" \t":
+        end -= 1
+    return start, end

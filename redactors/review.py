@@ -8,7 +8,9 @@ name) it runs:
   the rules, so anything found is residue. JSON and YAML members are parsed as
   the redactor parses them, and a value under a secret key (a Kubernetes
   ``Secret``'s data, which no line rule can recognize) that still stands as
-  written is residue too.
+  written is residue too. To the rules a token is one piece of a value, so the
+  clear tail an older redaction left beside one (``password = [REDACTED:...]
+  horse battery``) is found where the current rule would have taken it whole.
 * ``entropy``: high-entropy runs near secret words, even without a
   separator ("token is 9f8Zq..."), skipping hex digests and UUIDs.
 * ``encoded-literal``: the redacted *values* are not in the bundle (the report

@@ -80,6 +80,16 @@ def is_token_only(value: bytes) -> bool:
     return len(rest.strip(b" \t,;:\"'")) == 0 and rest != value
 
 
+def clear_text(value: bytes) -> bytes:
+    """``value`` with every token (content or member-name form) blanked out: what of it is
+    still written in clear. ``[REDACTED:password:3f9a1c2b] horse battery`` leaves
+    `` horse battery``, the tail an older or partial redaction left behind; a value that
+    holds no token comes back as it is."""
+    if TOKEN_MARK not in value and b"REDACTED-" not in value:
+        return value
+    return NAME_TOKEN_RE.sub(b" ", TOKEN_RE.sub(b" ", value))
+
+
 def token_spans(data: bytes) -> list[tuple[int, int]]:
     """Offsets of every token in ``data`` (cheap when there are none)."""
     if TOKEN_MARK not in data:

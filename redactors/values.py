@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .tokens import TOKEN_RE
+
 UNQUOTED_END = frozenset(b" \t\r\n\0,;&\"'<>`|]}")
 AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"ntlm", b"apikey")
 MAX_VALUE = 8192
@@ -95,6 +97,9 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     while end < limit and data[end] not in UNQUOTED_END:
         if data[end] == 0x5C and end + 1 < limit and data[end + 1] in b"\"'":
             break
+        if data[end] == 0x5B and (token := TOKEN_RE.match(data, end, limit)) is not None:
+            end = token.end()  # a token is one piece of the value: its "]" does not end it
+            continue
         end += 1
     if end == limit and limit == len(data) and not final:
         raise NeedMore
@@ -163,6 +168,9 @@ def _bracketed(data: bytes, pos: int, line_end: int) -> ValueSpan | None:
 def _braced(data: bytes, pos: int, line_end: int) -> ValueSpan | None:
     end = pos + 1
     while end < line_end:
+        if data[end] == 0x5B and (token := TOKEN_RE.match(data, end, line_end)) is not None:
+            end = token.end()  # its ":" is no nested object's
+            continue
         if data[end] == 0x7D:
             if end + 1 < line_end and data[end + 1] == 0x7D:
                 end += 2

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
+from ..tokens import TOKEN_MARK, TOKEN_RE, clear_text
 from ..values import NeedMore, value_spans
 from .keyvalue import KV_RULES, _name_value, _netrc, _php_define
 from .sql import SQL_RULES
@@ -263,6 +264,12 @@ _NOT_A_PASSWORD = re.compile(
 or a duration; a token already written."""
 
 
+_TOKEN_WORD = re.compile(rb"(?:%s|[^\s\"'\\<>`{}\[\],;&|]){1,64}" % TOKEN_RE.pattern)
+"""The word after the keyword when it holds a redaction token: the token is one piece of
+it. It also ends where a key's unquoted value ends (``&``, ``|``), so what another rule
+left after its token is not read as more of this word."""
+
+
 def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """``password is Hunter2-x``, ``passwd Pw0rd-77 accepted``: a password named in prose.
 
@@ -273,6 +280,14 @@ def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[
     (the word after the keyword is a plain one).
     """
     data = view.data
+    tokened = (
+        _TOKEN_WORD.match(data, match.end())
+        if data.find(TOKEN_MARK, match.end(), match.end() + 64) >= 0
+        else None
+    )
+    if tokened is not None and TOKEN_MARK in tokened.group():
+        yield from _prose_tail(view, match, tokened, rule)
+        return
     found = _PROSE_WORD.match(data, match.end())
     if found is None:
         return
@@ -286,6 +301,31 @@ def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[
     if len(word) < 6 or not (_has_letter(word) and _has_digit(word)):
         return
     if b"/" in word or b"=" in word or b"@" in word or _NOT_A_PASSWORD.fullmatch(word):
+        return
+    if not is_placeholder(word):
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+def _prose_tail(
+    view: View, match: re.Match[bytes], found: re.Match[bytes], rule: Rule
+) -> Iterable[Hit]:
+    """``password is [REDACTED:...]-x9``: a prose password a redaction replaced in part.
+
+    The token shows the word was taken for a password; how long or how shaped it was, the
+    token hides, so only what is still in clear is judged: a path, URL or ``key=value``
+    never was a prose password; anything else beside the token is its tail (the engine
+    replaces the clear pieces and leaves the token).
+    """
+    data = view.data
+    start, end = found.span()
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    while end > start and data[end - 1] in _PROSE_TRAILING:
+        end -= 1
+    word = data[start:end]
+    clear = clear_text(word)
+    if b"/" in clear or b"=" in clear or b"@" in clear:
         return
     if not is_placeholder(word):
         yield Hit(start, end, rule.kind, rule.id)

@@ -28,6 +28,7 @@ from ..keys import (
     secret_kind,
 )
 from ..rules import ALNUM, Hit, Rule, View
+from ..tokens import TOKEN_MARK
 from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
@@ -136,7 +137,12 @@ _OPENERS = (b'"', b"'", b"{", b"[")
 _TEMPLATES = (b"${", b"{{")
 WHOLE_LINE_WORD_MAX = 16
 """A first word this long is a token in its own right (``token: 9f8ZqA... (expires in 1h)``):
-what follows is prose about it, not more of it."""
+a note in parentheses after it is about it, not more of it."""
+_NOTE = b"("
+"""How such a note opens. Judged on what follows the first word, never on the word itself:
+a redaction token (always 16+ characters) hides how long the word it replaced was, so
+``bundler review`` of ``password = [REDACTED:...] horse battery`` must reach the verdict the
+redactor reached on the original (docs/redaction.md, "old redactions")."""
 
 
 def _owns_line(data: bytes, key_start: int) -> bool:
@@ -154,12 +160,17 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     spaces included: ``password = correct horse battery staple`` would otherwise
     lose only its first word. Not taken further when the value was quoted or
     bracketed, stopped at something other than a blank, starts with a word that
-    is a token by itself, or the rest of the line holds another ``key=`` (a
-    logfmt line that happens to start with ``password=``); an inline comment
-    (`` # ...``, `` ; ...``) ends it.
+    is a token by itself followed by a note in parentheses, or the rest of the
+    line holds another ``key=`` (a logfmt line that happens to start with
+    ``password=``) or a redaction token (a secret found there on its own: the
+    line was already cut into values); an inline comment (`` # ...``,
+    `` ; ...``) ends it. Every
+    test reads only what a redaction leaves in place, so the rule gives the same
+    extent over ``password = [REDACTED:...] horse battery`` as over the original
+    line, and takes the clear tail an older redaction left.
     """
     end = span.end
-    if end >= len(data) or data[end] not in b" \t" or end - span.start >= WHOLE_LINE_WORD_MAX:
+    if end >= len(data) or data[end] not in b" \t":
         return span
     if data[span.start - 1 : span.start] in _OPENERS or data.startswith(_TEMPLATES, span.start):
         return span
@@ -170,7 +181,9 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
         line_end = len(data)
     comment = _INLINE_COMMENT.search(data, end, line_end)
     rest = data[end : comment.start() if comment else line_end].rstrip()
-    if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE:
+    if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE or TOKEN_MARK in rest:
+        return span  # a token there: a secret found on its own, so the line is no one value
+    if end - span.start >= WHOLE_LINE_WORD_MAX and rest.lstrip().startswith(_NOTE):
         return span
     return ValueSpan(span.start, end + len(rest))
 
