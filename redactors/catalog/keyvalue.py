@@ -62,6 +62,7 @@ def _kv_hits(
     next_line: bool = True,
     classify: Callable[[str], str | None] = secret_kind,
     whole_line: bool = False,
+    assignment: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
     key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
@@ -86,7 +87,7 @@ def _kv_hits(
     lowered = key.lower().lstrip("-")
     if whole_line and len(spans) == 1 and not bare and kind not in WEAK_KINDS:
         try:
-            spans = [_to_line_end(data, spans[0], final=view.final)]
+            spans = [_to_line_end(data, spans[0], final=view.final, assignment=assignment)]
         except NeedMore:
             view.need_more_from(key_start)
             return
@@ -132,6 +133,10 @@ _ANOTHER_PAIR = re.compile(rb"(?:^|[ \t,;&])[A-Za-z_][A-Za-z0-9_.-]*[ \t]*(?:=|:
 """A second ``key=``/``key:`` on the line: the line holds several fields (logfmt), not one value."""
 _INLINE_COMMENT = re.compile(rb"[ \t][#;]")
 """An inline comment (``password = x y # rotated``): kept, as INI and env readers drop it."""
+_COMMAND_AFTER = re.compile(rb"(?:^|[ \t])(?:--?[A-Za-z]|\|\|?|&&|[<>])")
+"""An option or a shell operator: ``PGPASSWORD=pw psql -h db`` runs a command after the
+assignment, which is not more of its value."""
+_ASSIGNMENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*=")
 _OPENERS = (b'"', b"'", b"{", b"[")
 _TEMPLATES = (b"${", b"{{")
 WHOLE_LINE_WORD_MAX = 16
@@ -147,7 +152,9 @@ def _owns_line(data: bytes, key_start: int) -> bool:
     return lead is not None and lead.end() == key_start
 
 
-def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
+def _to_line_end(
+    data: bytes, span: ValueSpan, *, final: bool, assignment: bool = False
+) -> ValueSpan:
     """An unquoted value of a line-owning key, taken to the end of its line.
 
     In INI, ``.properties`` and env files a value runs to the end of the line,
@@ -155,8 +162,9 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     lose only its first word. Not taken further when the value was quoted or
     bracketed, stopped at something other than a blank, starts with a word that
     is a token by itself, or the rest of the line holds another ``key=`` (a
-    logfmt line that happens to start with ``password=``); an inline comment
-    (`` # ...``, `` ; ...``) ends it.
+    logfmt line that happens to start with ``password=``), or a shell ``assignment``
+    (``NAME=value``, no blanks) is followed by a command with options or operators
+    (``PGPASSWORD=pw psql -h db``); an inline comment (`` # ...``, `` ; ...``) ends it.
     """
     end = span.end
     if end >= len(data) or data[end] not in b" \t" or end - span.start >= WHOLE_LINE_WORD_MAX:
@@ -171,6 +179,8 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     comment = _INLINE_COMMENT.search(data, end, line_end)
     rest = data[end : comment.start() if comment else line_end].rstrip()
     if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE:
+        return span
+    if assignment and _COMMAND_AFTER.search(rest):
         return span
     return ValueSpan(span.start, end + len(rest))
 
@@ -306,6 +316,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         rule,
         next_line=sep not in (None, b">"),
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
+        assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
     )
 
 

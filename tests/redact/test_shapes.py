@@ -118,6 +118,7 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "grep -a pattern",
             "$REDIS_PASSWORD",
             "psql --password --host db",
+            "] psql -h db -U app\n",  # the command after an env assignment is not its value
         ],
     ),
     "url-userinfo-keeps-host-and-path": (
@@ -259,6 +260,16 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "auth: database unavailable",
             "then retrying",
         ],
+    ),
+    # A key's last words decide: keyStorePassword holds a password (not a "key"), whatever it
+    # looks like; --password-stdin says where the password comes from and holds none.
+    "keys-that-say-where-a-password-is": (
+        {
+            "run.sh": "java -Djavax.net.ssl.keyStorePassword=marblefinch -jar app.jar\n"
+            "cat /run/secrets/pw | docker login -u ci --password-stdin registry.example.com\n",
+        },
+        ["marblefinch"],
+        ["] -jar app.jar\n", "--password-stdin registry.example.com\n"],
     ),
 }
 
