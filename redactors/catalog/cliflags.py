@@ -20,11 +20,18 @@ __all__ = ["CLI_PASSWORD_FLAG"]
 _CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
 _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"(?:mysql|mariadb)[a-z-]*"), {b"p": "attached"}),
-    (re.compile(rb"sshpass"), {b"p": "next"}),
-    (re.compile(rb"curl|wget"), {b"u": "userpass", b"-user": "userpass"}),
+    (re.compile(rb"sshpass"), {b"p": "either"}),
+    (
+        re.compile(rb"curl"),
+        {b"u": "userpass", b"-user": "userpass", b"U": "userpass", b"-proxy-user": "userpass"},
+    ),
+    (re.compile(rb"wget"), {b"u": "userpass", b"-user": "userpass"}),
+    (re.compile(rb"lftp"), {b"u": "comma"}),
     (re.compile(rb"redis-cli|keydb-cli|valkey-cli"), {b"a": "next"}),
     (re.compile(rb"ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn)"), {b"w": "next"}),
+    (re.compile(rb"ldappasswd"), {b"w": "next", b"a": "next", b"s": "next"}),
     (re.compile(rb"sqlcmd|bcp|isql"), {b"P": "next"}),
+    (re.compile(rb"vsql"), {b"w": "next"}),
     (re.compile(rb"mongo(?:sh|dump|restore|export|import|stat|top)?"), {b"p": "next"}),
     (re.compile(rb"docker|podman|nerdctl|buildah|skopeo|helm|oras|crane"), {b"p": "login"}),
     (
@@ -35,10 +42,22 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"smbclient|rpcclient|smbmap"), {b"U": "percent"}),
     (re.compile(rb"7z|7za|7zz|rar|unrar"), {b"p": "attached"}),
     (re.compile(rb"zip|unzip"), {b"P": "next"}),
+    (re.compile(rb"ssh-keygen"), {b"P": "next", b"N": "next"}),
+    (re.compile(rb"ipmitool"), {b"P": "next"}),
+    (re.compile(rb"mosquitto_(?:pub|sub|rr)"), {b"P": "next"}),
+    (re.compile(rb"useradd|usermod"), {b"p": "next"}),
+    (
+        re.compile(
+            rb"snmp(?:get|getnext|bulkget|bulkwalk|walk|set|table|trap|inform|delta|status|df"
+            rb"|netstat|test)"
+        ),
+        {b"A": "next", b"X": "next", b"c": "next"},
+    ),
 )
 """Tools whose short or odd flags take a secret (``redis-cli -a``, ``ldapsearch -w``,
-``keytool -storepass``, ``openssl -passin pass:``), and how the value is given. Long
-``--password``/``--token`` flags of any tool are key/value pairs (:mod:`.keyvalue`)."""
+``keytool -storepass``, ``openssl -passin pass:``, ``ssh-keygen -N``, ``snmpwalk -A``,
+``ipmitool -P``), and how the value is given. Where two entries name one tool, the later
+one holds all its flags (``ldappasswd``'s old and new password, ``-a`` and ``-s``)."""
 _TOOL_AT = re.compile(rb"(?:^|(?<=[\s/;|&(`]))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t]")
 
 
@@ -72,6 +91,8 @@ def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
         mode = "next"
     pos = match.end()
     follows = data[pos : pos + 1]
+    if mode == "either":  # sshpass -p pw, sshpass -ppw
+        mode = "next" if follows in (b" ", b"\t", b"=") else "attached"
     if mode not in ("attached", "userpass") and follows not in (b" ", b"\t", b"="):
         return  # "-pX" attached is not this tool's syntax
     if mode == "attached":
@@ -94,11 +115,11 @@ def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
         if not data.startswith(b"pass:", start):
             return  # env:VAR, file:path, stdin: a reference
         start += 5
-    elif mode == "percent":
-        percent = data.find(b"%", start, end)
-        if percent < 0:
+    elif mode in ("percent", "comma"):  # smbclient -U user%pass, lftp -u user,pass
+        separator = data.find(b"%" if mode == "percent" else b",", start, end)
+        if separator < 0:
             return
-        start = percent + 1
+        start = separator + 1
     value = data[start:end]
     if end > start and not is_placeholder(value) and not value.startswith(b"$"):
         yield Hit(start, end, rule.kind, rule.id)
@@ -110,10 +131,11 @@ CLI_PASSWORD_FLAG = Rule(
     "password",
     "cli",
     "Secret flags of known database, cache, directory, registry, keystore and archive"
-    " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB clients, sshpass,"
-    " curl/wget user, docker login, keytool, openssl, smbclient, 7-Zip).",
-    rb" -(?:-user[ \t=]|storepass|keypass|srcstorepass|deststorepass|passin|passout"
-    rb"|[puawPkU])",
+    " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients,"
+    " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
+    " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
+    rb" -(?:-user[ \t=]|-proxy-user[ \t=]|storepass|keypass|srcstorepass|deststorepass|passin"
+    rb"|passout|[puawPkUsNAXc])",
     handler=_cli_password,
     examples=(
         ("mysql -uroot -phunter2 db", "hunter2"),
@@ -129,6 +151,21 @@ CLI_PASSWORD_FLAG = Rule(
         ("smbclient //fs/share -U alice%Smb-pw-5", "Smb-pw-5"),
         ("7z x backup.7z -pZip-pw-7 -o/tmp", "Zip-pw-7"),
         ("mongosh --host db -u admin -p M0ngo-pw", "M0ngo-pw"),
+        ("sshpass -pSsh-pw-3 ssh h", "Ssh-pw-3"),
+        ("curl -U proxyuser:correcthorse -x proxy:3128 https://x", "correcthorse"),
+        ("curl --proxy-user proxyuser:batterystaple https://x", "batterystaple"),
+        ("lftp -u alice,ftphorse ftp.example.com", "ftphorse"),
+        ("ldappasswd -x -D cn=admin -w Adm1n -a oldhorse -s newhorse uid=a", "newhorse"),
+        ("ldappasswd -x -D cn=admin -w Adm1n -a oldhorse -s newhorse uid=a", "oldhorse"),
+        ("vsql -U dbadmin -w verticahorse", "verticahorse"),
+        ("ssh-keygen -p -P oldphrase -N 'new phrase' -f id", "new phrase"),
+        ("ssh-keygen -p -P oldphrase -N 'new phrase' -f id", "oldphrase"),
+        ("ipmitool -I lanplus -H bmc -U admin -P bmchorse power status", "bmchorse"),
+        ("mosquitto_pub -h mq -u app -P mqtthorse -t x -m y", "mqtthorse"),
+        ("usermod -p plainhorse alice", "plainhorse"),
+        ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "authhorse"),
+        ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "privhorse"),
+        ("snmpget -v2c -c n0tpublic router sysUpTime.0", "n0tpublic"),
     ),
     decoys=(
         "mysql -P 3306 -h db",
@@ -138,5 +175,12 @@ CLI_PASSWORD_FLAG = Rule(
         "redis-cli -a $REDIS_PASSWORD ping",
         "openssl pkcs12 -in a.p12 -passin env:P12_PW",
         "tar -xkf a.tar -w",
+        "ssh-keygen -t ed25519 -N '' -f id",
+        "ldapsearch -x -s sub -b dc=x",
+        "lftp -u alice ftp.example.com",
+        "wget -U Mozilla/5.0 https://x",
+        "snmpd -c /etc/snmp/snmpd.conf",
+        "bash -c 'echo hi'",
+        "ipmitool -I lanplus -H bmc -p 623 sel list",
     ),
 )

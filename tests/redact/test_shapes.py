@@ -271,6 +271,45 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["marblefinch"],
         ["] -jar app.jar\n", "--password-stdin registry.example.com\n"],
     ),
+    # Short flags of known tools that take a secret: the tool decides (ssh-keygen -N is the
+    # new passphrase, wget -U a user agent, snmpd -c a config file).
+    "secret-flags-of-more-known-tools": (
+        {
+            ".bash_history": "sshpass -pAtt4ched-pw ssh host\n"
+            "curl -U proxy:hollowreed -x proxy:3128 https://x\n"
+            "lftp -u alice,mossyledge ftp.example.com\n"
+            "ldappasswd -x -D cn=admin -w Ld4p-adm -a oldphrase -s newphrase uid=alice\n"
+            "ssh-keygen -p -P keyphrase -N 'new key phrase' -f id\n"
+            "snmpwalk -v3 -u mon -A silverbrook -X copperfield host\n"
+            "ipmitool -I lanplus -H bmc -U admin -P ironlantern power status\n"
+            "usermod -p plaincedar alice\n"
+            "vsql -U dbadmin -w verticareed\n"
+            "ssh-keygen -t ed25519 -N '' -f id\nwget -U Mozilla/5.0 https://x\n"
+            "snmpd -c /etc/snmp/snmpd.conf\nldapsearch -x -s sub -b dc=x\n"
+            "ipmitool -H bmc -p 623 sel list\nlftp -u alice ftp.example.com\n",
+        },
+        [
+            "Att4ched-pw",
+            "hollowreed",
+            "mossyledge",
+            "oldphrase",
+            "newphrase",
+            "keyphrase",
+            "new key phrase",
+            "silverbrook",
+            "copperfield",
+            "ironlantern",
+            "plaincedar",
+            "verticareed",
+        ],
+        [
+            "curl -U proxy:[REDACTED:",
+            "lftp -u alice,[REDACTED:",
+            "-N '' -f id\nwget -U Mozilla/5.0 https://x\n",
+            "snmpd -c /etc/snmp/snmpd.conf\nldapsearch -x -s sub -b dc=x\n",
+            "ipmitool -H bmc -p 623 sel list\nlftp -u alice ftp.example.com\n",
+        ],
+    ),
 }
 
 
