@@ -286,6 +286,13 @@ def _names_a_secret(word: bytes, rule: Rule) -> bool:
     return secret_kind(word.decode("latin-1")) is not None
 
 
+def _attached_value(flag: bytes) -> bool:
+    """A short flag with its value glued on (``-pS3cret-pw``, ``-ahunter2pass``): one dash and
+    a digit in the "name". Secret options named with one dash (``-storepass``, ``-pw``,
+    ``-passin``) have none."""
+    return not flag.startswith(b"--") and any(0x30 <= c <= 0x39 for c in flag)
+
+
 def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     start = _key_start(data, match.start())
@@ -303,6 +310,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     sep = match.group("sep")
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
+    if sep is None and _attached_value(data[start : match.end("rest")]):
+        return  # "sshpass -pS3cret-pw ssh": the flag's value, not a key named "...pw"
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C) and not _keyed_element(view, start):
         return  # only <password>value</password> and <entry key="password">value</entry>
     if sep == b"=" and view.low[start : match.end()] == b"key=":

@@ -303,6 +303,7 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "verticareed",
         ],
         [
+            "] ssh host\n",  # not taken for the value of a flag named "-pAtt4ched-pw"
             "curl -U proxy:[REDACTED:",
             "lftp -u alice,[REDACTED:",
             "-N '' -f id\nwget -U Mozilla/5.0 https://x\n",
