@@ -12,6 +12,8 @@ import hashlib
 
 from ..rules import Rule
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .oracle import ORACLE_LOGON
+from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
 from .tokens import TOKEN_RULES
 
@@ -23,6 +25,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *KV_RULES,
     *CONTEXT_RULES,
     *SQL_RULES,
+    *POSITIONAL_RULES,
+    ORACLE_LOGON,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

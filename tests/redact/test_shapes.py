@@ -311,6 +311,47 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "ipmitool -H bmc -p 623 sel list\nlftp -u alice ftp.example.com\n",
         ],
     ),
+    # Passwords on command lines (shell history, ps listings, cron, CI logs) that no key or
+    # flag names: the argument's place, the pipe into a tool that reads standard input, a
+    # user flag beside -p. Digit-less passwords count when the syntax says "password".
+    "passwords-as-command-arguments": (
+        {
+            ".bash_history": "net user alice Net-Us3r! /add\n"
+            "net use \\\\srv\\share /user:dom\\alice orchidlantern\n"
+            "htpasswd -b -c /etc/nginx/.htpasswd alice pebblequartz\n"
+            "htpasswd -bB users bob 'two words'\n"
+            "rabbitmqctl add_user alice velvetharbor\n"
+            "mysqladmin -uroot -pMy-0ld-pw password amberfalcon\n"
+            "redis-cli -h cache AUTH default cobaltwillow\n"
+            "nmcli dev wifi connect Office password saffronrivet\n"
+            "sqlplus -s scott/mapleember@orcl @/opt/report.sql\n"
+            "net user alice\nnet user bob * /add\nhtpasswd -D users carol\n"
+            "rabbitmqctl list_users\nsqlplus / as sysdba\n",
+        },
+        [
+            "Net-Us3r!",
+            "orchidlantern",
+            "pebblequartz",
+            "two words",
+            "velvetharbor",
+            "amberfalcon",
+            "cobaltwillow",
+            "saffronrivet",
+            "mapleember",
+        ],
+        [
+            "net user alice [REDACTED:password:",
+            "] /add\n",
+            "net use \\\\srv\\share /user:dom\\alice [REDACTED:",
+            "htpasswd -b -c /etc/nginx/.htpasswd alice [REDACTED:",
+            "rabbitmqctl add_user alice [REDACTED:",
+            "redis-cli -h cache AUTH default [REDACTED:",
+            "sqlplus -s scott/[REDACTED:password:",
+            "]@orcl @/opt/report.sql",
+            "net user alice\nnet user bob * /add\nhtpasswd -D users carol\n",
+            "rabbitmqctl list_users\nsqlplus / as sysdba\n",
+        ],
+    ),
 }
 
 

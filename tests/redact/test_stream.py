@@ -16,6 +16,7 @@ SECRETS = {
     "kv": ("password={v}", "Str4ddle-Pw!" + rand(ALNUM, 6, "kv")),
     "url": ("postgres://app:{v}@db/x", "Url-Str4ddle-" + rand(ALNUM, 6, "url")),
     "jwt": ("Bearer {v}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0." + rand(ALNUM, 43, "jwt")),
+    "argument": ("$ htpasswd -b users alice {v}", "Arg-Str4ddle-" + rand(ALNUM, 6, "arg")),
 }
 
 
