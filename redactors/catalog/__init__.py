@@ -15,6 +15,7 @@ from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
+from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
 
 RULESET_ID = "bundler-builtin/1"
@@ -27,6 +28,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *SQL_RULES,
     *POSITIONAL_RULES,
     ORACLE_LOGON,
+    STDIN_PASSWORD,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

@@ -352,6 +352,28 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "rabbitmqctl list_users\nsqlplus / as sysdba\n",
         ],
     ),
+    "passwords-piped-to-standard-input": (
+        {
+            "deploy.sh": "echo Dock3r-pw! | docker login --password-stdin\n"
+            "echo 'granitetulip' | docker login -u ci --password-stdin registry.example.com\n"
+            "echo 'alice:Chp4ss-pw!' | chpasswd\n"
+            "echo hazelcomet | sudo -S systemctl restart flux-worker\n"
+            "passwd --stdin alice <<< 'lunar meadow'\n"
+            "chpasswd <<'USERS'\nbob:emberquill\ncarol:$NOT_EXPANDED\nUSERS\n"
+            'echo "$REGISTRY_PASSWORD" | docker login --password-stdin\n'
+            "echo hello | grep passwd\n",
+        },
+        ["Dock3r-pw!", "granitetulip", "Chp4ss-pw!", "hazelcomet", "lunar meadow", "emberquill"],
+        [
+            "--password-stdin registry.example.com\n",
+            "echo 'alice:[REDACTED:password:",
+            "bob:[REDACTED:password:",
+            "carol:$NOT_EXPANDED\n",
+            "sudo -S systemctl restart flux-worker",
+            'echo "$REGISTRY_PASSWORD" | docker login --password-stdin',
+            "echo hello | grep passwd",
+        ],
+    ),
 }
 
 

@@ -17,6 +17,8 @@ SECRETS = {
     "url": ("postgres://app:{v}@db/x", "Url-Str4ddle-" + rand(ALNUM, 6, "url")),
     "jwt": ("Bearer {v}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0." + rand(ALNUM, 43, "jwt")),
     "argument": ("$ htpasswd -b users alice {v}", "Arg-Str4ddle-" + rand(ALNUM, 6, "arg")),
+    "piped": ("$ echo {v} | docker login --password-stdin", "Pipe-Str4ddle-" + rand(ALNUM, 6, "p")),
+    "heredoc": ("$ chpasswd <<'END'\nalice:{v}\nEND", "Here-Str4ddle-" + rand(ALNUM, 6, "h")),
 }
 
 
