@@ -17,6 +17,7 @@ from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
 from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
+from .userpass import USER_PASSWORD_FLAG
 
 RULESET_ID = "bundler-builtin/1"
 
@@ -29,6 +30,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *POSITIONAL_RULES,
     ORACLE_LOGON,
     STDIN_PASSWORD,
+    USER_PASSWORD_FLAG,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

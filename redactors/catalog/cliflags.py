@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from ..keys import is_placeholder
 from ..rules import Hit, Rule, View
 
-__all__ = ["CLI_PASSWORD_FLAG"]
+__all__ = ["CLI_PASSWORD_FLAG", "known_tool"]
 
 _CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
 _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
@@ -70,6 +70,12 @@ def _tool_flags(low: bytes, line_start: int, flag_at: int) -> tuple[bytes, dict[
             if tool.fullmatch(name):
                 found = (name, flags)
     return found
+
+
+def known_tool(tool: bytes) -> bool:
+    """Whether the table names ``tool`` (a lower-case command word): then which of its flags
+    hold a secret is the table's to say, not a guess from the value's shape."""
+    return any(pattern.fullmatch(tool) for pattern, _ in _CLI_FLAGS)
 
 
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:

@@ -374,6 +374,47 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "echo hello | grep passwd",
         ],
     ),
+    "password-flags-of-tools-the-catalog-does-not-know": (
+        {
+            ".bash_history": "az login -u alice@corp.example -p thistlecrane\n"
+            "psexec \\\\host -u corp\\alice -p Ps3xec-pw cmd\n"
+            "schtasks /create /s h /u alice /p junipercrest /tn backup\n"
+            "xfreerdp /u:alice /p:quartzmeadow /v:host\n"
+            "myapp --verbose -p S3cretPass! --db x\n"
+            "myapp -p 'S3cret Pass' start\n"
+            "mkdir -p /var/lib/x\nssh -p 2222 host\ndocker run -u app -p 80:80 nginx\n"
+            "cp -p a b\ngrep -p x file\njournalctl -u nginx -p err\nmysql -u root -p mydb\n"
+            "docker compose -p proj2 up\nsudo -u www-data -p 'Password 1: ' ls\n",
+        },
+        [
+            "thistlecrane",
+            "Ps3xec-pw",
+            "junipercrest",
+            "quartzmeadow",
+            "S3cretPass!",
+            "S3cret Pass",
+        ],
+        [
+            "az login -u alice@corp.example -p [REDACTED:",
+            "mkdir -p /var/lib/x\nssh -p 2222 host\ndocker run -u app -p 80:80 nginx\n",
+            "cp -p a b\ngrep -p x file\njournalctl -u nginx -p err\nmysql -u root -p mydb\n",
+            "docker compose -p proj2 up\nsudo -u www-data -p 'Password 1: ' ls\n",
+        ],
+    ),
+    # ps auxww: the command line follows the user, PID, usage and time columns.
+    "command-lines-in-a-process-listing": (
+        {
+            "ps.txt": "USER   PID %CPU %MEM    VSZ   RSS TTY STAT START   TIME COMMAND\n"
+            "root  1234  0.0  0.1  12345  6789 ?   S    10:00   0:00 sshpass -p slatecanyon ssh h\n"
+            "root  1235  0.0  0.1  12345  6789 ?   S    10:00   0:00 /usr/bin/htpasswd -b u c"
+            " fernglade\n"
+            "app   1236  0.2  1.1  99999  8888 ?   Sl   10:00   1:02 /opt/agent -U svc"
+            " -P tidepool\n"
+            "root  1237  0.0  0.0   4321   999 ?   Ss   10:00   0:00 /usr/sbin/sshd -D -p 22\n",
+        },
+        ["slatecanyon", "fernglade", "tidepool"],
+        ["/usr/sbin/sshd -D -p 22\n", "0:00 sshpass -p [REDACTED:", "/opt/agent -U svc -P [RED"],
+    ),
 }
 
 

@@ -19,6 +19,7 @@ SECRETS = {
     "argument": ("$ htpasswd -b users alice {v}", "Arg-Str4ddle-" + rand(ALNUM, 6, "arg")),
     "piped": ("$ echo {v} | docker login --password-stdin", "Pipe-Str4ddle-" + rand(ALNUM, 6, "p")),
     "heredoc": ("$ chpasswd <<'END'\nalice:{v}\nEND", "Here-Str4ddle-" + rand(ALNUM, 6, "h")),
+    "user-flag": ("oc login -u dev -p {v} https://api", "Flag-Str4ddle-" + rand(ALNUM, 6, "f")),
 }
 
 
