@@ -65,10 +65,15 @@ HARMLESS_SUFFIXES = frozenset({
     "fetched", "generated", "regex", "pattern", "placeholder", "manager", "service", "server",
     "storage", "cache", "helper", "command", "cmd", "hash_alg", "variable", "variables", "param",
     "parameter", "arg", "argument", "option", "flag", "description", "desc", "disabled",
-    "disable", "anonymous",
+    "disable", "anonymous", "stdin", "fd",
 })
 # fmt: on
-"""A trailing word like these describes a secret without holding it (``token_ttl``)."""
+"""A trailing word like these describes a secret without holding it (``token_ttl``;
+``--password-stdin`` and ``--passphrase-fd 0`` say where the secret comes from)."""
+
+PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass"})
+"""After ``key`` in a name, these make it a password's key (Java's
+``javax.net.ssl.keyStorePassword``), not a key: its value is taken whatever it looks like."""
 
 ONE_TIME_WORDS = frozenset({"csrf", "xsrf", "authenticity", "nonce", "captcha"})
 """Anti-forgery tokens in forms and pages: single-use, bound to a page view (gitleaks and
@@ -170,7 +175,11 @@ def secret_kind(name: str) -> str | None:
     for index, word in enumerate(words):
         if word in SECRET_WORDS:
             return _kind_for(words, word)
-        if word == "key" and any(q in KEY_QUALIFIERS for q in words[:index]):
+        if (
+            word == "key"
+            and any(q in KEY_QUALIFIERS for q in words[:index])
+            and PASSWORD_WORDS.isdisjoint(words[index + 1 :])  # ssl_key_store_password
+        ):
             return _kind_for(words, word)
         if word == "key" and index == len(words) - 1 and len(words) == 2 and words[0] == "tls":
             return "private-key"

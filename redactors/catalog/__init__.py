@@ -12,8 +12,12 @@ import hashlib
 
 from ..rules import Rule
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .oracle import ORACLE_LOGON
+from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
+from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
+from .userpass import USER_PASSWORD_FLAG
 
 RULESET_ID = "bundler-builtin/1"
 
@@ -23,6 +27,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *KV_RULES,
     *CONTEXT_RULES,
     *SQL_RULES,
+    *POSITIONAL_RULES,
+    ORACLE_LOGON,
+    STDIN_PASSWORD,
+    USER_PASSWORD_FLAG,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

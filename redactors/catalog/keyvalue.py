@@ -63,6 +63,7 @@ def _kv_hits(
     next_line: bool = True,
     classify: Callable[[str], str | None] = secret_kind,
     whole_line: bool = False,
+    assignment: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
     key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
@@ -87,7 +88,7 @@ def _kv_hits(
     lowered = key.lower().lstrip("-")
     if whole_line and len(spans) == 1 and not bare and kind not in WEAK_KINDS:
         try:
-            spans = [_to_line_end(data, spans[0], final=view.final)]
+            spans = [_to_line_end(data, spans[0], final=view.final, assignment=assignment)]
         except NeedMore:
             view.need_more_from(key_start)
             return
@@ -133,6 +134,10 @@ _ANOTHER_PAIR = re.compile(rb"(?:^|[ \t,;&])[A-Za-z_][A-Za-z0-9_.-]*[ \t]*(?:=|:
 """A second ``key=``/``key:`` on the line: the line holds several fields (logfmt), not one value."""
 _INLINE_COMMENT = re.compile(rb"[ \t][#;]")
 """An inline comment (``password = x y # rotated``): kept, as INI and env readers drop it."""
+_COMMAND_AFTER = re.compile(rb"(?:^|[ \t])(?:--?[A-Za-z]|\|\|?|&&|[<>])")
+"""An option or a shell operator: ``PGPASSWORD=pw psql -h db`` runs a command after the
+assignment, which is not more of its value."""
+_ASSIGNMENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*=")
 _OPENERS = (b'"', b"'", b"{", b"[")
 _TEMPLATES = (b"${", b"{{")
 WHOLE_LINE_WORD_MAX = 16
@@ -153,7 +158,9 @@ def _owns_line(data: bytes, key_start: int) -> bool:
     return lead is not None and lead.end() == key_start
 
 
-def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
+def _to_line_end(
+    data: bytes, span: ValueSpan, *, final: bool, assignment: bool = False
+) -> ValueSpan:
     """An unquoted value of a line-owning key, taken to the end of its line.
 
     In INI, ``.properties`` and env files a value runs to the end of the line,
@@ -163,11 +170,12 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     is a token by itself followed by a note in parentheses, or the rest of the
     line holds another ``key=`` (a logfmt line that happens to start with
     ``password=``) or a redaction token (a secret found there on its own: the
-    line was already cut into values); an inline comment (`` # ...``,
-    `` ; ...``) ends it. Every
-    test reads only what a redaction leaves in place, so the rule gives the same
-    extent over ``password = [REDACTED:...] horse battery`` as over the original
-    line, and takes the clear tail an older redaction left.
+    line was already cut into values), or a shell ``assignment`` (``NAME=value``,
+    no blanks) is followed by a command with options or operators
+    (``PGPASSWORD=pw psql -h db``); an inline comment (`` # ...``, `` ; ...``)
+    ends it. Every test reads only what a redaction leaves in place, so the rule
+    gives the same extent over ``password = [REDACTED:...] horse battery`` as over
+    the original line, and takes the clear tail an older redaction left.
     """
     end = span.end
     if end >= len(data) or data[end] not in b" \t":
@@ -184,6 +192,8 @@ def _to_line_end(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE or TOKEN_MARK in rest:
         return span  # a token there: a secret found on its own, so the line is no one value
     if end - span.start >= WHOLE_LINE_WORD_MAX and rest.lstrip().startswith(_NOTE):
+        return span
+    if assignment and _COMMAND_AFTER.search(rest):
         return span
     return ValueSpan(span.start, end + len(rest))
 
@@ -289,6 +299,13 @@ def _names_a_secret(word: bytes, rule: Rule) -> bool:
     return secret_kind(word.decode("latin-1")) is not None
 
 
+def _attached_value(flag: bytes) -> bool:
+    """A short flag with its value glued on (``-pS3cret-pw``, ``-ahunter2pass``): one dash and
+    a digit in the "name". Secret options named with one dash (``-storepass``, ``-pw``,
+    ``-passin``) have none."""
+    return not flag.startswith(b"--") and any(0x30 <= c <= 0x39 for c in flag)
+
+
 def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     start = _key_start(data, match.start())
@@ -306,6 +323,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     sep = match.group("sep")
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
+    if sep is None and _attached_value(data[start : match.end("rest")]):
+        return  # "sshpass -pS3cret-pw ssh": the flag's value, not a key named "...pw"
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C) and not _keyed_element(view, start):
         return  # only <password>value</password> and <entry key="password">value</entry>
     if sep == b"=" and view.low[start : match.end()] == b"key=":
@@ -319,6 +338,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         rule,
         next_line=sep not in (None, b">"),
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
+        assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
     )
 
 

@@ -118,6 +118,7 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "grep -a pattern",
             "$REDIS_PASSWORD",
             "psql --password --host db",
+            "] psql -h db -U app\n",  # the command after an env assignment is not its value
         ],
     ),
     "url-userinfo-keeps-host-and-path": (
@@ -259,6 +260,160 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "auth: database unavailable",
             "then retrying",
         ],
+    ),
+    # A key's last words decide: keyStorePassword holds a password (not a "key"), whatever it
+    # looks like; --password-stdin says where the password comes from and holds none.
+    "keys-that-say-where-a-password-is": (
+        {
+            "run.sh": "java -Djavax.net.ssl.keyStorePassword=marblefinch -jar app.jar\n"
+            "cat /run/secrets/pw | docker login -u ci --password-stdin registry.example.com\n",
+        },
+        ["marblefinch"],
+        ["] -jar app.jar\n", "--password-stdin registry.example.com\n"],
+    ),
+    # Short flags of known tools that take a secret: the tool decides (ssh-keygen -N is the
+    # new passphrase, wget -U a user agent, snmpd -c a config file).
+    "secret-flags-of-more-known-tools": (
+        {
+            ".bash_history": "sshpass -pAtt4ched-pw ssh host\n"
+            "curl -U proxy:hollowreed -x proxy:3128 https://x\n"
+            "lftp -u alice,mossyledge ftp.example.com\n"
+            "ldappasswd -x -D cn=admin -w Ld4p-adm -a oldphrase -s newphrase uid=alice\n"
+            "ssh-keygen -p -P keyphrase -N 'new key phrase' -f id\n"
+            "snmpwalk -v3 -u mon -A silverbrook -X copperfield host\n"
+            "ipmitool -I lanplus -H bmc -U admin -P ironlantern power status\n"
+            "usermod -p plaincedar alice\n"
+            "vsql -U dbadmin -w verticareed\n"
+            "ssh-keygen -t ed25519 -N '' -f id\nwget -U Mozilla/5.0 https://x\n"
+            "snmpd -c /etc/snmp/snmpd.conf\nldapsearch -x -s sub -b dc=x\n"
+            "ipmitool -H bmc -p 623 sel list\nlftp -u alice ftp.example.com\n",
+        },
+        [
+            "Att4ched-pw",
+            "hollowreed",
+            "mossyledge",
+            "oldphrase",
+            "newphrase",
+            "keyphrase",
+            "new key phrase",
+            "silverbrook",
+            "copperfield",
+            "ironlantern",
+            "plaincedar",
+            "verticareed",
+        ],
+        [
+            "] ssh host\n",  # not taken for the value of a flag named "-pAtt4ched-pw"
+            "curl -U proxy:[REDACTED:",
+            "lftp -u alice,[REDACTED:",
+            "-N '' -f id\nwget -U Mozilla/5.0 https://x\n",
+            "snmpd -c /etc/snmp/snmpd.conf\nldapsearch -x -s sub -b dc=x\n",
+            "ipmitool -H bmc -p 623 sel list\nlftp -u alice ftp.example.com\n",
+        ],
+    ),
+    # Passwords on command lines (shell history, ps listings, cron, CI logs) that no key or
+    # flag names: the argument's place, the pipe into a tool that reads standard input, a
+    # user flag beside -p. Digit-less passwords count when the syntax says "password".
+    "passwords-as-command-arguments": (
+        {
+            ".bash_history": "net user alice Net-Us3r! /add\n"
+            "net use \\\\srv\\share /user:dom\\alice orchidlantern\n"
+            "htpasswd -b -c /etc/nginx/.htpasswd alice pebblequartz\n"
+            "htpasswd -bB users bob 'two words'\n"
+            "rabbitmqctl add_user alice velvetharbor\n"
+            "mysqladmin -uroot -pMy-0ld-pw password amberfalcon\n"
+            "redis-cli -h cache AUTH default cobaltwillow\n"
+            "nmcli dev wifi connect Office password saffronrivet\n"
+            "sqlplus -s scott/mapleember@orcl @/opt/report.sql\n"
+            "net user alice\nnet user bob * /add\nhtpasswd -D users carol\n"
+            "rabbitmqctl list_users\nsqlplus / as sysdba\n",
+        },
+        [
+            "Net-Us3r!",
+            "orchidlantern",
+            "pebblequartz",
+            "two words",
+            "velvetharbor",
+            "amberfalcon",
+            "cobaltwillow",
+            "saffronrivet",
+            "mapleember",
+        ],
+        [
+            "net user alice [REDACTED:password:",
+            "] /add\n",
+            "net use \\\\srv\\share /user:dom\\alice [REDACTED:",
+            "htpasswd -b -c /etc/nginx/.htpasswd alice [REDACTED:",
+            "rabbitmqctl add_user alice [REDACTED:",
+            "redis-cli -h cache AUTH default [REDACTED:",
+            "sqlplus -s scott/[REDACTED:password:",
+            "]@orcl @/opt/report.sql",
+            "net user alice\nnet user bob * /add\nhtpasswd -D users carol\n",
+            "rabbitmqctl list_users\nsqlplus / as sysdba\n",
+        ],
+    ),
+    "passwords-piped-to-standard-input": (
+        {
+            "deploy.sh": "echo Dock3r-pw! | docker login --password-stdin\n"
+            "echo 'granitetulip' | docker login -u ci --password-stdin registry.example.com\n"
+            "echo 'alice:Chp4ss-pw!' | chpasswd\n"
+            "echo hazelcomet | sudo -S systemctl restart flux-worker\n"
+            "passwd --stdin alice <<< 'lunar meadow'\n"
+            "chpasswd <<'USERS'\nbob:emberquill\ncarol:$NOT_EXPANDED\nUSERS\n"
+            'echo "$REGISTRY_PASSWORD" | docker login --password-stdin\n'
+            "echo hello | grep passwd\n",
+        },
+        ["Dock3r-pw!", "granitetulip", "Chp4ss-pw!", "hazelcomet", "lunar meadow", "emberquill"],
+        [
+            "--password-stdin registry.example.com\n",
+            "echo 'alice:[REDACTED:password:",
+            "bob:[REDACTED:password:",
+            "carol:$NOT_EXPANDED\n",
+            "sudo -S systemctl restart flux-worker",
+            'echo "$REGISTRY_PASSWORD" | docker login --password-stdin',
+            "echo hello | grep passwd",
+        ],
+    ),
+    "password-flags-of-tools-the-catalog-does-not-know": (
+        {
+            ".bash_history": "az login -u alice@corp.example -p thistlecrane\n"
+            "psexec \\\\host -u corp\\alice -p Ps3xec-pw cmd\n"
+            "schtasks /create /s h /u alice /p junipercrest /tn backup\n"
+            "xfreerdp /u:alice /p:quartzmeadow /v:host\n"
+            "myapp --verbose -p S3cretPass! --db x\n"
+            "myapp -p 'S3cret Pass' start\n"
+            "mkdir -p /var/lib/x\nssh -p 2222 host\ndocker run -u app -p 80:80 nginx\n"
+            "cp -p a b\ngrep -p x file\njournalctl -u nginx -p err\nmysql -u root -p mydb\n"
+            "docker compose -p proj2 up\nsudo -u www-data -p 'Password 1: ' ls\n",
+        },
+        [
+            "thistlecrane",
+            "Ps3xec-pw",
+            "junipercrest",
+            "quartzmeadow",
+            "S3cretPass!",
+            "S3cret Pass",
+        ],
+        [
+            "az login -u alice@corp.example -p [REDACTED:",
+            "mkdir -p /var/lib/x\nssh -p 2222 host\ndocker run -u app -p 80:80 nginx\n",
+            "cp -p a b\ngrep -p x file\njournalctl -u nginx -p err\nmysql -u root -p mydb\n",
+            "docker compose -p proj2 up\nsudo -u www-data -p 'Password 1: ' ls\n",
+        ],
+    ),
+    # ps auxww: the command line follows the user, PID, usage and time columns.
+    "command-lines-in-a-process-listing": (
+        {
+            "ps.txt": "USER   PID %CPU %MEM    VSZ   RSS TTY STAT START   TIME COMMAND\n"
+            "root  1234  0.0  0.1  12345  6789 ?   S    10:00   0:00 sshpass -p slatecanyon ssh h\n"
+            "root  1235  0.0  0.1  12345  6789 ?   S    10:00   0:00 /usr/bin/htpasswd -b u c"
+            " fernglade\n"
+            "app   1236  0.2  1.1  99999  8888 ?   Sl   10:00   1:02 /opt/agent -U svc"
+            " -P tidepool\n"
+            "root  1237  0.0  0.0   4321   999 ?   Ss   10:00   0:00 /usr/sbin/sshd -D -p 22\n",
+        },
+        ["slatecanyon", "fernglade", "tidepool"],
+        ["/usr/sbin/sshd -D -p 22\n", "0:00 sshpass -p [REDACTED:", "/opt/agent -U svc -P [RED"],
     ),
 }
 

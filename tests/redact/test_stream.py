@@ -16,6 +16,10 @@ SECRETS = {
     "kv": ("password={v}", "Str4ddle-Pw!" + rand(ALNUM, 6, "kv")),
     "url": ("postgres://app:{v}@db/x", "Url-Str4ddle-" + rand(ALNUM, 6, "url")),
     "jwt": ("Bearer {v}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0." + rand(ALNUM, 43, "jwt")),
+    "argument": ("$ htpasswd -b users alice {v}", "Arg-Str4ddle-" + rand(ALNUM, 6, "arg")),
+    "piped": ("$ echo {v} | docker login --password-stdin", "Pipe-Str4ddle-" + rand(ALNUM, 6, "p")),
+    "heredoc": ("$ chpasswd <<'END'\nalice:{v}\nEND", "Here-Str4ddle-" + rand(ALNUM, 6, "h")),
+    "user-flag": ("oc login -u dev -p {v} https://api", "Flag-Str4ddle-" + rand(ALNUM, 6, "f")),
 }
 
 

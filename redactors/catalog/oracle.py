@@ -1,0 +1,69 @@
+"""Oracle logons on a command line: ``sqlplus scott/PW@orcl``, ``expdp userid=system/PW``.
+
+SQL*Plus, SQL*Loader, Data Pump, RMAN and DGMGRL take the user, the password and
+the connect identifier as one argument, ``user/password@db``; cron jobs that
+export a schema every night leave it in ``ps`` listings and logs. No flag or key
+names the password: its place between ``/`` and ``@`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..rules import Hit, Rule, View
+from .shellwords import command_words, is_reference
+
+__all__ = ["ORACLE_LOGON"]
+
+_LOGON = re.compile(rb"(?:userid=)?[a-z][a-z0-9_$#.]*/")
+
+
+def _oracle_logon(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``sqlplus scott/PW@orcl``, ``expdp userid=system/PW``, ``rman target sys/PW@db``: the
+    password of an Oracle logon argument, up to its ``@connect`` part (``/ as sysdba`` and
+    ``/nolog`` have none)."""
+    args = command_words(view, match)
+    if args is None:
+        return
+    data = view.data
+    for word in args:
+        logon = _LOGON.match(view.low, word.value_start, word.value_end)
+        if logon is None:
+            continue
+        start = logon.end()
+        end = word.value_end
+        blank = data.find(b" ", start, end)  # "sys/pw as sysdba", quoted
+        end = end if blank < 0 else blank
+        at = data.find(b"@", start, end)
+        end = end if at < 0 else at
+        if data[start : start + 1] == b'"':
+            quote = data.find(b'"', start + 1, word.value_end)
+            start, end = start + 1, (end if quote < 0 else quote)
+        if end > start and not is_reference(data[start:end], word.quote):
+            yield Hit(start, end, rule.kind, rule.id)
+
+
+ORACLE_LOGON = Rule(
+    "oracle-logon",
+    "password",
+    "cli",
+    "The password of an Oracle logon argument `user/password@db` of SQL*Plus, SQL*Loader,"
+    " Data Pump, RMAN and DGMGRL (`/ as sysdba` and `/nolog` have none).",
+    rb"(?:sqlplus|sqlldr|expdp|impdp|dgmgrl|rman)(?:\.exe)?[ \t]",
+    lower=True,
+    handler=_oracle_logon,
+    examples=(
+        ("sqlplus -s scott/tiger@orcl @/opt/report.sql", "tiger"),
+        ("expdp userid=system/S3cret-x directory=dp dumpfile=a.dmp", "S3cret-x"),
+        ("rman target sys/rmanhorse@prod catalog rco/cathorse@rcat", "cathorse"),
+        ('sqlplus "sys/syshorse as sysdba"', "syshorse"),
+    ),
+    decoys=(
+        "sqlplus / as sysdba",
+        "sqlplus -s /nolog @/opt/x.sql",
+        "sqlldr control=/opt/load.ctl log=/tmp/l.log",
+        "rman target /",
+        "sqlplus scott@orcl",
+    ),
+)
