@@ -5,7 +5,9 @@ The check reads the file back from disk and:
 * opens it as every reader does (:mod:`bundler.archive.zipscan`, the readers' default
   :class:`~bundler.archive.limits.ReaderLimits`): a bundle its readers would refuse,
   such as a member just over the 16 MiB ratio floor that compressed past 200:1, is
-  not published (one was, once; no reader could then open it);
+  not published (one was, once; no reader could then open it; the writer now stores
+  such a member uncompressed, :mod:`bundler.archive.uncompressed`, and this is the
+  backstop);
 
 and for every entry:
 
@@ -49,12 +51,12 @@ import pyzipper
 
 from schemas import MANIFEST_MEMBER
 
-from ...errors import BundleError, EncryptionError, OutputError
+from ...errors import BundleError, EncryptionError
 from .. import aeskeys
-from ..limits import MiB, ReaderLimits
+from ..limits import ReaderLimits
 from ..names import printable_name
 from ..secret import Secret
-from ..zipscan import check_manifest_size, open_zip, ratio_refused, ratio_text, scan_entries
+from ..zipscan import check_manifest_size, open_zip, scan_entries
 
 LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 LOCAL_SIGNATURE = 0x04034B50
@@ -82,34 +84,8 @@ class WrittenMember:
     sha256: str
     size: int
     compressed_size: int
-
-
-def refuse_unreadable(member: WrittenMember) -> None:
-    """Raise :class:`OutputError` if the readers would refuse ``member`` for its compression
-    ratio (:func:`~bundler.archive.zipscan.ratio_refused`, their default limits).
-
-    Called by the writer as each member is closed, when its ratio is first known: the
-    check before publishing (:func:`verify_written`) refused the same bundle, but only once
-    all of it was written (``bundler redact`` of a 200 MB file of one repeated line: the
-    whole job, then "failed verification after writing"). The defaults, as there: raising
-    ``BUNDLER_MAX_RATIO`` where the bundle is written would not make its readers open it.
-    """
-    limits = READER_LIMITS
-    ratio = ratio_refused(member.size, member.compressed_size, limits)
-    if ratio is None:
-        return
-    floor = limits.ratio_floor
-    over = f"{floor // MiB} MiB" if floor % MiB == 0 else f"{floor} bytes"
-    raise OutputError(
-        f"cannot write member {printable_name(member.name)!r}: it compresses "
-        f"{ratio_text(ratio, limits.max_ratio)}:1 ({member.size} bytes into "
-        f"{member.compressed_size}), past the {limits.max_ratio:g}:1 bundler's readers accept "
-        f"for a member over {over} (BUNDLER_MAX_RATIO); nothing was written",
-        hint="bundler writes only bundles its readers open with their default limits "
-        "(BUNDLER_MAX_RATIO set here would not change that): leave that file out or shorten "
-        "it; bundler redact can write it to a directory instead (--out DIR), bundler doctor "
-        "keeps less of each log with a lower --log-bytes",
-    )
+    uncompressed: bool = False
+    """Stored, not deflated: it compressed past the readers' ratio limit (:mod:`..uncompressed`)."""
 
 
 def verify_written(

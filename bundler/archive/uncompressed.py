@@ -1,0 +1,144 @@
+"""A member that compresses too well, written again uncompressed, so every reader opens it.
+
+bundler's readers refuse a member over ``ratio_floor`` (16 MiB) that expands more than
+``max_ratio`` (200) times: a zip bomb's shape (:func:`.zipscan.ratio_refused`). A crash
+loop's log, one line over and over, has that shape too, and the writer refused it: the
+whole bundle was lost (``doctor``), or the whole run (``redact``). Such a member is now
+stored (``ZIP_STORED``, still AES-256 AE-2): about 1:1, every byte kept, and the readers'
+limit unchanged, since a stored member expands to no more than its bytes on disk.
+
+The ratio is known only when the entry is closed, on every path: the writer's own
+deflate, a pool worker's deflate stream, a stream a worker also encrypted
+(:mod:`.sealed`), a member joined from segments. So the writer takes the closed entry
+back (:func:`take_back`) rather than guessing earlier: one place for every path, paid
+only by such members, and the member's plaintext is not asked for twice (doctor's pass
+two counts its redactions as it streams; ``redact`` has only ciphertext left). The
+entry's data, salt to MAC, is under 1/200 of the member: it is copied aside (ciphertext,
+in memory up to :data:`ASIDE_IN_MEMORY`), the file is cut back to the entry's local
+header and the entry dropped from pyzipper's directory (``filelist``, ``NameToInfo``,
+``start_dir``), as if it had never been written. :func:`plaintext` then decrypts that
+copy (its MAC checked) and inflates it for the writer to store; the writer requires the
+size and sha256 it had, and the post-write check maps and verifies the result.
+"""
+
+from __future__ import annotations
+
+import hmac
+import struct
+import tempfile
+import zlib
+from collections.abc import Iterator
+from typing import IO, Any
+
+import pyzipper
+
+from ..errors import EncryptionError
+from . import aeskeys
+from ._chunks import CHUNK_SIZE
+from .integrity import written
+from .limits import MiB
+from .names import printable_name
+from .zipscan import ratio_refused
+
+SALT, VERIFIER, MAC = 16, 2, 10
+AES_256 = 3
+LOCAL_HEADER_FIXED = 30
+NAME_AND_EXTRA_LENGTHS = struct.Struct("<HH")
+"""At offset 26 of a local header: the lengths of the name and of the extra field."""
+ASIDE_IN_MEMORY = 8 * MiB
+"""A taken-back entry's ciphertext is held in memory up to this, then in a temporary file
+(an 8 GiB member, the readers' limit, has at most ~41 MB of it at 200:1)."""
+
+
+def compresses_too_well(size: int, compressed_size: int) -> bool:
+    """Whether the readers, with their default limits, would refuse this entry's ratio.
+
+    The limits the post-write check applies (``written.READER_LIMITS``, looked up here at
+    each call: one definition): ``BUNDLER_MAX_RATIO`` set where a bundle is written says
+    nothing about where it is read."""
+    return ratio_refused(size, compressed_size, written.READER_LIMITS) is not None
+
+
+def take_back(zf: Any, info: pyzipper.ZipInfo) -> IO[bytes]:
+    """Remove ``info``, the entry just closed, from ``zf``; return its data (salt to MAC).
+
+    Fails closed (:class:`EncryptionError`) unless that entry is the last thing written
+    and its data ends where the directory would start, so nothing else is cut."""
+    label = printable_name(info.filename)
+    fp = zf.fp
+    if zf._writing or not zf.filelist or zf.filelist[-1] is not info:
+        raise _cannot(label, "it is not the last entry written")
+    fp.seek(info.header_offset + LOCAL_HEADER_FIXED - NAME_AND_EXTRA_LENGTHS.size)
+    name_len, extra_len = NAME_AND_EXTRA_LENGTHS.unpack(fp.read(NAME_AND_EXTRA_LENGTHS.size))
+    start = info.header_offset + LOCAL_HEADER_FIXED + name_len + extra_len
+    if start + info.compress_size != zf.start_dir:
+        raise _cannot(label, "its data does not end where the directory starts")
+    aside: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=ASIDE_IN_MEMORY)  # noqa: SIM115
+    try:
+        fp.seek(start)
+        left = info.compress_size
+        while left > 0:
+            piece = fp.read(min(left, CHUNK_SIZE))
+            if not piece:
+                raise _cannot(label, "the file ends inside it")
+            aside.write(piece)
+            left -= len(piece)
+        aside.seek(0)
+    except BaseException:
+        aside.close()
+        raise
+    fp.seek(info.header_offset)
+    fp.truncate()
+    zf.filelist.pop()
+    del zf.NameToInfo[info.filename]
+    zf.start_dir = info.header_offset
+    return aside
+
+
+def plaintext(
+    data: IO[bytes], length: int, password: bytes, method: int, label: str
+) -> Iterator[bytes]:
+    """The member ``data`` (``length`` bytes: salt, verifier, ciphertext, MAC) encrypts.
+
+    Raises :class:`EncryptionError` if the password does not open it, its MAC does not
+    match (after the last piece: the caller's work is then discarded), or it does not
+    inflate to its end."""
+    header = data.read(SALT + VERIFIER)
+    if len(header) != SALT + VERIFIER:
+        raise _cannot(label, "it is shorter than its encryption header")
+    keys = aeskeys.derive(password, header, AES_256)
+    if not hmac.compare_digest(keys[64:66], header[SALT:]):
+        raise _cannot(label, "it does not open with the bundle password")
+    cipher = aeskeys.ctr_cipher(keys[:32])
+    mac = hmac.new(keys[32:64], digestmod="sha1")
+    inflater = zlib.decompressobj(-15) if method == pyzipper.ZIP_DEFLATED else None
+    left = length - SALT - VERIFIER - MAC
+    try:
+        while left > 0:
+            ciphertext = data.read(min(left, CHUNK_SIZE))
+            if not ciphertext:
+                raise _cannot(label, "it ends early")
+            left -= len(ciphertext)
+            mac.update(ciphertext)
+            plain = cipher.decrypt(ciphertext)
+            if inflater is None:
+                yield plain
+                continue
+            while plain:
+                if out := inflater.decompress(plain, CHUNK_SIZE):
+                    yield out
+                plain = inflater.unconsumed_tail
+        if inflater is not None:
+            if out := inflater.flush():
+                yield out
+            if not inflater.eof or inflater.unused_data:
+                raise _cannot(label, "it does not inflate to its end")
+    except zlib.error as exc:
+        raise _cannot(label, "it does not inflate") from exc
+    if not hmac.compare_digest(mac.digest()[:MAC], data.read(MAC)):
+        raise _cannot(label, "its AES authentication failed")
+
+
+def _cannot(label: str, why: str) -> EncryptionError:
+    """The one-line error of a member that cannot be stored again (the writer then aborts)."""
+    return EncryptionError(f"cannot store {label!r} uncompressed: {why}; nothing was written")
