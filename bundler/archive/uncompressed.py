@@ -27,7 +27,7 @@ import hmac
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 import pyzipper
@@ -48,6 +48,8 @@ NAME_AND_EXTRA_LENGTHS = struct.Struct("<HH")
 ASIDE_IN_MEMORY = 8 * MiB
 """A taken-back entry's ciphertext is held in memory up to this, then in a temporary file
 (an 8 GiB member, the readers' limit, has at most ~41 MB of it at 200:1)."""
+NAMED = 3
+"""Members a note names; the rest are counted."""
 
 
 def compresses_too_well(size: int, compressed_size: int) -> bool:
@@ -142,3 +144,23 @@ def plaintext(
 def _cannot(label: str, why: str) -> EncryptionError:
     """The one-line error of a member that cannot be stored again (the writer then aborts)."""
     return EncryptionError(f"cannot store {label!r} uncompressed: {why}; nothing was written")
+
+
+def uncompressed_note(names: Sequence[str]) -> str | None:
+    """One line for the person who wrote the bundle: which members are stored uncompressed.
+
+    Only the size of the bundle differs (every byte is kept), but a 20 MB bundle where
+    a few hundred KB were expected deserves a reason."""
+    if not names:
+        return None
+    shown = ", ".join(printable_name(name) for name in names[:NAMED])
+    if len(names) > NAMED:
+        shown += f" and {len(names) - NAMED} more"
+    they = "it compresses" if len(names) == 1 else "they compress"
+    limits = written.READER_LIMITS
+    floor = limits.ratio_floor
+    over = f"{floor // MiB} MiB" if floor % MiB == 0 else f"{floor} bytes"
+    return (
+        f"stored uncompressed, every byte kept: {shown} ({they} past the "
+        f"{limits.max_ratio:g}:1 bundler's readers accept for a member over {over})"
+    )

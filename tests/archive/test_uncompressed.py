@@ -23,6 +23,7 @@ from bundler.archive.builder import BundleBuilder
 from bundler.archive.deflate import DeflateStats, deflate_in_background
 from bundler.archive.limits import ReaderLimits
 from bundler.archive.sealed import seal
+from bundler.archive.uncompressed import uncompressed_note
 from bundler.errors import EncryptionError
 from tests.support.archive import CREATED, PASSWORD, build_bundle, open_test_bundle
 
@@ -141,3 +142,15 @@ def test_a_stream_that_is_not_what_its_caller_vouched_for_fails_the_bundle(
         ):
             b.finalize(command="redact")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_note_names_a_few_members_and_counts_the_rest() -> None:
+    """What ``doctor`` and ``redact`` print: one line, whatever the number of members."""
+    assert uncompressed_note(()) is None
+    many = uncompressed_note([f"hosts/h0{i}/logs/00.log" for i in range(1, 6)])
+    assert many == (
+        "stored uncompressed, every byte kept: hosts/h01/logs/00.log, hosts/h02/logs/00.log, "
+        "hosts/h03/logs/00.log and 2 more (they compress past the 200:1 bundler's readers "
+        "accept for a member over 16 MiB)"
+    )
+    assert "\n" not in (uncompressed_note(["a\nb.log"]) or "")  # a name is printed escaped

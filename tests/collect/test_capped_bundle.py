@@ -98,10 +98,11 @@ def test_a_crash_loop_log_that_redaction_took_past_the_ratio_floor_is_sealed_who
 ) -> None:
     """A crash-loop log read with ``--log-bytes 16MiB`` is under the readers' ratio floor as
     read, but redaction lengthens every line (``hunter2`` becomes a token) and one repeated
-    line deflates ~300:1, past the 200:1 the readers refuse for a member over 16 MiB (a zip
+    line deflates ~250:1, past the 200:1 the readers refuse for a member over 16 MiB (a zip
     bomb's shape). Sealing stopped at that member and the whole bundle was lost. The member
     is now stored uncompressed (still AES-256): the bundle is published, every reader opens
-    it with its default limits, and the log's bytes are all there."""
+    it with its default limits, the log's bytes are all there, and doctor says so in one
+    line."""
     for name in ("MAX_RATIO", "RATIO_FLOOR", "MAX_MEMBER_BYTES", "MAX_TOTAL_BYTES"):
         monkeypatch.delenv(f"BUNDLER_{name}", raising=False)
     log = tmp_path / "var" / "worker.log"
@@ -112,6 +113,7 @@ def test_a_crash_loop_log_that_redaction_took_past_the_ratio_floor_is_sealed_who
     target = tmp_path / "support.zip"
     env = {"BUNDLE_PW": PASSWORD}
     monkeypatch.setenv("BUNDLE_PW", PASSWORD)
+    notes: list[str] = []
     run_doctor(
         DoctorRequest(
             inventory=inventory,
@@ -121,10 +123,14 @@ def test_a_crash_loop_log_that_redaction_took_past_the_ratio_floor_is_sealed_who
             seal=SealOptions(password_env="BUNDLE_PW"),
         ),
         environ=env,
-        warn=lambda _: None,
+        warn=notes.append,
     )
     assert target.exists()
     member = "hosts/h01/logs/00.log"
+    assert [n for n in notes if "uncompressed" in n] == [
+        f"stored uncompressed, every byte kept: {member} (it compresses past the 200:1 "
+        "bundler's readers accept for a member over 16 MiB)"
+    ]
 
     runner = CliRunner(env=env)
     out = tmp_path / "x"
@@ -175,6 +181,7 @@ def test_serve_answers_a_captured_response_stored_uncompressed(
     target = tmp_path / "support.zip"
     env = {"BUNDLE_PW": PASSWORD}
     monkeypatch.setenv("BUNDLE_PW", PASSWORD)
+    notes: list[str] = []
     run_doctor(
         DoctorRequest(
             profile=sample_profile,
@@ -183,8 +190,9 @@ def test_serve_answers_a_captured_response_stored_uncompressed(
             seal=SealOptions(password_env="BUNDLE_PW"),
         ),
         environ=env,
-        warn=lambda _: None,
+        warn=notes.append,
     )
+    assert any("stored uncompressed, every byte kept: raw/http/metrics.txt" in n for n in notes)
     with open_for_analysis(target, OpenSecrets(password_env="BUNDLE_PW")) as opened:
         loaded = load_replay(opened, str(target))
         stored = opened.source.read_bytes("raw/http/metrics.txt")

@@ -214,8 +214,9 @@ def test_a_member_joined_from_segments_that_compresses_too_well_is_stored_uncomp
     phases: list[str] = []
     config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
     out = tmp_path / "b.zip"
-    redact_to_bundle(
+    outcome = redact_to_bundle(
         src, out, config, Sealing.with_password(PASSWORD), workers=2, progress=phases.append
     )
     assert any("(2 segments of big files)" in phase for phase in phases), phases
+    assert outcome.uncompressed == ("spam.log",)
     assert _members(out)["spam.log"] == looping

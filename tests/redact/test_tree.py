@@ -236,7 +236,7 @@ def test_a_file_that_compresses_past_the_readers_limit_is_stored_uncompressed(
     """17 MiB of one repeated line deflates past 200:1, which bundler's readers refuse for a
     member over 16 MiB (a zip bomb's shape). ``bundler redact`` into a bundle failed on it
     (exit 2, nothing written: redaction must never destroy evidence); the member is now
-    stored uncompressed, still encrypted, every byte kept."""
+    stored uncompressed, still encrypted, every byte kept, and one line says so."""
     src = tmp_path / "src"
     src.mkdir()
     looping = (b"ERROR connect: connection refused" + b" " * 990 + b"\n") * (17 * 1024)
@@ -247,6 +247,10 @@ def test_a_file_that_compresses_past_the_readers_limit_is_stored_uncompressed(
     env = {"BPW": "a long enough bundle password"}
     code, err = _cli("redact", str(src), "--out", str(bundle), "--password-env", "BPW", env=env)
     assert code == 0, err
+    assert err.splitlines()[1:] == [
+        "bundler: stored uncompressed, every byte kept: spam.log (it compresses past the "
+        "200:1 bundler's readers accept for a member over 16 MiB)"
+    ]
     code, err = _cli("verify", str(bundle), "--password-env", "BPW", env=env)
     assert code == 0, err
     out = tmp_path / "x"
