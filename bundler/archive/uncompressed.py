@@ -16,35 +16,29 @@ two counts its redactions as it streams; ``redact`` has only ciphertext left). T
 entry's data, salt to MAC, is under 1/200 of the member: it is copied aside (ciphertext,
 in memory up to :data:`ASIDE_IN_MEMORY`), the file is cut back to the entry's local
 header and the entry dropped from pyzipper's directory (``filelist``, ``NameToInfo``,
-``start_dir``), as if it had never been written. :func:`plaintext` then decrypts that
-copy (its MAC checked) and inflates it for the writer to store; the writer requires the
-size and sha256 it had, and the post-write check maps and verifies the result.
+``start_dir``), as if it had never been written. :func:`pour` then decrypts that copy
+(its MAC checked) and inflates it into the writer's new entry, with the post-write
+check's own reader; the writer requires the size and sha256 it had, and the post-write
+check maps and verifies the result.
 """
 
 from __future__ import annotations
 
-import hmac
-import struct
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 import pyzipper
 
 from ..errors import EncryptionError
-from . import aeskeys
 from ._chunks import CHUNK_SIZE
 from .integrity import written
+from .integrity.written import ContentReader, derive_keys, local_header, mac_matches
 from .limits import MiB
 from .names import printable_name
 from .zipscan import ratio_refused
 
-SALT, VERIFIER, MAC = 16, 2, 10
-AES_256 = 3
-LOCAL_HEADER_FIXED = 30
-NAME_AND_EXTRA_LENGTHS = struct.Struct("<HH")
-"""At offset 26 of a local header: the lengths of the name and of the extra field."""
 ASIDE_IN_MEMORY = 8 * MiB
 """A taken-back entry's ciphertext is held in memory up to this, then in a temporary file
 (an 8 GiB member, the readers' limit, has at most ~41 MB of it at 200:1)."""
@@ -70,9 +64,8 @@ def take_back(zf: Any, info: pyzipper.ZipInfo) -> IO[bytes]:
     fp = zf.fp
     if zf._writing or not zf.filelist or zf.filelist[-1] is not info:
         raise _cannot(label, "it is not the last entry written")
-    fp.seek(info.header_offset + LOCAL_HEADER_FIXED - NAME_AND_EXTRA_LENGTHS.size)
-    name_len, extra_len = NAME_AND_EXTRA_LENGTHS.unpack(fp.read(NAME_AND_EXTRA_LENGTHS.size))
-    start = info.header_offset + LOCAL_HEADER_FIXED + name_len + extra_len
+    local_header(fp, info)
+    start = fp.tell()
     if start + info.compress_size != zf.start_dir:
         raise _cannot(label, "its data does not end where the directory starts")
     aside: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=ASIDE_IN_MEMORY)  # noqa: SIM115
@@ -97,48 +90,27 @@ def take_back(zf: Any, info: pyzipper.ZipInfo) -> IO[bytes]:
     return aside
 
 
-def plaintext(
-    data: IO[bytes], length: int, password: bytes, method: int, label: str
-) -> Iterator[bytes]:
-    """The member ``data`` (``length`` bytes: salt, verifier, ciphertext, MAC) encrypts.
+def pour(
+    data: IO[bytes], info: pyzipper.ZipInfo, password: bytes, sink: Callable[[bytes], object]
+) -> ContentReader:
+    """Decrypt and inflate ``data`` (:func:`take_back`'s copy of ``info``) into ``sink``.
 
-    Raises :class:`EncryptionError` if the password does not open it, its MAC does not
-    match (after the last piece: the caller's work is then discarded), or it does not
-    inflate to its end."""
-    header = data.read(SALT + VERIFIER)
-    if len(header) != SALT + VERIFIER:
-        raise _cannot(label, "it is shorter than its encryption header")
-    keys = aeskeys.derive(password, header, AES_256)
-    if not hmac.compare_digest(keys[64:66], header[SALT:]):
+    The post-write check's own reader does it (:class:`~.integrity.written.ContentReader`),
+    hashing as it goes: its ``matches`` then says whether it was the member first written.
+    Raises :class:`EncryptionError` if the password does not open it, it does not inflate,
+    or its MAC does not match (after the last piece: the caller then discards its work)."""
+    label = printable_name(info.filename)
+    keys = derive_keys(data, password)
+    if keys is None:
         raise _cannot(label, "it does not open with the bundle password")
-    cipher = aeskeys.ctr_cipher(keys[:32])
-    mac = hmac.new(keys[32:64], digestmod="sha1")
-    inflater = zlib.decompressobj(-15) if method == pyzipper.ZIP_DEFLATED else None
-    left = length - SALT - VERIFIER - MAC
+    reader = ContentReader(keys, info.compress_type, label, sink)
     try:
-        while left > 0:
-            ciphertext = data.read(min(left, CHUNK_SIZE))
-            if not ciphertext:
-                raise _cannot(label, "it ends early")
-            left -= len(ciphertext)
-            mac.update(ciphertext)
-            plain = cipher.decrypt(ciphertext)
-            if inflater is None:
-                yield plain
-                continue
-            while plain:
-                if out := inflater.decompress(plain, CHUNK_SIZE):
-                    yield out
-                plain = inflater.unconsumed_tail
-        if inflater is not None:
-            if out := inflater.flush():
-                yield out
-            if not inflater.eof or inflater.unused_data:
-                raise _cannot(label, "it does not inflate to its end")
+        intact = mac_matches(data, info, keys, reader)
     except zlib.error as exc:
         raise _cannot(label, "it does not inflate") from exc
-    if not hmac.compare_digest(mac.digest()[:MAC], data.read(MAC)):
+    if not intact:
         raise _cannot(label, "its AES authentication failed")
+    return reader
 
 
 def _cannot(label: str, why: str) -> EncryptionError:

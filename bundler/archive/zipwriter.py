@@ -42,7 +42,7 @@ from .integrity.written import WrittenMember, verify_written
 from .names import member_name_problem, printable_name
 from .sealed import AES_KWARGS, PreSealed, SealedParts
 from .secret import Secret
-from .uncompressed import compresses_too_well, plaintext, take_back
+from .uncompressed import compresses_too_well, pour, take_back
 
 DEFAULT_COMPRESSLEVEL = 6
 MEMBER_MODE = stat.S_IFREG | 0o600
@@ -231,30 +231,27 @@ class EncryptedZipWriter:
     def _store_uncompressed(self, info: Any, first: WrittenMember) -> WrittenMember:
         """Take the entry back and write it again stored, from its own ciphertext
         (:mod:`.uncompressed`): the same bytes, proven by their size and sha256."""
-        name, label = first.name, printable_name(first.name)
+        name = first.name
         with _translated(self.path, name):
             aside = take_back(self._zip, info)
         with aside:
             handle = self._open_entry(name, pyzipper.ZIP_STORED)
-            digest = hashlib.sha256()
-            size = 0
-            for piece in plaintext(
-                aside, info.compress_size, self._password.reveal(), info.compress_type, label
-            ):
-                digest.update(piece)
-                size += len(piece)
+
+            def write(piece: bytes) -> None:
                 with _translated(self.path, name):
                     handle.write(piece)
+
+            reader = pour(aside, info, self._password.reveal(), write)
+            if not reader.matches(first):
+                raise EncryptionError(
+                    f"cannot store {printable_name(name)!r} uncompressed: it does not read "
+                    "back as written (size or sha256); nothing was written"
+                )
             with _translated(self.path, name):
                 handle.close()
         self._handle = None
-        if size != first.size or digest.hexdigest() != first.sha256:
-            raise EncryptionError(
-                f"cannot store {label!r} uncompressed: it does not read back as written "
-                "(size or sha256); nothing was written"
-            )
         return WrittenMember(
-            name, first.sha256, size, handle._zinfo.compress_size, uncompressed=True
+            name, first.sha256, first.size, handle._zinfo.compress_size, uncompressed=True
         )
 
     def _open_entry(

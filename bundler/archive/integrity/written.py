@@ -41,11 +41,12 @@ import os
 import struct
 import threading
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal, NoReturn
+from typing import IO, BinaryIO, Literal, NoReturn
 
 import pyzipper
 
@@ -194,7 +195,7 @@ def check_entry_encryption(
     and compares it with what was written.
     """
     label = printable_name(info.filename)
-    flags, method, crc, extra = _local_header(raw, info)
+    flags, method, crc, extra = local_header(raw, info)
     if not flags & 0x1 or method != AES_METHOD:
         _fail(f"{label!r} is not WinZip-AES encrypted")
     if crc != 0 or info.CRC != 0:
@@ -202,26 +203,32 @@ def check_entry_encryption(
     version, strength, actual_method = aes_fields(extra)
     if version != AE_2 or strength != AES_256 or info.wz_aes_version != AE_2:
         _fail(f"{label!r} is not AES-256 AE-2")
-    keys = _derive_keys(raw, password)
+    keys = derive_keys(raw, password)
     if keys is None:
         _fail(f"{label!r} does not open with the bundle password")
-    reader = None if content is None else _ContentReader(keys, actual_method, label)
-    if not _mac_matches(raw, info, keys, reader):
+    reader = None if content is None else ContentReader(keys, actual_method, label)
+    if not mac_matches(raw, info, keys, reader):
         _fail(f"{label!r}: AES authentication failed")
     if reader is not None and content is not None and not reader.matches(content):
         _fail(f"{label!r} reads back different content")
 
 
-class _ContentReader:
-    """Decrypt (AES-256-CTR, little-endian counter from 1), inflate and hash as it is fed."""
+class ContentReader:
+    """Decrypt (AES-256-CTR, little-endian counter from 1), inflate and hash as it is fed.
 
-    def __init__(self, keys: bytes, method: int, label: str) -> None:
+    ``sink``, if given, is handed the plaintext too, a bounded piece at a time: the
+    writer stores an entry again uncompressed from it (:mod:`..uncompressed`)."""
+
+    def __init__(
+        self, keys: bytes, method: int, label: str, sink: Callable[[bytes], object] | None = None
+    ) -> None:
         if method not in (STORED, DEFLATED):
             _fail(f"{label!r} uses compression method {method}")
         self._cipher = aeskeys.ctr_cipher(keys[:32])
         self._inflater = zlib.decompressobj(-15) if method == DEFLATED else None
         self._digest = hashlib.sha256()
         self._size = 0
+        self._sink = sink
 
     def feed(self, ciphertext: bytes) -> None:
         data = self._cipher.decrypt(ciphertext)
@@ -235,6 +242,8 @@ class _ContentReader:
     def _hash(self, data: bytes) -> None:
         self._digest.update(data)
         self._size += len(data)
+        if self._sink is not None and data:
+            self._sink(data)
 
     def matches(self, want: WrittenMember) -> bool:
         if self._inflater is not None:
@@ -251,15 +260,15 @@ def mac_intact(path: Path, info: pyzipper.ZipInfo, password: bytes) -> bool:
     """
     try:
         with path.open("rb") as raw:
-            _local_header(raw, info)
-            keys = _derive_keys(raw, password)
-            return keys is not None and _mac_matches(raw, info, keys)
+            local_header(raw, info)
+            keys = derive_keys(raw, password)
+            return keys is not None and mac_matches(raw, info, keys)
     except (OSError, EncryptionError):
         return False
 
 
-def _mac_matches(
-    raw: BinaryIO, info: pyzipper.ZipInfo, keys: bytes, reader: _ContentReader | None = None
+def mac_matches(
+    raw: IO[bytes], info: pyzipper.ZipInfo, keys: bytes, reader: ContentReader | None = None
 ) -> bool:
     """HMAC-SHA1 over the ciphertext that follows (``raw`` is just past salt and verifier).
 
@@ -293,16 +302,16 @@ def password_fit(
     compressed bytes) tells a lucky wrong password from the right one.
     """
     try:
-        _local_header(raw, info)
-        keys = _derive_keys(raw, password)
+        local_header(raw, info)
+        keys = derive_keys(raw, password)
         if keys is None:
             return "wrong"
-        return "authentic" if mac and _mac_matches(raw, info, keys) else "verifier"
+        return "authentic" if mac and mac_matches(raw, info, keys) else "verifier"
     except (EncryptionError, OSError, ValueError):
         return "wrong"
 
 
-def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:
+def local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:
     """``(flags, method, crc, extra)``; leaves ``raw`` at the entry's data."""
     raw.seek(info.header_offset)
     fixed = raw.read(LOCAL_HEADER.size)
@@ -315,7 +324,7 @@ def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int,
     return flags, method, crc, raw.read(extra_len)
 
 
-def _derive_keys(raw: BinaryIO, password: bytes) -> bytes | None:
+def derive_keys(raw: IO[bytes], password: bytes) -> bytes | None:
     """Read salt and verifier at the current position; the 66 key bytes, or None if wrong."""
     header = raw.read(SALT_LEN + VERIFIER_LEN)
     if len(header) != SALT_LEN + VERIFIER_LEN:
