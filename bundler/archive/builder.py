@@ -312,9 +312,10 @@ class BundleBuilder:
                 )
                 writer.write_member(MANIFEST_MEMBER, draft.chunks())
                 path = writer.commit()
+                uncompressed = tuple(m.name for m in writer.members.values() if m.uncompressed)
         finally:
             self._spool.wipe()
-        return SealedBundle(path, draft)
+        return SealedBundle(path, draft, uncompressed)
 
     def abort(self) -> None:
         """Forget everything: the spool is wiped, no bundle is written. Idempotent."""

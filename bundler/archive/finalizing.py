@@ -64,10 +64,15 @@ class SealedBundle:
     caller that only wants the encryption mode need not hold a fleet's 21,000 records.
     """
 
-    def __init__(self, path: Path, draft: ManifestDraft) -> None:
+    def __init__(
+        self, path: Path, draft: ManifestDraft, uncompressed: tuple[str, ...] = ()
+    ) -> None:
         self.path = path
         self._draft = draft
         self._manifest: Manifest | None = None
+        self.uncompressed = uncompressed
+        """Members stored uncompressed: they compressed past the readers' ratio limit
+        (:mod:`.uncompressed`); the manifest does not say it, the zip does."""
 
     @property
     def encryption(self) -> EncryptionInfo:

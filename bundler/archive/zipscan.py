@@ -159,9 +159,10 @@ def ratio_refused(size: int, compressed_size: int, limits: ReaderLimits) -> floa
     """The compression ratio of a member the readers refuse for it, or None.
 
     A member over ``ratio_floor`` that expands more than ``max_ratio`` times is refused
-    as a possible zip bomb. One definition for the readers (:func:`_check_entry`) and the
-    writer, which refuses to write such a member rather than publish a bundle no reader
-    opens (:func:`bundler.archive.integrity.written.refuse_unreadable`).
+    as a possible zip bomb (a stored member never is: it expands to no more than its
+    bytes). One definition for the readers (:func:`_check_entry`) and the writer, which
+    stores such a member uncompressed rather than publish a bundle no reader opens
+    (:mod:`bundler.archive.uncompressed`).
     """
     if size <= limits.ratio_floor:
         return None

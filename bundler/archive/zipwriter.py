@@ -12,6 +12,11 @@ byte; after closing, :mod:`bundler.archive.integrity.written` re-reads the file 
 proves every entry is AES-256 AE-2 with a valid MAC before the file is
 published under its final name (:mod:`bundler.archive.atomic`). Any error or
 Ctrl-C removes the temporary file.
+
+A member its readers would refuse for its compression ratio (over 16 MiB, past
+200:1: one log line repeated) is not refused here, which lost the whole bundle: as
+it is closed, it is taken back and stored uncompressed, still AES-256 AE-2
+(:mod:`bundler.archive.uncompressed`).
 """
 
 from __future__ import annotations
@@ -33,10 +38,11 @@ from pyzipper.zipfile_aes import AESZipEncrypter, AESZipInfo
 from ..errors import EncryptionError, OutputError
 from ._chunks import rechunk
 from .atomic import AtomicOutput
-from .integrity.written import WrittenMember, refuse_unreadable, verify_written
+from .integrity.written import WrittenMember, verify_written
 from .names import member_name_problem, printable_name
 from .sealed import AES_KWARGS, PreSealed, SealedParts
 from .secret import Secret
+from .uncompressed import compresses_too_well, pour, take_back
 
 DEFAULT_COMPRESSLEVEL = 6
 MEMBER_MODE = stat.S_IFREG | 0o600
@@ -184,7 +190,7 @@ class EncryptedZipWriter:
                 f"the sealed stream of {printable_name(name)!r} is truncated"
             ) from exc
         encrypter = PreSealed(parts.header)
-        handle = self._open_entry(name, encrypter)
+        handle = self._open_entry(name, encrypter=encrypter)
         handle._compressor = None  # deflated and encrypted already: copied as it comes
         for piece in parts.body():
             with _translated(self.path, name):
@@ -211,15 +217,48 @@ class EncryptedZipWriter:
         with _translated(self.path, name):
             handle.close()
         self._handle = None
-        info = handle._zinfo
-        written = WrittenMember(name, sha256, size, info.compress_size)
-        refuse_unreadable(written)
-        self._members[name] = written
+        return self._settle(
+            handle._zinfo, WrittenMember(name, sha256, size, handle._zinfo.compress_size)
+        )
+
+    def _settle(self, info: Any, written: WrittenMember) -> WrittenMember:
+        """Record a closed entry; one its readers would refuse for its ratio is stored instead."""
+        if compresses_too_well(written.size, written.compressed_size):
+            written = self._store_uncompressed(info, written)
+        self._members[written.name] = written
         return written
 
-    def _open_entry(self, name: str, encrypter: PreSealed | None = None) -> Any:
+    def _store_uncompressed(self, info: Any, first: WrittenMember) -> WrittenMember:
+        """Take the entry back and write it again stored, from its own ciphertext
+        (:mod:`.uncompressed`): the same bytes, proven by their size and sha256."""
+        name = first.name
+        with _translated(self.path, name):
+            aside = take_back(self._zip, info)
+        with aside:
+            handle = self._open_entry(name, pyzipper.ZIP_STORED)
+
+            def write(piece: bytes) -> None:
+                with _translated(self.path, name):
+                    handle.write(piece)
+
+            reader = pour(aside, info, self._password.reveal(), write)
+            if not reader.matches(first):
+                raise EncryptionError(
+                    f"cannot store {printable_name(name)!r} uncompressed: it does not read "
+                    "back as written (size or sha256); nothing was written"
+                )
+            with _translated(self.path, name):
+                handle.close()
+        self._handle = None
+        return WrittenMember(
+            name, first.sha256, first.size, handle._zinfo.compress_size, uncompressed=True
+        )
+
+    def _open_entry(
+        self, name: str, method: int = pyzipper.ZIP_DEFLATED, encrypter: PreSealed | None = None
+    ) -> Any:
         info = AESZipInfo(name, date_time=self._date_time)
-        info.compress_type = pyzipper.ZIP_DEFLATED
+        info.compress_type = method
         info._compresslevel = self._compresslevel
         info.external_attr = MEMBER_MODE << 16
         if encrypter is not None:  # this entry only: pyzipper asks the zip for its encrypter
@@ -245,10 +284,7 @@ class EncryptedZipWriter:
         with _translated(self.path, name):
             handle.close()
         self._handle = None
-        written = WrittenMember(name, digest.hexdigest(), size, info.compress_size)
-        refuse_unreadable(written)
-        self._members[name] = written
-        return written
+        return self._settle(info, WrittenMember(name, digest.hexdigest(), size, info.compress_size))
 
     def commit(self) -> Path:
         """Close the zip, re-verify it from disk, and publish it under its final name."""

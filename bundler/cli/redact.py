@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..archive.uncompressed import uncompressed_note
 from ..redaction.request import RedactRequest, prepare, run, summary_line
 from .options import SealOptions, redaction_options, seal_options
 
@@ -77,6 +78,8 @@ def command(seal: SealOptions, **options: Any) -> None:
     with _phases() as progress:
         outcome = run(prepared, progress)
     _to_stderr(summary_line(outcome))
+    if note := uncompressed_note(outcome.uncompressed):
+        _to_stderr(f"bundler: {note}")
 
 
 def _to_stderr(text: str) -> None:

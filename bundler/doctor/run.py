@@ -23,6 +23,7 @@ from typing import Any
 from schemas import AnalysisReport, utc_now
 
 from ..archive import BundleBuilder
+from ..archive.uncompressed import uncompressed_note
 from ..collect.engine import CollectionResult, Engine
 from ..collect.memory import release_free_memory
 from ..collect.outcomes import OutcomeRecords
@@ -186,6 +187,8 @@ def _conclude(
             interrupted=result.interrupted,
         )
         written = BundleWritten(sealed.path, sealed.path.stat().st_size, sealed.encryption.mode)
+        if note := uncompressed_note(sealed.uncompressed):
+            warn(note)
     elif bundle is not None:
         bundle.abort()
     summary = build_summary(

@@ -95,6 +95,8 @@ class RedactOutcome:
     files: int
     bytes_in: int
     token_map: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    uncompressed: tuple[str, ...] = ()
+    """Bundle members stored uncompressed: they compress past the readers' ratio limit."""
 
 
 def media_type_for(name: str) -> str:
@@ -653,14 +655,16 @@ def redact_to_bundle(
     try:
         with writing(path):
             members = run.pass_one(src, scratch, deflate=True, as_members=True)
-            report = _seal(run, members, path, config, sealing, overwrite, options)
+            report, uncompressed = _seal(run, members, path, config, sealing, overwrite, options)
     except (handoff.HandoffError, DeflateError) as exc:
         raise OutputError(
             "the encrypted hand-off files were damaged on disk; nothing was written"
         ) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return RedactOutcome(path, report, len(members), run.bytes_in, run.coordinator.token_map())
+    return RedactOutcome(
+        path, report, len(members), run.bytes_in, run.coordinator.token_map(), uncompressed
+    )
 
 
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
@@ -727,11 +731,12 @@ def _seal(
     sealing: Any,
     overwrite: bool,
     options: dict[str, Any] | None,
-) -> RedactionReport:
+) -> tuple[RedactionReport, tuple[str, ...]]:
     """Pass two, then the zip: every member's final stream, sealed by a worker (only copied
     here) or, for a member joined from segments, deflated by the workers and encrypted here.
     Returns the redaction report as the transform built it for the bundle (the member
-    written also lists any member the builder dropped itself: ``finalizing.merge_dropped``)."""
+    written also lists any member the builder dropped itself: ``finalizing.merge_dropped``),
+    and the members the writer stored uncompressed (:mod:`bundler.archive.uncompressed`)."""
     from ..archive import BundleBuilder
 
     finals = run.pass_two_deflated(members)
@@ -750,5 +755,5 @@ def _seal(
                 collector="redact",
                 sealed=final.sealed is not None,
             )
-        bundle.finalize(command="redact", options=options or {})
-    return prepared.report()
+        sealed = bundle.finalize(command="redact", options=options or {})
+    return prepared.report(), sealed.uncompressed

@@ -90,3 +90,29 @@ def test_a_zip_made_by_7z_opens_in_bundler(seven_zip: str, tmp_path: Path) -> No
         # 7-Zip also stores folder entries; they are not members and not problems.
         assert integrity.status == "verified", integrity.problems
         assert reader.read_bytes("hosts/h01/logs/0.log") == MEMBERS["hosts/h01/logs/0.log"]
+
+
+def test_7z_extracts_a_member_stored_uncompressed_because_it_compresses_too_well(
+    seven_zip: str, tmp_path: Path
+) -> None:
+    """17 MiB of one line deflates past the 200:1 bundler's readers accept over 16 MiB, so
+    the writer stores it (AES-256, method 0 under the AES extra field): 7-Zip reads it."""
+    looping = (b"ERROR connect: connection refused" + b" " * 990 + b"\n") * (17 * 1024)
+    members = {**MEMBERS, "hosts/h01/logs/1.log": looping}
+    bundle = build_bundle(tmp_path / "b.zip", members).path
+    listing = _run(seven_zip, "l", "-slt", str(bundle))
+    assert listing.returncode == 0
+    methods = dict(
+        zip(
+            [ln[7:] for ln in listing.stdout.splitlines() if ln.startswith("Path = ")][1:],
+            [ln[9:] for ln in listing.stdout.splitlines() if ln.startswith("Method = ")],
+            strict=True,
+        )
+    )
+    assert methods.pop("hosts/h01/logs/1.log") == "AES-256 Store"
+    assert set(methods.values()) == {"AES-256 Deflate"}
+    out = tmp_path / "out"
+    extracted = _run(seven_zip, "x", f"-p{PASSWORD}", f"-o{out}", str(bundle))
+    assert extracted.returncode == 0, extracted.stdout + extracted.stderr
+    for name, data in members.items():
+        assert (out / name).read_bytes() == data

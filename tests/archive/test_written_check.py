@@ -12,7 +12,6 @@ import dataclasses
 import hashlib
 import os
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from bundler.archive.integrity import written
 from bundler.archive.integrity.written import WrittenMember, verify_written
 from bundler.archive.secret import Secret
 from bundler.archive.zipwriter import EncryptedZipWriter
-from bundler.errors import EncryptionError, OutputError
+from bundler.errors import EncryptionError
 
 PASSWORD = Secret("correct horse battery staple")
 WHEN = datetime(2024, 5, 1, 12, 30, 10, tzinfo=UTC)
@@ -141,53 +140,12 @@ def test_a_member_that_compressed_a_thousandfold_reads_back(tmp_path: Path) -> N
     assert expected["big.log"].compressed_size < len(body) // 500
 
 
-def test_a_member_its_readers_would_refuse_is_refused_when_it_is_written(tmp_path: Path) -> None:
-    """17 MiB of one repeated log line deflates past 1000:1, over the readers' 200:1 limit
-    for members above the 16 MiB floor. The post-write check refused it only once the whole
-    bundle was written (``bundler redact`` of a large file: the whole job, then exit 2); the
-    writer now refuses it as that member is written, naming its ratio, the limit and the
-    variable that sets it, and nothing is left behind."""
-    line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
-    body = line * ((17 << 20) // len(line))
-    target = tmp_path / "b.zip"
-    after: list[str] = []
-
-    def later() -> Iterator[bytes]:
-        after.append("read")
-        yield b"never written"
-
-    with EncryptedZipWriter(target, password=PASSWORD, created_at=WHEN) as writer:
-        writer.write_member("hosts/h01/logs/0.log", [b"small\n"])
-        with pytest.raises(OutputError) as caught:
-            writer.write_member("hosts/h01/logs/1.log", [body])
-        with pytest.raises(RuntimeError):
-            writer.write_member("hosts/h01/logs/2.log", later())
-    message = caught.value.message
-    assert "\n" not in message
-    assert message.startswith("cannot write member 'hosts/h01/logs/1.log': it compresses ")
-    ratio = len(body) / writer_compressed(message)
-    assert f"{ratio:.0f}:1 ({len(body)} bytes into " in message
-    assert "past the 200:1 bundler's readers accept for a member over 16 MiB" in message
-    assert "BUNDLER_MAX_RATIO" in message
-    assert message.endswith("nothing was written")
-    assert caught.value.hint is not None
-    assert "BUNDLER_MAX_RATIO" in caught.value.hint
-    assert after == []
-    assert not target.exists()
-    assert list(tmp_path.iterdir()) == []  # no temporary file left either
-
-
-def writer_compressed(message: str) -> int:
-    """The compressed size a refusal names (``... bytes into N)``)."""
-    return int(message.split(" bytes into ")[1].split(")")[0])
-
-
 def test_the_post_write_check_still_refuses_what_the_readers_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The writer's own refusal is the early one; the check before publishing stays the
-    last word (here with the writer's refusal taken away)."""
-    monkeypatch.setattr(zipwriter, "refuse_unreadable", lambda written: None)
+    """The writer stores such a member uncompressed (:mod:`bundler.archive.uncompressed`);
+    the check before publishing stays the last word (here with that taken away)."""
+    monkeypatch.setattr(zipwriter, "compresses_too_well", lambda size, compressed: False)
     line = b"2025-03-01 12:00:00 worker w1 heartbeat ok\n"
     body = line * ((17 << 20) // len(line))
     target = tmp_path / "b.zip"

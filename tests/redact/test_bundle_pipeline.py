@@ -199,3 +199,24 @@ def test_the_outcomes_report_is_the_one_the_bundle_holds(tree: Path, tmp_path: P
     held = _members(out)["redaction-report.json"]
     assert outcome.report.model_dump(mode="json", by_alias=True) == json.loads(held)
     assert outcome.report.by_kind  # the tree's secret was found: the report is not empty
+
+
+def test_a_member_joined_from_segments_that_compresses_too_well_is_stored_uncompressed(
+    tmp_path: Path,
+) -> None:
+    """A 64 MiB file is redacted in segments on two workers and joined by the writer from
+    their deflate streams; one repeated line deflates past the 200:1 the readers refuse over
+    16 MiB. The run failed; the member is now stored uncompressed, its bytes all there."""
+    src = tmp_path / "src"
+    src.mkdir()
+    looping = (b"ERROR connect: connection refused" + b" " * 990 + b"\n") * (64 * 1024)
+    (src / "spam.log").write_bytes(looping)
+    phases: list[str] = []
+    config = RedactConfig(key=os.urandom(32), handoff_key=new_key())
+    out = tmp_path / "b.zip"
+    outcome = redact_to_bundle(
+        src, out, config, Sealing.with_password(PASSWORD), workers=2, progress=phases.append
+    )
+    assert any("(2 segments of big files)" in phase for phase in phases), phases
+    assert outcome.uncompressed == ("spam.log",)
+    assert _members(out)["spam.log"] == looping

@@ -5,7 +5,9 @@ The check reads the file back from disk and:
 * opens it as every reader does (:mod:`bundler.archive.zipscan`, the readers' default
   :class:`~bundler.archive.limits.ReaderLimits`): a bundle its readers would refuse,
   such as a member just over the 16 MiB ratio floor that compressed past 200:1, is
-  not published (one was, once; no reader could then open it);
+  not published (one was, once; no reader could then open it; the writer now stores
+  such a member uncompressed, :mod:`bundler.archive.uncompressed`, and this is the
+  backstop);
 
 and for every entry:
 
@@ -39,22 +41,23 @@ import os
 import struct
 import threading
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal, NoReturn
+from typing import IO, BinaryIO, Literal, NoReturn
 
 import pyzipper
 
 from schemas import MANIFEST_MEMBER
 
-from ...errors import BundleError, EncryptionError, OutputError
+from ...errors import BundleError, EncryptionError
 from .. import aeskeys
-from ..limits import MiB, ReaderLimits
+from ..limits import ReaderLimits
 from ..names import printable_name
 from ..secret import Secret
-from ..zipscan import check_manifest_size, open_zip, ratio_refused, ratio_text, scan_entries
+from ..zipscan import check_manifest_size, open_zip, scan_entries
 
 LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 LOCAL_SIGNATURE = 0x04034B50
@@ -82,34 +85,8 @@ class WrittenMember:
     sha256: str
     size: int
     compressed_size: int
-
-
-def refuse_unreadable(member: WrittenMember) -> None:
-    """Raise :class:`OutputError` if the readers would refuse ``member`` for its compression
-    ratio (:func:`~bundler.archive.zipscan.ratio_refused`, their default limits).
-
-    Called by the writer as each member is closed, when its ratio is first known: the
-    check before publishing (:func:`verify_written`) refused the same bundle, but only once
-    all of it was written (``bundler redact`` of a 200 MB file of one repeated line: the
-    whole job, then "failed verification after writing"). The defaults, as there: raising
-    ``BUNDLER_MAX_RATIO`` where the bundle is written would not make its readers open it.
-    """
-    limits = READER_LIMITS
-    ratio = ratio_refused(member.size, member.compressed_size, limits)
-    if ratio is None:
-        return
-    floor = limits.ratio_floor
-    over = f"{floor // MiB} MiB" if floor % MiB == 0 else f"{floor} bytes"
-    raise OutputError(
-        f"cannot write member {printable_name(member.name)!r}: it compresses "
-        f"{ratio_text(ratio, limits.max_ratio)}:1 ({member.size} bytes into "
-        f"{member.compressed_size}), past the {limits.max_ratio:g}:1 bundler's readers accept "
-        f"for a member over {over} (BUNDLER_MAX_RATIO); nothing was written",
-        hint="bundler writes only bundles its readers open with their default limits "
-        "(BUNDLER_MAX_RATIO set here would not change that): leave that file out or shorten "
-        "it; bundler redact can write it to a directory instead (--out DIR), bundler doctor "
-        "keeps less of each log with a lower --log-bytes",
-    )
+    uncompressed: bool = False
+    """Stored, not deflated: it compressed past the readers' ratio limit (:mod:`..uncompressed`)."""
 
 
 def verify_written(
@@ -218,7 +195,7 @@ def check_entry_encryption(
     and compares it with what was written.
     """
     label = printable_name(info.filename)
-    flags, method, crc, extra = _local_header(raw, info)
+    flags, method, crc, extra = local_header(raw, info)
     if not flags & 0x1 or method != AES_METHOD:
         _fail(f"{label!r} is not WinZip-AES encrypted")
     if crc != 0 or info.CRC != 0:
@@ -226,26 +203,32 @@ def check_entry_encryption(
     version, strength, actual_method = aes_fields(extra)
     if version != AE_2 or strength != AES_256 or info.wz_aes_version != AE_2:
         _fail(f"{label!r} is not AES-256 AE-2")
-    keys = _derive_keys(raw, password)
+    keys = derive_keys(raw, password)
     if keys is None:
         _fail(f"{label!r} does not open with the bundle password")
-    reader = None if content is None else _ContentReader(keys, actual_method, label)
-    if not _mac_matches(raw, info, keys, reader):
+    reader = None if content is None else ContentReader(keys, actual_method, label)
+    if not mac_matches(raw, info, keys, reader):
         _fail(f"{label!r}: AES authentication failed")
     if reader is not None and content is not None and not reader.matches(content):
         _fail(f"{label!r} reads back different content")
 
 
-class _ContentReader:
-    """Decrypt (AES-256-CTR, little-endian counter from 1), inflate and hash as it is fed."""
+class ContentReader:
+    """Decrypt (AES-256-CTR, little-endian counter from 1), inflate and hash as it is fed.
 
-    def __init__(self, keys: bytes, method: int, label: str) -> None:
+    ``sink``, if given, is handed the plaintext too, a bounded piece at a time: the
+    writer stores an entry again uncompressed from it (:mod:`..uncompressed`)."""
+
+    def __init__(
+        self, keys: bytes, method: int, label: str, sink: Callable[[bytes], object] | None = None
+    ) -> None:
         if method not in (STORED, DEFLATED):
             _fail(f"{label!r} uses compression method {method}")
         self._cipher = aeskeys.ctr_cipher(keys[:32])
         self._inflater = zlib.decompressobj(-15) if method == DEFLATED else None
         self._digest = hashlib.sha256()
         self._size = 0
+        self._sink = sink
 
     def feed(self, ciphertext: bytes) -> None:
         data = self._cipher.decrypt(ciphertext)
@@ -259,6 +242,8 @@ class _ContentReader:
     def _hash(self, data: bytes) -> None:
         self._digest.update(data)
         self._size += len(data)
+        if self._sink is not None and data:
+            self._sink(data)
 
     def matches(self, want: WrittenMember) -> bool:
         if self._inflater is not None:
@@ -275,15 +260,15 @@ def mac_intact(path: Path, info: pyzipper.ZipInfo, password: bytes) -> bool:
     """
     try:
         with path.open("rb") as raw:
-            _local_header(raw, info)
-            keys = _derive_keys(raw, password)
-            return keys is not None and _mac_matches(raw, info, keys)
+            local_header(raw, info)
+            keys = derive_keys(raw, password)
+            return keys is not None and mac_matches(raw, info, keys)
     except (OSError, EncryptionError):
         return False
 
 
-def _mac_matches(
-    raw: BinaryIO, info: pyzipper.ZipInfo, keys: bytes, reader: _ContentReader | None = None
+def mac_matches(
+    raw: IO[bytes], info: pyzipper.ZipInfo, keys: bytes, reader: ContentReader | None = None
 ) -> bool:
     """HMAC-SHA1 over the ciphertext that follows (``raw`` is just past salt and verifier).
 
@@ -317,16 +302,16 @@ def password_fit(
     compressed bytes) tells a lucky wrong password from the right one.
     """
     try:
-        _local_header(raw, info)
-        keys = _derive_keys(raw, password)
+        local_header(raw, info)
+        keys = derive_keys(raw, password)
         if keys is None:
             return "wrong"
-        return "authentic" if mac and _mac_matches(raw, info, keys) else "verifier"
+        return "authentic" if mac and mac_matches(raw, info, keys) else "verifier"
     except (EncryptionError, OSError, ValueError):
         return "wrong"
 
 
-def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:
+def local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int, bytes]:
     """``(flags, method, crc, extra)``; leaves ``raw`` at the entry's data."""
     raw.seek(info.header_offset)
     fixed = raw.read(LOCAL_HEADER.size)
@@ -339,7 +324,7 @@ def _local_header(raw: BinaryIO, info: pyzipper.ZipInfo) -> tuple[int, int, int,
     return flags, method, crc, raw.read(extra_len)
 
 
-def _derive_keys(raw: BinaryIO, password: bytes) -> bytes | None:
+def derive_keys(raw: IO[bytes], password: bytes) -> bytes | None:
     """Read salt and verifier at the current position; the 66 key bytes, or None if wrong."""
     header = raw.read(SALT_LEN + VERIFIER_LEN)
     if len(header) != SALT_LEN + VERIFIER_LEN:
