@@ -13,6 +13,7 @@ replaced once.
 from __future__ import annotations
 
 import inspect
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from .accel import anchor_index
@@ -126,6 +127,7 @@ def _stateless(rules: Sequence[Rule]) -> bool:
 def resolve(hits: list[Hit], data: bytes, allowlist: Allowlist | None = None) -> list[Hit]:
     """Merge overlapping hits, skip tokens already in the text and allowlisted values."""
     existing = token_spans(data)
+    ends = [end for _, end in existing]  # tokens are in order and apart: ends are sorted
     hits.sort(key=lambda h: (h.start, -h.end))
     merged: list[Hit] = []
     for hit in hits:
@@ -134,7 +136,7 @@ def resolve(hits: list[Hit], data: bytes, allowlist: Allowlist | None = None) ->
         if allowlist and allowlist.allows(data[hit.start : hit.end]):
             continue
         if existing:
-            pieces = _outside_tokens(hit, existing, data)
+            pieces = _outside_tokens(hit, existing, ends, data)
             if not pieces:
                 continue
             if len(pieces) > 1 or pieces[0] != hit:
@@ -181,12 +183,20 @@ def _drop_overlaps(hits: list[Hit]) -> list[Hit]:
     return out
 
 
-def _outside_tokens(hit: Hit, tokens: list[tuple[int, int]], data: bytes) -> list[Hit]:
-    """The parts of ``hit`` that are not inside an existing token (idempotency)."""
+def _outside_tokens(
+    hit: Hit, tokens: list[tuple[int, int]], ends: list[int], data: bytes
+) -> list[Hit]:
+    """The parts of ``hit`` that are not inside an existing token (idempotency).
+
+    Only the tokens that overlap ``hit`` are visited, found by bisecting their ends: a
+    scan of every token for every hit made review of a heavily redacted member quadratic
+    (97 s for 21 MB with a token every ~100 bytes).
+    """
     pieces = [(hit.start, hit.end)]
-    for t_start, t_end in tokens:
-        if t_end <= hit.start or t_start >= hit.end:
-            continue
+    for index in range(bisect_right(ends, hit.start), len(tokens)):
+        t_start, t_end = tokens[index]
+        if t_start >= hit.end:
+            break
         next_pieces = []
         for a, b in pieces:
             if t_end <= a or t_start >= b:
