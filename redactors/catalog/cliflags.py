@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ..keys import is_placeholder
 from ..rules import Hit, Rule, View
 
-__all__ = ["CLI_PASSWORD_FLAG", "known_tool"]
+__all__ = ["CLI_PASSWORD_FLAG", "known_tool", "secret_flags"]
 
 _CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
 _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
@@ -66,16 +67,29 @@ def _tool_flags(low: bytes, line_start: int, flag_at: int) -> tuple[bytes, dict[
     found = None
     for word in _TOOL_AT.finditer(low, line_start, flag_at + 1):
         name = word.group(1)
-        for tool, flags in _CLI_FLAGS:
-            if tool.fullmatch(name):
-                found = (name, flags)
+        flags = secret_flags(name)
+        if flags is not None:
+            found = (name, flags)
+    return found
+
+
+@lru_cache(maxsize=1024)
+def secret_flags(tool: bytes) -> dict[bytes, str] | None:
+    """The secret flags of ``tool`` (a lower-case command word) and how each takes its value
+    (``attached``, ``next``, ``userpass``, ...), keyed by the flag without its first dash
+    (``p``, ``-user``, ``storepass``); None for a tool the table does not know. A command
+    line written as a list of arguments (:mod:`redactors.argv`) is judged by the same table."""
+    found = None
+    for pattern, flags in _CLI_FLAGS:
+        if pattern.fullmatch(tool):
+            found = flags  # the later entry holds all of a tool's flags
     return found
 
 
 def known_tool(tool: bytes) -> bool:
     """Whether the table names ``tool`` (a lower-case command word): then which of its flags
     hold a secret is the table's to say, not a guess from the value's shape."""
-    return any(pattern.fullmatch(tool) for pattern, _ in _CLI_FLAGS)
+    return secret_flags(tool) is not None
 
 
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:

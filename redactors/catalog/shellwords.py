@@ -114,14 +114,23 @@ def after_prompt(data: bytes, args: list[Word]) -> list[Word]:
 
 def name(data: bytes, word: Word) -> bytes:
     """A command word as a tool name: lower case, without its directory or ``.exe``."""
-    text = word.value(data).lower()
+    return tool_name(word.value(data))
+
+
+def tool_name(text: bytes) -> bytes:
+    """:func:`name` of a word's text (an element of a command written as a list)."""
+    text = text.lower()
     text = text[max(text.rfind(b"/"), text.rfind(b"\\")) + 1 :]
     return text[:-4] if text.endswith((b".exe", b".bat", b".cmd")) else text
 
 
 def is_flag(data: bytes, word: Word) -> bool:
     """``-x``, ``--name``, ``/add``: an option rather than an argument (``-`` alone is stdin)."""
-    text = word.text(data)
+    return flag_text(word.text(data))
+
+
+def flag_text(text: bytes) -> bool:
+    """:func:`is_flag` of a word's text (an element of a command written as a list)."""
     if text.startswith(b"-"):
         return len(text) > 1
     return _SWITCH.fullmatch(text) is not None
