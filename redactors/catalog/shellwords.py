@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from ..keys import is_placeholder
 from ..rules import View
 
-_WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^ \t\r\n\"'|;&<>()`])+")
-"""A word: quoted and unquoted pieces with no blank between them (``-p'a b'``)."""
+_WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^ \t\r\n\0\"'|;&<>()`])+")
+"""A word: quoted and unquoted pieces with no blank between them (``-p'a b'``). A NUL parts
+words like a blank: ``/proc/<pid>/cmdline`` writes a command's arguments NUL-separated."""
+BLANKS = b" \t\r\0"
+"""What stands between the words of a command (NUL in ``/proc/<pid>/cmdline``)."""
 _SEGMENT_STARTS = b"|;&(`\n"
 """What starts a command: a pipe, a list operator, a subshell, command substitution."""
 COMMAND_LEFT = frozenset(b" \t\r\n/\\;|&(`'\"=")
@@ -82,7 +85,7 @@ def command_words(view: View, match: re.Match[bytes]) -> list[Word] | None:
 def words(data: bytes, pos: int, end: int) -> Iterator[Word]:
     """The words from ``pos`` to the end of the command: an unquoted operator or ``end``."""
     while True:
-        while pos < end and data[pos] in b" \t\r":
+        while pos < end and data[pos] in BLANKS:
             pos += 1
         found = _WORD.match(data, pos, end)
         if found is None:

@@ -113,7 +113,7 @@ def _value(data: bytes, pos: int, end: int, windows: bool) -> Word | None:
         if not windows:
             return None
         pos += 1
-    elif follows not in (b" ", b"\t", b'"', b"'"):
+    elif follows not in (b" ", b"\t", b"\0", b'"', b"'"):
         return None
     found = next(words(data, pos, end), None)
     if found is None or (follows == b":" and found.start != pos):
@@ -154,7 +154,7 @@ USER_PASSWORD_FLAG = Rule(
     "`-p`/`-P` (Windows `/p`, `/rp`, `/p:`) of a tool the catalog does not know: beside a"
     " user flag (`-u alice -p pw`) whatever the value, alone when the value has letters, digits"
     " and a symbol.",
-    rb"[ \t](?:-[pP]|/[rR]?[pP])(?=[ \t:\"'])",
+    rb"[ \t\0](?:-[pP]|/[rR]?[pP])(?=[ \t\0:\"'])",
     handler=_user_password,
     examples=(
         ("az login -u alice@corp.example -p correcthorse", "correcthorse"),
