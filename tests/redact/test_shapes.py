@@ -458,6 +458,62 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "\0-h\0cache\0-a\0[REDACTED:password:",
         ],
     ),
+    # Configurations that name a secret by position: keepalived, SSSD, MySQL's SET PASSWORD,
+    # Cisco/Arista running-configs, rclone's KEY VALUE arguments.
+    "service-and-network-device-configs": (
+        {
+            "keepalived.conf": "vrrp_instance VI_1 {\n  authentication {\n    auth_type PASS\n"
+            "    auth_pass Keepal1vedPw\n  }\n}\n",
+            "sssd.conf": "[domain/corp]\nldap_default_authtok_type = password\n"
+            "ldap_default_authtok = S5sdAuthTok\n",
+            "mysql.log": "Query\tSET PASSWORD FOR 'root'@'localhost' = 'MyS3tPassw0rd';\n"
+            "Query\tSET PASSWORD FOR 'app'@'%' = PASSWORD('MyOldPassw0rd')\n",
+            "router.cfg": "snmp-server community S3cr3tCommunity RO\n"
+            "snmp-server community public RO\n"
+            "username admin privilege 15 password 7 0822455D0A16544541\n"
+            "username ops secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0\n"
+            "username auditor privilege 1 nopassword\n"
+            "enable password ciscoblue\n"
+            "enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM\n"
+            "tacacs-server key 7 094F471A1A0A5C1C\n"
+            "snmp-server enable traps\n"
+            "line vty 0 4\n password 7 121A0C0411045D5679\n login\n",
+            ".bash_history": "rclone config create remote s3 provider AWS access_key_id AKID"
+            " secret_access_key RcloneS3cr3t\n"
+            "rclone config update box pass quillmarsh --obscure\n"
+            "rclone copy remote:bucket/x /tmp/x\n",
+        },
+        [
+            "Keepal1vedPw",
+            "S5sdAuthTok",
+            "MyS3tPassw0rd",
+            "MyOldPassw0rd",
+            "S3cr3tCommunity",
+            "community public",  # a default community is the real one until changed
+            "0822455D0A16544541",
+            "hx5rVt7rPNoS4wqbXKX7m0",
+            "ciscoblue",
+            "X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM",
+            "094F471A1A0A5C1C",
+            "121A0C0411045D5679",
+            "RcloneS3cr3t",
+            "quillmarsh",
+        ],
+        [
+            "auth_type PASS\n    auth_pass [REDACTED:",
+            "ldap_default_authtok_type = password\n",
+            "SET PASSWORD FOR 'root'@'localhost' = '[REDACTED:",
+            "snmp-server community [REDACTED:",
+            "username admin privilege 15 password 7 [REDACTED:password:",
+            "username ops secret 5 [REDACTED:password-hash:",
+            "username auditor privilege 1 nopassword\n",
+            "enable secret 9 [REDACTED:password-hash:",
+            "snmp-server enable traps\n",
+            "line vty 0 4\n password 7 [REDACTED:",
+            "access_key_id AKID secret_access_key [REDACTED:",
+            "rclone copy remote:bucket/x /tmp/x\n",
+        ],
+    ),
     # ps auxww: the command line follows the user, PID, usage and time columns.
     "command-lines-in-a-process-listing": (
         {
@@ -493,7 +549,9 @@ def test_shape(name: str) -> None:
         assert decoy.encode() in joined, (decoy, joined.decode())
 
 
-@pytest.mark.parametrize("name", ["command-lines-written-as-lists"])
+@pytest.mark.parametrize(
+    "name", ["command-lines-written-as-lists", "service-and-network-device-configs"]
+)
 def test_review_finds_the_shape_and_passes_its_redaction(name: str) -> None:
     """Review judges these shapes by the redactor's rules: each input holds findings, and
     what this version writes of it holds none."""
