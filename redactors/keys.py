@@ -30,7 +30,7 @@ SECRET_WORDS = frozenset({
     "sessionkey", "privatekey", "secretkey", "accesskey", "sharedkey", "accountkey", "masterkey",
     "clientsecret", "psk", "jwt", "bearer", "authorization", "auth", "dsn", "connectionstring",
     "connstr", "webhook", "webhooks", "sig", "hmac", "otp", "sasl", "signingkey", "encryptionkey",
-    "licensekey", "enrollmentkey", "mysqlpwd",
+    "licensekey", "enrollmentkey", "mysqlpwd", "authtok",
 })
 # fmt: on
 """A key holding any of these words holds a secret (unless a harmless suffix follows)."""
@@ -209,8 +209,8 @@ def _kind_for(words: tuple[str, ...], word: str) -> str:
         return "exec-token"
     if word in {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pgpassword", "pgpass"}:
         return "password"
-    if word in {"mysqlpwd"}:
-        return "password"
+    if word in {"mysqlpwd", "authtok"}:
+        return "password"  # MySQL's MYSQL_PWD; SSSD's ldap_default_authtok (its bind password)
     if word in {"cookie", "cookies", "sessionid"}:
         return "cookie"
     if word in {"authorization", "auth", "bearer", "authkey", "authtoken"}:

@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from . import salvage, shallowjson
+from .argv import argv_secrets
 from .keys import (
     BARE_KEY_NAMES,
     WEAK_KINDS,
@@ -156,10 +157,22 @@ _SCALAR_CLOSE = frozenset(b"\"',]}\r\n\t #")
 
 
 def whole_scalar(data: bytes, start: int, end: int) -> bool:
-    """Whether the span is a whole value (``"database"``), not part of a word (``database_ok``)."""
+    """Whether the span is a whole value (``"database"``), not part of a word (``database_ok``),
+    or a value glued to a one-letter option that opens the scalar (``"-pcorrecthorse"``: a
+    command line written as a list, :mod:`.argv`)."""
     before = data[start - 1] if start > 0 else 0x20
     after = data[end] if end < len(data) else 0x0A
-    return before in _SCALAR_OPEN and after in _SCALAR_CLOSE
+    if after not in _SCALAR_CLOSE:
+        return False
+    return (
+        before in _SCALAR_OPEN
+        or (
+            start >= 3
+            and data[start - 2] == 0x2D  # "-"
+            and data[start - 1 : start].isalpha()
+            and data[start - 3] in _SCALAR_OPEN
+        )
+    )
 
 
 def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
@@ -226,6 +239,9 @@ def _walk(
     if depth > 64:
         return
     if isinstance(node, list):
+        if type(node) is list and len(node) > 1:  # a command line as a list of arguments
+            for at, argv_kind, argument in argv_secrets(node, classify):
+                found.append(Found(argv_kind, argument, f"{path}/{at}", isinstance(node[at], str)))
         for index, item in enumerate(node):
             if isinstance(item, _CONTAINERS):  # a scalar alone is never a secret here
                 _walk(item, f"{path}/{index}", classify, found, depth + 1, keys)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 
 from ..rules import Rule
+from .argpairs import RCLONE_CONFIG
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
@@ -27,7 +29,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *KV_RULES,
     *CONTEXT_RULES,
     *SQL_RULES,
+    NETWORK_DEVICE_SECRET,
     *POSITIONAL_RULES,
+    RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,
     USER_PASSWORD_FLAG,

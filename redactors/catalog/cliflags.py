@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ..keys import is_placeholder
 from ..rules import Hit, Rule, View
 
-__all__ = ["CLI_PASSWORD_FLAG", "known_tool"]
+__all__ = ["CLI_PASSWORD_FLAG", "known_tool", "secret_flags"]
 
-_CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\"']+)")
+_CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\0\"']+)")
 _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"(?:mysql|mariadb)[a-z-]*"), {b"p": "attached"}),
     (re.compile(rb"sshpass"), {b"p": "either"}),
@@ -58,7 +59,11 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
 ``keytool -storepass``, ``openssl -passin pass:``, ``ssh-keygen -N``, ``snmpwalk -A``,
 ``ipmitool -P``), and how the value is given. Where two entries name one tool, the later
 one holds all its flags (``ldappasswd``'s old and new password, ``-a`` and ``-s``)."""
-_TOOL_AT = re.compile(rb"(?:^|(?<=[\s/;|&(`]))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t]")
+_TOOL_AT = re.compile(rb"(?:^|(?<=[\s\0/;|&(`\"']))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t\0]")
+"""A command word: after a blank, a directory, an operator or the quote that opens a command
+string (``sh -c "mysql -pX"``, a container's ``["sh", "-c", "mysql -pX"]``), and before a
+blank. A NUL is a blank here: ``/proc/<pid>/cmdline`` parts a command's arguments with NULs."""
+_BLANK = (b" ", b"\t", b"\0")
 
 
 def _tool_flags(low: bytes, line_start: int, flag_at: int) -> tuple[bytes, dict[bytes, str]] | None:
@@ -66,16 +71,29 @@ def _tool_flags(low: bytes, line_start: int, flag_at: int) -> tuple[bytes, dict[
     found = None
     for word in _TOOL_AT.finditer(low, line_start, flag_at + 1):
         name = word.group(1)
-        for tool, flags in _CLI_FLAGS:
-            if tool.fullmatch(name):
-                found = (name, flags)
+        flags = secret_flags(name)
+        if flags is not None:
+            found = (name, flags)
+    return found
+
+
+@lru_cache(maxsize=1024)
+def secret_flags(tool: bytes) -> dict[bytes, str] | None:
+    """The secret flags of ``tool`` (a lower-case command word) and how each takes its value
+    (``attached``, ``next``, ``userpass``, ...), keyed by the flag without its first dash
+    (``p``, ``-user``, ``storepass``); None for a tool the table does not know. A command
+    line written as a list of arguments (:mod:`redactors.argv`) is judged by the same table."""
+    found = None
+    for pattern, flags in _CLI_FLAGS:
+        if pattern.fullmatch(tool):
+            found = flags  # the later entry holds all of a tool's flags
     return found
 
 
 def known_tool(tool: bytes) -> bool:
     """Whether the table names ``tool`` (a lower-case command word): then which of its flags
     hold a secret is the table's to say, not a guess from the value's shape."""
-    return any(pattern.fullmatch(tool) for pattern, _ in _CLI_FLAGS)
+    return secret_flags(tool) is not None
 
 
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -87,25 +105,25 @@ def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     if tool is None:
         return
     name, flags = tool
-    flag = match.group()[2:].rstrip(b" \t=")
+    flag = match.group()[2:].rstrip(b" \t=\0")
     mode = flags.get(flag)
     if mode is None:
         return
     if mode == "login":  # docker login -p pw (docker run -p 8080:80 is a port)
-        if b" login " not in view.low[line_start : match.start() + 1]:
+        if b" login " not in view.low[line_start : match.start() + 1].replace(b"\0", b" "):
             return
         mode = "next"
     pos = match.end()
     follows = data[pos : pos + 1]
     if mode == "either":  # sshpass -p pw, sshpass -ppw
-        mode = "next" if follows in (b" ", b"\t", b"=") else "attached"
-    if mode not in ("attached", "userpass") and follows not in (b" ", b"\t", b"="):
+        mode = "next" if follows in (*_BLANK, b"=") else "attached"
+    if mode not in ("attached", "userpass") and follows not in (*_BLANK, b"="):
         return  # "-pX" attached is not this tool's syntax
     if mode == "attached":
-        if pos < len(data) and data[pos] in b" \t=\r\n":
+        if pos < len(data) and data[pos] in b" \t=\r\n\0":
             return  # mysql -p alone prompts; "-p 3306" is not a password
     else:
-        while pos < len(data) and data[pos] in b" \t=":
+        while pos < len(data) and data[pos] in b" \t=\0":
             pos += 1
     found = _CLI_VALUE.match(data, pos)
     if found is None:
@@ -140,8 +158,8 @@ CLI_PASSWORD_FLAG = Rule(
     " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients,"
     " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
     " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
-    rb" -(?:-user[ \t=]|-proxy-user[ \t=]|storepass|keypass|srcstorepass|deststorepass|passin"
-    rb"|passout|[puawPkUsNAXc])",
+    rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|storepass|keypass|srcstorepass"
+    rb"|deststorepass|passin|passout|[puawPkUsNAXc])",
     handler=_cli_password,
     examples=(
         ("mysql -uroot -phunter2 db", "hunter2"),

@@ -121,7 +121,8 @@ _HASH_SCHEME = re.compile(rb"\{[A-Za-z0-9.-]{2,16}\}")
 
 
 def _directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """``requirepass p``, ``bindpw p``, ``rocommunity c``: a directive whose argument is the
+    """``requirepass p``, ``bindpw p``, ``rocommunity c``, ``auth_pass p`` (keepalived's
+    ``authentication`` block): a directive whose argument is the
     secret. Only first on its line (a ``#`` comment, as in redis.conf's ``# requirepass
     foobared``, is not one) or after Redis's ``CONFIG SET``. The value may be quoted; an
     LDAP ``{SSHA}`` scheme stays and the hash after it goes."""
@@ -519,8 +520,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password",
         "key-value",
         "Config directives whose argument is a secret, separated by a blank: Redis"
-        " requirepass/masterauth (also CONFIG SET), OpenLDAP bindpw/rootpw, SNMP communities.",
-        rb"(?:requirepass|masterauth|bindpw|rootpw|r[ow]community6?)[ \t]+",
+        " requirepass/masterauth (also CONFIG SET), OpenLDAP bindpw/rootpw, SNMP communities,"
+        " keepalived's VRRP auth_pass.",
+        rb"(?:requirepass|masterauth|bindpw|rootpw|r[ow]community6?|auth_pass)[ \t]+",
         lower=True,
         handler=_directive,
         examples=(
@@ -530,6 +532,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("bindpw ldap-b1nd-pw", "ldap-b1nd-pw"),
             ("rootpw {SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "W6ph5Mm5Pz8GgiULbPgzG37mj9g="),
             ("rocommunity n0t-public 10.0.0.0/8", "n0t-public"),
+            ("    auth_pass Keepal1ved", "Keepal1ved"),
         ),
         decoys=("# requirepass foobared", "warning: requirepass is not set"),
     ),

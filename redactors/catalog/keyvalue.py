@@ -138,6 +138,9 @@ _COMMAND_AFTER = re.compile(rb"(?:^|[ \t])(?:--?[A-Za-z]|\|\|?|&&|[<>])")
 """An option or a shell operator: ``PGPASSWORD=pw psql -h db`` runs a command after the
 assignment, which is not more of its value."""
 _ASSIGNMENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*=")
+_BLOCK_ITEM = re.compile(rb"[ \t]*-[ \t]+[\"']?")
+"""What stands before a flag that is an item of a YAML block list (``    - --password``): its
+value is the next item (a command line written as a list, as in a pod's ``args``)."""
 _OPENERS = (b'"', b"'", b"{", b"[")
 _TEMPLATES = (b"${", b"{{")
 WHOLE_LINE_WORD_MAX = 16
@@ -325,6 +328,10 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return  # "--password value" is a flag; "split-pw-64 tail" is not
     if sep is None and _attached_value(data[start : match.end("rest")]):
         return  # "sshpass -pS3cret-pw ssh": the flag's value, not a key named "...pw"
+    if match.group("item") is not None and not _BLOCK_ITEM.fullmatch(
+        data, data.rfind(b"\n", 0, start) + 1, start
+    ):
+        return  # the value on the next line is a list item: so must the flag be
     if sep == b">" and (start == 0 or data[start - 1] != 0x3C) and not _keyed_element(view, start):
         return  # only <password>value</password> and <entry key="password">value</entry>
     if sep == b"=" and view.low[start : match.end()] == b"key=":
@@ -366,7 +373,11 @@ def kv_rule(
     pattern = (
         kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48}+)"
         rb"(?:(?:\\*[\"']|&quot;|\\u0022)?[ \t]{0,4}+(?P<sep>=>|:=|[:=]|>)"
-        rb"|(?(cli)[ \t]+(?=[^ \t\r\n-]|-[^ \t\r\n-]{5})|(?!))" + prose_branch + rb")"
+        rb"|(?(cli)(?:[ \t\0]+(?=[^ \t\r\n\0-]|-[^ \t\r\n\0-]{5})"
+        rb"|\\*[\"'](?:,[ \t]*|[ \t]+)(?=\\*[\"'](?:[^\"'\\ \t\r\n-]|-[^\"'\\ \t\r\n-]{5}))"
+        rb"|(?P<item>[\"']?[ \t]*\r?\n[ \t]*-[ \t]+)"
+        rb"(?=[\"']?(?:[^\"' \t\r\n#-]|-[^\"' \t\r\n-]{5})))"
+        rb"|(?!))" + prose_branch + rb")"
     )
     return Rule(
         f"kv-{keyword.strip('-')}",

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from ..keys import is_placeholder
 from ..rules import View
 
-_WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^ \t\r\n\"'|;&<>()`])+")
-"""A word: quoted and unquoted pieces with no blank between them (``-p'a b'``)."""
+_WORD = re.compile(rb"(?:\"[^\"\n]*\"|'[^'\n]*'|[^ \t\r\n\0\"'|;&<>()`])+")
+"""A word: quoted and unquoted pieces with no blank between them (``-p'a b'``). A NUL parts
+words like a blank: ``/proc/<pid>/cmdline`` writes a command's arguments NUL-separated."""
+BLANKS = b" \t\r\0"
+"""What stands between the words of a command (NUL in ``/proc/<pid>/cmdline``)."""
 _SEGMENT_STARTS = b"|;&(`\n"
 """What starts a command: a pipe, a list operator, a subshell, command substitution."""
 COMMAND_LEFT = frozenset(b" \t\r\n/\\;|&(`'\"=")
@@ -82,7 +85,7 @@ def command_words(view: View, match: re.Match[bytes]) -> list[Word] | None:
 def words(data: bytes, pos: int, end: int) -> Iterator[Word]:
     """The words from ``pos`` to the end of the command: an unquoted operator or ``end``."""
     while True:
-        while pos < end and data[pos] in b" \t\r":
+        while pos < end and data[pos] in BLANKS:
             pos += 1
         found = _WORD.match(data, pos, end)
         if found is None:
@@ -114,14 +117,23 @@ def after_prompt(data: bytes, args: list[Word]) -> list[Word]:
 
 def name(data: bytes, word: Word) -> bytes:
     """A command word as a tool name: lower case, without its directory or ``.exe``."""
-    text = word.value(data).lower()
+    return tool_name(word.value(data))
+
+
+def tool_name(text: bytes) -> bytes:
+    """:func:`name` of a word's text (an element of a command written as a list)."""
+    text = text.lower()
     text = text[max(text.rfind(b"/"), text.rfind(b"\\")) + 1 :]
     return text[:-4] if text.endswith((b".exe", b".bat", b".cmd")) else text
 
 
 def is_flag(data: bytes, word: Word) -> bool:
     """``-x``, ``--name``, ``/add``: an option rather than an argument (``-`` alone is stdin)."""
-    text = word.text(data)
+    return flag_text(word.text(data))
+
+
+def flag_text(text: bytes) -> bool:
+    """:func:`is_flag` of a word's text (an element of a command written as a list)."""
     if text.startswith(b"-"):
         return len(text) > 1
     return _SWITCH.fullmatch(text) is not None

@@ -5,7 +5,7 @@ history and SQLite/MySQL dumps. Three shapes hold secrets:
 
 * DDL: ``CREATE USER u WITH PASSWORD 'x'``, ``ALTER ROLE u PASSWORD 'x'``,
   ``IDENTIFIED BY 'x'`` (also ``IDENTIFIED WITH plugin BY 'x'``),
-  ``SET PASSWORD ... = PASSWORD('x')``: the quoted literal after the word.
+  ``SET PASSWORD [FOR account] = [PASSWORD(]'x'``: the quoted literal after the word.
 * ``INSERT INTO t (col, ...) VALUES (...), (...)``: the values of the columns
   whose names hold secrets (:func:`~redactors.keys.secret_kind`:
   ``password_hash``, ``api_token``, ``session_key``).
@@ -241,8 +241,10 @@ SQL_RULES: tuple[Rule, ...] = (
         "sql-password",
         "password",
         "sql",
-        "SQL DDL passwords: PASSWORD '...', IDENTIFIED [WITH plugin] BY '...', PASSWORD('...').",
-        rb"(?:identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by|password)"
+        "SQL DDL passwords: PASSWORD '...', IDENTIFIED [WITH plugin] BY '...', PASSWORD('...'),"
+        " MySQL's SET PASSWORD [FOR account] = '...'.",
+        rb"(?:identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by"
+        rb"|password(?:[ \t]+for[ \t]+[^=;\r\n]{1,256}(?==))?)"
         rb"[ \t]*(?:=[ \t]*(?:password[ \t]*)?)?\(?[ \t]*'",
         lower=True,
         handler=_ddl_password,
@@ -252,6 +254,8 @@ SQL_RULES: tuple[Rule, ...] = (
             ("CREATE USER 'u'@'%' IDENTIFIED BY 's3cr3t!pw';", "s3cr3t!pw"),
             ("ALTER USER u IDENTIFIED WITH mysql_native_password BY 'n4tive'", "n4tive"),
             ("SET PASSWORD FOR 'u'@'h' = PASSWORD('old-style-pw')", "old-style-pw"),
+            ("SET PASSWORD FOR 'root'@'localhost' = 'MyS3tPassw0rd';", "MyS3tPassw0rd"),
+            ("SET PASSWORD FOR app@'%' = 'plainhorse'", "plainhorse"),
         ),
         decoys=(
             "ALTER ROLE app PASSWORD NULL",

@@ -22,13 +22,23 @@ nor an option's value (:func:`.shellwords.owner`); it and the word before it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..rules import Hit, Rule, View
 from .cliflags import known_tool
-from .shellwords import Word, is_flag, is_reference, line_end, name, owner, segment_start, words
+from .shellwords import (
+    Word,
+    flag_text,
+    is_flag,
+    is_reference,
+    line_end,
+    name,
+    owner,
+    segment_start,
+    words,
+)
 
-__all__ = ["USER_PASSWORD_FLAG"]
+__all__ = ["USER_PASSWORD_FLAG", "flag_password", "names_user"]
 
 _NOT_A_PASSWORD_FLAG = frozenset(
     b"""sudo doas su runuser journalctl systemctl systemd-run read git grep egrep fgrep zgrep rg
@@ -47,17 +57,34 @@ _SYMBOLS = frozenset(b"!#$%&*+?@^")
 _WINDOWS_FLAGS = (b"/", b"-p:", b"-P:")
 
 
-def _has_user(data: bytes, args: list[Word]) -> bool:
-    """A user flag with a value among a command's arguments (``-u alice``, ``/u:alice``)."""
-    for index, word in enumerate(args):
-        text = word.text(data)
+def names_user(args: Sequence[bytes]) -> bool:
+    """A user flag with a value among a command's arguments (``-u alice``, ``/u:alice``),
+    given as the words' texts."""
+    for index, text in enumerate(args):
         if text.startswith(_USER_ATTACHED) and not text.endswith(b":"):
             return True
         if text in _USER_FLAGS and index + 1 < len(args):
             following = args[index + 1]
-            if not is_flag(data, following) and following.text(data) != b"-":
+            if not flag_text(following) and following != b"-":
                 return True
     return False
+
+
+def flag_password(tools: Iterable[bytes], value: bytes, quote: bytes, *, paired: bool) -> bool:
+    """Whether ``value``, given to ``-p``/``-P`` of a command whose tool names are ``tools``
+    (the flag's owner and the word before it), is a password by the reading above.
+
+    One judgement for a command written on a line and one written as a list of arguments
+    (:mod:`redactors.argv`): a known tool's flags are :mod:`.cliflags`' to judge, a tool whose
+    ``-p`` is something else never has a password there, and the value must be neither a
+    reference nor a plain argument; then beside a user flag (``paired``) anything goes, and
+    alone only a value shaped like a human password.
+    """
+    if any(tool in _NOT_A_PASSWORD_FLAG or known_tool(tool) for tool in tools):
+        return False
+    if is_reference(value, quote) or _plain_argument(value):
+        return False
+    return paired or _password_shaped(value, quote)
 
 
 def _password_shaped(value: bytes, quote: bytes) -> bool:
@@ -86,7 +113,7 @@ def _value(data: bytes, pos: int, end: int, windows: bool) -> Word | None:
         if not windows:
             return None
         pos += 1
-    elif follows not in (b" ", b"\t", b'"', b"'"):
+    elif follows not in (b" ", b"\t", b"\0", b'"', b"'"):
         return None
     found = next(words(data, pos, end), None)
     if found is None or (follows == b":" and found.start != pos):
@@ -110,14 +137,13 @@ def _user_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
     if at is None:
         return
     tools = [name(data, before[i]) for i in (at - 1, at) if i >= 0]
-    if any(tool in _NOT_A_PASSWORD_FLAG or known_tool(tool) for tool in tools):
+    if is_flag(data, value):
         return
     after = [w for w in words(data, value.end, end)]
-    paired = _has_user(data, before[at + 1 :] + after)
-    text = value.value(data)
-    if is_flag(data, value) or is_reference(text, value.quote) or _plain_argument(text):
-        return
-    if paired or (not windows and _password_shaped(text, value.quote)):
+    paired = names_user([w.text(data) for w in before[at + 1 :] + after])
+    if (paired or not windows) and flag_password(
+        tools, value.value(data), value.quote, paired=paired
+    ):
         yield Hit(value.value_start, value.value_end, rule.kind, rule.id)
 
 
@@ -128,7 +154,7 @@ USER_PASSWORD_FLAG = Rule(
     "`-p`/`-P` (Windows `/p`, `/rp`, `/p:`) of a tool the catalog does not know: beside a"
     " user flag (`-u alice -p pw`) whatever the value, alone when the value has letters, digits"
     " and a symbol.",
-    rb"[ \t](?:-[pP]|/[rR]?[pP])(?=[ \t:\"'])",
+    rb"[ \t\0](?:-[pP]|/[rR]?[pP])(?=[ \t\0:\"'])",
     handler=_user_password,
     examples=(
         ("az login -u alice@corp.example -p correcthorse", "correcthorse"),

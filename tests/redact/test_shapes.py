@@ -12,7 +12,9 @@ import json
 
 import pytest
 
+from bundler.source import MemorySource
 from redactors import Policy
+from redactors.review import review_source
 from redactors.tokens import TOKEN_RE
 from tests.support.redaction import layers, run
 
@@ -401,6 +403,117 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "docker compose -p proj2 up\nsudo -u www-data -p 'Password 1: ' ls\n",
         ],
     ),
+    # A command line kept as a list: a flag and its value are two elements (a pod's args, docker
+    # inspect's Args and Cmd), a Python repr or a JSON list in a log line, /proc/PID/cmdline.
+    "command-lines-written-as-lists": (
+        {
+            "k8s/pod.yaml": "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: app\n"
+            "    args:\n    - --api-key\n    - ArgvApiKey12345\n    - --db-password\n"
+            "    - amber\n    - --port\n    - '8080'\n    - --token-file\n"
+            "    - /var/run/secrets/token\n    - --password-file\n    - /etc/pw\n"
+            "    - --secret-name\n    - db-creds\n    - --client-secret\n    - ${CLIENT_SECRET}\n"
+            '    command: ["worker", "--token", "JsonArgvTok3n"]\n',
+            "docker/inspect.json": '[{"Args": ["--db-password", "DockerArgPw7", "--port", "8080"],'
+            ' "Config": {"Cmd": ["serve", "-p", "S3cretP4ss!"]}},\n'
+            ' {"Args": ["run", "-p", "8080:80", "nginx"], "Cmd": ["mkdir", "-p", "/x"]},\n'
+            ' {"Cmd": ["/usr/bin/redis-cli", "-a", "cobaltfinch", "ping"]},\n'
+            ' {"Cmd": ["mysql", "-uroot", "-pgravelmoss", "app"]},\n'
+            ' {"Cmd": ["curl", "-u", "svc:copperwren", "https://x"]},\n'
+            ' {"Cmd": ["sh", "-c", "mysql -uroot -pSh-C-pw7 app"]}]\n',
+            "app.log": 'INFO starting argv=["serve", "--api-key", "LogArgvKey6789",'
+            ' "--port", "8080"]\n'
+            "INFO python argv ['worker', '--token', 'PyReprTok3n', '--token-file', '/run/tok']\n",
+            "proc/1/cmdline": "worker\0--token\0NulTok3nValue\0--port\0" + "8080\0",
+            "proc/2/cmdline": "/usr/bin/redis-cli\0-h\0cache\0-a\0ashlantern\0ping\0",
+        },
+        [
+            "ArgvApiKey12345",
+            "amber",
+            "JsonArgvTok3n",
+            "DockerArgPw7",
+            "S3cretP4ss!",
+            "cobaltfinch",
+            "gravelmoss",
+            "copperwren",
+            "Sh-C-pw7",
+            "LogArgvKey6789",
+            "PyReprTok3n",
+            "NulTok3nValue",
+            "ashlantern",
+        ],
+        [
+            "- --port\n    - '8080'\n",
+            "- --token-file\n    - /var/run/secrets/token\n",
+            "- --password-file\n    - /etc/pw\n",
+            "- --secret-name\n    - db-creds\n",
+            "- --client-secret\n    - ${CLIENT_SECRET}\n",
+            '"--port", "8080"',
+            '["run", "-p", "8080:80", "nginx"]',
+            '["mkdir", "-p", "/x"]',
+            '"-p[REDACTED:password:',  # the flag stays; only the value glued to it goes
+            '"-u", "svc:[REDACTED:',
+            "'--token-file', '/run/tok'",
+            "worker\0--token\0[REDACTED:token:",
+            "\0--port\0" + "8080\0",
+            "\0-h\0cache\0-a\0[REDACTED:password:",
+        ],
+    ),
+    # Configurations that name a secret by position: keepalived, SSSD, MySQL's SET PASSWORD,
+    # Cisco/Arista running-configs, rclone's KEY VALUE arguments.
+    "service-and-network-device-configs": (
+        {
+            "keepalived.conf": "vrrp_instance VI_1 {\n  authentication {\n    auth_type PASS\n"
+            "    auth_pass Keepal1vedPw\n  }\n}\n",
+            "sssd.conf": "[domain/corp]\nldap_default_authtok_type = password\n"
+            "ldap_default_authtok = S5sdAuthTok\n",
+            "mysql.log": "Query\tSET PASSWORD FOR 'root'@'localhost' = 'MyS3tPassw0rd';\n"
+            "Query\tSET PASSWORD FOR 'app'@'%' = PASSWORD('MyOldPassw0rd')\n",
+            "router.cfg": "snmp-server community S3cr3tCommunity RO\n"
+            "snmp-server community public RO\n"
+            "username admin privilege 15 password 7 0822455D0A16544541\n"
+            "username ops secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0\n"
+            "username auditor privilege 1 nopassword\n"
+            "enable password ciscoblue\n"
+            "enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM\n"
+            "tacacs-server key 7 094F471A1A0A5C1C\n"
+            "snmp-server enable traps\n"
+            "line vty 0 4\n password 7 121A0C0411045D5679\n login\n",
+            ".bash_history": "rclone config create remote s3 provider AWS access_key_id AKID"
+            " secret_access_key RcloneS3cr3t\n"
+            "rclone config update box pass quillmarsh --obscure\n"
+            "rclone copy remote:bucket/x /tmp/x\n",
+        },
+        [
+            "Keepal1vedPw",
+            "S5sdAuthTok",
+            "MyS3tPassw0rd",
+            "MyOldPassw0rd",
+            "S3cr3tCommunity",
+            "community public",  # a default community is the real one until changed
+            "0822455D0A16544541",
+            "hx5rVt7rPNoS4wqbXKX7m0",
+            "ciscoblue",
+            "X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM",
+            "094F471A1A0A5C1C",
+            "121A0C0411045D5679",
+            "RcloneS3cr3t",
+            "quillmarsh",
+        ],
+        [
+            "auth_type PASS\n    auth_pass [REDACTED:",
+            "ldap_default_authtok_type = password\n",
+            "SET PASSWORD FOR 'root'@'localhost' = '[REDACTED:",
+            "snmp-server community [REDACTED:",
+            "username admin privilege 15 password 7 [REDACTED:password:",
+            "username ops secret 5 [REDACTED:password-hash:",
+            "username auditor privilege 1 nopassword\n",
+            "enable secret 9 [REDACTED:password-hash:",
+            "snmp-server enable traps\n",
+            "line vty 0 4\n password 7 [REDACTED:",
+            "access_key_id AKID secret_access_key [REDACTED:",
+            "rclone copy remote:bucket/x /tmp/x\n",
+        ],
+    ),
     # ps auxww: the command line follows the user, PID, usage and time columns.
     "command-lines-in-a-process-listing": (
         {
@@ -434,6 +547,18 @@ def test_shape(name: str) -> None:
     joined = b"\n".join(outputs.values())
     for decoy in keep:
         assert decoy.encode() in joined, (decoy, joined.decode())
+
+
+@pytest.mark.parametrize(
+    "name", ["command-lines-written-as-lists", "service-and-network-device-configs"]
+)
+def test_review_finds_the_shape_and_passes_its_redaction(name: str) -> None:
+    """Review judges these shapes by the redactor's rules: each input holds findings, and
+    what this version writes of it holds none."""
+    files, _, _ = CASES[name]
+    assert all(review_source(MemorySource({m: t})).findings for m, t in files.items())
+    outputs, _, _ = run(files)
+    assert review_source(MemorySource(outputs)).findings == []
 
 
 def test_double_base64_is_decoded() -> None:

@@ -6,7 +6,10 @@ import json
 
 import yaml
 
+from bundler.source import MemorySource
 from redactors import BundleRedactor
+from redactors.review import review_source
+from redactors.structure import find_secrets
 from tests.support.redaction import run
 
 
@@ -215,3 +218,62 @@ def test_flags_about_auth_are_settings_not_secrets() -> None:
     assert parsed["security"]["auth"]["allow_anonymous"] == "Anon-Yes-91x"
     assert parsed["AUTH_DISABLED"] == "compose.override.yml"
     assert parsed["security"]["auth"]["token"].startswith("[REDACTED:")
+
+
+INSPECT = (
+    "[\n"
+    "  {\n"
+    '    "Args": [\n'
+    '      "--db-password",\n'
+    '      "DockerArgPw7",\n'
+    '      "--port",\n'
+    '      "8080"\n'
+    "    ],\n"
+    '    "Config": {\n'
+    '      "Cmd": [\n'
+    '        "/usr/bin/redis-cli",\n'
+    '        "-a",\n'
+    '        "cobalt-F1nch",\n'
+    '        "ping"\n'
+    "      ]\n"
+    "    }\n"
+    "  },\n"
+    '  {"Args": ["--token-file", "/var/run/secrets/token", "--api-key", "${API_KEY}"]},\n'
+    '  {"Cmd": ["docker", "run", "-p", "8080:80", "nginx"]}\n'
+    "]\n"
+)
+"""``docker inspect`` pretty-printed: each argument on a line of its own, so no line rule
+sees a flag beside its value; only the walk does."""
+
+
+def test_the_walk_reads_a_list_of_arguments_as_a_command_line() -> None:
+    found = {(f.path, f.value) for f in find_secrets([json.loads(INSPECT)])}
+    assert found == {
+        ("/0/Args/1", b"DockerArgPw7"),
+        ("/0/Config/Cmd/2", b"cobalt-F1nch"),
+    }
+    pod = yaml.safe_load(
+        "spec:\n  containers:\n  - args: [--api-key, ArgvApiKey12345, --port, '8080']\n"
+        "    command: [mysql, -uroot, -pgr4velmoss, app]\n"
+        "  - args: [serve, --secret-name, db-creds, --password-file, /etc/pw, -p, '8080']\n"
+    )
+    assert {(f.path, f.kind, f.value) for f in find_secrets([pod])} == {
+        ("/spec/containers/0/args/1", "api-key", b"ArgvApiKey12345"),
+        ("/spec/containers/0/command/2", "password", b"gr4velmoss"),
+    }
+
+
+def test_review_finds_an_argument_lists_secret_and_passes_its_redaction() -> None:
+    """Review runs the redactor's walk: an argument list left as it was is a finding (no
+    line rule sees it), and the redacted member is clean."""
+    result = review_source(MemorySource({"docker/inspect.json": INSPECT}))
+    found = {(f.line, f.kind) for f in result.findings}
+    assert {(5, "password"), (13, "password")} <= found
+    assert "DockerArgPw7" not in result.model_dump_json()
+    outputs, _, _ = run({"docker/inspect.json": INSPECT})
+    parsed = json.loads(outputs["docker/inspect.json"])
+    assert parsed[0]["Args"][1].startswith("[REDACTED:password:")
+    assert parsed[0]["Config"]["Cmd"][2].startswith("[REDACTED:password:")
+    assert parsed[1] == json.loads(INSPECT)[1]
+    assert parsed[2] == json.loads(INSPECT)[2]
+    assert review_source(MemorySource(outputs)).findings == []
