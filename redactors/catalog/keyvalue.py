@@ -92,6 +92,8 @@ def _kv_hits(
         except NeedMore:
             view.need_more_from(key_start)
             return
+    if len(spans) == 1 and not bare and data[key_end:value_pos].strip() == b"=":
+        spans = [_to_pair_end(data, key_start, spans[0])]
     for span in spans:
         value = data[span.start : span.end]
         if expansion and value.endswith(b"}"):
@@ -133,6 +135,40 @@ password commented out is still one), ``export``/``set``, a list dash."""
 _ANOTHER_PAIR = re.compile(rb"(?:^|[ \t,;&])[A-Za-z_][A-Za-z0-9_.-]*[ \t]*(?:=|:(?![/0-9]))")
 """A second ``key=``/``key:`` on the line: the line holds several fields (logfmt), not one value."""
 _INLINE_COMMENT = re.compile(rb"[ \t][#;]")
+_PAIR_AFTER = re.compile(rb";[ \t]*(?:[A-Za-z][A-Za-z0-9 _.-]*=|[\"']|\r?$)")
+_PAIR_VALUE_MAX = 256
+
+
+def _to_pair_end(data: bytes, key_start: int, span: ValueSpan) -> ValueSpan:
+    """A value in a connection string's ``Key=Value;`` pairs, taken to its ``;``.
+
+    ADO.NET, ODBC and JDBC-style strings (``Server=db;User Id=sa;Password=two words;``)
+    end a value at ``;``, not at a blank, so ``correct horse battery`` would otherwise lose
+    only ``correct``. Taken further only when the key opens the string or follows a ``;``,
+    the ``;`` after the value opens another pair (or ends the string or line), and nothing
+    between the blank and that ``;`` looks like more syntax (a ``=``, a quote): a log
+    line's ``login password=x rejected; retrying`` keeps its prose.
+    """
+    end = span.end
+    if end >= len(data) or data[end] not in b" \t":
+        return span
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end < 0 else line_end
+    semi = data.find(b";", end, min(line_end, end + _PAIR_VALUE_MAX))
+    if semi < 0:
+        return span
+    rest = data[end:semi]
+    if any(c in rest for c in b"=\"'`") or not rest.strip():
+        return span
+    line_start = data.rfind(b"\n", 0, key_start) + 1
+    if _PAIR_AFTER.match(data, semi, line_end) is None:
+        return span
+    lead = data[line_start:key_start].rstrip(b" \t")
+    # after a pair, or the string's first pair: at the line's start, or after an opening quote
+    opens = lead in (b"", b'"', b"'") or lead.endswith((b";", b'="', b"='"))
+    if not opens:
+        return span
+    return ValueSpan(span.start, semi - (len(rest) - len(rest.rstrip())))
 """An inline comment (``password = x y # rotated``): kept, as INI and env readers drop it."""
 _COMMAND_AFTER = re.compile(rb"(?:^|[ \t])(?:--?[A-Za-z]|\|\|?|&&|[<>])")
 """An option or a shell operator: ``PGPASSWORD=pw psql -h db`` runs a command after the

@@ -33,6 +33,10 @@ TAILS: dict[str, tuple[str, str]] = {
     "ini-quoted": (f"password = '{OLD}-Pebble-77'\n", "-Pebble-77"),
     "url-userinfo": (f"postgres://app:{OLD}-Xk9.Zq@db:5432/flux\n", "-Xk9.Zq"),
     "connection-string": (f"Server=db;User Id=sa;Password={OLD}-Zq8.77;Database=x\n", "-Zq8.77"),
+    "connection-string-words": (
+        f'cs="Server=db;User Id=sa;Password={OLD} horse battery;Database=x"\n',
+        "horse battery",
+    ),
     "odbc-braces": (f"Driver=pg;Pwd={{{OLD} willow tundra}};\n", "willow tundra"),
     "prose-password": (f"login failed: password is {OLD}-Prose-42\n", "-Prose-42"),
     "vault-login": (f"$ vault login {OLD}.Xk82Jq0PzR7m\n", ".Xk82Jq0PzR7m"),
@@ -79,6 +83,7 @@ FRESH: dict[str, tuple[str, str]] = {
     "url-userinfo": ("postgres://app:Same-pw-77@db:5432/flux\n", "@db:5432/flux"),
     "prose-then-more-words": ("the password was: Pl4in-old then rotated\n", "then rotated"),
     "pipe-after-a-value": ("password: Pipe-pw|next\n", "]|next"),
+    "prose-after-a-semicolon": ("login password=abc9x failed; retrying\n", " failed; retrying"),
 }
 
 

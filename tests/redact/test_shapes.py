@@ -33,6 +33,19 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["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", "rzp_live_oE9IEkoNYnmwkG"],
         ["2018-250-xoxo-indieweb-1.jpg", "video_box.ico-7af3", "/v1/orders", "/var/cache/"],
     ),
+    "connection-string-passphrase-to-its-semicolon": (
+        {
+            "app.config": 'connectionString="Server=db;Database=app;User Id=sa;'
+            'Password=correct horse battery;"\n'
+            "Server=db;Port=5432;User Id=app;Password=two quiet words;Timeout=15\n"
+            "Password=lead pair phrase;Server=db\n"
+            "Data Source=db;User ID=sa;Pwd=pass phrase nine;\n",
+            "w.log": "2026-12-07 login password=abc9x failed; retrying in 5s\n"
+            'ts=1 msg="x" password=Hunter2x9 attempt 3; next=4\n',
+        },
+        ["horse battery", "quiet words", "pair phrase", "phrase nine", "abc9x", "Hunter2x9"],
+        ["Timeout=15", ";Server=db", "failed; retrying in 5s", "attempt 3; next=4"],
+    ),
     "hex-bootstrap-token-in-a-log-message": (
         {
             "w.log": "INFO worker: joining with bootstrap token "
