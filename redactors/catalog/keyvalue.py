@@ -169,6 +169,8 @@ def _to_pair_end(data: bytes, key_start: int, span: ValueSpan) -> ValueSpan:
     if not opens:
         return span
     return ValueSpan(span.start, semi - (len(rest) - len(rest.rstrip())))
+
+
 """An inline comment (``password = x y # rotated``): kept, as INI and env readers drop it."""
 _COMMAND_AFTER = re.compile(rb"(?:^|[ \t])(?:--?[A-Za-z]|\|\|?|&&|[<>])")
 """An option or a shell operator: ``PGPASSWORD=pw psql -h db`` runs a command after the
