@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,19 +41,43 @@ class JsonTooLarge(ValueError):
 
     Unlike malformed JSON it says nothing about the product or the bundle: the
     document is there and whole, this reader only declined to hold it. So it carries
-    what a report needs to say so (the member, its size, the cap) and the setting that
-    reads it.
+    what a report needs to say so (the member, its size, the cap).
     """
 
     def __init__(self, member: str, size: int, limit: int) -> None:
         self.member, self.size, self.limit = member, size, limit
-        shown, cap = human_size(size), human_size(limit)
-        if shown == cap:  # rounded alike: the bytes say which is larger
-            shown, cap = f"{size:,} bytes", f"{limit:,} bytes"
-        super().__init__(
-            f"{member} is {shown}, over the {cap} a reader parses as one JSON document "
-            f"({MAX_JSON_BYTES_ENV}={size_past(size)} reads it)"
+        super().__init__(str(Refused(member, size, limit)))
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A member a reader declined to parse, over the JSON cap: a gap with a known remedy.
+
+    Not missing (it is in the bundle, whole and verified) and not malformed (nobody
+    looked): reports name it as such, with the limit and the setting that reads it,
+    rather than as a failed collector or bad JSON, and what it would have decided
+    reads as unknown.
+    """
+
+    member: str
+    size: int
+    limit: int
+    labels: tuple[str, ...] = ()
+    """What evidence documents call this gap: the collector and the step that stored it."""
+
+    def __str__(self) -> str:
+        size, limit = human_size(self.size), human_size(self.limit)
+        if size == limit:  # rounded alike: the bytes say which is larger
+            size, limit = f"{self.size:,} bytes", f"{self.limit:,} bytes"
+        return (
+            f"{self.member} is {size}, over the {limit} a reader parses as one JSON "
+            f"document ({self.remedy} reads it)"
         )
+
+    @property
+    def remedy(self) -> str:
+        """The setting that reads it: ``BUNDLER_MAX_JSON_BYTES=301MiB``."""
+        return f"{MAX_JSON_BYTES_ENV}={size_past(self.size)}"
 
 
 class MemberNotFound(KeyError):

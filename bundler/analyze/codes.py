@@ -296,6 +296,9 @@ RECEIPT_NONCE_MISMATCH = _(
     "RECEIPT_NONCE_MISMATCH", OUT, "receipt carries another run's nonce", "outcome"
 )
 RECEIPT_MISSING = _("RECEIPT_MISSING", OUT, "required external receipt never came", "outcome")
+RECEIPTS_UNREAD = _(
+    "RECEIPTS_UNREAD", OUT, "required receipt not found, but not every receipt was read"
+)
 RECEIPT_ACCEPTED_ONLY = _(
     "RECEIPT_ACCEPTED_ONLY", OUT, "destination only accepted the data", "outcome"
 )
@@ -317,6 +320,9 @@ TARGETS_INCOMPLETE = _(
 )
 EVIDENCE_INVALID = _("EVIDENCE_INVALID", FLEET, "an evidence document is unusable", "recollect")
 EVIDENCE_MISSING = _("EVIDENCE_MISSING", FLEET, "a core evidence document is absent", "recollect")
+EVIDENCE_OVER_LIMIT = _(
+    "EVIDENCE_OVER_LIMIT", FLEET, "a member is over a reader's limit: not read", "reader-limit"
+)
 EVIDENCE_REDERIVED = _(
     "EVIDENCE_REDERIVED", FLEET, "evidence re-derived from raw/ with this bundler's profile"
 )

@@ -309,6 +309,17 @@ def _receipts(
     if not run.receipt_required:
         return
     confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
+    if not confirmed and doc.gaps:
+        # the receipt may be in what was not read (a failed request, or a member over a
+        # reader's limit): "never came" would be read from a gap
+        out.unknown(
+            codes.RECEIPTS_UNREAD,
+            f"{label} ran and requires an external receipt; none is in the bundle, but its "
+            f"outcome evidence is incomplete (gaps: {', '.join(doc.gaps)}), so whether it came "
+            "is unknown.",
+            evidence=[cite(ctx.evidence, OutcomeEvidence, "gaps", value=doc.gaps)],
+        )
+        return
     if not confirmed:
         out.fail(
             codes.RECEIPT_MISSING,
