@@ -61,7 +61,7 @@ STORAGE_PRESSURE = _("STORAGE_PRESSURE", S, "server storage nearly full", "serve
 # -- heartbeat ------------------------------------------------------------------------------------
 WORKERS_EVIDENCE_MISSING = _("WORKERS_EVIDENCE_MISSING", (H, P), "no worker list in the bundle")
 WORKER_NOT_IN_EVIDENCE = _(
-    "WORKER_NOT_IN_EVIDENCE", (H, C), "worker absent from an incomplete worker list"
+    "WORKER_NOT_IN_EVIDENCE", (H, P, C), "worker absent from an incomplete worker list"
 )
 WORKER_UNKNOWN_TO_SERVER = _(
     "WORKER_UNKNOWN_TO_SERVER", H, "control plane does not know the worker", "heartbeat"
@@ -88,7 +88,7 @@ EVIDENCE_RECORDS_CONFLICT = _(
 )
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
-    "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"
+    "WORKERS_EVIDENCE_INCOMPLETE", (H, P), "no online or matching worker in an incomplete list"
 )
 NO_WORKERS_ONLINE = _("NO_WORKERS_ONLINE", H, "no worker is online", "heartbeat")
 WORKER_HEARTBEAT_STALE = _("WORKER_HEARTBEAT_STALE", H, "heartbeats stopped (stale)", "heartbeat")

@@ -168,6 +168,31 @@ def test_the_rung_an_unread_worker_list_decides_says_how_to_read_it(
     assert "(gaps: http.workers)" in incomplete["message"]
 
 
+@pytest.mark.parametrize("sample", ["flux-unmatched", "flux-hung"])
+def test_an_unread_worker_list_is_no_fleet_without_a_worker_for_the_job(
+    sample: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """flux-unmatched: executions ask for a GPU, or an affinity, no worker has (blocked at
+    placement); flux-hung: one is pinned to the worker that hung. With the worker list
+    unread, that no listed worker meets them proves nothing: unknown, and inconclusive,
+    not "the fleet has no workers", "no worker matches" or "pinned to an unknown worker"."""
+    monkeypatch.setenv("BUNDLER_MAX_JSON_BYTES", CAP)
+    bundle = _over_cap(sample, "raw/http/workers.json", tmp_path / "b")
+    code, report = _analyze(bundle)
+    assert (code, report["verdict"], report["first_failed_layer"]) == (3, "inconclusive", None)
+    placements = [
+        layer
+        for target in report["targets"]
+        if target["job"] is not None
+        for layer in target["layers"]
+        if layer["name"] == "placement"
+    ]
+    assert placements
+    assert {layer["status"] for layer in placements} == {"unknown"}
+    said = {f["code"] for layer in placements for f in layer["findings"]}
+    assert not said & {"NO_MATCHING_WORKER", "PINNED_WORKER_UNKNOWN", "FLUX_NO_ELIGIBLE_WORKER"}
+
+
 def test_the_html_report_names_the_member_and_the_setting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
