@@ -10,18 +10,74 @@ Rules and normalizers only ever see a :class:`MemberSource`.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator, Sequence
+import os
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
 from .jsondoc import loads_bounded
+from .sizes import human_size, parse_size, size_past
 
 DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
 """Refuse to parse a JSON member larger than this into memory."""
+MAX_JSON_BYTES_ENV = "BUNDLER_MAX_JSON_BYTES"
+"""Raises (or lowers) :data:`DEFAULT_MAX_JSON_BYTES` for one process, like ``BUNDLER_MAX_*``."""
+
+
+def max_json_bytes(environ: Mapping[str, str] | None = None) -> int:
+    """The JSON cap in force: ``BUNDLER_MAX_JSON_BYTES`` if set, else the default.
+
+    Read at each use rather than once, so every reader of a process (and a test
+    that sets the variable) sees one value; a malformed one is a ``UsageError``,
+    which the CLI reports before any command runs.
+    """
+    raw = (os.environ if environ is None else environ).get(MAX_JSON_BYTES_ENV, "")
+    return DEFAULT_MAX_JSON_BYTES if raw.strip() == "" else parse_size(MAX_JSON_BYTES_ENV, raw)
 
 
 class JsonTooLarge(ValueError):
-    """A JSON member over :func:`read_json`'s size cap; a ``ValueError``, like malformed JSON."""
+    """A JSON member over :func:`read_json`'s size cap; a ``ValueError``, like malformed JSON.
+
+    Unlike malformed JSON it says nothing about the product or the bundle: the
+    document is there and whole, this reader only declined to hold it. So it carries
+    what a report needs to say so (the member, its size, the cap).
+    """
+
+    def __init__(self, member: str, size: int, limit: int) -> None:
+        self.member, self.size, self.limit = member, size, limit
+        super().__init__(str(Refused(member, size, limit)))
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A member a reader declined to parse, over the JSON cap: a gap with a known remedy.
+
+    Not missing (it is in the bundle, whole and verified) and not malformed (nobody
+    looked): reports name it as such, with the limit and the setting that reads it,
+    rather than as a failed collector or bad JSON, and what it would have decided
+    reads as unknown.
+    """
+
+    member: str
+    size: int
+    limit: int
+    labels: tuple[str, ...] = ()
+    """What evidence documents call this gap: the collector and the step that stored it."""
+
+    def __str__(self) -> str:
+        size, limit = human_size(self.size), human_size(self.limit)
+        if size == limit:  # rounded alike: the bytes say which is larger
+            size, limit = f"{self.size:,} bytes", f"{self.limit:,} bytes"
+        return (
+            f"{self.member} is {size}, over the {limit} a reader parses as one JSON "
+            f"document ({self.remedy} reads it)"
+        )
+
+    @property
+    def remedy(self) -> str:
+        """The setting that reads it: ``BUNDLER_MAX_JSON_BYTES=301MiB``."""
+        return f"{MAX_JSON_BYTES_ENV}={size_past(self.size)}"
 
 
 class MemberNotFound(KeyError):
@@ -64,15 +120,17 @@ class MemberSource(Protocol):
         ...
 
 
-def read_json(source: MemberSource, name: str, *, max_bytes: int = DEFAULT_MAX_JSON_BYTES) -> Any:
+def read_json(source: MemberSource, name: str, *, max_bytes: int | None = None) -> Any:
     """Parse a JSON member (bounded in size and nesting, no unpaired surrogate: ``jsondoc``).
 
     Every bundle document (manifest, evidence, redaction report, raw API
     responses) is read through here, so what a reader refuses is the same everywhere.
+    The size cap is :func:`max_json_bytes` unless ``max_bytes`` is given.
     """
+    limit = max_json_bytes() if max_bytes is None else max_bytes
     data = source.read_bytes(name)
-    if len(data) > max_bytes:
-        raise JsonTooLarge(f"member {name} is too large to parse as JSON ({len(data)} bytes)")
+    if len(data) > limit:
+        raise JsonTooLarge(name, len(data), limit)
     return loads_bounded(data, f"member {name}")
 
 

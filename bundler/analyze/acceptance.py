@@ -118,7 +118,7 @@ def _canary(outcome: LayerResult, status: CheckStatus) -> CheckStatus:
     failing = {f.code for f in outcome.findings if f.severity == "fail"}
     if status == "fail" and failing <= RECEIPT_FAILURES:
         return "pass"  # the canary ran fine; only its receipt is missing (next check)
-    if status == "unknown" and found == {codes.RECEIPT_EVIDENCE_MISSING}:
+    if status == "unknown" and found == {codes.RECEIPTS_UNREAD}:
         return "pass"  # the canary ran fine; only whether its receipt came is unknown
     return status
 

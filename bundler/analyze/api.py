@@ -39,7 +39,14 @@ from schemas import (
 from schemas.evidence import EvidenceDoc, Job
 
 from ..jsondoc import JsonRefused
-from ..source import MemberNotFound, MemberSource, MemberUnverified, read_json
+from ..source import (
+    JsonTooLarge,
+    MemberNotFound,
+    MemberSource,
+    MemberUnverified,
+    Refused,
+    read_json,
+)
 from .codes import MISSING_DOCUMENTS
 
 D = TypeVar("D", bound=EvidenceDoc)
@@ -334,6 +341,11 @@ class EvidenceSet:
         self.problems: list[str] = []
         self.unverified: dict[str, str] = {}
         """Documents present but failed verification (the integrity line names them), by path."""
+        self.refused: dict[str, Refused] = {}
+        """Members a reader declined to parse, over the JSON cap, by path: documents this set
+        loads, and raw members the normalizer that made it refused (``NormalizeContext``).
+        Unread, so the fleet findings name each one with the limit and the setting that reads
+        it, and the verdict cannot be healthy (:mod:`bundler.analyze.fleet`)."""
         self._cache: dict[type[EvidenceDoc], EvidenceDoc | None] = {}
         self.memo: dict[str, Any] = {}
         """What is worked out of the documents once per set rather than once per target (the
@@ -376,6 +388,9 @@ class EvidenceSet:
             self.unverified[cls.member_path] = exc.reason
             return None
         except MemberNotFound:
+            return None
+        except JsonTooLarge as exc:  # whole, but over the cap: unread, not invalid
+            self.refused[cls.member_path] = Refused(cls.member_path, exc.size, exc.limit)
             return None
         except JsonRefused as exc:  # parses, but holds what no bundler writes: named as it is
             self.problems.append(str(exc))

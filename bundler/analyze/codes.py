@@ -61,7 +61,7 @@ STORAGE_PRESSURE = _("STORAGE_PRESSURE", S, "server storage nearly full", "serve
 # -- heartbeat ------------------------------------------------------------------------------------
 WORKERS_EVIDENCE_MISSING = _("WORKERS_EVIDENCE_MISSING", (H, P), "no worker list in the bundle")
 WORKER_NOT_IN_EVIDENCE = _(
-    "WORKER_NOT_IN_EVIDENCE", (H, C), "worker absent from an incomplete worker list"
+    "WORKER_NOT_IN_EVIDENCE", (H, P, C), "worker absent from an incomplete worker list"
 )
 WORKER_UNKNOWN_TO_SERVER = _(
     "WORKER_UNKNOWN_TO_SERVER", H, "control plane does not know the worker", "heartbeat"
@@ -88,7 +88,7 @@ EVIDENCE_RECORDS_CONFLICT = _(
 )
 WORKERS_ONLINE = _("WORKERS_ONLINE", H, "workers online")
 WORKERS_EVIDENCE_INCOMPLETE = _(
-    "WORKERS_EVIDENCE_INCOMPLETE", H, "no online worker in an incomplete list"
+    "WORKERS_EVIDENCE_INCOMPLETE", (H, P), "no online or matching worker in an incomplete list"
 )
 NO_WORKERS_ONLINE = _("NO_WORKERS_ONLINE", H, "no worker is online", "heartbeat")
 WORKER_HEARTBEAT_STALE = _("WORKER_HEARTBEAT_STALE", H, "heartbeats stopped (stale)", "heartbeat")
@@ -296,8 +296,8 @@ RECEIPT_NONCE_MISMATCH = _(
     "RECEIPT_NONCE_MISMATCH", OUT, "receipt carries another run's nonce", "outcome"
 )
 RECEIPT_MISSING = _("RECEIPT_MISSING", OUT, "required external receipt never came", "outcome")
-RECEIPT_EVIDENCE_MISSING = _(
-    "RECEIPT_EVIDENCE_MISSING", OUT, "cannot tell whether the receipt came: receipts not collected"
+RECEIPTS_UNREAD = _(
+    "RECEIPTS_UNREAD", OUT, "required receipt not found, but not every receipt was read"
 )
 RECEIPT_ACCEPTED_ONLY = _(
     "RECEIPT_ACCEPTED_ONLY", OUT, "destination only accepted the data", "outcome"
@@ -320,6 +320,9 @@ TARGETS_INCOMPLETE = _(
 )
 EVIDENCE_INVALID = _("EVIDENCE_INVALID", FLEET, "an evidence document is unusable", "recollect")
 EVIDENCE_MISSING = _("EVIDENCE_MISSING", FLEET, "a core evidence document is absent", "recollect")
+EVIDENCE_OVER_LIMIT = _(
+    "EVIDENCE_OVER_LIMIT", FLEET, "a member is over a reader's limit: not read", "reader-limit"
+)
 EVIDENCE_REDERIVED = _(
     "EVIDENCE_REDERIVED", FLEET, "evidence re-derived from raw/ with this bundler's profile"
 )

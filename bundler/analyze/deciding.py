@@ -6,7 +6,9 @@ when the answer is unknown, every one of them that is absent, unusable or
 incomplete is named (``Finding.missing``: the member, or the collectors that
 failed), with the ``doctor`` option or inventory entry that collects it
 (``Finding.to_decide``). A product may say it more exactly
-(``Profile.collection_hints``: member path -> text).
+(``Profile.collection_hints``: member path -> text). A member that is in the bundle
+but over a reader's limit (``EvidenceSet.refused``) needs no collecting: it is named
+after the gap it left, and the hint is the setting that reads it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from schemas.evidence import (
     WorkersEvidence,
 )
 
+from ..sizes import human_size
+from ..source import Refused
 from .api import EvidenceSet
 
 SERVER = "run `bundler doctor` with `--server URL` and an API token that can read it"
@@ -67,7 +71,9 @@ LAYER_DOCUMENTS: dict[Layer, tuple[type[EvidenceDoc], ...]] = {
 
 
 def shortfalls(evidence: EvidenceSet, read: Iterable[type[EvidenceDoc]]) -> list[str]:
-    """Members among ``read`` that are absent, unusable or incomplete, and the failed collectors."""
+    """Members among ``read`` that are absent, unusable or incomplete, and the failed collectors
+    (each followed by the member a reader refused, when that is why)."""
+    refused_by = {label: r.member for r in evidence.refused.values() for label in r.labels}
     missing: list[str] = []
     for cls in read:
         doc = evidence.get(cls)
@@ -75,15 +81,35 @@ def shortfalls(evidence: EvidenceSet, read: Iterable[type[EvidenceDoc]]) -> list
             missing.append(cls.member_path)
         elif not doc.complete or doc.gaps:
             missing.append(cls.member_path)
-            missing += [gap for gap in doc.gaps if gap not in missing]
+            for gap in doc.gaps:
+                behind = refused_by.get(gap)
+                missing += [said for said in (gap, behind) if said and said not in missing]
     return missing
 
 
-def how_to_decide(missing: list[str], hints: Mapping[str, str] | None = None) -> str | None:
-    """One sentence: what collects the first missing member (product hints win)."""
+def how_to_decide(
+    missing: list[str],
+    hints: Mapping[str, str] | None = None,
+    refused: Mapping[str, Refused] | None = None,
+) -> str | None:
+    """One sentence: what collects the first missing member (product hints win).
+
+    A member over a reader's limit comes first, with the setting that reads it: the
+    evidence is in the bundle, and collecting it again would only refuse it again."""
     merged = {**GENERIC_HINTS, **(hints or {})}
-    said: list[str] = []
+    refused = refused or {}
+    said: list[str] = [
+        f"analyze again with {over.remedy} ({over.member} is over the "
+        f"{human_size(over.limit)} JSON cap)"
+        for member in missing
+        if (over := refused.get(member)) is not None
+    ]
+    unread = {label for over in refused.values() for label in over.labels}
     for member in missing:
+        if member in unread:  # its collector did complete: the gap is the refusal above
+            continue
+        if said and member.startswith("evidence/"):  # the refusal is what it lacks, not a run
+            continue
         hint = merged.get(member)
         if hint is None and member.startswith("http."):
             hint = f"{SERVER} (collector {member} did not complete)"
@@ -111,4 +137,4 @@ def annotate(
         if not finding.missing:
             finding.missing = list(missing)
         if finding.to_decide is None:
-            finding.to_decide = how_to_decide(finding.missing, hints)
+            finding.to_decide = how_to_decide(finding.missing, hints, evidence.refused)

@@ -16,6 +16,7 @@ from schemas.evidence import EvidenceDoc, JobsEvidence, WorkersEvidence
 from . import codes
 from .api import EvidenceSet, make_finding
 from .rules.clock import fleet_clock_findings
+from .wording import CITED
 
 
 def evidence_findings(ev: EvidenceSet) -> list[Finding]:
@@ -32,8 +33,8 @@ def evidence_findings(ev: EvidenceSet) -> list[Finding]:
                 make_finding(
                     codes.EVIDENCE_INCOMPLETE,
                     "info",
-                    f"{cls.member_path} is incomplete ({gaps} gave nothing usable); what it lacks "
-                    "reads as unknown, not as absent.",
+                    f"{cls.member_path} is incomplete (gaps: {gaps}); what it lacks reads as "
+                    "unknown, not as absent.",
                     evidence=[ev.cite(cls, "/gaps", doc.gaps or None)],
                     member=cls.member_path,
                     gaps=doc.gaps,
@@ -60,6 +61,7 @@ UNTRUSTWORTHY = frozenset(
     {
         codes.EVIDENCE_INVALID,
         codes.EVIDENCE_MISSING,
+        codes.EVIDENCE_OVER_LIMIT,
         codes.TARGETS_INCOMPLETE,
         codes.BUNDLE_NOT_VERIFIED,
     }
@@ -79,7 +81,7 @@ def _targets_incomplete(
     return make_finding(
         codes.TARGETS_INCOMPLETE,
         "warn",
-        f"{cls.member_path} is incomplete (failed: {gaps}): a worker or job that needs "
+        f"{cls.member_path} is incomplete (gaps: {gaps}): a worker or job that needs "
         "attention may be missing from the targets, so the bundle cannot show a healthy fleet.",
         evidence=[ev.cite(cls, "/gaps", listed or None)],
         member=cls.member_path,
@@ -118,6 +120,36 @@ def missing_core(ev: EvidenceSet) -> list[Finding]:
     ]
 
 
+def over_limit(ev: EvidenceSet) -> list[Finding]:
+    """Members a reader declined to parse (over the JSON cap), each with its size, the limit
+    and the setting that reads it.
+
+    One finding for all of them: a 100,000-worker fleet can put its worker list and
+    every execution listing over the cap at once. What they hold was never read, so
+    it reads as unknown, and the verdict cannot be healthy (:data:`UNTRUSTWORTHY`):
+    an empty worker list read from a document nobody opened is not an empty fleet.
+    """
+    refused = sorted(ev.refused.values(), key=lambda r: r.member)
+    if not refused:
+        return []
+    named = "; ".join(str(r) for r in refused[:CITED])
+    more = f"; and {len(refused) - CITED} more" if len(refused) > CITED else ""
+    largest = max(refused, key=lambda r: r.size)
+    return [
+        make_finding(
+            codes.EVIDENCE_OVER_LIMIT,
+            "warn",
+            f"{len(refused)} member(s) of the bundle were not read, being over a reader's limit: "
+            f"{named}{more}. What they hold reads as unknown, never as absent or healthy; "
+            f"analyze again with {largest.remedy} to read them.",
+            evidence=[Citation(member=r.member) for r in refused[:CITED]],
+            members=[r.member for r in refused],
+            limit=largest.limit,
+            setting=largest.remedy,
+        )
+    ]
+
+
 def invalid_raw_records(ev: EvidenceSet) -> list[Finding]:
     """Raw product responses that failed their model when collected (kept, flagged)."""
     if ev.manifest is None:
@@ -145,9 +177,11 @@ def note(code: str, message: str, severity: str = "warn", **details: Any) -> Fin
 
 
 def fleet_findings(ev: EvidenceSet) -> list[Finding]:
+    evidence = evidence_findings(ev)  # loads every document: what it refuses is named below
     return (
         missing_core(ev)
-        + evidence_findings(ev)
+        + over_limit(ev)
+        + evidence
         + invalid_raw_records(ev)
         + fleet_clock_findings(ev)
     )

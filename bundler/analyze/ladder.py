@@ -77,7 +77,9 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
         annotate([silent], ctx.evidence, documents, ctx.collection_hints)
         if not silent.missing:  # present but silent: name what would have answered
             silent.missing = [cls.member_path for cls in documents]
-            silent.to_decide = how_to_decide(silent.missing, ctx.collection_hints)
+            silent.to_decide = how_to_decide(
+                silent.missing, ctx.collection_hints, ctx.evidence.refused
+            )
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
     status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
     findings = _superseded(_dedupe([f for a in answers for f in a.findings]), ctx.supersedes)

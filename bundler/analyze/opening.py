@@ -24,7 +24,7 @@ from schemas.manifest import UnsupportedFormatError, parse_format
 
 from ..errors import InputError, NotABundle, UsageError
 from ..jsondoc import JsonRefused
-from ..source import DirectorySource, MemberSource, read_json
+from ..source import DirectorySource, JsonTooLarge, MemberSource, read_json
 from .api import EvidenceSet
 from .verify import VerifyingSource
 
@@ -102,7 +102,7 @@ def read_manifest(source: MemberSource) -> tuple[Manifest | None, list[str]]:
         return None, [f"no {MANIFEST_MEMBER}: checksums cannot be verified"]
     try:
         data = read_json(source, MANIFEST_MEMBER)
-    except JsonRefused as exc:  # named: say which rule it broke
+    except (JsonRefused, JsonTooLarge) as exc:  # named: say which rule or limit it broke
         return None, [f"{exc}: checksums cannot be verified"]
     except ValueError:
         return None, [f"{MANIFEST_MEMBER} is not valid JSON: checksums cannot be verified"]

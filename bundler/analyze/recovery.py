@@ -228,6 +228,22 @@ PATHS: dict[str, Recovery] = {
         cautions=[],
         reference="bundler: missing evidence reads as unknown, never as pass",
     ),
+    "reader-limit": Recovery(
+        summary="Read the evidence the reader declined: raise its limit for one run, then "
+        "analyze again.",
+        steps=[
+            "The finding names each member, its size and the limit it is over.",
+            "Run the same command again with the setting it names, e.g. "
+            "`BUNDLER_MAX_JSON_BYTES=512MiB bundler analyze support.zip`; parsing takes a few "
+            "times the member's size in memory.",
+            "The member stays in the bundle as collected: nothing needs collecting again.",
+        ],
+        cautions=[
+            "Raise a limit only for a bundle you expect to be that large: the limits keep a "
+            "hostile bundle from exhausting memory.",
+        ],
+        reference="bundler: docs/bundles.md, the readers' limits",
+    ),
     "remove": Recovery(
         summary="Remove a worker record only once nothing depends on it.",
         steps=[
@@ -278,6 +294,7 @@ _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
     "replace": _CHECKS,
     "remove": [],
     "recollect": [],
+    "reader-limit": [],
 }
 
 

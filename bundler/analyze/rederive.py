@@ -28,7 +28,7 @@ from schemas import Finding, Manifest
 from schemas.evidence import EvidenceDoc
 from schemas.manifest import CollectorKind, CollectorOutcome, CollectorStatus
 
-from ..source import MemberNotFound, MemberSource, MemorySource, read_json
+from ..source import MemberNotFound, MemberSource, MemorySource, Refused, read_json
 from . import codes
 from .api import EvidenceSet, excerpt, make_finding
 
@@ -52,9 +52,10 @@ def rederive(evidence: EvidenceSet, profile: Profile | None) -> Rederived:
     manifest = evidence.manifest
     if profile is None or manifest is None or not _has_raw(evidence.source, manifest):
         return Rederived(evidence, _stored("the bundle holds no raw members to re-derive from"))
+    refused: dict[str, Refused] = {}
     try:
         results = step_results(evidence.source, manifest, profile.plan())
-        docs = normalize_raw(evidence.source, manifest, profile, results)
+        docs = normalize_raw(evidence.source, manifest, profile, results, refused=refused)
     except Exception as exc:  # a normalizer bug must not cost the stored evidence
         return Rederived(
             evidence,
@@ -81,7 +82,9 @@ def rederive(evidence: EvidenceSet, profile: Profile | None) -> Rederived:
         source="raw",
         differs=differs,
     )
-    return Rederived(EvidenceSet(overlay, manifest), note, differs)
+    rederived = EvidenceSet(overlay, manifest)
+    rederived.refused.update(refused)  # raw members the normalizer could not read: gaps to name
+    return Rederived(rederived, note, differs)
 
 
 def _stored(why: str) -> Finding:
@@ -164,9 +167,17 @@ def _fills(stored: str, fresh: str, tokens: dict[str, str]) -> bool:
 
 
 def normalize_raw(
-    source: MemberSource, manifest: Manifest, profile: Profile, results: list[StepResult]
+    source: MemberSource,
+    manifest: Manifest,
+    profile: Profile,
+    results: list[StepResult],
+    *,
+    refused: dict[str, Refused] | None = None,
 ) -> Sequence[EvidenceDoc]:
-    """``profile``'s canonical documents from the bundle's raw members and ``results``."""
+    """``profile``'s canonical documents from the bundle's raw members and ``results``.
+
+    ``refused``, if given, receives the raw members the normalizer declined to parse
+    (over the JSON cap): the documents list them as gaps; the caller names them."""
     from ..products.base import NormalizeContext
 
     observed = _stored_observed_at(source) or next(
@@ -183,6 +194,7 @@ def normalize_raw(
         server_url=manifest.target.server_url,
         settings=settings,
         members={member.path: member for member in manifest.members},
+        refused=refused if refused is not None else {},
     )
     return profile.normalize(ctx)
 

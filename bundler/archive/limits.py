@@ -10,24 +10,26 @@ the same knobs without each growing four flags::
     BUNDLER_MAX_TOTAL_BYTES=20GiB
     BUNDLER_MAX_MEMBER_BYTES=8GiB
     BUNDLER_MAX_RATIO=200
+
+The cap on one JSON document a reader parses, ``BUNDLER_MAX_JSON_BYTES``, is not
+here: it holds for every source (an extracted directory too), so it lives beside
+:func:`bundler.source.read_json`, which applies it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from ..errors import UsageError
+from ..sizes import parse_size
+from ..source import max_json_bytes
 
 GiB = 1 << 30
 MiB = 1 << 20
 
 ENV_PREFIX = "BUNDLER_"
-
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,13 @@ class ReaderLimits:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ReaderLimits:
-        """Defaults, overridden by ``BUNDLER_MAX_*`` variables (sizes accept KiB/MiB/GiB)."""
+        """Defaults, overridden by ``BUNDLER_MAX_*`` variables (sizes accept KiB/MiB/GiB).
+
+        ``BUNDLER_MAX_JSON_BYTES`` is checked here too, though :func:`~bundler.source.read_json`
+        applies it: a malformed one is refused as the bundle is opened, with the others,
+        not halfway through an analysis."""
         env = os.environ if environ is None else environ
+        max_json_bytes(env)
         values: dict[str, float | int] = {}
         for spec in fields(cls):
             var = ENV_PREFIX + spec.name.upper()
@@ -70,13 +77,4 @@ def _parse_limit(var: str, raw: str, *, is_ratio: bool) -> float | int:
         if value <= 0:
             raise UsageError(f"{var} must be a positive number (got {raw.strip()[:40]!r})")
         return value
-    match = _SIZE_RE.match(raw)
-    if not match:
-        raise UsageError(
-            f"{var} must be a positive size such as 20GiB or 100000 (got {raw.strip()[:40]!r})"
-        )
-    unit = (match[2] or "").upper().rstrip("B").rstrip("I")
-    number = int(match[1]) * _UNITS[unit]
-    if number <= 0:
-        raise UsageError(f"{var} must be positive")
-    return number
+    return parse_size(var, raw)

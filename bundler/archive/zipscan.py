@@ -94,7 +94,10 @@ def scan_entries(zf: pyzipper.AESZipFile, limits: ReaderLimits) -> dict[str, Ent
     """Every entry by name, in archive order, after the safety checks above."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
-        raise HostileArchive(f"the bundle has {len(infos)} members (limit {limits.max_members})")
+        raise HostileArchive(
+            f"the bundle has {len(infos)} members (limit {limits.max_members}; "
+            "raise BUNDLER_MAX_MEMBERS if genuine)"
+        )
     entries: dict[str, Entry] = {}
     total = 0
     for info in infos:
@@ -119,7 +122,8 @@ def check_manifest_size(entry: Entry, limits: ReaderLimits) -> None:
     check (before a bundle is published), so doctor never seals one its readers refuse."""
     if entry.size > limits.max_manifest_bytes:
         raise HostileArchive(
-            f"manifest.json is {entry.size} bytes (limit {limits.max_manifest_bytes})"
+            f"manifest.json is {entry.size} bytes (limit {limits.max_manifest_bytes}; "
+            "raise BUNDLER_MAX_MANIFEST_BYTES if genuine)"
         )
 
 

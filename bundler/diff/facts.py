@@ -89,15 +89,30 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
+UNLISTED = "unknown (incomplete worker list)"
+"""A worker's presence on a side whose worker list has gaps (a failed request, or a list over
+a reader's limit): not in it is not gone, and an unread list is no empty fleet."""
+
+
+def _absent(side: Side) -> bool | str:
+    """What a worker missing from ``side``'s list says about it: gone, or unknown."""
+    listed = side.workers
+    return False if isinstance(listed, WorkersEvidence) and listed.complete else UNLISTED
+
+
 def worker_changes(before: Side, after: Side) -> list[FieldChange]:
     old, new = _worker_facts(before), _worker_facts(after)
     changes: list[FieldChange] = []
     for name in sorted(old.keys() | new.keys()):
         if name not in new:
-            changes.append(FieldChange(subject=name, field="present", before=True, after=False))
+            changes.append(
+                FieldChange(subject=name, field="present", before=True, after=_absent(after))
+            )
             continue
         if name not in old:
-            changes.append(FieldChange(subject=name, field="present", before=False, after=True))
+            changes.append(
+                FieldChange(subject=name, field="present", before=_absent(before), after=True)
+            )
             continue
         for field in old[name].keys() | new[name].keys():
             b, a = old[name].get(field), new[name].get(field)

@@ -43,6 +43,7 @@ from ..archive.manifest_draft import redact_target
 from ..collect.engine import CollectionResult
 from ..collect.outcomes import SettledOutcome
 from ..products.base import NormalizeContext, Profile, StepResult
+from ..source import Refused
 from .request import DoctorRequest
 from .sinks import RecordingSink
 
@@ -55,6 +56,7 @@ def normalize(
     profile: Profile,
     server_url: str | None,
     request: DoctorRequest,
+    refused: dict[str, Refused] | None = None,
 ) -> None:
     """Store the profile's evidence documents; the step results are consumed.
 
@@ -62,10 +64,16 @@ def normalize(
     normalizer's input only, so ``result.results`` is emptied here: the live
     verdict and sealing, doctor's peak, come after. ``bundler analyze`` rebuilds
     them from the manifest when it needs them (:mod:`bundler.analyze.rederive`).
+
+    ``refused`` receives the members the normalizer declined to parse, over the JSON
+    cap a reader honours (``BUNDLER_MAX_JSON_BYTES``): they stay in the bundle whole,
+    and the live verdict and the summary name them.
     """
     results, result.results = result.results, []
     try:
-        documents = _normalized(sink, result, results, profile, server_url, request)
+        documents = _normalized(
+            sink, result, results, profile, server_url, request, {} if refused is None else refused
+        )
         del results  # before the documents are stored: parsing the largest is a peak
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
@@ -96,6 +104,7 @@ def _normalized(
     profile: Profile,
     server_url: str | None,
     request: DoctorRequest,
+    refused: dict[str, Refused],
 ) -> list[tuple[str, bytes, str]]:
     """The profile's documents as JSON, ``(member, bytes, schema)``; nothing stored yet.
 
@@ -125,6 +134,7 @@ def _normalized(
         server_url=target.server_url,
         settings=redact_values(settings, sink.redact_text),
         members={entry.path: entry for entry in sink.entries},
+        refused=refused,
     )
     documents = []
     for document in profile.normalize(context):
@@ -186,18 +196,26 @@ def analyze(
     manifest: Manifest,
     collectors: Sequence[SettledOutcome],
     warn: Callable[[str], None],
+    refused: dict[str, Refused] | None = None,
 ) -> AnalysisReport | None:
     """The live ladder verdict, or None when there is no product to judge.
 
     Without a profile only hosts were collected: there is no control plane, worker
     or job evidence, so a ladder verdict would only ever say "inconclusive". A
     host-only run is a collection, and its exit code says how the collection went.
+
+    ``refused``: the members the normalizer declined to parse (over the JSON cap), which
+    the verdict names; the documents the verdict itself declines are added to it.
     """
     if profile is None:
         return None
     try:
         evidence = EvidenceSet(sink.source(), manifest=manifest, collectors=collectors)
+        if refused is not None:  # named by the verdict; what it refuses itself, by the summary
+            evidence.refused.update(refused)
         report = analyze_bundle(evidence, profile=profile)
+        if refused is not None:
+            refused.update(evidence.refused)
     except Exception as exc:  # a live verdict is a bonus; the bundle matters more
         warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
         return None

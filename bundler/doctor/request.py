@@ -28,6 +28,7 @@ from ..collect.tasks.since import parse_since
 from ..errors import UsageError
 from ..products import Profile, get_profile
 from ..secret_options import SealOptions
+from ..source import max_json_bytes
 
 if TYPE_CHECKING:
     from redactors.custom import CustomRules
@@ -96,6 +97,7 @@ def prepare(
     token = _token(request, profile, server_url, environ, warn)
     targets = _targets(request, server_url)
     _check_limits(request)
+    max_json_bytes(environ)  # its own normalizer and live verdict read with it, as analyze does
     custom_rules = _custom_rules(request.rules)
     since = parse_since(request.since, now()) if request.since else None
     endpoints, connector = _ssh(request, targets, home)

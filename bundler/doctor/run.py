@@ -33,6 +33,7 @@ from ..errors import Interrupted
 from ..exit_codes import ExitCode
 from ..printable import json_printable
 from ..products.base import Profile
+from ..source import Refused
 from .afterwards import (
     analyze,
     manifest_options,
@@ -160,13 +161,14 @@ def _conclude(
     profile_name = profile.name if profile is not None else None
     # Even when nothing was collected: the failures themselves are evidence (a server that
     # is not there reads FLUX_SERVER_UNREACHABLE, one finding, as in a bundle with hosts).
+    refused: dict[str, Refused] = {}  # kept whole in the bundle, but over a reader's limit
     if profile is not None and not result.interrupted:
-        normalize(sink, result, profile, server_url, request)
+        normalize(sink, result, profile, server_url, request, refused)
         release_free_memory()  # what the normalizers read is gone: its pages go back
     analysis = None
     if not result.interrupted and (result.collected or profile is not None):
         provisional = provisional_manifest(sink, request, result, profile, server_url, now)
-        analysis = analyze(sink, profile, provisional, result.outcomes, warn)
+        analysis = analyze(sink, profile, provisional, result.outcomes, warn, refused)
         release_free_memory()  # ... and the live verdict's evidence, before sealing
     verdict = analysis.verdict.value if analysis is not None else None
     code = exit_code(
@@ -199,6 +201,7 @@ def _conclude(
         verdict=verdict,
         code=code,
         insecure_tls=request.insecure,
+        unread=[str(refused[member]) for member in sorted(refused)],
     )
     return DoctorOutcome(result, summary, analysis, code)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from schemas import CollectorStatus, HostSummary, RecordModel, UTCDateTime
@@ -122,6 +123,11 @@ class DoctorSummary(RecordModel):
     skipped: list[CollectorLine] = Field(default_factory=list)
     hosts: list[HostSummary] = Field(default_factory=list)
     bundle: dict[str, Any] | None = None
+    unread: list[str] = Field(
+        default_factory=list,
+        description="Members kept whole in the bundle that a reader's limit refuses (over the "
+        "JSON cap): each with its size, the limit and the setting that reads it.",
+    )
     verdict: str | None = None
     exit_code: int
 
@@ -144,6 +150,7 @@ def build_summary(
     verdict: str | None,
     code: ExitCode,
     insecure_tls: bool = False,
+    unread: list[str] | None = None,
 ) -> DoctorSummary:
     return DoctorSummary(
         profile=profile,
@@ -164,6 +171,7 @@ def build_summary(
             if bundle
             else None
         ),
+        unread=list(unread or []),
         verdict=verdict,
         exit_code=int(code),
     )
@@ -196,6 +204,9 @@ def render_summary(console: Console, summary: DoctorSummary) -> None:
         )
     elif summary.exit_code == ExitCode.NOTHING_COLLECTED:
         console.print("[red]nothing could be collected: no bundle written[/]")
+    kept = "; kept whole in the bundle" if summary.bundle else ""
+    for unread in summary.unread:  # neither this verdict nor `bundler analyze` reads it
+        console.print(f"[yellow]not read:[/] {escape(unread)}{kept}", highlight=False)
     if summary.verdict:
         console.print(f"verdict: [bold]{summary.verdict}[/]")
     elif summary.profile is None and summary.exit_code in (ExitCode.OK, ExitCode.PARTIAL):

@@ -29,7 +29,7 @@ from ..analyze.api import EvidenceSet, Rule, TimelineEvent
 from ..analyze.catalog import Catalog
 from ..collect.plan import Plan
 from ..collect.results import StepResult
-from ..source import MemberSource
+from ..source import MemberSource, Refused
 
 __all__ = ["NormalizeContext", "Profile", "RecordedMember", "StepResult"]
 
@@ -66,6 +66,10 @@ class NormalizeContext:
     """What was recorded about each stored member (path -> entry): whether it validated
     against its raw model when collected, whether it was truncated. From the manifest
     when re-deriving, from the builder in a live run; empty when unknown."""
+    refused: dict[str, Refused] = field(default_factory=dict)
+    """Members the run's reader declined to parse, over the JSON cap (member -> why), filled
+    as it reads: their documents list them as gaps, and whoever ran the normalizer (analyze's
+    re-derivation, doctor's live run) names each one, its size and the limit."""
 
     _by_step: dict[str, list[StepResult]] = field(
         default_factory=dict, init=False, repr=False, compare=False

@@ -30,13 +30,13 @@ from schemas.evidence import Source
 from schemas.manifest import FAILED_STATUSES, CollectorStatus, HostSummary
 
 from ..collect.plan import Plan
-from ..source import MemberNotFound, read_json
+from ..source import JsonTooLarge, MemberNotFound, Refused, read_json
 from .base import NormalizeContext, StepResult
 
 M = TypeVar("M", bound=BaseModel)
 
 
-GapReason = Literal["failed", "truncated", "skipped", "invalid", "missing"]
+GapReason = Literal["failed", "truncated", "skipped", "invalid", "missing", "refused"]
 
 _UNREAD = object()
 _VALIDATED = object()
@@ -53,7 +53,9 @@ class Gap:
     reason: GapReason
     """``failed`` (failed, timed out, refused, interrupted), ``truncated`` (failed because
     its size cap cut it), ``skipped`` (not collected on purpose: a 404 of an optional
-    route, nothing to ask), ``invalid`` (stored, but not the JSON its model describes)."""
+    route, nothing to ask), ``invalid`` (stored, but not the JSON its model describes),
+    ``refused`` (stored whole, but over the JSON cap a reader parses: unread, so it says
+    nothing about the product either way)."""
     detail: str | None = None
 
 
@@ -137,6 +139,10 @@ class RawReader:
                 found = read_json(self.ctx.source, member)
             except MemberNotFound:
                 found = None
+            except JsonTooLarge as exc:  # whole, but not read: a gap with a remedy, not bad JSON
+                found = None
+                labels = (result.collector, result.step)
+                self.ctx.refused[member] = Refused(member, exc.size, exc.limit, labels)
             except ValueError as exc:
                 found = None
                 self._invalid[member] = f"not JSON: {exc}"
@@ -227,6 +233,14 @@ class RawReader:
             path = path.format(**result.bound)
         return f"GET {path}"
 
+    def refusal(self, result: StepResult) -> Refused | None:
+        """Why ``result``'s member was not read although it is whole, once it was asked for.
+
+        A normalizer that reads "answered, but not the document" as a fact about the
+        product (a health probe that said nothing healthy) asks this first: a refused
+        member says nothing about the product."""
+        return self.ctx.refused.get(result.member or "") if self.ok(result) else None
+
     def gaps(self, *steps: str) -> list[Gap]:
         """Why each expansion of ``steps`` gave no usable document, in result order.
 
@@ -234,7 +248,8 @@ class RawReader:
         from the collector's validation record, or from this reader once it read it;
         missing when a collector succeeded but its member is not in the bundle (deleted
         from an extracted folder, or a bundle ``verify`` calls partial): that is no
-        evidence of absence either.
+        evidence of absence either; refused from this reader, once it declined to parse
+        it (over the JSON cap).
         """
         found = []
         for step in steps:
@@ -256,6 +271,9 @@ class RawReader:
             return Gap(result.step, result.collector, "missing", "its member is not in the bundle")
         if entry is not None and entry.valid is False:
             return Gap(result.step, result.collector, "invalid", "did not match its raw model")
+        refused = self.refusal(result)
+        if refused is not None:
+            return Gap(result.step, result.collector, "refused", str(refused))
         if member in self._invalid:
             return Gap(result.step, result.collector, "invalid", self._invalid[member])
         return None

@@ -56,13 +56,13 @@ def test_no_receipt_in_incomplete_evidence_is_unknown_not_missing(fleet: Fleet) 
     fleet.outcome.complete = False
     fleet.outcome.gaps = ["http.canary-receipts.000"]
     result = judge(rules.canary_and_receipt, fleet, job="ingest")
-    assert codes(result) == ["RECEIPT_EVIDENCE_MISSING"]
+    assert codes(result) == ["RECEIPTS_UNREAD"]
     assert status(result) is LayerStatus.UNKNOWN
     assert result is not None
     finding = result.findings[0]
-    assert "http.canary-receipts.000 did not complete" in finding.message
+    assert "(gaps: http.canary-receipts.000)" in finding.message
     assert finding.evidence[0].label() == "evidence/outcome.json#/gaps"
-    fleet.outcome.complete = True  # everything was collected and none came: it never came
+    fleet.outcome.complete, fleet.outcome.gaps = True, []  # all collected, none came: never came
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["RECEIPT_MISSING"]
 
 

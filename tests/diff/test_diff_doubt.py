@@ -10,6 +10,7 @@ wrong and runs the real CLI.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -62,13 +63,16 @@ def write_pair(
     )
 
 
-def diff(before: Path, after: Path, fmt: str = "json") -> subprocess.CompletedProcess[str]:
+def diff(
+    before: Path, after: Path, fmt: str = "json", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bundler", "diff", str(before), str(after), "--format", fmt],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env=os.environ | (env or {}),
     )
 
 
@@ -189,6 +193,32 @@ def test_an_after_without_a_heartbeat_time_or_with_an_incomplete_job_list_is_inc
     report = report_of(result)
     assert (result.returncode, report.verdict) == (3, "inconclusive")
     assert report.after.verdict.value == "inconclusive"
+
+
+def test_an_after_whose_worker_list_is_over_the_json_cap_loses_no_worker(tmp_path: Path) -> None:
+    """AFTER's worker list and capacity reports are stored whole but over the cap a reader
+    parses: not read, so no repair is proven, the report names them, and its workers are of
+    unknown presence, not gone (an unread list is no empty fleet)."""
+    after = repaired()
+    source = after.source()
+    padded = {
+        name: source.read_bytes(name) + b" " * (70_000 - len(source.read_bytes(name)))
+        for name in ("evidence/workers.json", "evidence/capacity.json")
+    }
+    before, after_dir = write_pair(tmp_path, after, after_fields={"members": padded})
+    result = diff(before, after_dir, env={"BUNDLER_MAX_JSON_BYTES": "64KiB"})
+    report = report_of(result)
+    assert (result.returncode, report.verdict) == (3, "inconclusive")
+    presence = {c.subject: (c.before, c.after) for c in report.workers if c.field == "present"}
+    assert presence == {
+        "w1": (True, "unknown (incomplete worker list)"),
+        "w2": (True, "unknown (incomplete worker list)"),
+    }
+    [over] = [f for f in report.findings if f.code == "EVIDENCE_OVER_LIMIT"]
+    assert over.change == "new"
+    assert "evidence/workers.json is 68.4 KiB, over the 64.0 KiB" in over.message
+    text = diff(before, after_dir, "text", env={"BUNDLER_MAX_JSON_BYTES": "64KiB"}).stdout
+    assert "w1: present True -> unknown (incomplete worker list)" in text
 
 
 @pytest.mark.parametrize("online_first", [False, True])

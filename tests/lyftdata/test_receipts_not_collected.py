@@ -4,7 +4,7 @@ From the committed ``lyftdata-healthy`` sample (edge-01's canary of ingest-event
 with its receipt). Before, when the receipts request failed (HTTP 503) or its member was
 lost from an extracted bundle, ``analyze`` said "BLOCKED at outcome: the external receipt it
 requires never came" (exit 1): a verdict on evidence the bundle does not hold. Now the rung
-is unknown with ``RECEIPT_EVIDENCE_MISSING`` and the verdict inconclusive (exit 3).
+is unknown with ``RECEIPTS_UNREAD`` and the verdict inconclusive (exit 3).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def _assert_unknown(bundle: Path) -> None:
     code, rung, checks = _outcome(bundle)
     assert code == 3
     assert rung["status"] == "unknown"
-    assert [f["code"] for f in rung["findings"]] == ["RECEIPT_EVIDENCE_MISSING"]
-    assert f"{COLLECTOR} did not complete" in rung["findings"][0]["message"]
+    assert [f["code"] for f in rung["findings"]] == ["RECEIPTS_UNREAD"]
+    assert f"(gaps: {COLLECTOR})" in rung["findings"][0]["message"]
     assert checks["successful bounded canary"] == "pass"
     assert checks["external receipt where the job has an external effect"] == "unknown"
 

@@ -25,6 +25,7 @@ from bundler.cli.options import OpenSecrets
 from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
 from samples.flux_lab import FluxInstall
 from samples.stopping import stop_child
+from tests.support.sample_bundles import load_sample, write_sample_dir
 from tests.support.serving import Served, serving
 
 SAMPLE = BUNDLES_DIR / "flux-hung.zip"
@@ -306,6 +307,20 @@ def test_a_tampered_member_of_a_directory_bundle_says_why_it_is_not_served(
     assert "missing" not in detail
     assert "does not match its manifest checksum" in detail
     assert "raw/http/workers.json: not served (" in log
+
+
+def test_a_route_whose_member_is_over_the_json_cap_is_answered_whole(tmp_path: Path) -> None:
+    """The JSON cap bounds what a reader parses; serve parses no body, it sends the bytes the
+    server sent: a worker list ``analyze`` names as not read is still answered as captured."""
+    source, _ = load_sample("lyftdata-healthy")
+    body = source.read_bytes("raw/http/workers.json")
+    body += b" " * (140_000 - len(body))
+    folder = write_sample_dir("lyftdata-healthy", tmp_path / "b", {"raw/http/workers.json": body})
+    env = ENV | {"BUNDLER_MAX_JSON_BYTES": "128KiB"}
+    with serving([str(folder)], env, tmp_path) as running:
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert (reply.status_code, reply.content) == (200, body)
+        assert reply.headers["x-bundler-replay"] == "captured"
 
 
 def _default_sigint() -> None:

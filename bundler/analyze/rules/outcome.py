@@ -309,12 +309,14 @@ def _receipts(
     if not run.receipt_required:
         return
     confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
-    if not confirmed and not doc.complete:  # the receipt may be in what was not collected
-        gaps = ", ".join(doc.gaps) or "an outcome collector"
+    if not confirmed and (doc.gaps or not doc.complete):
+        # the receipt may be in what was not read (a failed request, a member lost from the
+        # bundle or over a reader's limit): "never came" would be read from a gap
+        gaps = ", ".join(doc.gaps) or "unspecified collectors"
         out.unknown(
-            codes.RECEIPT_EVIDENCE_MISSING,
-            f"{label} ran; whether the external receipt it requires came is unknown: "
-            f"{gaps} did not complete, and no receipt of it is in what was collected.",
+            codes.RECEIPTS_UNREAD,
+            f"{label} ran and requires an external receipt; none is in the bundle, but its "
+            f"outcome evidence is incomplete (gaps: {gaps}), so whether it came is unknown.",
             evidence=[cite(ctx.evidence, OutcomeEvidence, "gaps", value=doc.gaps)],
             missing=list(doc.gaps),
         )

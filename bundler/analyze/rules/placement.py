@@ -65,7 +65,8 @@ def _assigned(ctx: RuleContext, job: Job) -> RuleResult:
 
 def _derived(ctx: RuleContext, job: Job) -> RuleResult:
     ev = ctx.evidence
-    if ev.get(WorkersEvidence) is None:
+    listed = ev.get(WorkersEvidence)
+    if listed is None:
         return RuleResult.unknown(
             codes.WORKERS_EVIDENCE_MISSING, "No worker list to compare the job's placement with."
         )
@@ -78,6 +79,13 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
         )
     req_cite = cite_job(ev, job, "requirements", value=req.model_dump(exclude_defaults=True))
     if req.required_worker and find_worker(ev, req.required_worker) is None:
+        if not listed.complete:  # it may be in what was not read: no proof it is unknown
+            return RuleResult.unknown(
+                codes.WORKER_NOT_IN_EVIDENCE,
+                f"{job_label(job)} is pinned to {req.required_worker}, which is not in the "
+                "(incomplete) worker list.",
+                [cite(ev, WorkersEvidence, "gaps", value=listed.gaps)],
+            )
         return RuleResult.fail(
             codes.PINNED_WORKER_UNKNOWN,
             f"{job_label(job)} is pinned to {req.required_worker}, which the control plane "
@@ -109,6 +117,13 @@ def _derived(ctx: RuleContext, job: Job) -> RuleResult:
         )
     if found.disputed:
         return conflicts_unknown(ev, found.disputed, Layer.PLACEMENT)
+    if not listed.complete:  # a worker that matches may be in what was not read
+        return RuleResult.unknown(
+            codes.WORKERS_EVIDENCE_INCOMPLETE,
+            f"No worker in the (incomplete) worker list matches {job_label(job)}'s placement; "
+            "one missing from it may.",
+            [cite(ev, WorkersEvidence, "gaps", value=listed.gaps)],
+        )
     return _no_match(ctx, job, ranked, req_cite)
 
 

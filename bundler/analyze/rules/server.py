@@ -132,10 +132,13 @@ def server_healthy(ctx: RuleContext) -> RuleResult | None:
             evidence=[cite(ev, ServerEvidence, "probes", index, value=first.status_code)],
             endpoints=[p.endpoint for p in errors],
         )
-    if server.healthy is None and server.ready is None:
+    if server.healthy is None and (server.ready is None or server.gaps):
+        # ready alone is no health verdict when the health answer is a gap (a failed
+        # request, or one stored whole but over a reader's limit)
         return RuleResult.unknown(
             codes.SERVER_HEALTH_UNKNOWN,
-            "The control plane answered, but its health was not collected.",
+            "The control plane answered, but its health was not collected"
+            + (f" or not read (gaps: {', '.join(server.gaps)})." if server.gaps else "."),
             [cite(ev, ServerEvidence, "healthy")],
         )
     return RuleResult.pass_(

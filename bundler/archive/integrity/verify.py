@@ -24,7 +24,7 @@ from schemas import (
     RedactionReport,
 )
 
-from ...source import DEFAULT_MAX_JSON_BYTES, MemberNotFound
+from ...source import JsonTooLarge, MemberNotFound, max_json_bytes
 from ..manifest_load import parse_json, validate_document
 from ..reader import BundleReader
 from . import MemberUnsound
@@ -107,8 +107,11 @@ def _check_schema(reader: BundleReader, entry: MemberEntry) -> CheckResult | Non
         if entry.valid is False:
             detail = "product record flagged invalid at collection (kept as collected)"
         return CheckResult(check="schema", member=entry.path, status="not_checked", detail=detail)
-    if entry.size > DEFAULT_MAX_JSON_BYTES:
-        return _schema_problem(entry, "too large to validate")
+    limit = max_json_bytes()
+    if entry.size > limit:  # not read, so not vouched for: a problem, never "ok"
+        return _schema_problem(
+            entry, f"not validated: {JsonTooLarge(entry.path, entry.size, limit)}"
+        )
     try:
         document = parse_json(reader.read_bytes(entry.path), entry.path)
     except (MemberUnsound, MemberNotFound):

@@ -23,7 +23,7 @@ from schemas.evidence import LogIndex
 
 from ...analyze.api import EvidenceSet, TimelineEvent
 from ...analyze.facts import dated
-from ...source import MemberNotFound, iter_lines, read_json
+from ...source import JsonTooLarge, MemberNotFound, Refused, iter_lines, read_json
 from .raw.workers import WorkerLogs
 
 LINE = re.compile(
@@ -117,6 +117,9 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             continue
         try:
             logs = WorkerLogs.model_validate(read_json(evidence.source, name))
+        except JsonTooLarge as exc:  # whole but unread: a gap to name, not a log without events
+            evidence.refused[name] = Refused(name, exc.size, exc.limit)
+            continue
         except (MemberNotFound, ValueError, ValidationError):
             continue
         for index, line in enumerate(logs.lines):

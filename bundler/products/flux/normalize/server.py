@@ -2,7 +2,10 @@
 
 A transport failure is evidence, not silence: the error class and message of
 the failed requests are kept (``ConnectError: All connection attempts
-failed``), so the server rule can say *why* it failed.
+failed``), so the server rule can say *why* it failed. A probe that answered
+with something other than its document says the server is not healthy (or
+ready); one whose answer is stored whole but was over a reader's limit says
+nothing: its member was never read, so the state is unknown (a gap).
 """
 
 from __future__ import annotations
@@ -72,14 +75,14 @@ def server_evidence(flux: FluxRecords, settings: EffectiveSettings) -> ServerEvi
             evidence.version = health.version
             evidence.native = health.model_dump(mode="json")
             evidence.source = read.source("", ref="GET /health")
-        elif health_result.http_status is not None:
-            evidence.healthy = False
+        elif health_result.http_status is not None and flux.raw.refusal(health_result) is None:
+            evidence.healthy = False  # it answered, but not health: a refused member is unread
     ready_result = flux.raw.result("ready")
     if ready_result is not None:
         ready = flux.raw.first("ready", Ready)
         if ready is not None:
             evidence.ready = ready.value.status == "ready"
-        elif ready_result.http_status is not None:
+        elif ready_result.http_status is not None and flux.raw.refusal(ready_result) is None:
             evidence.ready = False
     gaps = flux.failed("health", "ready")
     if gaps and evidence.reachable:

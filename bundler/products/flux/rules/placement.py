@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.codes import WORKERS_EVIDENCE_INCOMPLETE
 from bundler.analyze.contradictions import conflicts_unknown, settled
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from bundler.analyze.wording import by_reason, listed_names, with_detail
@@ -107,6 +108,13 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         )
     if ready.disputed:
         return conflicts_unknown(ctx.evidence, ready.disputed, Layer.PLACEMENT)
+    if not workers_doc.complete:  # a worker that can take it may be in what was not read
+        return RuleResult.unknown(
+            WORKERS_EVIDENCE_INCOMPLETE,
+            f"{job_label(job)} stays {job.native_state}: no worker in the (incomplete) worker "
+            "list can take it, and one missing from it may.",
+            [ctx.evidence.cite(WorkersEvidence, "/gaps", workers_doc.gaps)],
+        )
     if statically:
         states = by_reason(
             _each_worker((w.name, [m.detail for m in availability(w)]) for w in statically)

@@ -8,6 +8,7 @@ so those lines are cited next to the collector's connection error.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
+from bundler.analyze.codes import SERVER_HEALTH_UNKNOWN
 from bundler.analyze.facts import cite_events
 from bundler.analyze.wording import CITED, listed_names
 from schemas import Finding, Layer
@@ -77,6 +78,15 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         if note is not None:
             result.findings.append(note)
         return result
+    if server.gaps and server.healthy is not None and server.ready is None:
+        # Flux answers both probes: /ready not read (failed, or over a reader's limit) leaves
+        # the rung undecided; an unread /health is the generic rule's unknown
+        return RuleResult.unknown(
+            SERVER_HEALTH_UNKNOWN,
+            f"The Flux server answered GET /health, but GET /ready was not read (gaps: "
+            f"{', '.join(server.gaps)}): whether it is ready is unknown.",
+            [ctx.evidence.cite(ServerEvidence, "/gaps", server.gaps)],
+        )
     return None
 
 
