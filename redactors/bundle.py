@@ -35,7 +35,6 @@ from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
 from .structure import (
-    STRUCTURE_MAX,
     detect_format,
     redact_object,
     structure_literals,
@@ -44,6 +43,7 @@ from .structure import (
 from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
 from .values import YAML_PROPERTY
+from .walklimits import over_cap, walk_cap
 
 REPORT_MEMBER = "redaction-report.json"
 
@@ -275,7 +275,7 @@ class BundleRedactor(SharedState):
         if sniff(head).kind != "text" or scanner_for(name) is not None:
             return False
         fmt = detect_format(name, media_type, head[:SNIFF_BYTES])
-        return fmt is None or size > min(self.policy.structure_max, STRUCTURE_MAX)
+        return fmt is None or size > walk_cap(fmt, self.policy.structure_max)
 
     def transform_segment(
         self,
@@ -479,6 +479,8 @@ class BundleRedactor(SharedState):
             head, chunks = peek(chunks, SNIFF_BYTES)
         fmt = detect_format(name, media_type, head)
         if segment is not None:  # can_segment: plain text or too big to parse
+            if fmt is not None:
+                self._not_walked(stored, over_cap(fmt, walk_cap(fmt, self.policy.structure_max)))
             replace = self._replacer(record, fmt)
             yield from redact_stream(chunks, engine.scan, replace, segment=segment, **self._sizes)
             return
@@ -495,12 +497,20 @@ class BundleRedactor(SharedState):
             replace = self._replacer(record, None)
             yield from redact_stream(chunks, engine.scan, replace, **self._sizes)
             return
-        buffered, rest = peek(chunks, min(self.policy.structure_max, STRUCTURE_MAX) + 1)
+        cap = walk_cap(fmt, self.policy.structure_max)
+        buffered, rest = peek(chunks, cap + 1)
         replace = self._replacer(record, fmt)
-        if len(buffered) > self.policy.structure_max:
+        if len(buffered) > cap:
+            self._not_walked(stored, over_cap(fmt, cap))
             yield from redact_stream(rest, engine.scan, replace, **self._sizes)
             return
         yield from self._structured(buffered, fmt, engine, replace)
+
+    def _not_walked(self, stored: str, why: str) -> None:
+        """Say in the report that a structured member got the line rules alone: a value only
+        its parse could find (a ``Secret``'s ``data``) may be left, and ``bundler review``
+        rejects the member for that reason, so the report must not let it pass unnoticed."""
+        self.builder.skip(stored, "too_large", f"{why}: line rules only", kept=True)
 
     def _structured(self, data: bytes, fmt: str, engine: Engine, replace: Any) -> Iterator[bytes]:
         local = self._structure_literals(data, fmt)

@@ -42,7 +42,6 @@ from .literals import LiteralSet
 from .yamldocs import load_documents
 
 Classify = Callable[[str], str | None]
-STRUCTURE_MAX = 16 << 20
 _B64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
 
 
