@@ -59,6 +59,19 @@ def json_documents(data: bytes) -> list[Any]:
     return documents
 
 
+def json_prefix(data: bytes) -> list[Any]:
+    """The JSON value ``data`` starts with (an item of a list that breaks off), closed where it
+    breaks as :func:`json_documents` closes it in its document, an empty one too; ``[]``
+    when no cut of it parses."""
+    text = data.decode("utf-8", "surrogateescape")
+    at = _skip_space(text, 0)
+    try:
+        return [json.JSONDecoder().raw_decode(text, at)[0]]
+    except json.JSONDecodeError as error:
+        closed = _closed_prefix(text, at, error.pos)
+    return [] if closed is None else [closed]
+
+
 def _skip_space(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1

@@ -70,13 +70,14 @@ def detect_format(name: str, media_type: str, head: bytes) -> str | None:
     return None
 
 
-def parse(data: bytes, fmt: str) -> list[Any] | None:
+def parse(data: bytes, fmt: str) -> Iterable[Any] | None:
     """Documents of ``data``, or None if nothing of it parses (then line rules alone apply).
 
     JSON or YAML that does not parse whole (a truncated file, a broken document in
     a stream, one JSON value per line) gives what of it does (:mod:`.salvage`).
-    For :func:`find_secrets`: a large JSON document's top-level lists are
-    :class:`~.shallowjson.LazyList` (iterate them; they are not indexable).
+    For :func:`find_secrets`, a large JSON document is read as the walk goes (iterate
+    the documents once): its top-level lists are :class:`~.shallowjson.LazyList` (not
+    indexable), and what does not parse whole comes a value at a time.
     """
     try:
         if fmt == "json":
@@ -99,9 +100,14 @@ def parse(data: bytes, fmt: str) -> list[Any] | None:
         return _salvaged(data, fmt)
 
 
-def _salvaged(data: bytes, fmt: str) -> list[Any] | None:
+def _salvaged(data: bytes, fmt: str) -> Iterable[Any] | None:
     try:
         if fmt == "json":
+            if len(data) >= shallowjson.MIN_BYTES:
+                try:
+                    return shallowjson.salvaged(data)
+                except (ValueError, RecursionError):
+                    pass  # it broke outside a top-level list: the whole text is salvaged
             documents = salvage.json_documents(data)
         elif fmt == "yaml":
             documents = salvage.yaml_documents(data, load_documents)
@@ -181,7 +187,7 @@ def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
     return lead in (b"", b"-", b"?", b"{", b",")
 
 
-def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:
+def find_secrets(documents: Iterable[Any], classify: Classify = secret_kind) -> list[Found]:
     found: list[Found] = []
     keys: dict[str, tuple[str | None, bool]] = {}
     for document in documents:

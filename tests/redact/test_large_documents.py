@@ -1,25 +1,30 @@
-"""A structured member too large for the structure walk is never passed off as fully redacted.
+"""Large JSON, YAML and TOML members: walked in bounded memory, or never passed off as redacted.
 
-Before: above 16 MiB a JSON, YAML or TOML member silently got the line rules alone, in
-``bundler redact`` and ``bundler review`` both. A Kubernetes ``Secret``'s ``data`` (which
-only the walk recognizes) stayed in clear, the report said nothing, and review called the
-member clean (exit 0). Now the report names the member, and review rejects it (exit 2).
+Before: above 16 MiB a structured member silently got the line rules alone, in ``bundler
+redact`` and ``bundler review`` both. A Kubernetes ``Secret``'s ``data`` (which only the
+structure walk recognizes) stayed in clear, the report said nothing, and review called the
+member clean (exit 0). Now JSON is walked up to 256 MiB, holding little more than its
+text; above a format's cap the report names the member and review rejects it (exit 2).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
-from bundler.source import MemorySource
-from redactors import Policy
+from bundler.source import DEFAULT_MAX_JSON_BYTES, MemorySource
+from redactors import BundleRedactor, Policy
 from redactors.errors import MemberUnreadable
 from redactors.review import review_source
+from redactors.structure import structure_literals
+from redactors.tokens import TOKEN_RE
+from redactors.walklimits import WALK_CAPS
 from tests.support.redaction import run
 
 PLANTED = b"Zr8-UltraPrivate-Value-91x"
@@ -105,3 +110,114 @@ def test_redact_then_review_of_a_toml_file_too_large_to_parse(tmp_path: Path) ->
             "value under a secret key is left"
         )
         assert "clean" not in stdout + err
+
+
+@pytest.fixture(scope="module")
+def big_listing() -> bytes:
+    """17.4 MB: over the 16 MiB where the walk used to stop."""
+    data = listing(48_000)
+    assert len(data) > 16 << 20
+    return data
+
+
+def _only_planted_replaced(out: bytes, original: bytes) -> None:
+    assert PLANTED not in out
+    assert ENCODED not in out
+    tokens = {match[0] for match in TOKEN_RE.finditer(out)}
+    assert len(tokens) == 1
+    assert out.replace(tokens.pop(), ENCODED) == original  # byte for byte, but the value
+
+
+def test_a_json_listing_over_16_mib_is_walked_by_redact_and_review(big_listing: bytes) -> None:
+    raw = review_source(MemorySource({"all.json": big_listing}))
+    line = big_listing[: big_listing.index(ENCODED)].count(b"\n") + 1
+    assert [(f.member, f.line, f.kind) for f in raw.findings] == [("all.json", line, "k8s-secret")]
+    outputs, redactor, _ = run({"all.json": big_listing})
+    _only_planted_replaced(outputs["all.json"], big_listing)
+    assert redactor.report().skipped == []
+    assert review_source(MemorySource(outputs)).findings == []
+
+
+def test_bundler_redact_and_review_of_a_large_listing(tmp_path: Path, big_listing: bytes) -> None:
+    """The reproduction: ``redact`` left the value in clear, ``review`` said clean of both."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "all.json").write_bytes(big_listing)
+    code, _, err = _cli("redact", str(src), "--out", str(out))
+    assert code == 0, err
+    assert "1 redaction(s) (k8s-secret 1); 0 skipped" in err
+    _only_planted_replaced((out / "all.json").read_bytes(), big_listing)
+    code, stdout, err = _cli("review", str(out))
+    assert code == 0, stdout
+    assert err.endswith("2 member(s), 17.4 MB: clean\n")
+    code, stdout, _ = _cli("review", str(src))
+    assert code == 1
+    line = big_listing[: big_listing.index(ENCODED)].count(b"\n") + 1
+    assert stdout.startswith(f"all.json:{line}\tk8s-secret\tdetector\t")
+
+
+def test_the_walk_reads_json_as_far_as_bundlers_readers_do() -> None:
+    """A document ``analyze`` loads is one the redactor walked (redactors cannot import it)."""
+    assert WALK_CAPS["json"] == DEFAULT_MAX_JSON_BYTES
+
+
+def _walk_peak(config_maps: int) -> tuple[int, int]:
+    data = listing(config_maps)
+    tracemalloc.start()
+    try:
+        assert len(structure_literals(data, "json")) == 2  # the value and its decoded form
+        return len(data), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_json_walk_holds_an_item_not_a_decoded_copy_of_the_text() -> None:
+    """Before, the text was decoded whole: ~1.1 times its size more (4.4 with one emoji)."""
+    small_size, small_peak = _walk_peak(6_000)
+    big_size, big_peak = _walk_peak(24_000)
+    assert big_size - small_size > 6 << 20
+    assert big_peak - small_peak < (big_size - small_size) // 8
+
+
+def _transform_peak(config_maps: int) -> tuple[int, int]:
+    """(size, peak traced bytes) of pass one over a listing read in 256 KiB pieces."""
+    data = listing(config_maps)
+    redactor = BundleRedactor(key=b"k" * 32)
+    pieces = (data[at : at + (1 << 18)] for at in range(0, len(data), 1 << 18))
+    tracemalloc.start()
+    try:
+        for _ in redactor.transform("all.json", pieces, media_type="application/json"):
+            pass
+        return len(data), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_redacting_a_large_json_member_holds_it_about_once() -> None:
+    """What a redaction worker holds for a structured member: the member, gathered to be
+    parsed (the walk needs all of it), and little else. Before, the gathered chunks and
+    their joined copy (twice the member), the decoded text (once more) and the line pass's
+    copies of what was left of it (once more) were all held at the peak."""
+    small_size, small_peak = _transform_peak(5_500)
+    big_size, big_peak = _transform_peak(16_500)
+    assert big_size - small_size > 3 << 20
+    assert big_peak - small_peak < (big_size - small_size) * 3 // 2
+
+
+def test_a_cut_off_listing_is_salvaged_without_its_tree() -> None:
+    """A listing a size limit cut mid-item was salvaged from its whole text, every item built
+    at once (the whole-text salvage); it is read as an uncut one is, up to the cut."""
+
+    def peak(config_maps: int) -> tuple[int, int]:
+        whole = listing(config_maps)
+        data = whole[: whole.index(b"}", whole.index(ENCODED)) + 1]  # in the Secret, its data read
+        tracemalloc.start()
+        try:
+            assert len(structure_literals(data, "json")) == 2  # found in the item cut off
+            return len(data), tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small_size, small_peak = peak(6_000)
+    big_size, big_peak = peak(24_000)
+    assert big_peak - small_peak < (big_size - small_size) // 8
