@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from . import salvage, shallowjson
+from . import lazyyaml, salvage, shallowjson
 from .keys import (
     BARE_KEY_NAMES,
     WEAK_KINDS,
@@ -75,9 +75,10 @@ def parse(data: bytes, fmt: str) -> Iterable[Any] | None:
 
     JSON or YAML that does not parse whole (a truncated file, a broken document in
     a stream, one JSON value per line) gives what of it does (:mod:`.salvage`).
-    For :func:`find_secrets`, a large JSON document is read as the walk goes (iterate
-    the documents once): its top-level lists are :class:`~.shallowjson.LazyList` (not
-    indexable), and what does not parse whole comes a value at a time.
+    For :func:`find_secrets`, a large document is read as the walk goes (iterate the
+    documents once; their lists are not indexable): a JSON document's top-level lists
+    are :class:`~.shallowjson.LazyList`, a YAML stream's documents come one at a time,
+    a large document's top-level sequences as :class:`~.lazyyaml.LazySequence`.
     """
     try:
         if fmt == "json":
@@ -89,6 +90,8 @@ def parse(data: bytes, fmt: str) -> Iterable[Any] | None:
             return [tomllib.loads(data.decode("utf-8"))]
         if data.count(b"*") > 10000 and b"&" in data:
             return None  # alias bombs
+        if len(data) >= lazyyaml.MIN_BYTES:  # each piece salvaged on its own, as it comes
+            return lazyyaml.documents(data)
         return load_documents(data)
     except (
         ValueError,

@@ -7,16 +7,18 @@ records that in the report and ``bundler review``, which cannot vouch for such a
 rejects it instead of calling it clean. Both sides ask :func:`walk_cap` for the same
 format: a member one side walks, the other walks too.
 
-JSON is read within bounded memory (a large document's top-level lists item by item,
-the text decoded a window at a time: :mod:`.shallowjson`), so its cap is the one
-bundler's own readers load a JSON member up to (``bundler.source.DEFAULT_MAX_JSON_BYTES``;
-a test keeps the two equal, since ``redactors`` may not import ``bundler``). YAML and TOML
-are parsed whole, a tree many times the text, and keep the smaller cap.
+JSON and YAML are read within bounded memory (a large JSON document's top-level lists
+item by item, the text decoded a window at a time: :mod:`.shallowjson`; a YAML stream
+document by document and a large document's top-level sequences item by item:
+:mod:`.lazyyaml`), so their cap is the one bundler's own readers load a JSON member up to
+(``bundler.source.DEFAULT_MAX_JSON_BYTES``; a test keeps the two equal, since
+``redactors`` may not import ``bundler``). TOML is parsed whole (``tomllib`` has no other
+way), a tree many times the text, and keeps the smaller cap.
 """
 
 from __future__ import annotations
 
-WALK_CAPS: dict[str, int] = {"json": 256 << 20, "yaml": 16 << 20, "toml": 16 << 20}
+WALK_CAPS: dict[str, int] = {"json": 256 << 20, "yaml": 256 << 20, "toml": 16 << 20}
 """Per format, the largest member the structure walk reads (bytes as stored)."""
 
 STRUCTURE_MAX = max(WALK_CAPS.values())

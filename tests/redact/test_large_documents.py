@@ -221,3 +221,69 @@ def test_a_cut_off_listing_is_salvaged_without_its_tree() -> None:
     small_size, small_peak = peak(6_000)
     big_size, big_peak = peak(24_000)
     assert big_peak - small_peak < (big_size - small_size) // 8
+
+
+def yaml_listing(config_maps: int, *, stream: bool) -> bytes:
+    """``kubectl get cm,secrets -o yaml`` (one ``List`` document) or the same objects as a
+    stream of documents (``kubectl get ... -o yaml`` per object, ``---`` between them)."""
+    objects = [
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: default\n"
+        f"data:\n  note: {'x' * 200}\n"
+        for i in range(config_maps)
+    ]
+    objects.append(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
+        f"data:\n  conn-extra: {ENCODED.decode()}\n"
+    )
+    if stream:
+        return "---\n".join(objects).encode()
+    items = "".join("- " + item.replace("\n", "\n  ").rstrip(" ") for item in objects)
+    return f"apiVersion: v1\nkind: List\nitems:\n{items}metadata:\n  resourceVersion: ''\n".encode()
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["one document", "a stream"])
+def test_the_yaml_walk_holds_a_document_or_an_item_not_the_tree(stream: bool) -> None:
+    """Before, the whole stream was built at once: some twenty times its text."""
+
+    def peak(config_maps: int) -> tuple[int, int]:
+        data = yaml_listing(config_maps, stream=stream)
+        tracemalloc.start()
+        try:
+            assert len(structure_literals(data, "yaml")) == 2
+            return len(data), tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small_size, small_peak = peak(4_000)  # both read as large members (over 1 MiB)
+    big_size, big_peak = peak(8_000)
+    assert big_size - small_size > 1 << 20
+    assert big_peak - small_peak < (big_size - small_size) // 8
+
+
+def test_a_yaml_listing_is_redacted_where_the_value_stands_and_nowhere_else() -> None:
+    """One large document, read item by item: the output is the input but the value."""
+    data = yaml_listing(6_000, stream=False)
+    assert len(data) > 1 << 20
+    assert review_source(MemorySource({"all.yaml": data})).findings
+    outputs, redactor, _ = run({"all.yaml": data})
+    _only_planted_replaced(outputs["all.yaml"], data.replace(ENCODED, b"'%s'" % ENCODED))
+    assert redactor.report().skipped == []
+    assert review_source(MemorySource(outputs)).findings == []
+
+
+def test_bundler_redact_and_review_of_a_yaml_stream_over_16_mib(tmp_path: Path) -> None:
+    data = yaml_listing(62_000, stream=True)
+    assert len(data) > 16 << 20
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "all.yaml").write_bytes(data)
+    code, _, err = _cli("redact", str(src), "--out", str(out))
+    assert code == 0, err
+    assert "1 redaction(s) (k8s-secret 1); 0 skipped" in err
+    assert ENCODED not in (out / "all.yaml").read_bytes()
+    code, stdout, _ = _cli("review", str(out))
+    assert code == 0, stdout
+    code, stdout, _ = _cli("review", str(src))
+    assert code == 1
+    line = data[: data.index(ENCODED)].count(b"\n") + 1
+    assert stdout.startswith(f"all.yaml:{line}\tk8s-secret\tdetector\t")
