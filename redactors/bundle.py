@@ -34,12 +34,7 @@ from .rules import Hit, Rule, View, line_pieces
 from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
-from .structure import (
-    detect_format,
-    redact_object,
-    structure_literals,
-    value_spans,
-)
+from .structure import detect_format, redact_object, structure_walk, value_spans
 from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
 from .values import YAML_PROPERTY
@@ -504,7 +499,7 @@ class BundleRedactor(SharedState):
             self._not_walked(stored, over_cap(fmt, cap))
             yield from redact_stream(rest, engine.scan, replace, **self._sizes)
             return
-        yield from self._structured(buffered, fmt, engine, replace)
+        yield from self._structured(stored, buffered, fmt, engine, replace)
 
     def _not_walked(self, stored: str, why: str) -> None:
         """Say in the report that a structured member got the line rules alone: a value only
@@ -512,8 +507,10 @@ class BundleRedactor(SharedState):
         rejects the member for that reason, so the report must not let it pass unnoticed."""
         self.builder.skip(stored, "too_large", f"{why}: line rules only", kept=True)
 
-    def _structured(self, data: bytes, fmt: str, engine: Engine, replace: Any) -> Iterator[bytes]:
-        local = self._structure_literals(data, fmt)
+    def _structured(
+        self, stored: str, data: bytes, fmt: str, engine: Engine, replace: Any
+    ) -> Iterator[bytes]:
+        local = self._structure_literals(stored, data, fmt)
 
         def scan(view: View) -> list[Hit]:
             hits = engine.scan(view)
@@ -529,15 +526,19 @@ class BundleRedactor(SharedState):
 
         yield from redact_stream([data], scan, replace, **self._sizes)
 
-    def _structure_literals(self, data: bytes, fmt: str) -> LiteralSet:
-        """The values this member's parse finds under secret keys, to redact where they stand.
+    def _structure_literals(self, stored: str, data: bytes, fmt: str) -> LiteralSet:
+        """The values this member's parse finds under secret keys, to redact where they stand
+        (and in the report, that the walk did not reach all of it, when it did not).
 
         A function of its own so the parsed tree is gone before the member is redacted:
         a document's tree is about three times its text (a 1,000-worker fleet's
         ``evidence/workers.json``: 2.4 MB of JSON, 6.9 MB of objects), and holding it
         through the line pass was doctor's peak.
         """
-        return structure_literals(data, fmt, self._classify)
+        walked = structure_walk(data, fmt, self._classify)
+        if walked.unwalked is not None:
+            self._not_walked(stored, walked.unwalked)
+        return walked.literals
 
     def _literal_scan(self, view: View) -> list[Hit]:
         hits = [

@@ -99,7 +99,7 @@ def _closed_prefix(text: str, start: int, broke: int) -> Any:
     for cut, closers in reversed(cuts):
         try:
             return json.loads(text[start:cut] + closers)
-        except (ValueError, RecursionError):
+        except ValueError:  # too deep to parse (RecursionError) is for the caller to say
             continue
     return None
 
@@ -147,8 +147,8 @@ def yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
             piece = _first_lines(piece, lines - 1 if mark.line >= lines else mark.line)
             if not piece:
                 return []
-        except (yaml.YAMLError, ValueError, UnicodeDecodeError, RecursionError):
-            return []
+        except (yaml.YAMLError, ValueError, UnicodeDecodeError):
+            return []  # nested too deep to parse (RecursionError) is not "nothing here"
     return []
 
 

@@ -1,4 +1,5 @@
-"""How large a JSON, YAML or TOML member the structure walk reads: one rule for redact and review.
+"""How large (and how deep) a JSON, YAML or TOML member the structure walk reads: one rule for
+redact and review.
 
 The structure walk (:mod:`.structure`) is the only thing that finds a value no line rule
 can recognize (a Kubernetes ``Secret``'s ``data``, a ``{"name": ..., "value": ...}``
@@ -24,6 +25,11 @@ WALK_CAPS: dict[str, int] = {"json": 256 << 20, "yaml": 256 << 20, "toml": 16 <<
 STRUCTURE_MAX = max(WALK_CAPS.values())
 """The default of :attr:`~.policy.Policy.structure_max`: no format's cap is lowered."""
 
+WALK_DEPTH = 128
+"""Levels of nesting the walk reads, as far as bundler's JSON readers read a document
+(``bundler.jsondoc.MAX_JSON_DEPTH``; a test keeps them equal). A member with deeper
+containers (or too deep for the parser itself) is treated as one over its cap."""
+
 
 def walk_cap(fmt: str, structure_max: int = STRUCTURE_MAX) -> int:
     """The largest member of format ``fmt`` the walk reads: its format's cap, or the lower
@@ -34,6 +40,12 @@ def walk_cap(fmt: str, structure_max: int = STRUCTURE_MAX) -> int:
 def over_cap(fmt: str, cap: int) -> str:
     """Why a member over ``cap`` was not walked, in words (no name, no content)."""
     return f"a {fmt.upper()} document over the {_size(cap)} the structure walk reads"
+
+
+def nested_too_deep(fmt: str) -> str:
+    """Why a member was not walked whole because of its nesting, in words."""
+    levels = f"the {WALK_DEPTH} levels the structure walk reads"
+    return f"a {fmt.upper()} document nested deeper than {levels}"
 
 
 def _size(count: int) -> str:

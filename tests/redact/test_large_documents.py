@@ -22,7 +22,7 @@ from bundler.source import DEFAULT_MAX_JSON_BYTES, MemorySource
 from redactors import BundleRedactor, Policy
 from redactors.errors import MemberUnreadable
 from redactors.review import review_source
-from redactors.structure import structure_literals
+from redactors.structure import structure_walk
 from redactors.tokens import TOKEN_RE
 from redactors.walklimits import WALK_CAPS
 from tests.support.redaction import run
@@ -165,7 +165,7 @@ def _walk_peak(config_maps: int) -> tuple[int, int]:
     data = listing(config_maps)
     tracemalloc.start()
     try:
-        assert len(structure_literals(data, "json")) == 2  # the value and its decoded form
+        assert len(structure_walk(data, "json").literals) == 2  # the value and its decoded form
         return len(data), tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -213,7 +213,7 @@ def test_a_cut_off_listing_is_salvaged_without_its_tree() -> None:
         data = whole[: whole.index(b"}", whole.index(ENCODED)) + 1]  # in the Secret, its data read
         tracemalloc.start()
         try:
-            assert len(structure_literals(data, "json")) == 2  # found in the item cut off
+            assert len(structure_walk(data, "json").literals) == 2  # found in the item cut off
             return len(data), tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -249,7 +249,7 @@ def test_the_yaml_walk_holds_a_document_or_an_item_not_the_tree(stream: bool) ->
         data = yaml_listing(config_maps, stream=stream)
         tracemalloc.start()
         try:
-            assert len(structure_literals(data, "yaml")) == 2
+            assert len(structure_walk(data, "yaml").literals) == 2
             return len(data), tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
