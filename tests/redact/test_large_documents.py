@@ -287,3 +287,19 @@ def test_bundler_redact_and_review_of_a_yaml_stream_over_16_mib(tmp_path: Path) 
     assert code == 1
     line = data[: data.index(ENCODED)].count(b"\n") + 1
     assert stdout.startswith(f"all.yaml:{line}\tk8s-secret\tdetector\t")
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_a_clean_large_document_comes_out_as_it_went_in(fmt: str, big_listing: bytes) -> None:
+    """The walk adds no redaction of its own: with no Secret (the same value under a
+    ConfigMap's data), the output is the input, byte for byte, and reviews clean."""
+    if fmt == "json":
+        data = big_listing.replace(b'"kind": "Secret"', b'"kind": "ConfigMap"')
+    else:
+        data = yaml_listing(6_000, stream=False).replace(b"kind: Secret", b"kind: ConfigMap")
+    name = f"all.{fmt}"
+    assert review_source(MemorySource({name: data})).findings == []
+    outputs, redactor, _ = run({name: data})
+    assert outputs[name] == data
+    assert redactor.report().skipped == []
+    assert redactor.report().total == 0
