@@ -34,16 +34,11 @@ from .rules import Hit, Rule, View, line_pieces
 from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
-from .structure import (
-    STRUCTURE_MAX,
-    detect_format,
-    redact_object,
-    structure_literals,
-    value_spans,
-)
+from .structure import detect_format, redact_object, structure_walk, value_spans
 from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
 from .tokens import Tokenizer
 from .values import YAML_PROPERTY
+from .walklimits import over_cap, walk_cap
 
 REPORT_MEMBER = "redaction-report.json"
 
@@ -275,7 +270,7 @@ class BundleRedactor(SharedState):
         if sniff(head).kind != "text" or scanner_for(name) is not None:
             return False
         fmt = detect_format(name, media_type, head[:SNIFF_BYTES])
-        return fmt is None or size > min(self.policy.structure_max, STRUCTURE_MAX)
+        return fmt is None or size > walk_cap(fmt, self.policy.structure_max)
 
     def transform_segment(
         self,
@@ -479,6 +474,8 @@ class BundleRedactor(SharedState):
             head, chunks = peek(chunks, SNIFF_BYTES)
         fmt = detect_format(name, media_type, head)
         if segment is not None:  # can_segment: plain text or too big to parse
+            if fmt is not None:
+                self._not_walked(stored, over_cap(fmt, walk_cap(fmt, self.policy.structure_max)))
             replace = self._replacer(record, fmt)
             yield from redact_stream(chunks, engine.scan, replace, segment=segment, **self._sizes)
             return
@@ -495,15 +492,25 @@ class BundleRedactor(SharedState):
             replace = self._replacer(record, None)
             yield from redact_stream(chunks, engine.scan, replace, **self._sizes)
             return
-        buffered, rest = peek(chunks, min(self.policy.structure_max, STRUCTURE_MAX) + 1)
+        cap = walk_cap(fmt, self.policy.structure_max)
+        buffered, rest = peek(chunks, cap + 1)
         replace = self._replacer(record, fmt)
-        if len(buffered) > self.policy.structure_max:
+        if len(buffered) > cap:
+            self._not_walked(stored, over_cap(fmt, cap))
             yield from redact_stream(rest, engine.scan, replace, **self._sizes)
             return
-        yield from self._structured(buffered, fmt, engine, replace)
+        yield from self._structured(stored, buffered, fmt, engine, replace)
 
-    def _structured(self, data: bytes, fmt: str, engine: Engine, replace: Any) -> Iterator[bytes]:
-        local = self._structure_literals(data, fmt)
+    def _not_walked(self, stored: str, why: str) -> None:
+        """Say in the report that a structured member got the line rules alone: a value only
+        its parse could find (a ``Secret``'s ``data``) may be left, and ``bundler review``
+        rejects the member for that reason, so the report must not let it pass unnoticed."""
+        self.builder.skip(stored, "too_large", f"{why}: line rules only", kept=True)
+
+    def _structured(
+        self, stored: str, data: bytes, fmt: str, engine: Engine, replace: Any
+    ) -> Iterator[bytes]:
+        local = self._structure_literals(stored, data, fmt)
 
         def scan(view: View) -> list[Hit]:
             hits = engine.scan(view)
@@ -519,15 +526,19 @@ class BundleRedactor(SharedState):
 
         yield from redact_stream([data], scan, replace, **self._sizes)
 
-    def _structure_literals(self, data: bytes, fmt: str) -> LiteralSet:
-        """The values this member's parse finds under secret keys, to redact where they stand.
+    def _structure_literals(self, stored: str, data: bytes, fmt: str) -> LiteralSet:
+        """The values this member's parse finds under secret keys, to redact where they stand
+        (and in the report, that the walk did not reach all of it, when it did not).
 
         A function of its own so the parsed tree is gone before the member is redacted:
         a document's tree is about three times its text (a 1,000-worker fleet's
         ``evidence/workers.json``: 2.4 MB of JSON, 6.9 MB of objects), and holding it
         through the line pass was doctor's peak.
         """
-        return structure_literals(data, fmt, self._classify)
+        walked = structure_walk(data, fmt, self._classify)
+        if walked.unwalked is not None:
+            self._not_walked(stored, walked.unwalked)
+        return walked.literals
 
     def _literal_scan(self, view: View) -> list[Hit]:
         hits = [

@@ -28,9 +28,10 @@ class SegmentMisaligned(Exception):
 
 
 class MemberUnreadable(Exception):
-    """Review could not read a member to its end (a damaged gzip stream) or cannot see into what
-    it holds (a binary file, a tar carrying one): it cannot vouch for it, so the caller rejects
-    the bundle (never "clean"). ``member`` is its name as stored; ``hint`` what the user can do."""
+    """Review could not read a member to its end (a damaged gzip stream), cannot see into what
+    it holds (a binary file, a tar carrying one) or could not walk a JSON/YAML/TOML member's
+    structure (:mod:`.walklimits`): it cannot vouch for it, so the caller rejects the bundle
+    (never "clean"). ``member`` is its name as stored; ``hint`` what the user can do."""
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .rules import Rule
 from .stream import CHUNK, OVERLAP
-from .structure import STRUCTURE_MAX
+from .walklimits import STRUCTURE_MAX
 
 if TYPE_CHECKING:
     from .custom import CustomRules
@@ -31,6 +31,9 @@ class Policy:
     chunk_size: int = CHUNK
     overlap: int = OVERLAP
     structure_max: int = STRUCTURE_MAX
+    """The largest JSON/YAML/TOML member parsed for values under secret keys; each format has
+    its own cap at or below it (:mod:`.walklimits`). Lower only in tests: a member over it is
+    redacted by the line rules alone (the report says so) and ``bundler review`` rejects it."""
     extra_rules: tuple[Rule, ...] = field(default_factory=tuple)
 
     def keyword_rules(self, more: tuple[str, ...] = ()) -> list[Rule]:

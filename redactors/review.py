@@ -44,10 +44,11 @@ from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View
 from .stream import redact_stream
-from .structure import STRUCTURE_MAX, detect_format, structure_literals, value_spans
+from .structure import detect_format, structure_walk, value_spans
 from .tarwalk import tar_text_only
 from .textcodecs import GzipDamaged, gunzip_chunks, peek, utf16_to_utf8
 from .tokens import TOKEN_MARK, TOKEN_RE
+from .walklimits import STRUCTURE_MAX, over_cap, walk_cap
 
 MANIFEST = "manifest.json"
 REPORT = "redaction-report.json"
@@ -67,8 +68,15 @@ def mask(value: bytes) -> str:
 
 
 class Reviewer:
-    def __init__(self, originals: Iterable[bytes] = (), engine: Engine | None = None) -> None:
+    def __init__(
+        self,
+        originals: Iterable[bytes] = (),
+        engine: Engine | None = None,
+        *,
+        structure_max: int = STRUCTURE_MAX,
+    ) -> None:
         self.engine = engine or Engine(BUILTIN_RULES)
+        self.structure_max = structure_max
         self.literals = LiteralSet()
         for value in originals:
             self.literals.learn(value, "original", value, force=True)
@@ -138,9 +146,11 @@ class Reviewer:
             if label is not None:
                 stream = iter([_canonical(label, b"".join(stream))])
             elif (fmt := detect_format(name, "", head)) is not None:
-                whole, stream = peek(stream, STRUCTURE_MAX + 1)
-                if len(whole) <= STRUCTURE_MAX:
-                    findings += _structure_findings(name, whole, fmt)
+                cap = walk_cap(fmt, self.structure_max)
+                whole, stream = peek(stream, cap + 1)
+                if len(whole) > cap:  # the line rules alone prove nothing about its Secrets
+                    raise MemberUnreadable(name, _cannot_vouch(over_cap(fmt, cap)), _WALK_HINT)
+                findings += _structure_findings(name, whole, fmt)
             for _ in redact_stream(stream, self.scan, record):
                 pass
             for _ in stream:  # drain (a gzip that failed early)
@@ -167,18 +177,28 @@ class Reviewer:
         ]
 
 
+_WALK_HINT = "split it into smaller files (or leave it out) and review again"
+
+
+def _cannot_vouch(why: str) -> str:
+    return f"{why}: review cannot vouch that no value under a secret key is left"
+
+
 def _structure_findings(name: str, data: bytes, fmt: str) -> list[ResidualFinding]:
     """The values the redactor's structure pass would replace in this member, still there.
 
     The line rules cannot see that ``db: aHVudGVy...`` under a Kubernetes ``Secret``'s
     ``data`` is a secret; the redactor's parse can. Its rule, the same function on
-    both sides (:func:`~.structure.structure_literals`, :func:`~.structure.value_spans`),
+    both sides (:func:`~.structure.structure_walk`, :func:`~.structure.value_spans`),
     over the member as written: redacted output is a fixed point of it, since every
     value it would take has become a token. What the redactor leaves on purpose
     (a placeholder, ``"auth": "database"``, a block scalar's indented lines, which
     the line rules judge) is left here too.
     """
-    literals = structure_literals(data, fmt)
+    walked = structure_walk(data, fmt)
+    if walked.unwalked is not None:  # what it did not reach, no rule vouches for
+        raise MemberUnreadable(name, _cannot_vouch(walked.unwalked), hint=_WALK_HINT)
+    literals = walked.literals
     if not len(literals):
         return []
     return [
@@ -278,9 +298,15 @@ def review_source(
     originals: Iterable[bytes] = (),
     report: RedactionReport | None = None,
     engine: Engine | None = None,
+    structure_max: int = STRUCTURE_MAX,
 ) -> ReviewResult:
-    """Scan every member of ``source``; ``clean`` only when nothing residual is found."""
-    reviewer = Reviewer(originals, engine)
+    """Scan every member of ``source``; ``clean`` only when nothing residual is found.
+
+    Raises :class:`~.errors.MemberUnreadable` for a member it cannot vouch for: one it
+    could not read to its end, cannot see into, or a JSON/YAML/TOML member the structure
+    walk does not read (over ``structure_max`` or its format's cap, :mod:`.walklimits`).
+    """
+    reviewer = Reviewer(originals, engine, structure_max=structure_max)
     findings: list[ResidualFinding] = []
     hashes: dict[str, str] = {}
     total = 0

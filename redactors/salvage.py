@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Callable
-from itertools import pairwise
+from collections.abc import Callable, Iterator
+from itertools import chain, pairwise
 from typing import Any
 
 import yaml
@@ -59,6 +59,19 @@ def json_documents(data: bytes) -> list[Any]:
     return documents
 
 
+def json_prefix(data: bytes) -> list[Any]:
+    """The JSON value ``data`` starts with (an item of a list that breaks off), closed where it
+    breaks as :func:`json_documents` closes it in its document, an empty one too; ``[]``
+    when no cut of it parses."""
+    text = data.decode("utf-8", "surrogateescape")
+    at = _skip_space(text, 0)
+    try:
+        return [json.JSONDecoder().raw_decode(text, at)[0]]
+    except json.JSONDecodeError as error:
+        closed = _closed_prefix(text, at, error.pos)
+    return [] if closed is None else [closed]
+
+
 def _skip_space(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
@@ -86,7 +99,7 @@ def _closed_prefix(text: str, start: int, broke: int) -> Any:
     for cut, closers in reversed(cuts):
         try:
             return json.loads(text[start:cut] + closers)
-        except (ValueError, RecursionError):
+        except ValueError:  # too deep to parse (RecursionError) is for the caller to say
             continue
     return None
 
@@ -104,15 +117,24 @@ def yaml_documents(data: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]
     times at most. A document cut at a line boundary (a truncated file) is
     usually valid as it stands, so most pieces load at the first try.
     """
-    starts = [match.start() for match in _YAML_DOCUMENT_START.finditer(data)]
-    bounds = [0, *[s for s in starts if s > 0], len(data)]
     documents: list[Any] = []
-    for begin, end in pairwise(bounds):
-        documents.extend(_yaml_prefix(data[begin:end], load))
+    for piece in yaml_pieces(data):
+        documents.extend(yaml_prefix(piece, load))
     return documents
 
 
-def _yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
+def yaml_pieces(data: bytes) -> Iterator[bytes]:
+    """``data`` cut before each ``---`` line (a document start; libyaml refuses one anywhere
+    else at the start of a line, in a quoted scalar too), one piece at a time."""
+    starts = (match.start() for match in _YAML_DOCUMENT_START.finditer(data))
+    bounds = chain([0], (start for start in starts if start > 0), [len(data)])
+    for begin, end in pairwise(bounds):
+        yield data[begin:end]  # all of it, not a copy, when there is one piece
+
+
+def yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
+    """The documents ``load`` gives of ``piece``, or of its longest prefix that loads, trying
+    a few cuts at the line the parser stopped at."""
     for _ in range(ATTEMPTS):
         try:
             return load(piece)
@@ -120,12 +142,32 @@ def _yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
             mark = error.problem_mark or error.context_mark
             if mark is None or mark.line == 0:
                 return []
-            lines = piece.splitlines(keepends=True)
+            lines = _line_count(piece)
             # broke at the end: the last (partial) line goes; else the line it broke at on
-            lines = lines[:-1] if mark.line >= len(lines) else lines[: mark.line]
-            if not lines:
+            piece = _first_lines(piece, lines - 1 if mark.line >= lines else mark.line)
+            if not piece:
                 return []
-            piece = b"".join(lines)
-        except (yaml.YAMLError, ValueError, UnicodeDecodeError, RecursionError):
-            return []
+        except (yaml.YAMLError, ValueError, UnicodeDecodeError):
+            return []  # nested too deep to parse (RecursionError) is not "nothing here"
     return []
+
+
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+"""Where ``bytes.splitlines`` ends a line: counted here instead of splitting a large piece
+into a list of its lines."""
+
+
+def _line_count(text: bytes) -> int:
+    """``len(text.splitlines())``."""
+    breaks = text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+    return breaks + (0 if text.endswith((b"\n", b"\r")) or not text else 1)
+
+
+def _first_lines(text: bytes, count: int) -> bytes:
+    """``b"".join(text.splitlines(keepends=True)[:count])``."""
+    if count <= 0:
+        return b""
+    for number, line_break in enumerate(_LINE_BREAK.finditer(text), 1):
+        if number == count:
+            return text[: line_break.end()]
+    return text

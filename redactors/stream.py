@@ -75,9 +75,7 @@ def redact_stream(
     segment: Segment | None = None,
 ) -> Iterator[bytes]:
     state = _State(scan, replace, chunk_size, overlap, segment)
-    for chunk in chunks:
-        if not chunk:
-            continue
+    for chunk in _in_pieces(chunks, chunk_size):
         state.pending += chunk
         while True:
             if state.stop_due():
@@ -102,6 +100,22 @@ def redact_stream(
             yield out
     if segment is not None:
         segment.lines = state.line - 1
+
+
+def _in_pieces(chunks: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """The chunks, none empty, one longer than ``size`` given in pieces of ``size``.
+
+    Every round slices what is pending after what it emitted: handed a parsed member of
+    256 MiB as one chunk, the stream copied the rest of it once per round.
+    """
+    for chunk in chunks:
+        if len(chunk) <= size:
+            if chunk:
+                yield chunk
+            continue
+        whole = memoryview(chunk)
+        for start in range(0, len(chunk), size):
+            yield bytes(whole[start : start + size])
 
 
 class _State:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import re
 import tomllib
@@ -28,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from . import salvage, shallowjson
+from . import lazyyaml, salvage, shallowjson
 from .argv import argv_secrets
 from .keys import (
     BARE_KEY_NAMES,
@@ -40,10 +41,10 @@ from .keys import (
     secret_kind,
 )
 from .literals import LiteralSet
+from .walklimits import WALK_DEPTH, nested_too_deep
 from .yamldocs import load_documents
 
 Classify = Callable[[str], str | None]
-STRUCTURE_MAX = 16 << 20
 _B64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
 
 
@@ -72,13 +73,15 @@ def detect_format(name: str, media_type: str, head: bytes) -> str | None:
     return None
 
 
-def parse(data: bytes, fmt: str) -> list[Any] | None:
+def parse(data: bytes, fmt: str) -> Iterable[Any] | None:
     """Documents of ``data``, or None if nothing of it parses (then line rules alone apply).
 
     JSON or YAML that does not parse whole (a truncated file, a broken document in
     a stream, one JSON value per line) gives what of it does (:mod:`.salvage`).
-    For :func:`find_secrets`: a large JSON document's top-level lists are
-    :class:`~.shallowjson.LazyList` (iterate them; they are not indexable).
+    For :func:`find_secrets`, a large document is read as the walk goes (iterate the
+    documents once; their lists are not indexable): a JSON document's top-level lists
+    are :class:`~.shallowjson.LazyList`, a YAML stream's documents come one at a time,
+    a large document's top-level sequences as :class:`~.lazyyaml.LazySequence`.
     """
     try:
         if fmt == "json":
@@ -88,33 +91,50 @@ def parse(data: bytes, fmt: str) -> list[Any] | None:
             ]
         if fmt == "toml":
             return [tomllib.loads(data.decode("utf-8"))]
-        if data.count(b"*") > 10000 and b"&" in data:
-            return None  # alias bombs
-        return load_documents(data)
-    except (
-        ValueError,
-        UnicodeDecodeError,
-        yaml.YAMLError,
-        tomllib.TOMLDecodeError,
-        RecursionError,
-    ):
+        if len(data) >= lazyyaml.MIN_BYTES:  # each piece salvaged on its own, as it comes
+            return lazyyaml.documents(data)
+        return load_documents(data)  # an alias bomb is cheap to build: its parts are shared
+    except RecursionError:
+        raise Unwalkable(nested_too_deep(fmt)) from None
+    except (ValueError, UnicodeDecodeError, yaml.YAMLError, tomllib.TOMLDecodeError):
         return _salvaged(data, fmt)
 
 
-def _salvaged(data: bytes, fmt: str) -> list[Any] | None:
+def _salvaged(data: bytes, fmt: str) -> Iterable[Any] | None:
     try:
         if fmt == "json":
+            if len(data) >= shallowjson.MIN_BYTES:
+                try:
+                    return shallowjson.salvaged(data)
+                except ValueError:
+                    pass  # it broke outside a top-level list: the whole text is salvaged
             documents = salvage.json_documents(data)
         elif fmt == "yaml":
             documents = salvage.yaml_documents(data, load_documents)
         else:
             return None
-    except (ValueError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+    except RecursionError:
+        raise Unwalkable(nested_too_deep(fmt)) from None
+    except (ValueError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return documents or None
 
 
-def structure_literals(data: bytes, fmt: str, classify: Classify = secret_kind) -> LiteralSet:
+class Unwalkable(Exception):
+    """The walk cannot reach all of a document; the message says why (no name, no value)."""
+
+
+@dataclass(frozen=True)
+class StructureWalk:
+    """What :func:`structure_walk` found in a member, and why it did not reach all of it."""
+
+    literals: LiteralSet
+    unwalked: str | None = None
+    """Set when part of the document was not walked (nested too deep): what was found is
+    still redacted, the report says so, and review rejects the member (:mod:`.walklimits`)."""
+
+
+def structure_walk(data: bytes, fmt: str, classify: Classify = secret_kind) -> StructureWalk:
     """What the redactor replaces in a member because its parse found it under a secret key.
 
     Every value :func:`find_secrets` gives, and its extra forms (a ``Secret``'s data
@@ -124,10 +144,19 @@ def structure_literals(data: bytes, fmt: str, classify: Classify = secret_kind) 
     checks that none is left (:func:`~.review.review_source`): one rule, both sides.
     """
     local = LiteralSet()
-    documents = parse(data, fmt)
-    if documents is None:
-        return local
-    for found in find_secrets(documents, classify):
+    # a YAML container may be reached through several aliases: each walked once
+    walk = _Walk(classify, walked={} if fmt == "yaml" and b"&" in data else None)
+    unwalked = None
+    try:
+        for document in parse(data, fmt) or ():
+            _walk(document, "", walk, 0)
+    except RecursionError:  # deep in a large document, read as the walk went
+        walk.too_deep = True
+    except Unwalkable as why:
+        unwalked = str(why)
+    if walk.too_deep:
+        unwalked = nested_too_deep(fmt)
+    for found in walk.found:
         if found.kind in WEAK_KINDS and plain_word(found.value):
             continue
         if _BARE_TOKEN.fullmatch(found.value):
@@ -137,11 +166,11 @@ def structure_literals(data: bytes, fmt: str, classify: Classify = secret_kind) 
         local.learn(found.value, found.kind, found.value, force=True)
         for form in found.extra:
             local.learn(form, found.kind, found.value)
-    return local
+    return StructureWalk(local, unwalked)
 
 
 def value_spans(data: bytes, fmt: str, literals: LiteralSet) -> list[tuple[int, int, str, bytes]]:
-    """Where ``literals`` (:func:`structure_literals`) stand as values in ``data``: what the
+    """Where ``literals`` (:func:`structure_walk`) stand as values in ``data``: what the
     redactor replaces, (start, end, kind, identity). Not where one is spelled as a key, and a
     short or word-like one only as a whole scalar (``"database"``, not ``database_ok``)."""
     return [
@@ -195,12 +224,33 @@ def is_key_at(data: bytes, start: int, end: int, fmt: str) -> bool:
     return lead in (b"", b"-", b"?", b"{", b",")
 
 
-def find_secrets(documents: list[Any], classify: Classify = secret_kind) -> list[Found]:
-    found: list[Found] = []
-    keys: dict[str, tuple[str | None, bool]] = {}
+def find_secrets(documents: Iterable[Any], classify: Classify = secret_kind) -> list[Found]:
+    walk = _Walk(classify)
     for document in documents:
-        _walk(document, "", classify, found, 0, keys)
-    return found
+        _walk(document, "", walk, 0)
+    return walk.found
+
+
+@dataclass
+class _Walk:
+    """One walk: what it found, and whether it reached everything.
+
+    ``keys`` remembers, per key name, its kind and whether it is a bare name
+    (``key``, ``value``): a listing repeats the same dozen keys thousands of
+    times, and asking ``classify`` each time was most of the walk.
+    """
+
+    classify: Classify
+    walked: dict[int, Any] | None = None
+    """Containers walked already, by id (each held: no id is reused while it is), when a
+    document can reach one twice (YAML aliases). What a container holds does not depend on
+    how it was reached, and walking it again each time made a 500-byte alias bomb a walk
+    of 10^9 containers (a heuristic used to skip such documents: also every large listing
+    of CronJobs, with thousands of ``*`` in their schedules, and one ``&``)."""
+    found: list[Found] = dataclasses.field(default_factory=list)
+    keys: dict[str, tuple[str | None, bool]] = dataclasses.field(default_factory=dict)
+    too_deep: bool = False
+    """Whether a container lay deeper than :data:`~.walklimits.WALK_DEPTH` (not walked)."""
 
 
 _CONTAINERS = (dict, list)
@@ -222,32 +272,34 @@ def _scalar(value: Any) -> bytes | None:
     return None
 
 
-def _walk(
-    node: Any,
-    path: str,
-    classify: Classify,
-    found: list[Found],
-    depth: int,
-    keys: dict[str, tuple[str | None, bool]],
-) -> None:
-    """Append the secret values under ``node`` to ``found``.
-
-    ``keys`` remembers, per key name, its kind and whether it is a bare name
-    (``key``, ``value``): a listing repeats the same dozen keys thousands of
-    times, and asking ``classify`` each time was most of the walk.
-    """
-    if depth > 64:
+def _walk(node: Any, path: str, walk: _Walk, depth: int) -> None:
+    """Append the secret values under ``node`` to ``walk.found``."""
+    if walk.walked is not None and isinstance(node, _CONTAINERS):
+        if id(node) in walk.walked:
+            return  # walked where it was reached first (deeper here, perhaps)
+        walk.walked[id(node)] = node
+    if depth >= WALK_DEPTH and isinstance(node, _CONTAINERS):
+        walk.too_deep = True
         return
     if isinstance(node, list):
         if type(node) is list and len(node) > 1:  # a command line as a list of arguments
-            for at, argv_kind, argument in argv_secrets(node, classify):
-                found.append(Found(argv_kind, argument, f"{path}/{at}", isinstance(node[at], str)))
+            for at, argv_kind, argument in argv_secrets(node, walk.classify):
+                walk.found.append(
+                    Found(argv_kind, argument, f"{path}/{at}", isinstance(node[at], str))
+                )
+        # a lazy list's items are built one at a time, never shared with another item:
+        # what the walk remembers of one goes with it
+        fresh, walked = type(node) is not list and walk.walked is not None, walk.walked
         for index, item in enumerate(node):
             if isinstance(item, _CONTAINERS):  # a scalar alone is never a secret here
-                _walk(item, f"{path}/{index}", classify, found, depth + 1, keys)
+                if fresh:
+                    walk.walked = {}
+                _walk(item, f"{path}/{index}", walk, depth + 1)
+        walk.walked = walked
         return
     if not isinstance(node, dict):
         return
+    found, keys, classify = walk.found, walk.keys, walk.classify
     if node.get("kind") == "Secret" and isinstance(
         node.get("data") or node.get("stringData"), dict
     ):
@@ -282,7 +334,7 @@ def _walk(
                         Found(kind, data, where, isinstance(item, str), _derived(kind, data))
                     )
         if isinstance(value, _CONTAINERS):  # the path is built only where it is needed
-            _walk(value, f"{path}/{key}", classify, found, depth + 1, keys)
+            _walk(value, f"{path}/{key}", walk, depth + 1)
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:

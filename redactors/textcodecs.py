@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 import itertools
 import zlib
 from collections.abc import Iterable, Iterator
@@ -12,16 +13,25 @@ MAX_INFLATE_RATIO = 1000
 
 
 def peek(chunks: Iterable[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
-    """The first ``size`` bytes (or fewer at the end) and an iterator over *all* the bytes."""
+    """The first ``size`` bytes (or fewer at the end) and an iterator over *all* the bytes.
+
+    Gathered in one growing buffer, not joined from a list of the chunks: a structured
+    member is peeked whole (up to 256 MiB, :mod:`.walklimits`), and a join holds the
+    chunks and their copy at once, twice the member.
+    """
     iterator = iter(chunks)
-    taken: list[bytes] = []
-    have = 0
+    first = next(iterator, b"")
+    if len(first) >= size:
+        return first, itertools.chain([first], iterator)
+    buffer = io.BytesIO()
+    buffer.write(first)
+    del first
     for chunk in iterator:
-        taken.append(chunk)
-        have += len(chunk)
-        if have >= size:
+        buffer.write(chunk)
+        if buffer.tell() >= size:
             break
-    head = b"".join(taken)
+    head = buffer.getvalue()  # the buffer itself, not a copy of it
+    del buffer
     return head, itertools.chain([head] if head else [], iterator)
 
 

@@ -95,15 +95,30 @@ class _Unusual(Exception):
     """A document the direct build does not cover: PyYAML loads it instead."""
 
 
+def loader_class() -> type[Any]:
+    """The loader :func:`load_documents` uses: ``LOADER`` with the table-driven ``resolve``
+    (made again when something added a resolver to ``LOADER`` since)."""
+    global _Loader, _Loader_from
+    if _resolvers_now(LOADER) != _Loader_from:
+        _Loader, _Loader_from = _fast_loader(LOADER), _resolvers_now(LOADER)
+    return _Loader
+
+
+def build_node(loader: Any, node: Node) -> Any:
+    """What ``loader``'s constructor makes of ``node`` (a document, or one part of one):
+    built directly when plain, else by PyYAML's constructor itself."""
+    try:
+        return _Builder(loader).build(node)
+    except (_Unusual, RecursionError):
+        return loader.construct_document(node)
+
+
 def load_documents(data: bytes) -> list[Any]:
     """``list(yaml.load_all(data, Loader=LOADER))``, equal objects, faster on plain documents.
 
     Raises what ``yaml.load_all`` raises on the same text.
     """
-    global _Loader, _Loader_from
-    if _resolvers_now(LOADER) != _Loader_from:
-        _Loader, _Loader_from = _fast_loader(LOADER), _resolvers_now(LOADER)
-    loader = _Loader(data)
+    loader = loader_class()(data)
     try:
         documents = []
         while loader.check_node():

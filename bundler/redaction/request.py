@@ -143,11 +143,17 @@ def summary_line(outcome: RedactOutcome) -> str:
 
 def _skipped_why(report: RedactionReport) -> str:
     """`` (symlink 3, binary 1)``: what was left out, by reason, so a link or a file that
-    could not be read is seen without opening the report (which names each one)."""
+    could not be read is seen without opening the report (which names each one); and what
+    was kept without the whole redaction (a binary with --keep-binary, a structured file too
+    large for the structure walk, which ``bundler review`` will reject)."""
     reasons = Counter(s.reason for s in report.skipped if not s.kept)
-    kept = sum(1 for s in report.skipped if s.kept)
+    kept = Counter(
+        "line rules only" if s.reason == "too_large" else "kept unredacted"
+        for s in report.skipped
+        if s.kept
+    )
     parts = [f"{reason} {n}" for reason, n in sorted(reasons.items())]
-    parts += [f"kept unredacted {kept}"] if kept else []
+    parts += [f"{how} {n}" for how, n in sorted(kept.items())]
     return f" ({', '.join(parts)}; see the report)" if parts else ""
 
 

@@ -191,6 +191,9 @@ def test_a_segment_whose_text_ends_early_refuses() -> None:
         ("app.log", b"\xff\xfe" + "text".encode("utf-16-le"), 10**8, False),
         ("config.json", b'{"a": 1}\n', 1000, False),
         ("events.json", b'{"a": 1}\n', 10**9, True),
+        ("listing.json", b'{"a": 1}\n', 40 << 20, False),  # walked whole: it must be parsed
+        ("listing.yaml", b"a: 1\n", 40 << 20, False),
+        ("settings.toml", b"a = 1\n", 40 << 20, True),  # TOML is parsed whole: up to 16 MiB
         (".flux/bootstrap-token", b"ok\n", 10**8, False),
     ],
 )

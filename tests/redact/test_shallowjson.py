@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redactors import shallowjson
+from redactors import salvage, shallowjson
 from redactors.shallowjson import LazyList
 from redactors.structure import find_secrets, parse
 from tests.support.requirements import need
@@ -160,3 +160,55 @@ def test_the_walk_holds_one_item_not_the_whole_tree() -> None:
     finally:
         tracemalloc.stop()
     assert lazy < whole / 2
+
+
+def _salvage_outcome(read: Any, data: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", repr([_plain(document) for document in read(data)])
+    except (ValueError, RecursionError):
+        return "error", None
+
+
+def assert_salvaged_the_same(data: bytes) -> None:
+    """What ``salvaged`` reads of a text ``json.loads`` refuses is what the whole-text salvage
+    reads, or it refuses (then the whole-text salvage runs: :func:`.structure.parse`)."""
+    if _outcome(json.loads, data)[0] == "ok":
+        return  # never salvaged
+    outcome, documents = _salvage_outcome(shallowjson.salvaged, data)
+    if outcome == "ok":
+        assert documents == repr(salvage.json_documents(data))
+
+
+@pytest.mark.parametrize("data", CORNERS, ids=range(len(CORNERS)))
+def test_corners_salvage_as_the_whole_text_salvage_does(data: bytes) -> None:
+    assert_salvaged_the_same(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_json, indent=st.sampled_from([None, 0, 2]), fraction=st.floats(0.05, 1.0))
+def test_generated_documents_cut_anywhere_salvage_the_same(
+    document: Any, indent: int | None, fraction: float
+) -> None:
+    text = json.dumps(document, indent=indent).encode()
+    assert_salvaged_the_same(text[: int(len(text) * fraction)])
+
+
+def test_a_listing_cut_off_anywhere_near_its_end_salvages_the_same() -> None:
+    """A collector's size cap cuts a listing mid-item: read up to the cut, lazily."""
+    data = _fleet_listing(2100)
+    cuts = [len(data) - back for back in (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610)]
+    for cut in cuts:
+        documents = list(shallowjson.salvaged(data[:cut]))
+        assert isinstance(documents[0]["workers"], LazyList)
+        assert repr([_plain(d) for d in documents]) == repr(salvage.json_documents(data[:cut]))
+
+
+def test_json_lines_salvage_the_same_a_value_at_a_time() -> None:
+    lines = b"\n".join(
+        json.dumps({"seq": i, "password": f"pw-{i}-Zq8rT5"}).encode() for i in range(30000)
+    )
+    assert len(lines) >= shallowjson.MIN_BYTES
+    for cut in (len(lines), len(lines) - 7, len(lines) - 30):
+        documents = shallowjson.salvaged(lines[:cut])
+        assert not isinstance(documents, list)  # not every value held at once
+        assert [_plain(d) for d in documents] == salvage.json_documents(lines[:cut])
