@@ -159,7 +159,7 @@ CLI_PASSWORD_FLAG = Rule(
     " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
     " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
     rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|storepass|keypass|srcstorepass"
-    rb"|deststorepass|passin|passout|[puawPkUsNAXc])",
+    rb"|deststorepass|passin|passout|[puawk]|[PUsNA]|[Xc])",  # classes small enough to index
     handler=_cli_password,
     examples=(
         ("mysql -uroot -phunter2 db", "hunter2"),

@@ -154,7 +154,7 @@ USER_PASSWORD_FLAG = Rule(
     "`-p`/`-P` (Windows `/p`, `/rp`, `/p:`) of a tool the catalog does not know: beside a"
     " user flag (`-u alice -p pw`) whatever the value, alone when the value has letters, digits"
     " and a symbol.",
-    rb"[ \t\0](?:-[pP]|/[rR]?[pP])(?=[ \t\0:\"'])",
+    rb"[ \t\0](?:-[pP]|/[pP]|/[rR][pP])(?=[ \t\0:\"'])",  # spelt out: `` /`` is too common to index
     handler=_user_password,
     examples=(
         ("az login -u alice@corp.example -p correcthorse", "correcthorse"),
