@@ -14,6 +14,7 @@ from rich.table import Table
 from schemas import CollectorStatus, Integrity, Manifest
 
 from ..printable import printable_model
+from ..sizes import human_size
 from ..timetext import formatted
 from .integrity.verify import VerifyReport
 from .reader import BundleReader
@@ -61,15 +62,6 @@ def make_console() -> Console:
     probe = Console()
     width = None if probe.is_terminal else PIPE_WIDTH
     return Console(highlight=False, soft_wrap=True, width=width)
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"  # pragma: no cover
 
 
 def render_inspect(report: InspectReport, console: Console) -> None:

@@ -8,7 +8,7 @@ import click
 
 from ..archive.extract import extract_bundle
 from ..archive.opening import open_bundle
-from ..archive.render import human_size
+from ..sizes import human_size
 from ._archive_help import EXTRACT_EPILOG, sealed_bundle
 from .options import OpenSecrets, click_prompt, open_options
 

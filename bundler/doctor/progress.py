@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from schemas import CollectorStatus
 
 from ..collect.recorder import CollectorRecord
+from ..sizes import human_size
 
 STATUS_STYLE = {
     CollectorStatus.OK: "green",
@@ -31,15 +32,6 @@ STATUS_STYLE = {
 def lane_of(record: CollectorRecord) -> str:
     """'control plane' for HTTP collectors, the host alias otherwise."""
     return "control plane" if record.kind.value == "http" else record.id.split(".")[1]
-
-
-def human_bytes(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 class PlainProgress:
@@ -70,7 +62,7 @@ class PlainProgress:
             detail = outcome.error_message or outcome.note or ""
             if self._repeats(outcome.status, detail, outcome.id):
                 return
-            size = f", {human_bytes(outcome.bytes)}" if outcome.bytes else ""
+            size = f", {human_size(outcome.bytes)}" if outcome.bytes else ""
             line = (
                 f"bundler: [{self._finished:>{width}}/{self._registered}] "
                 f"{outcome.status.value:<11} {outcome.id} ({outcome.duration_s:.2f}s{size})"

@@ -34,7 +34,8 @@ from schemas import CollectorStatus, HostSummary, RecordModel, UTCDateTime
 from ..collect.engine import CollectionResult
 from ..collect.outcomes import SettledOutcome
 from ..exit_codes import ExitCode
-from .progress import STATUS_STYLE, human_bytes
+from ..sizes import human_size
+from .progress import STATUS_STYLE
 
 SUMMARY_SCHEMA = "bundler.doctor-summary/1"
 
@@ -199,7 +200,7 @@ def render_summary(console: Console, summary: DoctorSummary) -> None:
         console.print(f"[dim]{len(summary.skipped)} skipped (not applicable or absent)[/]")
     if summary.bundle:
         console.print(
-            f"bundle: {summary.bundle['path']} ({human_bytes(summary.bundle['size'])}, "
+            f"bundle: {summary.bundle['path']} ({human_size(summary.bundle['size'])}, "
             f"encryption: {summary.bundle['encryption']})"
         )
     elif summary.exit_code == ExitCode.NOTHING_COLLECTED:
