@@ -203,14 +203,9 @@ def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[
         yield from _prose_tail(view, match, tokened, rule)
         return
     found = _PROSE_WORD.match(data, match.end())
-    if found is None:
+    if found is None or (span := _word_span(view, match, found)) is None:
         return
-    start, end = found.span()
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
-        return
-    while end > start and data[end - 1] in _PROSE_TRAILING:
-        end -= 1
+    start, end = span
     word = data[start:end]
     if len(word) < 6 or not (_has_letter(word) and _has_digit(word)):
         return
@@ -230,19 +225,31 @@ def _prose_tail(
     never was a prose password; anything else beside the token is its tail (the engine
     replaces the clear pieces and leaves the token).
     """
-    data = view.data
-    start, end = found.span()
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
+    span = _word_span(view, match, found)
+    if span is None:
         return
-    while end > start and data[end - 1] in _PROSE_TRAILING:
-        end -= 1
-    word = data[start:end]
+    start, end = span
+    word = view.data[start:end]
     clear = clear_text(word)
     if b"/" in clear or b"=" in clear or b"@" in clear:
         return
     if not is_placeholder(word):
         yield Hit(start, end, rule.kind, rule.id)
+
+
+def _word_span(
+    view: View, match: re.Match[bytes], found: re.Match[bytes]
+) -> tuple[int, int] | None:
+    """Where the word ``found`` after the keyword lies, less its trailing punctuation; None
+    (and the view asked for more) when it may run on past the end of the text."""
+    data = view.data
+    start, end = found.span()
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return None
+    while end > start and data[end - 1] in _PROSE_TRAILING:
+        end -= 1
+    return start, end
 
 
 def _has_letter(word: bytes) -> bool:
