@@ -97,6 +97,11 @@ WORKER_OFFLINE = _("WORKER_OFFLINE", H, "worker offline", "heartbeat")
 WORKER_NEVER_CONNECTED = _("WORKER_NEVER_CONNECTED", H, "worker never connected", "heartbeat")
 WORKER_REMOVED = _("WORKER_REMOVED", H, "worker removed from the control plane", "replace")
 WORKER_DEPARTED = _("WORKER_DEPARTED", H, "record of a worker that left; nothing depends on it")
+WORKER_DEPENDENTS_UNKNOWN = _(
+    "WORKER_DEPENDENTS_UNKNOWN",
+    H,
+    "worker offline; whether a job depends on it is unknown: job evidence incomplete",
+)
 WORKER_OFFLINE_IDLE = _(
     "WORKER_OFFLINE_IDLE", H, "worker offline, no unfinished job depends on it", "remove"
 )

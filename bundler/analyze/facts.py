@@ -29,8 +29,10 @@ from schemas.evidence import (
     Job,
     JobsEvidence,
     OutcomeEvidence,
+    PlacementEvidence,
     ProductInfo,
     Receipt,
+    RequirementsEvidence,
     Source,
     WorkerAuthorization,
     WorkerCapacity,
@@ -433,9 +435,38 @@ def waiting(job: Job) -> bool:
     return job.phase.value in ("unassigned", "scheduled")
 
 
+DEPENDENCY_DOCUMENTS: tuple[type[EvidenceDoc], ...] = (
+    JobsEvidence,
+    PlacementEvidence,
+    RequirementsEvidence,
+)
+"""Where a job's tie to a worker is read: its assignment, and the worker it is pinned or
+placed on (:func:`~bundler.analyze.facts.dependents`)."""
+
+
+def dependents_undecided(ev: EvidenceSet) -> list[str]:
+    """The gaps that leave open whether an unfinished job depends on a worker, or none.
+
+    "No job depends on it" is read from the jobs, their placements and their runtime
+    requirements; when one of those documents is incomplete (a placement request timed out,
+    a listing over the JSON cap) the job that relies on an offline worker may be the one
+    missing, and the worker's silence reads as a leftover record (exit 0) instead of an
+    outage. Then the heartbeat rung is unknown (``WORKER_DEPENDENTS_UNKNOWN``).
+    """
+    gaps: list[str] = []
+    for kind in DEPENDENCY_DOCUMENTS:
+        doc = ev.get(kind)
+        if doc is not None and (doc.gaps or not doc.complete):
+            gaps += doc.gaps or [f"{kind.member_path} (incomplete)"]
+    return list(dict.fromkeys(gaps))
+
+
 def departed_idle(ev: EvidenceSet, worker: WorkerStatus) -> bool:
-    """A record of a worker that left (``departed``) on which no unfinished job depends."""
-    return bool(worker.departed) and not dependents(ev, worker.name)
+    """A record of a worker that left (``departed``) on which no unfinished job depends, as
+    far as complete job evidence shows (:func:`dependents_undecided`)."""
+    return (
+        bool(worker.departed) and not dependents(ev, worker.name) and not dependents_undecided(ev)
+    )
 
 
 def dependents(ev: EvidenceSet, worker: str) -> list[Job]:

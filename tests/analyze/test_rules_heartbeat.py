@@ -99,6 +99,33 @@ def test_offline_worker_nothing_depends_on_only_warns(fleet: Fleet) -> None:
     assert codes(result) == ["WORKER_OFFLINE_IDLE"]
 
 
+def test_offline_worker_with_incomplete_job_evidence_is_unknown_not_idle(fleet: Fleet) -> None:
+    """ "No unfinished job depends on it" is read from the jobs, their placements and their
+    runtime requirements; with one of them incomplete the job that relies on the worker may
+    be the one missing. Before, a timed-out placement request turned an outage into a
+    leftover record: degraded, exit 0."""
+    fleet.worker("w2").connection = ConnectionState.OFFLINE
+    assert fleet.requirements is not None
+    fleet.requirements.complete = False
+    fleet.requirements.gaps = ["http.job-placement.001"]
+    result = judge(rules.worker_heartbeat, fleet, worker="w2")
+    assert status(result) is LayerStatus.UNKNOWN
+    assert codes(result) == ["WORKER_DEPENDENTS_UNKNOWN"]
+    assert result is not None
+    assert "(gaps: http.job-placement.001)" in result.findings[0].message
+    fleet.worker("w2").departed = True  # a departed worker's record is judged the same way
+    assert codes(judge(rules.worker_heartbeat, fleet, worker="w2")) == ["WORKER_DEPENDENTS_UNKNOWN"]
+    fleet.requirements.complete, fleet.requirements.gaps = True, []
+    assert codes(judge(rules.worker_heartbeat, fleet, worker="w2")) == ["WORKER_DEPARTED"]
+
+
+def test_a_worker_a_job_depends_on_fails_whatever_else_is_missing(fleet: Fleet) -> None:
+    fleet.worker("w1").connection = ConnectionState.OFFLINE
+    assert fleet.jobs is not None
+    fleet.jobs.complete, fleet.jobs.gaps = False, ["http.jobs"]
+    assert codes(judge(rules.worker_heartbeat, fleet)) == ["WORKER_OFFLINE"]
+
+
 def test_offline_worker_is_a_failure_for_a_job_target(fleet: Fleet) -> None:
     fleet.worker("w1").connection = ConnectionState.OFFLINE
     fleet.job("ingest").phase = JobPhase.COMPLETED

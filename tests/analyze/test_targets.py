@@ -294,3 +294,17 @@ def test_a_dated_run_beside_an_undated_one_is_not_the_latest_alone(fleet: Fleet)
     picked = [(t.job.id, t.reason) for t in select_targets(fleet.evidence()) if t.job]
     assert [p[0] for p in picked] == ["r1", "r2"]
     assert all("(r2 undated)" in reason for _, reason in picked)
+
+
+def test_a_departed_worker_is_left_out_only_when_job_evidence_is_complete(fleet: Fleet) -> None:
+    """A record of a worker that left is expected, and not a target, when no unfinished job
+    depends on it; with the job evidence incomplete that cannot be known, so it is one."""
+    w2 = fleet.worker("w2")
+    w2.connection, w2.departed = ConnectionState.OFFLINE, True
+    assert "w2" not in {t.worker for t in select_targets(fleet.evidence())}
+    assert fleet.requirements is not None
+    fleet.requirements.complete, fleet.requirements.gaps = False, ["http.job-placement.001"]
+    [chosen] = [t for t in select_targets(fleet.evidence()) if t.worker == "w2"]
+    assert chosen.reason == "worker offline"
+    report = analyze(fleet.evidence(), worker="w2")
+    assert report.verdict is Verdict.INCONCLUSIVE

@@ -10,8 +10,9 @@ worker as online until its grace period ends.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
-from schemas import Citation, Layer
+from schemas import Citation, Layer, LayerStatus
 from schemas.evidence import ConnectionState, WorkersEvidence, WorkerStatus
 
 from .. import codes
@@ -29,6 +30,7 @@ from ..facts import (
     cite_source,
     cite_worker,
     dependents,
+    dependents_undecided,
     find_worker,
     heartbeat_age,
     heartbeat_policy,
@@ -128,8 +130,26 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
         cite_source(worker.source),
         *_history(ctx, worker.name),
     )
-    details = {"worker": worker.name, "age_s": heartbeat_age(ctx.evidence, worker)}
+    details: dict[str, Any] = {"worker": worker.name, "age_s": heartbeat_age(ctx.evidence, worker)}
     busy = dependents(ctx.evidence, worker.name)
+    idle = worker.departed or (
+        ctx.target.job is None and worker.connection is not ConnectionState.STALE
+    )
+    if idle and not busy and (gaps := dependents_undecided(ctx.evidence)):
+        return RuleResult(
+            LayerStatus.UNKNOWN,
+            [
+                make_finding(
+                    codes.WORKER_DEPENDENTS_UNKNOWN,
+                    "info",
+                    f"Worker {worker.name} {text}{native}; whether an unfinished job depends "
+                    f"on it is unknown: the job evidence is incomplete (gaps: {', '.join(gaps)}).",
+                    evidence=evidence,
+                    missing=gaps,
+                    **details,
+                )
+            ],
+        )
     if worker.departed and not busy:
         return RuleResult.not_applicable(
             codes.WORKER_DEPARTED,

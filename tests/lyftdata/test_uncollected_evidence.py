@@ -1,10 +1,14 @@
-"""A receipt the bundle could not bring back is unknown, not a receipt that never came.
+"""What the bundle could not bring back is unknown, never a fact: samples with one request failed.
 
 From the committed ``lyftdata-healthy`` sample (edge-01's canary of ingest-events succeeded
 with its receipt). Before, when the receipts request failed (HTTP 503) or its member was
 lost from an extracted bundle, ``analyze`` said "BLOCKED at outcome: the external receipt it
 requires never came" (exit 1): a verdict on evidence the bundle does not hold. Now the rung
 is unknown with ``RECEIPTS_UNREAD`` and the verdict inconclusive (exit 3).
+
+From ``lyftdata-fleet_mixed`` (edge-02 offline, archive-events placed on it): when the
+placement request of archive-events timed out, edge-02 read as a leftover record nothing
+depends on (``WORKER_OFFLINE_IDLE``, degraded, exit 0). Now it is inconclusive.
 """
 
 from __future__ import annotations
@@ -46,13 +50,14 @@ def test_the_sample_as_collected_passes(tmp_path: Path) -> None:
     assert (code, rung["status"]) == (0, "pass")
 
 
-def test_a_failed_receipts_request_is_unknown(tmp_path: Path) -> None:
-    bundle = write_sample_dir("lyftdata-healthy", tmp_path / "b", {})
-    (bundle / RECEIPTS).unlink()
+def _fail(bundle: Path, collector_id: str) -> None:
+    """Make ``collector_id`` a request that failed (HTTP 503), its member never written."""
     manifest_path = bundle / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    manifest["members"] = [m for m in manifest["members"] if m["path"] != RECEIPTS]
-    [collector] = [c for c in manifest["collectors"] if c["id"] == COLLECTOR]
+    [collector] = [c for c in manifest["collectors"] if c["id"] == collector_id]
+    for member in collector["members"]:
+        (bundle / member).unlink()
+    manifest["members"] = [m for m in manifest["members"] if m["path"] not in collector["members"]]
     collector.update(
         status="failed",
         error_class="http",
@@ -62,7 +67,30 @@ def test_a_failed_receipts_request_is_unknown(tmp_path: Path) -> None:
     )
     collector["http"]["status_code"] = 503
     manifest_path.write_text(json.dumps(manifest))
+
+
+def test_a_failed_receipts_request_is_unknown(tmp_path: Path) -> None:
+    bundle = write_sample_dir("lyftdata-healthy", tmp_path / "b", {})
+    _fail(bundle, COLLECTOR)
     _assert_unknown(bundle)
+
+
+def test_an_offline_worker_whose_dependents_were_not_all_collected_is_unknown(
+    tmp_path: Path,
+) -> None:
+    sample = write_sample_dir("lyftdata-fleet_mixed", tmp_path / "whole", {})
+    assert CliRunner().invoke(cli, ["analyze", str(sample)]).exit_code == 1  # edge-02 is down
+    bundle = write_sample_dir("lyftdata-fleet_mixed", tmp_path / "b", {})
+    _fail(bundle, "http.job-placement.001")  # archive-events', placed on edge-02
+    result = CliRunner().invoke(cli, ["analyze", str(bundle), "--format", "json"])
+    assert result.exit_code == 3
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "inconclusive"
+    [target] = report["targets"]
+    [rung] = [layer for layer in target["layers"] if layer["name"] == "heartbeat"]
+    assert rung["status"] == "unknown"
+    assert [f["code"] for f in rung["findings"]] == ["WORKER_DEPENDENTS_UNKNOWN"]
+    assert "(gaps: http.job-placement.001)" in rung["findings"][0]["message"]
 
 
 def test_a_receipts_member_lost_from_the_folder_is_unknown(tmp_path: Path) -> None:
