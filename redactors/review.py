@@ -36,6 +36,7 @@ from schemas import RedactionReport, ResidualFinding, ReviewResult
 
 from .binary import SNIFF_BYTES, opaque, sniff
 from .catalog import BUILTIN_RULES
+from .embedded import refuse_embedded
 from .engine import Engine
 from .entropy import run_after
 from .errors import MemberUnreadable
@@ -143,6 +144,7 @@ class Reviewer:
                 )
             if found.detail == "tar archive":  # scanned as it is, if every member is text
                 stream = tar_text_only(name, stream)
+            stream = refuse_embedded(name, stream)  # text with a gzip or a database appended
             if label is not None:
                 stream = iter([_canonical(label, b"".join(stream))])
             elif (fmt := detect_format(name, "", head)) is not None:

@@ -7,6 +7,8 @@ with ``redact --keep-binary`` passed the upload gate with the token inside; rand
 passed too. And a tar was scanned as bytes whatever its members were: a ``.tar.gz``
 holding ``app.log.gz`` passed with the gzipped log's secrets unread. Now a binary member
 and a tar with a member that is not plain text make review exit 2 ("unreadable"), never 0.
+So does text with compressed or binary data appended after its first 8 KiB (the sniff reads
+only those): ``cat app.log app.log.1.gz > all.log`` read as text, the gzip unread.
 """
 
 from __future__ import annotations
@@ -151,3 +153,39 @@ def test_keep_binary_output_fails_the_gate(tmp_path: Path) -> None:
     without = runner.invoke(cli, ["redact", str(src), "--out", str(tmp_path / "plain")])
     assert without.exit_code == 0, without.stderr
     assert runner.invoke(cli, ["review", str(tmp_path / "plain")]).exit_code == 0
+
+
+TEXT = b"2026-12-07 worker w1 heartbeat ok\n" * 400  # past the 8 KiB the sniff reads
+
+
+@pytest.mark.parametrize(
+    ("appended", "what"),
+    [
+        (gzip.compress(LOG), "a gzip stream"),
+        (b"SQLite format 3\0" + b"\0" * 100 + TOKEN.encode(), "a SQLite database"),
+        (b"PK\x03\x04" + b"\0" * 26 + LOG, "a zip archive"),
+        (b"BZh91AY&SY" + b"\0" * 40, "a bzip2 stream"),
+    ],
+    ids=["gzip", "sqlite", "zip", "bzip2"],
+)
+def test_text_with_something_appended_is_refused(appended: bytes, what: str) -> None:
+    reason = _refused(TEXT + appended, "all.log")
+    assert reason == f"{what} at byte {len(TEXT)} inside text: review cannot see inside it"
+
+
+def test_a_signature_cut_by_a_chunk_boundary_is_found() -> None:
+    data = TEXT + gzip.compress(LOG)
+
+    class Chunked(MemorySource):
+        def iter_chunks(self, name: str, chunk_size: int = 1 << 20):  # type: ignore[no-untyped-def]
+            blob = self.read_bytes(name)
+            cut = len(TEXT) + 1  # between the gzip magic's first and second byte
+            yield from (blob[:cut], blob[cut:])
+
+    with pytest.raises(MemberUnreadable, match="a gzip stream at byte"):
+        review_source(Chunked({"all.log": data}))
+
+
+def test_text_that_names_formats_is_not_refused() -> None:
+    words = b"rotated app.log.1.gz (gzip, PK zip, SQLite format 3, BZh9, 7z, ELF)\n"
+    assert review_source(MemorySource({"notes.log": TEXT + words * 50})).clean
