@@ -21,8 +21,9 @@ from schemas import RedactionReport, RedactionSummary, RuleInfo
 
 from .binary import SNIFF_BYTES, opaque, sniff
 from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
+from .embedded import refuse_embedded
 from .engine import Engine, resolve
-from .errors import MemberRefused
+from .errors import MemberRefused, MemberUnreadable, SegmentMisaligned
 from .keys import secret_kind
 from .kinds import canonical_kind
 from .literals import LiteralSet
@@ -168,7 +169,11 @@ class BundleRedactor(SharedState):
         if kind.kind.startswith("utf-16"):
             stream = utf16_to_utf8(stream, kind.kind)
         self._state[stored] = "text"
-        yield from self._hashed(stored, self._text(name, stored, stream, media_type, record))
+        checked = refuse_embedded(stored, stream)  # text with a gzip or a database appended
+        try:
+            yield from self._hashed(stored, self._text(name, stored, checked, media_type, record))
+        except MemberUnreadable as exc:
+            self._refuse_embedded(stored, exc)
 
     def transform_derived(
         self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"
@@ -228,10 +233,15 @@ class BundleRedactor(SharedState):
         self._state[stored] = "gzip"
         try:
             yield from self._hashed(
-                stored, gzip_chunks(self._text(name, stored, inner, media_type, record))
+                stored,
+                gzip_chunks(
+                    self._text(name, stored, refuse_embedded(stored, inner), media_type, record)
+                ),
             )
         except GzipDamaged as exc:
             self._refuse_damaged(stored, exc)
+        except MemberUnreadable as exc:
+            self._refuse_embedded(stored, exc)
 
     def _not_text(
         self, stored: str, kind: str, detail: str, stream: Iterable[bytes]
@@ -248,6 +258,15 @@ class BundleRedactor(SharedState):
         self.builder.skip(stored, "binary", f"{detail}; kept unredacted (--keep-binary)", kept=True)
         self._state[stored] = "binary"
         yield from self._hashed(stored, stream)
+
+    def _refuse_embedded(self, stored: str, exc: MemberUnreadable) -> NoReturn:
+        """Leave out text with a compressed stream or a database appended after its head
+        (:mod:`.embedded`): what was appended cannot be redacted as text, and what came
+        before it is not the whole file. ``bundler review`` refuses such a member too."""
+        self.forget_member(stored)
+        detail = f"{exc.reason.split(': review ')[0]}: not redacted, left out"
+        self.builder.skip(stored, "policy", detail)
+        raise MemberRefused("policy", detail) from None
 
     def _refuse_damaged(self, stored: str, exc: GzipDamaged) -> NoReturn:
         """Leave out a gzip member that does not decompress to its end: what came out before
@@ -292,9 +311,18 @@ class BundleRedactor(SharedState):
         stored = self._stored(name)
         self._state[stored] = "text"
         record = self.builder.member(stored)
-        yield from self._text(
-            name, stored, chunks, media_type, record, head=head[:SNIFF_BYTES], segment=segment
-        )
+        try:
+            yield from self._text(
+                name,
+                stored,
+                refuse_embedded(stored, chunks),
+                media_type,
+                record,
+                head=head[:SNIFF_BYTES],
+                segment=segment,
+            )
+        except MemberUnreadable as exc:  # redacted whole instead, which leaves it out
+            raise SegmentMisaligned(exc.reason) from None
 
     def finalize(
         self, name: str, chunks: Iterable[bytes], *, media_type: str = "application/octet-stream"

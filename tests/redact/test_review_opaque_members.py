@@ -189,3 +189,18 @@ def test_a_signature_cut_by_a_chunk_boundary_is_found() -> None:
 def test_text_that_names_formats_is_not_refused() -> None:
     words = b"rotated app.log.1.gz (gzip, PK zip, SQLite format 3, BZh9, 7z, ELF)\n"
     assert review_source(MemorySource({"notes.log": TEXT + words * 50})).clean
+
+
+def test_redact_leaves_out_text_with_a_gzip_appended(tmp_path: Path) -> None:
+    """What ``review`` refuses, ``redact`` does not write: the appended stream cannot be
+    redacted as text (before, it went into the output as it came)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "all.log").write_bytes(TEXT + gzip.compress(LOG))
+    (src / "ok.log").write_bytes(b"fine\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["redact", str(src), "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["ok.log", "redaction-report.json"]
+    assert "1 skipped (policy 1" in result.stderr
+    assert CliRunner().invoke(cli, ["review", str(out)]).exit_code == 0

@@ -310,3 +310,25 @@ def test_how_many_segments(
 ) -> None:
     monkeypatch.setattr(segments, "SEGMENT_MIN", 32 << 20)
     assert segments.parts_for(size, total, workers) == parts
+
+
+def test_a_big_file_with_a_gzip_appended_is_left_out_not_split_and_kept(tmp_path: Path) -> None:
+    """Text with a gzip stream appended after its head: the segment that meets the stream
+    cannot be redacted as text, so the member is redacted whole, which leaves it out (as
+    ``review`` would refuse it). Before, the appended stream was written as it came."""
+    import gzip
+
+    src = tmp_path / "src"
+    src.mkdir()
+    inner = b"2026-12-07 password=Appended-Gz-Secret-9 ok\n" * 50
+    (src / "all.log").write_bytes(_log(90_000, 3) + gzip.compress(inner))
+    (src / "small.log").write_bytes(b"fine\n")
+    members, _manifest, outcome = _bundle(src, tmp_path / "two.zip", workers=2)
+    assert set(members) == {"small.log"}
+    [skipped] = [s for s in outcome.report.skipped if s.member == "all.log"]
+    assert skipped.reason == "policy"
+    assert "a gzip stream at byte" in skipped.detail
+    assert "left out" in skipped.detail
+    out = tmp_path / "dir"
+    redact_to_directory(src, out, _config(), workers=2)
+    assert sorted(p.name for p in out.iterdir()) == ["redaction-report.json", "small.log"]
