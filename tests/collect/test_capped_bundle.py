@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pyzipper
@@ -25,12 +26,29 @@ from bundler.archive import BundleReader, PasswordKey, Secret
 from bundler.archive.limits import ReaderLimits
 from bundler.cli import cli
 from bundler.doctor.request import DoctorRequest
-from bundler.doctor.run import run_doctor
+from bundler.doctor.run import DoctorOutcome, run_doctor
 from bundler.secret_options import OpenSecrets, SealOptions
 from bundler.serve.loading import load_replay
 from tests.support.http_server import Reply, ScriptedHTTPServer
 
 PASSWORD = "correct horse battery staple"
+
+
+def _doctor(
+    target: Path, monkeypatch: pytest.MonkeyPatch, **request: Any
+) -> tuple[DoctorOutcome, list[str]]:
+    """``run_doctor`` into ``target``, sealed with :data:`PASSWORD` read from ``BUNDLE_PW``:
+    its outcome and the warnings it printed."""
+    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
+    notes: list[str] = []
+    outcome = run_doctor(
+        DoctorRequest(bundle=target, seal=SealOptions(password_env="BUNDLE_PW"), **request),
+        environ={"BUNDLE_PW": PASSWORD},
+        warn=notes.append,
+    )
+    return outcome, notes
+
+
 PADDED = b"{" + (b" " * 1023 + b"\n") * 19_500 + b"}"
 """~20 MB of JSON (an empty object, padded) that deflates several hundred to one."""
 
@@ -54,17 +72,7 @@ def test_a_capped_response_seals_a_bundle_every_reader_opens(
     http_server.route("/workers", Reply(200, []))  # collected: the bundle is sealed
     target = tmp_path / "support.zip"
     env = {"BUNDLE_PW": PASSWORD}
-    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
-    outcome = run_doctor(
-        DoctorRequest(
-            profile=sample_profile,
-            server=http_server.url,
-            bundle=target,
-            seal=SealOptions(password_env="BUNDLE_PW"),
-        ),
-        environ=env,
-        warn=lambda _: None,
-    )
+    outcome, _ = _doctor(target, monkeypatch, profile=sample_profile, server=http_server.url)
     health = next(o for o in outcome.result.outcomes if o.id == "http.health")
     assert health.error_class == "ResponseTooLarge"
     assert health.members == ("raw/http/health.json",)
@@ -112,18 +120,8 @@ def test_a_crash_loop_log_that_redaction_took_past_the_ratio_floor_is_sealed_who
     inventory.write_text(f"hosts:\n  - address: local\n    logs: [{{file: {log}}}]\n")
     target = tmp_path / "support.zip"
     env = {"BUNDLE_PW": PASSWORD}
-    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
-    notes: list[str] = []
-    run_doctor(
-        DoctorRequest(
-            inventory=inventory,
-            log_bytes=16 << 20,
-            log_lines=1 << 20,
-            bundle=target,
-            seal=SealOptions(password_env="BUNDLE_PW"),
-        ),
-        environ=env,
-        warn=notes.append,
+    _, notes = _doctor(
+        target, monkeypatch, inventory=inventory, log_bytes=16 << 20, log_lines=1 << 20
     )
     assert target.exists()
     member = "hosts/h01/logs/00.log"
@@ -179,19 +177,7 @@ def test_serve_answers_a_captured_response_stored_uncompressed(
     http_server.route("/workers", Reply(200, []))
     http_server.route("/metrics", Reply(200, metrics, content_type="text/plain"))
     target = tmp_path / "support.zip"
-    env = {"BUNDLE_PW": PASSWORD}
-    monkeypatch.setenv("BUNDLE_PW", PASSWORD)
-    notes: list[str] = []
-    run_doctor(
-        DoctorRequest(
-            profile=sample_profile,
-            server=http_server.url,
-            bundle=target,
-            seal=SealOptions(password_env="BUNDLE_PW"),
-        ),
-        environ=env,
-        warn=notes.append,
-    )
+    _, notes = _doctor(target, monkeypatch, profile=sample_profile, server=http_server.url)
     assert any("stored uncompressed, every byte kept: raw/http/metrics.txt" in n for n in notes)
     with open_for_analysis(target, OpenSecrets(password_env="BUNDLE_PW")) as opened:
         loaded = load_replay(opened, str(target))
