@@ -49,8 +49,9 @@ def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: O
     \b
     Exit codes: 0 recovered (every applicable acceptance check holds on AFTER,
     nothing regressed) · 1 something still fails or regressed ·
-    2 a bundle cannot be opened, the two come from different products, or
-    usage error · 3 inconclusive (nothing fails, evidence missing) · 70 internal error.
+    2 a bundle cannot be opened, the two come from different products or are
+    one collection given twice, or usage error · 3 inconclusive (nothing fails,
+    evidence missing) · 70 internal error.
     """
     for bundle in (before, after):
         if output is not None and output.exists() and output.resolve() == bundle.resolve():

@@ -14,7 +14,7 @@ incident with one taken after the repair. Layout, lowest first:
 
 from __future__ import annotations
 
-from .compare import DifferentProducts, compare
+from .compare import DifferentProducts, SameCollection, compare
 from .sides import Side, open_side
 
-__all__ = ["DifferentProducts", "Side", "compare", "open_side"]
+__all__ = ["DifferentProducts", "SameCollection", "Side", "compare", "open_side"]

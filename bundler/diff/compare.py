@@ -35,11 +35,25 @@ class DifferentProducts(InputError):
     """BEFORE and AFTER were collected from different products: nothing to compare."""
 
 
+class SameCollection(InputError):
+    """BEFORE and AFTER are one collection (the same bundle id), given twice.
+
+    Nothing happened between them, so no repair can show: compared anyway, a
+    healthy bundle against itself read "still failing" (its canary is not newer
+    than itself), a claim about the fleet that was only a mistake on the command line.
+    """
+
+
 def compare(before: Side, after: Side) -> DiffReport:
     if before.profile and after.profile and before.profile != after.profile:
         raise DifferentProducts(
             f"{before.label} is a {before.profile} bundle and {after.label} a "
             f"{after.profile} bundle: diff compares two bundles of the same fleet"
+        )
+    if before.bundle_id is not None and before.bundle_id == after.bundle_id:
+        raise SameCollection(
+            f"{before.label} and {after.label} are the same collection (bundle "
+            f"{before.bundle_id}): give as AFTER a bundle collected after the repair"
         )
     pairs = pair_targets(
         before.report.targets, after.report.targets, before.ladder_for, after.ladder_for

@@ -112,6 +112,10 @@ class Side:
         return self.product.name if self.product is not None else self.report.bundle.profile
 
     @property
+    def bundle_id(self) -> str | None:
+        return self.manifest.bundle_id if self.manifest is not None else None
+
+    @property
     def created_at(self) -> datetime | None:
         return self.manifest.created_at if self.manifest is not None else None
 
@@ -129,7 +133,7 @@ class Side:
     def summary(self) -> DiffSide:
         return DiffSide(
             label=self.label,
-            bundle_id=self.manifest.bundle_id if self.manifest else None,
+            bundle_id=self.bundle_id,
             created_at=self.created_at,
             profile=self.profile,
             server_url=self.manifest.target.server_url if self.manifest else None,

@@ -48,7 +48,7 @@ def test_json_output_and_exit_0_when_healthy(tmp_path: Path, fleet: Fleet) -> No
     data = json.loads(out)
     assert data["verdict"] == "healthy"
     assert data["bundle"]["integrity"]["status"] == "verified"
-    assert data["bundle"]["bundle_id"] == "b-test"
+    assert data["bundle"]["bundle_id"].startswith("b-test-")
 
 
 def test_exit_1_when_a_layer_fails(tmp_path: Path, fleet: Fleet) -> None:

@@ -138,8 +138,10 @@ def test_json_reports_write_terminal_controls_as_json_escapes(
     tmp_path: Path, argv: list[str]
 ) -> None:
     """``--format json`` is read on terminals too: a bidi override goes out as ``\\u202e``."""
-    bundle = _hostile_bundle(tmp_path, C1_BIDI)
-    paths = [str(bundle)] * (2 if argv[0] == "diff" else 1)
+    bundle = _hostile_bundle(tmp_path / "before", C1_BIDI)
+    paths = [str(bundle)]
+    if argv[0] == "diff":  # against another collection: one bundle twice is refused
+        paths.append(str(_hostile_bundle(tmp_path / "after", C1_BIDI)))
     result = CliRunner().invoke(cli, [argv[0], *paths, *argv[1:]], env={"BUNDLER_DEBUG": ""})
     assert result.exit_code in (0, 1, 3), result.output
     _assert_json_printable(result.stdout, json.dumps(C1_BIDI)[1:-1])

@@ -84,7 +84,7 @@ def test_a_lone_surrogate_in_evidence_makes_the_document_invalid(
 @pytest.mark.parametrize(
     ("old", "new", "where"),
     [
-        (b'"bundle_id": "b-test"', b'"bundle_id": "b' + LONE + b'"', "/bundle_id"),
+        (b'"bundle_id": "b-test-', b'"bundle_id": "b' + LONE + b'-', "/bundle_id"),
         (b'"name": "bundler"', b'"name": "' + LONE + b'"', "/tool/name"),
     ],
 )
@@ -141,5 +141,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_escaped(tmp_path: Path, fleet:
         # Markdown escapes the backslash of the escape itself, so it renders as written.
         shown = "\\\\udcfe" if fmt == "markdown" else "\\udcfe"
         assert f"evidence/{shown}.json" in reports[fmt], fmt
-    result = CliRunner().invoke(cli, ["diff", str(bundle), str(bundle), "--format", "text"])
+    after = write_bundle_dir(fleet, tmp_path / "after")
+    (after / "evidence").joinpath(os.fsdecode(b"\xfe.json")).write_bytes(b"{}")
+    result = CliRunner().invoke(cli, ["diff", str(bundle), str(after), "--format", "text"])
     assert result.exit_code in (0, 1, 3), result.output

@@ -95,6 +95,25 @@ def test_two_products_cannot_be_compared() -> None:
     assert result.stdout == ""
 
 
+def test_one_collection_given_twice_is_refused(tmp_path: Path) -> None:
+    """A bundle against itself (or against its own extracted folder) proves nothing: a usage
+    error, not "still failing" (its canary is not newer than itself) about a healthy fleet."""
+    result = diff(sample("flux-healthy"), sample("flux-healthy"))
+    assert result.returncode == 2, result.stdout
+    assert "are the same collection (bundle " in result.stderr
+    assert result.stdout == ""
+    folder = tmp_path / "healthy"
+    extracted = CliRunner().invoke(
+        cli,
+        ["extract", sample("flux-healthy"), "--to", str(folder), "--password-env", PASSWORD_ENV],
+        env={PASSWORD_ENV: SAMPLE_PASSWORD},
+    )
+    assert extracted.exit_code == 0, extracted.output
+    again = diff(sample("flux-healthy"), str(folder))
+    assert again.returncode == 2
+    assert "same collection" in again.stderr
+
+
 def test_a_bundle_that_cannot_be_opened_is_exit_2() -> None:
     result = diff(sample("flux-healthy"), sample("flux-hung"), env=ENV | {PASSWORD_ENV: "wrong"})
     assert result.returncode == 2

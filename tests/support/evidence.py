@@ -301,6 +301,10 @@ def target(worker_name: str | None = "w1", job_obj: Job | None = None) -> Target
     return Target(worker=worker_name, job=job_obj, reason="test")
 
 
+def _bundle_id_for(root: Path) -> str:
+    return "b-test-" + hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:8]
+
+
 def write_bundle_dir(
     fleet: Fleet,
     root: Path,
@@ -332,7 +336,8 @@ def write_bundle_dir(
     manifest = Manifest(
         tool=ToolInfo(version="0.1.0"),
         created_at=manifest_fields.pop("created_at", T0),
-        bundle_id="b-test",
+        # one id per folder, as every real collection has its own: diff refuses one id twice
+        bundle_id=manifest_fields.pop("bundle_id", _bundle_id_for(root)),
         profile=profile,
         members=entries,
         encryption=EncryptionInfo(mode="password"),
