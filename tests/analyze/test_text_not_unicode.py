@@ -84,7 +84,7 @@ def test_a_lone_surrogate_in_evidence_makes_the_document_invalid(
 @pytest.mark.parametrize(
     ("old", "new", "where"),
     [
-        (b'"bundle_id": "b-test-', b'"bundle_id": "b' + LONE + b'-', "/bundle_id"),
+        (b'"bundle_id": "b-test-', b'"bundle_id": "b' + LONE + b"-", "/bundle_id"),
         (b'"name": "bundler"', b'"name": "' + LONE + b'"', "/tool/name"),
     ],
 )
