@@ -10,7 +10,8 @@ Public API::
     final = b"".join(redactor.finalize(stored, [first], media_type="text/plain"))
     report = redactor.report()                  # schemas.RedactionReport, never values
 
-    redactor.redact_object(api_response)        # parsed JSON: secrets by key name
+    redactor.redact_object(api_response)        # parsed JSON: secrets by key name;
+                                                # NestedTooDeep past 128 levels
     redactor.redact_text("error: bad password=hunter2")
 
 ``BundleRedactor`` implements ``bundler.archive.contracts.MemberTransform``
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
     from .catalog import BUILTIN_RULES, RULESET_ID, all_kinds, ruleset_sha256
     from .custom import CustomRules, load_rules
     from .engine import Engine
-    from .errors import MemberRefused, RulesError, SegmentMisaligned
+    from .errors import MemberRefused, NestedTooDeep, RulesError, SegmentMisaligned
     from .keys import is_placeholder, secret_kind
     from .policy import Policy
     from .review import review_source
@@ -43,6 +44,7 @@ _LAZY = {
     "Engine": "engine",
     "Hit": "rules",
     "MemberRefused": "errors",
+    "NestedTooDeep": "errors",
     "Policy": "policy",
     "REPORT_MEMBER": "bundle",
     "RULESET_ID": "catalog",
@@ -87,6 +89,7 @@ __all__ = [
     "Engine",
     "Hit",
     "MemberRefused",
+    "NestedTooDeep",
     "Policy",
     "Rule",
     "RulesError",

@@ -43,3 +43,10 @@ class MemberUnreadable(Exception):
         self.member = member
         self.reason = reason
         self.hint = hint
+
+
+class NestedTooDeep(ValueError):
+    """An object handed to :meth:`~redactors.BundleRedactor.redact_object` nests deeper than
+    the structure walk reads (:data:`~redactors.walklimits.WALK_DEPTH`). Its deep values were
+    never looked at, so no redacted copy is returned: one with them in clear would read as
+    redacted."""

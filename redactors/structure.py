@@ -31,6 +31,7 @@ import yaml
 
 from . import lazyyaml, salvage, shallowjson
 from .argv import argv_secrets
+from .errors import NestedTooDeep
 from .keys import (
     BARE_KEY_NAMES,
     WEAK_KINDS,
@@ -395,12 +396,16 @@ def redact_object(
     redact_string: Callable[[str], str],
     classify: Classify = secret_kind,
 ) -> Any:
-    """A copy of ``obj`` with secret values replaced by tokens and every string redacted."""
+    """A copy of ``obj`` with secret values replaced by tokens and every string redacted.
+
+    Raises :class:`~.errors.NestedTooDeep` for containers deeper than :data:`WALK_DEPTH`
+    (the copy used to keep them as they were, strings and secrets in clear).
+    """
     secrets = {(f.path, f.value): f for f in find_secrets([obj], classify)}
 
     def walk(node: Any, path: str, depth: int) -> Any:
-        if depth > 64:
-            return node
+        if depth >= WALK_DEPTH and isinstance(node, _CONTAINERS):
+            raise NestedTooDeep(f"an object nested deeper than {WALK_DEPTH} levels")
         if isinstance(node, dict):
             return {k: walk(v, f"{path}/{k}", depth + 1) for k, v in node.items()}
         if isinstance(node, list):

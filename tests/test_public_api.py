@@ -15,7 +15,8 @@ import pytest
 PINNED = {
     "redactors": [
         "BUILTIN_RULES", "REPORT_MEMBER", "RULESET_ID", "TOKEN_RE", "BundleRedactor",
-        "CustomRules", "Engine", "Hit", "MemberRefused", "Policy", "Rule", "RulesError",
+        "CustomRules", "Engine", "Hit", "MemberRefused", "NestedTooDeep", "Policy", "Rule",
+        "RulesError",
         "Segment", "SegmentMisaligned", "Tokenizer", "View", "all_kinds", "is_placeholder",
         "load_rules", "review_source", "ruleset_sha256", "secret_kind",
     ],

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from bundler.source import MemorySource
-from redactors import BundleRedactor
+from redactors import BundleRedactor, NestedTooDeep
 from redactors.review import review_source
 from redactors.structure import find_secrets
+from redactors.walklimits import WALK_DEPTH
 from tests.support.redaction import run
 
 
@@ -90,6 +92,28 @@ def test_redact_object_for_api_responses() -> None:
     # values learned here are propagated to text members later
     text = b"".join(redactor.finalize("x.log", [b"token was Env-Pw-1\n"]))
     assert b"Env-Pw-1" not in text
+
+
+@pytest.mark.parametrize("depth", [70, 126])
+def test_redact_object_redacts_deep_values(depth: int) -> None:
+    """Below 64 levels the copy kept every value as it was, a secret under its key too."""
+    response: dict[str, object] = {"password": "Deep-Pw-1x", "note": "mail ops@corp.example.com"}
+    for _ in range(depth):
+        response = {"inner": response}
+    out = BundleRedactor(key=b"k" * 32).redact_object(response)
+    for _ in range(depth):
+        out = out["inner"]
+    assert out["password"].startswith("[REDACTED:password:")
+    assert "ops@corp.example.com" not in out["note"]
+
+
+def test_redact_object_refuses_what_it_cannot_walk() -> None:
+    """Deeper than the structure walk reads: an error, never a copy with values in clear."""
+    response: dict[str, object] = {"password": "Deep-Pw-1x"}
+    for _ in range(WALK_DEPTH + 5):
+        response = {"inner": response}
+    with pytest.raises(NestedTooDeep):
+        BundleRedactor(key=b"k" * 32).redact_object(response)
 
 
 def test_the_same_secret_in_json_and_in_a_log_gets_one_token() -> None:
