@@ -241,8 +241,9 @@ def _split(path: Path, folder: Path, files: int) -> None:
 
 
 def pool(args: argparse.Namespace) -> None:
+    from bundler.redaction.config import RedactConfig
     from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_directory
+    from bundler.redaction.outputs import redact_to_directory
 
     path, planted = dataset(args.size_mb, distinct=args.distinct)
     data = path.read_bytes()
@@ -294,8 +295,9 @@ def rss(args: argparse.Namespace) -> None:
 
 def _rss_bundle_child(path: str) -> None:
     from bundler.archive.passwords import Sealing
+    from bundler.redaction.config import RedactConfig
     from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle
+    from bundler.redaction.outputs import redact_to_bundle
 
     with tempfile.TemporaryDirectory(dir=OUT) as tmp:
         src = Path(tmp) / "src"
@@ -344,7 +346,7 @@ def corpus_engine(args: argparse.Namespace) -> None:
     machine, waiting for a core is not counted. Pass two and the leak check
     run after the timing.
     """
-    from bundler.redaction.tree import media_type_for
+    from bundler.redaction.config import media_type_for
     from redactors import BundleRedactor, MemberRefused
 
     if args.reference:
@@ -486,8 +488,9 @@ def _race(
 ) -> None:
     """Interleaved runs of pyzipper alone and ``bundler redact`` into a bundle, same files."""
     from bundler.archive.passwords import Sealing
+    from bundler.redaction.config import RedactConfig
     from bundler.redaction.handoff import new_key
-    from bundler.redaction.tree import RedactConfig, redact_to_bundle
+    from bundler.redaction.outputs import redact_to_bundle
 
     for run in range(args.repeat):
         for target in (work / "plain.zip", work / "out.zip"):

@@ -22,9 +22,10 @@ from schemas import RedactionReport
 from ..archive.passwords import Sealing
 from ..errors import UsageError
 from ..secret_options import SealOptions
+from .config import RedactConfig, RedactOutcome
 from .handoff import new_key
 from .mapfile import write_map
-from .tree import RedactConfig, RedactOutcome, redact_to_bundle, redact_to_directory
+from .outputs import redact_to_bundle, redact_to_directory
 
 MIN_MAP_PASSWORD = 12
 

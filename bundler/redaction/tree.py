@@ -1,4 +1,4 @@
-"""``bundler redact SRC --out DST``: redact a file or a tree into a directory or a bundle.
+"""``bundler redact SRC --out DST``: the two passes of a run over a file or a tree.
 
 Two passes, as in ``doctor``: pass one redacts each file by rules and
 structure and learns every redacted value; pass two removes every learned
@@ -15,92 +15,37 @@ compressed stream whenever no learned literal occurs in it, which is the
 common case; the main process then only encrypts into the zip. So deflate
 runs where the redaction runs, on every core, instead of serially after it.
 
-Output is all or nothing: a directory is built under a temporary name and
-renamed at the end; a bundle is written by the archive's builder, which does
-the same.
+Where the passes' output goes (a directory or a bundle, all or nothing) is
+:mod:`.outputs`; what a run is given and returns, :mod:`.config`.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import tempfile
-from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from functools import partial
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from redactors import BundleRedactor, Policy, load_rules
 from redactors.binary import SNIFF_BYTES
-from redactors.errors import RulesError
 from schemas import RedactionReport
 
-from ..archive.deflate import DeflateError, inflate_raw
-from ..archive.names import member_name_problem, printable_name
-from ..errors import InputError, OutputError, UsageError
+from ..archive.deflate import inflate_raw
+from ..archive.names import member_name_problem
+from ..errors import InputError, OutputError
 from ..interrupts import terminated
-from . import handoff, segments
+from . import segments
 from . import workers as worker
+from .config import Progress, RedactConfig, media_type_for
 from .hashing import Hashed
+from .naming import not_utf8, numbered, shown_name
+from .pool import stop_signals_held, stop_workers
 from .walk import SourceFile, walk
 from .workers import Task
 
 POOL_MIN_BYTES = 4 << 20
-Progress = Callable[[str], None] | None
-"""Told what the run is doing, a phase at a time (the CLI shows it on a terminal)."""
-
-
-@dataclass(frozen=True)
-class RedactConfig:
-    """Everything a worker needs to rebuild the same redactor (picklable)."""
-
-    key: bytes
-    handoff_key: bytes
-    obfuscate_network: bool = False
-    keep_binary: bool = False
-    keywords: tuple[str, ...] = ()
-    rules_path: str | None = None
-    keep_map: bool = False
-    seal_password: bytes = field(default=b"", repr=False)
-    """A bundle's password, for workers to encrypt members as the zip stores them (empty:
-    the coordinator does). It reaches the pool pickled over its pipe, never a file or the
-    environment, as the keys above do."""
-
-    def redactor(self) -> BundleRedactor:
-        custom = None
-        if self.rules_path is not None:
-            try:
-                custom = load_rules(Path(self.rules_path))
-            except RulesError as exc:
-                raise UsageError(str(exc)) from None
-        policy = Policy(
-            obfuscate_network=self.obfuscate_network,
-            keep_binary=self.keep_binary,
-            keywords=self.keywords,
-            custom=custom,
-        )
-        return BundleRedactor(policy, key=self.key, keep_map=self.keep_map)
-
-
-@dataclass
-class RedactOutcome:
-    output: Path
-    report: RedactionReport
-    files: int
-    bytes_in: int
-    token_map: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-    uncompressed: tuple[str, ...] = ()
-    """Bundle members stored uncompressed: they compress past the readers' ratio limit."""
-
-
-def media_type_for(name: str) -> str:
-    return "application/json" if name.lower().endswith(".json") else "text/plain"
 
 
 @dataclass
@@ -248,7 +193,7 @@ class TreeRedaction:
         kept = []
         for file in files:
             stored = self.coordinator.member_name(file.rel)
-            problem = (member_name_problem(stored) if as_members else None) or _not_utf8(stored)
+            problem = (member_name_problem(stored) if as_members else None) or not_utf8(stored)
             if problem is None:
                 kept.append(file)
                 continue
@@ -519,241 +464,3 @@ class TreeRedaction:
 
     def _whole_hash(self, paths: list[str]) -> tuple[int, str]:
         return Hashed(inflate_raw(worker.joined(paths, self.config.handoff_key))).finish()
-
-
-def redact_to_directory(
-    src: Path,
-    dst: Path,
-    config: RedactConfig,
-    *,
-    workers: int | None = None,
-    progress: Progress = None,
-) -> RedactOutcome:
-    if dst.is_symlink():  # a loop raised RuntimeError from resolve(); rmdir() fails on a link
-        raise UsageError(f"--out {dst} is a symbolic link: give the directory itself")
-    src_resolved = src.resolve()
-    dst_resolved = dst.resolve()
-    if dst_resolved == src_resolved or dst_resolved.is_relative_to(src_resolved):
-        raise UsageError("--out must not be inside SRC")
-    if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
-        raise UsageError(f"{dst} already exists and is not an empty directory")
-    run = TreeRedaction(config, workers=workers, progress=progress)
-    with writing(dst):
-        members = _into_directory(run, src, dst, dst_resolved.parent)
-    assert run.report is not None
-    report = run.report
-    return RedactOutcome(dst, report, len(members), run.bytes_in, run.coordinator.token_map())
-
-
-def _into_directory(run: TreeRedaction, src: Path, dst: Path, parent: Path) -> list[Member]:
-    """Both passes into a staging folder beside ``dst``, renamed to ``dst`` when complete."""
-    parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(
-        tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".handoff.tmp-bundler", dir=parent)
-    )
-    staging = None
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".tmp-bundler", dir=parent))
-        members = run.pass_one(src, scratch)
-        run.to_directory(members, staging)
-        run.report = run.coordinator.report()
-        (staging / "redaction-report.json").write_text(
-            run.report.model_dump_json(by_alias=True, indent=2)
-        )
-        if dst.exists():
-            dst.rmdir()
-        os.replace(staging, dst)
-    except BaseException:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return members
-
-
-@contextmanager
-def writing(out: Path) -> Iterator[None]:
-    """An :class:`OSError` out of a run as a one-line error (exit 2), not an internal one.
-
-    A source file that cannot be read is left out and listed (``SourceUnreadable``
-    never gets here), so what is left is the output's or its scratch's: no
-    permission, no space left, a read-only file system.
-    """
-    try:
-        yield
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write {out}: {exc.strerror or exc}; nothing was written"
-        ) from exc
-
-
-class _Prepared:
-    """The builder's transform when both passes already ran (in the pool): content as given.
-
-    The report comes from the coordinator, which has merged everything the
-    workers learned and recorded; ``redact_text`` (manifest strings) is its too.
-    """
-
-    def __init__(self, coordinator: BundleRedactor) -> None:
-        self.coordinator = coordinator
-        self._report: RedactionReport | None = None
-
-    def member_name(self, name: str) -> str:
-        return name
-
-    def transform(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
-        yield from chunks
-
-    def transform_derived(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
-        yield from chunks
-
-    def finalize(self, name: str, chunks: Any, *, media_type: str) -> Iterator[bytes]:
-        yield from chunks
-
-    def redact_text(self, text: str) -> str:
-        return self.coordinator.redact_text(text)
-
-    def finalize_text(self, text: str) -> str:
-        return self.coordinator.finalize_text(text)
-
-    def report(self) -> RedactionReport:
-        """Built once: the builder asks for it after the last member, when nothing changes
-        any more, and the run's outcome returns the same report (at 18,000 hits a second
-        build was 80 ms of the main process)."""
-        if self._report is None:
-            self._report = self.coordinator.report()
-        return self._report
-
-    def summary(self) -> Any:
-        return self.coordinator.summary()
-
-
-def redact_to_bundle(
-    src: Path,
-    path: Path,
-    config: RedactConfig,
-    sealing: Any,
-    *,
-    workers: int | None = None,
-    overwrite: bool = False,
-    options: dict[str, Any] | None = None,
-    progress: Progress = None,
-) -> RedactOutcome:
-    """Redact into an encrypted bundle through the archive's builder (manifest, report inside)."""
-    from ..archive.atomic import check_can_create
-
-    check_can_create(path, overwrite=overwrite)  # before minutes of work, not after
-    # The workers encrypt each whole member as the zip stores it (see pass_two_deflated).
-    config = replace(config, seal_password=sealing.password.reveal())
-    run = TreeRedaction(config, workers=workers, progress=progress)
-    parent = path.resolve().parent
-    with writing(path):
-        scratch = Path(
-            tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".handoff.tmp-bundler", dir=parent)
-        )
-    try:
-        with writing(path):
-            members = run.pass_one(src, scratch, deflate=True, as_members=True)
-            report, uncompressed = _seal(run, members, path, config, sealing, overwrite, options)
-    except (handoff.HandoffError, DeflateError) as exc:
-        raise OutputError(
-            "the encrypted hand-off files were damaged on disk; nothing was written"
-        ) from exc
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return RedactOutcome(
-        path, report, len(members), run.bytes_in, run.coordinator.token_map(), uncompressed
-    )
-
-
-STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
-
-
-@contextmanager
-def stop_signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while pool workers are forked, so each starts with them
-    blocked and sets its own dispositions first (:func:`~.workers.init_worker`); one that
-    arrives meanwhile reaches the coordinator after.
-
-    A Ctrl-C goes to the whole process group: each worker printed a
-    ``KeyboardInterrupt`` traceback and died, and the run often ended as "a
-    worker process died" (exit 2) instead of "interrupted" (130). Now the
-    coordinator alone is interrupted, and stops the workers (:func:`stop_workers`).
-    A fork also inherits the coordinator's SIGTERM handler (:mod:`bundler.interrupts`),
-    which would make a worker's SIGTERM a traceback too.
-    """
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
-def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel what is queued and end the workers now (they ignore SIGINT); the caller's
-    clean-up then removes what they were writing."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        process.terminate()
-
-
-def numbered(stored: str, number: int) -> str:
-    """``a/b.log.gz`` as ``a/b~2.log.gz``: the number before the extensions, so the file
-    still reads as what it is (a leading dot, ``.env``, is part of the stem)."""
-    folder, slash, leaf = stored.rpartition("/")
-    dot = 1 if leaf.startswith(".") else 0
-    stem, sep, ext = leaf[dot:].partition(".")
-    return f"{folder}{slash}{leaf[:dot]}{stem}~{number}{sep}{ext}"
-
-
-def shown_name(stored: str) -> str:
-    """A name as the report lists a file left out: escaped for printing, bytes that are
-    not UTF-8 as ``\\udcff`` (JSON cannot hold them)."""
-    return printable_name(stored.encode("utf-8", "backslashreplace").decode("utf-8"))
-
-
-def _not_utf8(name: str) -> str | None:
-    """A file name with bytes that are not UTF-8 (Python hands them back as lone surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return "name is not UTF-8"
-    return None
-
-
-def _seal(
-    run: TreeRedaction,
-    members: list[Member],
-    path: Path,
-    config: RedactConfig,
-    sealing: Any,
-    overwrite: bool,
-    options: dict[str, Any] | None,
-) -> tuple[RedactionReport, tuple[str, ...]]:
-    """Pass two, then the zip: every member's final stream, sealed by a worker (only copied
-    here) or, for a member joined from segments, deflated by the workers and encrypted here.
-    Returns the redaction report as the transform built it for the bundle (the member
-    written also lists any member the builder dropped itself: ``finalizing.merge_dropped``),
-    and the members the writer stored uncompressed (:mod:`bundler.archive.uncompressed`)."""
-    from ..archive import BundleBuilder
-
-    finals = run.pass_two_deflated(members)
-    run.phase(f"sealing {path.name}")
-    prepared = _Prepared(run.coordinator)
-    with BundleBuilder(path, sealing=sealing, transform=prepared, overwrite=overwrite) as bundle:
-        for member, final in zip(members, finals, strict=True):
-            bundle.add_precompressed(
-                member.stored,
-                partial(worker.joined, final.outputs, config.handoff_key)
-                if final.sealed is None
-                else partial(worker.read_source, Path(final.sealed)),
-                size=final.size,
-                sha256=final.sha256,
-                media_type=member.media_type,
-                collector="redact",
-                sealed=final.sealed is not None,
-            )
-        sealed = bundle.finalize(command="redact", options=options or {})
-    return prepared.report(), sealed.uncompressed

@@ -8,7 +8,7 @@ segment's pass two finalizes it only if a learned value occurs in it
 (:func:`check_segment`); the coordinator joins the segments, or has the
 member finalized whole when a value crosses a join (:func:`refinalize`).
 Each process rebuilds the redactor from the picklable
-:class:`~bundler.redaction.tree.RedactConfig` plus what the coordinator
+:class:`~bundler.redaction.config.RedactConfig` plus what the coordinator
 learned, so every worker makes the same tokens.
 """
 
@@ -34,7 +34,7 @@ from .segments import Edges
 from .walk import open_regular
 
 if TYPE_CHECKING:
-    from .tree import RedactConfig
+    from .config import RedactConfig
 
 READ_CHUNK = 1 << 20
 
@@ -92,7 +92,7 @@ def init_worker(config: RedactConfig, learned: list[Any] | None = None) -> None:
     """Make this process's redactor. In a pool process, Ctrl-C is the coordinator's alone,
     and SIGTERM ends the worker quietly (its default: the coordinator's handler, inherited
     by the fork, would print a traceback). It was forked with both held:
-    :func:`~.tree.stop_signals_held`."""
+    :func:`~.pool.stop_signals_held`."""
     coordinator = multiprocessing.parent_process()
     if coordinator is not None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

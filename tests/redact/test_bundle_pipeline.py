@@ -19,8 +19,9 @@ import pytest
 from bundler.archive import BundleReader, PasswordKey, Sealing, Secret
 from bundler.errors import OutputError
 from bundler.redaction import handoff, workers
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_bundle
+from bundler.redaction.outputs import redact_to_bundle
 from tests.support.requirements import need_executable
 
 PASSWORD = "a long enough bundle password"

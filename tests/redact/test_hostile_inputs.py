@@ -21,8 +21,9 @@ from bundler.archive import open_bundle
 from bundler.cli import cli
 from bundler.cli.options import OpenSecrets
 from bundler.redaction import tree
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_directory
+from bundler.redaction.outputs import redact_to_directory
 from bundler.redaction.walk import Walk
 from samples.stopping import alive, descendants
 

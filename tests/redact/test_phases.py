@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from bundler.archive.passwords import Sealing
 from bundler.cli import cli
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+from bundler.redaction.outputs import redact_to_bundle, redact_to_directory
 
 LOG = b"".join(
     b"2026-11-30 step %d ok db_password=Phase-Pw-%d\n" % (i, i % 50) for i in range(60_000)

@@ -23,8 +23,9 @@ from bundler.archive import BundleReader, PasswordKey, Secret
 from bundler.archive.passwords import Sealing
 from bundler.cli import cli
 from bundler.redaction import segments, tree
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+from bundler.redaction.outputs import redact_to_bundle, redact_to_directory
 
 PASSWORD = "a long enough bundle password"
 KEY = b"p" * 32

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from bundler.archive import open_bundle
 from bundler.cli import cli
 from bundler.cli.options import OpenSecrets
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_directory
+from bundler.redaction.outputs import redact_to_directory
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:

@@ -22,8 +22,9 @@ import pytest
 from bundler.archive import BundleReader, PasswordKey, Secret
 from bundler.archive.passwords import Sealing
 from bundler.redaction import segments, tree
+from bundler.redaction.config import RedactConfig
 from bundler.redaction.handoff import new_key
-from bundler.redaction.tree import RedactConfig, redact_to_bundle, redact_to_directory
+from bundler.redaction.outputs import redact_to_bundle, redact_to_directory
 from tests.support.requirements import need_executable
 
 from .corpus import RSA, RSA_BODY
