@@ -137,6 +137,7 @@ def test_sample_page_shows_the_verdict_layer_and_main_finding(
     assert "Timeline" in page.text
     assert page.requests == [page.url]  # the document itself, nothing else
     assert page.console == []
+    assert page.broken_words == []
     colours, busy = colour_variety(page.png)
     assert colours >= 12, "the screenshot looks blank"
     assert busy >= 0.05, "the screenshot is almost one colour"
@@ -177,6 +178,7 @@ def test_the_diff_page_reads_the_same_way(rendered: Rendered) -> None:
     assert "FLUX_WORKER_EVICTED" in page.text
     assert page.requests == [page.url]
     assert page.console == []
+    assert page.broken_words == []
     assert colour_variety(page.png)[0] >= 12
 
 

@@ -94,6 +94,22 @@ class Page:
     png: bytes
     requests: list[str] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
+    broken_words: list[str] = field(default_factory=list)
+    """Table cells holding one short word that the layout broke across lines."""
+
+
+BROKEN_WORDS_JS = """
+Array.from(document.querySelectorAll('td')).filter(cell => {
+  const text = cell.innerText.trim();
+  if (!text || /\\s/.test(text) || text.length > 24) return false;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+  return lines.size > 1;
+}).map(cell => cell.innerText.trim())
+"""
+"""One short word (a status, a verdict, a number) in a table cell is read as one: a column
+too narrow broke ``skipped`` into ``skippe`` / ``d``. Long ids and names may wrap."""
 
 
 class Browser:
@@ -228,6 +244,7 @@ class Browser:
         clip = {"x": 0, "y": 0, "width": self.width, "height": self.height, "scale": scale}
         shot = self.call("Page.captureScreenshot", session=self.session, format="png", clip=clip)
         page = Page(url=url, title=title, dom=dom, text=text, png=_b64(shot["data"]))
+        page.broken_words = list(self.evaluate(BROKEN_WORDS_JS) or [])
         for event in self._events:
             method, params = event.get("method"), event.get("params", {})
             if method == "Network.requestWillBeSent":
