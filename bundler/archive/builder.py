@@ -370,6 +370,14 @@ class BundleBuilder:
             return inflate_raw(spooled.open())
         return self._spool.read(spooled.file)
 
+    def member_size(self, name: str) -> int:
+        """A spooled member's size, without reading it, for :class:`SpoolSource`."""
+        with self._lock:
+            spooled = self._members.get(name)
+        if spooled is None:
+            raise MemberNotFound(name)
+        return spooled.entry.size
+
     def has_member(self, name: str) -> bool:
         with self._lock:
             return name in self._members
