@@ -123,8 +123,14 @@ def review_path(
     """Review a directory, a bundle or one plain file; raises when it cannot vouch for it.
 
     ``prompt`` asks for a bundle's password when no source was given (the
-    archive's terminal prompt by default).
+    archive's terminal prompt by default). The readers' ``BUNDLER_MAX_*`` settings are
+    checked first, whatever ``path`` is: a malformed one is the same usage error (exit 2)
+    for a directory or a file as for a bundle, whose opening reads them (a directory was
+    reviewed as if it were not set).
     """
+    from ..archive.limits import ReaderLimits
+
+    ReaderLimits.from_env()
     if path.is_dir():
         _refuse_unread_entries(path)
         return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals, path)

@@ -203,6 +203,28 @@ def test_a_malformed_cap_is_a_usage_error_before_anything_is_read(
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("kind", ["bundle", "directory", "file"])
+@pytest.mark.parametrize("variable", ["BUNDLER_MAX_JSON_BYTES", "BUNDLER_MAX_MEMBERS"])
+def test_review_refuses_a_malformed_limit_whatever_it_reviews(
+    kind: str, variable: str, tmp_path: Path
+) -> None:
+    """Opening a bundle reads the limits and refused a malformed one (exit 2); a directory
+    or a plain file was reviewed as if it were not set, and called clean (exit 0)."""
+    sealed = build_bundle(tmp_path / "b.zip", {"raw/http/workers.json": b"[]"})
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "workers.json").write_bytes(b"[]")
+    target = {"bundle": sealed.path, "directory": folder, "file": folder / "workers.json"}[kind]
+    result = CliRunner().invoke(
+        cli, ["review", str(target), "--password-env", "BUNDLE_PW"], env=ENV | {variable: "lots"}
+    )
+    assert result.exit_code == 2, result.stderr
+    assert [line for line in result.stderr.splitlines() if "error" in line] == [
+        f"bundler: error: {variable} must be a positive size such as 20GiB or 100000 (got 'lots')"
+    ]
+    assert result.stdout == ""
+
+
 def test_a_directory_manifest_over_the_cap_is_named_not_called_invalid_json(
     tmp_path: Path,
 ) -> None:
