@@ -125,13 +125,49 @@ def read_json(source: MemberSource, name: str, *, max_bytes: int | None = None) 
 
     Every bundle document (manifest, evidence, redaction report, raw API
     responses) is read through here, so what a reader refuses is the same everywhere.
-    The size cap is :func:`max_json_bytes` unless ``max_bytes`` is given.
+    The size cap is :func:`max_json_bytes` unless ``max_bytes`` is given. A member whose
+    source declares its size (:func:`declared_size`) over the cap is refused unread: a
+    10 GiB member was read whole, into memory, before it was refused. A source that
+    cannot say is read only up to one byte past the cap.
     """
     limit = max_json_bytes() if max_bytes is None else max_bytes
-    data = source.read_bytes(name)
-    if len(data) > limit:
-        raise JsonTooLarge(name, len(data), limit)
+    declared = declared_size(source, name)
+    if declared is not None and declared > limit:
+        raise JsonTooLarge(name, declared, limit)
+    data = source.read_bytes(name) if declared is not None else _read_at_most(source, name, limit)
+    if len(data) > limit:  # a size declared wrong, or none declared
+        raise JsonTooLarge(name, max(len(data), declared or 0), limit)
     return loads_bounded(data, f"member {name}")
+
+
+def declared_size(source: MemberSource, name: str) -> int | None:
+    """The member's size as its source knows it without reading it (a zip entry's
+    directory record, a file's ``stat``), or None from a source that cannot say.
+
+    A source says so with an optional ``member_size(name)`` method: sources are many,
+    several of them views of another, and a view that does not pass it on only costs
+    :func:`read_json` its bounded read."""
+    sized = getattr(source, "member_size", None)
+    size = None if sized is None else sized(name)
+    return None if size is None else int(size)
+
+
+def _read_at_most(source: MemberSource, name: str, limit: int) -> bytes:
+    """The member's bytes, read no further than one byte past ``limit``."""
+    pieces: list[bytes] = []
+    size = 0
+    chunks = source.iter_chunks(name)
+    try:
+        for chunk in chunks:
+            pieces.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return b"".join(pieces)
 
 
 def iter_lines(source: MemberSource, name: str) -> Iterator[tuple[int, str]]:
@@ -233,6 +269,10 @@ class DirectorySource:
     def read_bytes(self, name: str) -> bytes:
         return self._path(name).read_bytes()
 
+    def member_size(self, name: str) -> int:
+        """The file's size, from ``stat`` (:func:`declared_size`)."""
+        return self._path(name).stat().st_size
+
     def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         with self._path(name).open("rb") as handle:
             while chunk := handle.read(chunk_size):
@@ -265,6 +305,12 @@ class MemorySource:
     def read_bytes(self, name: str) -> bytes:
         try:
             return self._members[name]
+        except KeyError:
+            raise MemberNotFound(name) from None
+
+    def member_size(self, name: str) -> int | None:
+        try:
+            return len(self._members[name])
         except KeyError:
             raise MemberNotFound(name) from None
 

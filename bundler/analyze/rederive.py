@@ -28,7 +28,14 @@ from schemas import Finding, Manifest
 from schemas.evidence import EvidenceDoc
 from schemas.manifest import CollectorKind, CollectorOutcome, CollectorStatus
 
-from ..source import MemberNotFound, MemberSource, MemorySource, Refused, read_json
+from ..source import (
+    MemberNotFound,
+    MemberSource,
+    MemorySource,
+    Refused,
+    declared_size,
+    read_json,
+)
 from . import codes
 from .api import EvidenceSet, excerpt, make_finding
 
@@ -349,3 +356,8 @@ class _Overlay(MemorySource):
         if super().has(name):
             return super().iter_chunks(name, chunk_size)
         return self._base.iter_chunks(name, chunk_size)
+
+    def member_size(self, name: str) -> int | None:
+        if super().has(name):
+            return super().member_size(name)
+        return declared_size(self._base, name)

@@ -26,7 +26,7 @@ from typing import Literal
 
 from schemas import MANIFEST_MEMBER, Integrity, Manifest
 
-from ..source import MemberNotFound, MemberSource, MemberUnverified
+from ..source import MemberNotFound, MemberSource, MemberUnverified, declared_size
 
 MAX_LISTED_PROBLEMS = 50
 
@@ -70,6 +70,12 @@ class VerifyingSource:
         if self._inner_report is None and not self._sound(name, _digest(data), len(data)):
             raise _unverified(name)
         return data
+
+    def member_size(self, name: str) -> int | None:
+        """The inner source's declared size (:func:`~bundler.source.declared_size`)."""
+        if name in self._tampered:
+            raise _unverified(name)
+        return declared_size(self.inner, name)
 
     def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         if name in self._tampered:

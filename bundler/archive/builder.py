@@ -49,6 +49,7 @@ from .finalizing import (
 )
 from .names import member_name_problem, printable_name
 from .passwords import Sealing
+from .room import BundleRoom
 from .sealed import unseal
 from .spool import EncryptedSpool
 from .spool_source import SpoolSource
@@ -57,6 +58,8 @@ from .transform import NoRedaction
 from .zipwriter import DEFAULT_COMPRESSLEVEL, EncryptedZipWriter, VerifyMode
 
 RESERVED_MEMBERS = frozenset({MANIFEST_MEMBER, REDACTION_REPORT_MEMBER})
+UNHASHED = "0" * 64
+"""A member's sha256 until it is spooled (the room counts its entry before)."""
 
 
 class BundleBuilder:
@@ -82,7 +85,12 @@ class BundleBuilder:
         verify: VerifyMode = "mac",
         clock: Callable[[], datetime] = utc_now,
         bundle_id: str | None = None,
+        room: BundleRoom | None = None,
     ) -> None:
+        """``room``: what the bundle may hold so its readers open it (doctor's); a member
+        :meth:`add` or :meth:`add_derived` would take past it is refused with
+        :class:`~.room.NoRoom`, and the post-write check applies its limits. Without it
+        nothing is refused before that check, which applies the readers' defaults."""
         from .atomic import check_can_create
 
         self.path = Path(path)
@@ -100,6 +108,7 @@ class BundleBuilder:
         self._dropped: dict[str, DroppedMember] = {}
         self._closed = False
         self._drop_signals = drop_signals()
+        self.room = room
 
     # -- BundleSink ---------------------------------------------------------------------------
 
@@ -114,7 +123,11 @@ class BundleBuilder:
         truncated: bool = False,
         valid: bool | None = None,
     ) -> StoredMember | None:
-        """Redact and spool one member; a second add of the same name replaces the first."""
+        """Redact and spool one member; a second add of the same name replaces the first.
+
+        A member with a ``collector`` is collected evidence: with a room, it is refused
+        (:class:`~.room.NoRoom`) once collected members fill what the room gives them; one
+        without (a document the caller makes after collection) may use the room kept."""
         return self._add(
             name,
             content,
@@ -169,34 +182,56 @@ class BundleBuilder:
         """Spool ``content`` as ``first_pass`` (the transform's) gives it, under its stored name."""
         self._require_open()
         stored = self._stored_name(name)
-        try:
-            spooled = self._spool.write(
-                first_pass(stored, as_chunks(content), media_type=media_type)
-            )
-        except self._drop_signals as dropped:
-            reason = getattr(dropped, "reason", "policy")
-            self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
-            return None
         entry = StoredMember(
             path=stored,
-            sha256=spooled.sha256,
-            size=spooled.size,
+            sha256=UNHASHED,
+            size=len(content) if isinstance(content, bytes) else 0,
             media_type=media_type,
             schema_name=schema_name,
             collector=collector,
             truncated=truncated,
             valid=valid,
         )
+        taken = self._take_room(entry)
+        try:
+            spooled = self._spool.write(
+                first_pass(stored, as_chunks(content), media_type=media_type)
+            )
+        except self._drop_signals as dropped:
+            self._give_back(taken)
+            reason = getattr(dropped, "reason", "policy")
+            self._forget(stored, DroppedMember(stored, reason, getattr(dropped, "detail", "")))
+            return None
+        except BaseException:
+            self._give_back(taken)
+            raise
+        entry.sha256, entry.size = spooled.sha256, spooled.size
+        if self.room is not None and taken is not None:  # redaction changed its size a little
+            self.room.adjust(entry.size - taken[0], entry.manifest_bytes() - taken[1])
         with self._lock:
             if self._closed:
                 self._spool.delete(spooled)
+                self._give_back(taken)
                 raise RuntimeError("the bundle was finalized or aborted while a member was added")
             old = self._members.get(stored)
             self._members[stored] = Spooled(spooled, entry)
             self._dropped.pop(stored, None)
-        if isinstance(old, Spooled):
-            self._spool.delete(old.file)
+        self._let_go(old)
         return entry
+
+    def _take_room(self, entry: StoredMember) -> tuple[int, int] | None:
+        """Count ``entry`` (its size as given, before redaction) in the room, or raise
+        :class:`~.room.NoRoom`: decided before the transform sees a byte, so a member left
+        out leaves no trace in the redaction report. ``(size, manifest bytes)`` counted."""
+        if self.room is None:
+            return None
+        taken = (entry.size, entry.manifest_bytes())
+        self.room.take(*taken, collected=entry.collector is not None)
+        return taken
+
+    def _give_back(self, taken: tuple[int, int] | None) -> None:
+        if self.room is not None and taken is not None:
+            self.room.give_back(*taken)
 
     def _stored_name(self, name: str) -> str:
         """The (redacted) name a member is stored under; refused if unsafe or reserved."""
@@ -239,8 +274,7 @@ class BundleBuilder:
             old = self._members.get(stored)
             self._members[stored] = Precompressed(open_deflated, entry, sealed)
             self._dropped.pop(stored, None)
-        if isinstance(old, Spooled):
-            self._spool.delete(old.file)
+        self._let_go(old)
         return entry
 
     def source(self) -> MemberSource:
@@ -297,6 +331,7 @@ class BundleBuilder:
                 overwrite=self._overwrite,
                 comment=self._sealing.zip_comment(),
                 verify=self._verify,
+                limits=self.room.limits if self.room is not None else None,
             ) as writer:
                 entries = write_members(
                     writer, self._transform, self._spool, members, self._dropped
@@ -335,6 +370,14 @@ class BundleBuilder:
             return inflate_raw(spooled.open())
         return self._spool.read(spooled.file)
 
+    def member_size(self, name: str) -> int:
+        """A spooled member's size, without reading it, for :class:`SpoolSource`."""
+        with self._lock:
+            spooled = self._members.get(name)
+        if spooled is None:
+            raise MemberNotFound(name)
+        return spooled.entry.size
+
     def has_member(self, name: str) -> bool:
         with self._lock:
             return name in self._members
@@ -348,8 +391,14 @@ class BundleBuilder:
         with self._lock:
             old = self._members.pop(name, None)
             self._dropped[name] = dropped
+        self._let_go(old)
+
+    def _let_go(self, old: Spooled | Precompressed | None) -> None:
+        """A member replaced or dropped: its spool file deleted, its room given back."""
         if isinstance(old, Spooled):
             self._spool.delete(old.file)
+            if self.room is not None:
+                self.room.give_back(old.entry.size, old.entry.manifest_bytes())
 
     def _require_open(self) -> None:
         if self._closed:

@@ -82,5 +82,12 @@ def _items(items: Iterable[Any], adapter: TypeAdapter[Any], by_alias: bool) -> I
     yield b"".join(pending)
 
 
+def item_bytes(item: Any, adapter: TypeAdapter[Any], *, by_alias: bool = False) -> int:
+    """The bytes ``item`` takes in a top-level list of a document :func:`indented_chunks`
+    writes (its separator and indentation included): what a bundle's room counts."""
+    text = adapter.dump_json(item, indent=2, by_alias=by_alias)
+    return len(b",\n" + ITEM_INDENT) + len(_indented(text))
+
+
 def _indented(text: bytes) -> bytes:
     return text.replace(b"\n", b"\n" + ITEM_INDENT)

@@ -166,6 +166,11 @@ class BundleReader:
         entry = self._sound_entry(name)
         return self._stream(entry, min(max(chunk_size, 1), CHUNK))
 
+    def member_size(self, name: str) -> int:
+        """The size the zip directory declares, which the reader never inflates past
+        (:func:`bundler.source.declared_size`): known without reading the member."""
+        return self._sound_entry(name).size
+
     # -- whole-bundle operations ----------------------------------------------------------
 
     @property

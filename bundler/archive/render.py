@@ -6,6 +6,7 @@ same models into tables for people. Data types never import a console.
 
 from __future__ import annotations
 
+import pyzipper
 from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.markup import escape
@@ -41,6 +42,12 @@ class InspectReport(BaseModel):
         description="Problems visible without reading contents (run `bundler verify` for all)."
     )
     manifest: Manifest | None = None
+    compression: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each zip entry's compression method, from the zip: 'deflate', or "
+        "'stored' for a member that would deflate past the readers' ratio limit (stored "
+        "uncompressed, still encrypted, every byte kept).",
+    )
 
     @classmethod
     def of(cls, reader: BundleReader) -> InspectReport:
@@ -50,7 +57,16 @@ class InspectReport(BaseModel):
             sealed_to=reader.envelope.fingerprints if reader.envelope else [],
             integrity=reader.integrity.to_schema(),
             manifest=reader.manifest,
+            compression={
+                entry.name: _METHODS.get(entry.info.compress_type, "other")
+                for entry in reader.entries
+                if not entry.is_dir
+            },
         )
+
+
+_METHODS = {pyzipper.ZIP_DEFLATED: "deflate", pyzipper.ZIP_STORED: "stored"}
+"""What inspect calls the compression methods bundler writes (the reader refuses others)."""
 
 
 PIPE_WIDTH = 160
@@ -76,7 +92,7 @@ def render_inspect(report: InspectReport, console: Console) -> None:
         console.print(_collectors_table(manifest))
     else:
         console.print("Collectors: none recorded")
-    console.print(_members_table(manifest))
+    console.print(_members_table(manifest, report.compression))
 
 
 def _summary_grid(report: InspectReport, manifest: Manifest) -> Table:
@@ -151,15 +167,16 @@ def _collectors_table(manifest: Manifest) -> Table:
     return table
 
 
-def _members_table(manifest: Manifest) -> Table:
+def _members_table(manifest: Manifest, compression: dict[str, str]) -> Table:
     table = Table(title=f"Members ({len(manifest.members)})", title_justify="left")
-    for column in ("path", "size", "type", "schema", "collector", "flags"):
+    for column in ("path", "size", "method", "type", "schema", "collector", "flags"):
         table.add_column(column, overflow="fold")
     for m in manifest.members:
         flags = [f for f, on in (("truncated", m.truncated), ("invalid", m.valid is False)) if on]
         table.add_row(
             escape(m.path),
             human_size(m.size),
+            compression.get(m.path, "-"),
             escape(m.media_type),
             escape(m.schema_name or "-"),
             escape(m.collector or "-"),

@@ -22,6 +22,8 @@ class SpooledMembers(Protocol):
 
     def member_chunks(self, name: str) -> Iterator[bytes]: ...
 
+    def member_size(self, name: str) -> int: ...
+
 
 class SpoolSource:
     """Members as stored so far (redacted, before literal propagation)."""
@@ -42,6 +44,10 @@ class SpoolSource:
 
     def read_bytes(self, name: str) -> bytes:
         return b"".join(self._members.member_chunks(name))
+
+    def member_size(self, name: str) -> int:
+        """The member's size as spooled (:func:`bundler.source.declared_size`)."""
+        return self._members.member_size(name)
 
     def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         return rechunk(self._members.member_chunks(name), chunk_size)

@@ -11,9 +11,14 @@ outcomes do (:mod:`bundler.collect.outcomes`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cache
 
 from schemas import MemberEntry
+
+from .json_chunks import item_bytes
+from .manifest_json import LISTS
 
 
 @dataclass(eq=False, slots=True)
@@ -45,3 +50,24 @@ class StoredMember:
             truncated=self.truncated,
             valid=self.valid,
         )
+
+    def manifest_bytes(self) -> int:
+        """About what this member's entry takes in the manifest, for the bundle's room
+        (:mod:`.room`): exact for ASCII names; a name in other scripts counts more here
+        (escaped) than it takes (UTF-8), never less."""
+        strings = (self.path, self.media_type, self.schema_name, self.collector)
+        return _entry_overhead() + len(str(self.size)) + sum(json_bytes(s) for s in strings)
+
+
+def json_bytes(text: str | None) -> int:
+    """A string's bytes as a JSON value, quotes included (``null`` for None); non-ASCII
+    counted escaped, as the most it can take."""
+    return 4 if text is None else len(json.dumps(text))
+
+
+@cache
+def _entry_overhead() -> int:
+    """A manifest entry's bytes less its strings' and size's: measured once, on the
+    manifest's own serializer, so a field added to the entry is counted."""
+    sample = StoredMember("a", "0" * 64, 0, "a", "a", "a", truncated=False, valid=True)
+    return item_bytes(sample.to_schema(), LISTS["members"]) - 4 * json_bytes("a") - 1

@@ -39,6 +39,7 @@ from ..errors import EncryptionError, OutputError
 from ._chunks import rechunk
 from .atomic import AtomicOutput
 from .integrity.written import WrittenMember, verify_written
+from .limits import ReaderLimits
 from .names import member_name_problem, printable_name
 from .sealed import AES_KWARGS, PreSealed, SealedParts
 from .secret import Secret
@@ -83,6 +84,7 @@ class EncryptedZipWriter:
         overwrite: bool = False,
         comment: bytes = b"",
         verify: VerifyMode = "mac",
+        limits: ReaderLimits | None = None,
     ) -> None:
         if not isinstance(password, Secret) or not password.reveal():
             raise EncryptionError("no password: refusing to write an unencrypted bundle")
@@ -93,6 +95,9 @@ class EncryptedZipWriter:
         self._date_time = dos_date_time(created_at)
         self._compresslevel = compresslevel
         self._verify: VerifyMode = verify
+        self._limits = limits
+        """What the post-write check holds the bundle to: a builder's room's limits (small
+        in tests), or None: the readers' defaults."""
         self._members: dict[str, WrittenMember] = {}
         self._handle: io.BufferedIOBase | None = None
         self._output = AtomicOutput(self.path, overwrite=overwrite)
@@ -293,7 +298,13 @@ class EncryptedZipWriter:
             with _translated(self.path, "central directory"):
                 self._zip.close()
             self._output.sync()
-            verify_written(self._output.temp, self._password, self._members, mode=self._verify)
+            verify_written(
+                self._output.temp,
+                self._password,
+                self._members,
+                mode=self._verify,
+                limits=self._limits,
+            )
             final = self._output.publish()
         except BaseException:
             self.abort()

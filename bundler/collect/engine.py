@@ -27,6 +27,7 @@ from schemas.evidence import HostsEvidence, HostSysinfo, LogIndex, LogSource
 from schemas.manifest import FAILED_STATUSES
 
 from ..archive.contracts import BundleSink
+from ..archive.room import BundleRoom, NoRoom
 from .context import EngineSettings, HostState, RunContext
 from .memory import limit_malloc_arenas, release_free_memory
 from .outcomes import SettledOutcome
@@ -107,6 +108,7 @@ class Engine:
         progress: ProgressListener | None = None,
         now: Callable[[], datetime] = utc_now,
         secrets: Sequence[str] = (),
+        room: BundleRoom | None = None,
     ) -> None:
         self.sink = sink
         self.targets = list(targets)
@@ -117,7 +119,7 @@ class Engine:
         problems = plan_violations(self.plan, profile)
         if problems:
             raise PlanNotReadOnly("; ".join(problems))
-        self.recorder = Recorder(sink, progress, now=now, secrets=secrets)
+        self.recorder = Recorder(sink, progress, now=now, secrets=secrets, room=room)
         self.scheduler = Scheduler(
             concurrency=self.settings.concurrency,
             lane_limit=partial(_lane_limit, self.settings),  # no cycle back to the engine
@@ -225,11 +227,10 @@ class Engine:
             hosts=facts,
             collector_time=self.now().astimezone(UTC),
         )
-        self.sink.add(
+        self._store_evidence(
             HostsEvidence.member_path,
             hosts_doc.model_dump_json(indent=2, exclude_none=True).encode(),
-            media_type="application/json",
-            schema_name=HostsEvidence.schema_name,
+            HostsEvidence.schema_name,
         )
         if logs or log_gaps:
             index = LogIndex(
@@ -239,12 +240,19 @@ class Engine:
                 gaps=log_gaps,
                 logs=logs,
             )
-            self.sink.add(
+            self._store_evidence(
                 LogIndex.member_path,
                 index.model_dump_json(indent=2, exclude_none=True).encode(),
-                media_type="application/json",
-                schema_name=LogIndex.schema_name,
+                LogIndex.schema_name,
             )
+
+    def _store_evidence(self, member: str, data: bytes, schema_name: str) -> None:
+        """Store a document made after collection; one the bundle has no room for is left
+        out and said (``bundler analyze`` derives it again from the raw members)."""
+        try:
+            self.sink.add(member, data, media_type="application/json", schema_name=schema_name)
+        except NoRoom as full:
+            self.ctx.notes.append(f"warning: {member} left out of the bundle: {full}")
 
     def _log_steps(self) -> list[LogStep]:
         return [s for s in self.plan.host_steps() if isinstance(s, LogStep)] or [DEFAULT_LOG_STEP]

@@ -30,6 +30,8 @@ other collectors. Only :class:`~bundler.errors.BundlerError` reaches the user.
     ├── InvalidJSON                   a JSON step returned something else (kept as text)
     ├── BadContentEncoding            an HTTP Content-Encoding doctor cannot undo, or a body that
     │                                 does not decode as it says (not retried: it would again)
+    ├── BundleFull                    collected, but left out: the bundle was as full as its
+    │                                 readers open (bundler.archive.room)
     └── TransportError                protocol-level failure (SSH negotiation, HTTP protocol)
 
 Messages are short, one line, and pass through ``BundleSink.redact_text``
@@ -225,9 +227,15 @@ class BadContentEncoding(CollectError):
     pass
 
 
+class BundleFull(CollectError):
+    """Collected, but left out of the bundle: storing it would make a bundle bundler's
+    readers refuse (:mod:`bundler.archive.room`). A gap, recorded as the collector's failure."""
+
+
 __all__ = [
     "AuthenticationFailed",
     "BadContentEncoding",
+    "BundleFull",
     "CollectError",
     "CollectorTimeout",
     "CommandFailed",

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from types import MappingProxyType
 from typing import overload
 
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus, HttpExchange
+
+from ..archive.json_chunks import item_bytes
+from ..archive.manifest_json import LISTS
+from ..archive.stored import json_bytes
 
 NO_BINDINGS: Mapping[str, str] = MappingProxyType({})
 """Shared by every outcome that was not a fan-out expansion (most are not)."""
@@ -68,6 +73,48 @@ class SettledOutcome:
             exit_code=self.exit_code,
             http=self.http,
         )
+
+    def manifest_bytes(self) -> int:
+        """About what this outcome's record takes in the manifest, for the bundle's room
+        (:mod:`bundler.archive.room`): no less for ASCII text (a record without a start
+        time or an exchange is counted as if it had them), more for other scripts."""
+        http = self.http
+        strings: list[str | None] = [self.id, self.target, self.error_class, self.error_message]
+        strings += (self.note, self.step, self.kind.value, self.status.value)
+        if http is not None:
+            strings += (http.path, http.query, http.content_type)
+        listed = sum(json_bytes(member) + LIST_ITEM for member in self.members)
+        listed += sum(json_bytes(k) + json_bytes(v) + LIST_ITEM + 2 for k, v in self.bound.items())
+        listed += LIST_ENDS * (bool(self.members) + bool(self.bound))
+        numbers = (self.bytes, self.attempts, self.exit_code or 0)
+        return (
+            _record_overhead()
+            + sum(json_bytes(text) for text in strings)
+            + sum(len(str(number)) for number in numbers)
+            + len(repr(self.duration_s))
+            + listed
+        )
+
+
+LIST_ITEM = 10
+"""A list item's indentation and separator, two levels inside a manifest record."""
+LIST_ENDS = 8
+"""What a list's brackets take on their own lines, over an empty list's ``[]``."""
+
+
+@cache
+def _record_overhead() -> int:
+    """A record's bytes less what :meth:`SettledOutcome.manifest_bytes` adds, measured once
+    on the manifest's own serializer (so a field added to the record is counted)."""
+    exchange = HttpExchange(path="a", query="a", status_code=599, content_type="a")
+    sample = SettledOutcome(
+        "a", CollectorKind.HTTP, "a", CollectorStatus.OK, datetime.now(UTC), 0.5, "a", "a", "a"
+    )
+    sample.step, sample.http = "a", exchange
+    measured = item_bytes(sample.to_schema(), LISTS["collectors"])
+    strings = 9 * json_bytes("a") + json_bytes(sample.kind.value) + json_bytes(sample.status.value)
+    numbers = len("0") + len("1") + len("0") + len(repr(0.5))
+    return measured - strings - numbers
 
 
 class OutcomeRecords(Sequence[CollectorOutcome]):

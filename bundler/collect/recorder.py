@@ -33,8 +33,9 @@ from schemas import (
 
 from ..archive.contracts import BundleSink
 from ..archive.manifest_draft import redact_record
+from ..archive.room import BundleRoom, NoRoom
 from ..archive.stored import StoredMember
-from .errors import CollectError, excerpt
+from .errors import BundleFull, CollectError, excerpt
 from .outcomes import NO_BINDINGS, SettledOutcome
 from .results import StepResult
 
@@ -92,8 +93,13 @@ class Recorder:
         now: Callable[[], datetime] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
         secrets: Sequence[str] = (),
+        room: BundleRoom | None = None,
     ) -> None:
+        """``room``: the sink's, when it has one (a bundle doctor seals): each settled
+        collector's manifest record is counted there, and a member the sink has no room
+        for is recorded as its collector's failure (:class:`BundleFull`)."""
         self.sink = sink
+        self.room = room
         self.progress = progress
         self._secrets = tuple(s for s in secrets if s)
         self._now = now
@@ -140,25 +146,39 @@ class Recorder:
         attempts: int = 1,
         status: CollectorStatus | None = None,
     ) -> bool:
-        """Settle the outcome and store its members; False if it was already settled."""
+        """Settle the outcome and store its members; False if it was already settled.
+
+        A member the bundle has no room for is left out, and the collector failed
+        (:class:`BundleFull`, or its own error with a note): a gap, named."""
         with self._lock:
             if record.outcome is not None:
                 return False
+            full: list[str] = []
             for member in members:
-                entry = self.sink.add(
-                    member.name,
-                    member.content,
-                    media_type=member.media_type,
-                    schema_name=member.schema_name,
-                    collector=record.id,
-                    truncated=member.truncated,
-                    valid=member.valid,
-                )
+                try:
+                    entry = self.sink.add(
+                        member.name,
+                        member.content,
+                        media_type=member.media_type,
+                        schema_name=member.schema_name,
+                        collector=record.id,
+                        truncated=member.truncated,
+                        valid=member.valid,
+                    )
+                except NoRoom as no_room:
+                    full.append(str(no_room))
+                    continue
                 if entry is not None:
                     record.entries += (entry,)
                 else:
                     dropped = f"{member.name} left out by redaction (see redaction-report.json)"
                     note = f"{note}; {dropped}" if note else dropped
+            if full:
+                left_out = f"left out of the bundle: {full[0]}"
+                if error is None:
+                    error, status = BundleFull(left_out), None
+                else:
+                    note = f"{note}; {left_out}" if note else left_out
             final = status or (error.status if error else CollectorStatus.OK)
             if error is not None and error.status is CollectorStatus.SKIPPED:
                 note = note or error.message
@@ -223,6 +243,11 @@ class Recorder:
             attempts=attempts,
             http=self._exchange(record),
         )
+        if self.room is not None:
+            outcome = record.outcome
+            outcome.step, outcome.bound = record.step, record.bound  # as outcomes() completes it
+            outcome.exit_code = record.exit_code
+            self.room.charge_record(outcome.manifest_bytes())
         if self.progress:
             self.progress.collector_finished(record)
 

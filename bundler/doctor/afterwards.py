@@ -40,6 +40,7 @@ from ..analyze.engine import analyze as analyze_bundle
 from ..archive import BundleSink
 from ..archive.finalizing import redact_values
 from ..archive.manifest_draft import redact_target
+from ..archive.room import NoRoom
 from ..collect.engine import CollectionResult
 from ..collect.outcomes import SettledOutcome
 from ..products.base import NormalizeContext, Profile, StepResult
@@ -92,9 +93,24 @@ def normalize(
     # fleet size ``evidence/workers.json``, its tree three times its text) is parsed with
     # no other document still held. Its text was redacted already: no pseudonyms again.
     documents.sort(key=lambda document: len(document[1]), reverse=True)
+    left_out = []
     while documents:
         member, data, schema_name = documents.pop()
-        sink.add_derived(member, data, media_type="application/json", schema_name=schema_name)
+        try:
+            sink.add_derived(member, data, media_type="application/json", schema_name=schema_name)
+        except NoRoom as full:  # analyze derives it again from the raw members
+            left_out.append(f"{member} left out of the bundle: {full}")
+    if left_out:
+        result.outcomes.append(
+            SettledOutcome(
+                id=f"normalize.{profile.name}",
+                kind=CollectorKind.LOCAL,
+                target=f"profile {profile.name}",
+                status=CollectorStatus.FAILED,
+                error_class="BundleFull",
+                error_message="; ".join(left_out),
+            )
+        )
 
 
 def _normalized(
@@ -219,12 +235,15 @@ def analyze(
     except Exception as exc:  # a live verdict is a bonus; the bundle matters more
         warn(f"warning: live analysis failed ({type(exc).__name__}); the bundle is still written")
         return None
-    sink.add_derived(  # made of redacted text only: its pseudonyms are not made again
-        ANALYSIS_MEMBER,
-        report.model_dump_json(indent=2, by_alias=True).encode(),
-        media_type="application/json",
-        schema_name="bundler.analysis/1",
-    )
+    try:
+        sink.add_derived(  # made of redacted text only: its pseudonyms are not made again
+            ANALYSIS_MEMBER,
+            report.model_dump_json(indent=2, by_alias=True).encode(),
+            media_type="application/json",
+            schema_name="bundler.analysis/1",
+        )
+    except NoRoom as full:  # the verdict is still shown; analyze judges the bundle again
+        warn(f"warning: {ANALYSIS_MEMBER} left out of the bundle: {full}")
     return report
 
 

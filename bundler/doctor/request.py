@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..archive.limits import ReaderLimits
 from ..collect.context import EngineSettings
 from ..collect.defaults import (
     DEFAULT_API_CONCURRENCY,
@@ -66,6 +67,10 @@ class DoctorRequest:
     """Extra words redacted everywhere (``--keyword``)."""
     obfuscate: tuple[str, ...] = ()
     """``("network",)``: pseudonymize IPs, MACs, host and user names (``--obfuscate``)."""
+    bundle_limits: ReaderLimits = field(default_factory=ReaderLimits)
+    """What the bundle must fit: the readers' defaults, never this machine's ``BUNDLER_MAX_*``
+    (the recipient's reader applies its own). Collection leaves out what would not fit
+    (:mod:`bundler.archive.room`); tests make them small."""
 
 
 @dataclass

@@ -90,7 +90,11 @@ def run_doctor(
         obfuscate_network="network" in request.obfuscate,
         known_hosts=_host_names(run.targets),
     )
-    bundle = create_bundle(request.bundle, request.seal, transform) if request.bundle else None
+    bundle = (
+        create_bundle(request.bundle, request.seal, transform, request.bundle_limits)
+        if request.bundle
+        else None
+    )
     sink: RecordingSink = bundle if bundle is not None else open_live(transform)
     if server_url:
         from ..collect.transports.http import HttpCollector, HttpOptions
@@ -124,6 +128,7 @@ def run_doctor(
             progress=progress,
             now=now,
             secrets=[token] if token else [],
+            room=bundle.room if bundle is not None else None,
         )
         del run  # the targets and resolved ssh_config endpoints (~1.5 MB at 1,000 hosts) ...
         result = engine.run()

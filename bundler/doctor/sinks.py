@@ -18,9 +18,12 @@ from typing import Protocol
 from redactors.bundle import BundleRedactor
 from redactors.custom import CustomRules
 from redactors.policy import Policy
+from schemas import EVIDENCE_KINDS
 
 from ..archive import BundleBuilder, Sealing, resolve_seal
 from ..archive.contracts import BundleSink, MemberTransform
+from ..archive.limits import ReaderLimits
+from ..archive.room import BundleRoom
 from ..archive.stored import StoredMember
 from ..secret_options import SealOptions
 
@@ -77,13 +80,22 @@ def redaction_transform(
     return BundleRedactor(policy)
 
 
-def create_bundle(path: Path, seal: SealOptions, transform: MemberTransform) -> BundleBuilder:
-    """A ``BundleBuilder`` for ``path``, every member passing through ``transform``.
+AFTER_COLLECTION = len(EVIDENCE_KINDS) + 1
+"""Members doctor writes after collection: an evidence document of each kind at most,
+and the live verdict (``analysis.json``). The bundle's room keeps their places."""
+
+
+def create_bundle(
+    path: Path, seal: SealOptions, transform: MemberTransform, limits: ReaderLimits
+) -> BundleBuilder:
+    """A ``BundleBuilder`` for ``path``, every member passing through ``transform``, that
+    holds what its readers open under ``limits`` (it leaves out what would not fit).
 
     The password (or recipients) is settled here, before any collection: a
     prompt never interrupts a running collection, and a bad option costs nothing.
     """
-    return BundleBuilder(path, sealing=resolve_seal(seal), transform=transform)
+    room = BundleRoom(limits, after_collection=AFTER_COLLECTION)
+    return BundleBuilder(path, sealing=resolve_seal(seal), transform=transform, room=room)
 
 
 def open_live(transform: MemberTransform) -> LiveSpool:

@@ -31,7 +31,7 @@ from schemas import REDACTION_REPORT_MEMBER, ReviewResult
 
 from ..errors import BundleError, InputError
 from ..secret_options import OpenSecrets
-from ..source import DirectorySource, MemberNotFound, MemberSource, MemorySource
+from ..source import DirectorySource, MemberNotFound, MemberSource, MemorySource, declared_size
 
 if TYPE_CHECKING:  # the archive (pyzipper, cryptography) is imported only for a file
     from ..archive.integrity import IntegrityProblem
@@ -62,6 +62,9 @@ class _SkipMissing:
         except MemberNotFound:
             return
 
+    def member_size(self, name: str) -> int | None:
+        return declared_size(self.inner, name)
+
     def read_bytes(self, name: str) -> bytes:
         return self.inner.read_bytes(name)
 
@@ -84,6 +87,9 @@ class _RefuseOpaque:
 
     def read_bytes(self, name: str) -> bytes:
         return self.inner.read_bytes(name)
+
+    def member_size(self, name: str) -> int | None:
+        return declared_size(self.inner, name)
 
     def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         chunks = self.inner.iter_chunks(name, chunk_size)
@@ -117,8 +123,14 @@ def review_path(
     """Review a directory, a bundle or one plain file; raises when it cannot vouch for it.
 
     ``prompt`` asks for a bundle's password when no source was given (the
-    archive's terminal prompt by default).
+    archive's terminal prompt by default). The readers' ``BUNDLER_MAX_*`` settings are
+    checked first, whatever ``path`` is: a malformed one is the same usage error (exit 2)
+    for a directory or a file as for a bundle, whose opening reads them (a directory was
+    reviewed as if it were not set).
     """
+    from ..archive.limits import ReaderLimits
+
+    ReaderLimits.from_env()
     if path.is_dir():
         _refuse_unread_entries(path)
         return _review(_RefuseOpaque(_SkipMissing(DirectorySource(path)), path), originals, path)

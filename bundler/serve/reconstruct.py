@@ -5,12 +5,14 @@ expansion index (``http.worker.003``). The fan-out's bound values are found
 the way collection found them: the parent step's stored documents, in index
 order, expanded with the same :func:`~bundler.collect.validate.expand`. A
 value redaction changed in the parent is changed in the rebuilt path too;
-such a route simply does not match what a client asks.
+such a route simply does not match what a client asks. A parent document is parsed as
+every reader parses one (:func:`~bundler.source.read_json`: the JSON cap, checked before
+it is read, and the nesting, text and key checks): one it refuses rebuilds no route, as
+a malformed one does, and the fan-out's requests are then answered as not captured.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -22,7 +24,7 @@ from ..collect.plan import HttpStep
 from ..collect.templates import quote_path_value, render
 from ..collect.validate import expand
 from ..products.base import Profile
-from ..source import MemberNotFound, MemberSource
+from ..source import MemberNotFound, MemberSource, read_json
 
 
 def reconstruct_exchanges(
@@ -85,7 +87,7 @@ def _parent_documents(parent: str, manifest: Manifest, source: MemberSource) -> 
         if outcome.status is not CollectorStatus.OK or not outcome.members:
             continue
         try:
-            found.append((position, json.loads(source.read_bytes(outcome.members[0]))))
-        except (MemberNotFound, ValueError):
+            found.append((position, read_json(source, outcome.members[0])))
+        except (MemberNotFound, ValueError):  # JsonTooLarge and JsonRefused are ValueErrors
             continue
     return [doc for _, doc in sorted(found, key=lambda pair: pair[0])]

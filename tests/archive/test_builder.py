@@ -14,6 +14,8 @@ from freezegun import freeze_time
 
 from bundler.archive import BundleBuilder, MemberDropped, NoRedaction, Sealing
 from bundler.archive.contracts import BundleSink
+from bundler.archive.limits import ReaderLimits
+from bundler.archive.room import BundleRoom, NoRoom
 from bundler.source import MemberNotFound, MemberSource
 from schemas import (
     MANIFEST_MEMBER,
@@ -346,3 +348,24 @@ def test_the_redaction_layers_own_refusal_is_a_drop(
         sealed = builder.finalize()
     assert sealed.manifest.member("core") is None
     assert [d.reason for d in builder.dropped] == ["binary"]
+
+
+def test_a_room_leaves_out_what_would_take_the_bundle_past_its_readers_total(
+    tmp_path: Path,
+) -> None:
+    """Collected members stop at the total its readers open, less the room kept for what
+    sealing writes: the member that would pass it is refused before redaction sees it (no
+    trace in the report), a document made after collection still fits, and the bundle is
+    published and opens under those limits."""
+    limits = ReaderLimits(max_total_bytes=4 << 20, max_manifest_bytes=64 << 10)
+    redactor = LiteralRedactor()
+    with _builder(tmp_path, transform=redactor, room=BundleRoom(limits, after_collection=1)) as b:
+        b.add("logs/0.log", b"x" * (3 << 20), media_type="text/plain", collector="c0")
+        with pytest.raises(NoRoom, match=r"its 768\.0 KiB would take the bundle past the 4\.0 MiB"):
+            b.add("logs/1.log", b"y" * (768 << 10), media_type="text/plain", collector="c1")
+        b.add_derived("evidence/hosts.json", b"{}", media_type="application/json")
+        sealed = b.finalize()
+    assert redactor.files == ["logs/0.log", "evidence/hosts.json"]
+    with open_test_bundle(sealed.path, limits=limits) as reader:
+        names = [entry.name for entry in reader.entries]
+    assert names == ["evidence/hosts.json", "logs/0.log", REDACTION_REPORT_MEMBER, MANIFEST_MEMBER]

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 
 from bundler.archive import PublicKey, Sealing, resolve_seal
 from bundler.archive import passwords as passwords_module
+from bundler.archive.integrity import written as written_check
+from bundler.archive.limits import ReaderLimits
 from bundler.cli import cli
 from bundler.cli.options import SealOptions, click_prompt, seal_options
 from schemas import CollectorKind, CollectorOutcome, CollectorStatus
@@ -74,6 +76,30 @@ def test_inspect_json(bundle: Path) -> None:
     assert report["manifest"]["profile"] == "flux"
     assert report["integrity"]["status"] == "unverified"
     assert report["manifest"]["collectors"][1]["status"] == "timeout"
+
+
+def test_inspect_names_each_member_s_compression_method(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A member that would deflate past the readers' ratio limit is stored uncompressed
+    (:mod:`bundler.archive.uncompressed`); inspect says which, per member, from the zip.
+    The ratio floor is lowered (16 MiB by default) so a small repeated log has that shape."""
+    monkeypatch.setattr(written_check, "READER_LIMITS", ReaderLimits(ratio_floor=64 << 10))
+    members = {**MEMBERS, "hosts/h01/logs/1.log": b"the same line, again\n" * 20_000}
+    path = build_bundle(tmp_path / "support.zip", members, profile="flux").path
+    shown = _invoke("inspect", str(path), "--password-env", "BUNDLE_PW", "--json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["compression"] == {
+        "evidence/workers.json": "deflate",
+        "hosts/h01/logs/0.log": "deflate",
+        "hosts/h01/logs/1.log": "stored",
+        "redaction-report.json": "deflate",
+        "manifest.json": "deflate",
+    }
+    table = _invoke("inspect", str(path), "--password-env", "BUNDLE_PW")
+    cells = [[c.strip() for c in line.split("│")] for line in table.output.splitlines()]
+    method = {row[1]: row[3] for row in cells if len(row) > 3 and row[1].startswith("hosts/")}
+    assert method == {"hosts/h01/logs/0.log": "deflate", "hosts/h01/logs/1.log": "stored"}
 
 
 def test_verify_good_bundle(bundle: Path) -> None:

@@ -11,6 +11,7 @@ than calling it clean.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,13 +22,14 @@ from bundler.cli import cli
 from bundler.errors import UsageError
 from bundler.source import (
     DEFAULT_MAX_JSON_BYTES,
+    DirectorySource,
     JsonTooLarge,
     MemorySource,
     max_json_bytes,
     read_json,
 )
 from schemas.evidence import WorkersEvidence
-from tests.support.archive import PASSWORD, build_bundle
+from tests.support.archive import PASSWORD, build_bundle, open_test_bundle
 from tests.support.sample_bundles import write_sample_dir
 
 from .readers import SECRET
@@ -69,6 +71,69 @@ def test_read_json_refuses_past_the_cap_naming_member_size_limit_and_setting(
     )
     monkeypatch.setenv("BUNDLER_MAX_JSON_BYTES", "4KiB")
     assert read_json(source, "raw/http/workers.json") == []
+
+
+class ReadCounting(DirectorySource):
+    """A real directory source that counts what is read through it, and refuses to read a
+    member whole (as the old ``read_json`` did first): a 10 GiB read is the bug."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.read = 0
+
+    def read_bytes(self, name: str) -> bytes:
+        raise AssertionError(f"{name} read whole")
+
+    def iter_chunks(self, name: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        for chunk in super().iter_chunks(name, chunk_size):
+            self.read += len(chunk)
+            yield chunk
+
+
+def test_a_member_declared_over_the_cap_is_refused_without_being_read(tmp_path: Path) -> None:
+    """A 10 GiB member (a sparse file: no disk) is refused from its declared size alone."""
+    member = tmp_path / "raw" / "http" / "workers.json"
+    member.parent.mkdir(parents=True)
+    with member.open("wb") as handle:
+        handle.truncate(10 << 30)
+    source = ReadCounting(tmp_path)
+    with pytest.raises(JsonTooLarge) as refused:
+        read_json(source, "raw/http/workers.json")
+    assert (refused.value.size, refused.value.limit) == (10 << 30, DEFAULT_MAX_JSON_BYTES)
+    assert source.read == 0
+
+
+def test_a_bundle_member_over_the_cap_is_refused_from_its_directory_record(
+    tmp_path: Path,
+) -> None:
+    """In a sealed bundle the size is the zip directory's, which the reader never inflates
+    past: the member is refused before a byte of it is decrypted."""
+    body = b"[]" + b" " * (3 << 20)
+    sealed = build_bundle(tmp_path / "b.zip", {"raw/http/workers.json": body})
+    with open_test_bundle(sealed.path) as reader:
+        assert reader.member_size("raw/http/workers.json") == len(body)
+        with pytest.raises(JsonTooLarge) as refused:
+            read_json(reader, "raw/http/workers.json", max_bytes=1 << 20)
+        problems = reader.check().problems  # the member itself is sound, and still readable
+    assert refused.value.size == len(body)
+    assert problems == []
+
+
+class Unsized(ReadCounting):
+    """A source that cannot say a member's size before reading it (a view of another)."""
+
+    member_size = None  # type: ignore[assignment]
+
+
+def test_a_member_of_unknown_size_is_read_no_further_than_the_cap(tmp_path: Path) -> None:
+    member = tmp_path / "raw" / "http" / "workers.json"
+    member.parent.mkdir(parents=True)
+    member.write_bytes(b"[]" + b" " * (8 << 20))
+    source = Unsized(tmp_path)
+    with pytest.raises(JsonTooLarge):
+        read_json(source, "raw/http/workers.json", max_bytes=2 << 20)
+    assert 2 << 20 < source.read <= 3 << 20  # one chunk past the cap, not 8 MiB
+    assert read_json(source, "raw/http/workers.json", max_bytes=9 << 20) == []
 
 
 def _workers_document(size: int) -> bytes:
@@ -134,6 +199,28 @@ def test_a_malformed_cap_is_a_usage_error_before_anything_is_read(
     error = "bundler: error: BUNDLER_MAX_JSON_BYTES must be a positive size such as 20GiB"
     assert [line for line in result.stderr.splitlines() if "error" in line] == [
         f"{error} or 100000 (got 'lots')"
+    ]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("kind", ["bundle", "directory", "file"])
+@pytest.mark.parametrize("variable", ["BUNDLER_MAX_JSON_BYTES", "BUNDLER_MAX_MEMBERS"])
+def test_review_refuses_a_malformed_limit_whatever_it_reviews(
+    kind: str, variable: str, tmp_path: Path
+) -> None:
+    """Opening a bundle reads the limits and refused a malformed one (exit 2); a directory
+    or a plain file was reviewed as if it were not set, and called clean (exit 0)."""
+    sealed = build_bundle(tmp_path / "b.zip", {"raw/http/workers.json": b"[]"})
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "workers.json").write_bytes(b"[]")
+    target = {"bundle": sealed.path, "directory": folder, "file": folder / "workers.json"}[kind]
+    result = CliRunner().invoke(
+        cli, ["review", str(target), "--password-env", "BUNDLE_PW"], env=ENV | {variable: "lots"}
+    )
+    assert result.exit_code == 2, result.stderr
+    assert [line for line in result.stderr.splitlines() if "error" in line] == [
+        f"bundler: error: {variable} must be a positive size such as 20GiB or 100000 (got 'lots')"
     ]
     assert result.stdout == ""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
+
 from bundler.products.flux import PROFILE
 from bundler.serve import captured_routes
 from bundler.source import MemorySource
@@ -60,6 +62,47 @@ def test_an_older_bundle_is_rebuilt_from_the_plan() -> None:
     assert routes["http.metrics"].status == 404  # an optional route skipped after asking: a 404
     assert routes["http.health"].status == 503  # from the recorded error
     assert "http.execution.running.000" not in routes  # nothing to expand: never asked
+
+
+def _with_workers(body: bytes) -> tuple[Manifest, MemorySource]:
+    """:func:`old_bundle` with ``body`` as the stored ``GET /workers`` answer."""
+    manifest, source = old_bundle()
+    source.add("raw/http/workers.json", body)
+    members = [entry("raw/http/workers.json", body), *manifest.members[1:]]
+    return manifest.model_copy(update={"members": members}), source
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested past any stack"),
+        (b'[{"name": "w1"}, {"name": "w 2", "name": "w3"}]', "a key named twice"),
+        (b'[{"name": "w1"}, {"name": "w\\ud800"}]', "a lone surrogate"),
+    ],
+)
+def test_an_older_bundle_s_parent_document_is_parsed_as_every_reader_parses_it(
+    body: bytes, why: str
+) -> None:
+    """A fan-out's requests are rebuilt from the parent's stored document; one the readers
+    refuse rebuilds none (and raises nothing): 100,000 ``[`` was a RecursionError."""
+    manifest, source = _with_workers(body)
+    routes = {r.collector: r for r in captured_routes(manifest, source, PROFILE)}
+    assert "http.worker.001" not in routes, why
+    assert routes["http.workers"].shown == "/workers"
+
+
+def test_an_older_bundle_s_parent_document_over_the_json_cap_rebuilds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = json.dumps(WORKERS + [{"name": f"w{n}"} for n in range(3, 200)]).encode()
+    manifest, source = _with_workers(body)
+    monkeypatch.setenv("BUNDLER_MAX_JSON_BYTES", "1KiB")
+    routes = {r.collector: r for r in captured_routes(manifest, source, PROFILE)}
+    assert len(body) > 1024
+    assert "http.worker.001" not in routes
+    monkeypatch.setenv("BUNDLER_MAX_JSON_BYTES", "1MiB")
+    routes = {r.collector: r for r in captured_routes(manifest, source, PROFILE)}
+    assert routes["http.worker.001"].path == "/workers/w%202"
 
 
 def test_a_recorded_request_wins_over_the_plan() -> None:

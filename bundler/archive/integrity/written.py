@@ -95,13 +95,16 @@ def verify_written(
     expected: dict[str, WrittenMember],
     *,
     mode: Literal["mac", "full"] = "mac",
+    limits: ReaderLimits | None = None,
 ) -> None:
     """Raise :class:`EncryptionError` unless ``path`` holds exactly ``expected``, AES-256 AE-2.
 
-    Of several bad entries, the first in the file is the one reported.
+    Of several bad entries, the first in the file is the one reported. ``limits``: the
+    readers' defaults (None: :data:`READER_LIMITS`), or what the builder's room held the
+    bundle to (tests make it small).
     """
     try:
-        infos = _as_readers_open_it(path)
+        infos = _as_readers_open_it(path, READER_LIMITS if limits is None else limits)
         names = [info.filename for info in infos]
         if names != list(expected):
             _fail("its entries differ from the members written")
@@ -123,13 +126,13 @@ def verify_written(
         _fail(f"it cannot be read back ({type(exc).__name__})", exc)
 
 
-def _as_readers_open_it(path: Path) -> list[pyzipper.ZipInfo]:
+def _as_readers_open_it(path: Path, limits: ReaderLimits) -> list[pyzipper.ZipInfo]:
     """The entries, after every check a reader makes before reading (:mod:`..zipscan`),
     with the readers' default limits: a bundle ``inspect``, ``verify``, ``analyze`` or
     ``serve`` would refuse (a member past the compression-ratio limit, too many members,
     a manifest too large) is never published. Defaults, not ``BUNDLER_MAX_*``: what this
-    machine's environment allows, the recipient's reader may not."""
-    limits = READER_LIMITS
+    machine's environment allows, the recipient's reader may not. Doctor's collection
+    stays within them (:mod:`..room`): this is the backstop."""
     try:
         handle, zf, _ = open_zip(path, limits)
         with handle, zf:
