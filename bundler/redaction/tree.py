@@ -33,9 +33,12 @@ from redactors.binary import SNIFF_BYTES
 from schemas import RedactionReport
 
 from ..archive.deflate import inflate_raw
+from ..archive.integrity import written
 from ..archive.names import member_name_problem
+from ..archive.room import OWN_MEMBERS
 from ..errors import InputError, OutputError
 from ..interrupts import terminated
+from ..sizes import human_size
 from . import segments
 from . import workers as worker
 from .config import Progress, RedactConfig, media_type_for
@@ -79,6 +82,24 @@ class Final:
     """The stream encrypted already, as the zip stores it (a worker sealed it)."""
 
 
+def fits_a_bundle(files: int, total: int) -> None:
+    """Refuse, before any file is read, a tree whose bundle bundler's readers would not open
+    (more members or more bytes than their default limits): the check made before the
+    bundle is published refused it only after every file had been redacted."""
+    limits = written.READER_LIMITS
+    if files + OWN_MEMBERS > limits.max_members:
+        raise InputError(
+            f"{files:,} files would make a bundle of more members than bundler's readers open "
+            f"({limits.max_members:,}, with the manifest and the redaction report): redact "
+            "into a directory, or archive parts of the tree first (a .tar.gz is one member)"
+        )
+    if total > limits.max_total_bytes:
+        raise InputError(
+            f"{human_size(total)} of files would make a bundle larger than bundler's readers "
+            f"open ({human_size(limits.max_total_bytes)}): redact part of the tree at a time"
+        )
+
+
 class TreeRedaction:
     """One ``bundler redact`` run; see the module docstring."""
 
@@ -115,6 +136,8 @@ class TreeRedaction:
             self.coordinator.skip(shown_name(self.coordinator.member_name(rel)), reason, detail)
         files = self._storable(found.files, as_members=as_members)
         total = sum(f.size for f in files)
+        if as_members:
+            fits_a_bundle(len(files), total)
         self.bytes_in = total
         self.scratch, self.deflate = scratch, deflate
         members = [self._member(f, i, total) for i, f in enumerate(files)]

@@ -259,3 +259,24 @@ def test_a_file_that_compresses_past_the_readers_limit_is_stored_uncompressed(
     assert code == 0, err
     assert (out / "spam.log").read_bytes() == looping
     assert "Spam-Pw-1" not in (out / "app.conf").read_text()
+
+
+def test_a_tree_with_more_files_than_a_bundle_can_hold_is_refused_before_any_is_read(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check before publishing refused such a bundle too, but after every file was
+    redacted; now the run stops first, says why and what to do, and writes nothing."""
+    from bundler.archive.integrity import written
+    from bundler.archive.limits import ReaderLimits
+
+    monkeypatch.setattr(written, "READER_LIMITS", ReaderLimits(max_members=4))
+    bundle = tmp_path / "support.zip"
+    env = {"BPW": "a long enough bundle password"}
+    code, err = _cli("redact", str(tree), "--out", str(bundle), "--password-env", "BPW", env=env)
+    assert code == 2, err
+    assert "files would make a bundle of more members than bundler's readers open" in err
+    assert "pass one" not in err
+    assert not bundle.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+    code, err = _cli("redact", str(tree), "--out", str(tmp_path / "out"))
+    assert code == 0, err  # a directory has no such limit
