@@ -1,9 +1,12 @@
-"""What a member is, from its first bytes: text, UTF-16 text, gzip, or binary (and which).
+"""What a member is, from its first bytes: text, UTF-16 or UTF-32 text, gzip, or binary (and which).
 
 Binary files cannot be redacted without corrupting them (troubleshoot PR#1947)
 and may still hold ASCII secrets (a SQLite file, a core dump), so they are
 left out unless the user explicitly keeps them. UTF-16 text (Windows exports)
-is transcoded and redacted like any text; gzip is decompressed, redacted and
+and UTF-32 text, little- or big-endian, with a byte-order mark or without, are
+transcoded to UTF-8 and redacted like any text (a rule matches ``password=``,
+not ``p\0a\0s\0s``: read as bytes, such text kept every secret and reviewed
+clean); gzip is decompressed, redacted and
 recompressed; nested zip/tar archives are left out (their names and contents
 would escape redaction).
 """
@@ -34,8 +37,28 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 
 @dataclass(frozen=True)
 class Sniff:
-    kind: str  # "text" | "utf-16-le" | "utf-16-be" | "gzip" | "binary" | "archive"
+    kind: str  # "text" | a WIDE_TEXT encoding | "gzip" | "binary" | "archive"
     detail: str = ""
+
+
+WIDE_TEXT = frozenset({"utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"})
+"""Text in a fixed-width encoding of more than a byte: transcoded before any rule reads it."""
+
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),  # before UTF-16's, which it begins with
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+_LANES = {
+    "utf-32-le": (4, (2, 3), 0),
+    "utf-32-be": (4, (0, 1), 3),
+    "utf-16-le": (2, (1,), 0),
+    "utf-16-be": (2, (0,), 1),
+}
+"""Per encoding: the code unit's width, the byte lanes that are zero in ASCII and Latin
+text (and, for UTF-32, in every character but the rarest), and the lane that holds the
+character itself."""
 
 
 _CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13, 27, 0))
@@ -60,10 +83,9 @@ def sniff(head: bytes) -> Sniff:
     """Classify a member by its first bytes (at least :data:`SNIFF_BYTES` when available)."""
     if head[:2] == b"\x1f\x8b":
         return Sniff("gzip", "gzip-compressed")
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_utf16(
-        head[2:], head[:2] == b"\xff\xfe"
-    ):
-        return Sniff("utf-16-le" if head[:2] == b"\xff\xfe" else "utf-16-be", "UTF-16 text")
+    for bom, encoding in _BOMS:
+        if head.startswith(bom) and _with_bom(head[len(bom) : SNIFF_BYTES], encoding):
+            return Sniff(encoding, f"{encoding[:6].upper()} text")
     for magic, detail in _MAGIC:
         if head.startswith(magic):
             if "zip" in detail or "7z" in detail:
@@ -78,13 +100,9 @@ def sniff(head: bytes) -> Sniff:
         return Sniff("text")
     zeros = sample.count(0)
     if zeros:
-        odd = sample[1::2]
-        if (
-            len(odd) > 16
-            and odd.count(0) > 0.8 * len(odd)
-            and sample[0::2].count(0) < 0.1 * len(odd)
-        ):
-            return Sniff("utf-16-le", "UTF-16 text without BOM")
+        for encoding in _LANES:  # UTF-32 first: its zero lanes include UTF-16's
+            if _without_bom(sample, encoding):
+                return Sniff(encoding, f"{encoding[:6].upper()} text without BOM")
         if zeros > max(8, len(sample) // 100) and not _nul_separated_text(sample):
             return Sniff("binary", "contains NUL bytes")
     if control_bytes(sample) > len(sample) // 10:
@@ -92,16 +110,41 @@ def sniff(head: bytes) -> Sniff:
     return Sniff("text")
 
 
-def _looks_utf16(body: bytes, little: bool) -> bool:
-    """A BOM alone proves nothing (Latin-1 text may start with 0xFF 0xFE): check the zeros."""
-    high = body[1::2] if little else body[0::2]
-    return len(high) < 4 or high.count(0) >= 0.5 * len(high)
+def _with_bom(body: bytes, encoding: str) -> bool:
+    """A BOM alone proves nothing (Latin-1 text may start with 0xFF 0xFE): check the zeros.
+
+    Half the high bytes of UTF-16 (text in another script has few), and for UTF-32 the
+    lanes no character below U+10000 sets, all but a few.
+    """
+    width, zero_lanes, _ = _LANES[encoding]
+    body = body[: len(body) - len(body) % width]
+    lanes = [body[lane::width] for lane in zero_lanes]
+    if len(lanes[0]) < 4:
+        return True
+    share = 0.5 if width == 2 else 0.95
+    return all(lane.count(0) >= share * len(lane) for lane in lanes)
+
+
+def _without_bom(sample: bytes, encoding: str) -> bool:
+    """Text in ``encoding`` with no BOM: its zero lanes almost all zero, its character lane
+    almost never (ASCII or Latin text, as logs and exports are)."""
+    width, zero_lanes, character = _LANES[encoding]
+    sample = sample[: len(sample) - len(sample) % width]
+    units = len(sample) // width
+    if units <= 16:
+        return False
+    return (
+        all(sample[lane::width].count(0) > 0.8 * units for lane in zero_lanes)
+        and sample[character::width].count(0) < 0.1 * units
+    )
 
 
 def _nul_separated_text(sample: bytes) -> bool:
     """``/proc/<pid>/environ`` and ``find -print0``: text records separated by NUL."""
     fields = [f for f in sample.split(b"\0") if f]
     printable = record_text_bytes(sample)
+    if len(fields) >= 16 and sum(len(f) == 1 for f in fields) > len(fields) // 2:
+        return False  # one character between NULs: text in a wider encoding, not records
     return bool(fields) and printable > 0.95 * len(sample)
 
 

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 from schemas import RedactionReport, RedactionSummary, RuleInfo
 
-from .binary import SNIFF_BYTES, opaque, sniff
+from .binary import SNIFF_BYTES, WIDE_TEXT, opaque, sniff
 from .catalog import BUILTIN_RULES, FORMAT_RULE_IDS, RULESET_ID, ruleset_sha256
 from .embedded import refuse_embedded
 from .engine import Engine, resolve
@@ -36,7 +36,7 @@ from .secretfiles import scanner_for
 from .sharing import SharedState
 from .stream import Segment, redact_stream
 from .structure import detect_format, redact_object, structure_walk, value_spans
-from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, utf16_to_utf8
+from .textcodecs import GzipDamaged, gunzip_chunks, gzip_chunks, peek, wide_to_utf8
 from .tokens import Tokenizer
 from .values import YAML_PROPERTY
 from .walklimits import over_cap, walk_cap
@@ -166,8 +166,8 @@ class BundleRedactor(SharedState):
             yield from self._gzip(name, stored, stream, media_type)
             return
         record = self.builder.member(stored)
-        if kind.kind.startswith("utf-16"):
-            stream = utf16_to_utf8(stream, kind.kind)
+        if kind.kind in WIDE_TEXT:
+            stream = wide_to_utf8(stream, kind.kind)
         self._state[stored] = "text"
         checked = refuse_embedded(stored, stream)  # text with a gzip or a database appended
         try:
@@ -227,8 +227,8 @@ class BundleRedactor(SharedState):
             )
             return
         del peeked
-        if kind.kind.startswith("utf-16"):
-            inner = utf16_to_utf8(inner, kind.kind)
+        if kind.kind in WIDE_TEXT:
+            inner = wide_to_utf8(inner, kind.kind)
         record = self.builder.member(stored)
         self._state[stored] = "gzip"
         try:

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from schemas import RedactionReport, ResidualFinding, ReviewResult
 
-from .binary import SNIFF_BYTES, opaque, sniff
+from .binary import SNIFF_BYTES, WIDE_TEXT, opaque, sniff
 from .catalog import BUILTIN_RULES
 from .embedded import refuse_embedded
 from .engine import Engine
@@ -47,7 +47,7 @@ from .rules import Hit, View
 from .stream import redact_stream
 from .structure import detect_format, structure_walk, value_spans
 from .tarwalk import tar_text_only
-from .textcodecs import GzipDamaged, gunzip_chunks, peek, utf16_to_utf8
+from .textcodecs import GzipDamaged, gunzip_chunks, peek, wide_to_utf8
 from .tokens import TOKEN_MARK, TOKEN_RE
 from .walklimits import STRUCTURE_MAX, over_cap, walk_cap
 
@@ -133,8 +133,8 @@ class Reviewer:
                     raise MemberUnreadable(
                         name, f"gzip of a {found.detail}: review cannot see inside it"
                     )
-            if found.kind.startswith("utf-16"):  # as the redactor reads it: rules match UTF-8
-                head, stream = peek(utf16_to_utf8(stream, found.kind), SNIFF_BYTES)
+            if found.kind in WIDE_TEXT:  # as the redactor reads it: rules match UTF-8
+                head, stream = peek(wide_to_utf8(stream, found.kind), SNIFF_BYTES)
             if found.kind == "binary":  # kept with --keep-binary, or put there by hand
                 raise MemberUnreadable(
                     name,

@@ -1,4 +1,4 @@
-"""Byte-stream plumbing: peeking, gzip in and out, UTF-16 to UTF-8 (all streaming)."""
+"""Byte-stream plumbing: peeking, gzip in and out, UTF-16 and UTF-32 to UTF-8 (all streaming)."""
 
 from __future__ import annotations
 
@@ -89,19 +89,21 @@ def gzip_chunks(chunks: Iterable[bytes], level: int = 6) -> Iterator[bytes]:
     yield deflater.flush()
 
 
-def utf16_to_utf8(chunks: Iterable[bytes], kind: str) -> Iterator[bytes]:
-    """Windows exports are UTF-16; rules match bytes, so transcode (BOM dropped)."""
-    decoder = codecs.getincrementaldecoder("utf-16" if kind != "utf-16-le" else "utf-16-le")(
-        "replace"
-    )
+def wide_to_utf8(chunks: Iterable[bytes], encoding: str) -> Iterator[bytes]:
+    """UTF-16 or UTF-32 text (``encoding`` names the width and byte order, as
+    :func:`~.binary.sniff` found them) as UTF-8: rules match bytes. A byte-order mark
+    is dropped; what does not decode becomes U+FFFD."""
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
     first = True
     for chunk in chunks:
-        if first and kind == "utf-16-le" and chunk[:2] == b"\xff\xfe":
-            chunk = chunk[2:]
-        first = False
         text = decoder.decode(chunk)
+        if first and text:
+            text = text.removeprefix("\ufeff")
+            first = False
         if text:
             yield text.encode("utf-8", "surrogateescape")
     tail = decoder.decode(b"", final=True)
+    if first:
+        tail = tail.removeprefix("\ufeff")
     if tail:
         yield tail.encode("utf-8")
