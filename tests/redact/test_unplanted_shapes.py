@@ -17,6 +17,16 @@ from tests.support.redaction import layers, run
 Files = dict[str, bytes | str]
 CASES: dict[str, tuple[Files, list[str], list[str]]] = {
     # name: (files, secrets that must go, evidence that must stay as written)
+    "a-negated-flag-takes-no-value": (
+        {
+            "history.txt": "pg_dump --no-password mydb > dump.sql\n"
+            "psql --no-password --host db appdb\n"
+            "mysqldump --skip-password inventory\n"
+            "psql --password Hunter2-Quill --host db appdb\n",
+        },
+        ["Hunter2-Quill"],
+        ["--no-password mydb >", "--skip-password inventory", "--host db appdb"],
+    ),
 }
 
 
