@@ -375,6 +375,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if sep == b"=" and view.low[start : match.end()] == b"key=":
         yield from _xml_pair(view, match.end(), rule)
         return
+    if sep in (b":", b"=") and _ends_its_string(data, start, match.end()):
+        return  # read -p "Token: " token: a prompt or a label, with no value in it
     yield from _kv_hits(
         view,
         start,
@@ -385,6 +387,36 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
         assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
     )
+
+
+def _ends_its_string(data: bytes, key_start: int, value_pos: int) -> bool:
+    """Whether the quote after a key's separator closes a string the key stands in.
+
+    ``read -p "Token: " token`` and ``printf 'Password: '`` hold a key at the end of a
+    quoted prompt: the quote after ``Token: `` ends the string, it opens no value, and
+    reading one from there took the words between this quote and the next, on the next
+    line too. The quote is a closing one when an odd number of its kind stand before it on
+    the line; an apostrophe inside a word (``can't``) is not a quote.
+    """
+    while value_pos < len(data) and data[value_pos] in b" \t":
+        value_pos += 1
+    quote = data[value_pos : value_pos + 1]
+    if quote not in (b'"', b"'") or data[value_pos - 1 : value_pos] == b"\\":
+        return False
+    line_start = data.rfind(b"\n", 0, key_start) + 1
+    count = 0
+    at = data.find(quote, line_start, value_pos)
+    while at >= 0:
+        apostrophe = (
+            quote == b"'"
+            and at > 0
+            and data[at - 1 : at].isalnum()
+            and data[at + 1 : at + 2].isalnum()
+        )
+        if not apostrophe and data[at - 1 : at] != b"\\":
+            count += 1
+        at = data.find(quote, at + 1, value_pos)
+    return count % 2 == 1
 
 
 def kv_rule(

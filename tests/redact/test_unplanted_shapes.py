@@ -27,6 +27,21 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["Hunter2-Quill"],
         ["--no-password mydb >", "--skip-password inventory", "--host db appdb"],
     ),
+    "a-key-at-the-end-of-a-quoted-prompt": (
+        {
+            "deploy.sh": 'read -p "Token: " token\n'
+            'echo "starting deploy of service web"\n'
+            "printf 'Password: ' ; read -s pw\n",
+            "app.log": '{"token": "Zq8rT5vWKx9w"}\n'
+            "can't login, password: 'Pebble-77x'\n"
+            'msg="login failed, Token: Yh7Gt5Rd3Es1" attempt=2\n',
+        },
+        ["Zq8rT5vWKx9w", "Pebble-77x", "Yh7Gt5Rd3Es1"],
+        [
+            'read -p "Token: " token\necho "starting deploy of service web"\n',
+            "printf 'Password: ' ; read -s pw",
+        ],
+    ),
 }
 
 
