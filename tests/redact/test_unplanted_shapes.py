@@ -42,6 +42,20 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "printf 'Password: ' ; read -s pw",
         ],
     ),
+    "a-yaml-alias-under-a-secret-key": (
+        {
+            "values.yaml": "defaults: &base\n"
+            "  password: emberquillfox\n"
+            "shared: &dbpw s3cretvalue99\n"
+            "prod:\n"
+            "  password: *dbpw\n"
+            "  <<: *base\n"
+            "staging: {password: *dbpw, user: app}\n",
+            "app.ini": "password = *Secret1\n",
+        },
+        ["emberquillfox", "s3cretvalue99", "Secret1"],
+        ["  password: *dbpw\n  <<: *base\n", "{password: *dbpw, user: app}"],
+    ),
 }
 
 
