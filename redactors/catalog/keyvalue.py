@@ -30,6 +30,7 @@ from ..keys import (
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
 from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
+from .commands import known_command
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
 _SCHEME_KINDS = {b"basic": "basic-auth", b"bearer": "bearer-token", b"token": "bearer-token"}
@@ -212,8 +213,9 @@ def _to_line_end(
     line holds another ``key=`` (a logfmt line that happens to start with
     ``password=``) or a redaction token (a secret found there on its own: the
     line was already cut into values), or a shell ``assignment`` (``NAME=value``,
-    no blanks) is followed by a command with options or operators
-    (``PGPASSWORD=pw psql -h db``); an inline comment (`` # ...``, `` ; ...``)
+    no blanks) is followed by a command: options or operators (``PGPASSWORD=pw
+    psql -h db``), or a program's path or a name the catalog knows as a tool
+    (``PGPASSWORD=pw psql mydb``, :mod:`.commands`); an inline comment (`` # ...``, `` ; ...``)
     ends it. Every test reads only what a redaction leaves in place, so the rule
     gives the same extent over ``password = [REDACTED:...] horse battery`` as over
     the original line, and takes the clear tail an older redaction left.
@@ -234,7 +236,7 @@ def _to_line_end(
         return span  # a token there: a secret found on its own, so the line is no one value
     if end - span.start >= WHOLE_LINE_WORD_MAX and rest.lstrip().startswith(_NOTE):
         return span
-    if assignment and _COMMAND_AFTER.search(rest):
+    if assignment and (_COMMAND_AFTER.search(rest) or known_command(rest.split()[0])):
         return span
     return ValueSpan(span.start, end + len(rest))
 

@@ -56,6 +56,16 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["emberquillfox", "s3cretvalue99", "Secret1"],
         ["  password: *dbpw\n  <<: *base\n", "{password: *dbpw, user: app}"],
     ),
+    "an-assignment-before-a-command-without-options": (
+        {
+            "history.txt": "PGPASSWORD=amberfoxglow psql mydb\n"
+            "MYSQL_PWD=quietlarkspur /usr/bin/mysql inventory\n"
+            "RESTIC_PASSWORD=tundrawillow restic backup /srv\n",
+            "app.env": "DB_PASSWORD=correct horse battery\n",
+        },
+        ["amberfoxglow", "quietlarkspur", "tundrawillow", "correct horse battery"],
+        [" psql mydb\n", " /usr/bin/mysql inventory\n", " restic backup /srv\n"],
+    ),
 }
 
 
