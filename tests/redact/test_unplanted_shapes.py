@@ -66,6 +66,16 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["amberfoxglow", "quietlarkspur", "tundrawillow", "correct horse battery"],
         [" psql mydb\n", " /usr/bin/mysql inventory\n", " restic backup /srv\n"],
     ),
+    "a-directive-that-owns-its-line-takes-a-value-with-blanks": (
+        {
+            "redis.conf": "requirepass correct horse battery\nport 6379\n"
+            "masterauth amber falcon # rotated\n",
+            "nslcd.conf": "bindpw quiet meadow lark\n",
+            "snmpd.conf": "rocommunity n0tpublic 10.0.0.0/8\n",
+        },
+        ["horse battery", "amber falcon", "meadow lark", "n0tpublic"],
+        ["port 6379", " # rotated", " 10.0.0.0/8"],
+    ),
 }
 
 
