@@ -76,6 +76,16 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["horse battery", "amber falcon", "meadow lark", "n0tpublic"],
         ["port 6379", " # rotated", " 10.0.0.0/8"],
     ),
+    "a-terminal-line-section-password": (
+        {
+            "running-config.txt": "hostname edge-1\n!\n"
+            "line con 0\n password 7 0822455D0A16\n exec-timeout 5 0\n"
+            "line vty 0 4\n password ciscohorse\n login\n transport input ssh\n!\nend\n",
+            "app.log": "line 42:\n  password reset email sent to the user\n",
+        },
+        ["ciscohorse", "0822455D0A16"],
+        ["line vty 0 4\n password [REDACTED:", " login\n", "  password reset email sent"],
+    ),
 }
 
 
