@@ -16,7 +16,8 @@ The list is read as a command line is (:mod:`.catalog.cliflags`, :mod:`.catalog.
   ``--key`` only before a generated key) takes the next element;
 * a known tool's secret flags, as its table says (``redis-cli -a PW``, ``mysql -pPW``,
   ``curl -u user:PW``, ``docker login -p PW``; not ``docker run -p 8080:80``), the tool being
-  the last element before the flag that the table knows;
+  the last element before the flag that the table knows; a MySQL tool's lone ``-p`` before
+  a word the tool cannot take (``["mysql", "-p", PW, "mydb"]``), as on a line;
 * ``-p``/``-P`` of another tool as the line rule judges it: beside a user flag, or a value
   shaped like a human password (not ``mkdir -p /x``, ``ssh -p 2222``).
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .catalog.cliflags import secret_flags
+from .catalog.cliflags import misplaced_password, secret_flags
 from .catalog.shellwords import flag_text, is_reference, tool_name
 from .catalog.userpass import flag_password, names_user
 from .keys import BARE_KEY_NAMES, generated_secret
@@ -113,6 +114,8 @@ def _tool_flag(texts: list[bytes], index: int) -> Secret | None:
         mode = "next"
     if attached is not None:
         where, value = index, attached
+    elif mode == "attached" and misplaced_password(tool_name(texts[at]), texts[index + 1 :]):
+        where, value = index + 1, texts[index + 1]  # ["mysql", "-p", PW, "mydb"]
     elif mode == "attached" or index + 1 == len(texts) or flag_text(texts[index + 1]):
         return None  # mysql -p alone prompts
     else:

@@ -86,6 +86,27 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["ciscohorse", "0822455D0A16"],
         ["line vty 0 4\n password [REDACTED:", " login\n", "  password reset email sent"],
     ),
+    "a-mysql-password-after-a-lone-p": (
+        {
+            "history.txt": "mysql -u root -p hunterpass mydb\n"
+            "mysqladmin -u root -p adminhorse status\n"
+            "redis-cli -h cache -a plainword ping\n"
+            "sshpass -p sshwordplain ssh ops@h\n"
+            "mysql -u root -p inventory\n"
+            "mysql -p reports -e 'select 1'\n"
+            "mysqladmin -u root -p processlist\n"
+            "mysqldump -u root -p appdb users\n",
+            "pod.json": '{"args": ["mysql", "-u", "root", "-p", "listpassword", "mydb"]}\n',
+        },
+        ["hunterpass", "adminhorse", "plainword", "sshwordplain", "listpassword"],
+        [
+            "-p inventory\n",
+            "-p reports -e",
+            "-p processlist\n",
+            "-p appdb users\n",
+            '"-p", "[REDACTED:password:',
+        ],
+    ),
 }
 
 
