@@ -56,7 +56,7 @@ def argv_secrets(items: Sequence[Any], classify: Classify) -> Iterator[Secret]:
     for index, text in enumerate(texts):
         if len(text) < 2 or text[0] != 0x2D:  # "-"
             continue
-        found = _named_flag(texts, index, classify)
+        found = None if _value_glued(texts, index) else _named_flag(texts, index, classify)
         if found is None:
             found = _tool_flag(texts, index)
         if found is not None:
@@ -97,6 +97,14 @@ def _named_flag(texts: list[bytes], index: int, classify: Classify) -> Secret | 
     if kind is None or not _secret_value(value) or (value.isdigit() and len(value) < 4):
         return None  # "3": a count, not a credential (PINs have 4+ digits), as for key rules
     return index + 1, kind, value
+
+
+def _value_glued(texts: list[bytes], index: int) -> bool:
+    """Whether the element is a known tool's flag with its value glued on (``mysql``'s
+    ``-pListPw-7``): not a flag named like a secret (``plistpw``) whose value is the next
+    element, whatever the glued value is (a token too, in what was redacted before)."""
+    known = _known_tool(texts, index)
+    return known is not None and _flag_of(texts[index], known[1])[1] is not None
 
 
 def _tool_flag(texts: list[bytes], index: int) -> Secret | None:

@@ -17,6 +17,7 @@ from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
+from .quotedargv import QUOTED_ARGV
 from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
 from .userpass import USER_PASSWORD_FLAG
@@ -35,6 +36,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ORACLE_LOGON,
     STDIN_PASSWORD,
     USER_PASSWORD_FLAG,
+    QUOTED_ARGV,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

@@ -107,6 +107,23 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             '"-p", "[REDACTED:password:',
         ],
     ),
+    "a-list-of-arguments-inside-a-log-line": (
+        {
+            "worker.log": '2026-01-01 INFO exec ["redis-cli","-a","redisplainword","ping"]\n'
+            "2026-01-01 DEBUG argv=['sshpass', '-p', 'quietlarkword', 'ssh', 'ops@h']\n"
+            '2026-01-01 INFO cmd "worker","--api-key","k3yHorse99","--port","8080"\n'
+            '2026-01-01 INFO exec ["docker","run","-p","8080:80","nginx"]\n',
+            "job.json": '{"args": ["mysql", "-uroot", "-pListPw-7", "appdatabase"]}\n',
+        },
+        ["redisplainword", "quietlarkword", "k3yHorse99", "ListPw-7"],
+        [
+            '"-a","[REDACTED:',
+            '"ping"]',
+            '"--port","8080"',
+            '["docker","run","-p","8080:80"',
+            '"appdatabase"]',
+        ],
+    ),
 }
 
 
