@@ -124,6 +124,18 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             '"appdatabase"]',
         ],
     ),
+    "a-command-line-split-over-command-and-args": (
+        {
+            "pod.yaml": "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n"
+            "  - name: app\n    command: [app, --password]\n    args: [hunter2horse]\n"
+            "  - name: cache\n    command:\n    - redis-cli\n    args:\n    - -a\n"
+            "    - batterystaple\n    - ping\n",
+            "inspect.json": '{"Config": {"Entrypoint": ["app", "--api-key"], '
+            '"Cmd": ["fernwhistle99", "--port", "8080"]}}\n',
+        },
+        ["hunter2horse", "batterystaple", "fernwhistle99"],
+        ["command: [app, --password]", "    - ping\n", '"--port", "8080"]'],
+    ),
 }
 
 
