@@ -14,6 +14,9 @@ from bundler.source import MemorySource
 from redactors.review import review_source
 from tests.support.redaction import layers, run
 
+GHP = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+XOXB = "xoxb-" + "1234567890123-1234567890123-" + "aB3dE6gH9jK2mN5pQ8sT1vW4"
+
 Files = dict[str, bytes | str]
 CASES: dict[str, tuple[Files, list[str], list[str]]] = {
     # name: (files, secrets that must go, evidence that must stay as written)
@@ -136,6 +139,25 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
         ["hunter2horse", "batterystaple", "fernwhistle99"],
         ["command: [app, --password]", "    - ping\n", '"--port", "8080"]'],
     ),
+    "a-distinctive-token-glued-to-a-word": (
+        {
+            "proxy.log": f"WARN got token{GHP} from header\n"
+            f"INFO auth Bearer{XOXB} sent\n"
+            "INFO key idAKIAQWERTYUIOPASDF23 rotated\n"
+            f"INFO stripe xsk_live_{'4eC39HqLyjWDarjtT1zdp7dc'} ok\n"
+            f"INFO bare {GHP} again\n"
+            "INFO image 2018-250-xoxo-indieweb-1.jpg and video_box.ico-7af3 served\n"
+            "INFO SLOVAKIAQWERTYUIOPASDFG region\n",
+        },
+        [GHP, XOXB, "AKIAQWERTYUIOPASDF23", "4eC39HqLyjWDarjtT1zdp7dc"],
+        [
+            "WARN got [REDACTED:github-token:",
+            "] from header\n",
+            "INFO auth [REDACTED:slack-token:",
+            "2018-250-xoxo-indieweb-1.jpg and video_box.ico-7af3",
+            "SLOVAKIAQWERTYUIOPASDFG region",
+        ],
+    ),
 }
 
 
@@ -168,6 +190,14 @@ def test_review_finds_the_input_and_passes_the_output(name: str) -> None:
     assert review_source(MemorySource(dict(files))).findings
     outputs = _redacted(files)
     assert review_source(MemorySource(outputs)).findings == []
+
+
+def test_a_glued_token_gets_the_token_it_gets_standing_free() -> None:
+    """The glued word goes with the token (review calls letters glued to a token a cut
+    value), and the token is the one the same value gets elsewhere."""
+    outputs = _redacted({"a.log": f"x token{GHP} y\nx {GHP} y\n"})
+    glued, free = outputs["a.log"].decode().splitlines()
+    assert glued == free
 
 
 def test_redacting_the_output_again_changes_nothing() -> None:
