@@ -377,7 +377,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if sep == b"=" and view.low[start : match.end()] == b"key=":
         yield from _xml_pair(view, match.end(), rule)
         return
-    if sep in (b":", b"=") and _ends_its_string(data, start, match.end()):
+    if sep in (b":", b"=") and _ends_its_string(data, start, match.end("rest"), match.end()):
         return  # read -p "Token: " token: a prompt or a label, with no value in it
     yield from _kv_hits(
         view,
@@ -391,34 +391,43 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     )
 
 
-def _ends_its_string(data: bytes, key_start: int, value_pos: int) -> bool:
+_STRING_OPENERS = frozenset(b" \t=([{,:")
+"""What stands before a quote that opens a string (``-p "...``, ``msg="...``, ``("...``)."""
+_AFTER_A_STRING = frozenset({b"", b" ", b"\t", b"\r", b"\n", b",", b";", b")", b"]", b"}"})
+"""What follows a quote that closes a string; a quote that opens a value has the value."""
+STRING_LOOKBACK = 512
+"""How far before a key the quote that opens the string it stands in is looked for."""
+
+
+def _ends_its_string(data: bytes, key_start: int, key_end: int, value_pos: int) -> bool:
     """Whether the quote after a key's separator closes a string the key stands in.
 
     ``read -p "Token: " token`` and ``printf 'Password: '`` hold a key at the end of a
     quoted prompt: the quote after ``Token: `` ends the string, it opens no value, and
     reading one from there took the words between this quote and the next, on the next
-    line too. The quote is a closing one when an odd number of its kind stand before it on
-    the line; an apostrophe inside a word (``can't``) is not a quote.
+    line too (and a key inside a base64 string, ``…PwQ="``, took the JSON after it). The
+    key is in a string when it is not quoted itself (``"token": "x"`` is), the nearest
+    quote of that kind before it, on its line, opens a string (a blank, ``=``, a bracket
+    or the line's start before it: not an apostrophe in ``can't``), and the quote after the
+    separator is followed by what follows a string's end (a blank, the line's end, a
+    comma or a closing bracket), not by a value. Judged on the few
+    bytes around the key, never by counting quotes from a line's start: a minified
+    megabyte is one line, read a window at a time.
     """
     while value_pos < len(data) and data[value_pos] in b" \t":
         value_pos += 1
     quote = data[value_pos : value_pos + 1]
     if quote not in (b'"', b"'") or data[value_pos - 1 : value_pos] == b"\\":
         return False
-    line_start = data.rfind(b"\n", 0, key_start) + 1
-    count = 0
-    at = data.find(quote, line_start, value_pos)
-    while at >= 0:
-        apostrophe = (
-            quote == b"'"
-            and at > 0
-            and data[at - 1 : at].isalnum()
-            and data[at + 1 : at + 2].isalnum()
-        )
-        if not apostrophe and data[at - 1 : at] != b"\\":
-            count += 1
-        at = data.find(quote, at + 1, value_pos)
-    return count % 2 == 1
+    if data.find(quote, key_end, value_pos) >= 0:
+        return False  # "token": "x": the key is quoted, the quote after it opens the value
+    if data[value_pos + 1 : value_pos + 2] not in _AFTER_A_STRING:
+        return False  # x=" " password="pw": a value follows the quote, so it opens one
+    low = max(0, key_start - STRING_LOOKBACK)
+    opener = data.rfind(quote, low, key_start)
+    if opener < 0 or data.find(b"\n", opener, key_start) >= 0:
+        return False
+    return opener == 0 or data[opener - 1] in _STRING_OPENERS or data[opener - 1] == 0x0A
 
 
 def kv_rule(
