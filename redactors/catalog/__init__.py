@@ -12,6 +12,7 @@ import hashlib
 
 from ..rules import Rule
 from .argpairs import RCLONE_CONFIG
+from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
@@ -35,6 +36,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,
+    CHPASSWD_INPUT,
     USER_PASSWORD_FLAG,
     QUOTED_ARGV,
 )

@@ -158,6 +158,45 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "SLOVAKIAQWERTYUIOPASDFG region",
         ],
     ),
+    "chpasswd-input-outside-its-command-line": (
+        {
+            "session.log": "root@web01:~# cat users.txt\n"
+            "alice:S3cr3tPass\n"
+            "bob:Tr0ub4dor&3\n"
+            "root@web01:~# cat users.txt | chpasswd\n"
+            "root@web01:~# cat hosts.txt\n"
+            "web:8080\n"
+            "root@web01:~# chpasswd\n"
+            "carol:typedhorse\n"
+            "^D\n",
+            "provision.sh": "printf 'dave:printfhorse\\nerin:secondhorse\\n' > /root/new.txt\n"
+            "cat > /root/more.txt <<EOF\nfrank:heredochorse\nEOF\n"
+            "chpasswd < /root/new.txt\n"
+            "chpasswd < /root/more.txt\n"
+            "echo 'gina:notfed' > /tmp/notes.txt\n",
+            "user-data.yaml": "#cloud-config\nchpasswd:\n  expire: false\n  list: |\n"
+            "    root:cloudhorse\n    ubuntu:ubuntuhorse\nruncmd:\n  - [ls, /]\n",
+            "notes.txt": "# chpasswd input\nalice:kept-as-prose\nserver:8080\n",
+        },
+        [
+            "S3cr3tPass",
+            "Tr0ub4dor&3",
+            "typedhorse",
+            "printfhorse",
+            "secondhorse",
+            "heredochorse",
+            "cloudhorse",
+            "ubuntuhorse",
+        ],
+        [
+            "alice:[REDACTED:",
+            "web:8080\n",
+            "carol:[REDACTED:",
+            "gina:notfed",
+            "alice:kept-as-prose\nserver:8080\n",
+            "  - [ls, /]\n",
+        ],
+    ),
 }
 
 
