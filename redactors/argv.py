@@ -16,7 +16,8 @@ The list is read as a command line is (:mod:`.catalog.cliflags`, :mod:`.catalog.
   ``--key`` only before a generated key) takes the next element;
 * a known tool's secret flags, as its table says (``redis-cli -a PW``, ``mysql -pPW``,
   ``curl -u user:PW``, ``docker login -p PW``; not ``docker run -p 8080:80``), the tool being
-  the last element before the flag that the table knows;
+  the last element before the flag that the table knows; a MySQL tool's lone ``-p`` before
+  a word the tool cannot take (``["mysql", "-p", PW, "mydb"]``), as on a line;
 * ``-p``/``-P`` of another tool as the line rule judges it: beside a user flag, or a value
   shaped like a human password (not ``mkdir -p /x``, ``ssh -p 2222``).
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .catalog.cliflags import secret_flags
+from .catalog.cliflags import misplaced_password, secret_flags
 from .catalog.shellwords import flag_text, is_reference, tool_name
 from .catalog.userpass import flag_password, names_user
 from .keys import BARE_KEY_NAMES, generated_secret
@@ -55,7 +56,7 @@ def argv_secrets(items: Sequence[Any], classify: Classify) -> Iterator[Secret]:
     for index, text in enumerate(texts):
         if len(text) < 2 or text[0] != 0x2D:  # "-"
             continue
-        found = _named_flag(texts, index, classify)
+        found = None if _value_glued(texts, index) else _named_flag(texts, index, classify)
         if found is None:
             found = _tool_flag(texts, index)
         if found is not None:
@@ -98,6 +99,14 @@ def _named_flag(texts: list[bytes], index: int, classify: Classify) -> Secret | 
     return index + 1, kind, value
 
 
+def _value_glued(texts: list[bytes], index: int) -> bool:
+    """Whether the element is a known tool's flag with its value glued on (``mysql``'s
+    ``-pListPw-7``): not a flag named like a secret (``plistpw``) whose value is the next
+    element, whatever the glued value is (a token too, in what was redacted before)."""
+    known = _known_tool(texts, index)
+    return known is not None and _flag_of(texts[index], known[1])[1] is not None
+
+
 def _tool_flag(texts: list[bytes], index: int) -> Secret | None:
     """A short or odd flag that holds a secret for the tool it belongs to."""
     known = _known_tool(texts, index)
@@ -113,6 +122,8 @@ def _tool_flag(texts: list[bytes], index: int) -> Secret | None:
         mode = "next"
     if attached is not None:
         where, value = index, attached
+    elif mode == "attached" and misplaced_password(tool_name(texts[at]), texts[index + 1 :]):
+        where, value = index + 1, texts[index + 1]  # ["mysql", "-p", PW, "mydb"]
     elif mode == "attached" or index + 1 == len(texts) or flag_text(texts[index + 1]):
         return None  # mysql -p alone prompts
     else:

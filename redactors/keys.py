@@ -81,6 +81,11 @@ detect-secrets allowlist them); not credentials."""
 
 ALWAYS_SECRET_NAMES = frozenset({"private_key_id", "privatekeyid", "client_key_data"})
 
+NEGATING_WORDS = frozenset({"no", "without", "skip", "disable"})
+"""A first word that turns the rest off: ``--no-password``, ``--skip-password``,
+``--without-auth`` are switches that say there is no secret, so the word after such a flag
+is the command's next argument (``pg_dump --no-password mydb``), not a value."""
+
 _VARIABLE_RE = re.compile(rb"([$%])(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[0-9@*#?])%?")
 """``$DB_PASSWORD``, ``%APPDATA%``: a reference in one naming style. ``$YMQd5JQHOz0`` (mixed
 case and digits) is a password that happens to start with a dollar sign."""
@@ -159,6 +164,8 @@ def secret_kind(name: str) -> str | None:
     """The token kind for a key that holds a secret, or None when the key is harmless."""
     words = key_words(name)
     if not words:
+        return None
+    if words[0] in NEGATING_WORDS and len(words) > 1:
         return None
     joined = "_".join(words)
     if joined in ALWAYS_SECRET_NAMES:

@@ -306,6 +306,7 @@ def _walk(node: Any, path: str, walk: _Walk, depth: int) -> None:
     ):
         _k8s_secret(node, path, found)
     pair_kind = _pair_kind(node, classify)
+    _joined_argv(node, path, walk)
     for key, value in node.items():
         if isinstance(key, str):
             facts = keys.get(key)
@@ -336,6 +337,33 @@ def _walk(node: Any, path: str, walk: _Walk, depth: int) -> None:
                     )
         if isinstance(value, _CONTAINERS):  # the path is built only where it is needed
             _walk(value, f"{path}/{key}", walk, depth + 1)
+
+
+_ARGV_PAIRS = (("command", "args"), ("entrypoint", "cmd"), ("entrypoint", "command"))
+"""Two lists that make one command line: a Kubernetes container's ``command`` then its
+``args``, Docker's ``Entrypoint`` then ``Cmd``, Compose's ``entrypoint`` then ``command``."""
+
+
+def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
+    """The secrets of a command line split over two lists (``command: [app, --password]``,
+    ``args: [PW]``): each list alone holds a flag without its value, or a value without its
+    flag, so they are read joined, and what lies in the second list is found."""
+    if len(node) < 2:
+        return
+    lists = {k.lower(): (k, v) for k, v in node.items() if type(v) is list and isinstance(k, str)}
+    for head, tail in _ARGV_PAIRS:
+        if head not in lists or tail not in lists:
+            continue
+        (_, first), (tail_key, second) = lists[head], lists[tail]
+        for at, kind, argument in argv_secrets([*first, *second], walk.classify):
+            if at >= len(first):
+                index = at - len(first)
+                walk.found.append(
+                    Found(
+                        kind, argument, f"{path}/{tail_key}/{index}", isinstance(second[index], str)
+                    )
+                )
+        return
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:

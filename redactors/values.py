@@ -65,11 +65,36 @@ is not part of it."""
 _YAML_PROPERTIES = re.compile(YAML_PROPERTY + rb"[ \t]+(?=[^ \t\r\n#])")
 
 
+_YAML_ALIAS = re.compile(rb"\*([A-Za-z0-9_.-]+)[ \t]*(?:[,}\]\r]|#|$)", re.MULTILINE)
+_ANCHOR_END = frozenset(b" \t\r\n")
+
+
+def _yaml_alias(data: bytes, pos: int, line_end: int) -> bool:
+    """Whether the value at ``pos`` is a YAML alias (``password: *pw``) of an anchor
+    (``&pw``) set earlier in the text: it refers to a value, as a variable does, and
+    replacing it broke the document and hid nothing (the structure walk resolves the alias
+    and the anchored value is replaced where it stands). A ``*`` that starts a word with no
+    such anchor before it is a password's first character (``password = *Secret1``)."""
+    alias = _YAML_ALIAS.match(data, pos, line_end)
+    if alias is None:
+        return False
+    anchor = b"&" + alias.group(1)
+    at = data.rfind(anchor, 0, pos)
+    while at >= 0:
+        after = at + len(anchor)
+        if after == len(data) or data[after] in _ANCHOR_END:
+            return True
+        at = data.rfind(anchor, 0, at)
+    return False
+
+
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
     properties = _YAML_PROPERTIES.match(data, pos, line_end)
     if properties is not None:  # password: !!binary aHVudGVy / password: &pw hunter2
         return _one_value(data, properties.end(), line_end, final=final)
     char = data[pos]
+    if char == 0x2A and _yaml_alias(data, pos, line_end):
+        return None  # password: *pw: structure; the anchored value is the secret
     if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
         return _quoted(data, pos, line_end, final=final)
     if data.startswith(b"<![CDATA[", pos):  # <password><![CDATA[p]]></password>

@@ -12,11 +12,13 @@ import hashlib
 
 from ..rules import Rule
 from .argpairs import RCLONE_CONFIG
+from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
+from .quotedargv import QUOTED_ARGV
 from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
 from .userpass import USER_PASSWORD_FLAG
@@ -34,7 +36,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,
+    CHPASSWD_INPUT,
     USER_PASSWORD_FLAG,
+    QUOTED_ARGV,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

@@ -15,8 +15,9 @@ from functools import lru_cache
 
 from ..keys import is_placeholder
 from ..rules import Hit, Rule, View
+from .shellwords import flag_text, line_end, words
 
-__all__ = ["CLI_PASSWORD_FLAG", "known_tool", "secret_flags"]
+__all__ = ["CLI_PASSWORD_FLAG", "known_tool", "misplaced_password", "secret_flags"]
 
 _CLI_VALUE = re.compile(rb"\"([^\"]*)\"|'([^']*)'|([^ \t\r\n\0\"']+)")
 _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
@@ -96,6 +97,58 @@ def known_tool(tool: bytes) -> bool:
     return secret_flags(tool) is not None
 
 
+_MYSQL_CLIENTS = frozenset({b"mysql", b"mariadb"})
+_MYSQL_ADMINS = frozenset({b"mysqladmin", b"mariadb-admin"})
+_MYSQLADMIN_COMMANDS = tuple(
+    b"""create debug drop extended-status flush-hosts flush-logs flush-privileges flush-status
+    flush-tables flush-threads flush-user-resources kill old-password password ping processlist
+    purge reload refresh shutdown start-replica start-slave status stop-replica stop-slave
+    variables version""".split()
+)
+"""What ``mysqladmin`` takes as its arguments (a unique prefix of one will do)."""
+
+
+def misplaced_password(tool: bytes, after: list[bytes]) -> bool:
+    """Whether the word after a lone ``-p`` of a MySQL tool is a password typed in the wrong
+    place (``after``: the words after the flag, that one first).
+
+    ``-p`` takes its value attached (``-pPW``); alone it prompts, and the next word is the
+    tool's own argument: ``mysql -p mydb`` names a database. Where the tool cannot take that
+    word, it was meant as the password, and it is one wherever the line is kept: ``mysql``
+    takes one database, so a second plain argument after it (``mysql -u root -p PW mydb``)
+    says so, and ``mysqladmin`` takes commands, so a word that begins none (``mysqladmin
+    -p PW status``) does. ``mysqldump -p db table`` names a database and a table: kept.
+    """
+    if not after or flag_text(after[0]) or after[0][:1] in (b"$", b"`", b"*"):
+        return False
+    value = after[0].strip(b"\"'")
+    if tool in _MYSQL_ADMINS:
+        return not any(c.startswith(value.lower()) for c in _MYSQLADMIN_COMMANDS)
+    if tool not in _MYSQL_CLIENTS:
+        return False
+    valued = False  # the word after an option without "=" is taken as its value
+    for text in after[1:]:
+        if flag_text(text):
+            valued = b"=" not in text and text.startswith(b"-")
+            continue
+        if not valued:
+            return True
+        valued = False
+    return False
+
+
+def _misplaced(view: View, tool: bytes, pos: int, anchor: int, rule: Rule) -> Iterable[Hit]:
+    """``mysql -u root -p PW mydb``: :func:`misplaced_password` on a command line."""
+    end = line_end(view, pos, anchor)
+    if end is None:
+        return
+    after = list(words(view.data, pos, end))
+    if after and misplaced_password(tool, [w.text(view.data) for w in after]):
+        value = after[0]
+        if not is_placeholder(value.value(view.data)):
+            yield Hit(value.value_start, value.value_end, rule.kind, rule.id)
+
+
 def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """``mysql -uroot -phunter2``, ``redis-cli -a pw``, ``curl -u user:pass``, ...: the value
     of a secret flag of a known tool (the tool decides which flags are secret)."""
@@ -120,8 +173,11 @@ def _cli_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     if mode not in ("attached", "userpass") and follows not in (*_BLANK, b"="):
         return  # "-pX" attached is not this tool's syntax
     if mode == "attached":
-        if pos < len(data) and data[pos] in b" \t=\r\n\0":
-            return  # mysql -p alone prompts; "-p 3306" is not a password
+        if pos < len(data) and data[pos] in b" \t\0":
+            yield from _misplaced(view, name, pos, match.start(), rule)
+            return  # mysql -p alone prompts, and names a database: "mysql -p mydb"
+        if pos < len(data) and data[pos] in b"=\r\n":
+            return  # "-p 3306" is not a password
     else:
         while pos < len(data) and data[pos] in b" \t=\0":
             pos += 1
@@ -190,6 +246,8 @@ CLI_PASSWORD_FLAG = Rule(
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "authhorse"),
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "privhorse"),
         ("snmpget -v2c -c n0tpublic router sysUpTime.0", "n0tpublic"),
+        ("mysql -u root -p hunterpass mydb", "hunterpass"),
+        ("mysqladmin -u root -p adminhorse status", "adminhorse"),
     ),
     decoys=(
         "mysql -P 3306 -h db",
@@ -206,5 +264,11 @@ CLI_PASSWORD_FLAG = Rule(
         "snmpd -c /etc/snmp/snmpd.conf",
         "bash -c 'echo hi'",
         "ipmitool -I lanplus -H bmc -p 623 sel list",
+        "mysql -u root -p mydb",
+        "mysql -p mydb -e 'select 1'",
+        "mysql -p mydb < dump.sql",
+        "mysqladmin -u root -p status",
+        "mysqladmin -p create newdb",
+        "mysqldump -u root -p appdb users",
     ),
 )

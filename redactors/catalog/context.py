@@ -14,7 +14,7 @@ from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK, TOKEN_RE, clear_text
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
-from .keyvalue import KV_RULES, _name_value, _netrc, _php_define
+from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end
 from .sql import SQL_RULES
 from .urls import (
     URL_WITH_USERINFO_OR_WEBHOOK,
@@ -30,6 +30,8 @@ __all__ = ["CONTEXT_RULES", "KV_RULES", "SQL_RULES"]
 
 def _cookie(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
+    if _in_token(view.low, match.start()):
+        return  # "[REDACTED:cookie:…]; SameSite=Lax": the token's own kind is no header
     line_end = data.find(b"\n", match.end())
     if line_end < 0:
         if not view.final:
@@ -52,6 +54,16 @@ def _cookie(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
                 lead = len(pair[eq + 1 :]) - len(pair[eq + 1 :].lstrip())
                 yield Hit(value_start + lead, value_start + lead + len(value), rule.kind, rule.id)
         pos += len(pair) + 1
+
+
+_TOKEN_HEAD = re.compile(rb"\[redacted:[a-z0-9-]{0,39}$")
+
+
+def _in_token(low: bytes, pos: int) -> bool:
+    """Whether ``pos`` lies in the kind of a redaction token written before (``[REDACTED:
+    cookie:…]``): words the redactor wrote never count as context, so redacting its own
+    output again changes nothing (``bundler review`` judges them so too)."""
+    return _TOKEN_HEAD.search(low, max(0, pos - 50), pos) is not None
 
 
 def _bearer(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -118,6 +130,7 @@ def _vault_login(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
 
 _DIRECTIVE_LEAD = re.compile(rb"[ \t]*(?:config[ \t]+set[ \t]+)?")
 _HASH_SCHEME = re.compile(rb"\{[A-Za-z0-9.-]{2,16}\}")
+_COMMUNITY = re.compile(rb"r[ow]community")
 
 
 def _directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -125,18 +138,28 @@ def _directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     ``authentication`` block): a directive whose argument is the
     secret. Only first on its line (a ``#`` comment, as in redis.conf's ``# requirepass
     foobared``, is not one) or after Redis's ``CONFIG SET``. The value may be quoted; an
-    LDAP ``{SSHA}`` scheme stays and the hash after it goes."""
+    LDAP ``{SSHA}`` scheme stays and the hash after it goes.
+
+    First on its line, the directive owns the line as a key does in an INI file, and an
+    unquoted value runs to its end (``requirepass correct horse battery``; nslcd reads
+    ``bindpw`` so), as :func:`.keyvalue._to_line_end` reads it; not a community, which a
+    source network and an OID may follow (``rocommunity c 10.0.0.0/8``), nor after ``CONFIG
+    SET``, which takes more parameter-value pairs."""
     low = view.low
     line_start = low.rfind(b"\n", 0, match.start()) + 1
-    if _DIRECTIVE_LEAD.fullmatch(low, line_start, match.start()) is None:
+    lead = _DIRECTIVE_LEAD.fullmatch(low, line_start, match.start())
+    if lead is None:
         return
     data = view.data
     pos = match.end()
     scheme = _HASH_SCHEME.match(data, pos)
     if scheme is not None:
         pos = scheme.end()
+    owns_line = not lead.group().strip() and not _COMMUNITY.match(low, match.start())
     try:
         spans = value_spans(data, pos, final=view.final, allow_next_line=False)
+        if owns_line and len(spans) == 1:
+            spans = [_to_line_end(data, spans[0], final=view.final)]
     except NeedMore:
         view.need_more_from(match.start())
         return

@@ -30,6 +30,7 @@ from ..keys import (
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
 from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
+from .commands import known_command
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
 _SCHEME_KINDS = {b"basic": "basic-auth", b"bearer": "bearer-token", b"token": "bearer-token"}
@@ -212,8 +213,9 @@ def _to_line_end(
     line holds another ``key=`` (a logfmt line that happens to start with
     ``password=``) or a redaction token (a secret found there on its own: the
     line was already cut into values), or a shell ``assignment`` (``NAME=value``,
-    no blanks) is followed by a command with options or operators
-    (``PGPASSWORD=pw psql -h db``); an inline comment (`` # ...``, `` ; ...``)
+    no blanks) is followed by a command: options or operators (``PGPASSWORD=pw
+    psql -h db``), or a program's path or a name the catalog knows as a tool
+    (``PGPASSWORD=pw psql mydb``, :mod:`.commands`); an inline comment (`` # ...``, `` ; ...``)
     ends it. Every test reads only what a redaction leaves in place, so the rule
     gives the same extent over ``password = [REDACTED:...] horse battery`` as over
     the original line, and takes the clear tail an older redaction left.
@@ -234,7 +236,7 @@ def _to_line_end(
         return span  # a token there: a secret found on its own, so the line is no one value
     if end - span.start >= WHOLE_LINE_WORD_MAX and rest.lstrip().startswith(_NOTE):
         return span
-    if assignment and _COMMAND_AFTER.search(rest):
+    if assignment and (_COMMAND_AFTER.search(rest) or known_command(rest.split()[0])):
         return span
     return ValueSpan(span.start, end + len(rest))
 
@@ -375,6 +377,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if sep == b"=" and view.low[start : match.end()] == b"key=":
         yield from _xml_pair(view, match.end(), rule)
         return
+    if sep in (b":", b"=") and _ends_its_string(data, start, match.end("rest"), match.end()):
+        return  # read -p "Token: " token: a prompt or a label, with no value in it
     yield from _kv_hits(
         view,
         start,
@@ -385,6 +389,45 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
         assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
     )
+
+
+_STRING_OPENERS = frozenset(b" \t=([{,:")
+"""What stands before a quote that opens a string (``-p "...``, ``msg="...``, ``("...``)."""
+_AFTER_A_STRING = frozenset({b"", b" ", b"\t", b"\r", b"\n", b",", b";", b")", b"]", b"}"})
+"""What follows a quote that closes a string; a quote that opens a value has the value."""
+STRING_LOOKBACK = 512
+"""How far before a key the quote that opens the string it stands in is looked for."""
+
+
+def _ends_its_string(data: bytes, key_start: int, key_end: int, value_pos: int) -> bool:
+    """Whether the quote after a key's separator closes a string the key stands in.
+
+    ``read -p "Token: " token`` and ``printf 'Password: '`` hold a key at the end of a
+    quoted prompt: the quote after ``Token: `` ends the string, it opens no value, and
+    reading one from there took the words between this quote and the next, on the next
+    line too (and a key inside a base64 string, ``…PwQ="``, took the JSON after it). The
+    key is in a string when it is not quoted itself (``"token": "x"`` is), the nearest
+    quote of that kind before it, on its line, opens a string (a blank, ``=``, a bracket
+    or the line's start before it: not an apostrophe in ``can't``), and the quote after the
+    separator is followed by what follows a string's end (a blank, the line's end, a
+    comma or a closing bracket), not by a value. Judged on the few
+    bytes around the key, never by counting quotes from a line's start: a minified
+    megabyte is one line, read a window at a time.
+    """
+    while value_pos < len(data) and data[value_pos] in b" \t":
+        value_pos += 1
+    quote = data[value_pos : value_pos + 1]
+    if quote not in (b'"', b"'") or data[value_pos - 1 : value_pos] == b"\\":
+        return False
+    if data.find(quote, key_end, value_pos) >= 0:
+        return False  # "token": "x": the key is quoted, the quote after it opens the value
+    if data[value_pos + 1 : value_pos + 2] not in _AFTER_A_STRING:
+        return False  # x=" " password="pw": a value follows the quote, so it opens one
+    low = max(0, key_start - STRING_LOOKBACK)
+    opener = data.rfind(quote, low, key_start)
+    if opener < 0 or data.find(b"\n", opener, key_start) >= 0:
+        return False
+    return opener == 0 or data[opener - 1] in _STRING_OPENERS or data[opener - 1] == 0x0A
 
 
 def kv_rule(

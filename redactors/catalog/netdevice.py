@@ -10,7 +10,10 @@ key/value rule could stand on:
 * ``enable password|secret [level N] [TYPE] VALUE``;
 * ``password 7 …``, ``key 7 …``, ``key-string 7 …`` anywhere (``line vty`` sections,
   ``tacacs-server key 7 …``, key chains), and a hash after ``password|secret 5|8|9`` on a
-  line of its own.
+  line of its own;
+* ``password [TYPE] VALUE`` in a ``line vty|con|aux|tty`` section (its indented lines): the
+  login password of the terminal lines, in clear when no type is written (``password
+  cisco``). Only there: an indented ``password ...`` elsewhere may be prose.
 
 ``TYPE`` says how the value is written. 0 is clear text, 7 is Cisco's reversible encoding
 (a published XOR: anyone can decode it, so it is the password), 6 is AES under the device's
@@ -39,6 +42,11 @@ least: ``key 7 0123`` in prose is no password)."""
 _HASHED = re.compile(rb"\$[0-9]+\$[./0-9A-Za-z$]{8,}")
 _LINE_LEAD = re.compile(rb"[ \t]*(?:no[ \t]+)?")
 _SECRET_WORDS = (b"password", b"secret")
+_LINE_SECTION = re.compile(rb"line (?:vty|con|console|aux|tty)(?:[ \t]+[0-9/]+)*[ \t]*\r?$", re.M)
+"""A terminal-line section's header: ``line vty 0 4``, ``line con 0``, ``line aux 0``."""
+_SECTION_PASSWORD = re.compile(rb"[ \t]+password[ \t]+")
+SECTION_LINES = 64
+"""The most lines of a ``line`` section read for its password (IOS writes a dozen)."""
 
 
 def _value(view: View, pos: int, kind_of: bytes | None, rule: Rule) -> Iterable[Hit]:
@@ -80,6 +88,9 @@ def _device_secret(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
     if head.startswith((b"password", b"secret", b"key")):
         yield from _type_marked(view, match, rule)
         return
+    if head.startswith(b"line "):
+        yield from _line_section(view, match, rule)
+        return
     if not _owns_line(view, match.start()):
         return
     if head.startswith(b"snmp-server"):
@@ -97,6 +108,30 @@ def _device_secret(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
                     pos += 1
                 yield from _typed_value(view, pos, rule)
                 return
+
+
+def _line_section(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``line vty 0 4`` then `` password cisco``: the section's indented lines, up to the next
+    line that is not indented, hold the terminal lines' password (any type, or none)."""
+    data = view.data
+    start = match.start()
+    if (start and data[start - 1] != 0x0A) or not _LINE_SECTION.match(data, start):
+        return  # a section header stands alone at the start of its line
+    pos = data.find(b"\n", start)
+    for _ in range(SECTION_LINES):
+        if pos < 0:
+            return
+        pos += 1
+        end = data.find(b"\n", pos)
+        if end < 0 and not view.final:
+            view.need_more_from(start)
+            return
+        if data[pos : pos + 1] not in (b" ", b"\t"):
+            return  # the section ended
+        found = _SECTION_PASSWORD.match(data, pos, len(data) if end < 0 else end)
+        if found is not None:
+            yield from _typed_value(view, found.end(), rule)
+        pos = end
 
 
 def _type_marked(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -125,10 +160,12 @@ NETWORK_DEVICE_SECRET = Rule(
     "key-value",
     "Network device configurations (Cisco IOS/NX-OS, Arista EOS): SNMP communities, `username"
     " ... password|secret [type] X`, `enable password|secret X`, type-7 encoded passwords and"
-    " keys (reversible, so secrets), type 5/8/9 hashes.",
+    " keys (reversible, so secrets), type 5/8/9 hashes, `password X` in a `line vty|con|aux`"
+    " section.",
     rb"(?:snmp-server[ \t]+community[ \t]+|enable[ \t]+(?:password|secret)[ \t]+"
     rb"|username[ \t]+[^ \t\r\n]+[ \t]"
-    rb"|(?:password|secret|key|key-string)[ \t]+(?P<type>[0-9])[ \t]+)",
+    rb"|(?:password|secret|key|key-string)[ \t]+(?P<type>[0-9])[ \t]+"
+    rb"|line (?:vty|con|aux|tty))",
     lower=False,  # devices write their keywords in lower case; "Enable password auth..." is prose
     handler=_device_secret,
     examples=(
@@ -143,6 +180,8 @@ NETWORK_DEVICE_SECRET = Rule(
             "$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM",
         ),
         ("line vty 0 4\n password 7 094F471A1A0A\n login", "094F471A1A0A"),
+        ("line vty 0 4\n exec-timeout 5 0\n password vtyhorse\n login", "vtyhorse"),
+        ("line con 0\n password 0 conhorse\n", "conhorse"),
         ("tacacs-server key 7 0822455D0A165445", "0822455D0A165445"),
         ("username admin role network-admin secret sha512 $6$Zq8rT5vWKx9w", "$6$Zq8rT5vWKx9w"),
     ),
@@ -154,5 +193,7 @@ NETWORK_DEVICE_SECRET = Rule(
         "press key 7 0123 to continue",
         "show username admin",
         "Enable password authentication for the admin UI",
+        "line 42:\n  password reset email sent",
+        "line vty 0 4\n login\ninterface Gi0/1\n password reset",
     ),
 )

@@ -15,7 +15,7 @@ each a literal or ``(alphabet, min, max)``; the regex and the rule's
 synthetic example are both built from it, so they cannot disagree. ``strict``
 rows have a prefix that is also an ordinary word part (``key-``, ``pat.``):
 they also refuse ``_``, ``-`` and ``.`` before the prefix and need a digit in
-the body.
+the body. A distinctive prefix (:mod:`.glued`) is found glued to a word before it too.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..rules import ALNUM, Hit, Rule, View
+from .glued import distinctive, glued_hit
 
 ALPHABETS = {
     "hex": "0123456789abcdef",
@@ -187,21 +188,28 @@ def _example(prefix: str, body: Sequence[Piece], seed: str) -> str:
     return "".join(out)
 
 
-def _handler(strict: bool) -> object:
+def _handler(strict: bool, prefix: bytes) -> object:
     left = _STRICT_LEFT if strict else _LOOSE_LEFT
+    glues = not strict and distinctive(prefix, b"")
 
     def handler(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         start, end = match.span()
+        found = Hit(start, end, rule.kind, rule.id)
         if start > 0 and view.data[start - 1] in left:
-            return
+            glued = glued_hit(view, start, end, prefix, rule.kind, rule.id) if glues else None
+            if glued is None:
+                return
+            found = glued
         if end == len(view.data) and not view.final:
-            view.need_more_from(start)
+            view.need_more_from(found.start)
             return
         if strict and not any(c in _DIGITS for c in view.data[start + 4 : end]):
             return  # "key-" + 32 letters is a word run, not a Mailgun key
-        yield Hit(start, end, rule.kind, rule.id)
+        yield found
 
-    handler.__qualname__ = "prefixed-strict" if strict else "prefixed"
+    handler.__qualname__ = (
+        "prefixed-strict" if strict else "prefixed-glued" if glues else "prefixed"
+    )
     return handler
 
 
@@ -226,6 +234,7 @@ def _rules() -> tuple[Rule, ...]:
         seen[slug] = seen.get(slug, 0) + 1
         rule_id = f"prefixed-{slug}" + (f"-{seen[slug]}" if seen[slug] > 1 else "")
         example = _example(prefix, body, rule_id)
+        glues = not strict and distinctive(prefix.encode(), b"")
         rules.append(
             Rule(
                 rule_id,
@@ -233,12 +242,14 @@ def _rules() -> tuple[Rule, ...]:
                 "vendor-token",
                 _description(prefix, kind),
                 _regex(prefix, body),
-                handler=_handler(strict),  # type: ignore[arg-type]
+                handler=_handler(strict, prefix.encode()),  # type: ignore[arg-type]
                 examples=(
                     (f"upstream rejected {example} (HTTP 401)", example),
                     (f"/var/cache/{example}/state", example),
+                    *(((f"got token{example} from", example),) if glues else ()),
                 ),
-                decoys=(f"x{example}",) + ((f"{prefix}abc short",) if _min_body(body) > 3 else ()),
+                decoys=(() if glues else (f"x{example}",))
+                + ((f"{prefix}abc short",) if _min_body(body) > 3 else ()),
             )
         )
     return tuple(rules)

@@ -17,6 +17,7 @@ from itertools import filterfalse
 
 from ..decode import PROVE_MIN
 from ..rules import ALNUM, Hit, MatchHandler, Rule, View
+from .glued import glued_hit
 
 A36 = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 JWT = (
@@ -27,28 +28,44 @@ AGE_KEY = "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
 
 
 def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
-    """Handler: kind chosen by the matched prefix; left boundary checked."""
+    """Handler: kind chosen by the matched prefix; left boundary checked, or a distinctive
+    prefix found glued to the word before it (:mod:`.glued`)."""
 
     def handler(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         start, end = match.span()
-        if not view.left_ok(start):
-            return
-        if end == len(view.data) and not view.final:
-            view.need_more_from(start)
-            return
         text = match.group().decode("latin-1")
         kind = next((k for p, k in prefixes.items() if text.startswith(p)), default)
-        yield Hit(start, end, kind, rule.id)
+        found = Hit(start, end, kind, rule.id)
+        if not view.left_ok(start):
+            glued = glued_hit(view, start, end, _prefix_of(rule, match.group()), kind, rule.id)
+            if glued is None:
+                return
+            found = glued
+        if end == len(view.data) and not view.final:
+            view.need_more_from(found.start)
+            return
+        yield found
 
     handler.__qualname__ = f"prefixed:{default}"
     return handler
 
 
+def _prefix_of(rule: Rule, token: bytes) -> bytes:
+    """The rule's literal prefix ``token`` starts with (its longest)."""
+    return max((a for a in rule.anchors or () if token.startswith(a)), key=len, default=b"")
+
+
 def _stripe(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     start = match.start() - 1
-    if start < 0 or view.data[start] not in b"sr" or not view.left_ok(start):
+    if start < 0 or view.data[start] not in b"sr":
         return
-    yield Hit(start, match.end(), rule.kind, rule.id)
+    if view.left_ok(start):
+        yield Hit(start, match.end(), rule.kind, rule.id)
+        return
+    prefix = view.data[start : start + 1] + _prefix_of(rule, match.group())
+    glued = glued_hit(view, start, match.end(), prefix, rule.kind, rule.id)
+    if glued is not None:
+        yield glued
 
 
 def _azure_ad(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -222,7 +239,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "vcs",
         "GitHub personal, OAuth, app and refresh tokens.",
         rb"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])",
-        left_boundary=True,
+        handler=_prefixed({}, "github-token"),
         examples=(
             ("token ghp_" + A36, "ghp_" + A36),
             ("https://x:ghs_" + A36 + "@github.com", "ghs_" + A36),
@@ -235,7 +252,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "vcs",
         "GitHub fine-grained personal access token.",
         rb"github_pat_[A-Za-z0-9_]{50,255}",
-        left_boundary=True,
+        handler=_prefixed({}, "github-token"),
         examples=(
             (
                 "github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7 + "xY",
@@ -286,7 +303,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         rb"|ox[ar]-[0-9]-[A-Za-z0-9]{8,48}"
         rb"|oxe\.xox[bp]-[0-9]-[A-Za-z0-9]{100,}|oxe-[0-9]-[A-Za-z0-9]{100,}"
         rb"|app-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+)(?![A-Za-z0-9-])",
-        left_boundary=True,
+        handler=_prefixed({}, "slack-token"),
         examples=(
             (
                 "SLACK=xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
@@ -329,7 +346,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "saas",
         "Stripe webhook signing secret.",
         rb"whsec_[A-Za-z0-9]{32,}",
-        left_boundary=True,
+        handler=_prefixed({}, "stripe-key"),
         examples=(("whsec_" + "AbCd0123" * 4, "whsec_" + "AbCd0123" * 4),),
     ),
     Rule(

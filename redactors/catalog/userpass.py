@@ -38,9 +38,9 @@ from .shellwords import (
     words,
 )
 
-__all__ = ["USER_PASSWORD_FLAG", "flag_password", "names_user"]
+__all__ = ["NOT_A_PASSWORD_FLAG", "USER_PASSWORD_FLAG", "flag_password", "names_user"]
 
-_NOT_A_PASSWORD_FLAG = frozenset(
+NOT_A_PASSWORD_FLAG = frozenset(
     b"""sudo doas su runuser journalctl systemctl systemd-run read git grep egrep fgrep zgrep rg
     ag sed awk gawk perl npx npm pnpm yarn bunx pip pip3 pipx pytest py.test python python3 java
     javac mvn mvnw gradle gradlew edquota setquota xargs parallel patch mkdir cp mv install scp
@@ -80,7 +80,7 @@ def flag_password(tools: Iterable[bytes], value: bytes, quote: bytes, *, paired:
     reference nor a plain argument; then beside a user flag (``paired``) anything goes, and
     alone only a value shaped like a human password.
     """
-    if any(tool in _NOT_A_PASSWORD_FLAG or known_tool(tool) for tool in tools):
+    if any(tool in NOT_A_PASSWORD_FLAG or known_tool(tool) for tool in tools):
         return False
     if is_reference(value, quote) or _plain_argument(value):
         return False

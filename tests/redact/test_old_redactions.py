@@ -41,6 +41,7 @@ TAILS: dict[str, tuple[str, str]] = {
     "prose-password": (f"login failed: password is {OLD}-Prose-42\n", "-Prose-42"),
     "vault-login": (f"$ vault login {OLD}.Xk82Jq0PzR7m\n", ".Xk82Jq0PzR7m"),
     "cli-flag": (f"mysql -uroot -p{OLD}-Sq1.x9 flux\n", "-Sq1.x9"),
+    "redis-directive": (f"requirepass {OLD} horse battery\n", "horse battery"),
 }
 
 
