@@ -14,6 +14,7 @@ logfmt, nginx, stack frames; planted secrets and decoys), cached in
     python bench/redact.py rss --size-mb 2000 --distinct 1000 --bundle  # same, redact -> .zip
     taskset -c 0 python bench/redact.py engine --corpus      # realistic bundle corpus, per type
     python bench/redact.py bundle --corpus --scale 5         # corpus x5 (~165 MB) vs pyzipper
+    taskset -c 0 python bench/redact.py rules --corpus       # each catalog rule's own CPU time
 
 ``--corpus`` uses ``bench/corpus.py`` (a support bundle's shapes: Flux logs with base64
 cursors, JSON listings, HAR, SQL dump, journal JSON, Prometheus, kube YAML, configs, keys)
@@ -527,6 +528,50 @@ def _rows_table(rows: dict[str, list[tuple[float, float]]], mb: float, target: s
           f"median {100 * statistics.median(ratios):.0f} %{target}")  # fmt: skip
 
 
+def rules(args: argparse.Namespace) -> None:
+    """Each built-in rule's own CPU time over the text (1 MiB views), the costliest first.
+
+    What a new or changed rule costs, apart from the rest of pass one: a rule whose literals
+    the index cannot use runs over every view (``tests/redact/test_anchors.py`` names the
+    one that may), and one whose handler does Python work per match shows here before it
+    shows in ``engine``'s total. The rule runs where the literal index would run it.
+    """
+    from redactors import BUILTIN_RULES, Engine, View
+
+    if args.corpus:
+        root, _ = realistic.corpus(args.scale)
+        texts = [p.read_bytes() for _, p in _corpus_files(root)]
+    else:
+        texts = [dataset(args.size_mb)[0].read_bytes()]
+    engine = Engine(BUILTIN_RULES)
+    indexed = engine.anchors.indexed
+    spent: list[list[float]] = [[0.0, 0] for _ in engine.rules]
+    for run in range(args.repeat):
+        for text in texts:
+            for offset in range(0, len(text), CHUNK):
+                view = View(text[offset : offset + CHUNK])
+                starts = engine.anchors.positions(view)
+                for index, rule in enumerate(engine.rules):
+                    if index in indexed and index not in starts:
+                        continue
+                    began = time.process_time()
+                    hits = rule.hits(view, starts[index]) if index in starts else rule.hits(view)
+                    found = len(list(hits))
+                    took = time.process_time() - began
+                    if run == args.repeat - 1:  # the last run: the caches of earlier ones warm
+                        spent[index][0] += took
+                        spent[index][1] += found
+    mb = sum(len(t) for t in texts) / 1e6
+    total = sum(cost for cost, _ in spent)
+    print(f"{len(engine.rules)} rules over {mb:.1f} MB: {total * 1000:.0f} ms of CPU in all")
+    print(f"{'rule':<36}{'ms':>8}{'hits':>8}   indexed")
+    ranked = sorted(range(len(spent)), key=lambda i: -spent[i][0])
+    for index in ranked[: args.top]:
+        cost, count = spent[index]
+        mark = "yes" if index in indexed else "no (every view)"
+        print(f"{engine.rules[index].id:<36}{cost * 1000:>8.1f}{count:>8.0f}   {mark}")
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_rss_child":
         _rss_child(sys.argv[2])
@@ -537,7 +582,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("mode", choices=["engine", "bundle", "pool", "rss", "gen"])
+    parser.add_argument("mode", choices=["engine", "bundle", "pool", "rss", "gen", "rules"])
+    parser.add_argument("--top", type=int, default=20, help="rules mode: how many rules to list")
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--files", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
@@ -581,7 +627,8 @@ def main() -> None:
     if args.mode == "gen":
         print(dataset(args.size_mb, distinct=args.distinct)[0])
         return
-    {"engine": engine, "bundle": bundle, "pool": pool, "rss": rss}[args.mode](args)
+    modes = {"engine": engine, "bundle": bundle, "pool": pool, "rss": rss, "rules": rules}
+    modes[args.mode](args)
 
 
 if __name__ == "__main__":
