@@ -13,6 +13,7 @@ replaced once.
 from __future__ import annotations
 
 import inspect
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
@@ -86,6 +87,10 @@ class Engine:
 
     def scan(self, view: View, depth: int = 0) -> list[Hit]:
         """Non-overlapping hits in ``view``, sorted by position."""
+        if b"\r" in view.data and (lined := _lone_returns_as_newlines(view)) is not None:
+            found = self.scan(lined, depth)
+            view.hold = lined.hold
+            return found
         probe = self.probe
         if (
             probe is not None
@@ -112,6 +117,26 @@ class Engine:
         data = view.data
         hits = [h for h in hits if h.via != "rule" or not is_placeholder(data[h.start : h.end])]
         return resolve(hits, data, self.allowlist)
+
+
+_LONE_RETURN = re.compile(rb"\r(?!\n)")
+
+
+def _lone_returns_as_newlines(view: View) -> View | None:
+    """``view`` with every carriage return not before a line feed read as a line feed (None
+    when it has none), so the rules see the lines it holds.
+
+    Text whose lines end in a lone ``\r`` (classic Mac files, a progress bar's redraws,
+    some device consoles) was one line to every rule: a value that runs to its line's end
+    (``password = correct horse battery``) stopped at its first word, and a directive that
+    must open its line (``requirepass a b c``) was never found, in redact and in review
+    alike. The copy has the same length, so every hit's offsets hold for the text as it is,
+    which is what the caller replaces: the line endings themselves are never rewritten.
+    """
+    data = view.data
+    if data.count(b"\r") == data.count(b"\r\n"):
+        return None
+    return View(_LONE_RETURN.sub(b"\n", data), final=view.final)
 
 
 def _stateless(rules: Sequence[Rule]) -> bool:
