@@ -22,6 +22,7 @@ from .options import SealOptions, redaction_options, seal_options
 EPILOG = """\b
 Exit codes (the first that applies wins):
   130  interrupted (Ctrl-C): what was collected is sealed, marked interrupted
+  70   internal error (a bug in bundler: rerun with --debug and report it)
   2    usage or configuration error: nothing was collected
   4    nothing could be collected: no bundle written
   1    a ladder layer failed (verdict blocked)
