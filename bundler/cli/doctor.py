@@ -61,7 +61,7 @@ def _path(**kwargs: object) -> click.Path:
 @click.option("--ssh-config", type=_path(), help="ssh_config to use [~/.ssh/config].")
 @click.option("--known-hosts", type=_path(), help="known_hosts to check [~/.ssh/known_hosts].")
 @click.option("--accept-new-host-keys", is_flag=True, help="Trust unknown host keys on first use.")
-@click.option("--since", metavar="DURATION", help="Only log records since, e.g. 2h, 30m, 1d.")
+@click.option("--since", metavar="WHEN", help="Only log records since: 2h, 30m, 1d or an ISO time.")
 @click.option("--log-lines", type=int, default=DEFAULT_LOG_LINES, show_default=True,
               help="Lines kept per log (head + tail).")  # fmt: skip
 @click.option("--log-bytes", type=int, default=DEFAULT_LOG_BYTES, show_default=True,
