@@ -85,6 +85,20 @@ def test_every_documented_bundler_flag_exists(doc: Path) -> None:
     assert not unknown, f"{doc.name} names options that do not exist: {unknown}"
 
 
+FINDING_DOCS = ("README.md", "docs/analyze.md", "docs/diff.md", "docs/flux.md", "docs/serve.md")
+"""Pages that name finding codes (not a product's native vocabulary, as the LyftData contract
+does, nor system names such as ``O_NOFOLLOW``, as doctor.md does)."""
+
+
+@pytest.mark.parametrize("doc", FINDING_DOCS)
+def test_every_finding_code_a_page_names_is_in_the_catalog(doc: str) -> None:
+    catalog = (ROOT / "docs" / "finding-codes.md").read_text()
+    known = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", catalog, re.M))
+    named = set(re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`", (ROOT / doc).read_text()))
+    settings = {name for name in named if name.startswith(("BUNDLER_", "LYFTDATA_"))}
+    assert not named - known - settings, f"{doc} names codes docs/finding-codes.md lacks"
+
+
 def _codes(text: str) -> set[int]:
     """The exit codes a text names: standalone numbers that are exit codes (not 256MiB)."""
     numbers = {int(n) for n in re.findall(r"(?<![\w.=])(\d+)(?![\w.])", text)}
