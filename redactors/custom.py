@@ -19,7 +19,9 @@ Example (YAML)::
     keywords: ['project-falcon']
 
 A regex with a group named ``secret`` (or exactly one group) redacts only that
-group. Every error is one line naming the rule.
+group. Every error is one line naming the rule. Member-name globs are
+:mod:`fnmatch` patterns (``*`` also crosses ``/``), and ``**/`` also matches no
+folder at all, as in ``.gitignore``: ``**/*.log`` is a top-level ``app.log`` too.
 """
 
 from __future__ import annotations
@@ -101,11 +103,12 @@ class CustomRules:
         self.rules: list[Rule] = []
         self.literals: list[tuple[bytes, str]] = []
         self.key_names: set[str] = set()
-        self._files: dict[str, list[str]] = {}
+        self._files: dict[str, list[re.Pattern[str]]] = {}
+        self._drop = [_member_glob(glob) for glob in spec.drop]
         for item in spec.rules:
             kind = item.kind or item.id
             if item.files:
-                self._files[f"custom-{item.id}"] = item.files
+                self._files[f"custom-{item.id}"] = [_member_glob(glob) for glob in item.files]
             if item.regex:
                 self.rules.append(_regex_rule(item, kind))
             for literal in item.literals:
@@ -134,10 +137,26 @@ class CustomRules:
 
     def applies(self, rule_id: str, member: str) -> bool:
         globs = self._files.get(rule_id)
-        return not globs or any(fnmatch.fnmatch(member, g) for g in globs)
+        return not globs or any(glob.match(member) for glob in globs)
 
     def dropped(self, member: str) -> bool:
-        return any(fnmatch.fnmatch(member, g) for g in self.spec.drop)
+        return any(glob.match(member) for glob in self._drop)
+
+
+_ANY_FOLDERS = "\x00"
+"""Stands for a ``**/`` path component while :func:`fnmatch.translate` runs (no member name
+holds a NUL)."""
+
+
+def _member_glob(glob: str) -> re.Pattern[str]:
+    """A member-name glob as :func:`fnmatch.fnmatchcase` reads it, but with ``**/`` matching
+    any number of folders, none included: the usual reading of ``**/*.log`` ("every log"),
+    which plain fnmatch gives only to logs inside a folder, so a top-level ``app.log``
+    would silently escape a rule scoped to it (and a top-level capture a ``drop``)."""
+    if _ANY_FOLDERS in glob:
+        return re.compile(fnmatch.translate(glob))
+    marked = re.sub(r"(?:^|(?<=/))\*\*/", _ANY_FOLDERS, glob)  # a whole path component
+    return re.compile(fnmatch.translate(marked).replace(_ANY_FOLDERS, "(?:.*/)?"))
 
 
 def _regex_rule(item: RuleSpec, kind: str) -> Rule:

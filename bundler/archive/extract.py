@@ -7,7 +7,10 @@ Every folder is opened relative to its parent with ``O_NOFOLLOW`` (``openat``
 style, no path re-resolution, no race), every file is created with
 ``O_EXCL | O_NOFOLLOW`` under a temporary name, filled from the verifying
 reader, and renamed only after its sha256 matched the manifest. A failure
-removes everything this run created. Files are 0600, folders 0700.
+removes everything this run created. A file that replaces one already there
+(``--force``) waits under its temporary name until every member has verified,
+so a failure also leaves every existing file as it was. Files are 0600,
+folders 0700.
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0
 class ExtractResult:
     folder: Path
     files: int
+    """Members written: new files and the files they replaced alike."""
     bytes: int
+
+
+Replacement = tuple[tuple[str, ...], str]
+"""A verified member's path parts and the temporary name it waits under to replace a file."""
 
 
 def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False) -> ExtractResult:
@@ -45,18 +53,21 @@ def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False)
     created_root = _prepare_root(dest, overwrite=overwrite)
     root = os.open(dest, _DIR_FLAGS)
     created: list[tuple[str, ...]] = []
+    replacements: list[Replacement] = []
     total = 0
     try:
         _check_names_fit(names, root, dest)
         for name in names:
             try:
-                total += _extract_member(reader, root, name, dest, overwrite, created)
+                total += _extract_member(reader, root, name, dest, created, replacements, overwrite)
             except OSError as exc:  # disk full, a name this file system refuses, ...
                 raise OutputError(
                     f"cannot write member {printable_name(name)!r} under {dest}: "
                     f"{exc.strerror or type(exc).__name__}; nothing extracted is left behind"
                 ) from exc
+        _replace_existing(root, dest, replacements)
     except BaseException:
+        _discard(root, dest, replacements)
         os.close(root)
         if created_root:
             shutil.rmtree(dest, ignore_errors=True)
@@ -64,8 +75,7 @@ def extract_bundle(reader: BundleReader, dest: Path, *, overwrite: bool = False)
             _remove_created(dest, created)
         raise
     os.close(root)
-    files = sum(1 for parts in created if parts[-1] != "/")
-    return ExtractResult(dest, files, total)
+    return ExtractResult(dest, len(names), total)
 
 
 def _check_names_fit(names: list[str], root: int, dest: Path) -> None:
@@ -124,12 +134,15 @@ def _extract_member(
     root: int,
     name: str,
     dest: Path,
-    overwrite: bool,
     created: list[tuple[str, ...]],
+    replacements: list[Replacement],
+    overwrite: bool,
 ) -> int:
+    """Write one verified member: a new file at once, a replacement only at the end."""
     parts = tuple(name.split("/"))
     parent = _open_parents(root, parts[:-1], dest, created)
     temp = f".{parts[-1][:64]}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    waiting = False
     try:
         size = _write_verified(reader, name, parent, temp)
         try:
@@ -138,15 +151,48 @@ def _extract_member(
             existing = None
         if existing is not None and (not overwrite or stat.S_ISDIR(existing.st_mode)):
             raise OutputError(f"{dest.joinpath(*parts)} already exists", hint="use --force")
-        os.rename(temp, parts[-1], src_dir_fd=parent, dst_dir_fd=parent)
         if existing is None:
+            os.rename(temp, parts[-1], src_dir_fd=parent, dst_dir_fd=parent)
             created.append(parts)
+        else:
+            replacements.append((parts, temp))
+            waiting = True
         return size
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=parent)
+        if not waiting:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=parent)
         if parent != root:
             os.close(parent)
+
+
+def _replace_existing(root: int, dest: Path, replacements: list[Replacement]) -> None:
+    """Rename every waiting member over the file it replaces, once all of them verified."""
+    while replacements:
+        parts, temp = replacements[0]
+        parent = _open_parents(root, parts[:-1], dest, [])
+        try:
+            os.rename(temp, parts[-1], src_dir_fd=parent, dst_dir_fd=parent)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot replace {dest.joinpath(*parts)}: {exc.strerror or type(exc).__name__}"
+            ) from exc
+        finally:
+            if parent != root:
+                os.close(parent)
+        replacements.pop(0)
+
+
+def _discard(root: int, dest: Path, replacements: list[Replacement]) -> None:
+    """Remove the temporary files of replacements that will not happen."""
+    for parts, temp in replacements:
+        with contextlib.suppress(OSError, OutputError):
+            parent = _open_parents(root, parts[:-1], dest, [])
+            try:
+                os.unlink(temp, dir_fd=parent)
+            finally:
+                if parent != root:
+                    os.close(parent)
 
 
 def _write_verified(reader: BundleReader, name: str, parent: int, temp: str) -> int:

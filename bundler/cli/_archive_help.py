@@ -28,7 +28,7 @@ Safety limits (environment variables; sizes accept KiB, MiB, GiB):
 READ_EPILOG = (
     """\b
 Exit codes: 0 ok · 1 a problem was found in the bundle · 2 usage error, or
-unreadable / hostile / undecryptable input.
+unreadable / hostile / undecryptable input · 70 internal error · 130 interrupted.
 
 """
     + LIMITS
@@ -38,7 +38,7 @@ EXTRACT_EPILOG = (
     """\b
 Exit codes: 0 extracted · 2 usage error, unreadable / hostile / undecryptable
 input, a member that fails verification, or a file in the way (nothing
-extracted is left behind).
+extracted is left behind) · 70 internal error · 130 interrupted.
 
 """
     + LIMITS

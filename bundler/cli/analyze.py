@@ -60,7 +60,8 @@ def command(
     Exit codes: 0 healthy or degraded · 1 a layer failed (blocked) ·
     2 unreadable bundle or usage error (e.g. an unknown --worker/--job) ·
     3 inconclusive (nothing failed, evidence missing or over a reader's
-    limit, e.g. a JSON member over BUNDLER_MAX_JSON_BYTES=256MiB) · 70 internal error.
+    limit, e.g. a JSON member over BUNDLER_MAX_JSON_BYTES=256MiB) · 70 internal error ·
+    130 interrupted.
     """
     if output is not None and output.exists() and output.resolve() == bundle.resolve():
         raise UsageError(f"--output {output} is the bundle itself")

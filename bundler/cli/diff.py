@@ -51,7 +51,7 @@ def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: O
     nothing regressed) · 1 something still fails or regressed ·
     2 a bundle cannot be opened, the two come from different products or are
     one collection given twice, or usage error · 3 inconclusive (nothing fails,
-    evidence missing) · 70 internal error.
+    evidence missing) · 70 internal error · 130 interrupted.
     """
     for bundle in (before, after):
         if output is not None and output.exists() and output.resolve() == bundle.resolve():

@@ -22,6 +22,7 @@ from .options import SealOptions, redaction_options, seal_options
 EPILOG = """\b
 Exit codes (the first that applies wins):
   130  interrupted (Ctrl-C): what was collected is sealed, marked interrupted
+  70   internal error (a bug in bundler: rerun with --debug and report it)
   2    usage or configuration error: nothing was collected
   4    nothing could be collected: no bundle written
   1    a ladder layer failed (verdict blocked)
@@ -60,7 +61,7 @@ def _path(**kwargs: object) -> click.Path:
 @click.option("--ssh-config", type=_path(), help="ssh_config to use [~/.ssh/config].")
 @click.option("--known-hosts", type=_path(), help="known_hosts to check [~/.ssh/known_hosts].")
 @click.option("--accept-new-host-keys", is_flag=True, help="Trust unknown host keys on first use.")
-@click.option("--since", metavar="DURATION", help="Only log records since, e.g. 2h, 30m, 1d.")
+@click.option("--since", metavar="WHEN", help="Only log records since: 2h, 30m, 1d or an ISO time.")
 @click.option("--log-lines", type=int, default=DEFAULT_LOG_LINES, show_default=True,
               help="Lines kept per log (head + tail).")  # fmt: skip
 @click.option("--log-bytes", type=int, default=DEFAULT_LOG_BYTES, show_default=True,

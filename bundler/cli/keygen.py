@@ -30,7 +30,8 @@ def command(out: Path, comment: str | None) -> None:
       bundler extract support.zip --to DIR --identity NAME
 
     \b
-    Exit codes: 0 created · 2 a file exists or cannot be written.
+    Exit codes: 0 created · 2 a file exists or cannot be written · 70 internal
+    error · 130 interrupted.
     """
     identity, identity_path, public_path = keygen(out, comment)
     click.echo(f"identity:    {identity_path}  (secret: keep it, mode 0600)")

@@ -20,7 +20,8 @@ from .options import SealOptions, redaction_options, seal_options
 @click.command(
     "redact",
     epilog="\b\nExit codes: 0 redacted (the report lists what, where) · 2 usage error, a bad\n"
-    "rule file, unreadable input, or an output that exists or cannot be written.",
+    "rule file, unreadable input, or an output that exists or cannot be written ·\n"
+    "70 internal error · 130 interrupted (nothing is left behind).",
 )
 @click.argument("src", type=click.Path(path_type=Path, exists=True, file_okay=True, dir_okay=True))
 @click.option(

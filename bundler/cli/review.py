@@ -23,7 +23,8 @@ from .secrets_input import read_map_password
     "review",
     epilog="\b\nExit codes: 0 clean · 1 residual findings, or a redaction report that does\n"
     "not match the members · 2 usage error, unreadable / undecryptable input, or a\n"
-    "bundle `bundler verify` would not accept (unreadable: rejected).",
+    "bundle `bundler verify` would not accept (unreadable: rejected) · 70 internal\n"
+    "error · 130 interrupted.",
 )
 @click.argument("target", type=click.Path(path_type=Path, exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the ReviewResult as JSON on stdout.")

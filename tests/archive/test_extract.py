@@ -129,6 +129,31 @@ def test_a_checksum_mismatch_in_an_existing_folder_removes_only_our_files(tmp_pa
     assert _tree(dest) == {"mine.txt": (dest / "mine.txt").stat().st_mode & 0o777}
 
 
+def test_force_counts_the_files_it_replaces(bundle: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "out"
+    with open_test_bundle(bundle) as reader:
+        first = extract_bundle(reader, dest)
+    with open_test_bundle(bundle) as reader:
+        again = extract_bundle(reader, dest, overwrite=True)
+    assert again.files == first.files == len(MEMBERS) + 2  # not "extracted 0 files"
+    assert again.bytes == first.bytes
+
+
+def test_a_failure_with_force_leaves_the_files_it_would_replace(tmp_path: Path) -> None:
+    members = {"a/one.txt": b"1", "b/two.txt": b"2"}
+    lying = json.loads(manifest_for(members))
+    lying["members"][1]["sha256"] = "0" * 64
+    path = craft_bundle(tmp_path / "b.zip", members, manifest=json.dumps(lying).encode())
+    dest = tmp_path / "out"
+    (dest / "a").mkdir(parents=True)
+    (dest / "a" / "one.txt").write_text("mine")
+    before = _tree(dest)
+    with open_test_bundle(path) as reader, pytest.raises(CorruptArchive, match="checksum"):
+        extract_bundle(reader, dest, overwrite=True)
+    assert (dest / "a" / "one.txt").read_text() == "mine"
+    assert _tree(dest) == before  # no temporary file left either
+
+
 def test_no_temporary_files_remain(bundle: Path, tmp_path: Path) -> None:
     dest = tmp_path / "out"
     with open_test_bundle(bundle) as reader:

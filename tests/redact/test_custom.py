@@ -58,6 +58,42 @@ def test_a_rule_file_with_every_kind_of_rule(tmp_path: Path) -> None:
     assert any(rule.source == "custom" for rule in report.rules)
 
 
+SCOPED_YAML = """
+version: 1
+rules:
+  - id: acme-license
+    regex: 'ACME-(?P<secret>[A-Z0-9]{16})'
+    files: ['**/*.log']
+  - id: host-only
+    regex: 'HOSTONLY-[0-9]{6}'
+    files: ['hosts/**/*.txt']
+drop: ['**/*.pcap']
+"""
+
+
+def test_a_double_star_folder_in_a_glob_also_matches_no_folder(tmp_path: Path) -> None:
+    """docs/redaction.md's example, `files: ['**/*.log']`, scopes a rule to every log: a
+    top-level `app.log` (what `bundler redact app.log` makes) is one too."""
+    path = tmp_path / "rules.yaml"
+    path.write_text(SCOPED_YAML)
+    files = {
+        "app.log": "lic ACME-ABCDEF0123456789\n",
+        "hosts/h01/logs/00.log": "lic ACME-0123456789ABCDEF\n",
+        "notes.txt": "lic ACME-FEDCBA9876543210 HOSTONLY-111111\n",
+        "hosts/x.txt": "HOSTONLY-222222\n",
+        "hosts/h01/y.txt": "HOSTONLY-333333\n",
+        "capture.pcap": "capture",
+        "hosts/h01/capture.pcap": "capture",
+    }
+    outputs, _, refused = run(files, Policy(custom=load_rules(path)))
+    assert b"ABCDEF0123456789" not in outputs["app.log"]
+    assert b"0123456789ABCDEF" not in outputs["hosts/h01/logs/00.log"]
+    assert b"ACME-FEDCBA9876543210 HOSTONLY-111111" in outputs["notes.txt"]
+    assert b"HOSTONLY-222222" not in outputs["hosts/x.txt"]
+    assert b"HOSTONLY-333333" not in outputs["hosts/h01/y.txt"]
+    assert refused == {"capture.pcap": "policy", "hosts/h01/capture.pcap": "policy"}
+
+
 def test_toml_rule_files(tmp_path: Path) -> None:
     path = tmp_path / "rules.toml"
     path.write_text('version = 1\n[[rules]]\nid = "tenant"\nliterals = ["tenant-4471"]\n')
