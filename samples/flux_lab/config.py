@@ -68,6 +68,15 @@ class LabConfig:
     wait_for_workers: bool = True
     """Wait until every worker is online before returning from ``start``."""
 
+    @property
+    def on_sqlite(self) -> bool:
+        """Whether the server keeps its state in its own SQLite file (Flux's default).
+
+        ``server_env`` may point it elsewhere (``FLUX_DATABASE_URL``: PostgreSQL); the
+        inventory then names no ``db_path``, as an operator's would not.
+        """
+        return self.server_env.get("FLUX_DATABASE_URL", "sqlite").startswith("sqlite")
+
     def server_settings_env(self) -> dict[str, str]:
         env = self.timings.env()
         env["FLUX_OBSERVABILITY__ENABLED"] = "true" if self.observability else "false"
