@@ -34,6 +34,30 @@ def server_down(url: str | None) -> Recovery:
     )
 
 
+def database_down(database: str | None) -> Recovery:
+    where = f" ({database})" if database else ""
+    return Recovery(
+        summary=f"Bring the Flux server's database{where} back; the server recovers by itself.",
+        steps=[
+            "Check the database service (PostgreSQL's process, its log, disk space) and that "
+            "the server host reaches it: the server log's OperationalError lines say how the "
+            "connection failed (refused, timed out, authentication, unable to open the file).",
+            "For SQLite, check that .flux/flux.db exists and that the server's user may write "
+            "it and its directory (WAL needs the -wal and -shm files beside it).",
+            "Confirm GET /health answers 200 with database true, then that every worker reads "
+            "online in GET /workers.",
+        ],
+        cautions=[
+            "Do not restart or replace the workers: while the database is down the server "
+            "cannot persist their pongs, marks them STALE and evicts them; they reconnect on "
+            "their own once it is back.",
+            "Do not restart the server to clear it: it keeps answering, and retries the "
+            "database on every request.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def eviction_loop(interval_s: float) -> Recovery:
     minimum = max(5 * interval_s, 50.0)
     return Recovery(
@@ -187,6 +211,7 @@ def saturated(workers: list[str]) -> Recovery:
 
 RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "server-down": server_down,
+    "database-down": database_down,
     "eviction-loop": eviction_loop,
     "evicted": evicted,
     "worker-offline": worker_offline,
