@@ -67,6 +67,9 @@ class LabConfig:
     server_env: dict[str, str] = field(default_factory=dict)
     wait_for_workers: bool = True
     """Wait until every worker is online before returning from ``start``."""
+    partitionable: tuple[str, ...] = ()
+    """Workers whose network path to the server the lab can cut (``LabNetwork``): the
+    server then runs in a network namespace of its own (needs root)."""
 
     @property
     def on_sqlite(self) -> bool:

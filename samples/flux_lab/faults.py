@@ -180,3 +180,21 @@ def database_down(lab: FluxLab, database: StoppableDatabase) -> Injected:
     database.stop_server()
     wait_until(lambda: lab.api.database_up() is False, timeout_s=60, what="/health database false")
     return Injected()
+
+
+def partition_worker(lab: FluxLab, worker: str, *, until: str = "evicted") -> Injected:
+    """Cut ``worker``'s network path to the server; its process keeps running.
+
+    Needs a lab with ``worker`` in ``LabConfig.partitionable``. Waits until the server
+    logs the worker ``until`` = ``"stale"`` (missed heartbeat, still listed online) or
+    ``"evicted"``. A pinned sleeper is claimed first, so the eviction unclaims it.
+    """
+    if lab.network is None:
+        raise AssertionError(f"{worker} is not partitionable in this lab")
+    injected = Injected(executions=[start_work(lab, worker)])
+    marks = {"stale": "missed heartbeat, marked STALE", "evicted": "evicted (stale for"}
+    line = f"Worker {worker} {marks[until]}"
+    seen = lab.log_count("server", line)
+    lab.network.cut(worker)
+    lab.wait_for_log("server", line, count=seen + 1, timeout_s=_budget(lab))
+    return injected
