@@ -94,6 +94,27 @@ def evicted(worker: str) -> Recovery:
     )
 
 
+def cut_off(worker: str) -> Recovery:
+    return Recovery(
+        summary=f"Restore the network path between {worker} and the server; {worker} is "
+        "running and reconnects by itself.",
+        steps=[
+            f"From {worker}'s host, check that it reaches the server at the server_url its "
+            "flux.toml names (GET /health): routes, firewalls, security groups, proxies, DNS.",
+            "Once the path heals the worker reconnects with its existing session (it retries "
+            "with backoff up to reconnect_max_delay, 60s by default): confirm 'Worker "
+            f"connected: {worker}' in the server log and {worker} online in GET /workers.",
+            "Its executions were unclaimed and re-dispatched: stale-claim warnings in its log "
+            "right after are claim fencing working, not a new fault.",
+        ],
+        cautions=[
+            f"Do not restart {worker} or start another worker under its name: its process is "
+            "healthy, and a restart does not mend the network.",
+        ],
+        reference=WORKER_OBSERVABILITY,
+    )
+
+
 def worker_offline(worker: str, stale_socket: bool) -> Recovery:
     steps = [
         f"Find out why {worker}'s process ended (its log tail, the kernel log for OOM kills, "
@@ -214,6 +235,7 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "database-down": database_down,
     "eviction-loop": eviction_loop,
     "evicted": evicted,
+    "cut-off": cut_off,
     "worker-offline": worker_offline,
     "unhealthy": unhealthy,
     "registration-refused": registration_refused,
