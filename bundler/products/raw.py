@@ -182,6 +182,29 @@ class RawReader:
                 return Read(value, result, "", self.ref(result)) if value is not None else None
         return None
 
+    def answered(self, step: str, model: type[M]) -> Read[M] | None:
+        """The document a step's *error* answer carried, as ``model``; None if none fits.
+
+        Some products answer a failing probe with their own document: Flux's ``GET
+        /health`` says 503 ``{"status": "unhealthy", "database": false}`` when its database
+        is down. The collector records that answer as failed (it is not 2xx), yet the body
+        it stored whole (and redacted) is the product's own word on why. A body cut by its
+        size cap, or over the JSON cap a reader parses, is not read.
+        """
+        for result in self.results(step):
+            member = result.member
+            entry = self.ctx.members.get(member or "")
+            if result.http_status is None or member is None:
+                continue
+            if result.status not in FAILED_STATUSES or (entry is not None and entry.truncated):
+                continue
+            try:
+                value = model.model_validate(read_json(self.ctx.source, member))
+            except (MemberNotFound, JsonTooLarge, ValueError):  # ValidationError is a ValueError
+                continue
+            return Read(value, result, "", self.ref(result))
+        return None
+
     def has_document(self, step: str) -> bool:
         """Whether ``step`` stored a JSON document at all (fitting its model or not)."""
         return any(self._is_document(result) for result in self.results(step))

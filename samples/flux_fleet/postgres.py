@@ -125,6 +125,23 @@ class Postgres(StartStop):
             what="PostgreSQL to accept connections",
         )
 
+    def stop_server(self) -> None:
+        """Stop PostgreSQL and keep its data: the database is gone from under its clients."""
+        if self.process is not None:
+            self.process.stop()
+
+    def start_server(self) -> None:
+        """Start the stopped PostgreSQL again, same data and port; wait until it accepts."""
+        if self.process is None:
+            raise PostgresUnavailable("PostgreSQL was never started")
+        ready = self.process_log().count("ready to accept connections")
+        self.process.start()
+        wait_until(
+            lambda: self.process_log().count("ready to accept connections") > ready,
+            timeout_s=START_TIMEOUT_S,
+            what="PostgreSQL to accept connections again",
+        )
+
     def process_log(self) -> str:
         try:
             return (self.root / "postgres.log").read_text(errors="replace")

@@ -32,6 +32,14 @@ class FluxApi:
         except httpx.HTTPError:
             return False
 
+    def database_up(self) -> bool | None:
+        """What ``GET /health`` says of the database (it answers 503 when it is down)."""
+        try:
+            body = self._client.get("/health", timeout=5.0).json()
+        except (httpx.HTTPError, ValueError):
+            return None
+        return body.get("database") if isinstance(body, dict) else None
+
     def register_workflows(self, path: Path = WORKFLOWS_FILE) -> list[str]:
         """Upload a workflow file; returns the registered workflow names."""
         with path.open("rb") as handle:

@@ -67,6 +67,18 @@ class LabConfig:
     server_env: dict[str, str] = field(default_factory=dict)
     wait_for_workers: bool = True
     """Wait until every worker is online before returning from ``start``."""
+    partitionable: tuple[str, ...] = ()
+    """Workers whose network path to the server the lab can cut (``LabNetwork``): the
+    server then runs in a network namespace of its own (needs root)."""
+
+    @property
+    def on_sqlite(self) -> bool:
+        """Whether the server keeps its state in its own SQLite file (Flux's default).
+
+        ``server_env`` may point it elsewhere (``FLUX_DATABASE_URL``: PostgreSQL); the
+        inventory then names no ``db_path``, as an operator's would not.
+        """
+        return self.server_env.get("FLUX_DATABASE_URL", "sqlite").startswith("sqlite")
 
     def server_settings_env(self) -> dict[str, str]:
         env = self.timings.env()

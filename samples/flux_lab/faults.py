@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .lab import FluxLab
 from .process import wait_until
@@ -148,3 +148,53 @@ def eviction_loop(lab: FluxLab, worker: str, *, cycles: int = 3) -> Injected:
         )
     lab.wait_for_status({worker: "online"}, timeout_s=30)
     return Injected(notes={"cycles": cycles})
+
+
+def failing_runs(lab: FluxLab, runs: int = 2, worker: str | None = None) -> Injected:
+    """Run ``always_fails`` ``runs`` times to the end, on a healthy fleet: each run FAILED.
+
+    Nothing is wrong with the workers; the work itself raises. Pinned to ``worker`` when
+    given, so the failed runs' worker is known.
+    """
+    ids = []
+    for attempt in range(runs):
+        run = lab.api.run_to_end("always_fails", f"attempt {attempt}", require_worker=worker)
+        if run.get("state") != "FAILED":
+            raise AssertionError(f"always_fails should fail, got {run.get('state')}")
+        ids.append(str(run["execution_id"]))
+    return Injected(executions=ids)
+
+
+class StoppableDatabase(Protocol):
+    """The server's database, as the lab runs it (``samples.flux_fleet.postgres.Postgres``)."""
+
+    def stop_server(self) -> None: ...
+
+
+def database_down(lab: FluxLab, database: StoppableDatabase) -> Injected:
+    """Stop the server's database under the running server; wait until ``/health`` says so.
+
+    The server keeps answering (``GET /health`` 503 ``"database": false``, ``GET /workers``
+    500) and cannot persist pongs, so its workers turn STALE after heartbeat_timeout.
+    """
+    database.stop_server()
+    wait_until(lambda: lab.api.database_up() is False, timeout_s=60, what="/health database false")
+    return Injected()
+
+
+def partition_worker(lab: FluxLab, worker: str, *, until: str = "evicted") -> Injected:
+    """Cut ``worker``'s network path to the server; its process keeps running.
+
+    Needs a lab with ``worker`` in ``LabConfig.partitionable``. Waits until the server
+    logs the worker ``until`` = ``"stale"`` (missed heartbeat, still listed online) or
+    ``"evicted"``. A pinned sleeper is claimed first, so the eviction unclaims it.
+    """
+    if lab.network is None:
+        raise AssertionError(f"{worker} is not partitionable in this lab")
+    injected = Injected(executions=[start_work(lab, worker)])
+    marks = {"stale": "missed heartbeat, marked STALE", "evicted": "evicted (stale for"}
+    line = f"Worker {worker} {marks[until]}"
+    seen = lab.log_count("server", line)
+    lab.network.cut(worker)
+    lab.wait_for_log("server", line, count=seen + 1, timeout_s=_budget(lab))
+    return injected

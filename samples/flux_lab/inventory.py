@@ -9,7 +9,8 @@ plus the variables the Flux profile's host steps use:
 * ``flux_bin_dir``: the directory holding the ``flux`` executable (the
   read-only guard wants a literal program name, so the plan runs
   ``{flux_bin_dir}/flux``);
-* ``db_path``: the server's SQLite database (server only);
+* ``db_path``: the server's SQLite database (server only; none when it runs on
+  PostgreSQL);
 * ``flux_pid``: the process id, so its ``FLUX_*`` start-up environment can be
   read from ``/proc/<pid>/environ`` (secret-named variables skipped);
   a systemd deployment gives ``flux_unit`` instead.
@@ -39,7 +40,7 @@ def inventory_data(lab: FluxLab) -> dict[str, Any]:
             "vars": {
                 "flux_home": str(lab.server_dir),
                 "flux_bin_dir": bin_dir,
-                "db_path": str(lab.db_path),
+                **({"db_path": str(lab.db_path)} if lab.config.on_sqlite else {}),
                 **_pid(lab.server),
             },
         }

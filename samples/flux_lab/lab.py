@@ -28,6 +28,7 @@ from typing import TypeVar
 from .api import FluxApi
 from .config import LabConfig, WorkerSpec
 from .inventory import write_inventory
+from .network import LabNetwork
 from .process import ManagedProcess, StartStop, listening_ports, wait_until
 from .venv import FluxInstall, find_flux
 
@@ -60,6 +61,7 @@ class FluxLab(StartStop):
         self.port: int | None = None
         self.server: ManagedProcess | None = None
         self.workers: dict[str, ManagedProcess] = {}
+        self.network: LabNetwork | None = None
         self._api: FluxApi | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -85,6 +87,8 @@ class FluxLab(StartStop):
         if self._api is not None:
             self._api.close()
             self._api = None
+        if self.network is not None:
+            self.network.close()
         if self._own_root and not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -94,7 +98,14 @@ class FluxLab(StartStop):
     def url(self) -> str:
         if self.port is None:
             raise LabError("the server has not started")
-        return f"http://127.0.0.1:{self.port}"
+        host = self.network.server_ip if self.network is not None else "127.0.0.1"
+        return f"http://{host}:{self.port}"
+
+    def server_url_for(self, worker: str) -> str:
+        """The URL ``worker`` reaches the server at: its own cuttable link, if it has one."""
+        if self.network is None:
+            return self.url
+        return f"http://{self.network.server_ip_for(worker)}:{self.port}"
 
     @property
     def api(self) -> FluxApi:
@@ -112,15 +123,21 @@ class FluxLab(StartStop):
 
     def start_server(self) -> None:
         (self.server_dir / ".flux").mkdir(parents=True, exist_ok=True)  # Flux dies without it
+        prefix: list[str] = []
+        host = "127.0.0.1"
+        if self.config.partitionable:
+            # Every address of the namespace is one of the lab's own /30 links.
+            self.network = self.network or LabNetwork(self.config.partitionable)
+            prefix, host = self.network.exec_prefix, "0.0.0.0"
         auth = "\n[flux.security.auth]\nallow_anonymous = true\n"
-        toml = '[flux]\nserver_host = "127.0.0.1"\nserver_port = 0\nlog_level = "INFO"\n'
+        toml = f'[flux]\nserver_host = "{host}"\nserver_port = 0\nlog_level = "INFO"\n'
         (self.server_dir / "flux.toml").write_text(
             toml + (auth if self.config.allow_anonymous else "")
         )
         env = self._base_env() | self.config.server_settings_env()
         self.server = ManagedProcess(
             "server",
-            [str(self.flux.flux), "start", "server"],
+            [*prefix, str(self.flux.flux), "start", "server"],
             cwd=self.server_dir,
             env=env,
             log_path=self.logs_dir / "server.log",
@@ -162,7 +179,8 @@ class FluxLab(StartStop):
         home = self.worker_dir(spec.name)
         (home / ".flux").mkdir(parents=True, exist_ok=True)
         (home / "flux.toml").write_text(
-            f'[flux]\nlog_level = "INFO"\n\n[flux.workers]\nserver_url = "{self.url}"\n'
+            f'[flux]\nlog_level = "INFO"\n\n[flux.workers]\n'
+            f'server_url = "{self.server_url_for(spec.name)}"\n'
         )
         env = self._base_env() | self.config.timings.env() | spec.env()
         env["FLUX_WORKERS__BOOTSTRAP_TOKEN"] = self.bootstrap_token_path.read_text().strip()

@@ -11,6 +11,8 @@ workflow exists to put the fleet into one observable state:
 * ``zone_c_sleeper``: a sleeper only zone=c workers may run (slot saturation).
 * ``loop_starver``: CPU-bound code on the *in-process* runner: it blocks the
   worker's event loop in bursts, so the worker reports itself unhealthy.
+* ``always_fails``: its one task raises, every time, on any healthy worker: the
+  fleet is fine and the work is not.
 """
 
 import asyncio
@@ -43,6 +45,11 @@ async def burn_cpu(bursts: int, burst_seconds: float) -> int:
     return bursts
 
 
+@task
+async def refuse(reason: str) -> str:
+    raise RuntimeError(f"lab task refused: {reason}")
+
+
 @workflow
 async def hello_world(ctx: ExecutionContext[str]):
     return await say_hello(ctx.input or "World")
@@ -71,3 +78,8 @@ async def zone_c_sleeper(ctx: ExecutionContext[float]):
 @workflow.with_options(runner="inprocess")
 async def loop_starver(ctx: ExecutionContext[int]):
     return await burn_cpu(int(ctx.input or 20), 2.5)
+
+
+@workflow
+async def always_fails(ctx: ExecutionContext[str]):
+    return await refuse(ctx.input or "always")

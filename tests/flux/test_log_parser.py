@@ -71,6 +71,13 @@ SERVER_LINES = [
      {"ttl_s": 20}),
     ("flux.server", "CRITICAL", "Authentication is DISABLED. All requests are treated as the "
      "ANONYMOUS admin principal.", "auth_disabled", None, None, {}),
+    ("flux.api.worker_routes", "ERROR", "Error listing workers: (psycopg.OperationalError) "
+     'connection failed: connection to server at "127.0.0.1", port 5432 failed: Connection '
+     "refused", "database_error", None, None,
+     {"doing": "listing workers", "exc_class": "psycopg.OperationalError"}),
+    ("flux.scheduler_loop", "ERROR", "Error in scheduler cycle: (sqlite3.OperationalError) "
+     "attempt to write a readonly database", "database_error", None, None,
+     {"exc_class": "sqlite3.OperationalError", "message": "attempt to write a readonly database"}),
 ]  # fmt: skip
 WORKER_LINES = [
     ("Connection lost (ConnectError: All connection attempts failed). Reconnecting in 1.2s...",

@@ -22,6 +22,7 @@ from bundler.analyze.api import (
     routine_kept,
 )
 from bundler.analyze.sampling import sample
+from bundler.archive._chunks import rechunk
 from bundler.products.flux.logs import BlockScanner, LogParser, parse_logs
 from bundler.products.flux.logs.blocks import blocks
 from bundler.source import MemorySource, iter_lines
@@ -130,6 +131,20 @@ def test_blocks_number_lines_like_iter_lines_across_chunk_cuts() -> None:
             parts = [data[i : i + chunk] for i in range(0, len(data), chunk)]
             got = [line for b in blocks(parts, size) for line in b.text_lines()]
             assert got == list(iter_lines(MemorySource({"x": data}), "x"))
+
+
+def test_a_log_spooled_past_one_mib_scans_as_its_bytes_do() -> None:
+    """Doctor's spool re-chunks a member of 1 MiB or more into memoryviews of its bytes.
+
+    A server log grows past that quickly when its database is down (a traceback per
+    request); the scanner once called ``rfind`` on the view and the whole normalizer failed.
+    """
+    data = ("\n".join(_log(7, 15000, rare=0.01)) + "\n").encode()
+    assert len(data) > 1 << 20
+    spooled = list(rechunk([data], 1 << 20))
+    assert any(isinstance(chunk, memoryview) for chunk in spooled)
+    expected = list(BlockScanner("x.log", worker="w1").scan([data]))
+    assert list(BlockScanner("x.log", worker="w1").scan(spooled)) == expected
 
 
 def test_parse_logs_hands_counted_events_to_the_sampler() -> None:

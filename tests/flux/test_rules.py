@@ -91,8 +91,12 @@ def test_server_down_cites_the_error_and_every_worker_that_lost_it():
 
 
 def test_server_unhealthy_and_healthy():
-    sick = FluxCase(documents=[ServerEvidence(reachable=True, healthy=False, database_ok=False)])
+    sick = FluxCase(documents=[ServerEvidence(reachable=True, healthy=False, database_ok=None)])
     assert codes(sick.run(flux_server_up)) == ["FLUX_SERVER_UNHEALTHY"]
+    no_database = FluxCase(
+        documents=[ServerEvidence(reachable=True, healthy=False, database_ok=False)]
+    )
+    assert codes(no_database.run(flux_server_up)) == ["FLUX_DATABASE_UNAVAILABLE"]
     well = FluxCase().run(flux_server_up)
     assert well.status is LayerStatus.PASS
 

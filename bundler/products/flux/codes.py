@@ -20,6 +20,9 @@ FLUX_SERVER_UNREACHABLE = _(
 )
 FLUX_SERVER_UNHEALTHY = _("FLUX_SERVER_UNHEALTHY", S, "GET /health: not healthy")
 FLUX_SERVER_NOT_READY = _("FLUX_SERVER_NOT_READY", S, "GET /ready: not ready")
+FLUX_DATABASE_UNAVAILABLE = _(
+    "FLUX_DATABASE_UNAVAILABLE", S, "server up, its database unreachable", "database-down"
+)
 FLUX_SERVER_HEALTHY = _("FLUX_SERVER_HEALTHY", S, "server healthy, database up, ready")
 FLUX_SQLITE_MULTI_WORKER = _("FLUX_SQLITE_MULTI_WORKER", S, "SQLite server with several workers")
 

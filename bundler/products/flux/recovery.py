@@ -34,6 +34,30 @@ def server_down(url: str | None) -> Recovery:
     )
 
 
+def database_down(database: str | None) -> Recovery:
+    where = f" ({database})" if database else ""
+    return Recovery(
+        summary=f"Bring the Flux server's database{where} back; the server recovers by itself.",
+        steps=[
+            "Check the database service (PostgreSQL's process, its log, disk space) and that "
+            "the server host reaches it: the server log's OperationalError lines say how the "
+            "connection failed (refused, timed out, authentication, unable to open the file).",
+            "For SQLite, check that .flux/flux.db exists and that the server's user may write "
+            "it and its directory (WAL needs the -wal and -shm files beside it).",
+            "Confirm GET /health answers 200 with database true, then that every worker reads "
+            "online in GET /workers.",
+        ],
+        cautions=[
+            "Do not restart or replace the workers: while the database is down the server "
+            "cannot persist their pongs, marks them STALE and evicts them; they reconnect on "
+            "their own once it is back.",
+            "Do not restart the server to clear it: it keeps answering, and retries the "
+            "database on every request.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def eviction_loop(interval_s: float) -> Recovery:
     minimum = max(5 * interval_s, 50.0)
     return Recovery(
@@ -65,6 +89,27 @@ def evicted(worker: str) -> Recovery:
         ],
         cautions=[
             "Do not start a second worker under the same name while the original may resume.",
+        ],
+        reference=WORKER_OBSERVABILITY,
+    )
+
+
+def cut_off(worker: str) -> Recovery:
+    return Recovery(
+        summary=f"Restore the network path between {worker} and the server; {worker} is "
+        "running and reconnects by itself.",
+        steps=[
+            f"From {worker}'s host, check that it reaches the server at the server_url its "
+            "flux.toml names (GET /health): routes, firewalls, security groups, proxies, DNS.",
+            "Once the path heals the worker reconnects with its existing session (it retries "
+            "with backoff up to reconnect_max_delay, 60s by default): confirm 'Worker "
+            f"connected: {worker}' in the server log and {worker} online in GET /workers.",
+            "Its executions were unclaimed and re-dispatched: stale-claim warnings in its log "
+            "right after are claim fencing working, not a new fault.",
+        ],
+        cautions=[
+            f"Do not restart {worker} or start another worker under its name: its process is "
+            "healthy, and a restart does not mend the network.",
         ],
         reference=WORKER_OBSERVABILITY,
     )
@@ -187,8 +232,10 @@ def saturated(workers: list[str]) -> Recovery:
 
 RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "server-down": server_down,
+    "database-down": database_down,
     "eviction-loop": eviction_loop,
     "evicted": evicted,
+    "cut-off": cut_off,
     "worker-offline": worker_offline,
     "unhealthy": unhealthy,
     "registration-refused": registration_refused,

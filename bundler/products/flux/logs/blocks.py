@@ -37,16 +37,21 @@ class Block:
             yield number, raw.rstrip(b"\r").decode("utf-8", "replace")
 
 
-def blocks(chunks: Iterable[bytes], size: int = BLOCK_BYTES) -> Iterator[Block]:
+def blocks(chunks: Iterable[bytes | memoryview], size: int = BLOCK_BYTES) -> Iterator[Block]:
     """Cut a member's chunks into blocks of about ``size`` bytes of whole lines.
 
     A line that straddles two chunks is a small block of its own, so a chunk
     is never copied (a 1 MiB copy per chunk costs a fresh allocation and its
-    page faults every time).
+    page faults every time). The one exception is a chunk handed over as a
+    ``memoryview``: doctor's spool re-chunks a member of 1 MiB or more into views of
+    its bytes, which have no ``find``; read as bytes, a server log that grew past
+    1 MiB (a database outage logs a traceback per request) no longer fails the
+    whole normalizer.
     """
     carry = b""
     number = 1
-    for chunk in chunks:
+    for piece in chunks:
+        chunk = piece if isinstance(piece, bytes) else bytes(piece)
         start = 0
         if carry:
             first = chunk.find(b"\n") + 1

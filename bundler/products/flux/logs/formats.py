@@ -138,6 +138,15 @@ SERVER_FORMATS: tuple[LineFormat, ...] = (
         rf"^Pruned offline worker {NAME} \(exceeded (?P<ttl_s>[\d.]+)s TTL\)",
     ),
     _fmt("auth_disabled", "Authentication is DISABLED", r"^Authentication is DISABLED"),
+    # SQLAlchemy names the driver's own error: (psycopg.OperationalError) connection failed:
+    # ..., (sqlite3.OperationalError) unable to open database file. Flux logs one for each
+    # request, scheduler cycle and worker stream that could not reach its database.
+    _fmt(
+        "database_error",
+        "OperationalError) ",
+        r"^Error (?P<doing>[^:\n]+): \((?P<exc_class>[\w.]+OperationalError)\) "
+        r"(?P<message>[^\n]*)",
+    ),
 )
 
 WORKER_FORMATS: tuple[LineFormat, ...] = (

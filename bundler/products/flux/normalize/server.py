@@ -65,7 +65,7 @@ def server_evidence(flux: FluxRecords, settings: EffectiveSettings) -> ServerEvi
             evidence.error_message = failed.error_message
     health_result = flux.raw.result("health")
     if health_result is not None:
-        read = flux.raw.first("health", Health)
+        read = flux.raw.first("health", Health) or flux.raw.answered("health", Health)
         if read is not None:
             health = read.value
             evidence.healthy = health_result.http_status in (None, 200) and (
@@ -79,7 +79,7 @@ def server_evidence(flux: FluxRecords, settings: EffectiveSettings) -> ServerEvi
             evidence.healthy = False  # it answered, but not health: a refused member is unread
     ready_result = flux.raw.result("ready")
     if ready_result is not None:
-        ready = flux.raw.first("ready", Ready)
+        ready = flux.raw.first("ready", Ready) or flux.raw.answered("ready", Ready)
         if ready is not None:
             evidence.ready = ready.value.status == "ready"
         elif ready_result.http_status is not None and flux.raw.refusal(ready_result) is None:

@@ -9,7 +9,9 @@ control socket and the stale-socket check on its host.
 
 from __future__ import annotations
 
-from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from dataclasses import dataclass
+
+from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from bundler.analyze.contradictions import settled, worker_conflict
 from bundler.analyze.doubt import CLOCK_TOLERANCE_S, undecided_heartbeat
 from bundler.analyze.facts import (
@@ -20,7 +22,7 @@ from bundler.analyze.facts import (
     reported_age,
 )
 from bundler.analyze.wording import CITED, listed_names
-from schemas import Layer
+from schemas import Citation, Layer
 from schemas.evidence import (
     AuthorizationEvidence,
     ConnectionState,
@@ -32,7 +34,7 @@ from schemas.evidence import (
 
 from .. import codes, recovery
 from ..matching import mismatches
-from .evictions import LOOP_CYCLES, eviction_cycles, returned_evictions, still_evicted
+from .evictions import LOOP_CYCLES, Cycle, eviction_cycles, returned_evictions, still_evicted
 from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
 from .health import unhealthy_now
 
@@ -75,19 +77,25 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             if (reclaimed)
             else "."
         )
+        cut = _cut_off(ctx, name, open_cycle.stale or open_cycle.evicted)
         return RuleResult.fail(
             codes.FLUX_WORKER_EVICTED,
-            message,
+            message + (cut.message if cut else ""),
             evidence=[
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
                 *cite_events(open_cycle.lines),
+                *(cut.evidence if cut else []),
             ],
-            recovery=recovery.evicted(name),
+            recovery=recovery.cut_off(name) if cut else recovery.evicted(name),
             acceptance=[f"{name} online in GET /workers", "no new STALE line for it"],
             unclaimed=reclaimed,
+            cut_off=cut is not None,
         )
     if worker.connection is not ConnectionState.ONLINE:
         return _offline(ctx, index, worker)
+    marked = _marked_stale(ctx, index, worker, cycles)
+    if marked is not None:
+        return marked
     stale = _persisted_heartbeat_stale(ctx, index, worker)
     if stale is not None:
         return stale
@@ -254,6 +262,89 @@ def _persisted_heartbeat_stale(
         ],
         recovery=recovery.evicted(worker.name),
         heartbeat_age_s=age,
+    )
+
+
+@dataclass(frozen=True)
+class CutOff:
+    """Why a silent worker is cut off rather than hung: what to add to the finding."""
+
+    message: str
+    evidence: list[Citation]
+
+
+def _cut_off(ctx: RuleContext, name: str, since: TimelineEvent | None) -> CutOff | None:
+    """The worker is silent to the server, yet its process answered on its own host.
+
+    A hung (stopped) or killed worker cannot answer ``flux worker status`` on its control
+    socket; one that does is running, so what the server misses is its packets: the
+    network path between them (the *Worker observability* page's "network partition").
+    Its own log then says so once its SSE stream went quiet (``Connection lost``,
+    ``SSE stream silent``); those lines since the server marked it STALE are cited.
+    """
+    local = ctx.evidence.get(LocalStateEvidence)
+    answered = [
+        (i, s)
+        for i, s in enumerate(local.sockets if local else [])
+        if s.worker == name and s.responsive is True
+    ]
+    health = worker_side(events(ctx, "unhealthy", "healthy", worker=name))
+    if not answered or (health and health[-1].kind == "unhealthy"):  # starved: it says so
+        return None
+    index, socket = answered[0]
+    lost = [
+        e
+        for e in worker_side(events(ctx, "connection_lost", "sse_error", worker=name))
+        if since is None or since.at is None or e.at is None or e.at >= since.at
+    ]
+    message = (
+        f" Yet its process runs and answered `flux worker status` on its host at collection "
+        f"({socket.detail or 'answered'}): not killed, not hung now. A worker its host hears "
+        "and its server does not is cut off by the network (unless it was frozen meanwhile "
+        "and has just resumed)"
+    )
+    if lost:
+        message += f" (its own log: {lost[0].detail.get('message') or lost[0].kind})"
+    evidence = [ctx.evidence.cite(LocalStateEvidence, f"/sockets/{index}/responsive", True)]
+    return CutOff(message + ".", evidence + cite_events(lost[:1] + lost[-1:]))
+
+
+def _marked_stale(
+    ctx: RuleContext, index: int, worker: WorkerStatus, cycles: list[Cycle]
+) -> RuleResult | None:
+    """Listed online, but the server log's latest word on it is ``marked STALE``.
+
+    Flux keeps a STALE worker ``online`` in ``GET /workers`` until the grace period ends
+    (the *Worker observability* page's state 2); the log line is the first sign. Believed
+    only with a persisted heartbeat past heartbeat_timeout (or none read): a fresh one
+    says an old STALE line was followed by a recovery the log no longer holds.
+    """
+    last = cycles[-1] if cycles else None
+    if last is None or last.stale is None or last.evicted is not None or last.back is not None:
+        return None
+    hb = policy(ctx)
+    age = reported_age(worker)
+    if age is not None and hb.timeout_s is not None and age <= hb.timeout_s:
+        return None
+    grace = last.stale.detail.get("grace_s")
+    message = (
+        f"Worker {worker.name} is listed {worker.native_status}, but the server marked it "
+        "STALE (missed heartbeat) and it has not recovered since: Flux evicts it "
+        + (f"after {grace}s of grace" if grace is not None else "after the grace period")
+        + " and unclaims its executions."
+    )
+    cut = _cut_off(ctx, worker.name, last.stale)
+    return RuleResult.fail(
+        codes.FLUX_HEARTBEAT_STALE,
+        message + (cut.message if cut else ""),
+        evidence=[
+            cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
+            *cite_events([last.stale]),
+            *(cut.evidence if cut else []),
+        ],
+        recovery=recovery.cut_off(worker.name) if cut else recovery.evicted(worker.name),
+        heartbeat_age_s=age,
+        cut_off=cut is not None,
     )
 
 

@@ -7,6 +7,8 @@ so those lines are cited next to the collector's connection error.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from bundler.analyze.codes import SERVER_HEALTH_UNKNOWN
 from bundler.analyze.facts import cite_events
@@ -15,7 +17,7 @@ from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
 from .. import codes, recovery
-from .facts import FLUX, events, worker_side
+from .facts import FLUX, events, server_side, worker_side
 
 
 @rule(Layer.SERVER, products=FLUX, needs=(ServerEvidence,))
@@ -52,7 +54,9 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
             error_class=server.error_class,
             workers_lost=sorted(str(w) for w in latest),
         )
-    if server.healthy is False or server.database_ok is False:
+    if server.database_ok is False:
+        return _database_down(ctx, server)
+    if server.healthy is False:
         return RuleResult.fail(
             codes.FLUX_SERVER_UNHEALTHY,
             f"GET /health says the server is not healthy (database {server.database_ok}).",
@@ -88,6 +92,57 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
             [ctx.evidence.cite(ServerEvidence, "/gaps", server.gaps)],
         )
     return None
+
+
+def _database_down(ctx: RuleContext, server: ServerEvidence) -> RuleResult:
+    """The server answers, but says its database is down (``/health``: ``"database": false``).
+
+    Flux then fails every request that reads state (``GET /workers`` 500) and cannot
+    persist pongs, so its reaper marks workers STALE and evicts them: heartbeat findings
+    below are this fault's consequence, not the workers'. Its log has an
+    ``(…OperationalError)`` line per request, scheduler cycle and worker stream: the first
+    and latest say since when and how the connection fails.
+    """
+    failures = server_side(events(ctx, "database_error"))
+    evidence = [ctx.evidence.cite(ServerEvidence, "/native", server.native)]
+    evidence += cite_events(failures[:1] + failures[-1:])
+    message = (
+        'GET /health says the Flux server runs but its database is unavailable ("database": false)'
+    )
+    if failures:
+        first = failures[0]
+        when = f" since {first.at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if first.at else ""
+        message += (
+            f"; the server log has {ctx.timeline.count('database_error')} database error(s)"
+            f"{when}, e.g. {first.detail.get('exc_class')}: {first.detail.get('message')}"
+        )
+    lost = [e for e in server_side(events(ctx, "stale", "evicted")) if _after(e, failures[:1])]
+    if lost:
+        names = sorted({str(e.worker) for e in lost})
+        message += (
+            f". Workers marked STALE or evicted since ({listed_names(names)}) could not have "
+            "their heartbeats persisted: that follows from the database, not from them"
+        )
+    product = ctx.evidence.get(ProductInfo)
+    database = str(product.settings.get("database_url") or "") if product else ""
+    return RuleResult.fail(
+        codes.FLUX_DATABASE_UNAVAILABLE,
+        message + ".",
+        evidence=evidence,
+        recovery=recovery.database_down(database or None),
+        acceptance=[
+            "GET /health answers 200 with database true",
+            "every worker shows online in GET /workers",
+        ],
+        native_code=str(server.native.get("status")) if server.native else None,
+    )
+
+
+def _after(event: TimelineEvent, since: list[TimelineEvent]) -> bool:
+    """Whether ``event`` is no earlier than the first of ``since`` (dated ones only)."""
+    if not since or since[0].at is None or event.at is None:
+        return False
+    return event.at >= since[0].at
 
 
 def _sqlite_fleet(ctx: RuleContext) -> Finding | None:

@@ -1,0 +1,95 @@
+"""The server's PostgreSQL stopped under a running Flux server, read by doctor and analyze.
+
+Flux keeps answering: ``GET /health`` and ``GET /ready`` say 503 with ``"database":
+false``, every route that reads state answers 500, and the log fills with
+``(psycopg.OperationalError)`` lines. The server rung must blame the database (never
+read healthy, never a bare "not healthy"), cite Flux's own answer and a log line, and
+the doctor's live verdict must say the same (its normalizer once failed on a server log
+grown past 1 MiB). Once PostgreSQL is back the server recovers by itself, without a
+restart: the recovery text says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from samples.flux_fleet.postgres import Postgres, PostgresUnavailable, driver_path
+from samples.flux_lab import LabConfig, faults
+from schemas import AnalysisReport, Layer, LayerStatus
+from tests.support.flux import LabFactory, collect_bundle, run_bundler
+from tests.support.requirements import need, need_executable
+
+pytestmark = pytest.mark.flux
+
+
+@pytest.fixture
+def postgres() -> Iterator[Postgres]:
+    need_executable("initdb", "/usr/lib/postgresql/15/bin")
+    try:
+        driver_path()
+    except PostgresUnavailable as exc:
+        need(False, str(exc))
+    with Postgres() as database:
+        yield database
+
+
+def _server_rung(report: AnalysisReport) -> list[tuple[LayerStatus, list[str]]]:
+    return [
+        (layer.status, [f.code for f in layer.findings])
+        for target in report.targets
+        for layer in target.layers
+        if layer.name is Layer.SERVER
+    ]
+
+
+def test_a_database_down_under_the_server_is_blamed_at_the_server_rung(
+    flux_lab_factory: LabFactory, postgres: Postgres, tmp_path: Path
+) -> None:
+    env = {"FLUX_DATABASE_URL": postgres.url, "PYTHONPATH": str(driver_path())}
+    lab = flux_lab_factory(LabConfig(server_env=env))
+    assert lab.api.run_to_end("hello_world", "before")["state"] == "COMPLETED"
+    faults.database_down(lab, postgres)
+    folder = collect_bundle(lab, tmp_path)
+
+    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
+                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
+    assert analyzed.returncode == 1, analyzed.stderr
+    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    assert report.verdict.value == "blocked"
+    assert report.first_failed_layer is Layer.SERVER
+    rungs = _server_rung(report)
+    assert rungs
+    assert {status for status, _ in rungs} == {LayerStatus.FAIL}
+    assert all("FLUX_DATABASE_UNAVAILABLE" in codes for _, codes in rungs), rungs
+    (finding, *_) = [
+        f
+        for t in report.targets
+        for layer in t.layers
+        for f in layer.findings
+        if f.code == "FLUX_DATABASE_UNAVAILABLE"
+    ]
+    assert '"database": false' in finding.message
+    assert "psycopg.OperationalError" in finding.message
+    cited = " ".join(f"{c.pointer} {c.excerpt}" for c in finding.evidence)
+    assert "/native" in cited
+    assert "OperationalError" in cited
+    assert finding.recovery is not None
+    assert "database" in finding.recovery.summary
+    assert "GET /health answers 200 with database true" in finding.acceptance
+
+    # The doctor's own live verdict says the same: its normalizer read the logs.
+    manifest = json.loads((folder / "manifest.json").read_text())
+    failed = {c["id"] for c in manifest["collectors"] if c["status"] == "failed"}
+    assert "normalize.flux" not in failed
+    live = AnalysisReport.model_validate_json((folder / "analysis.json").read_text())
+    assert live.first_failed_layer is Layer.SERVER
+
+    # Back up, the server recovers by itself: no restart of server or workers.
+    postgres.start_server()
+    lab.wait_for_status({"w1": "online", "w2": "online"}, timeout_s=60)
+    assert lab.api.database_up() is True
+    assert lab.api.run_to_end("hello_world", "after")["state"] == "COMPLETED"

@@ -1,0 +1,79 @@
+"""A worker cut off from the server by the network while its process runs, read twice.
+
+The lab runs its server in a network namespace of its own and gives w2 a link of its
+own, whose packets it then drops both ways (``samples/flux_lab/network.py``): no RST,
+no FIN, as across a failed switch. Unlike a hung (SIGSTOP) or killed worker, w2 still
+answers ``flux worker status`` on its host. Flux marks it STALE (still listed online),
+then evicts it and unclaims its execution. Read before eviction, the heartbeat rung must
+fail on the STALE line (the persisted heartbeat is still within its slack: it once read
+"connected", a pass); read after, on the eviction. Both must say the process runs and
+the network path is cut, with a recovery for the network, not for a hung process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from samples.flux_lab import LabConfig, faults
+from samples.flux_lab.network import NetworkUnavailable
+from schemas import AnalysisReport, Finding, Layer
+from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from tests.support.requirements import need
+
+pytestmark = pytest.mark.flux
+
+
+def _analyze(bundle: Path) -> AnalysisReport:
+    analyzed = run_bundler(
+        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
+    )
+    assert analyzed.returncode == 1, analyzed.stderr
+    return AnalysisReport.model_validate_json(analyzed.stdout)
+
+
+def _heartbeat(report: AnalysisReport, worker: str) -> list[Finding]:
+    (target, *_) = [t for t in report.targets if t.worker == worker]
+    assert target.first_failed_layer is Layer.HEARTBEAT
+    (rung,) = [r for r in target.layers if r.name is Layer.HEARTBEAT]
+    return [f for f in rung.findings if f.code.startswith("FLUX_")]
+
+
+def _says_cut_off(finding: Finding) -> None:
+    assert "answered `flux worker status`" in finding.message
+    assert "cut off by the network" in finding.message
+    assert finding.details["cut_off"] is True
+    assert finding.recovery is not None
+    assert "network path" in finding.recovery.summary
+    assert any(c.pointer and c.pointer.endswith("/responsive") for c in finding.evidence)
+
+
+def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    try:
+        lab = flux_lab_factory(LabConfig(partitionable=("w2",)))
+    except NetworkUnavailable as exc:
+        need(False, str(exc))
+        raise
+    held = faults.partition_worker(lab, "w2", until="stale")
+    doctor_lab(lab, tmp_path / "stale.zip")
+    lab.wait_for_log("server", "Worker w2 evicted (stale for", timeout_s=60)
+    doctor_lab(lab, tmp_path / "evicted.zip")
+    assert lab.workers["w2"].alive()
+
+    (stale,) = _heartbeat(_analyze(tmp_path / "stale.zip"), "w2")
+    assert stale.code == "FLUX_HEARTBEAT_STALE"
+    assert "marked it STALE" in stale.message
+    _says_cut_off(stale)
+
+    (evicted,) = _heartbeat(_analyze(tmp_path / "evicted.zip"), "w2")
+    assert evicted.code == "FLUX_WORKER_EVICTED"
+    assert evicted.details["unclaimed"] == held.executions
+    _says_cut_off(evicted)
+
+    # Healed, the same running worker comes back by itself: nothing was restarted.
+    assert lab.network is not None
+    lab.network.heal("w2")
+    lab.wait_for_status({"w2": "online"}, timeout_s=120)
