@@ -369,3 +369,20 @@ def test_a_room_leaves_out_what_would_take_the_bundle_past_its_readers_total(
     with open_test_bundle(sealed.path, limits=limits) as reader:
         names = [entry.name for entry in reader.entries]
     assert names == ["evidence/hosts.json", "logs/0.log", REDACTION_REPORT_MEMBER, MANIFEST_MEMBER]
+
+
+def test_the_spool_read_back_gives_bytes_a_parser_can_search(tmp_path: Path) -> None:
+    """Doctor parses logs from the spool before sealing: a member of 1 MiB or more came back
+    as ``memoryview`` pieces (no ``find``), and a log parser's line search failed on them."""
+    from bundler.source import grep_lines
+
+    line = b"2026-12-01T00:00:00Z worker heartbeat ok\n"
+    log = line * ((3 << 20) // len(line)) + b"2026-12-01T00:00:01Z worker evicted\n"
+    with _builder(tmp_path) as builder:
+        builder.add("hosts/h01/logs/worker.log", log)
+        source = builder.source()
+        chunks = list(source.iter_chunks("hosts/h01/logs/worker.log"))
+        assert len(chunks) > 1
+        assert all(type(chunk) is bytes for chunk in chunks)
+        found = list(grep_lines(source, "hosts/h01/logs/worker.log", [b"evicted"]))
+        assert found == [(log.count(b"\n"), "2026-12-01T00:00:01Z worker evicted")]
