@@ -48,6 +48,7 @@ from ..source import (
     read_json,
 )
 from .codes import MISSING_DOCUMENTS
+from .pointers import resolved
 
 D = TypeVar("D", bound=EvidenceDoc)
 
@@ -413,8 +414,19 @@ class EvidenceSet:
         return index
 
     def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
-        """Cite a canonical evidence document at a JSON pointer."""
+        """Cite a canonical evidence document at a JSON pointer: the part of it that exists
+        (:func:`~.pointers.resolved`); a field the document lacks is cited by its record, and
+        without the value the rule expected there."""
+        pointer, value = self.existing(cls, pointer, value)
         return cite_json(cls.member_path, pointer, value)
+
+    def existing(self, cls: type[EvidenceDoc], pointer: str, value: Any) -> tuple[str, Any]:
+        """``(pointer, value)`` as :meth:`cite` cites them, checked against the document."""
+        document = self.document(cls)
+        if document is None or not pointer:
+            return pointer, value
+        found, whole = resolved(document, pointer)
+        return (found, value) if whole else (found, None)
 
 
 @dataclass(frozen=True)

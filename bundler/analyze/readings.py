@@ -50,7 +50,7 @@ from typing import Any, TypeVar
 from schemas import Citation, Finding, Layer, LayerResult, LayerStatus
 from schemas.evidence import EvidenceDoc, JobsEvidence
 
-from .api import SEVERITY_ORDER, EvidenceSet, RuleContext, Target
+from .api import SEVERITY_ORDER, EvidenceSet, RuleContext, Target, cite_json
 from .contradictions import Dispute, conflict_finding, disputes
 from .duplicates import entry_conflict, entry_disputes, scope
 
@@ -92,10 +92,11 @@ class Reading(EvidenceSet):
         return _kept(index, self._dropped.get(cls, {}).get(("workers",), set()))
 
     def cite(self, cls: type[EvidenceDoc], pointer: str = "", value: Any = None) -> Citation:
+        pointer, value = self.existing(cls, pointer, value)  # in this view's records
         lists = self._dropped.get(cls)
         if lists:
             pointer = _renumbered(pointer, lists)
-        return super().cite(cls, pointer, value)
+        return cite_json(cls.member_path, pointer, value)
 
 
 def _without(node: Any, at: tuple[str | int, ...], gone: Set[int]) -> Any:

@@ -12,7 +12,7 @@ from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import conflicts_unknown, entries, settled
 from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
 from bundler.analyze.wording import CITED, grouped, listed_names, some_names
-from schemas import Layer
+from schemas import Citation, Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
@@ -70,7 +70,7 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
         return RuleResult.warn(
             codes.FLUX_WORKER_SATURATED,
             f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
-            evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free")],
+            evidence=[_cite_slots(ctx, index, item)],
             recovery=recovery.saturated([item.worker]),
         )
     return RuleResult.pass_(
@@ -81,6 +81,14 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
             evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}")],
         )
     )
+
+
+def _cite_slots(ctx: RuleContext, index: int, item: WorkerCapacity) -> Citation:
+    """The slot figure that made the worker full: ``flux.slots_free`` where it advertises
+    one, else the slots in use (what a worker that advertises none is judged by)."""
+    if item.slots_free is not None:
+        return ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_free", item.slots_free)
+    return ctx.evidence.cite(CapacityEvidence, f"/workers/{index}/slots_in_use", item.slots_in_use)
 
 
 def _waiting_job(ctx: RuleContext) -> RuleResult | None:
@@ -104,10 +112,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
-    evidence += [
-        ctx.evidence.cite(CapacityEvidence, f"/workers/{i}/slots_free", c.slots_free)
-        for i, c in full[:CITED]
-    ]
+    evidence += [_cite_slots(ctx, i, c) for i, c in full[:CITED]]
     if slots and len(full) == len(eligible):
         if doubted:  # every worker known to take it is full; one whose records disagree may not be
             return conflicts_unknown(ctx.evidence, doubted, Layer.CAPACITY)

@@ -1,0 +1,66 @@
+"""Every JSON pointer a finding cites exists in the member it names, in every sample.
+
+A rule builds its citation from the field it meant to read; a document written without
+empty fields may lack it. Before: Flux's saturated worker cited
+``capacity.json#/workers/1/slots_free`` (Flux reports slots in use, not free), five
+LyftData samples ``/workers/0/slots_in_use``, a rejected token's ``server.json#/healthy``
+(never answered), a missing capability ``…/capabilities/splunk-hec`` (a list, indexed by
+number): a reader following the citation found nothing there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bundler.analyze.api import EvidenceSet
+from bundler.analyze.engine import analyze
+from bundler.analyze.rederive import rederive
+from bundler.products import get_profile
+from samples import catalog
+from tests.support.sample_bundles import load_sample
+
+ENTRIES = [e for e in catalog.load_catalog() if e.opening != "identity"]
+
+
+def _citations(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if node.get("member") and node.get("pointer"):
+            yield node
+        for value in node.values():
+            yield from _citations(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _citations(value)
+
+
+def _exists(document: Any, pointer: str) -> bool:
+    node = document
+    for raw in pointer.split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.file for e in ENTRIES])
+def test_every_cited_pointer_exists(entry: catalog.SampleEntry) -> None:
+    source, manifest = load_sample(entry.file.removesuffix(".zip"))
+    profile = get_profile(entry.product)
+    used = rederive(EvidenceSet(source, manifest), profile)
+    report = analyze(used.evidence, profile=profile)
+    cited = list(_citations(report.model_dump(mode="json")))
+    assert cited, "no JSON citation at all: the check would prove nothing"
+    missing = set()
+    for citation in cited:
+        document = json.loads(used.evidence.source.read_bytes(citation["member"]))
+        if not _exists(document, citation["pointer"]):
+            missing.add(f"{citation['member']}#{citation['pointer']}")
+    assert not missing, sorted(missing)
