@@ -13,7 +13,7 @@ from ..analyze.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import report_output_option, report_stdout, write_report
+from .output import reader_may_stop, report_output_option, report_stdout, write_report
 
 VERDICT_EXIT = {
     "healthy": ExitCode.OK,
@@ -74,7 +74,8 @@ def command(
 
             extras = bundle_extras(opened.source, opened.manifest)
     if output is None:
-        render(report, fmt, report_stdout(), timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
+        with reader_may_stop():
+            render(report, fmt, report_stdout(), timeline=done.timeline, extras=extras)  # type: ignore[arg-type]
     else:
         text = io.StringIO()
         render(report, fmt, text, color=False, timeline=done.timeline, extras=extras)  # type: ignore[arg-type]

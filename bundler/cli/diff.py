@@ -11,7 +11,7 @@ from ..diff.render import FORMATS, render
 from ..errors import UsageError
 from ..exit_codes import ExitCode
 from .options import OpenSecrets, open_options
-from .output import report_output_option, report_stdout, write_report
+from .output import reader_may_stop, report_output_option, report_stdout, write_report
 
 VERDICT_EXIT = {
     "recovered": ExitCode.OK,
@@ -59,7 +59,8 @@ def command(before: Path, after: Path, fmt: str, output: Path | None, secrets: O
     with open_side(before, secrets) as old, open_side(after, secrets) as new:
         report = compare(old, new)
     if output is None:
-        report_stdout().write(render(report, fmt))
+        with reader_may_stop():
+            report_stdout().write(render(report, fmt))
     else:
         write_report(output, render(report, fmt))
     for warning in report.warnings:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -52,3 +55,26 @@ def report_stdout() -> TextIO:
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
     return stream
+
+
+@contextmanager
+def reader_may_stop() -> Iterator[None]:
+    """Around a report written to stdout: a reader that stops reading (``| head``, ``less``
+    quit early) ends the writing, not the command, which still exits with its verdict.
+
+    Click turned the broken pipe into exit 1, "a layer failed", for any verdict: a
+    healthy fleet read as blocked by ``bundler analyze support.zip | head`` under
+    ``set -o pipefail``. What is left unwritten goes to ``/dev/null``, so the
+    interpreter's last flush does not fail again.
+    """
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            fileno = sys.stdout.fileno()
+        except (OSError, ValueError):  # not a file (a test's captured output)
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fileno)
+        os.close(devnull)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -223,3 +224,37 @@ def test_a_number_that_is_not_finite_anywhere_is_invalid_evidence_never_healthy(
         code, page, err = _run(str(bundle), "--format", fmt)
         assert code == 3, err
         assert "inf s" not in page
+
+
+@pytest.mark.parametrize(
+    ("sample", "fmt", "code"),
+    [
+        ("flux-healthy", "text", 0),
+        ("lyftdata-healthy", "text", 0),
+        ("flux-hung", "text", 1),
+    ],
+)
+def test_a_reader_that_stops_reading_leaves_the_verdict_as_the_exit_code(
+    sample: str, fmt: str, code: int
+) -> None:
+    """``bundler analyze … | head``: the report is cut, the exit code is still the verdict's.
+
+    rich and click turned the broken pipe into exit 1, "blocked", for a healthy fleet. (The
+    text report is written a line at a time, so the reader leaves while it is written; a
+    report of one write that fits the pipe's buffer never meets a broken pipe.)"""
+    from samples.catalog import BUNDLES_DIR, PASSWORD_ENV, SAMPLE_PASSWORD
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bundler", "analyze", str(BUNDLES_DIR / f"{sample}.zip"),
+         "--format", fmt, "--password-env", PASSWORD_ENV],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ | {PASSWORD_ENV: SAMPLE_PASSWORD, "COLUMNS": "100"},
+    )  # fmt: skip
+    assert process.stdout is not None
+    assert process.stderr is not None
+    assert process.stdout.read(1)  # the report has begun ...
+    process.stdout.close()  # ... and its reader goes away, as head does
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == code, stderr
+    assert b"Traceback" not in stderr

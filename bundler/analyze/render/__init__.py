@@ -61,7 +61,7 @@ def render(
     else:
         if width is None and not _is_terminal(stream) and "COLUMNS" not in os.environ:
             width = PIPE_WIDTH  # a file or a pipe: do not squeeze tables into 80 columns
-        console = Console(
+        console = _ReportConsole(
             file=stream,
             width=width,
             force_terminal=color,
@@ -72,6 +72,18 @@ def render(
             emoji=False,
         )
         render_text(printable_model(report), console)
+
+
+class _ReportConsole(Console):
+    """A console whose reader may stop reading: the broken pipe goes back to the caller.
+
+    rich answers a broken pipe by exiting the process with status 1 ("a layer failed" to
+    ``bundler analyze``) whatever the verdict; the CLI decides instead
+    (``bundler.cli.output.reader_may_stop``).
+    """
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
 
 
 def _is_terminal(stream: TextIO) -> bool:
