@@ -74,6 +74,24 @@ def test_unexpected_exceptions_never_show_a_traceback() -> None:
     assert "--debug" in result.output
 
 
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(HostileArchive("member '../x' escapes the bundle"), 2), (RuntimeError("boom"), 70)],
+)
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(error: Exception, code: int) -> None:
+    """With ``BUNDLER_DEBUG=1`` the traceback is shown; the exit code was Python's own (1,
+    "a layer failed" to analyze) instead of the error's."""
+
+    @click.command("boom")
+    def boom() -> None:
+        raise error
+
+    result = CliRunner().invoke(_group_with(boom), ["boom"], env={"BUNDLER_DEBUG": "1"})
+    assert result.exit_code == code
+    assert "Traceback" in result.output
+    assert "bundler: error:" in result.output
+
+
 def test_every_registered_command_has_a_summary() -> None:
     assert all(summary.endswith(".") for _, summary in COMMANDS.values())
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -93,7 +94,7 @@ class BundlerGroup(click.Group):
                 return super().invoke(ctx)
         except BundlerError as exc:
             if _debug_enabled(ctx):
-                raise
+                traceback.print_exc()  # the traceback asked for, and the exit code as always
             echo_error(exc.message, exc.hint)
             ctx.exit(int(exc.exit_code))
         except KeyboardInterrupt:
@@ -103,11 +104,13 @@ class BundlerGroup(click.Group):
             raise
         except Exception as exc:
             if _debug_enabled(ctx):
-                raise
-            echo_error(
-                f"internal error ({type(exc).__name__}); this is a bug in bundler",
-                "run again with --debug to see the traceback, and report it",
-            )
+                traceback.print_exc()
+                echo_error(f"internal error ({type(exc).__name__}); this is a bug in bundler")
+            else:
+                echo_error(
+                    f"internal error ({type(exc).__name__}); this is a bug in bundler",
+                    "run again with --debug to see the traceback, and report it",
+                )
             ctx.exit(int(ExitCode.INTERNAL))
 
 
@@ -119,7 +122,7 @@ class BundlerGroup(click.Group):
 @click.option(
     "--debug",
     is_flag=True,
-    help=f"Show tracebacks instead of one-line errors (also: {ENV_DEBUG}=1).",
+    help=f"Show the traceback with an error; the exit code stays the same (also: {ENV_DEBUG}=1).",
 )
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
