@@ -1,10 +1,12 @@
-"""Secrets assigned in code: configuration written as a program, debug dumps.
+"""Secrets assigned in code: configuration written as a program, debug dumps, prose.
 
 Support bundles carry application configuration that is code (CodeIgniter's
 ``application/config/database.php``, Django's ``settings.py``, Rails initializers, shell
 scripts, JavaScript config) and the debug output of programs. A subscript whose key names a
 secret, followed by ``=``, ``=>``, ``||=`` or ``:`` and a value, is ``key = value``; so is a
-typed dump's ``name (type) = value`` and an arrow's ``name -> value``. Each case runs both
+typed dump's ``name (type) = value`` and an arrow's ``name -> value``. In prose, where
+ordinary sentences name passwords, a value counts only when it looks like one (letters
+mixed with digits or symbols) or a verb introduces it quoted. Each case runs both
 passes over a small bundle: the secrets go from every member (also decoded), the evidence
 stays as written, and no line is lost; review finds each input and passes each output.
 """
@@ -129,6 +131,26 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "[api-token]: https://docs.example.com/tokens\n",
         ],
     ),
+    "prose": (
+        {
+            "notes.txt": "the admin password is set to Hunter2-Prose17\n"
+            'the password was "Hunter2-Prose18"\n'
+            "the new password is Tulip!meadow\n"
+            "the password was changed yesterday\n"
+            "password is required\n"
+            "password is set to expire\n"
+            "password is **required** for every user\n"
+            "the password was auto-generated\n",
+        },
+        ["Hunter2-Prose17", "Hunter2-Prose18", "Tulip!meadow"],
+        [
+            "the password was changed yesterday\n",
+            "password is required\n",
+            "password is set to expire\n",
+            "password is **required** for every user\n",
+            "the password was auto-generated\n",
+        ],
+    ),
 }
 
 
@@ -199,6 +221,9 @@ def test_a_value_that_fetches_the_secret_is_kept(line: str) -> None:
         "if token === expected {",
         "set_password(user, new)",
         "Settings -> Password -> Reset",
+        "the password was changed yesterday",
+        "password is required",
+        "password is set to expire",
         "[password]: #password",
     ],
 )
