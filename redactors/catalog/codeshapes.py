@@ -2,15 +2,17 @@
 
 Application configuration is often a program, and support bundles carry it:
 CodeIgniter's ``$db['default']['password'] = 'x';``, Django's
-``DATABASES['default']['PASSWORD'] = 'x'``, Ruby's ``ENV['DB_PASSWORD'] = 'x'``, bash's
-``cfg[password]=x`` and ``declare -A db=([password]=x)``; debuggers print values as
-``password (string) = "x"`` and ``toString()`` as ``Map(user -> u, password -> x)``. A
-subscript whose key, quoted or bare, names a secret and is followed by ``=``, ``=>`` or
-``:`` and a value is the same as ``key = value``, and so are the other two shapes.
+``DATABASES['default']['PASSWORD'] = 'x'``, Ruby's ``ENV['DB_PASSWORD'] ||= 'x'``, bash's
+``cfg[password]=x`` and ``declare -A db=([password]=x)``, ``password: str = "x"``; debug
+output prints values as ``password (string) = "x"``, ``Map(user -> u, password -> x)``,
+PHP's ``[password] => x`` (``print_r``) and ``["password"]=> string(1) "x"``
+(``var_dump``). A subscript whose key, quoted or bare, names a secret and is followed by
+``=``, ``=>``, ``||=`` or ``:`` and a value is the same as ``key = value``, and so are the
+other shapes.
 
 The key rules (:mod:`.keyvalue`) match these shapes with the keyword they are anchored on
 (no rule of its own, so no text is scanned again); this module says whether what they
-matched really is one, and where such a value ends.
+matched really is one, and where such a value starts and ends.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _LINK_TARGET = re.compile(rb"[ \t]*(?:<|#|/|\.{0,2}/|[a-z][a-z0-9+.-]*://)", re.
 _ARROW_BEFORE = re.compile(rb"->[^,;({\[]*\Z")
 """An arrow before the key with no pair separator after it: the key is a step of a chain."""
 _ARROW_AFTER = re.compile(rb"[ \t]*[^ \t\r\n,;)\]}]+[ \t]+->")
+"""The value is followed by another arrow: a step of a chain too."""
 
 
 def opens_subscript(data: bytes, key_start: int) -> bool:
@@ -79,28 +82,15 @@ def var_dump_value(data: bytes, pos: int) -> int:
     return pos if found is None else found.end()
 
 
-_ANNOTATION = re.compile(
+ANNOTATION = re.compile(
     rb"[ \t]*(?:typing\.|pydantic\.)?(?:str|string|bytes|secretstr|secretbytes|optional|union"
-    rb"|final|classvar|any)(?![A-Za-z0-9_])[^=\r\n]{0,40}?[ \t]*=(?![=>])",
-    re.IGNORECASE,
+    rb"|final|classvar|any)(?![a-z0-9_])[^=\r\n]{0,40}?[ \t]*=(?![=>])"
 )
-"""A type annotation between a key's ``:`` and its ``=`` (Python, TypeScript): only the type
-names a string secret is declared with, so a value that holds `` = `` is never cut short."""
-
-
-def annotated_value(data: bytes, pos: int) -> int:
-    """Where the value of ``password: str = "..."`` starts (``cfg['password']: str = ...``,
-    ``db_password: Optional[str] = None``, ``private password: string = ...``): after the
-    ``=`` that follows the type, which holds no secret."""
-    found = _ANNOTATION.match(data, pos)
-    return pos if found is None else found.end()
-
-
-def closes_subscript(data: bytes, match: re.Match[bytes]) -> bool:
-    """Whether a ``]`` stands between the key a key rule matched and its separator."""
-    if match.group("sep") is None:
-        return False  # a flag and its value: no separator, no subscript
-    return data[match.end("rest") : match.start("sep")].rstrip(b" \t").endswith(b"]")
+"""A type annotation between a key's ``:`` and its ``=`` (``password: str = "..."``,
+``cfg['password']: str = ...``, ``db_password: Optional[str] = None``, TypeScript's
+``private password: string = ...``): the value follows the ``=``. Only the type names a
+string secret is declared with, so a value that holds `` = `` is never cut short. Matched
+against the lower-cased text."""
 
 
 def code_shape_holds(

@@ -30,13 +30,7 @@ from ..keys import (
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
 from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
-from .codeshapes import (
-    annotated_value,
-    close_unopened,
-    closes_subscript,
-    code_shape_holds,
-    var_dump_value,
-)
+from .codeshapes import ANNOTATION, close_unopened, code_shape_holds, var_dump_value
 from .commands import known_command
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
@@ -373,9 +367,16 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             if hexed is not None:
                 yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
         return
-    sep = b"=" if match.group("typed") is not None else match.group("sep")
-    subscript = closes_subscript(data, match)
-    if not code_shape_holds(data, match, start, subscript=subscript):
+    sep = match.group("sep")
+    subscript = False
+    if sep is not None:
+        if sep[0] == 0x28:
+            sep = b"="  # password (string) = "...": a typed dump's type note, then its "="
+        elif b"]" in match.group():
+            subscript = True  # the pattern lets a "]" stand only between a key and its "="
+    if (subscript or sep == b"->") and not code_shape_holds(
+        data, match, start, subscript=subscript
+    ):
         return  # a "]" that closes no subscript, a Markdown link label, an arrow in a chain
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
@@ -395,8 +396,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     value_pos = match.end()
     if sep == b"=>" and subscript:
         value_pos = var_dump_value(data, value_pos)  # ["password"]=>\n  string(8) "..."
-    elif sep == b":":
-        value_pos = annotated_value(data, value_pos)  # password: str = "..."
+    elif sep == b":" and (note := ANNOTATION.match(view.low, value_pos)) is not None:
+        value_pos = note.end()  # password: str = "...": the type names no secret
     yield from _kv_hits(
         view,
         start,
