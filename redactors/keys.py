@@ -298,14 +298,24 @@ def is_code_reference(value: bytes, after: bytes) -> bool:
     if value in CODE_WORDS and after[:1] == b" ":
         return True
     found = _IDENTIFIER_CALL_RE.match(value)
-    if found is None or not re.search(rb"[a-z][a-z_]{2}", value[: found.end()]):
-        return False  # code names have lower-case words ("A000AAA(" is a password)
+    if found is None:
+        return False
     rest = value[found.end() :]
+    if rest == b"[" and after[:1] in _QUOTES:
+        return True  # request.headers["apikey"], ENV['API_KEY'], $_SERVER["DB_PASS"]: a lookup
+    if not re.search(rb"[a-z][a-z_]{2}", value[: found.end()]):
+        return False  # code names have lower-case words ("A000AAA(" is a password)
     if not rest:
         return after[:1] in (b"(", b"[")
     if rest.startswith(b"(") and rest.endswith(b")"):
         return True  # get_secret_key(), os.getenv(NAME)
-    return rest == b"[" and after[:1] in (b'"', b"'")  # request.headers["apikey"]
+    if rest == b"(" and after[:1] in _QUOTES:
+        return True  # os.environ.get("DB_PASSWORD"): a call whose argument names the secret
+    return _SYMBOL_INDEX.fullmatch(rest) is not None and after[:1] == b"]"  # params[:token]
+
+
+_QUOTES = (b'"', b"'")
+_SYMBOL_INDEX = re.compile(rb"\[:[A-Za-z_][A-Za-z0-9_]*")
 
 
 _WORDY_RE = re.compile(

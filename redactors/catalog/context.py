@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
-from ..tokens import TOKEN_MARK, TOKEN_RE, clear_text
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
 from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end
+from .prose import PROSE_PASSWORD
 from .sql import SQL_RULES
 from .urls import (
     URL_WITH_USERINFO_OR_WEBHOOK,
@@ -190,99 +190,6 @@ def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield Hit(start, match.end(), rule.kind, rule.id)
 
 
-_PROSE_WORD = re.compile(rb"[^\s\"'\\<>`{}\[\],;]{6,64}")
-"""The word after the keyword: up to a blank, a quote or what closes a structure around it."""
-_PROSE_TRAILING = b".:)"
-_NOT_A_PASSWORD = re.compile(
-    rb"v?\d+(?:[.:]\d+)+[a-z]*|[0-9a-f-]+|\d+(?:ms|s|m|h|d|%|x)?|\[redacted:.*",
-    re.IGNORECASE,
-)
-"""A version, time or address; hex (a digest: the hex prose rule judges those); a number
-or a duration; a token already written."""
-
-
-_TOKEN_WORD = re.compile(rb"(?:%s|[^\s\"'\\<>`{}\[\],;&|]){1,64}" % TOKEN_RE.pattern)
-"""The word after the keyword when it holds a redaction token: the token is one piece of
-it. It also ends where a key's unquoted value ends (``&``, ``|``), so what another rule
-left after its token is not read as more of this word."""
-
-
-def _prose_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """``password is Hunter2-x``, ``passwd Pw0rd-77 accepted``: a password named in prose.
-
-    No separator says where a value is, so only a word shaped like a human
-    password counts: 6 to 64 characters with a letter and a digit, not a path,
-    URL, ``key=value``, version, duration, digest or placeholder. ``password
-    reset email sent`` and ``password for alice2 rejected`` keep every word
-    (the word after the keyword is a plain one).
-    """
-    data = view.data
-    tokened = (
-        _TOKEN_WORD.match(data, match.end())
-        if data.find(TOKEN_MARK, match.end(), match.end() + 64) >= 0
-        else None
-    )
-    if tokened is not None and TOKEN_MARK in tokened.group():
-        yield from _prose_tail(view, match, tokened, rule)
-        return
-    found = _PROSE_WORD.match(data, match.end())
-    if found is None or (span := _word_span(view, match, found)) is None:
-        return
-    start, end = span
-    word = data[start:end]
-    if len(word) < 6 or not (_has_letter(word) and _has_digit(word)):
-        return
-    if b"/" in word or b"=" in word or b"@" in word or _NOT_A_PASSWORD.fullmatch(word):
-        return
-    if not is_placeholder(word):
-        yield Hit(start, end, rule.kind, rule.id)
-
-
-def _prose_tail(
-    view: View, match: re.Match[bytes], found: re.Match[bytes], rule: Rule
-) -> Iterable[Hit]:
-    """``password is [REDACTED:...]-x9``: a prose password a redaction replaced in part.
-
-    The token shows the word was taken for a password; how long or how shaped it was, the
-    token hides, so only what is still in clear is judged: a path, URL or ``key=value``
-    never was a prose password; anything else beside the token is its tail (the engine
-    replaces the clear pieces and leaves the token).
-    """
-    span = _word_span(view, match, found)
-    if span is None:
-        return
-    start, end = span
-    word = view.data[start:end]
-    clear = clear_text(word)
-    if b"/" in clear or b"=" in clear or b"@" in clear:
-        return
-    if not is_placeholder(word):
-        yield Hit(start, end, rule.kind, rule.id)
-
-
-def _word_span(
-    view: View, match: re.Match[bytes], found: re.Match[bytes]
-) -> tuple[int, int] | None:
-    """Where the word ``found`` after the keyword lies, less its trailing punctuation; None
-    (and the view asked for more) when it may run on past the end of the text."""
-    data = view.data
-    start, end = found.span()
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
-        return None
-    while end > start and data[end - 1] in _PROSE_TRAILING:
-        end -= 1
-    return start, end
-
-
-def _has_letter(word: bytes) -> bool:
-    return word.lower() != word.upper()
-
-
-def _has_digit(word: bytes) -> bool:
-    return any(0x30 <= c <= 0x39 for c in word)
-
-
 _LOCAL = ALNUM | frozenset(b"._%+-")
 
 
@@ -302,31 +209,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
         decoys=('{"name": "LOG_LEVEL", "value": "debug"}',),
     ),
-    Rule(
-        "prose-password",
-        "password",
-        "key-value",
-        "A password named in prose with no separator (`password is <word>`, `passwd <word>"
-        " accepted`): a word with letters and digits right after the keyword.",
-        rb"pass(?:word|wd|phrase)"
-        rb"(?:[ \t]+(?:is|was|now|set to|changed to|reset to))?[ \t]*:?[ \t]+",
-        lower=True,
-        left_boundary=True,
-        handler=_prose_password,
-        examples=(
-            ("login failed: password is Hunter2-prose", "Hunter2-prose"),
-            ("INFO passwd Pw0rd-77 accepted", "Pw0rd-77"),
-            ("WARN the password was: Pl4in-old.", "Pl4in-old"),
-        ),
-        decoys=(
-            "password reset email sent",
-            "password for alice2 rejected",
-            "password policy v2.1 applied",
-            "password check took 35ms",
-            "password hash e3b0c44298fc1c149afbf4c8996fb924",
-            "password file /etc/app/pw2.txt",
-        ),
-    ),
+    PROSE_PASSWORD,
     Rule(
         "cookie",
         "cookie",

@@ -30,6 +30,7 @@ from ..keys import (
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
 from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
+from .codeshapes import ANNOTATION, close_unopened, code_shape_holds, var_dump_value
 from .commands import known_command
 
 KEY_CHARS = ALNUM | frozenset(b"_.-")
@@ -65,6 +66,7 @@ def _kv_hits(
     classify: Callable[[str], str | None] = secret_kind,
     whole_line: bool = False,
     assignment: bool = False,
+    in_structure: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
     key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
@@ -95,6 +97,8 @@ def _kv_hits(
             return
     if len(spans) == 1 and not bare and data[key_end:value_pos].strip() == b"=":
         spans = [_to_pair_end(data, key_start, spans[0])]
+    if in_structure:  # declare -A db=([password]=x), Map(password -> x)
+        spans = [close_unopened(data, span) for span in spans]
     for span in spans:
         value = data[span.start : span.end]
         if expansion and value.endswith(b"}"):
@@ -364,6 +368,16 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
                 yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
         return
     sep = match.group("sep")
+    subscript = False
+    if sep is not None:
+        if sep[0] == 0x28:
+            sep = b"="  # password (string) = "...": a typed dump's type note, then its "="
+        elif b"]" in match.group():
+            subscript = True  # the pattern lets a "]" stand only between a key and its "="
+    if (subscript or sep == b"->") and not code_shape_holds(
+        data, match, start, subscript=subscript
+    ):
+        return  # a "]" that closes no subscript, a Markdown link label, an arrow in a chain
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
     if sep is None and _attached_value(data[start : match.end("rest")]):
@@ -379,15 +393,21 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return
     if sep in (b":", b"=") and _ends_its_string(data, start, match.end("rest"), match.end()):
         return  # read -p "Token: " token: a prompt or a label, with no value in it
+    value_pos = match.end()
+    if sep == b"=>" and subscript:
+        value_pos = var_dump_value(data, value_pos)  # ["password"]=>\n  string(8) "..."
+    elif sep == b":" and (note := ANNOTATION.match(view.low, value_pos)) is not None:
+        value_pos = note.end()  # password: str = "...": the type names no secret
     yield from _kv_hits(
         view,
         start,
         match.end("rest"),
-        match.end(),
+        value_pos,
         rule,
-        next_line=sep not in (None, b">"),
+        next_line=sep not in (None, b">", b"->"),
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
         assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
+        in_structure=sep == b"->" or subscript,
     )
 
 
@@ -453,7 +473,8 @@ def kv_rule(
     # logs "Auth disabled" on every request, a fifth of its pass one.
     pattern = (
         kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48}+)"
-        rb"(?:(?:\\*[\"']|&quot;|\\u0022)?[ \t]{0,4}+(?P<sep>=>|:=|[:=]|>)"
+        rb"(?:(?:\\*[\"']\]?|&quot;|\\u0022|\])?[ \t]{0,4}+(?P<sep>=>|:=|->|\|\|=|[:=](?!=)|>"
+        rb"|\((?P<typed>[a-z*\[][a-z0-9_.:<>*\[\]]{0,39})\)[ \t]{0,4}+=(?!=))"
         rb"|(?(cli)(?:[ \t\0]+(?=[^ \t\r\n\0-]|-[^ \t\r\n\0-]{5})"
         rb"|\\*[\"'](?:,[ \t]*|[ \t]+)(?=\\*[\"'](?:[^\"'\\ \t\r\n-]|-[^\"'\\ \t\r\n-]{5}))"
         rb"|(?P<item>[\"']?[ \t]*\r?\n[ \t]*-[ \t]+)"
@@ -537,8 +558,16 @@ KV_RULES: tuple[Rule, ...] = (
             ("<password><![CDATA[c<d@ta]]></password>", "c<d@ta"),
             ("password: >-\n  folded-secret\n", "folded-secret"),
             ('{"password":"$YMQd5JQHOz0"}', "$YMQd5JQHOz0"),
+            ("$db['default']['password'] = 'Php-s3cret';", "Php-s3cret"),
+            ("declare -A db=([password]=Bash-s3cret)", "Bash-s3cret"),
+            ('password (string) = "Dump-s3cret"', "Dump-s3cret"),
+            ("Map(user -> u, password -> Arrow-s3cret)", "Arrow-s3cret"),
         ),
         decoys=(
+            "$cfg['password_min_length'] = 8;",
+            "if password == other:",
+            "Settings -> Password -> Reset",
+            "[password]: https://docs.example.com/pw",
             "passthrough=true",
             "password=",
             "password: ${DB_PASSWORD}",
