@@ -344,12 +344,21 @@ _ARGV_PAIRS = (("command", "args"), ("entrypoint", "cmd"), ("entrypoint", "comma
 ``args``, Docker's ``Entrypoint`` then ``Cmd``, Compose's ``entrypoint`` then ``command``."""
 
 
+_ARGV_KEYS = frozenset(
+    spelled
+    for pair in _ARGV_PAIRS
+    for name in pair
+    for spelled in (name, name.title(), name.upper())
+)
+"""The keys of :data:`_ARGV_PAIRS` as they are written (``command``, ``Cmd``, ``ENTRYPOINT``)."""
+
+
 def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
     """The secrets of a command line split over two lists (``command: [app, --password]``,
     ``args: [PW]``): each list alone holds a flag without its value, or a value without its
     flag, so they are read joined, and what lies in the second list is found."""
-    if len(node) < 2:
-        return
+    if len(node) < 2 or len(_ARGV_KEYS & node.keys()) < 2:
+        return  # in C: most mappings of a listing hold neither list (a tenth of its walk)
     lists = {k.lower(): (k, v) for k, v in node.items() if type(v) is list and isinstance(k, str)}
     for head, tail in _ARGV_PAIRS:
         if head not in lists or tail not in lists:
