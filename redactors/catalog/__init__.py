@@ -14,6 +14,7 @@ from ..rules import Rule
 from .argpairs import RCLONE_CONFIG
 from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .lookups import LOOKUP_FALLBACK
 from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
@@ -39,6 +40,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     CHPASSWD_INPUT,
     USER_PASSWORD_FLAG,
     QUOTED_ARGV,
+    LOOKUP_FALLBACK,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))
