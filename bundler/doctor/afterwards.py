@@ -78,13 +78,8 @@ def normalize(
         del results  # before the documents are stored: parsing the largest is a peak
     except Exception as exc:  # a profile bug must not lose the bundle: record it
         result.outcomes.append(
-            SettledOutcome(
-                id=f"normalize.{profile.name}",
-                kind=CollectorKind.LOCAL,
-                target=f"profile {profile.name}",
-                status=CollectorStatus.FAILED,
-                error_class=type(exc).__name__,
-                error_message="the profile's normalizer failed; raw evidence is kept",
+            _normalizer_failed(
+                profile, type(exc).__name__, "the profile's normalizer failed; raw evidence is kept"
             )
         )
         return
@@ -101,16 +96,19 @@ def normalize(
         except NoRoom as full:  # analyze derives it again from the raw members
             left_out.append(f"{member} left out of the bundle: {full}")
     if left_out:
-        result.outcomes.append(
-            SettledOutcome(
-                id=f"normalize.{profile.name}",
-                kind=CollectorKind.LOCAL,
-                target=f"profile {profile.name}",
-                status=CollectorStatus.FAILED,
-                error_class="BundleFull",
-                error_message="; ".join(left_out),
-            )
-        )
+        result.outcomes.append(_normalizer_failed(profile, "BundleFull", "; ".join(left_out)))
+
+
+def _normalizer_failed(profile: Profile, error_class: str, message: str) -> SettledOutcome:
+    """The normalizer's own collector record, failed: what it could not give is a named gap."""
+    return SettledOutcome(
+        id=f"normalize.{profile.name}",
+        kind=CollectorKind.LOCAL,
+        target=f"profile {profile.name}",
+        status=CollectorStatus.FAILED,
+        error_class=error_class,
+        error_message=message,
+    )
 
 
 def _normalized(

@@ -17,9 +17,9 @@ import pytest
 
 from bundler.source import MemorySource
 from redactors.review import review_source
-from tests.support.redaction import layers, run
+from tests.support.redaction import ShapeFiles, assert_shape_redacted, redacted_lines_kept
 
-Files = dict[str, bytes | str]
+Files = ShapeFiles
 CASES: dict[str, tuple[Files, list[str], list[str]]] = {
     # name: (files, secrets that must go, evidence that must stay as written)
     "php-subscripts": (
@@ -154,41 +154,23 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
 }
 
 
-def _redacted(files: Files) -> dict[str, bytes]:
-    outputs, _, refused = run(files)
-    assert refused == {}
-    for member, text in files.items():
-        raw = text.encode() if isinstance(text, str) else text
-        assert outputs[member].count(b"\n") == raw.count(b"\n"), member
-    return outputs
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_secrets_go_and_evidence_stays(name: str) -> None:
-    files, secrets, keep = CASES[name]
-    outputs = _redacted(files)
-    for secret in secrets:
-        leaks = [
-            m for m, data in outputs.items() if any(secret.encode() in x for x in layers(data))
-        ]
-        assert leaks == [], (secret, {m: outputs[m] for m in leaks})
-    joined = b"\n".join(outputs.values())
-    for evidence in keep:
-        assert evidence.encode() in joined, (evidence, joined.decode())
+    assert_shape_redacted(*CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_review_finds_the_input_and_passes_the_output(name: str) -> None:
     files, _, _ = CASES[name]
     assert review_source(MemorySource(dict(files))).findings
-    outputs = _redacted(files)
+    outputs = redacted_lines_kept(files)
     assert review_source(MemorySource(outputs)).findings == []
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_redacting_the_output_again_changes_nothing(name: str) -> None:
-    once = _redacted(CASES[name][0])
-    assert _redacted(dict(once)) == once
+    once = redacted_lines_kept(CASES[name][0])
+    assert redacted_lines_kept(dict(once)) == once
 
 
 @pytest.mark.parametrize(
@@ -206,7 +188,7 @@ def test_a_value_that_fetches_the_secret_is_kept(line: str) -> None:
     upper case, as a password could be: a subscript with a quoted index is code, not a
     password) and a Ruby symbol index fetch a secret; they hold none."""
     text = line + "\n"
-    assert _redacted({"settings.py": text})["settings.py"] == text.encode()
+    assert redacted_lines_kept({"settings.py": text})["settings.py"] == text.encode()
     assert review_source(MemorySource({"settings.py": text})).findings == []
 
 
@@ -229,5 +211,5 @@ def test_a_value_that_fetches_the_secret_is_kept(line: str) -> None:
 )
 def test_code_that_holds_no_secret_is_kept_whole(line: str) -> None:
     text = line + "\n"
-    assert _redacted({"a.txt": text})["a.txt"] == text.encode()
+    assert redacted_lines_kept({"a.txt": text})["a.txt"] == text.encode()
     assert review_source(MemorySource({"a.txt": text})).findings == []

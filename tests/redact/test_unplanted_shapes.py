@@ -12,12 +12,12 @@ import pytest
 
 from bundler.source import MemorySource
 from redactors.review import review_source
-from tests.support.redaction import layers, run
+from tests.support.redaction import ShapeFiles, assert_shape_redacted, redacted_lines_kept
 
 GHP = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
 XOXB = "xoxb-" + "1234567890123-1234567890123-" + "aB3dE6gH9jK2mN5pQ8sT1vW4"
 
-Files = dict[str, bytes | str]
+Files = ShapeFiles
 CASES: dict[str, tuple[Files, list[str], list[str]]] = {
     # name: (files, secrets that must go, evidence that must stay as written)
     "a-negated-flag-takes-no-value": (
@@ -200,41 +200,23 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
 }
 
 
-def _redacted(files: Files) -> dict[str, bytes]:
-    outputs, _, refused = run(files)
-    assert refused == {}
-    for member, text in files.items():
-        raw = text.encode() if isinstance(text, str) else text
-        assert outputs[member].count(b"\n") == raw.count(b"\n"), member
-    return outputs
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_secrets_go_and_evidence_stays(name: str) -> None:
-    files, secrets, keep = CASES[name]
-    outputs = _redacted(files)
-    for secret in secrets:
-        leaks = [
-            m for m, data in outputs.items() if any(secret.encode() in x for x in layers(data))
-        ]
-        assert leaks == [], (secret, {m: outputs[m] for m in leaks})
-    joined = b"\n".join(outputs.values())
-    for evidence in keep:
-        assert evidence.encode() in joined, (evidence, joined.decode())
+    assert_shape_redacted(*CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(n for n, case in CASES.items() if case[1]))
 def test_review_finds_the_input_and_passes_the_output(name: str) -> None:
     files, _, _ = CASES[name]
     assert review_source(MemorySource(dict(files))).findings
-    outputs = _redacted(files)
+    outputs = redacted_lines_kept(files)
     assert review_source(MemorySource(outputs)).findings == []
 
 
 def test_a_glued_token_gets_the_token_it_gets_standing_free() -> None:
     """The glued word goes with the token (review calls letters glued to a token a cut
     value), and the token is the one the same value gets elsewhere."""
-    outputs = _redacted({"a.log": f"x token{GHP} y\nx {GHP} y\n"})
+    outputs = redacted_lines_kept({"a.log": f"x token{GHP} y\nx {GHP} y\n"})
     glued, free = outputs["a.log"].decode().splitlines()
     assert glued == free
 
@@ -246,7 +228,7 @@ def test_redacting_the_output_again_changes_nothing() -> None:
         "headers.log": "< Set-Cookie: sid=Zq8rT5vWKx9w; Path=/; HttpOnly; SameSite=Lax\n"
         "> Cookie: sid=Zq8rT5vWKx9w; theme=dark\n",
     }
-    once = _redacted(files)
+    once = redacted_lines_kept(files)
     assert b"SameSite=Lax" in once["headers.log"]
-    twice = _redacted(dict(once))
+    twice = redacted_lines_kept(dict(once))
     assert twice == once

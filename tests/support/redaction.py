@@ -97,3 +97,31 @@ def leaks(outputs: dict[str, bytes], secrets: list[str]) -> list[tuple[str, str]
             if any(needle in layer for layer in all_layers) or needle in name.encode():
                 found.append((name, secret))
     return found
+
+
+ShapeFiles = dict[str, bytes | str]
+"""A small bundle for a shape test: member name -> its text."""
+
+
+def redacted_lines_kept(files: ShapeFiles) -> dict[str, bytes]:
+    """Both passes over ``files`` (:func:`run`): nothing refused, no line lost."""
+    outputs, _, refused = run(files)
+    assert refused == {}
+    for member, text in files.items():
+        raw = text.encode() if isinstance(text, str) else text
+        assert outputs[member].count(b"\n") == raw.count(b"\n"), member
+    return outputs
+
+
+def assert_shape_redacted(files: ShapeFiles, secrets: list[str], keep: list[str]) -> None:
+    """Every secret gone from every member at every decoding layer, every piece of evidence
+    in ``keep`` still there, no line lost: a shape case of the catalog."""
+    outputs = redacted_lines_kept(files)
+    for secret in secrets:
+        leaked = [
+            m for m, data in outputs.items() if any(secret.encode() in x for x in layers(data))
+        ]
+        assert leaked == [], (secret, {m: outputs[m] for m in leaked})
+    joined = b"\n".join(outputs.values())
+    for evidence in keep:
+        assert evidence.encode() in joined, (evidence, joined.decode())
