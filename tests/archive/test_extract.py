@@ -116,11 +116,17 @@ def test_a_tampered_member_leaves_nothing_behind(tmp_path: Path) -> None:
     assert not dest.exists()
 
 
-def test_a_checksum_mismatch_in_an_existing_folder_removes_only_our_files(tmp_path: Path) -> None:
+def _second_checksum_wrong(path: Path) -> Path:
+    """A bundle of a/one.txt and b/two.txt whose manifest gives the second a wrong sha256:
+    it fails verification after the first member is written."""
     members = {"a/one.txt": b"1", "b/two.txt": b"2"}
     lying = json.loads(manifest_for(members))
     lying["members"][1]["sha256"] = "0" * 64
-    path = craft_bundle(tmp_path / "b.zip", members, manifest=json.dumps(lying).encode())
+    return craft_bundle(path, members, manifest=json.dumps(lying).encode())
+
+
+def test_a_checksum_mismatch_in_an_existing_folder_removes_only_our_files(tmp_path: Path) -> None:
+    path = _second_checksum_wrong(tmp_path / "b.zip")
     dest = tmp_path / "out"
     dest.mkdir()
     (dest / "mine.txt").write_text("keep")
@@ -140,10 +146,7 @@ def test_force_counts_the_files_it_replaces(bundle: Path, tmp_path: Path) -> Non
 
 
 def test_a_failure_with_force_leaves_the_files_it_would_replace(tmp_path: Path) -> None:
-    members = {"a/one.txt": b"1", "b/two.txt": b"2"}
-    lying = json.loads(manifest_for(members))
-    lying["members"][1]["sha256"] = "0" * 64
-    path = craft_bundle(tmp_path / "b.zip", members, manifest=json.dumps(lying).encode())
+    path = _second_checksum_wrong(tmp_path / "b.zip")
     dest = tmp_path / "out"
     (dest / "a").mkdir(parents=True)
     (dest / "a" / "one.txt").write_text("mine")
