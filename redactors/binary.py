@@ -14,9 +14,9 @@ would escape redaction).
 from __future__ import annotations
 
 import codecs
-import math
-from collections import Counter
 from dataclasses import dataclass
+
+from .entropy import at_least
 
 SNIFF_BYTES = 8192
 
@@ -146,9 +146,7 @@ def _scrambled(sample: bytes, controls: int) -> bool:
         return True
     if len(sample) < SCRAMBLED_MIN:
         return False
-    size = len(sample)
-    counts = Counter(sample).values()
-    return -sum(c / size * math.log2(c / size) for c in counts) >= SCRAMBLED_BITS
+    return at_least(sample, SCRAMBLED_BITS)
 
 
 def _with_bom(body: bytes, encoding: str) -> bool:
