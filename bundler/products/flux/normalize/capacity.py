@@ -87,8 +87,7 @@ def worker_capacity(
         limits={k: v for k, v in metrics.items() if k.startswith("flux.")},
         source=Source(
             method="derived",
-            ref=ref
-            or "in_flight and metrics (GET /workers), max_concurrent_executions (SQLite)",
+            ref=ref or "in_flight and metrics (GET /workers), max_concurrent_executions (SQLite)",
         ),
     )
 
@@ -132,8 +131,7 @@ def capacity_records(
         worker,
         jobs,
         in_use=low,
-        ref="executions held by the worker (GET /executions), max_concurrent_executions "
-        "(SQLite)",
+        ref="executions held by the worker (GET /executions), max_concurrent_executions (SQLite)",
     )
     return [record, counted]
 
