@@ -189,22 +189,61 @@ def _each_run_once(items: Sequence[Job]) -> list[tuple[Job, str | None]]:
 
 
 def _collapse(chosen: list[tuple[Job, str]], worker: str | None) -> list[tuple[Job, str]]:
-    """One target per (job, phase, worker): many identical stuck executions read as one.
+    """One target per (job, phase, worker): many identical stuck executions read as one;
+    and one per failed job: its latest failed run.
 
     Executions of one job with the same phase, assignment and requirements get
-    the same candidate worker, so they are grouped before any worker is picked.
+    the same candidate worker, so they are grouped before any worker is picked. Failed
+    runs of one job are grouped whatever their worker: the job's last outcome is its
+    latest failed run, and an earlier failure (on that worker or another) is history it
+    counts, not a target of its own (:func:`_representatives`).
     """
     groups: dict[tuple[str, ...], list[tuple[Job, str]]] = {}
     for job, why in chosen:
-        req = job.requirements.model_dump_json() if job.requirements else ""
-        key = (job.name, job.phase.value, worker or job.assigned_worker or "", req)
-        groups.setdefault(key, []).append((job, why))
+        groups.setdefault(_group_key(job, worker), []).append((job, why))
     collapsed = []
     for members in groups.values():
-        job, why = members[0]
-        extra = f" (+{len(members) - 1} similar)" if len(members) > 1 else ""
-        collapsed.append((job, why + extra))
+        collapsed += _representatives(members)
     return collapsed
+
+
+def _group_key(job: Job, worker: str | None) -> tuple[str, ...]:
+    if job.phase.value == "failed":
+        return (job.name, job.phase.value, worker or "")
+    req = job.requirements.model_dump_json() if job.requirements else ""
+    return (job.name, job.phase.value, worker or job.assigned_worker or "", req)
+
+
+def _representatives(members: list[tuple[Job, str]]) -> list[tuple[Job, str]]:
+    """The run(s) a group of runs is walked as, with the others counted in the reason.
+
+    The latest by the runs' own times (:func:`~.facts.job_time`), never the first listed:
+    Flux lists executions by id, which is random, so the first listed of three failed runs
+    was the latest one time in three, and its error and worker were another run's. Of
+    waiting runs any one stands for the rest (all are current): the latest, else one order
+    whatever the list's. Of failed runs only the latest is the job's last outcome, so when
+    which failed last cannot be told (runs at one instant, or undated) every run that may
+    be it is walked and the reason says so, as for the healthy view (:func:`_latest_runs`).
+    """
+    ordered = sorted(members, key=lambda m: (-job_time(m[0]), _run_order(m[0])))
+    job, why = ordered[0]
+    if len(ordered) == 1:
+        return [(job, why)]
+    if job.phase.value != "failed":
+        return [(job, f"{why} (+{len(ordered) - 1} similar)")]
+    top, undated = job_time(job), float("-inf")
+    may_be = [(j, w) for j, w in ordered if job_time(j) in (top, undated)]
+    if len(may_be) == 1:
+        earlier = len(ordered) - 1
+        runs = "run" if earlier == 1 else "runs"
+        return [(job, f"{why} (latest of {len(ordered)} failed runs, +{earlier} earlier {runs})")]
+    unknown = [j.id or j.name for j, _ in may_be if job_time(j) == undated]
+    said = f"{names(unknown)} undated" if unknown else "at the same time"
+    doubt = (
+        f"may be the latest failed run: which of {len(may_be)} failed runs of {job.name} "
+        f"failed last cannot be told ({said})"
+    )
+    return [(j, f"{w}; {doubt}") for j, w in may_be]
 
 
 def _target(ev: EvidenceSet, job: Job, why: str, worker: str | None) -> Target:

@@ -308,3 +308,52 @@ def test_a_departed_worker_is_left_out_only_when_job_evidence_is_complete(fleet:
     assert chosen.reason == "worker offline"
     report = analyze(fleet.evidence(), worker="w2")
     assert report.verdict is Verdict.INCONCLUSIVE
+
+
+def _failed(run_id: str, worker: str, minutes_ago: int | None) -> object:
+    at = None if minutes_ago is None else T0 - timedelta(minutes=minutes_ago)
+    return job(
+        "ingest",
+        id=run_id,
+        phase=JobPhase.FAILED,
+        native_state="FAILED",
+        assigned_worker=worker,
+        created_at=at,
+        updated_at=at,
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_latest_failed_run_is_the_target_whatever_the_list_order(
+    fleet: Fleet, reverse: bool
+) -> None:
+    """Three failed runs of one job, two on w1 and the latest on w2: the first listed (Flux
+    lists by id, which is random) was the target of w1's pair, and w1's older failure was
+    a target of its own. The job's latest failed run alone is, the others counted."""
+    assert fleet.jobs is not None
+    runs = [_failed("a", "w1", 30), _failed("b", "w2", 5), _failed("c", "w1", 10)]
+    fleet.jobs.jobs = runs[::-1] if reverse else runs  # type: ignore[assignment]
+    for request in ({}, {"job": "ingest"}):
+        targets = [t for t in select_targets(fleet.evidence(), **request) if t.job]
+        assert [(t.worker, t.job.id) for t in targets if t.job] == [("w2", "b")], request
+        assert "(latest of 3 failed runs, +2 earlier runs)" in targets[0].reason
+    # asked about w1, its own latest failure is walked
+    [t] = [t for t in select_targets(fleet.evidence(), worker="w1") if t.job]
+    assert (t.worker, t.job.id if t.job else None) == ("w1", "c")
+
+
+@pytest.mark.parametrize("stamps", [(5, 5), (5, None)])
+def test_failed_runs_whose_order_cannot_be_told_are_each_walked(
+    fleet: Fleet, stamps: tuple[int | None, int | None]
+) -> None:
+    """Two failed runs at one instant, or one undated: either may be the last; both are
+    walked and the reason says why, in one order whatever the list's."""
+    assert fleet.jobs is not None
+    runs = [_failed("a", "w1", 30), _failed("b", "w2", stamps[0]), _failed("c", "w1", stamps[1])]
+    for order in (runs, runs[::-1]):
+        fleet.jobs.jobs = list(order)  # type: ignore[arg-type]
+        targets = [t for t in select_targets(fleet.evidence()) if t.job]
+        assert [(t.worker, t.job.id) for t in targets if t.job] == [("w2", "b"), ("w1", "c")]
+        said = "(c undated)" if stamps[1] is None else "(at the same time)"
+        for t in targets:
+            assert f"which of 2 failed runs of ingest failed last cannot be told {said}" in t.reason

@@ -93,3 +93,38 @@ def test_a_database_down_under_the_server_is_blamed_at_the_server_rung(
     lab.wait_for_status({"w1": "online", "w2": "online"}, timeout_s=60)
     assert lab.api.database_up() is True
     assert lab.api.run_to_end("hello_world", "after")["state"] == "COMPLETED"
+
+
+def test_on_postgresql_an_undated_heartbeat_says_why_and_what_to_collect(
+    flux_lab_factory: LabFactory, postgres: Postgres, tmp_path: Path
+) -> None:
+    """A healthy fleet on PostgreSQL (as after the database came back): Flux keeps a worker's
+    last heartbeat (``workers.last_seen_at``) only in its database, which doctor reads from a
+    SQLite file (``db_path``) alone, and its INFO log has no per-heartbeat line. The rung is
+    unknown, never a pass; it said only "the bundle has no heartbeat time". It now names the
+    PostgreSQL database as why, and what to collect to decide it (also for workers that
+    connected moments ago: the generic rule read them unknown anyway)."""
+    env = {"FLUX_DATABASE_URL": postgres.url, "PYTHONPATH": str(driver_path())}
+    lab = flux_lab_factory(LabConfig(server_env=env))
+    assert lab.api.run_to_end("hello_world", "after")["state"] == "COMPLETED"
+    collect_bundle(lab, tmp_path)
+    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
+                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
+    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    assert report.verdict.value != "healthy"
+    heartbeats = [
+        layer
+        for target in report.targets
+        if target.worker in ("w1", "w2")
+        for layer in target.layers
+        if layer.name is Layer.HEARTBEAT
+    ]
+    assert heartbeats
+    for layer in heartbeats:
+        assert layer.status is LayerStatus.UNKNOWN
+        (finding,) = layer.findings  # the generic "no heartbeat time" is replaced
+        assert finding.code == "FLUX_HEARTBEAT_NOT_READ"
+        assert "PostgreSQL" in finding.message
+        assert "FLUX_LOG_LEVEL=DEBUG" in finding.message
+        assert "select name, last_seen_at from workers" in finding.message
+        assert "postgresql://" not in finding.message  # the URL's scheme only, never its value

@@ -47,3 +47,29 @@ def test_a_workflow_that_always_fails_fails_the_outcome_rung_only(
     (cited,) = finding.evidence  # the job record holding Flux's own error for that run
     assert cited.member == "evidence/jobs.json"
     assert (cited.excerpt or "").startswith("RuntimeError: lab task refused: attempt ")
+
+
+def test_of_several_failed_runs_the_latest_is_the_target(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """Failed runs on w1, then on w2 until the latest's id is not the smallest of w2's:
+    Flux lists executions by id (random), and the first listed of a worker's failed runs
+    was its target, and w1's older failure a target of its own. The job's latest failed
+    run (by its own events) is now the one target; the earlier ones are counted."""
+    lab = flux_lab_factory()
+    runs = faults.failing_runs(lab, runs=1, worker="w1").executions
+    on_w2: list[str] = []
+    while len(on_w2) < 2 or min(on_w2) == on_w2[-1]:
+        assert len(on_w2) < 8, "Flux's ids kept decreasing"
+        on_w2 += faults.failing_runs(lab, runs=1, worker="w2").executions
+    runs += on_w2
+    bundle = tmp_path / "flux.zip"
+    doctor_lab(lab, bundle)
+    analyzed = run_bundler(
+        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
+    )
+    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    targets = [t for t in report.targets if t.job == "default/always_fails"]
+    assert [(t.worker, t.job_id) for t in targets] == [("w2", runs[-1])]
+    assert f"latest of {len(runs)} failed runs" in (targets[0].reason or "")
+    assert targets[0].first_failed_layer is Layer.OUTCOME

@@ -35,6 +35,9 @@ FLUX_HEARTBEAT_STALE = _(
 )
 FLUX_WORKER_OFFLINE = _("FLUX_WORKER_OFFLINE", H, "worker offline: how it ended", "worker-offline")
 FLUX_PHANTOM_WORKER = _("FLUX_PHANTOM_WORKER", H, "offline row of a departed worker")
+FLUX_HEARTBEAT_NOT_READ = _(
+    "FLUX_HEARTBEAT_NOT_READ", H, "no persisted heartbeat: the database is not a SQLite file"
+)
 FLUX_WORKER_NEVER_REGISTERED = _(
     "FLUX_WORKER_NEVER_REGISTERED", H, "never registered: no heartbeat to judge"
 )

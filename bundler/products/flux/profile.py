@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.analyze.catalog import Catalog
-from bundler.analyze.codes import SERVER_UNREACHABLE
+from bundler.analyze.codes import SERVER_UNREACHABLE, WORKER_HEARTBEAT_UNDATED
 from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
@@ -65,7 +65,10 @@ class FluxProfile:
     finding_codes: Catalog = codes.FLUX_CODES
     """Flux's own finding codes (rungs, titles, recovery ids)."""
 
-    supersedes: Mapping[str, str] = {codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE}
+    supersedes: Mapping[str, str] = {
+        codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
+        codes.FLUX_HEARTBEAT_NOT_READ: WORKER_HEARTBEAT_UNDATED,
+    }
     """Flux's finding that replaces the generic one on the same rung (one cause, one finding)."""
 
     @property

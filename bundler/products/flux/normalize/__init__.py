@@ -44,7 +44,7 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
         jobs,
         DeploymentEvidence(applicable=False),
         RequirementsEvidence(applicable=False),
-        capacity_evidence(workers, jobs),
+        capacity_evidence(workers, jobs, listed_whole=flux.active_listed_whole),
         outcome_evidence(flux),
         local_state_evidence(flux),
     )

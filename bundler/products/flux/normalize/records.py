@@ -52,6 +52,9 @@ NORMALIZED_KINDS = frozenset(
 are kept, so a fleet's worker logs (thousands of routine events each) are not held in memory
 while the bundle is normalized; the analysis engine reads the logs itself."""
 
+TERMINAL_LISTINGS = frozenset({"executions.failed", "executions.completed"})
+"""Listings of finished runs: what runs on a worker now is counted without them."""
+
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
@@ -199,6 +202,27 @@ class FluxRecords:
                     source = listing.source(f"/executions/{index}", ref="GET /executions")
                     found.setdefault(item.execution_id, []).append(Located(item, source))
         return {key: distinct(records) for key, records in found.items()}
+
+    @cached_property
+    def active_listed_whole(self) -> bool:
+        """Every unfinished execution's listing was read whole: each state answered, none
+        filtered by authorization, and none held more than it returned (``total``).
+
+        What runs on a worker can be counted from the listing only then; a page that
+        stopped at its limit may hide the very run the count would miss.
+        """
+        steps = [s for s in self._steps("executions.") if s not in TERMINAL_LISTINGS]
+        if not steps or self.failed(*steps):
+            return False
+        for step in steps:
+            pages = self.raw.items(step, ExecutionList)
+            if not pages:
+                return False
+            for page in pages:
+                listed = page.value
+                if listed.auth_filtered or (listed.total or 0) > len(listed.executions):
+                    return False
+        return True
 
     @cached_property
     def execution_details(self) -> dict[str, list[Located[ExecutionDetail]]]:

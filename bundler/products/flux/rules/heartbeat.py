@@ -28,6 +28,7 @@ from schemas.evidence import (
     ConnectionState,
     JobsEvidence,
     LocalStateEvidence,
+    ProductInfo,
     WorkersEvidence,
     WorkerStatus,
 )
@@ -37,6 +38,7 @@ from ..matching import mismatches
 from .evictions import LOOP_CYCLES, Cycle, eviction_cycles, returned_evictions, still_evicted
 from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
 from .health import unhealthy_now
+from .server import database_url_known
 
 
 @rule(Layer.HEARTBEAT, products=FLUX, needs=(WorkersEvidence,))
@@ -103,6 +105,10 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     if unhealthy is not None:
         return unhealthy
     age = reported_age(worker)  # None beside a zero heartbeat time: Go's "never"
+    if worker.last_heartbeat_at is None:
+        unread = _heartbeat_not_read(ctx, index, worker)
+        if unread is not None:
+            return unread
     if age is None:
         fresh = _fresh_connection(ctx, name)
         if fresh is not None:
@@ -120,6 +126,45 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
                 cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)
             ],
         )
+    )
+
+
+LAST_SEEN_QUERY = "select name, last_seen_at from workers"
+"""What to run on a database doctor does not read, to date each worker's last heartbeat."""
+
+
+def _heartbeat_not_read(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult | None:
+    """Unknown, saying why and what to collect, when the server's database is not SQLite.
+
+    Flux keeps a worker's last heartbeat (``workers.last_seen_at``) only in its database;
+    doctor reads that table from the SQLite file (the inventory's ``db_path``) alone, and
+    at INFO Flux logs no line per heartbeat. On PostgreSQL nothing in the bundle dates
+    the last one, and ``online`` holds for heartbeat_timeout + eviction_grace_period after
+    it: the generic "no heartbeat time" said neither why nor what would decide it.
+    """
+    product = ctx.evidence.get(ProductInfo)
+    if product is None or not database_url_known(product):
+        return None
+    url = str(product.settings.get("database_url", ""))
+    scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
+    if not scheme or scheme.startswith("sqlite"):
+        return None
+    kind = "PostgreSQL" if scheme.startswith("postgres") else scheme
+    name = worker.name
+    return RuleResult.unknown(
+        codes.FLUX_HEARTBEAT_NOT_READ,
+        f"Worker {name} is listed {worker.native_status}, but whether it still answers "
+        f"heartbeats is unknown: Flux keeps its last heartbeat (workers.last_seen_at) only in "
+        f"its database, this server's is {kind}, and bundler reads that table only from a "
+        "SQLite file (db_path); at INFO Flux logs no line per heartbeat, and GET /workers "
+        "says online until heartbeat_timeout + eviction_grace_period after the last one. "
+        "To decide it, collect the server log with FLUX_LOG_LEVEL=DEBUG (a 'Pong received "
+        f"from worker {name}' line per heartbeat), or run `{LAST_SEEN_QUERY}` on the "
+        "database and compare with heartbeat_timeout.",
+        [
+            ctx.evidence.cite(ProductInfo, "/settings/database_url", scheme),
+            cite_worker(ctx.evidence, index, "last_heartbeat_at", value=None),
+        ],
     )
 
 

@@ -154,7 +154,7 @@ def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
     """
     product = ctx.evidence.get(ProductInfo)
     workers = ctx.evidence.get(WorkersEvidence)
-    if product is None or not _database_url_known(product):
+    if product is None or not database_url_known(product):
         return None
     url = str(product.settings.get("database_url", ""))
     if not url.startswith("sqlite") or workers is None or len(workers.workers) < 2:
@@ -168,7 +168,7 @@ def _sqlite_fleet(ctx: RuleContext) -> Finding | None:
     )
 
 
-def _database_url_known(product: ProductInfo) -> bool:
+def database_url_known(product: ProductInfo) -> bool:
     """Whether ``database_url`` was read (or is Flux's default for a configuration read).
 
     Bundles from before ``settings_sources`` say whether the configuration was read
