@@ -1,0 +1,49 @@
+"""The analysis says what LyftData's *Worker Recovery and Serviceability* guide says.
+
+Each test builds a real bundle from a simulator scenario (the real doctor against the
+running simulator, sealed, extracted and read back) and checks one place where the
+analysis once told a support engineer something the guide does not: a rung or an
+acceptance check read as passed on evidence that does not show it. The audit these
+come from is in docs/lyftdata-contract.md ("Fidelity to the guide").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bundler.analyze.engine import analyze
+from bundler.products.lyftdata import PROFILE
+from schemas import AnalysisReport, LayerStatus, TargetReport
+from tests.support.lyftdata_collect import collect
+from tests.support.lyftdata_sim import running_simulator
+
+CANARY = "successful bounded canary"
+RECEIPT = "external receipt where the job has an external effect"
+
+
+def _report(scenario: str, tmp_path: Path) -> AnalysisReport:
+    with running_simulator(scenario, tmp_path) as sim:
+        return analyze(collect(sim).evidence(), profile=PROFILE)
+
+
+def _target(report: AnalysisReport) -> TargetReport:
+    [target] = report.targets
+    return target
+
+
+def _checks(target: TargetReport) -> dict[str, str]:
+    return {c.check: c.status for c in target.acceptance}
+
+
+def test_a_canary_older_than_the_deployment_meets_no_acceptance_check(tmp_path: Path) -> None:
+    """The guide's acceptance asks a recovered worker for a successful bounded canary and its
+    receipt. The job was redeployed 20 minutes ago and its last canary and receipt are three
+    hours old: the outcome rung says they prove an earlier revision, and the checklist used
+    to tick both checks anyway."""
+    target = _target(_report("canary_stale", tmp_path))
+    [outcome] = [layer for layer in target.layers if layer.name.value == "outcome"]
+    assert outcome.status is LayerStatus.WARN
+    assert {f.code for f in outcome.findings} == {"CANARY_PREDATES_DEPLOYMENT"}
+    checks = _checks(target)
+    assert checks[CANARY] == "fail"
+    assert checks[RECEIPT] == "fail"
