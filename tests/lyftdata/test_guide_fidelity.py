@@ -47,3 +47,19 @@ def test_a_canary_older_than_the_deployment_meets_no_acceptance_check(tmp_path: 
     checks = _checks(target)
     assert checks[CANARY] == "fail"
     assert checks[RECEIPT] == "fail"
+
+
+def test_a_canary_is_not_proof_when_the_deployment_records_were_not_read(tmp_path: Path) -> None:
+    """``GET /api/deployments`` answered 404: the deployment rung is unknown, and so is
+    whether the canary ran after the current deployment. The outcome rung used to pass and
+    tick the canary and receipt checks on a canary that may prove an earlier revision."""
+    target = _target(_report("deployments_unavailable", tmp_path))
+    rungs = {layer.name.value: layer for layer in target.layers}
+    assert rungs["deployment"].status is LayerStatus.UNKNOWN
+    outcome = rungs["outcome"]
+    assert outcome.status is LayerStatus.UNKNOWN
+    [finding] = [f for f in outcome.findings if f.code == "CANARY_AGE_UNJUDGED"]
+    assert "http.deployments" in finding.message
+    checks = _checks(target)
+    assert checks[CANARY] == "unknown"
+    assert checks[RECEIPT] == "unknown"
