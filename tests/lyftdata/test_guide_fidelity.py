@@ -49,6 +49,27 @@ def test_a_canary_older_than_the_deployment_meets_no_acceptance_check(tmp_path: 
     assert checks[RECEIPT] == "fail"
 
 
+def test_a_running_job_larger_than_its_worker_fails_capacity(tmp_path: Path) -> None:
+    """ingest-events requests 8 cores and 16 GiB and reads as running on edge-01, which has
+    2 cores and 4 GiB in all. The guide's capacity rung asks whether the worker has the
+    resources the job requires; for a running job the request was never compared, and the
+    rung passed saying the worker "has the resources ... the job asks for"."""
+    report = _report("capacity_short_running", tmp_path)
+    target = _target(report)
+    assert target.first_failed_layer is not None
+    assert target.first_failed_layer.value == "capacity"
+    [capacity] = [layer for layer in target.layers if layer.name.value == "capacity"]
+    found = {f.details.get("requirement"): f for f in capacity.findings}
+    assert set(found) == {"resources/cpu", "resources/memory"}
+    memory = found["resources/memory"]
+    assert memory.code == "RESOURCES_INSUFFICIENT"
+    assert "16.0 GiB requested, 4.0 GiB in total" in memory.message
+    assert memory.recovery is not None
+    assert _checks(target)["adequate measured capacity for the target job"] == "fail"
+    outcome = [layer for layer in target.layers if layer.name.value == "outcome"]
+    assert outcome[0].status is LayerStatus.SKIPPED  # the guide: stop at the first failed layer
+
+
 def test_a_canary_is_not_proof_when_the_deployment_records_were_not_read(tmp_path: Path) -> None:
     """``GET /api/deployments`` answered 404: the deployment rung is unknown, and so is
     whether the canary ran after the current deployment. The outcome rung used to pass and
