@@ -13,9 +13,11 @@ from pathlib import Path
 
 from bundler.analyze.engine import analyze
 from bundler.products.lyftdata import PROFILE
-from schemas import AnalysisReport, LayerStatus, TargetReport
+from schemas import AnalysisReport, Layer, LayerStatus, TargetReport
 from tests.support.lyftdata_collect import collect
 from tests.support.lyftdata_sim import running_simulator
+from tests.support.requirements import need
+from tests.support.shared import shared_path
 
 CANARY = "successful bounded canary"
 RECEIPT = "external receipt where the job has an external effect"
@@ -33,6 +35,25 @@ def _target(report: AnalysisReport) -> TargetReport:
 
 def _checks(target: TargetReport) -> dict[str, str]:
     return {c.check: c.status for c in target.acceptance}
+
+
+def _guide_ladder() -> list[str]:
+    """The questions of the guide's ladder table, in its order (read from ../shared)."""
+    seeds = shared_path("seeds")
+    need(seeds is not None, "the shared seeds (the LyftData guide) are not here")
+    assert seeds is not None
+    [guide] = [
+        p for p in seeds.glob("*.txt") if "Worker Recovery and Serviceability" in p.read_text()
+    ]
+    text = guide.read_text()
+    table = text.split("Layer\tQuestion\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split("\t", 1)[1] for line in table.splitlines()]
+
+
+def test_each_rung_asks_the_guides_question_in_the_guides_order() -> None:
+    """Every report names a rung by the guide's question; the capacity rung's lacked the
+    guide's "by the job" (whose resources and capabilities it weighs)."""
+    assert [layer.question for layer in Layer.ordered()] == _guide_ladder()
 
 
 def test_a_canary_older_than_the_deployment_meets_no_acceptance_check(tmp_path: Path) -> None:
