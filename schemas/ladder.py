@@ -47,7 +47,9 @@ LAYER_QUESTIONS: dict[Layer, str] = {
         "Are credentials, bindings, worker settings, database ACLs, and source "
         "prerequisites satisfied?"
     ),
-    Layer.CAPACITY: "Does the worker have the resources and component capabilities required?",
+    Layer.CAPACITY: (
+        "Does the worker have the resources and component capabilities required by the job?"
+    ),
     Layer.OUTCOME: "Did a canary run and, where required, produce an external receipt?",
 }
 

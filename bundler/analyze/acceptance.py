@@ -8,6 +8,11 @@ carry alone: the system information the worker reports (its runtime or
 resources, not the host facts the bundler collected itself) for the heartbeat
 check, and whether the job needs an external receipt at all. A rung that was
 skipped or unknown makes its check ``unknown`` — never ``pass``.
+
+A canary (or its receipt) older than the deployment the worker now runs
+(``CANARY_PREDATES_DEPLOYMENT``) proves an earlier revision: it meets neither the
+canary check nor the receipt check, though the rung only warns (the work may be
+fine, nothing proves it is).
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ RECEIPT_FAILURES = {
     codes.RECEIPT_NONCE_MISMATCH,
     codes.RECEIPT_ACCEPTED_ONLY,
 }
+STALE_PROOF = {codes.CANARY_PREDATES_DEPLOYMENT}
+"""An outcome that proves an earlier deployment: no proof of the recovered one."""
 
 _CHECKS = list(ACCEPTANCE_CHECKS)
 
@@ -111,12 +118,12 @@ def _codes(result: LayerResult) -> set[str]:
 
 def _canary(outcome: LayerResult, status: CheckStatus) -> CheckStatus:
     found = _codes(outcome)
-    if found & CANARY_FAILURES:
+    if found & (CANARY_FAILURES | STALE_PROOF):
         return "fail"
     if found & CANARY_UNSETTLED:
         return "unknown"
-    failing = {f.code for f in outcome.findings if f.severity == "fail"}
-    if status == "fail" and failing <= RECEIPT_FAILURES:
+    problems = {f.code for f in outcome.findings if f.severity in ("fail", "warn")}
+    if status == "fail" and problems and problems <= RECEIPT_FAILURES:
         return "pass"  # the canary ran fine; only its receipt is missing (next check)
     if status == "unknown" and found == {codes.RECEIPTS_UNREAD}:
         return "pass"  # the canary ran fine; only whether its receipt came is unknown
@@ -137,4 +144,6 @@ def _receipt(ev: EvidenceSet, target: Target, outcome: LayerResult) -> CheckStat
     )
     if not required:
         return "not_applicable"
+    if _codes(outcome) & STALE_PROOF:
+        return "fail"  # the receipt of a canary older than the deployment: an earlier revision's
     return "pass" if outcome.status in (LayerStatus.PASS, LayerStatus.WARN) else "unknown"

@@ -158,7 +158,7 @@ def capacity_shortfalls(
     found: list[Mismatch] = []
     if req is not None:
         found += _capabilities(req, worker)
-        found += _resources(req, worker, capacity)
+        found += _resources(req, _offer(worker, capacity))
     slots = slot_usage(worker, capacity)
     if slots is not None and slots[1] > 0 and slots[0] >= slots[1]:
         found.append(
@@ -186,6 +186,17 @@ def slot_usage(worker: WorkerStatus, capacity: WorkerCapacity | None) -> tuple[i
     if limit is None or used is None:
         return None
     return used, limit
+
+
+def total_shortfalls(
+    req: JobRequirements, worker: WorkerStatus, capacity: WorkerCapacity | None
+) -> list[Mismatch]:
+    """Resources the job requests beyond all the worker has (its total, not what is free).
+
+    For a job already running on ``worker``: what is free excludes the job's own use, so
+    only a request above the worker's total shows the worker cannot hold the job at all.
+    """
+    return _resources(req, _total(worker, capacity), "in total")
 
 
 def capability_shortfalls(req: JobRequirements, worker: WorkerStatus) -> list[Mismatch]:
@@ -252,17 +263,28 @@ def _offer(worker: WorkerStatus, capacity: WorkerCapacity | None) -> _Offer:
     return _Offer(cpu=cpu, memory=mem, disk=disk, gpus=gpus)
 
 
+def _total(worker: WorkerStatus, capacity: WorkerCapacity | None) -> _Offer:
+    res = worker.resources
+    cpu = capacity.cpu_cores if capacity else None
+    mem = capacity.memory_total_bytes if capacity else None
+    gpus = capacity.gpus if capacity else None
+    disk = None
+    if res is not None:
+        cpu = cpu if cpu is not None else res.cpu_total
+        mem = mem if mem is not None else res.memory_total_bytes
+        disk = res.disk_total_bytes
+        gpus = gpus if gpus is not None else (len(res.gpus) if res.gpus is not None else None)
+    return _Offer(cpu=cpu, memory=mem, disk=disk, gpus=gpus)
+
+
 def _first(*values: float | None) -> float | None:
     return next((v for v in values if v is not None), None)
 
 
-def _resources(
-    req: JobRequirements, worker: WorkerStatus, capacity: WorkerCapacity | None
-) -> list[Mismatch]:
+def _resources(req: JobRequirements, offer: _Offer, measure: str = "available") -> list[Mismatch]:
     wanted = req.resources
     if wanted is None:
         return []
-    offer = _offer(worker, capacity)
     checks = (
         (codes.CPU_INSUFFICIENT, "cpu", wanted.cpu, offer.cpu, _plain),
         (codes.MEMORY_INSUFFICIENT, "memory", wanted.memory_bytes, offer.memory, human_bytes),
@@ -290,8 +312,8 @@ def _resources(
                     code,
                     f"resources/{name}",
                     f"{name} {fmt(need)} requested",
-                    f"{fmt(have)} available",
-                    message=f"{name} {fmt(need)} requested, {fmt(have)} available",
+                    f"{fmt(have)} {measure}",
+                    message=f"{name} {fmt(need)} requested, {fmt(have)} {measure}",
                 )
             )
     return found

@@ -7,7 +7,8 @@ already running, or a worker on its own, a full worker only warns: the work
 is flowing, new work will queue. A job that reads as running on a worker
 that lacks a capability it requires is a contradiction (one of the two facts
 is wrong, and the job cannot use a component the worker does not have): that
-fails, naming both facts. Capacity evidence the bundle should hold but does
+fails, naming both facts; so does one whose request exceeds all its worker has
+(``_running_resources``). Capacity evidence the bundle should hold but does
 not (a capacity report that failed or timed out) is unknown, never adequate.
 """
 
@@ -39,6 +40,7 @@ from ..matching import (
 )
 from ..wording import by_reason
 from ._outcome import Outcome
+from ._running_resources import running_short_of_resources
 
 DEFAULT_THRESHOLDS = {"cpu_pct": 80.0, "mem_pct": 85.0, "queue_pending": 100.0}
 """LyftData's published scale signals; a product's own thresholds win."""
@@ -66,6 +68,7 @@ def job_fits_worker(ctx: RuleContext) -> RuleResult | None:
         _report(ctx, worker, w_index, cap, miss, blocking, out)
     if job is not None and not blocking and job.requirements is not None:
         _running_without_capability(ctx, job, worker, w_index, out)
+        running_short_of_resources(ctx, job, worker, w_index, cap, out)
     if blocking:
         _declining(ctx, worker, w_index, out)
     if out.failures and job is not None:

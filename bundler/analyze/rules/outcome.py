@@ -147,6 +147,7 @@ def _predates_deployment(
     since = deployed_at(ctx, run.job, run.worker)
     ran = run_time(run)  # a zero time is none: a canary that "never" ran is not an old one
     if since is None:
+        _deployment_unread(ctx, run, out)
         return
     if ran is None:  # as a heartbeat without a time (WORKER_HEARTBEAT_UNDATED): undecided
         zero = run.finished_at or run.started_at
@@ -211,6 +212,26 @@ def _predates_deployment(
         ],
         canary_at=ran.isoformat(),
         deployed_at=since.isoformat(),
+    )
+
+
+def _deployment_unread(ctx: RuleContext, run: CanaryRun, out: Outcome) -> None:
+    """No deployment time for the canary's job, and deployment records the bundle lacks.
+
+    The guide's canary proves the exact rendered job the worker now runs. When the
+    deployment records could not be read (``GET /api/deployments`` answered 404 or timed
+    out), the job may have been redeployed after its canary: a gap, not a fresh canary.
+    """
+    doc = ctx.evidence.get(DeploymentEvidence)
+    if doc is None or not doc.applicable or (doc.complete and not doc.gaps):
+        return
+    gaps = ", ".join(doc.gaps) or "incomplete deployment evidence"
+    out.unknown(
+        codes.CANARY_AGE_UNJUDGED,
+        f"Whether the canary of {run.job} ran after the current deployment is unknown: "
+        f"the deployment records of {run.job} could not be read (gaps: {gaps}).",
+        evidence=[cite(ctx.evidence, DeploymentEvidence, "gaps", value=doc.gaps)],
+        missing=list(doc.gaps),
     )
 
 
