@@ -35,6 +35,9 @@ FLUX_HEARTBEAT_STALE = _(
 )
 FLUX_WORKER_OFFLINE = _("FLUX_WORKER_OFFLINE", H, "worker offline: how it ended", "worker-offline")
 FLUX_PHANTOM_WORKER = _("FLUX_PHANTOM_WORKER", H, "offline row of a departed worker")
+FLUX_WORKER_CANNOT_REACH_SERVER = _(
+    "FLUX_WORKER_CANNOT_REACH_SERVER", H, "never reached its server_url to register", "server-url"
+)
 FLUX_WORKER_NEVER_REGISTERED = _(
     "FLUX_WORKER_NEVER_REGISTERED", H, "never registered: no heartbeat to judge"
 )
@@ -49,6 +52,9 @@ FLUX_UNEXPLAINED_STALE_CLAIM = _(
 
 FLUX_REGISTRATION_REJECTED = _(
     "FLUX_REGISTRATION_REJECTED", A, "registration refused", "registration-refused"
+)
+FLUX_BOOTSTRAP_TOKEN_INVALID = _(
+    "FLUX_BOOTSTRAP_TOKEN_INVALID", A, "registration token refused (403)", "token-invalid"
 )
 FLUX_SESSION_REREGISTER_LOOP = _(
     "FLUX_SESSION_REREGISTER_LOOP", A, "re-registers after 'Session token rejected'"
