@@ -50,6 +50,9 @@ from ..source import (
 from .codes import MISSING_DOCUMENTS
 from .pointers import resolved
 
+Supersedes = Mapping[str, str | tuple[str, ...]]
+"""A profile's finding code -> the generic code (or codes) it replaces on the same rung."""
+
 D = TypeVar("D", bound=EvidenceDoc)
 
 EXCERPT_MAX = 240
@@ -448,8 +451,8 @@ class RuleContext:
     """The profile's ``collection_hints``: evidence member -> how to collect it."""
     recovery_paths: Mapping[str, Recovery] = field(default_factory=dict)
     """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
-    supersedes: Mapping[str, str] = field(default_factory=dict)
-    """The profile's ``supersedes``: its finding code -> the generic code it replaces."""
+    supersedes: Supersedes = field(default_factory=dict)
+    """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
 
 
 @dataclass

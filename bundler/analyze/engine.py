@@ -36,7 +36,7 @@ from schemas.manifest import CollectorStatus
 
 from .. import __version__
 from . import acceptance, codes
-from .api import EvidenceSet, Rule, RuleContext, Target, Timeline, excerpt
+from .api import EvidenceSet, Rule, RuleContext, Supersedes, Target, Timeline, excerpt
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .overview import fleet_overview
@@ -154,7 +154,7 @@ class Ladders:
         self.rules = list(rules) if rules is not None else _rules(profile, self.name, [])
         self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
         self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
-        self.supersedes: Mapping[str, str] = getattr(profile, "supersedes", {}) or {}
+        self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
 
     def walk(self, targets: Sequence[Target]) -> list[TargetReport]:
         """The reports of the first :data:`MAX_EVALUATED` targets, the most severe
@@ -255,7 +255,7 @@ def _target_report(
     profile: str | None,
     hints: Mapping[str, str],
     paths: Mapping[str, Recovery],
-    supersedes: Mapping[str, str],
+    supersedes: Supersedes,
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,

@@ -22,14 +22,14 @@ is not one we can call merely "degraded".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from schemas import Finding, Layer, LayerResult, LayerStatus, Verdict
 from schemas.evidence import EvidenceDoc
 
 from . import codes
-from .api import SEVERITY_ORDER, Rule, RuleContext, RuleResult, excerpt
+from .api import SEVERITY_ORDER, Rule, RuleContext, RuleResult, Supersedes, excerpt
 from .deciding import LAYER_DOCUMENTS, annotate, how_to_decide
 from .readings import disputed, judge_alike
 from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
@@ -117,11 +117,16 @@ def _rule_error(rule: Rule, what: str) -> Finding:
     )
 
 
-def _superseded(findings: list[Finding], supersedes: Mapping[str, str]) -> list[Finding]:
+def _superseded(findings: list[Finding], supersedes: Supersedes) -> list[Finding]:
     """Drop a generic finding that the product's own finding on the same rung replaces
     (``Profile.supersedes``: one cause reads as one finding, in the product's words)."""
     present = {f.code for f in findings}
-    replaced = {generic for code, generic in supersedes.items() if code in present}
+    replaced = {
+        generic
+        for code, generics in supersedes.items()
+        if code in present
+        for generic in ((generics,) if isinstance(generics, str) else generics)
+    }
     return [f for f in findings if f.code not in replaced]
 
 

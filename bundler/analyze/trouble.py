@@ -162,6 +162,10 @@ def worker_trouble(ev: EvidenceSet, name: str, *, job: Job | None = None) -> str
             or (entry.registration is not None and entry.registration.rejected)
         ):
             return "runtime authorization failing"
+        # Unlisted, though its log shows it trying: it never got in (a wrong server URL).
+        # Without this it was a target only when nothing else in the fleet was wrong.
+        if found is None and entry.registration is not None and entry.registration.attempts:
+            return "tried to register, never listed"
     state = ev.get(LocalStateEvidence)
     for check in state.files if state else []:
         if check.worker == name and check.integrity == "corrupt":

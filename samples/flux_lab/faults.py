@@ -12,8 +12,12 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .config import WorkerSpec
 from .lab import FluxLab
 from .process import wait_until
+
+UNREACHABLE_URL = "http://127.0.0.1:9"
+"""A server URL nothing answers at (the discard port, closed here): connections are refused."""
 
 
 @dataclass
@@ -198,3 +202,44 @@ def partition_worker(lab: FluxLab, worker: str, *, until: str = "evicted") -> In
     lab.network.cut(worker)
     lab.wait_for_log("server", line, count=seen + 1, timeout_s=_budget(lab))
     return injected
+
+
+def wrong_server_url(name: str, labels: dict[str, str] | None = None) -> WorkerSpec:
+    """A worker whose environment points it at a URL no server answers (a typo, a stale DNS
+    name): FLUX_WORKERS__SERVER_URL wins over the lab's flux.toml, as it would in a unit file."""
+    return WorkerSpec(name, labels or {}, extra_env={"FLUX_WORKERS__SERVER_URL": UNREACHABLE_URL})
+
+
+def wrong_bootstrap_token(name: str, labels: dict[str, str] | None = None) -> WorkerSpec:
+    """A worker holding a bootstrap token the server does not (one from before the server's
+    .flux/ was recreated): the server answers its registration with 403."""
+    stale = "lab-stale-bootstrap-token-" + name
+    return WorkerSpec(name, labels or {}, extra_env={"FLUX_WORKERS__BOOTSTRAP_TOKEN": stale})
+
+
+def registration_failing(lab: FluxLab, worker: str, *, attempts: int = 2) -> Injected:
+    """Wait until ``worker`` (started misconfigured) has failed to register ``attempts`` times.
+
+    Flux's worker retries forever with backoff; each failure ends in a ``Connection lost (``
+    line of its own log, whatever the cause (refused connection, 401, 403).
+    """
+    lab.wait_for_log(worker, "Connection lost (", count=attempts, timeout_s=60)
+    return Injected(notes={"worker": worker})
+
+
+def restart_server(lab: FluxLab) -> Injected:
+    """Stop the server and start it again on the same port; wait until every worker is back.
+
+    Observed (flux-core 0.87.5): workers log ``Connection lost`` while it is down, then
+    reconnect "with existing session" (no new registration); an execution a worker was
+    running carries on and completes after the restart.
+    """
+    before = {name: lab.log_count(name, "Connection lost (") for name in lab.workers}
+    lab.stop_server()
+    for name, count in before.items():
+        lab.wait_for_log(name, "Connection lost (", count=count + 1, timeout_s=60)
+    connected = {name: lab.log_count("server", f"Worker connected: {name}") for name in lab.workers}
+    lab.start_server()
+    for name, count in connected.items():
+        lab.wait_for_log("server", f"Worker connected: {name}", count=count + 1, timeout_s=90)
+    return Injected(notes={"url": lab.url})

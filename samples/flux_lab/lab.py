@@ -130,7 +130,9 @@ class FluxLab(StartStop):
             self.network = self.network or LabNetwork(self.config.partitionable)
             prefix, host = self.network.exec_prefix, "0.0.0.0"
         auth = "\n[flux.security.auth]\nallow_anonymous = true\n"
-        toml = f'[flux]\nserver_host = "{host}"\nserver_port = 0\nlog_level = "INFO"\n'
+        # A restart keeps the port its workers were given, as a service's fixed port would.
+        port = self.port or 0
+        toml = f'[flux]\nserver_host = "{host}"\nserver_port = {port}\nlog_level = "INFO"\n'
         (self.server_dir / "flux.toml").write_text(
             toml + (auth if self.config.allow_anonymous else "")
         )
@@ -154,6 +156,7 @@ class FluxLab(StartStop):
         self._poll(self.bootstrap_token_path.exists, server, what="bootstrap token", timeout_s=30)
 
     def stop_server(self) -> None:
+        """Stop the server; :meth:`start_server` starts it again on the same port."""
         if self.server is not None:
             self.server.stop()
 
@@ -182,8 +185,9 @@ class FluxLab(StartStop):
             f'[flux]\nlog_level = "INFO"\n\n[flux.workers]\n'
             f'server_url = "{self.server_url_for(spec.name)}"\n'
         )
-        env = self._base_env() | self.config.timings.env() | spec.env()
+        env = self._base_env() | self.config.timings.env()
         env["FLUX_WORKERS__BOOTSTRAP_TOKEN"] = self.bootstrap_token_path.read_text().strip()
+        env |= spec.env()  # last: a worker misconfigured on purpose (URL, token) wins
         argv = [str(self.flux.flux), "start", "worker", spec.name]
         for key, value in spec.labels.items():
             argv += ["--label", f"{key}={value}"]

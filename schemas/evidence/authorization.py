@@ -70,6 +70,17 @@ class WorkerAuthorization(ManyRecord):
     )
     lease: Lease | None = None
     registration: RegistrationAttempts | None = None
+    server_url: str | None = Field(
+        default=None,
+        description=(
+            "For a worker whose registrations never reached the server: the control-plane URL "
+            "its own settings send it to, as collected (redacted), to compare with the URL "
+            "that answered."
+        ),
+    )
+    server_url_source: str | None = Field(
+        default=None, description="Where that URL was set, e.g. 'env' or 'flux.toml'."
+    )
     source: Source | None = None
 
 

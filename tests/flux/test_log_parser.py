@@ -28,6 +28,8 @@ SERVER_LINES = [
     ("flux.api.worker_routes", "INFO", "Worker connected: w1", "connected", "w1", None, {}),
     ("flux.api.worker_routes", "INFO", "Worker registered successfully: w1", "registered", "w1",
      None, {}),
+    ("flux.api.worker_routes", "WARNING", "Invalid registration token for worker: w4",
+     "token_invalid", "w4", None, {}),
     ("flux.api.worker_routes", "WARNING", "Worker 'w2' registered as an additional worker on a "
      "SQLite database. SQLite is supported for single-node mode only", "sqlite_multi_worker",
      "w2", None, {}),

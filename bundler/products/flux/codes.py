@@ -38,6 +38,9 @@ FLUX_PHANTOM_WORKER = _("FLUX_PHANTOM_WORKER", H, "offline row of a departed wor
 FLUX_HEARTBEAT_NOT_READ = _(
     "FLUX_HEARTBEAT_NOT_READ", H, "no persisted heartbeat: the database is not a SQLite file"
 )
+FLUX_WORKER_CANNOT_REACH_SERVER = _(
+    "FLUX_WORKER_CANNOT_REACH_SERVER", H, "never reached its server_url to register", "server-url"
+)
 FLUX_WORKER_NEVER_REGISTERED = _(
     "FLUX_WORKER_NEVER_REGISTERED", H, "never registered: no heartbeat to judge"
 )
@@ -52,6 +55,9 @@ FLUX_UNEXPLAINED_STALE_CLAIM = _(
 
 FLUX_REGISTRATION_REJECTED = _(
     "FLUX_REGISTRATION_REJECTED", A, "registration refused", "registration-refused"
+)
+FLUX_BOOTSTRAP_TOKEN_INVALID = _(
+    "FLUX_BOOTSTRAP_TOKEN_INVALID", A, "registration token refused (403)", "token-invalid"
 )
 FLUX_SESSION_REREGISTER_LOOP = _(
     "FLUX_SESSION_REREGISTER_LOOP", A, "re-registers after 'Session token rejected'"

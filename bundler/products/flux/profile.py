@@ -9,7 +9,13 @@ from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.analyze.catalog import Catalog
-from bundler.analyze.codes import SERVER_UNREACHABLE, WORKER_HEARTBEAT_UNDATED
+from bundler.analyze.codes import (
+    AUTHORIZATION_DENIED,
+    REGISTRATION_REJECTED,
+    SERVER_UNREACHABLE,
+    WORKER_HEARTBEAT_UNDATED,
+    WORKER_NOT_IN_EVIDENCE,
+)
 from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
@@ -65,11 +71,19 @@ class FluxProfile:
     finding_codes: Catalog = codes.FLUX_CODES
     """Flux's own finding codes (rungs, titles, recovery ids)."""
 
-    supersedes: Mapping[str, str] = {
+    supersedes: Mapping[str, str | tuple[str, ...]] = {
         codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
         codes.FLUX_HEARTBEAT_NOT_READ: WORKER_HEARTBEAT_UNDATED,
+        # The generic authorization texts speak of leases and enrollment keys, which Flux has
+        # not: its own finding names the token and its repair.
+        codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
+        # "Not in the worker list; collect it with an API token" is wrong for a worker whose
+        # log shows it never registered: the list was read, the worker is not in it.
+        codes.FLUX_WORKER_CANNOT_REACH_SERVER: WORKER_NOT_IN_EVIDENCE,
+        codes.FLUX_WORKER_NEVER_REGISTERED: WORKER_NOT_IN_EVIDENCE,
     }
-    """Flux's finding that replaces the generic one on the same rung (one cause, one finding)."""
+    """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
+    finding)."""
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:

@@ -183,6 +183,55 @@ def registration_refused() -> Recovery:
     )
 
 
+def token_invalid(worker: str) -> Recovery:
+    return Recovery(
+        summary=f"Give {worker} the server's current bootstrap token (or a valid join token), "
+        "then restart it.",
+        steps=[
+            "On the server host, read the token the server accepts: `flux server bootstrap-token` "
+            "in its working directory (it lives in .flux/bootstrap-token unless set by "
+            "FLUX_WORKERS__BOOTSTRAP_TOKEN or [flux.workers] bootstrap_token).",
+            f"Set it on {worker}'s host where it is configured (FLUX_WORKERS__BOOTSTRAP_TOKEN "
+            "in its environment wins over [flux.workers] bootstrap_token in its flux.toml), "
+            "or mint a join token for it.",
+            f"Restart {worker}: it keeps retrying with the token it started with.",
+            f"Confirm 'Worker registered successfully: {worker}' in the server log.",
+        ],
+        cautions=[
+            "A server started with a new .flux/ directory generates a new token ('Generated "
+            "bootstrap token' in its log): every worker holding the old one is refused.",
+            "The token is a secret: pass it through the service's environment or secret store, "
+            "never in a ticket or on a command line.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+def server_url(worker: str, configured: str | None, answered: str | None) -> Recovery:
+    where = f" ({configured})" if configured else ""
+    steps = [
+        f"From {worker}'s host, request GET /health at the server_url it uses{where}: a refused "
+        "connection, a timeout or a name that does not resolve says which part is wrong.",
+        "Fix the URL where it is set (FLUX_WORKERS__SERVER_URL in the worker's environment "
+        "wins over [flux.workers] server_url in its flux.toml), or the DNS name, route or "
+        "firewall between that host and the server.",
+        f"Restart {worker} after changing its settings (it keeps the URL it started with); "
+        f"confirm 'Worker registered successfully: {worker}' in the server log and {worker} "
+        "online in GET /workers.",
+    ]
+    if answered:
+        steps.insert(1, f"The server answered bundler at {answered}: compare the two URLs.")
+    return Recovery(
+        summary=f"Point {worker} at a server URL it can reach; it has never registered.",
+        steps=steps,
+        cautions=[
+            "The server logs nothing about a worker that never reaches it: only the worker's "
+            "own log shows the failed attempts.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def no_eligible_worker(requirements: list[str]) -> Recovery:
     wanted = ", ".join(requirements) or "its requirements"
     return Recovery(
@@ -239,6 +288,8 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "worker-offline": worker_offline,
     "unhealthy": unhealthy,
     "registration-refused": registration_refused,
+    "token-invalid": token_invalid,
+    "server-url": server_url,
     "no-eligible-worker": no_eligible_worker,
     "park-timeout": park_timeout,
     "saturated": saturated,

@@ -67,6 +67,13 @@ SERVER_FORMATS: tuple[LineFormat, ...] = (
     _fmt(
         "registered", "Worker registered successfully:", rf"^Worker registered successfully: {NAME}"
     ),
+    # POST /workers/register answered 403: neither the bootstrap token nor a join token
+    # matched (the worker's log shows only the 403).
+    _fmt(
+        "token_invalid",
+        "Invalid registration token for worker:",
+        rf"^Invalid registration token for worker: {NAME}",
+    ),
     _fmt(
         "sqlite_multi_worker",
         "registered as an additional worker on a SQLite",

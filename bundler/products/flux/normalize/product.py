@@ -8,6 +8,7 @@ log, then its process environment, then ``flux.toml``, then Flux's defaults
 
 from __future__ import annotations
 
+from bundler.products.base import StepResult
 from schemas.evidence import ProductInfo
 from schemas.manifest import HostRole
 
@@ -33,12 +34,29 @@ def log_timings(flux: FluxRecords) -> dict[str, int]:
 
 def server_settings(flux: FluxRecords) -> EffectiveSettings:
     """The server's effective settings from its flux.toml, FLUX_* environment and log."""
+    return host_settings(flux, HostRole.SERVER, log_timings=log_timings(flux))
+
+
+def host_settings(
+    flux: FluxRecords,
+    role: HostRole,
+    *,
+    alias: str | None = None,
+    log_timings: dict[str, int] | None = None,
+) -> EffectiveSettings:
+    """Effective settings from the flux.toml and FLUX_* environment collected on the hosts of
+    ``role`` (only host ``alias``, when given): a worker's own ``server_url`` lives there."""
+
+    def results(step: str) -> list[StepResult]:
+        found = flux.host_results(step, role)
+        return [r for r in found if alias is None or r.host == alias]
+
     toml_text = None
-    for result in flux.host_results("flux-toml", HostRole.SERVER):
+    for result in results("flux-toml"):
         toml_text = flux.raw.text(result) or toml_text
     env: dict[str, str] | None = None
     for step in ("flux-env", "flux-unit-env", "flux-env-secrets"):
-        for result in flux.host_results(step, HostRole.SERVER):
+        for result in results(step):
             text = flux.raw.text(result)
             if text is None:
                 continue
@@ -48,7 +66,7 @@ def server_settings(flux: FluxRecords) -> EffectiveSettings:
                 env.update({name.strip(): "<set>" for name in text.splitlines() if name.strip()})
             else:
                 env.update(parse_env_listing(text))
-    return effective_settings(toml_text=toml_text, env=env, log_timings=log_timings(flux))
+    return effective_settings(toml_text=toml_text, env=env, log_timings=log_timings or {})
 
 
 def worker_versions(flux: FluxRecords) -> dict[str, str]:

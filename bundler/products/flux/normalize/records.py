@@ -44,6 +44,7 @@ NORMALIZED_KINDS = frozenset(
         "evicted",
         "registering",
         "auth_rejected",
+        "token_invalid",
         "registered",
         "connected",
     }

@@ -1,5 +1,8 @@
 """Layer 2 for Flux: did the worker's registration (bootstrap token -> session) succeed?
 
+A refusal is read by its cause: a 401 (anonymous writes refused by policy) is not a 403
+(the token the worker presents matches none the server holds), and each has its own repair.
+
 Also flags a worker stuck re-registering because the server answers 403 to
 the checkpoints of an execution it no longer owns (after an eviction the
 worker reads the 403 as a bad session token, re-registers and retries).
@@ -14,12 +17,15 @@ from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
 from .. import codes, recovery
-from .facts import FLUX, events, subject_worker
+from ..normalize.authorization import INVALID_TOKEN
+from .facts import FLUX, events, server_side, subject_worker, worker_side
 
 SESSION_LOOP = 3
 
 
 def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResult:
+    if item.native_code == INVALID_TOKEN:
+        return _token_refused(ctx, item, index)
     rejected = events(ctx, "auth_rejected", worker=item.worker)
     evidence = [ctx.evidence.cite(AuthorizationEvidence, f"/workers/{index}/decision", "deny")]
     evidence += cite_events(rejected[:1] + rejected[-1:]) if rejected else []
@@ -40,6 +46,34 @@ def _denied(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResu
         ],
         native_code=item.native_code,
         rejected=item.registration.rejected if item.registration else None,
+    )
+
+
+def _token_refused(ctx: RuleContext, item: WorkerAuthorization, index: int) -> RuleResult:
+    """Refused with 403 because the server matched no token: a wrong or old bootstrap token.
+
+    Not the anonymous-writes policy (that is a 401): allowing anonymous writes would change
+    nothing, the worker needs the token the server holds now.
+    """
+    refused = server_side(events(ctx, "token_invalid", worker=item.worker))
+    rejected = worker_side(events(ctx, "auth_rejected", worker=item.worker))
+    evidence = [ctx.evidence.cite(AuthorizationEvidence, f"/workers/{index}/decision", "deny")]
+    evidence += cite_events(refused[:1] + refused[-1:] + rejected[-1:])
+    times = len(refused) or (item.registration.rejected if item.registration else 0)
+    return RuleResult.fail(
+        codes.FLUX_BOOTSTRAP_TOKEN_INVALID,
+        f"Worker {item.worker} cannot register: the server refused its registration token "
+        f"{times} time(s) (403, 'Invalid registration token for worker: {item.worker}' in the "
+        "server log). The bootstrap or join token it presents is not one the server accepts: "
+        "a wrong or old token, not the anonymous-writes policy.",
+        evidence=evidence,
+        recovery=recovery.token_invalid(item.worker),
+        acceptance=[
+            f"'Worker registered successfully: {item.worker}' in the server log",
+            f"{item.worker} online in GET /workers",
+        ],
+        native_code=item.native_code,
+        rejected=times,
     )
 
 

@@ -29,6 +29,7 @@ from schemas.evidence import (
     JobsEvidence,
     LocalStateEvidence,
     ProductInfo,
+    ServerEvidence,
     WorkersEvidence,
     WorkerStatus,
 )
@@ -403,4 +404,76 @@ def _not_registered(ctx: RuleContext, name: str) -> RuleResult | None:
                 f"Worker {name} never registered, so it has no heartbeat yet: see runtime "
                 "authorization.",
             )
-    return None
+    return _cannot_reach_server(ctx, name)
+
+
+REGISTRATION_KINDS = ("registering", "connection_lost", "auth_rejected", "connection_established")
+
+
+def _cannot_reach_server(ctx: RuleContext, name: str) -> RuleResult | None:
+    """Never registered because its registrations never reached the server (wrong URL, DNS).
+
+    Its log shows ``Registering worker`` followed by ``Connection lost (ConnectError …)``
+    again and again, and never ``Connection established``; the server, which answered the
+    collector (the server rung passed), logs nothing of it. The worker's own settings name the
+    URL it tries, to compare with the one that answered.
+    """
+    own = worker_side(events(ctx, *REGISTRATION_KINDS, worker=name))
+    attempts = [i for i, e in enumerate(own) if e.kind == "registering"]
+    if not attempts or any(e.kind == "connection_established" for e in own):
+        return None
+    # Every attempt since the first failed to connect (the latest may still be under way).
+    lost = [e for e in own[attempts[0] :] if e.kind == "connection_lost"]
+    if not lost or any(e.kind == "auth_rejected" for e in own):
+        return None
+    failed = lost
+    why = failed[-1].detail.get("exc_class") or "connection lost"
+    said = failed[-1].detail.get("message")
+    auth = ctx.evidence.get(AuthorizationEvidence)
+    indexed = [(i, w) for i, w in enumerate(auth.workers if auth else []) if w.worker == name]
+    configured = indexed[0][1] if indexed else None
+    server = ctx.evidence.get(ServerEvidence)
+    answered = server.url if server else None
+    message = (
+        f"Worker {name} never registered: its {len(attempts)} registration attempt(s) never "
+        f"reached a server ({why}"
+        + (f": {said}" if said else "")
+        + "), while the server "
+        + (f"answered the collector at {answered}" if answered else "answered the collector")
+        + "."
+    )
+    evidence = cite_events(lost[:1] + lost[-1:])
+    if configured is not None and configured.server_url:
+        setting = (
+            "FLUX_WORKERS__SERVER_URL in its environment"
+            if configured.server_url_source == "env"
+            else "[flux.workers] server_url in its flux.toml"
+        )
+        differs = answered and configured.server_url.rstrip("/") != answered.rstrip("/")
+        message += f" Its settings send it to {configured.server_url} ({setting})" + (
+            ", not the URL that answered: the likely cause." if differs else "."
+        )
+        evidence.append(
+            ctx.evidence.cite(
+                AuthorizationEvidence,
+                f"/workers/{indexed[0][0]}/server_url",
+                configured.server_url,
+            )
+        )
+    message += (
+        " A wrong server_url, or a name, route or firewall between its host and the server, "
+        "keeps it out."
+    )
+    return RuleResult.fail(
+        codes.FLUX_WORKER_CANNOT_REACH_SERVER,
+        message,
+        evidence=evidence,
+        recovery=recovery.server_url(name, configured.server_url if configured else None, answered),
+        acceptance=[
+            f"'Worker registered successfully: {name}' in the server log",
+            f"{name} online in GET /workers",
+        ],
+        attempts=len(attempts),
+        server_url=configured.server_url if configured else None,
+        answered_url=answered,
+    )
