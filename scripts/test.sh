@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Run bundler's whole test suite (sets up first; see scripts/setup.sh). Extra args go to pytest.
 # Exit status is pytest's: "no tests ran" (5) fails like any other failure.
+# pytest runs one process per core (pytest-xdist), a test file per process at a time, so a
+# file's module fixtures (a Flux fleet, a browser) start once; BUNDLER_TEST_WORKERS=1 runs
+# everything in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -10,4 +13,8 @@ export BUNDLER_FLUX_VENV="${BUNDLER_FLUX_VENV:-$PWD/.cache/flux-venv}"
 .venv/bin/python -m schemas --check
 .venv/bin/python -m mypy  # [tool.mypy] in pyproject: bundler, redactors, schemas, samples, bench
 .venv/bin/python -m mypy --strict schemas redactors
-exec .venv/bin/python -m pytest "$@"
+workers="${BUNDLER_TEST_WORKERS:-$(nproc)}"
+if [ "$workers" -le 1 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
