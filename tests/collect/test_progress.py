@@ -50,12 +50,13 @@ def test_rich_bars_per_target() -> None:
     assert "1/1" in text
 
 
-def test_summary_lists_problems_and_the_bundle(tmp_path: Path) -> None:
+def test_summary_lists_problems_and_the_bundle() -> None:
     recorder = Recorder(MemorySink())
     _record_some(recorder)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     result = CollectionResult(recorder.outcomes(), [], [], RunEnd.COMPLETED, now, now)
-    bundle = BundleWritten(tmp_path / "support.zip", 123456, "password")
+    # A short path of its own: a long temporary one (pytest-xdist adds a level) wraps the line.
+    bundle = BundleWritten(Path("/srv/bundles/support.zip"), 123456, "password")
     summary = build_summary(
         result, profile=None, server_url=None, bundle=bundle, verdict=None, code=ExitCode.PARTIAL
     )
