@@ -126,3 +126,41 @@ def test_review_finds_other_forms_and_passes_their_output(name: str) -> None:
     assert expected <= {f.line for f in found}
     outputs = redacted_lines_kept({"settings.rb": text})
     assert review_source(MemorySource(outputs)).findings == []
+
+
+LOOKUP_KEPT = [
+    # (line, what it becomes): the key rule leaves the lookup, the fallback rule takes the literal
+    ('token = process.env.TOKEN || "Js-Or-51"', 'token = process.env.TOKEN || "[REDACTED:token:'),
+    ("  password: process.env.DB_PASSWORD ?? 'Js-Or-52',",
+     "  password: process.env.DB_PASSWORD ?? '[REDACTED:password:"),
+    ('const pw = process.env.DB_PASSWORD ?? "Js-Or-53";',
+     'const pw = process.env.DB_PASSWORD ?? "[REDACTED:password:'),
+    ("api_key: process.env.VENDOR_VAR || 'Js-Or-54',",
+     "api_key: process.env.VENDOR_VAR || '[REDACTED:api-key:"),
+    ("const token = import.meta.env.VITE_TOKEN || `Js-Or-55`;",
+     "const token = import.meta.env.VITE_TOKEN || `[REDACTED:token:"),
+    ('password = os.getenv("DB_PASSWORD", "Py-Default-56")',
+     'password = os.getenv("DB_PASSWORD", "[REDACTED:password:'),
+    ("token = process.env.TOKEN", "token = process.env.TOKEN\n"),
+    ("token = process.env.TOKEN || readToken()", "token = process.env.TOKEN || readToken()\n"),
+    ("token = process.env.TOKEN ?? config.token", "token = process.env.TOKEN ?? config.token\n"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "expected"), LOOKUP_KEPT)
+def test_the_key_rule_leaves_the_lookup_and_takes_no_more(line: str, expected: str) -> None:
+    """Before: ``token = process.env.TOKEN || "x"`` was redacted whole by ``kv-token`` (and
+    ``token = process.env.TOKEN`` alone too): the lookup is code, evidence of where the
+    secret comes from; only a literal fallback is a secret."""
+    output = redacted_lines_kept({"app.js": line + "\n"})["app.js"]
+    assert output.startswith(expected.encode()), output
+    secrets = [word for word in ("Js-Or-", "Py-Default-") if word in line]
+    assert not any(secret.encode() in output for secret in secrets)
+
+
+def test_a_bare_word_after_the_lookup_is_still_taken_whole() -> None:
+    """``token: process.env.X || hunter2-X`` reads as no code anyone could tell from a
+    value: it fails closed, redacted whole as before."""
+    output = redacted_lines_kept({"notes.txt": "token = process.env.TOKEN || hunter2-X\n"})
+    assert b"hunter2" not in output["notes.txt"]
+    assert output["notes.txt"].startswith(b"token = [REDACTED:token:")
