@@ -10,8 +10,12 @@ alphabet and length), the boundary is not needed, and the token is found after a
 Distinctive prefixes: five characters or more with a separator (``github_pat_``, ``xoxb-``,
 ``glpat-``, ``sk_live_``, ``dckr_pat_``, ``shpat_``...), GitHub's ``ghp_``, ``gho_``,
 ``ghu_``, ``ghs_``, ``ghr_`` (then 36 letters and digits, no separator), and ``AKIA`` when
-its 16 characters hold a digit (an upper-case word run holds none). Not the short ones
-(``hf_``, ``npm_``, ``phx_``, ``sk-``, ``SK``, ``glc_``): a longer identifier ends in those.
+its 16 characters hold a digit (an upper-case word run holds none), and OpenAI's and
+Anthropic's ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-``, ``sk-ant-`` when what follows is
+generated (upper and lower case and digits, random-looking): a hyphenated name ends in a
+two-letter word and goes on with another (``disk-proj-archive-…``, ``task-admin-…``), a
+key does not. Not the short ones (``hf_``, ``npm_``, ``phx_``, ``sk-``, ``SK``, ``glc_``): a
+longer identifier ends in those.
 
 The glued word is replaced with the token, not left before it: ``token[REDACTED:…]`` is
 what review calls a value cut in part (letters glued to a token), so the word (at most
@@ -21,6 +25,7 @@ token alone, the same one it gets where it stands free.
 
 from __future__ import annotations
 
+from ..keys import generated_secret
 from ..rules import ALNUM, Hit, View
 
 __all__ = ["GLUED_WORD_MAX", "distinctive", "glued_hit"]
@@ -30,6 +35,8 @@ GLUED_WORD_MAX = 32
 _SEPARATORS = frozenset(b"_-.")
 _GITHUB = frozenset({b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"})
 _DIGITS = frozenset(b"0123456789")
+_AFTER_A_WORD_END = frozenset({b"sk-proj-", b"sk-svcacct-", b"sk-admin-", b"sk-ant-"})
+"""Prefixes a hyphenated name can hold after a word (``disk-proj-``): glued only when generated."""
 
 
 def distinctive(prefix: bytes, token: bytes) -> bool:
@@ -38,6 +45,8 @@ def distinctive(prefix: bytes, token: bytes) -> bool:
         return True
     if prefix == b"AKIA":
         return any(c in _DIGITS for c in token[4:])
+    if prefix in _AFTER_A_WORD_END:
+        return generated_secret(token[len(prefix) :])
     return len(prefix) >= 5 and any(c in _SEPARATORS for c in prefix)
 
 
