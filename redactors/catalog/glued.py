@@ -17,6 +17,9 @@ two-letter word and goes on with another (``disk-proj-archive-…``, ``task-admi
 key does not. Not the short ones (``hf_``, ``npm_``, ``phx_``, ``sk-``, ``SK``, ``glc_``): a
 longer identifier ends in those.
 
+The last letter of a terminal escape (``\\x1b[31mghp_…``) is no word: the token stands free
+after it, and the escape stays.
+
 The glued word is replaced with the token, not left before it: ``token[REDACTED:…]`` is
 what review calls a value cut in part (letters glued to a token), so the word (at most
 :data:`GLUED_WORD_MAX` letters and digits) goes too, and the token is computed from the
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from ..keys import generated_secret
 from ..rules import ALNUM, Hit, View
+from ..values import TERMINAL_ESCAPE
 
 __all__ = ["GLUED_WORD_MAX", "distinctive", "glued_hit"]
 
@@ -50,6 +54,16 @@ def distinctive(prefix: bytes, token: bytes) -> bool:
     return len(prefix) >= 5 and any(c in _SEPARATORS for c in prefix)
 
 
+def _ends_an_escape(data: bytes, pos: int) -> bool:
+    """Whether a terminal escape (``\\x1b[1;31m``) ends at ``pos``: its last letter is no
+    word the token is glued to, and taking it would break the escape."""
+    opener = data.rfind(b"\x1b[", max(0, pos - 32), pos)
+    if opener < 0:
+        return False
+    found = TERMINAL_ESCAPE.match(data, opener, pos)
+    return found is not None and found.end() == pos
+
+
 def glued_hit(
     view: View, start: int, end: int, prefix: bytes, kind: str, rule_id: str
 ) -> Hit | None:
@@ -63,6 +77,8 @@ def glued_hit(
         if start - word > GLUED_WORD_MAX:
             return None
     token = data[start:end]
+    if _ends_an_escape(data, start):  # \x1b[31mghp_…: the token stands free after its colour
+        return Hit(start, end, kind, rule_id)
     if word == start or not distinctive(prefix, token):
         return None
     return Hit(word, end, kind, rule_id, identity=token, extra=(token,))
