@@ -26,12 +26,14 @@ import weakref
 import zlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from itertools import accumulate, compress, repeat
 from operator import methodcaller
 from typing import Protocol
 
 from .prefilter import PROBE_MAX
 from .rules import Hit, View
+from .values import TERMINAL_ESCAPE
 
 Scan = Callable[[View, int], list[Hit]]
 
@@ -41,7 +43,7 @@ _SEGMENT_STOP_B64 = frozenset(range(256)) - _B64_CHARS
 _ESCAPE_RE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([\"\\/bfnrt']))")
 _PERCENT_RE = re.compile(rb"%([0-9a-fA-F]{2})")
 _ENTITY_RE = re.compile(rb"&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
-_ANSI_RE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI_RE = TERMINAL_ESCAPE
 _CONFUSABLE_RE = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xef\xbb\xbf|\xe2\x81\xa0|[\xd0\xd1][\x80-\xbf]")
 _HOMOGLYPHS = {
     "а": b"a", "е": b"e", "о": b"o", "р": b"p", "с": b"c", "у": b"y", "х": b"x", "і": b"i",
@@ -175,6 +177,27 @@ _REGEXES = {
 }
 
 
+def _around_escapes(data: bytes, hit: Hit) -> list[Hit]:
+    """``hit``, found in text with its terminal escapes taken out, as the pieces between the
+    escapes it spans (``\\x1b[31mhunter2\\x1b[0m rest``: ``hunter2`` and ``rest``), each given
+    the token of the whole value. The escapes decoded to nothing, so they are no part of
+    the secret, and they stay: how the text was shown is evidence."""
+    pieces: list[Hit] = []
+    cursor = hit.start
+    for escape in (*_ANSI_RE.finditer(data, hit.start, hit.end), None):
+        stop = hit.end if escape is None else escape.start()
+        text = data[cursor:stop]
+        lead = len(text) - len(text.lstrip(b" \t"))
+        trail = len(text) - len(text.rstrip(b" \t"))
+        if stop - trail > cursor + lead:
+            pieces.append(replace(hit, start=cursor + lead, end=stop - trail))
+        cursor = hit.end if escape is None else escape.end()
+    if len(pieces) == 1 and (pieces[0].start, pieces[0].end) == (hit.start, hit.end):
+        return [hit]
+    identity = hit.extra[0] if hit.extra else data[hit.start : hit.end]
+    return [replace(piece, identity=identity) for piece in pieces]
+
+
 def _segment(data: bytes, pos: int, stop: frozenset[int]) -> tuple[int, int]:
     start = pos
     while start > 0 and data[start - 1] not in stop and pos - start < 65536:
@@ -278,7 +301,7 @@ class Decoders:
         for hit in self._scan(View(decoded), depth + 1):
             src_start = start + starts[hit.start]
             src_end = start + ends[hit.end - 1]
-            yield Hit(
+            mapped = Hit(
                 src_start,
                 src_end,
                 hit.kind,
@@ -287,6 +310,7 @@ class Decoders:
                 decoders=(kind, *hit.decoders),
                 extra=(decoded[hit.start : hit.end], *hit.extra),
             )
+            yield from (_around_escapes(view.data, mapped) if kind == "ansi" else (mapped,))
 
     def block(self, view: View, start: int, end: int, depth: int) -> list[Hit]:
         """Decode ``view.data[start:end]`` (base64, hex, gzip inside) and rescan it."""

@@ -287,6 +287,15 @@ def _is_placeholder(value: bytes) -> bool:
 
 _IDENTIFIER_CALL_RE = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 CODE_WORDS = frozenset({b"new", b"await", b"this", b"self", b"function", b"lambda", b"return"})
+_ENVIRONMENT_PROPERTY = re.compile(
+    rb"(?:process|import\.meta)\.env\.[A-Za-z_][A-Za-z0-9_]*"
+    rb"(?:[ \t]*(?:\|\||\?\?)[ \t]*(?:['\"`]|[A-Za-z_$][A-Za-z0-9_$]*[.(\[])[^\n]*)?"
+)
+"""``process.env.TOKEN``, alone or with a fallback that is a quoted literal or more code
+(``|| "…"``, ``?? readSecret(…)``): a lookup read as a value by the key rules, whose
+literal fallback is the ``lookup-fallback`` rule's (:mod:`redactors.catalog.lookups`). A
+bare word after ``||`` (``token: process.env.X || hunter2``) is no code a reader can tell,
+so that value is still taken whole."""
 
 
 def is_code_reference(value: bytes, after: bytes) -> bool:
@@ -297,6 +306,8 @@ def is_code_reference(value: bytes, after: bytes) -> bool:
     """
     if value in CODE_WORDS and after[:1] == b" ":
         return True
+    if _ENVIRONMENT_PROPERTY.fullmatch(value):
+        return True  # process.env.TOKEN || "...": the fallback alone is a secret, not the lookup
     found = _IDENTIFIER_CALL_RE.match(value)
     if found is None:
         return False

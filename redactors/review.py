@@ -43,7 +43,7 @@ from .errors import MemberUnreadable
 from .keys import is_placeholder
 from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
-from .rules import Hit, View
+from .rules import Hit, View, line_ends
 from .stream import redact_stream
 from .structure import detect_format, structure_walk, value_spans
 from .tarwalk import tar_text_only
@@ -206,7 +206,7 @@ def _structure_findings(name: str, data: bytes, fmt: str) -> list[ResidualFindin
     return [
         ResidualFinding(
             member=name,
-            line=data.count(b"\n", 0, start) + 1,
+            line=line_ends(data, 0, start) + 1,
             kind=kind,
             check="detector",
             preview=mask(data[start:end]),

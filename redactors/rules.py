@@ -86,6 +86,19 @@ class View:
         return pos == 0 or self.data[pos - 1] not in chars
 
 
+def line_ends(data: bytes, start: int, end: int) -> int:
+    """How many lines end in ``data[start:end]``: each ``\\n``, and each ``\\r`` not followed
+    by one (classic Mac text, a progress bar's redraws), as the engine reads lines
+    (``engine._lone_returns_as_newlines``), so the line a report or review names is the
+    line the rule saw. A ``\\r`` last in the range is judged by the byte after it, when
+    ``data`` holds one."""
+    ends = data.count(b"\n", start, end)
+    returns = data.count(b"\r", start, end)
+    if returns:
+        ends += returns - data.count(b"\r\n", start, end + 1)
+    return ends
+
+
 def line_pieces(hit: Hit, data: bytes, start: int) -> list[Hit]:
     """``hit`` (from ``start``) cut at its newlines, so a replacement never removes a line.
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .errors import SegmentMisaligned
-from .rules import Hit, View, line_pieces
+from .rules import Hit, View, line_ends, line_pieces
 
 Scan = Callable[[View], list[Hit]]
 Replace = Callable[[Hit, bytes, int, int], bytes]
@@ -218,11 +218,11 @@ class _State:
             if hit.start >= emit:
                 break
             for piece in line_pieces(hit, data, max(hit.start, base)):
-                line += data.count(b"\n", cursor, piece.start)
+                line += line_ends(data, cursor, piece.start)
                 pieces.append(data[cursor : piece.start])
                 pieces.append(self.replace(piece, data, piece.start, line))
                 cursor = piece.end
-        line += data.count(b"\n", cursor, emit)
+        line += line_ends(data, cursor, emit)
         pieces.append(data[cursor:emit])
         self.line = line
         return b"".join(pieces)

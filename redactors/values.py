@@ -5,7 +5,10 @@ found by syntax, never by what it looks like: a quoted string (also with
 JSON-escaped quotes ``\\"`` at any depth, or ``&quot;``), a braced ODBC value
 (``{a}}b}``), an unquoted run up to a delimiter, or, when the key ends its
 line (``password: |``, ``secret_key = (``, ``export TOKEN=\\``), the
-indented or continued lines below it.
+indented or continued lines below it. A terminal escape around a value (colour, bold,
+reset: ``password=\\x1b[31mhunter2\\x1b[0m``) is how it was shown, not part of it: the value
+starts after one and an unquoted value ends at one, so the escapes stay as evidence and the
+value alone is replaced.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from dataclasses import dataclass
 
 from .tokens import TOKEN_RE
 
-UNQUOTED_END = frozenset(b" \t\r\n\0,;&\"'<>`|]}")
+UNQUOTED_END = frozenset(b" \t\r\n\0\x1b,;&\"'<>`|]}")
+TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+"""An ANSI control sequence (``\\x1b[1;31m``, ``\\x1b[0m``): how a terminal shows the text."""
+_ESCAPES_AND_BLANKS = re.compile(rb"(?:\x1b\[[0-9;?]*[A-Za-z][ \t]*)+")
 AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"ntlm", b"apikey")
 MAX_VALUE = 8192
 BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\"})
@@ -49,6 +55,9 @@ def value_spans(
     line_end = data.find(b"\n", pos)
     if line_end < 0:
         line_end = n
+    escapes = _ESCAPES_AND_BLANKS.match(data, pos, line_end)
+    if escapes is not None:  # password: \x1b[31mhunter2: the value is after the colour
+        pos = escapes.end()
     rest = data[pos:line_end].rstrip(b"\r").rstrip()
     if allow_next_line and rest in BLOCK_MARKERS:
         return _next_lines(data, pos, line_end, rest, final=final)
@@ -96,7 +105,7 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     if char == 0x2A and _yaml_alias(data, pos, line_end):
         return None  # password: *pw: structure; the anchored value is the secret
     if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
-        return _quoted(data, pos, line_end, final=final)
+        return _uncoloured(data, _quoted(data, pos, line_end, final=final))
     if data.startswith(b"<![CDATA[", pos):  # <password><![CDATA[p]]></password>
         close = data.find(b"]]>", pos + 9, pos + 9 + MAX_VALUE)
         if close < 0:
@@ -132,6 +141,22 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     if word.lower() in AUTH_SCHEMES and end < line_end and data[end] == 0x20:
         return _one_value(data, end + 1, line_end, final=final)
     return ValueSpan(pos, end) if end > pos else None
+
+
+def _uncoloured(data: bytes, span: ValueSpan | None) -> ValueSpan | None:
+    """A quoted value without the terminal escapes at its ends (``"\\x1b[31mhunter2\\x1b[0m"``);
+    one that holds nothing else has no value."""
+    if span is None or 0x1B not in data[span.start : span.end]:
+        return span
+    start, end = span.start, span.end
+    while (lead := TERMINAL_ESCAPE.match(data, start, end)) is not None:
+        start = lead.end()
+    while (close := data.rfind(b"\x1b[", start, end)) >= 0:
+        trail = TERMINAL_ESCAPE.match(data, close, end)
+        if trail is None or trail.end() != end:
+            break
+        end = close
+    return ValueSpan(start, end) if end > start else None
 
 
 def _escaped_quote_at(data: bytes, pos: int) -> bool:

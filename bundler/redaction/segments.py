@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from redactors.rules import line_ends
+
 from .walk import open_regular
 
 SEGMENT_MIN = 32 << 20
@@ -89,7 +91,8 @@ def _quiet_line_start(window: bytes) -> int | None:
 
 class Edges:
     """Keeps the first and last :data:`EDGE` bytes of a stream that passes through, and
-    counts its lines (pass two numbers a segment's lines from the member's start)."""
+    counts its lines (pass two numbers a segment's lines from the member's start) as the
+    redactor numbers them (:func:`redactors.rules.line_ends`: a lone ``\\r`` ends one too)."""
 
     def __init__(self, size: int = EDGE) -> None:
         self.size = size
@@ -101,8 +104,10 @@ class Edges:
         for chunk in chunks:
             if len(self.first) < self.size:
                 self.first += chunk[: self.size - len(self.first)]
+            if self.last.endswith(b"\r") and chunk.startswith(b"\n"):
+                self.lines -= 1  # a \r\n cut between two chunks: one line end, not two
             self.last = (self.last + chunk[-self.size :])[-self.size :]  # never copy a chunk whole
-            self.lines += chunk.count(b"\n")
+            self.lines += line_ends(chunk, 0, len(chunk))
             yield chunk
 
 

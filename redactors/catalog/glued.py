@@ -10,8 +10,15 @@ alphabet and length), the boundary is not needed, and the token is found after a
 Distinctive prefixes: five characters or more with a separator (``github_pat_``, ``xoxb-``,
 ``glpat-``, ``sk_live_``, ``dckr_pat_``, ``shpat_``...), GitHub's ``ghp_``, ``gho_``,
 ``ghu_``, ``ghs_``, ``ghr_`` (then 36 letters and digits, no separator), and ``AKIA`` when
-its 16 characters hold a digit (an upper-case word run holds none). Not the short ones
-(``hf_``, ``npm_``, ``phx_``, ``sk-``, ``SK``, ``glc_``): a longer identifier ends in those.
+its 16 characters hold a digit (an upper-case word run holds none), and OpenAI's and
+Anthropic's ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-``, ``sk-ant-`` when what follows is
+generated (upper and lower case and digits, random-looking): a hyphenated name ends in a
+two-letter word and goes on with another (``disk-proj-archive-…``, ``task-admin-…``), a
+key does not. Not the short ones (``hf_``, ``npm_``, ``phx_``, ``sk-``, ``SK``, ``glc_``): a
+longer identifier ends in those.
+
+The last letter of a terminal escape (``\\x1b[31mghp_…``) is no word: the token stands free
+after it, and the escape stays.
 
 The glued word is replaced with the token, not left before it: ``token[REDACTED:…]`` is
 what review calls a value cut in part (letters glued to a token), so the word (at most
@@ -21,7 +28,9 @@ token alone, the same one it gets where it stands free.
 
 from __future__ import annotations
 
+from ..keys import generated_secret
 from ..rules import ALNUM, Hit, View
+from ..values import TERMINAL_ESCAPE
 
 __all__ = ["GLUED_WORD_MAX", "distinctive", "glued_hit"]
 
@@ -30,6 +39,8 @@ GLUED_WORD_MAX = 32
 _SEPARATORS = frozenset(b"_-.")
 _GITHUB = frozenset({b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"})
 _DIGITS = frozenset(b"0123456789")
+_AFTER_A_WORD_END = frozenset({b"sk-proj-", b"sk-svcacct-", b"sk-admin-", b"sk-ant-"})
+"""Prefixes a hyphenated name can hold after a word (``disk-proj-``): glued only when generated."""
 
 
 def distinctive(prefix: bytes, token: bytes) -> bool:
@@ -38,7 +49,19 @@ def distinctive(prefix: bytes, token: bytes) -> bool:
         return True
     if prefix == b"AKIA":
         return any(c in _DIGITS for c in token[4:])
+    if prefix in _AFTER_A_WORD_END:
+        return generated_secret(token[len(prefix) :])
     return len(prefix) >= 5 and any(c in _SEPARATORS for c in prefix)
+
+
+def _ends_an_escape(data: bytes, pos: int) -> bool:
+    """Whether a terminal escape (``\\x1b[1;31m``) ends at ``pos``: its last letter is no
+    word the token is glued to, and taking it would break the escape."""
+    opener = data.rfind(b"\x1b[", max(0, pos - 32), pos)
+    if opener < 0:
+        return False
+    found = TERMINAL_ESCAPE.match(data, opener, pos)
+    return found is not None and found.end() == pos
 
 
 def glued_hit(
@@ -54,6 +77,8 @@ def glued_hit(
         if start - word > GLUED_WORD_MAX:
             return None
     token = data[start:end]
+    if _ends_an_escape(data, start):  # \x1b[31mghp_…: the token stands free after its colour
+        return Hit(start, end, kind, rule_id)
     if word == start or not distinctive(prefix, token):
         return None
     return Hit(word, end, kind, rule_id, identity=token, extra=(token,))

@@ -29,7 +29,7 @@ from ..keys import (
 )
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
-from ..values import MAX_VALUE, NeedMore, ValueSpan, value_spans
+from ..values import MAX_VALUE, TERMINAL_ESCAPE, NeedMore, ValueSpan, value_spans
 from .codeshapes import ANNOTATION, close_unopened, code_shape_holds, var_dump_value
 from .commands import known_command
 
@@ -115,7 +115,7 @@ def _kv_hits(
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
         hit_kind, extra = kind, tuple[bytes, ...]()
-        lead = data[value_pos : span.start].strip(b" \t\"'\\").lower()
+        lead = TERMINAL_ESCAPE.sub(b"", data[value_pos : span.start]).strip(b" \t\"'\\").lower()
         scheme = lead.split()[-1] if lead.split() else b""
         if scheme == b"digest":
             yield from _digest_response(view, span.start)

@@ -29,7 +29,10 @@ AGE_KEY = "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]
 
 def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
     """Handler: kind chosen by the matched prefix; left boundary checked, or a distinctive
-    prefix found glued to the word before it (:mod:`.glued`)."""
+    prefix found glued to the word before it (:mod:`.glued`): the longest of the rule's
+    literals and ``prefixes`` the token starts with (``sk-proj-``, not the rule's ``sk-``)."""
+
+    known = tuple(p.encode() for p in prefixes)
 
     def handler(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         start, end = match.span()
@@ -37,7 +40,8 @@ def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
         kind = next((k for p, k in prefixes.items() if text.startswith(p)), default)
         found = Hit(start, end, kind, rule.id)
         if not view.left_ok(start):
-            glued = glued_hit(view, start, end, _prefix_of(rule, match.group()), kind, rule.id)
+            prefix = _prefix_of(rule, match.group(), known)
+            glued = glued_hit(view, start, end, prefix, kind, rule.id)
             if glued is None:
                 return
             found = glued
@@ -50,9 +54,10 @@ def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
     return handler
 
 
-def _prefix_of(rule: Rule, token: bytes) -> bytes:
-    """The rule's literal prefix ``token`` starts with (its longest)."""
-    return max((a for a in rule.anchors or () if token.startswith(a)), key=len, default=b"")
+def _prefix_of(rule: Rule, token: bytes, known: tuple[bytes, ...] = ()) -> bytes:
+    """The rule's literal prefix, or a ``known`` longer one, ``token`` starts with (the longest)."""
+    literals = (*(rule.anchors or ()), *known)
+    return max((a for a in literals if token.startswith(a)), key=len, default=b"")
 
 
 def _stripe(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -379,7 +384,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "saas",
         "OpenAI (sk-proj-, legacy T3BlbkFJ) and Anthropic (sk-ant-) keys.",
         rb"sk-(?:ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
-        handler=_prefixed({"sk-ant-": "anthropic-key"}, "openai-key"),
+        handler=_prefixed(
+            {key: "openai-key" for key in ("sk-proj-", "sk-svcacct-", "sk-admin-")}
+            | {"sk-ant-": "anthropic-key"},
+            "openai-key",
+        ),
         examples=(
             ("OPENAI_API_KEY=sk-proj-" + "Ab1_Cd2-" * 8, "sk-proj-" + "Ab1_Cd2-" * 8),
             ("sk-ant-api03-" + "Ab1_Cd2-Ef" * 9, "sk-ant-api03-" + "Ab1_Cd2-Ef" * 9),

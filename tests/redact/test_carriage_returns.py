@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from bundler.redaction.segments import Edges
 from bundler.source import MemorySource
 from redactors.review import review_source
 from tests.support.redaction import run
@@ -45,6 +46,35 @@ def test_review_finds_what_a_lone_carriage_return_hid() -> None:
     text = b"\r".join(LINES) + b"\r"
     found = review_source(MemorySource({"console.log": text})).findings
     assert [f.kind for f in found] == ["password", "password"]
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"], ids=["CR", "CRLF", "LF"])
+def test_review_and_the_report_name_the_line_the_rule_saw(ending: bytes) -> None:
+    """Before: lines were counted by ``\\n`` alone, so review (and the redaction report)
+    put every finding of a lone-``\\r`` file on line 1, pointing nowhere useful."""
+    text = ending.join(LINES) + ending
+    found = review_source(MemorySource({"console.log": text})).findings
+    assert sorted(f.line for f in found) == [2, 4]
+    _, redactor, _ = run({"console.log": text})
+    (member,) = redactor.report().files
+    assert sorted(hit.line for hit in member.hits) == [2, 4]
+
+
+def test_a_json_member_with_lone_carriage_returns_is_reviewed_line_by_line() -> None:
+    """The structure pass's findings are numbered the same way."""
+    text = b'{\r  "user": "app",\r  "password": "Json-Cr-5"\r}\r'
+    found = review_source(MemorySource({"settings.json": text})).findings
+    assert {f.line for f in found} == {3}
+
+
+def test_a_segment_counts_a_carriage_return_line_feed_cut_between_chunks_once() -> None:
+    """Pass two numbers a segment's report lines after the lines of the segments before it,
+    counted as its output passes: a ``\\r\\n`` split over two chunks is one line end, a lone
+    ``\\r`` is one too."""
+    edges = Edges()
+    text = b"".join(edges.watch([b"a\r", b"\nb\r", b"c\n", b"", b"d\r"]))
+    assert text == b"a\r\nb\rc\nd\r"
+    assert edges.lines == 4
 
 
 def test_a_progress_bar_before_a_secret_keeps_its_redraws() -> None:

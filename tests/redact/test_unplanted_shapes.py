@@ -12,10 +12,26 @@ import pytest
 
 from bundler.source import MemorySource
 from redactors.review import review_source
-from tests.support.redaction import ShapeFiles, assert_shape_redacted, redacted_lines_kept
+from tests.support.redaction import (
+    ALNUM,
+    ShapeFiles,
+    assert_shape_redacted,
+    rand,
+    redacted_lines_kept,
+)
 
 GHP = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
 XOXB = "xoxb-" + "1234567890123-1234567890123-" + "aB3dE6gH9jK2mN5pQ8sT1vW4"
+OPENAI = (
+    "sk-proj-"
+    + rand(ALNUM, 48, "proj")
+    + "_"
+    + rand(ALNUM, 20, "p2")
+    + "T3BlbkFJ"
+    + rand(ALNUM, 40, "p3")
+)
+ANTHROPIC = "sk-ant-api03-" + rand(ALNUM, 60, "ant") + "-" + rand(ALNUM, 30, "a2") + "-AA"
+SVCACCT = "sk-svcacct-" + rand(ALNUM, 64, "svc")
 
 Files = ShapeFiles
 CASES: dict[str, tuple[Files, list[str], list[str]]] = {
@@ -156,6 +172,25 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "INFO auth [REDACTED:slack-token:",
             "2018-250-xoxo-indieweb-1.jpg and video_box.ico-7af3",
             "SLOVAKIAQWERTYUIOPASDFG region",
+        ],
+    ),
+    "an-openai-or-anthropic-key-glued-to-a-word": (
+        {
+            "agent.log": f"DEBUG using token{OPENAI} for completions\n"
+            f"DEBUG sending claude{ANTHROPIC} now\n"
+            f"DEBUG Bearer{SVCACCT} sent\n"
+            "INFO mounted /mnt/disk-proj-archive-2021-backup-volume-for-customer-data-01\n"
+            "INFO queue task-admin-notifications-dispatch-worker-retry-loop-handler-v2 up\n"
+            "INFO risk-ant-api01-" + "x" * 80 + " scored\n",
+        },
+        [OPENAI, ANTHROPIC, SVCACCT],
+        [
+            "DEBUG using [REDACTED:openai-key:",
+            "] for completions\n",
+            "DEBUG sending [REDACTED:anthropic-key:",
+            "/mnt/disk-proj-archive-2021-backup-volume-for-customer-data-01\n",
+            "task-admin-notifications-dispatch-worker-retry-loop-handler-v2 up\n",
+            "INFO risk-ant-api01-" + "x" * 80 + " scored\n",
         ],
     ),
     "chpasswd-input-outside-its-command-line": (
