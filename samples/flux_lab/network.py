@@ -46,22 +46,78 @@ def _ip(*args: str) -> None:
         raise NetworkUnavailable(f"ip {' '.join(args)}: {done.stderr.strip()}")
 
 
-class LabNetwork:
-    """The server's namespace and its links: ``links[""]`` shared, ``links[worker]`` cuttable."""
+class Namespace:
+    """A network namespace (``name``, its loopback up) and the veth links into it.
 
-    def __init__(self, partitionable: tuple[str, ...]) -> None:
-        if os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("tc") is None:
-            raise NetworkUnavailable("network namespaces need root, iproute2 and tc")
-        self.tag = f"{os.getpid() % 10000}{random.randrange(1000):03d}"
-        self.name = f"fluxlab-{self.tag}"
-        self.links: dict[str, Link] = {}
+    The one primitive both the lab's cuttable network and the tests' private namespace
+    (``tests/support/netns.py``) stand on: a namespace half made is removed again, and
+    :meth:`close` removes it with every link.
+    """
+
+    def __init__(self, name: str) -> None:
+        if os.geteuid() != 0 or shutil.which("ip") is None:
+            raise NetworkUnavailable("network namespaces need root and iproute2")
+        self.name = name
+        self.links: list[Link] = []
         self._created = False
         try:
             _ip("netns", "add", self.name)
             self._created = True
-            self._in("ip", "link", "set", "lo", "up")
+            self.run_inside("ip", "link", "set", "lo", "up")
+        except Exception:
+            self.close()
+            raise
+
+    @property
+    def exec_prefix(self) -> list[str]:
+        """Run a command inside the namespace (``ip netns exec`` execs it: same pid)."""
+        return [shutil.which("ip") or "ip", "netns", "exec", self.name]
+
+    def run_inside(self, *command: str) -> str:
+        """Run ``command`` in the namespace; its output, or :class:`NetworkUnavailable`."""
+        done = subprocess.run(
+            [*self.exec_prefix, *command], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise NetworkUnavailable(f"{' '.join(command)}: {done.stderr.strip()}")
+        return done.stdout
+
+    def add_link(self, outer: str, inner: str) -> Link:
+        """A veth pair on a free /30: ``outer`` here, ``inner`` in the namespace, both up."""
+        base = free_subnet()
+        link = Link(outer, inner, f"{base}.1", f"{base}.2")
+        _ip("link", "add", link.outer, "type", "veth", "peer", "name", link.inner)
+        self.links.append(link)
+        _ip("link", "set", link.inner, "netns", self.name)
+        _ip("addr", "add", f"{link.outer_ip}/30", "dev", link.outer)
+        _ip("link", "set", link.outer, "up")
+        self.run_inside("ip", "addr", "add", f"{link.inner_ip}/30", "dev", link.inner)
+        self.run_inside("ip", "link", "set", link.inner, "up")
+        return link
+
+    def close(self) -> None:
+        """Remove the namespace (its veth pairs go with it). Safe to call twice."""
+        if self._created:
+            subprocess.run(["ip", "netns", "del", self.name], capture_output=True, check=False)
+            self._created = False
+        for link in self.links:
+            subprocess.run(["ip", "link", "del", link.outer], capture_output=True, check=False)
+
+
+class LabNetwork:
+    """The server's namespace and its links: ``links[""]`` shared, ``links[worker]`` cuttable."""
+
+    def __init__(self, partitionable: tuple[str, ...]) -> None:
+        if shutil.which("tc") is None:
+            raise NetworkUnavailable("network namespaces need root, iproute2 and tc")
+        self.tag = f"{os.getpid() % 10000}{random.randrange(1000):03d}"
+        self.namespace = Namespace(f"fluxlab-{self.tag}")
+        self.name = self.namespace.name
+        self.links: dict[str, Link] = {}
+        try:
             for index, worker in enumerate(("", *partitionable)):
-                self.links[worker] = self._link(index)
+                outer, inner = f"flo{self.tag}{index}", f"fli{self.tag}{index}"
+                self.links[worker] = self.namespace.add_link(outer, inner)
         except Exception:
             self.close()
             raise
@@ -78,61 +134,34 @@ class LabNetwork:
     @property
     def exec_prefix(self) -> list[str]:
         """Run a command inside the namespace (``ip netns exec`` execs it: same pid)."""
-        return [shutil.which("ip") or "ip", "netns", "exec", self.name]
+        return self.namespace.exec_prefix
 
     def cut(self, worker: str) -> None:
         """Drop every packet between ``worker`` and the server, both ways."""
         link = self.links[worker]
         drop_all = ["root", "pfifo", "limit", "0"]
         self._tc(["qdisc", "replace", "dev", link.outer, *drop_all])
-        self._tc(["qdisc", "replace", "dev", link.inner, *drop_all], inside=True)
+        self.namespace.run_inside("tc", "qdisc", "replace", "dev", link.inner, *drop_all)
 
     def heal(self, worker: str) -> None:
         """Let ``worker``'s packets through again."""
         link = self.links[worker]
         self._tc(["qdisc", "del", "dev", link.outer, "root"])
-        self._tc(["qdisc", "del", "dev", link.inner, "root"], inside=True)
+        self.namespace.run_inside("tc", "qdisc", "del", "dev", link.inner, "root")
 
     def close(self) -> None:
         """Remove the namespace (its veth pairs go with it). Safe to call twice."""
-        if self._created:
-            subprocess.run(["ip", "netns", "del", self.name], capture_output=True, check=False)
-            self._created = False
-        for link in self.links.values():
-            subprocess.run(["ip", "link", "del", link.outer], capture_output=True, check=False)
+        self.namespace.close()
 
-    # -- helpers -----------------------------------------------------------------------------
-
-    def _in(self, *command: str) -> None:
-        done = subprocess.run(
-            [*self.exec_prefix, *command], capture_output=True, text=True, check=False
-        )
-        if done.returncode != 0:
-            raise NetworkUnavailable(f"{' '.join(command)}: {done.stderr.strip()}")
-
-    def _tc(self, args: list[str], inside: bool = False) -> None:
-        command = ["tc", *args]
-        if inside:
-            self._in(*command)
-            return
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    @staticmethod
+    def _tc(args: list[str]) -> None:
+        done = subprocess.run(["tc", *args], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise NetworkUnavailable(f"tc {' '.join(args)}: {done.stderr.strip()}")
 
-    def _link(self, index: int) -> Link:
-        base = _free_subnet()
-        link = Link(f"flo{self.tag}{index}", f"fli{self.tag}{index}", f"{base}.1", f"{base}.2")
-        _ip("link", "add", link.outer, "type", "veth", "peer", "name", link.inner)
-        _ip("link", "set", link.inner, "netns", self.name)
-        _ip("addr", "add", f"{link.outer_ip}/30", "dev", link.outer)
-        _ip("link", "set", link.outer, "up")
-        self._in("ip", "addr", "add", f"{link.inner_ip}/30", "dev", link.inner)
-        self._in("ip", "link", "set", link.inner, "up")
-        return link
 
-
-def _free_subnet() -> str:
-    """A /30's first three octets no interface here uses (10.200-249.x: the lab's own)."""
+def free_subnet() -> str:
+    """A /30's first three octets no interface here uses (10.200-249.x: the labs' own)."""
     used = subprocess.run(["ip", "-o", "addr"], capture_output=True, text=True).stdout
     while True:
         base = f"10.{random.randrange(200, 250)}.{random.randrange(256)}"

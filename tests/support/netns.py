@@ -10,7 +10,7 @@ Usage::
 
     with NetNamespace() as ns:
         ns.inner_ip   # the namespace side of the veth, reachable from here
-        subprocess.run(ns.exec_prefix + ["ip", "addr"])
+        ns.run_inside("ip", "addr")
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import os
 import random
 import shutil
 import subprocess
+
+from samples.flux_lab.network import Namespace
 
 
 def netns_available() -> bool:
@@ -33,62 +35,26 @@ def netns_available() -> bool:
     return True
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
+class NetNamespace(Namespace):
+    """A namespace ``name`` with one veth pair: ``outer_ip`` (ours) <-> ``inner_ip`` (theirs).
 
-
-def _used_subnets() -> str:
-    return subprocess.run(["ip", "-o", "addr"], capture_output=True, text=True, check=False).stdout
-
-
-class NetNamespace:
-    """A namespace ``name`` with a veth pair: ``outer_ip`` (ours) <-> ``inner_ip`` (theirs)."""
+    The lab's :class:`~samples.flux_lab.network.Namespace` with a single link, named for
+    these tests (``bt-…``) so a leftover is easy to tell from a Flux lab's.
+    """
 
     def __init__(self) -> None:
         tag = f"{os.getpid() % 100000}{random.randrange(1000):03d}"
-        self.name = f"bt-{tag}"
-        self.outer_if = f"bto{tag}"[:15]
-        self.inner_if = f"bti{tag}"[:15]
-        used = _used_subnets()
-        while True:
-            base = f"10.{random.randrange(200, 250)}.{random.randrange(256)}"
-            if f"{base}." not in used:
-                break
-        self.outer_ip = f"{base}.1"
-        self.inner_ip = f"{base}.2"
-        self._created = False
+        super().__init__(f"bt-{tag}")
         try:
-            _ip("netns", "add", self.name)
-            self._created = True
-            _ip("link", "add", self.outer_if, "type", "veth", "peer", "name", self.inner_if)
-            _ip("link", "set", self.inner_if, "netns", self.name)
-            _ip("addr", "add", f"{self.outer_ip}/30", "dev", self.outer_if)
-            _ip("link", "set", self.outer_if, "up")
-            self.run("ip", "addr", "add", f"{self.inner_ip}/30", "dev", self.inner_if)
-            self.run("ip", "link", "set", self.inner_if, "up")
-            self.run("ip", "link", "set", "lo", "up")
+            link = self.add_link(f"bto{tag}"[:15], f"bti{tag}"[:15])
         except Exception:
             self.close()
             raise
-
-    @property
-    def exec_prefix(self) -> list[str]:
-        return ["ip", "netns", "exec", self.name]
-
-    def run(self, *command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*self.exec_prefix, *command], check=True, capture_output=True, text=True
-        )
+        self.outer_ip = link.outer_ip
+        self.inner_ip = link.inner_ip
 
     def __enter__(self) -> NetNamespace:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        """Remove the namespace; the veth pair goes with it. Safe to call twice."""
-        if self._created:
-            subprocess.run(["ip", "netns", "del", self.name], capture_output=True, check=False)
-            self._created = False
-        subprocess.run(["ip", "link", "del", self.outer_if], capture_output=True, check=False)
