@@ -146,7 +146,7 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
 def _uncoloured(data: bytes, span: ValueSpan | None) -> ValueSpan | None:
     """A quoted value without the terminal escapes at its ends (``"\\x1b[31mhunter2\\x1b[0m"``);
     one that holds nothing else has no value."""
-    if span is None or 0x1B not in data[span.start : span.end]:
+    if span is None or data.find(b"\x1b", span.start, span.end) < 0:
         return span
     start, end = span.start, span.end
     while (lead := TERMINAL_ESCAPE.match(data, start, end)) is not None:
