@@ -2,7 +2,8 @@
 # Idempotent set-up of everything bundler's tests and demo need on a fresh Debian machine:
 #   * Debian packages: openssh-server (sshd for SSH tests), p7zip-full (7z interop),
 #     sqlite3, iproute2 (network namespaces), chromium (headless: the HTML report's browser
-#     tests), when missing and we are root;
+#     tests), faketime (libfaketime: a Flux worker whose clock is off), when missing and we
+#     are root;
 #   * .venv: Python >= 3.11 with bundler installed editable plus test tools and the
 #     redaction accelerator (the [fast] extra: hyperscan);
 #   * .cache/flux-venv: Python >= 3.12 with flux-core (Flux needs 3.12; it gets its own venv);
@@ -22,6 +23,8 @@ command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# libfaketime: the Flux lab runs one worker with a clock hours off (LD_PRELOAD, that process only).
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 # PostgreSQL for the Flux fleet's server (samples/flux_fleet: Flux on SQLite slows with every worker).
 command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
   || missing+=(postgresql)

@@ -2,7 +2,8 @@
 
 Used by the test suite (``tests/support/flux.py``), the demo and the sample
 regeneration (``python -m samples.flux_lab``). See :mod:`.lab` for the layout,
-:mod:`.faults` for the injectors and :mod:`.scenarios` for the nine scenarios.
+:mod:`.faults` for the injectors (:mod:`.host_faults`: a full disk, a clock off)
+and :mod:`.scenarios` for the nine scenarios.
 """
 
 from .config import LabConfig, Timings, WorkerSpec

@@ -34,12 +34,15 @@ class Timings:
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """One worker: its name, labels and slot limit (``None`` keeps Flux's default of 16)."""
+    """One worker: its name, labels, slot limit (``None`` keeps Flux's default of 16), and
+    what is wrong with it on purpose: environment, a disk of its own."""
 
     name: str
     labels: dict[str, str] = field(default_factory=dict)
     max_concurrent_executions: int | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    disk_bytes: int | None = None
+    """Give its working directory a volume of its own this small (a tmpfs: ``SmallDisk``)."""
 
     def env(self) -> dict[str, str]:
         env = dict(self.extra_env)

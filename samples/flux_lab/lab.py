@@ -9,7 +9,8 @@
 Layout under ``root``::
 
     server/            the server's working directory (flux.toml, .flux/flux.db, bootstrap-token)
-    workers/<name>/    one working directory per worker (flux.toml, .flux/worker-<name>.sock)
+    workers/<name>/    one working directory per worker (flux.toml, .flux/worker-<name>.sock);
+                       a tmpfs of its own when its spec gives ``disk_bytes``, unmounted on stop
     logs/<name>.log    stdout+stderr of each process (Flux logs to stdout only)
     inventory.yaml     hosts for `bundler doctor --local`
 
@@ -27,6 +28,7 @@ from typing import TypeVar
 
 from .api import FluxApi
 from .config import LabConfig, WorkerSpec
+from .disk import SmallDisk
 from .inventory import write_inventory
 from .network import LabNetwork
 from .process import ManagedProcess, StartStop, listening_ports, wait_until
@@ -62,6 +64,7 @@ class FluxLab(StartStop):
         self.server: ManagedProcess | None = None
         self.workers: dict[str, ManagedProcess] = {}
         self.network: LabNetwork | None = None
+        self.disks: dict[str, SmallDisk] = {}
         self._api: FluxApi | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -89,6 +92,8 @@ class FluxLab(StartStop):
             self._api = None
         if self.network is not None:
             self.network.close()
+        for disk in self.disks.values():  # after its worker stopped: nothing holds it open
+            disk.close()
         if self._own_root and not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -180,6 +185,8 @@ class FluxLab(StartStop):
 
     def _worker_process(self, spec: WorkerSpec) -> ManagedProcess:
         home = self.worker_dir(spec.name)
+        if spec.disk_bytes is not None and spec.name not in self.disks:
+            self.disks[spec.name] = SmallDisk(home, spec.disk_bytes)
         (home / ".flux").mkdir(parents=True, exist_ok=True)
         (home / "flux.toml").write_text(
             f'[flux]\nlog_level = "INFO"\n\n[flux.workers]\n'

@@ -13,6 +13,8 @@ workflow exists to put the fleet into one observable state:
   worker's event loop in bursts, so the worker reports itself unhealthy.
 * ``always_fails``: its one task raises, every time, on any healthy worker: the
   fleet is fine and the work is not.
+* ``cached_report``: its task is memoized (``cache=True``), so Flux itself writes the
+  result under the worker's ``.flux/.cache/``: on a full disk that write fails.
 """
 
 import asyncio
@@ -50,6 +52,11 @@ async def refuse(reason: str) -> str:
     raise RuntimeError(f"lab task refused: {reason}")
 
 
+@task.with_options(cache=True)
+async def build_report(kib: int) -> str:
+    return "r" * (1024 * kib)
+
+
 @workflow
 async def hello_world(ctx: ExecutionContext[str]):
     return await say_hello(ctx.input or "World")
@@ -83,3 +90,9 @@ async def loop_starver(ctx: ExecutionContext[int]):
 @workflow
 async def always_fails(ctx: ExecutionContext[str]):
     return await refuse(ctx.input or "always")
+
+
+@workflow
+async def cached_report(ctx: ExecutionContext[int]):
+    report = await build_report(int(ctx.input or 256))
+    return len(report)

@@ -18,7 +18,7 @@ from .capacity import CapacityEvidence, WorkerCapacity
 from .deployment import DeploymentEvidence, DeploymentRecord, JobDeployment, RenderInfo
 from .hosts import ClockReading, DiskUsage, HostsEvidence, HostSysinfo, ServiceStatus, TimeSync
 from .jobs import Job, JobEvent, JobPhase, JobRequirements, JobsEvidence, ResourceRequest
-from .local_state import ControlSocket, LocalStateEvidence, StateFileCheck
+from .local_state import ControlSocket, LocalStateEvidence, StateFileCheck, StateVolume
 from .logs import LogIndex, LogSource
 from .outcome import CanaryRun, OutcomeEvidence, Receipt
 from .placement import JobPlacement, PlacementEvidence, WorkerPlacementVerdict
@@ -28,6 +28,7 @@ from .server import APIAuth, HTTPProbe, LicenseInfo, ServerEvidence, TLSInfo
 from .workers import (
     GPU,
     AdminState,
+    ClockOffset,
     ConnectionState,
     HealthState,
     HeartbeatPolicy,
@@ -67,6 +68,7 @@ __all__ = [
     "Blocker",
     "CanaryRun",
     "CapacityEvidence",
+    "ClockOffset",
     "ClockReading",
     "ConnectionState",
     "ControlSocket",
@@ -107,6 +109,7 @@ __all__ = [
     "ServiceStatus",
     "Source",
     "StateFileCheck",
+    "StateVolume",
     "TLSInfo",
     "TimeSync",
     "WorkerAuthorization",

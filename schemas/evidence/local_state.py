@@ -1,7 +1,8 @@
-"""Worker-local state on disk: state databases, control sockets, state-dir listings.
+"""Worker-local state on disk: state databases, control sockets, state-dir listings, volumes.
 
 The *Worker Recovery and Serviceability* guide's "corrupt local state" path reads
-the integrity of worker SQLite files; Flux leaves stale control sockets behind a killed worker.
+the integrity of worker SQLite files; Flux leaves stale control sockets behind a killed worker,
+and fails every run that writes under its state directory once that volume is full.
 """
 
 from __future__ import annotations
@@ -37,9 +38,27 @@ class ControlSocket(RecordModel):
     source: Source | None = None
 
 
+class StateVolume(RecordModel):
+    """The filesystem holding a worker's state directory, as ``df`` saw it at collection.
+
+    Asked for that one directory, so the mount is the one the product writes to there
+    (a small volume mounted under a worker's home is not confused with ``/``).
+    """
+
+    host_alias: str | None = None
+    worker: str | None = None
+    mount: str = Field(description="Where the volume holding the state directory is mounted.")
+    total_bytes: int | None = None
+    free_bytes: int | None = Field(default=None, description="Available to unprivileged users.")
+    source: Source | None = None
+
+
 class LocalStateEvidence(EvidenceDoc):
     schema_name: ClassVar[str] = "evidence.local_state"
     member_path: ClassVar[str] = "evidence/local_state.json"
 
     files: list[StateFileCheck] = Field(default_factory=list)
     sockets: list[ControlSocket] = Field(default_factory=list)
+    volumes: list[StateVolume] | None = Field(
+        default=None, description="Volumes under state directories, where they were read."
+    )

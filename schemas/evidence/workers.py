@@ -83,6 +83,25 @@ class Package(ManyRecord):
     version: str | None = None
 
 
+class ClockOffset(ManyRecord):
+    """The worker's clock minus the control plane's, bounded by the times each stamped on runs.
+
+    Some products stamp a run's events on both sides: the server its claim, the worker its
+    start and end (Flux). A start stamped before the claim, or an end stamped after the
+    collector read the run, cannot happen on one clock; each bound is certain, the true
+    offset lies between them (the run's start-up and the time until it was read widen it).
+    """
+
+    at_least_s: float | None = Field(
+        default=None, description="Lower bound: a worker-stamped time minus when it was read."
+    )
+    at_most_s: float | None = Field(
+        default=None, description="Upper bound: a worker-stamped time minus the claim before it."
+    )
+    at_least_source: Source | None = None
+    at_most_source: Source | None = None
+
+
 class WorkerStatus(ManyRecord):
     """One worker as the control plane (and, where collected, its host) sees it."""
 
@@ -124,6 +143,10 @@ class WorkerStatus(ManyRecord):
     )
     first_seen_at: UTCDateTime | None = None
     host_alias: str | None = Field(default=None, description="Host alias, if we collected it.")
+    clock_offset: ClockOffset | None = Field(
+        default=None,
+        description="Its clock against the control plane's, where its runs prove they differ.",
+    )
     departed: bool | None = Field(
         default=None,
         description=(

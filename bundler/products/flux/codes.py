@@ -46,6 +46,12 @@ FLUX_WORKER_NEVER_REGISTERED = _(
 )
 FLUX_WORKER_UNHEALTHY = _("FLUX_WORKER_UNHEALTHY", H, "connected, event loop starved", "unhealthy")
 FLUX_WORKER_CONNECTED = _("FLUX_WORKER_CONNECTED", H, "worker connected")
+FLUX_WORKER_CLOCK_SKEW = _(
+    "FLUX_WORKER_CLOCK_SKEW",
+    H,
+    "worker's clock off: its run stamps disagree with the server's",
+    "clock-skew",
+)
 FLUX_ELIGIBLE_WORKER_CONNECTED = _(
     "FLUX_ELIGIBLE_WORKER_CONNECTED", H, "workers that may run the execution are connected"
 )
@@ -96,6 +102,9 @@ FLUX_LAST_RUN_SUCCEEDED = _("FLUX_LAST_RUN_SUCCEEDED", OUT, "last run completed"
 FLUX_LAST_RUN_FAILED = _("FLUX_LAST_RUN_FAILED", OUT, "last run failed")
 FLUX_LAST_RUN_INCONCLUSIVE = _("FLUX_LAST_RUN_INCONCLUSIVE", OUT, "last run was cancelled")
 FLUX_EXECUTION_FAILED = _("FLUX_EXECUTION_FAILED", OUT, "execution failed")
+FLUX_WORKER_DISK_FULL = _(
+    "FLUX_WORKER_DISK_FULL", OUT, "run failed on a full disk (ENOSPC) of its worker", "disk-full"
+)
 FLUX_NO_FINISHED_RUN = _("FLUX_NO_FINISHED_RUN", OUT, "no finished run to judge by")
 FLUX_TERMINAL_CHECKPOINT_LOST = _(
     "FLUX_TERMINAL_CHECKPOINT_LOST", OUT, "final result never delivered; run requeued"

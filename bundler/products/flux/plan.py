@@ -4,7 +4,8 @@ Where each fact lives decides the step (flux-observed §9): current status,
 ``in_flight``, worker metrics, event histories and workflow affinity come from
 the API; STALE/evicted history, 401 loops and starvation only from logs; the
 persisted heartbeat, slot limits, claim generations and pins only from the
-SQLite database; control-socket health only from the worker host.
+SQLite database; control-socket health and the volume under Flux's home only from
+the worker host.
 
 Secrets are kept out at the source, not only redacted: the SQL selects named
 columns (never ``session_token`` or ``exec_token``, never the pickled ones),
@@ -149,6 +150,11 @@ def _host_steps() -> list[Step]:
                     argv=["find", "{state_dir}", "-maxdepth", "1", "-printf",
                           "%y %m %s %T@ %f\\n"],
                     member="hosts/{alias}/state-dir.txt", timeout_s=15),
+        # The volume Flux writes under its home (.flux/.cache, .flux/.data): a worker's own
+        # `resources.disk_free` is the root filesystem's, whatever volume its home is on.
+        CommandStep(id="state-volume", roles=FLUX_HOSTS,
+                    argv=["df", "-P", "-k", "{state_dir}"],
+                    member="hosts/{alias}/state-volume.txt", timeout_s=15),
         CommandStep(id="db-workers", roles=SERVER,
                     argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.WORKERS],
                     member="hosts/{alias}/db-workers.json", media_type="application/json",

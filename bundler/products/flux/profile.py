@@ -11,6 +11,9 @@ from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.analyze.catalog import Catalog
 from bundler.analyze.codes import (
     AUTHORIZATION_DENIED,
+    CANARY_FAILED,
+    CLOCK_SKEW,
+    JOB_RUN_FAILED,
     REGISTRATION_REJECTED,
     SERVER_UNREACHABLE,
     WORKER_HEARTBEAT_UNDATED,
@@ -81,6 +84,10 @@ class FluxProfile:
         # log shows it never registered: the list was read, the worker is not in it.
         codes.FLUX_WORKER_CANNOT_REACH_SERVER: WORKER_NOT_IN_EVIDENCE,
         codes.FLUX_WORKER_NEVER_REGISTERED: WORKER_NOT_IN_EVIDENCE,
+        # "Read the failed run's error and fix its cause": the cause is known, a full disk.
+        codes.FLUX_WORKER_DISK_FULL: (JOB_RUN_FAILED, CANARY_FAILED),
+        # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
+        codes.FLUX_WORKER_CLOCK_SKEW: CLOCK_SKEW,
     }
     """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
     finding)."""

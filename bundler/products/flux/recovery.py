@@ -12,6 +12,8 @@ from collections.abc import Callable
 from bundler.analyze.wording import listed_names
 from schemas import Recovery
 
+from . import recovery_host
+
 WORKER_OBSERVABILITY = "Flux's Worker observability page"
 OBSERVED = "flux-core 0.87.5 as observed running (where it differs from that page)"
 
@@ -293,6 +295,8 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "no-eligible-worker": no_eligible_worker,
     "park-timeout": park_timeout,
     "saturated": saturated,
+    "disk-full": recovery_host.disk_full,
+    "clock-skew": recovery_host.clock_skew,
 }
 """Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""
 

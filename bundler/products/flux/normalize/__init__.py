@@ -21,6 +21,7 @@ from schemas.evidence import DeploymentEvidence, EvidenceDoc, RequirementsEviden
 
 from .authorization import authorization_evidence
 from .capacity import capacity_evidence
+from .clocks import add_worker_clocks
 from .jobs import jobs_evidence
 from .outcome import outcome_evidence
 from .product import product_info, server_settings
@@ -35,6 +36,7 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
     settings = server_settings(flux)
     workers = workers_evidence(flux)
     workers.heartbeat = settings.heartbeat_policy()
+    add_worker_clocks(flux, workers)
     jobs = jobs_evidence(flux)
     documents: Sequence[EvidenceDoc] = (
         product_info(flux, settings),

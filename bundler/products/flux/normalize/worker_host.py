@@ -1,4 +1,4 @@
-"""What a Flux host says about itself: control-socket status, ``.flux/`` listing, process.
+"""What a Flux host says about itself: control-socket status, ``.flux/`` listing, process, volume.
 
 ``flux worker status NAME`` answers from the worker's own event loop, so it
 knows the worker is starved before the server does; a refused connection on
@@ -18,6 +18,7 @@ from schemas.manifest import CollectorStatus, HostRole
 
 from ..models import ControlStatus
 from .records import FluxRecords
+from .volumes import state_volumes
 
 REFUSED = "Connection refused"
 
@@ -148,6 +149,7 @@ def local_state_evidence(flux: FluxRecords) -> LocalStateEvidence:
         for entry in sockets:
             worker = entry.name.removeprefix("worker-").removesuffix(".sock")
             evidence.sockets.append(_socket(flux, alias, host.role, worker, entry, source))
+    evidence.volumes = state_volumes(flux) or None  # none read: absent, as in older bundles
     gaps = flux.failed("state-dir")
     evidence.complete, evidence.gaps = not gaps, gaps
     return evidence

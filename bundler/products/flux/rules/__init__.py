@@ -13,6 +13,7 @@ from bundler.analyze.api import Rule
 from .authorization import flux_registration
 from .capacity import flux_slots
 from .claims import flux_release_storm, flux_stale_claims
+from .clock import flux_worker_clock
 from .gauges import flux_untrusted_gauges
 from .health import flux_starvation_history
 from .heartbeat import flux_worker_heartbeat
@@ -24,6 +25,7 @@ from .server import flux_server_up
 RULES: tuple[Rule, ...] = (
     flux_server_up,
     flux_worker_heartbeat,
+    flux_worker_clock,
     flux_stale_claims,
     flux_registration,
     flux_execution_placement,

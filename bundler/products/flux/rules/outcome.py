@@ -7,6 +7,8 @@ job reads *not applicable* (the generic ``NO_TARGET_JOB``: outcome is per job),
 never *pass* on a colleague's run. Only the fleet's own ladder (no worker, no
 job) reads the fleet's latest run, whatever its phase.
 
+A run that failed with ENOSPC names its worker's full disk (:mod:`.disk`).
+
 Also flags the one way a worker's log lies about an outcome: after
 ``Terminal checkpoint ... not delivered within 300s; giving up`` the worker
 still logs ``Execution COMPLETED``, but the server never recorded it and
@@ -29,6 +31,7 @@ from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from .. import codes
+from .disk import disk_full_result
 from .facts import FLUX, events, subject_worker
 
 
@@ -88,6 +91,9 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
             undated = undated_job_failure(ctx.evidence, job)
             if undated is not None:  # a success of the job may be later: the failure is history?
                 return RuleResult(LayerStatus.UNKNOWN, [undated])
+            full = disk_full_result(ctx, job)
+            if full is not None:  # the run's error is ENOSPC: the worker's disk is the cause
+                return full
             return RuleResult.fail(
                 codes.FLUX_EXECUTION_FAILED,
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",

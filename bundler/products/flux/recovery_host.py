@@ -1,0 +1,67 @@
+"""Recovery texts for faults of a Flux worker's host rather than of Flux: a full disk, a bad clock.
+
+Apart from :mod:`.recovery` (the product's own faults) so each stays one reviewable
+page. Facts come from flux-core 0.87.5 as observed running (samples/flux_lab): a full
+volume under the worker's home fails runs with ``[Errno 28]`` while the worker stays
+online, and a worker's clock is never compared with the server's by Flux.
+"""
+
+from __future__ import annotations
+
+from schemas import Recovery
+
+OBSERVED = "flux-core 0.87.5 as observed running (samples/flux_lab)"
+
+
+def disk_full(worker: str | None, mount: str | None) -> Recovery:
+    who = worker or "the worker"
+    where = f" ({mount})" if mount else ""
+    return Recovery(
+        summary=f"Free space on the volume under {who}'s Flux home{where}, then run the job again.",
+        steps=[
+            f"On {who}'s host, `df -h` and `df -i` of its working directory's `.flux/` (blocks and "
+            "inodes: either one running out is ENOSPC), then `du -xsh` of what fills it: Flux "
+            "writes memoized task results to `.flux/.cache/` and local output storage to "
+            "`.flux/.data/` there, and the workflows' own files may share the volume.",
+            "Delete what is not needed (a memoized result that is gone is computed again), or "
+            "grow the volume, or move the worker's working directory to a larger one and "
+            "restart the worker there.",
+            "Delete the memoized results the full disk cut short: the failed write leaves an "
+            "empty `.flux/.cache/<key>.pkl`, which Flux later reads back as the result, and the "
+            "run fails again with `EOFError: Ran out of input` (`find .flux/.cache -name "
+            "'*.pkl' -size 0` lists them).",
+            "Run the job again on that worker (pinned with X-Flux-Require-Worker) and confirm it "
+            "COMPLETED.",
+        ],
+        cautions=[
+            f"{who} stays online and keeps claiming work, which fails the same way until space "
+            "is freed: pause it (`flux worker pause NAME`) meanwhile if other workers can run it.",
+            "The worker's own resources.disk_free in GET /workers measures `/`, not the volume "
+            "its home is on: it can read plenty while this one is full.",
+            "Restarting the worker frees nothing.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+def clock_skew(worker: str) -> Recovery:
+    return Recovery(
+        summary=f"Set {worker}'s host clock right and keep it synchronized (NTP).",
+        steps=[
+            f"On {worker}'s host, `timedatectl` (or `chronyc tracking`) shows whether the clock "
+            "is synchronized and to what; enable chrony or systemd-timesyncd against the same "
+            "time source as the server's host.",
+            "If the host's clock is right and only the worker's times are off, something in its "
+            "start-up fakes the time (an LD_PRELOAD of libfaketime, a FAKETIME variable): "
+            "remove it and restart the worker.",
+            "Confirm with its next run: WORKFLOW_STARTED, which the worker stamps, follows the "
+            "server's WORKFLOW_CLAIMED within a second or two.",
+        ],
+        cautions=[
+            "Flux judges heartbeats, evictions and dispatch by the server's clock alone, so the "
+            "worker stays online and runs work: nothing in its status gives the skew away.",
+            "Until the clock is right, read the times this worker stamps (its log, the start and "
+            "end of its runs) shifted by the skew, or runs and log lines sort out of order.",
+        ],
+        reference=OBSERVED,
+    )

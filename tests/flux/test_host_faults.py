@@ -1,0 +1,133 @@
+"""Faults of a worker's host, run for real in the lab, then read by doctor and analyze.
+
+* A full disk: w2's working directory (Flux's home) is a 4 MiB tmpfs of its own, filled
+  until ENOSPC; a run whose task Flux memoizes fails with ``OSError: [Errno 28] No space
+  left on device`` while w2 stays online and advertises tens of GiB free (Flux measures
+  ``/``). The analysis once said only "the run failed: read its error and fix its cause".
+  It must name the full disk, cite the run's error and ``df`` of w2's state directory, and
+  give the recovery (free space, delete the empty memoized result the failed write left,
+  which Flux would read back; the advertised disk_free is not this volume).
+* A clock that is off: w2 runs 2 h ahead and w3 90 min behind (libfaketime). Flux judges
+  heartbeats by the server's clock: both stay online and complete their runs, and the
+  analysis once read w3 healthy and w2 "inconclusive" with no word of a clock. It must say
+  which worker's clock is off, which way and by at least how much, from the times the
+  server and the worker stamped on the same run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from samples.flux_lab import LabConfig, host_faults
+from samples.flux_lab.config import DEFAULT_WORKERS
+from samples.flux_lab.disk import DiskUnavailable
+from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport
+from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from tests.support.requirements import need
+
+pytestmark = pytest.mark.flux
+
+
+def _analyze(bundle: Path, expect_rc: int) -> AnalysisReport:
+    analyzed = run_bundler(
+        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
+    )
+    assert analyzed.returncode == expect_rc, analyzed.stdout[-3000:] + analyzed.stderr
+    return AnalysisReport.model_validate_json(analyzed.stdout)
+
+
+def _findings(target: TargetReport, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
+    (rung,) = [r for r in target.layers if r.name is layer]
+    return rung.status, rung.findings
+
+
+def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    workers = (DEFAULT_WORKERS[0], host_faults.small_disk("w2", {"zone": "b"}))
+    try:
+        lab = flux_lab_factory(LabConfig(workers=workers))
+    except DiskUnavailable as exc:
+        need(False, str(exc))
+        raise
+    (failed,) = host_faults.disk_full(lab, "w2").executions
+    assert lab.api.worker_statuses()["w2"] == "online"  # Flux does not notice
+    doctor_lab(lab, tmp_path / "disk.zip")
+    report = _analyze(tmp_path / "disk.zip", expect_rc=1)
+
+    (target,) = [t for t in report.targets if t.worker == "w2" and t.job is not None]
+    assert target.first_failed_layer is Layer.OUTCOME
+    assert _findings(target, Layer.HEARTBEAT)[0] is LayerStatus.PASS
+    status, found = _findings(target, Layer.OUTCOME)
+    assert status is LayerStatus.FAIL
+    # One cause, one finding: not also "the run failed, read its error".
+    assert [f.code for f in found] == ["FLUX_WORKER_DISK_FULL"]
+    (finding,) = found
+    assert failed in finding.message
+    assert "No space left on device" in finding.message
+    assert f"mounted at {lab.worker_dir('w2')}, had 0 B of 4.0 MiB free" in finding.message
+    assert finding.details["free_bytes"] == 0
+    cited = {c.member: c for c in finding.evidence}
+    assert cited["evidence/local_state.json"].pointer == "/volumes/2/free_bytes"
+    assert any(m.endswith("/state-volume.txt") for m in cited)
+    assert finding.recovery is not None
+    assert "Free space on the volume" in finding.recovery.summary
+    assert any("measures `/`" in caution for caution in finding.recovery.cautions)
+
+    assert any("EOFError: Ran out of input" in step for step in finding.recovery.steps)
+
+    # The recovery, step by step: room alone is not enough, Flux reads back the empty
+    # memoized result the full disk left; with it deleted the same run completes on w2.
+    lab.disks["w2"].free()
+    again = lab.api.run_to_end("cached_report", 64, require_worker="w2")
+    assert again["state"] == "FAILED"
+    assert again["output"]["type"] == "EOFError"
+    cache = lab.worker_dir("w2") / ".flux" / ".cache"
+    (empty,) = [entry for entry in cache.glob("*.pkl") if entry.stat().st_size == 0]
+    empty.unlink()
+    again = lab.api.run_to_end("cached_report", 64, require_worker="w2")
+    assert again["state"] == "COMPLETED", again.get("output")
+
+
+def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    try:
+        ahead = host_faults.skewed_clock("w2", "+2h", {"zone": "b"})
+        behind = host_faults.skewed_clock("w3", "-90m", {"zone": "c"})
+    except host_faults.ClockUnavailable as exc:
+        need(False, str(exc))
+        raise
+    lab = flux_lab_factory(LabConfig(workers=(DEFAULT_WORKERS[0], ahead, behind)))
+    host_faults.runs_on(lab, "w1", "w2", "w3")
+    doctor_lab(lab, tmp_path / "clock.zip")
+    # w2's finished run is stamped after collection: its outcome stays unknown.
+    report = _analyze(tmp_path / "clock.zip", expect_rc=3)
+
+    def skew(worker: str) -> Finding:
+        (target,) = [t for t in report.targets if t.worker == worker and t.job is None]
+        status, found = _findings(target, Layer.HEARTBEAT)
+        assert status is LayerStatus.WARN
+        (finding,) = [f for f in found if f.code == "FLUX_WORKER_CLOCK_SKEW"]
+        assert finding.recovery is not None
+        assert any(c.member.startswith("raw/http/execution-") for c in finding.evidence)
+        return finding
+
+    two_hours_ahead = skew("w2")
+    assert 7200 - 120 < two_hours_ahead.details["skew_s"] <= 7200
+    assert "is at least" in two_hours_ahead.message
+    assert "ahead of the server's" in two_hours_ahead.message
+    ninety_minutes_behind = skew("w3")
+    assert -5400 <= ninety_minutes_behind.details["skew_s"] < -5400 + 60
+    assert "behind the server's" in ninety_minutes_behind.message
+
+    on_time = [
+        f.code
+        for t in report.targets
+        if t.worker == "w1"
+        for rung in t.layers
+        for f in rung.findings
+    ]
+    assert "FLUX_WORKER_CLOCK_SKEW" not in on_time
