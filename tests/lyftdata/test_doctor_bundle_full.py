@@ -21,9 +21,13 @@ from typing import Any
 import pytest
 
 from bundler.archive.limits import ReaderLimits
+from bundler.archive.room import OWN_MEMBERS
+from bundler.collect.defaults import DEFAULT_API_CONCURRENCY
 from bundler.doctor.request import DoctorRequest
 from bundler.doctor.run import DoctorOutcome, run_doctor
+from bundler.doctor.sinks import AFTER_COLLECTION
 from bundler.exit_codes import ExitCode
+from bundler.products.lyftdata.plan import http_steps
 from bundler.secret_options import SealOptions
 from schemas import CollectorStatus
 from tests.support.lyftdata_fleet import run_bundler
@@ -33,7 +37,10 @@ PASSWORD = "lyftdata full bundle password"
 ENV = {"LYFTDATA_API_TOKEN": "sim-token", "BUNDLE_PW": PASSWORD}
 
 
-def _doctor(tmp_path: Path, limits: ReaderLimits) -> tuple[DoctorOutcome, Path]:
+def _doctor(
+    tmp_path: Path, limits: ReaderLimits, *, api_concurrency: int = DEFAULT_API_CONCURRENCY
+) -> tuple[DoctorOutcome, Path, list[str]]:
+    """Doctor's outcome, the bundle, and every path the simulator was asked for."""
     bundle = tmp_path / "support.zip"
     with (
         running_simulator("healthy", tmp_path, hosts=False) as sim,
@@ -48,9 +55,11 @@ def _doctor(tmp_path: Path, limits: ReaderLimits) -> tuple[DoctorOutcome, Path]:
             bundle=bundle,
             seal=SealOptions(password_env="BUNDLE_PW"),
             bundle_limits=limits,
+            api_concurrency=api_concurrency,
         )
         outcome = run_doctor(request, environ=os.environ)
-    return outcome, bundle
+        asked = [r["path"] for r in sim.requests()]
+    return outcome, bundle, asked
 
 
 def _read_back(bundle: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -73,7 +82,7 @@ def test_a_run_past_the_member_cap_publishes_a_bundle_that_names_what_it_left_ou
     tmp_path: Path,
 ) -> None:
     cap = 20  # the simulator's healthy run stores 30 members
-    outcome, bundle = _doctor(tmp_path, ReaderLimits(max_members=cap))
+    outcome, bundle, _ = _doctor(tmp_path, ReaderLimits(max_members=cap))
     assert bundle.exists()
     assert outcome.exit_code is ExitCode.PARTIAL  # some collectors failed, all recorded
     left_out = _left_out(outcome)
@@ -102,7 +111,7 @@ def test_a_run_past_the_manifest_cap_publishes_a_bundle_its_readers_read(
     tmp_path: Path,
 ) -> None:
     cap = 20 << 10  # the healthy run's manifest is about 22 KiB
-    outcome, bundle = _doctor(tmp_path, ReaderLimits(max_manifest_bytes=cap))
+    outcome, bundle, _ = _doctor(tmp_path, ReaderLimits(max_manifest_bytes=cap))
     assert bundle.exists()
     assert outcome.exit_code is ExitCode.PARTIAL
     left_out = _left_out(outcome)
@@ -115,3 +124,25 @@ def test_a_run_past_the_manifest_cap_publishes_a_bundle_its_readers_read(
             )
     inspected = _read_back(bundle, {"BUNDLER_MAX_MANIFEST_BYTES": str(cap)})
     assert "BundleFull" in json.dumps(inspected)
+
+
+def test_a_fan_out_whose_parent_was_left_out_is_skipped_not_run_blind(tmp_path: Path) -> None:
+    """Room for one collected member, and one request at a time in plan order: the health
+    check takes it, and ``GET /api/workers`` (like every later GET) is answered but left
+    out. A per-worker GET would expand a list the bundle does not hold, and cost the
+    server a request per worker for members left out as well. Each fan-out is skipped,
+    saying which parent was left out, and the server is never asked for it."""
+    one_member = ReaderLimits(max_members=OWN_MEMBERS + AFTER_COLLECTION + 1)
+    outcome, bundle, asked = _doctor(tmp_path, one_member, api_concurrency=1)
+    assert bundle.exists()
+    by_id = {o.id: o for o in outcome.result.outcomes}
+    assert by_id["http.health"].status is CollectorStatus.OK
+    assert by_id["http.workers"].error_class == "BundleFull"
+    fan_outs = {s.id: s.for_each.step for s in http_steps() if s.for_each is not None}
+    plain = {s.path for s in http_steps() if s.for_each is None}
+    assert set(asked) <= plain, sorted(set(asked) - plain)
+    settled = {o.step: o for o in outcome.result.outcomes if o.step in fan_outs}
+    assert set(settled) == set(fan_outs)
+    for step, record in settled.items():
+        assert record.status is CollectorStatus.SKIPPED, (step, record)
+        assert record.note == f"not run: {fan_outs[step]} was left out of the bundle (BundleFull)"

@@ -24,7 +24,9 @@ from ..errors import CommandFailed, whole_words
 from ..transports.runner import HostRunner
 from .timestamps import parse_offset
 
-CLOCK_PROBE = "echo bundler-ready; read _; date -u +%s.%N; date +%z"
+CLOCK_PROBE = "echo bundler-ready; read _; exec </dev/null; date -u +%s.%N; date +%z"
+"""After its one line the probe reads from ``/dev/null``: over SSH its input is never ended
+(:func:`~bundler.collect.transports.runner.without_input`), and ``then`` must not wait on it."""
 
 
 @dataclass(frozen=True)

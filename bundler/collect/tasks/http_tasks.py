@@ -20,6 +20,7 @@ from ..budget import Budget
 from ..context import RunContext
 from ..errors import (
     EXCERPT_WINDOW,
+    BundleFull,
     CollectError,
     HttpRefused,
     HttpStatusError,
@@ -85,12 +86,7 @@ def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
         record = ctx.recorder.register(
             f"http.{step.id}", CollectorKind.HTTP, step.path, step=step.id
         )
-        if budget.expired():
-            note = "not run: run deadline reached"
-        else:
-            results = ctx.recorder.step_results()
-            statuses = sorted({r.status.value for r in results if r.step == parent})
-            note = f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
+        note = "not run: run deadline reached" if budget.expired() else _unexpanded(ctx, parent)
         ctx.recorder.skip(record, note, CollectorStatus.SKIPPED)
     else:
         bindings, cut = limit(step.for_each, parents)
@@ -101,6 +97,16 @@ def _expand(ctx: RunContext, step: HttpStep, budget: Budget) -> None:
         for index, bound in enumerate(bindings):
             _add_fetch(ctx, step, f"http.{step.id}.{index:03d}", bound, index, cut_note(cut))
     ctx.scheduler.seal(group(step.id))
+
+
+def _unexpanded(ctx: RunContext, parent: str) -> str:
+    """Why a fan-out has nothing to expand: its parent was left out of the bundle, or gave
+    no document (it failed, was skipped, or listed nothing)."""
+    results = [r for r in ctx.recorder.step_results() if r.step == parent]
+    if any(r.error_class == BundleFull.__name__ for r in results):
+        return f"not run: {parent} was left out of the bundle ({BundleFull.__name__})"
+    statuses = sorted({r.status.value for r in results})
+    return f"not run: {parent} produced nothing to expand ({', '.join(statuses)})"
 
 
 def cut_note(cut: int) -> str | None:
@@ -189,7 +195,9 @@ def _fetch(
     kept = ctx.recorder.finish(
         record, members=[pending], error=error, note=notes, attempts=attempts
     )
-    if kept and fanout is not None:
+    # Only a document the bundle holds is expanded: one left out for lack of room
+    # (BundleFull) would have its items fetched blind, each left out as well.
+    if kept and fanout is not None and record.entries:
         ctx.keep_fanout(index, fanout)
 
 

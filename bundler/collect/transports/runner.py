@@ -117,6 +117,9 @@ class HostRunner(Protocol):
     ) -> Timed:
         """Run ``script``, which prints :data:`READY_MARKER`, reads a line, then answers.
 
+        The script reads nothing after that line: over SSH its input is never ended (see
+        :func:`without_input`), so it redirects its input itself once it has the line.
+
         ``before`` is read just before the line is sent and ``after`` when the
         first line of the answer arrives, so the round trip excludes process and
         login-shell start-up (clock skew uncertainty). The whole answer (capped at
@@ -199,6 +202,21 @@ def remote_script(argv: Sequence[str], cwd: str | None, budget: Budget) -> str:
         f"exec timeout -k {KILL_GRACE_S} {seconds} {command}; else exec {command}; fi"
     )
     return "\n".join(lines)
+
+
+def without_input(script: str) -> str:
+    """``script`` with its standard input read from ``/dev/null``, as a local command's is.
+
+    Over SSH the end of a command's input is a channel EOF, and paramiko's
+    ``shutdown_write`` takes the channel's lock to mark it sent but writes it after letting
+    go. A collector thread starved in between (a loaded machine, many collectors) wrote it
+    after the transport's thread had answered the server's close of that channel: OpenSSH
+    then drops the whole connection ("ieof packet referred to nonexistent channel"), and
+    every other command of the host reads "the connection was lost". So bundler never ends
+    a command's input over SSH (``Channel.close`` sends EOF and close in order, in one
+    thread); the remote shell gives the command an input that is already at its end.
+    """
+    return f"exec </dev/null\n{script}"
 
 
 def sh_command_line(script: str) -> str:

@@ -46,6 +46,7 @@ from .runner import (
     remote_script,
     sh_command_line,
     stopped,
+    without_input,
 )
 from .sftp import SftpSession, close_quietly, file_error, open_session
 
@@ -100,10 +101,9 @@ class SshHost:
             channel.exec_command(sh_command_line(script))
             _read_until(channel, feed, lambda: preamble.found, budget, preamble)
             before = now()
-            channel.sendall(b"\n")
+            channel.sendall(b"\n")  # the script waits for it: the channel is still open
             _read_until(channel, feed, lambda: lines[0], budget, preamble)
             after = now()
-            channel.shutdown_write()
             while not (channel.eof_received or channel.closed):
                 budget.check("reading the answer")
                 select.select([channel], [], [], min(POLL_S, budget.remaining()))
@@ -163,14 +163,16 @@ class SshHost:
     def _exec(
         self, script: str, budget: Budget, max_bytes: int, max_lines: int | None
     ) -> CommandResult:
-        """Run ``script`` with ``/bin/sh``; what the login shell prints before it is dropped."""
+        """Run ``script`` with ``/bin/sh``; what the login shell prints before it is dropped.
+
+        Its input is at its end from the start (:func:`without_input`): no EOF is sent on a
+        channel the server may be closing at the same moment."""
         channel = self._session(budget)
         stdout = HeadTailCapper(max_bytes, max_lines)
         stderr = HeadTailCapper(STDERR_CAP)
         preamble = Preamble()
         try:
-            channel.exec_command(sh_command_line(framed(script)))
-            channel.shutdown_write()
+            channel.exec_command(sh_command_line(framed(without_input(script))))
             while True:
                 budget.check("running a command")
                 if not (channel.recv_ready() or channel.recv_stderr_ready()):
