@@ -77,6 +77,8 @@ class FluxProfile:
         # The generic authorization texts speak of leases and enrollment keys, which Flux has
         # not: its own finding names the token and its repair.
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
+        # The same for a 401 (anonymous writes refused): Flux's finding names the policy.
+        codes.FLUX_REGISTRATION_REJECTED: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
         # "Not in the worker list; collect it with an API token" is wrong for a worker whose
         # log shows it never registered: the list was read, the worker is not in it.
         codes.FLUX_WORKER_CANNOT_REACH_SERVER: WORKER_NOT_IN_EVIDENCE,

@@ -1,0 +1,41 @@
+"""A registration Flux refused (401, anonymous writes off), read from the committed sample.
+
+``flux-no-anonymous`` was collected from a real Flux whose ``allow_anonymous`` is off with
+auth disabled: every ``POST /workers/register`` got 401 and neither worker ever registered.
+One cause reads as one finding, in Flux's words: not three, two of them with LyftData's
+lease and enrollment-key advice, which Flux does not have.
+"""
+
+from __future__ import annotations
+
+from bundler.analyze.api import EvidenceSet
+from bundler.analyze.engine import analyze
+from bundler.products.flux import PROFILE
+from schemas import AnalysisReport, Finding, Layer, LayerStatus
+from tests.support.sample_bundles import load_sample
+
+
+def _rung(report: AnalysisReport, worker: str, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
+    target = next(t for t in report.targets if t.worker == worker and t.job is None)
+    rung = next(r for r in target.layers if r.name is layer)
+    return rung.status, rung.findings
+
+
+def _report() -> AnalysisReport:
+    return analyze(EvidenceSet(*load_sample("flux-no-anonymous")), profile=PROFILE)
+
+
+def test_a_refused_registration_is_one_flux_worded_finding() -> None:
+    report = _report()
+    for worker in ("w1", "w2"):
+        status, found = _rung(report, worker, Layer.AUTHORIZATION)
+        assert status is LayerStatus.FAIL
+        assert [f.code for f in found] == ["FLUX_REGISTRATION_REJECTED"], worker
+        (finding,) = found
+        assert finding.recovery is not None
+        advice = " ".join(
+            [finding.recovery.summary, *finding.recovery.steps, *finding.recovery.cautions]
+        ).lower()
+        assert "allow_anonymous" in advice
+        assert "lease" not in advice
+        assert "enrollment" not in advice
