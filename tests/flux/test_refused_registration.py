@@ -39,3 +39,20 @@ def test_a_refused_registration_is_one_flux_worded_finding() -> None:
         assert "allow_anonymous" in advice
         assert "lease" not in advice
         assert "enrollment" not in advice
+
+
+def test_the_undecided_heartbeat_of_a_refused_worker_asks_for_its_registration() -> None:
+    """Doctor read the worker list with its token; the worker is missing from it because the
+    server refused it, so "run doctor with --server URL and an API token" would change
+    nothing: the hint names what is missing, the worker's registration."""
+    report = _report()
+    for worker in ("w1", "w2"):
+        status, found = _rung(report, worker, Layer.HEARTBEAT)
+        assert status is LayerStatus.UNKNOWN
+        (finding,) = found
+        assert finding.code == "FLUX_WORKER_NEVER_REGISTERED"
+        assert f"registration:{worker}" in finding.missing
+        assert finding.to_decide is not None
+        assert "--server" not in finding.to_decide
+        assert "API token" not in finding.to_decide
+        assert "register" in finding.to_decide

@@ -87,6 +87,16 @@ class FluxProfile:
     """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
     finding)."""
 
+    collection_hints: Mapping[str, str] = {
+        # the normalizer's gap for a worker the inventory runs and the list (read) lacks
+        "registration:": "let the worker register with the server first (the runtime-"
+        "authorization rung says why it has not, or its log why it never reached the "
+        "server), then run `bundler doctor` again: a worker the server never listed has no "
+        "heartbeat to read",
+    }
+    """What decides an unknown that lacks one of Flux's own gaps (the engine's hints name
+    the evidence documents)."""
+
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """Flux's own wording of generic recovery paths (Worker observability)."""
