@@ -46,6 +46,9 @@ FLUX_WORKER_NEVER_REGISTERED = _(
 )
 FLUX_WORKER_UNHEALTHY = _("FLUX_WORKER_UNHEALTHY", H, "connected, event loop starved", "unhealthy")
 FLUX_WORKER_CONNECTED = _("FLUX_WORKER_CONNECTED", H, "worker connected")
+FLUX_WORKER_FRESHLY_CONNECTED = _(
+    "FLUX_WORKER_FRESHLY_CONNECTED", H, "connected within heartbeat_timeout, before a heartbeat"
+)
 FLUX_ELIGIBLE_WORKER_CONNECTED = _(
     "FLUX_ELIGIBLE_WORKER_CONNECTED", H, "workers that may run the execution are connected"
 )

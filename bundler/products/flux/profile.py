@@ -74,6 +74,9 @@ class FluxProfile:
     supersedes: Mapping[str, str | tuple[str, ...]] = {
         codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
         codes.FLUX_HEARTBEAT_NOT_READ: WORKER_HEARTBEAT_UNDATED,
+        # The server's "Worker connected" line within heartbeat_timeout dates the worker's
+        # last sign of life when Flux has not persisted a heartbeat for it yet.
+        codes.FLUX_WORKER_FRESHLY_CONNECTED: WORKER_HEARTBEAT_UNDATED,
         # The generic authorization texts speak of leases and enrollment keys, which Flux has
         # not: its own finding names the token and its repair.
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
