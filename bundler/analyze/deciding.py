@@ -6,8 +6,12 @@ when the answer is unknown, every one of them that is absent, unusable or
 incomplete is named (``Finding.missing``: the member, or the collectors that
 failed), with the ``doctor`` option or inventory entry that collects it
 (``Finding.to_decide``). A product may say it more exactly
-(``Profile.collection_hints``: member path -> text). A member that is in the bundle
-but over a reader's limit (``EvidenceSet.refused``) needs no collecting: it is named
+(``Profile.collection_hints``: member path -> text; a key ending in ``:`` names a family
+of gaps, e.g. Flux's ``registration:`` + worker). A document that was collected but is
+incomplete only for gaps that have hints of their own is not "to collect" again: its
+gaps say what is missing (a worker the server refused is missing from a worker list
+doctor did read, and running doctor with an API token changes nothing). A member that is
+in the bundle but over a reader's limit (``EvidenceSet.refused``) needs no collecting: it is named
 after the gap it left, and the hint is the setting that reads it.
 """
 
@@ -87,16 +91,44 @@ def shortfalls(evidence: EvidenceSet, read: Iterable[type[EvidenceDoc]]) -> list
     return missing
 
 
+def _hint(member: str, hints: Mapping[str, str]) -> str | None:
+    """The hint for ``member``: its own, else its gap family's (the label up to ``:``)."""
+    found = hints.get(member)
+    if found is None and ":" in member:
+        found = hints.get(member.split(":", 1)[0] + ":")
+    return found
+
+
+def explained(
+    evidence: EvidenceSet,
+    read: Iterable[type[EvidenceDoc]],
+    hints: Mapping[str, str] | None = None,
+) -> set[str]:
+    """Members among ``read`` that were collected, and are incomplete only for gaps each
+    with a hint of its own: what to do is the gaps' hints, not collecting them again."""
+    merged = {**GENERIC_HINTS, **(hints or {})}
+    found: set[str] = set()
+    for cls in read:
+        doc = evidence.get(cls)
+        if doc is not None and doc.gaps and all(_hint(g, merged) for g in doc.gaps):
+            found.add(cls.member_path)
+    return found
+
+
 def how_to_decide(
     missing: list[str],
     hints: Mapping[str, str] | None = None,
     refused: Mapping[str, Refused] | None = None,
+    collected: Iterable[str] = (),
 ) -> str | None:
     """One sentence: what collects the first missing member (product hints win).
 
     A member over a reader's limit comes first, with the setting that reads it: the
-    evidence is in the bundle, and collecting it again would only refuse it again."""
+    evidence is in the bundle, and collecting it again would only refuse it again. A
+    member in ``collected`` (see :func:`explained`) gets no hint of its own: its gaps'
+    hints follow it."""
     merged = {**GENERIC_HINTS, **(hints or {})}
+    collected = set(collected)
     refused = refused or {}
     said: list[str] = [
         f"analyze again with {over.remedy} ({over.member} is over the "
@@ -110,7 +142,9 @@ def how_to_decide(
             continue
         if said and member.startswith("evidence/"):  # the refusal is what it lacks, not a run
             continue
-        hint = merged.get(member)
+        if member in collected:
+            continue
+        hint = _hint(member, merged)
         if hint is None and member.startswith("http."):
             hint = f"{SERVER} (collector {member} did not complete)"
         elif hint is None and member.startswith(("ssh.", "local.")):
@@ -130,11 +164,13 @@ def annotate(
     hints: Mapping[str, str] | None = None,
 ) -> None:
     """Fill ``missing`` and ``to_decide`` of the unknowns (info findings) that lack them."""
+    read = list(read)
     missing = shortfalls(evidence, read)
+    collected = explained(evidence, read, hints)
     for finding in findings:
         if finding.severity != "info":
             continue
         if not finding.missing:
             finding.missing = list(missing)
         if finding.to_decide is None:
-            finding.to_decide = how_to_decide(finding.missing, hints, evidence.refused)
+            finding.to_decide = how_to_decide(finding.missing, hints, evidence.refused, collected)

@@ -81,8 +81,14 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
                 silent.missing, ctx.collection_hints, ctx.evidence.refused
             )
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
-    status = max((a.status for a in answers), key=PRECEDENCE.__getitem__)
-    findings = _superseded(_dedupe([f for a in answers for f in a.findings]), ctx.supersedes)
+    findings = _dedupe([f for a in answers for f in a.findings])
+    replaced = _replaced(findings, ctx.supersedes)
+    findings = [f for f in findings if f.code not in replaced]
+    # an answer whose every finding the product's own replaced is that finding's to judge:
+    # its status goes with it (a generic "no heartbeat time" must not outrank the pass of
+    # the product's rule that dates the worker's last sign of life another way)
+    standing = [a for a in answers if not a.findings or {f.code for f in a.findings} - replaced]
+    status = max((a.status for a in standing or answers), key=PRECEDENCE.__getitem__)
     findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
     return LayerResult(
         name=layer, status=status, findings=[advise(f, layer, ctx) for f in findings]
@@ -117,17 +123,16 @@ def _rule_error(rule: Rule, what: str) -> Finding:
     )
 
 
-def _superseded(findings: list[Finding], supersedes: Supersedes) -> list[Finding]:
-    """Drop a generic finding that the product's own finding on the same rung replaces
+def _replaced(findings: list[Finding], supersedes: Supersedes) -> set[str]:
+    """The generic codes that the product's own findings on the same rung replace
     (``Profile.supersedes``: one cause reads as one finding, in the product's words)."""
     present = {f.code for f in findings}
-    replaced = {
+    return {
         generic
         for code, generics in supersedes.items()
         if code in present
         for generic in ((generics,) if isinstance(generics, str) else generics)
     }
-    return [f for f in findings if f.code not in replaced]
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

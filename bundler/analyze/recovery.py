@@ -181,22 +181,24 @@ PATHS: dict[str, Recovery] = {
         cautions=[],
         reference=f"{GUIDE}: Outcome; Recovery acceptance",
     ),
+    # Product-neutral: the commands are the product's own (``Profile.recovery_paths``), so a
+    # finding of one product never tells its operator to run another product's worker binary.
     "local-state": Recovery(
         summary="Repair the worker's local state once, with the service stopped.",
         steps=[
             "Stop the worker service.",
-            "Run the one-time repair: `lyftdata-worker --reset-state repair` checks the "
-            "worker's SQLite state and rebuilds unhealthy files from a logical dump (needs "
-            "sqlite3 on the host).",
-            "If only cached authorization is affected, use `--reset-state auth` instead.",
-            "Start the worker normally, without --reset-state, and confirm heartbeat and "
+            "Run the product's one-time state repair: it checks the worker's state databases "
+            "and rebuilds the unhealthy ones.",
+            "If only cached authorization is affected, use its narrower repair of cached "
+            "authorization instead.",
+            "Start the worker normally, without a repair mode, and confirm heartbeat and "
             "authorization.",
         ],
         cautions=[
-            "Each reset mode asks for confirmation; add --yes only in reviewed automation.",
+            "Confirm each repair deliberately; skip its confirmation only in reviewed automation.",
             "Never edit auth-cache or settings databases by hand.",
-            "`--reset-state full` is the last resort: record the worker identity, state path, "
-            "deployed jobs and plan first; it can require the API key or a fresh enrollment.",
+            "A full reset of the worker's state is the last resort: record the worker identity, "
+            "state path, deployed jobs and plan first; it can require a fresh enrollment.",
         ],
         reference=f"{GUIDE}: Corrupt local state",
     ),

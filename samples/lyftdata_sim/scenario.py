@@ -100,8 +100,10 @@ class AuthSpec(InputModel):
     identity_cached: bool = True
     enrollment_key_still_configured: bool = False
     lease: LeaseSpec = Field(default_factory=LeaseSpec)
-    decision: Literal["allow", "deny", "expired"] | None = Field(
-        default=None, description="Force the decision; default: derived from license and clocks."
+    decision: Literal["allow", "deny", "expired", "unknown"] | None = Field(
+        default=None,
+        description="Force the decision ('unknown': the server has not decided); default: "
+        "derived from license and clocks.",
     )
     native_code: str | None = None
     message: str | None = None

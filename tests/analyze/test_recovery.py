@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 
 from bundler.analyze import recovery
+from bundler.products.flux import PROFILE as FLUX
+from bundler.products.lyftdata import PROFILE as LYFTDATA
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "bundler" / "analyze" / "rules"
 
@@ -47,13 +49,13 @@ def test_license_recovery_says_no_worker_restart() -> None:
     assert any("lease-refresh" in s for s in rec.steps)
 
 
-def test_local_state_recovery_keeps_the_guides_cautions() -> None:
-    rec = recovery.recovery_for("LOCAL_STATE_CORRUPT")
+def test_local_state_recovery_keeps_the_guides_cautions_in_lyftdatas_commands() -> None:
+    rec = recovery.recovery_for("LOCAL_STATE_CORRUPT", LYFTDATA.recovery_paths)
     assert rec is not None
-    assert rec.steps[0] == "Stop the worker service."
     text = " ".join(rec.steps + rec.cautions)
     for needle in (
-        "--reset-state repair",
+        "Stop the worker service",
+        "lyftdata-worker --reset-state repair",
         "--reset-state auth",
         "--yes",
         "last resort",
@@ -61,6 +63,19 @@ def test_local_state_recovery_keeps_the_guides_cautions() -> None:
         "without --reset-state",
     ):
         assert needle in text
+
+
+def test_generic_local_state_recovery_names_no_products_commands() -> None:
+    """Flux has no text of its own for the path: a Flux finding gets the generic one."""
+    for paths in (None, FLUX.recovery_paths):
+        rec = recovery.recovery_for("LOCAL_STATE_CORRUPT", paths)
+        assert rec is not None
+        assert rec.steps[0] == "Stop the worker service."
+        text = " ".join([rec.summary, *rec.steps, *rec.cautions])
+        assert "lyftdata" not in text.lower()
+        assert "--reset-state" not in text
+        for needle in ("one-time", "cached authorization", "last resort", "auth-cache"):
+            assert needle in text
 
 
 def test_recovery_objects_are_copies() -> None:

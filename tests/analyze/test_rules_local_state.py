@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from bundler.analyze.api import Rule, RuleContext, RuleResult, Target, Timeline
 from bundler.analyze.rules import clock as clock_rules
 from bundler.analyze.rules import local_state as rules
+from bundler.products.flux import PROFILE as FLUX
+from bundler.products.lyftdata import PROFILE as LYFTDATA
 from schemas import LayerStatus
 from schemas.evidence import (
     ConnectionState,
@@ -23,27 +26,57 @@ def _state(
     fleet.extra.append(LocalStateEvidence(files=list(files), sockets=sockets or []))
 
 
-def test_corrupt_state_db_fails_deployment_with_the_reset_state_path(fleet: Fleet) -> None:
+def _corrupt(fleet: Fleet, path: str) -> None:
     _state(
         fleet,
         StateFileCheck(
             worker="w1",
-            path="/var/lib/lyftdata/jobs.db",
+            path=path,
             kind="sqlite",
             integrity="corrupt",
             detail="database disk image is malformed",
         ),
     )
-    result = judge(rules.local_state_integrity, fleet)
+
+
+def _as_product(rule: Rule, fleet: Fleet, profile: object) -> RuleResult | None:
+    """Ask ``rule`` about w1 as the engine does for ``profile``: with its recovery paths."""
+    ctx = RuleContext(
+        evidence=fleet.evidence(),
+        target=Target(worker="w1", job=None, reason="test"),
+        timeline=Timeline(),
+        profile=getattr(profile, "name", None),
+        recovery_paths=getattr(profile, "recovery_paths", {}),
+    )
+    return rule(ctx)
+
+
+def test_corrupt_state_db_fails_deployment_with_the_products_repair_path(fleet: Fleet) -> None:
+    _corrupt(fleet, "/var/lib/lyftdata/jobs.db")
+    result = _as_product(rules.local_state_integrity, fleet, LYFTDATA)
     assert codes(result) == ["LOCAL_STATE_CORRUPT"]
     assert result is not None
     rec = result.findings[0].recovery
     assert rec is not None
-    assert rec.steps[0] == "Stop the worker service."
-    assert any("--reset-state repair" in s for s in rec.steps)
+    assert any("lyftdata-worker --reset-state repair" in s for s in rec.steps)
     assert any("last resort" in c for c in rec.cautions)
-    assert any("Never edit auth-cache or settings databases" in c for c in rec.cautions)
+    assert any("Never edit the auth-cache or settings databases" in c for c in rec.cautions)
     assert judge(rules.auth_cache_integrity, fleet) is None
+
+
+def test_corrupt_state_of_another_product_never_cites_lyftdatas_commands(fleet: Fleet) -> None:
+    _corrupt(fleet, ".flux/flux.db")
+    for profile in (FLUX, None):  # Flux has no text of its own for the path: the generic one
+        result = _as_product(rules.local_state_integrity, fleet, profile)
+        assert codes(result) == ["LOCAL_STATE_CORRUPT"]
+        assert result is not None
+        rec = result.findings[0].recovery
+        assert rec is not None
+        assert rec.steps[0] == "Stop the worker service."
+        text = " ".join([rec.summary, *rec.steps, *rec.cautions]).lower()
+        assert "lyftdata" not in text
+        assert "--reset-state" not in text
+        assert "last resort" in text
 
 
 def test_corrupt_auth_cache_fails_authorization_and_prefers_auth_reset(fleet: Fleet) -> None:
@@ -56,11 +89,15 @@ def test_corrupt_auth_cache_fails_authorization_and_prefers_auth_reset(fleet: Fl
             integrity="corrupt",
         ),
     )
-    result = judge(rules.auth_cache_integrity, fleet)
+    result = _as_product(rules.auth_cache_integrity, fleet, LYFTDATA)
     assert codes(result) == ["AUTH_CACHE_CORRUPT"]
     assert result is not None
     assert result.findings[0].recovery is not None
     assert any("--reset-state auth" in s for s in result.findings[0].recovery.steps)
+    generic = judge(rules.auth_cache_integrity, fleet)
+    assert generic is not None
+    assert generic.findings[0].recovery is not None
+    assert "narrower repair of cached authorization" in generic.findings[0].recovery.steps[1]
     assert judge(rules.local_state_integrity, fleet) is None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from schemas import Citation
 from schemas.evidence import AuthorizationEvidence, WorkerAuthorization
 
 from ...timetext import utc
@@ -160,3 +161,31 @@ def check_registration(
         rejected=reg.rejected,
         last_error=reg.last_error,
     )
+
+
+def unproven_lease(
+    ctx: RuleContext, doc: AuthorizationEvidence, index: int, entry: WorkerAuthorization
+) -> tuple[str, list[Citation]] | None:
+    """Why ``entry``'s lease does not show, on its own, that the worker holds authorization.
+
+    Asked when the server gave no decision: then only a lease whose signature verified and
+    whose expiry lies after collection is positive evidence. A signature nobody checked (the
+    product's ``unchecked``), one not reported, or a lease without a known expiry proves
+    nothing, and passing on it called unknown evidence "holds valid authorization". None when
+    the lease is such proof.
+    """
+    lease = entry.lease
+    if lease is None:
+        return "no lease is recorded", []
+    at: tuple[str | int, ...] = ("workers", index, "lease")
+    signature = lease.signature
+    if signature is None or signature.verified is not True:
+        said = "was not reported" if signature is None else "was not checked"
+        where = cite(ctx.evidence, AuthorizationEvidence, *at, "signature", value=None)
+        return f"its lease's signature {said}", [where]
+    now = reference_time(ctx.evidence, doc)
+    expires = dated(lease.expires_at)
+    if expires is None or now is None or expires <= now:
+        where = cite(ctx.evidence, AuthorizationEvidence, *at, "expires_at", value=None)
+        return "its lease's expiry is not known", [where]
+    return None

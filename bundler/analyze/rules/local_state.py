@@ -5,8 +5,9 @@ but what was deployed to it cannot run: that is the **deployment** rung's
 question ("did the exact rendered job reach a runnable state?"). A corrupt
 *auth cache* instead breaks the worker's right to run, so it fails the
 **authorization** rung. Both carry the *Worker Recovery and Serviceability*
-guide's corrupt-local-state path (stop the service, one-time ``--reset-state
-repair`` or the narrower ``auth``, never edit the auth-cache or settings databases, ``full`` last).
+guide's corrupt-local-state path (stop the service, one-time repair or the narrower
+auth repair, never edit the auth-cache or settings databases, a full reset last), in the
+product's words when it has its own (LyftData's ``--reset-state``), never another's.
 
 A control socket that refuses connections means the worker process that made
 it is gone (Flux leaves ``.flux/worker-<name>.sock`` behind a killed worker):
@@ -58,10 +59,14 @@ def _judge_files(ctx: RuleContext, auth: bool) -> RuleResult | None:
     files = _files(ctx, auth)
     out = Outcome()
     code = codes.AUTH_CACHE_CORRUPT if auth else codes.LOCAL_STATE_CORRUPT
-    recovery = PATHS["local-state"].model_copy(deep=True)
+    # the product's own text (its commands) first: the generic one names none
+    chosen = ctx.recovery_paths.get("local-state") or PATHS["local-state"]
+    recovery = chosen.model_copy(deep=True)
     if auth:
         recovery.summary = "Repair only the cached authorization, with the service stopped."
-        recovery.steps.insert(1, "Prefer `--reset-state auth`: only cached authorization is hit.")
+        recovery.steps.insert(
+            1, "Prefer the narrower repair of cached authorization: nothing else is hit."
+        )
     for index, check in files:
         where = citations(
             cite(

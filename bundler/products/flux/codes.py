@@ -52,6 +52,9 @@ FLUX_WORKER_CLOCK_SKEW = _(
     "worker's clock off: its run stamps disagree with the server's",
     "clock-skew",
 )
+FLUX_WORKER_FRESHLY_CONNECTED = _(
+    "FLUX_WORKER_FRESHLY_CONNECTED", H, "connected within heartbeat_timeout, before a heartbeat"
+)
 FLUX_ELIGIBLE_WORKER_CONNECTED = _(
     "FLUX_ELIGIBLE_WORKER_CONNECTED", H, "workers that may run the execution are connected"
 )

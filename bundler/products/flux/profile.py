@@ -77,9 +77,14 @@ class FluxProfile:
     supersedes: Mapping[str, str | tuple[str, ...]] = {
         codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
         codes.FLUX_HEARTBEAT_NOT_READ: WORKER_HEARTBEAT_UNDATED,
+        # The server's "Worker connected" line within heartbeat_timeout dates the worker's
+        # last sign of life when Flux has not persisted a heartbeat for it yet.
+        codes.FLUX_WORKER_FRESHLY_CONNECTED: WORKER_HEARTBEAT_UNDATED,
         # The generic authorization texts speak of leases and enrollment keys, which Flux has
         # not: its own finding names the token and its repair.
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
+        # The same for a 401 (anonymous writes refused): Flux's finding names the policy.
+        codes.FLUX_REGISTRATION_REJECTED: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
         # "Not in the worker list; collect it with an API token" is wrong for a worker whose
         # log shows it never registered: the list was read, the worker is not in it.
         codes.FLUX_WORKER_CANNOT_REACH_SERVER: WORKER_NOT_IN_EVIDENCE,
@@ -91,6 +96,16 @@ class FluxProfile:
     }
     """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
     finding)."""
+
+    collection_hints: Mapping[str, str] = {
+        # the normalizer's gap for a worker the inventory runs and the list (read) lacks
+        "registration:": "let the worker register with the server first (the runtime-"
+        "authorization rung says why it has not, or its log why it never reached the "
+        "server), then run `bundler doctor` again: a worker the server never listed has no "
+        "heartbeat to read",
+    }
+    """What decides an unknown that lacks one of Flux's own gaps (the engine's hints name
+    the evidence documents)."""
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:

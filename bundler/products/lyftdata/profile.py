@@ -45,9 +45,10 @@ class LyftDataProfile:
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
         """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
-        from .recovery import RECOVERY_PATHS
+        from .recovery import RECOVERY_PATHS, RESET_STATE_REPAIR
 
-        return RECOVERY_PATHS
+        # the generic local-state path names no product's commands: LyftData's names its own
+        return {**RECOVERY_PATHS, "local-state": RESET_STATE_REPAIR}
 
     @property
     def collection_hints(self) -> Mapping[str, str]:

@@ -176,7 +176,11 @@ def _fresh_connection(ctx: RuleContext, name: str) -> RuleResult | None:
     so a worker that registered moments before the database was read has no
     persisted heartbeat yet. The server's own "Worker connected" line, dated
     within the timeout before collection (and not after it), is as recent a sign
-    of life as a heartbeat.
+    of life as a heartbeat: the reaper marks a worker STALE only once its last sign of
+    life is older than heartbeat_timeout (*Worker observability*). Its own code,
+    FLUX_WORKER_FRESHLY_CONNECTED, supersedes the generic "no heartbeat time" (the
+    profile's ``supersedes``), which otherwise outranked this pass; a worker merely
+    listed online (FLUX_WORKER_CONNECTED) supersedes nothing.
     """
     connected = [e for e in server_side(events(ctx, "connected", worker=name)) if e.at]
     reference = reference_time(ctx.evidence, ctx.evidence.get(WorkersEvidence))
@@ -190,7 +194,7 @@ def _fresh_connection(ctx: RuleContext, name: str) -> RuleResult | None:
         return None
     return RuleResult.pass_(
         make_finding(
-            codes.FLUX_WORKER_CONNECTED,
+            codes.FLUX_WORKER_FRESHLY_CONNECTED,
             "pass",
             f"Worker {name} is online; it connected {max(since, 0.0):.0f}s before collection "
             f"(within the {timeout:.0f}s heartbeat timeout), before Flux first persisted a "

@@ -1,0 +1,142 @@
+"""The runtime-authorization rung on doubtful evidence, through real bundles of the simulator.
+
+Unknown evidence reads unknown, never pass: a decision the server did not give and a lease
+whose signature nobody checked prove nothing. The worker's own log may still decide the rung
+where the *Worker Recovery and Serviceability* guide says so ("if the UI or logs report
+community_edition_no_external_workers or license_expired_or_invalid").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bundler.analyze.engine import analyze
+from bundler.products.lyftdata import PROFILE
+from samples.lyftdata_sim.loader import SCENARIO_DIR, merge
+from schemas import AnalysisReport, LayerResult, LayerStatus
+from tests.support.lyftdata_collect import collect
+from tests.support.lyftdata_sim import running_simulator
+
+REJECTED = "runtime authorization denied: license_expired_or_invalid"
+RENEWED = "runtime lease wl_edge-01 renewed, expires in 900s"
+
+
+def _scenario(tmp_path: Path, name: str, changes: dict[str, Any]) -> str:
+    """The healthy scenario with ``changes`` merged over it, written as a file of its own."""
+    healthy = yaml.safe_load((SCENARIO_DIR / "healthy.yaml").read_text())
+    healthy.pop("expect", None)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(merge(healthy, {"description": name, **changes})))
+    return str(path)
+
+
+def _analyzed(tmp_path: Path, name: str, changes: dict[str, Any]) -> AnalysisReport:
+    with running_simulator(_scenario(tmp_path, name, changes), tmp_path / "run") as sim:
+        return analyze(collect(sim).evidence(), profile=PROFILE)
+
+
+def _authorization(report: AnalysisReport) -> LayerResult:
+    target = next(t for t in report.targets if t.worker == "edge-01")
+    return next(layer for layer in target.layers if layer.name.value == "authorization")
+
+
+def _log(*lines: tuple[str, str]) -> list[dict[str, str]]:
+    """The healthy host's log, with ``(at, message)`` lines of the auth module added."""
+    healthy = yaml.safe_load((SCENARIO_DIR / "healthy.yaml").read_text())
+    kept = [dict(line) for line in healthy["hosts"][0]["log_lines"]]
+    added = [
+        {"at": at, "level": "ERROR", "target": "lyftdata_worker::auth", "message": message}
+        for at, message in lines
+    ]
+    return kept + added
+
+
+def test_an_undecided_server_and_an_unchecked_lease_signature_read_unknown(
+    tmp_path: Path,
+) -> None:
+    report = _analyzed(
+        tmp_path,
+        "undecided-unchecked",
+        {"workers": [{"id": "edge-01", "auth": {"decision": "unknown",
+                                                "lease": {"signature": "unchecked"}}}]},
+    )  # fmt: skip
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.UNKNOWN, rung
+    codes = {f.code for f in rung.findings}
+    assert "AUTHORIZED" not in codes
+    (undecided,) = [f for f in rung.findings if f.code == "AUTHORIZATION_UNDECIDED"]
+    assert "not checked" in undecided.message
+    pointers = {c.pointer for c in undecided.evidence}
+    assert "/workers/0/decision" in pointers
+    assert "/workers/0/lease/signature" in pointers
+
+
+def test_an_undecided_server_with_a_verified_unexpired_lease_still_passes(
+    tmp_path: Path,
+) -> None:
+    report = _analyzed(
+        tmp_path,
+        "undecided-verified",
+        {"workers": [{"id": "edge-01", "auth": {"decision": "unknown"}}]},
+    )
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.PASS, rung
+    assert [f.code for f in rung.findings] == ["AUTHORIZED"]
+
+
+def test_a_failed_auth_request_is_decided_by_the_license_code_in_the_worker_log(
+    tmp_path: Path,
+) -> None:
+    report = _analyzed(
+        tmp_path,
+        "auth-failed-log-says-license",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"}]},
+            "hosts": [{"worker": "edge-01", "log_lines": _log(("-1m", REJECTED))}],
+        },
+    )
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.FAIL, rung
+    (finding,) = [f for f in rung.findings if f.code == "LICENSE_EXPIRED_OR_INVALID"]
+    assert finding.native_code == "license_expired_or_invalid"
+    (line,) = finding.evidence
+    assert line.lines is not None
+    assert REJECTED in (line.excerpt or "")
+    assert finding.recovery is not None
+    assert "restart" in " ".join(finding.recovery.cautions)
+
+
+def test_an_undecided_server_is_decided_by_the_license_code_in_the_worker_log(
+    tmp_path: Path,
+) -> None:
+    report = _analyzed(
+        tmp_path,
+        "undecided-log-says-license",
+        {
+            "workers": [{"id": "edge-01", "auth": {"decision": "unknown",
+                                                   "lease": {"signature": "unchecked"}}}],
+            "hosts": [{"worker": "edge-01", "log_lines": _log(("-1m", REJECTED))}],
+        },
+    )  # fmt: skip
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.FAIL, rung
+    assert [f.code for f in rung.findings] == ["LICENSE_EXPIRED_OR_INVALID"]
+
+
+def test_a_refusal_logged_before_a_renewal_decides_nothing(tmp_path: Path) -> None:
+    report = _analyzed(
+        tmp_path,
+        "auth-failed-log-recovered",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"}]},
+            "hosts": [
+                {"worker": "edge-01", "log_lines": _log(("-20m", REJECTED), ("-1m", RENEWED))}
+            ],
+        },
+    )
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.UNKNOWN, rung
+    assert [f.code for f in rung.findings] == ["AUTHORIZATION_RECORD_MISSING"]
