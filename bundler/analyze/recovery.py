@@ -97,11 +97,12 @@ PATHS: dict[str, Recovery] = {
             "Compare the worker host's clock with the server's: a lease outside its validity "
             "window is rejected even when it was issued correctly.",
             "Check the worker can reach the server to renew (see connectivity).",
-            "If the lease signature or trust root is the problem, use the product's "
-            "trust-health check and then its trust-reset operation.",
+            "If the runtime-requirements report names a worker-auth trust-root problem, use "
+            "the product's trust-health and trust-reset operations (the trust-root path).",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{GUIDE}: License or runtime authorization",
+        reference=f"{GUIDE}: Connectivity or TLS (reachability, clock synchronization); "
+        "License or runtime authorization",
     ),
     "registration": Recovery(
         summary="Make the worker's bootstrap credential acceptable to the server.",
