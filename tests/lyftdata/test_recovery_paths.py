@@ -11,8 +11,12 @@ nothing the guide does not ask is asked. The audit is in docs/lyftdata-contract.
 
 from __future__ import annotations
 
+from click.testing import CliRunner
+
 from bundler.analyze.recovery import recovery_for
+from bundler.cli import cli
 from bundler.products.lyftdata import PROFILE
+from samples import catalog
 from schemas import Recovery
 
 
@@ -20,6 +24,19 @@ def _path(code: str) -> Recovery:
     recovery = recovery_for(code, PROFILE.recovery_paths)
     assert recovery is not None, code
     return recovery
+
+
+def _next_steps(sample: str) -> list[str]:
+    """The "Next steps" lines ``bundler analyze --format markdown`` prints for a sample."""
+    bundle = catalog.BUNDLES_DIR / f"{sample}.zip"
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(bundle), *catalog.open_args("password"), "--format", "markdown"],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )
+    assert result.exit_code == 1, result.output
+    section = result.stdout.split("**Next steps**", 1)[1].split("**Recovery acceptance**", 1)[0]
+    return [line.strip() for line in section.splitlines() if line.strip()]
 
 
 def _in_order(texts: list[str], needles: list[str]) -> list[int]:
@@ -42,3 +59,19 @@ def test_lease_offers_trust_operations_only_for_a_trust_root_blocker() -> None:
     assert "trust-reset" in trust
     assert "signature" not in trust
     assert any("auth-cache or settings databases" in c for c in lease.cautions)
+
+
+def test_connectivity_names_lyftdata_url_and_the_guides_checks_in_order() -> None:
+    """``bundler analyze`` on a real simulator bundle (the server's certificate untrusted):
+    the guide's "Confirm LYFTDATA_URL, DNS, TCP reachability, certificate trust, proxy
+    behavior, and clock synchronization from the worker host", in that order; the path
+    said "the server URL", not the variable the guide names."""
+    lines = _next_steps("lyftdata-tls_untrusted")
+    assert lines[0].startswith("- `TLS_NOT_TRUSTED`")
+    at = _in_order(
+        lines,
+        ["LYFTDATA_URL", "DNS", "TCP reachability", "certificate trust", "proxy", "clock"],
+    )
+    assert at == sorted(set(at)), "one check per step, in the guide's order"
+    assert "from the worker host" in lines[at[0]].lower()
+    assert any("insecure TLS only for a bounded evaluation with a self-signed" in x for x in lines)

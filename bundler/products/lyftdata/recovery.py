@@ -101,6 +101,25 @@ HEARTBEAT = Recovery(
     reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
 )
 
+CONNECTIVITY = Recovery(
+    summary="Restore the path from the worker host to the control plane (network and TLS).",
+    steps=[
+        "From the worker host, confirm LYFTDATA_URL: the control-plane URL the worker uses.",
+        "Confirm DNS: the host in LYFTDATA_URL resolves from the worker host.",
+        "Confirm TCP reachability of that host and port.",
+        "Confirm certificate trust: the worker host trusts the CA that signed the server's "
+        "certificate, and the certificate names the host in LYFTDATA_URL.",
+        "Confirm proxy behavior between the worker host and the server.",
+        "Confirm clock synchronization on the worker host.",
+    ],
+    cautions=[
+        "Use insecure TLS only for a bounded evaluation with a self-signed certificate, never "
+        "as the fix.",
+        "A restart can hide the original evidence: capture it first (`lyftdata doctor --json`).",
+    ],
+    reference=f"{GUIDE}: Connectivity or TLS",
+)
+
 RECOVERIES = {
     "clock-sync": CLOCK_SYNC,
     "reset-state-repair": RESET_STATE_REPAIR,
@@ -108,5 +127,5 @@ RECOVERIES = {
 }
 """Recovery id (as ``codes.py`` names it) -> LyftData's text for its own findings."""
 
-RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
+RECOVERY_PATHS = {"capacity": CAPACITY, "connectivity": CONNECTIVITY, "heartbeat": HEARTBEAT}
 """LyftData's own text for the generic recovery paths whose generic wording is not its own."""
