@@ -39,6 +39,13 @@ def _next_steps(sample: str) -> list[str]:
     return [line.strip() for line in section.splitlines() if line.strip()]
 
 
+def _block(lines: list[str], code: str) -> list[str]:
+    """One finding's lines of the "Next steps" section: its summary, steps and cautions."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"- `{code}`"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("- `")), len(lines))
+    return lines[start:end]
+
+
 def _in_order(texts: list[str], needles: list[str]) -> list[int]:
     """Where each needle first appears in ``texts`` (each in a later or the same item)."""
     found, start = [], 0
@@ -75,3 +82,25 @@ def test_connectivity_names_lyftdata_url_and_the_guides_checks_in_order() -> Non
     assert at == sorted(set(at)), "one check per step, in the guide's order"
     assert "from the worker host" in lines[at[0]].lower()
     assert any("insecure TLS only for a bounded evaluation with a self-signed" in x for x in lines)
+
+
+def test_state_repair_asks_to_record_the_identity_only_before_a_full_reset() -> None:
+    """``bundler analyze`` on a real simulator bundle (corrupt SQLite state, the worker
+    crash-looping): the guide's Corrupt local state is stop, repair once (or the narrower
+    auth), run normally; recording "the worker identity, local state path, deployed jobs,
+    and recovery plan" is asked before ``--reset-state full`` only. The path made it the
+    first step of every repair and left the recovery plan out."""
+    block = _block(_next_steps("lyftdata-corrupt_state_crashloop"), "LOCAL_STATE_CORRUPT")
+    steps = [line for line in block if line[:1].isdigit()]
+    cautions = [line for line in block if line.startswith("- *Caution:*")]
+    assert _in_order(
+        steps,
+        ["Stop the worker service", "--reset-state repair", "--reset-state auth", "normally"],
+    ) == [0, 1, 2, 3]
+    assert not any("record" in step.lower() for step in steps)
+    [full] = [c for c in cautions if "--reset-state full" in c]
+    assert _in_order(
+        [full],
+        ["last resort", "worker identity", "local state path", "deployed jobs", "recovery plan"],
+    )
+    assert "--yes only in deliberately reviewed, non-interactive automation" in cautions[0]

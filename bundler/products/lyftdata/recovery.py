@@ -27,29 +27,47 @@ CLOCK_SYNC = Recovery(
     "authorization",
 )
 
+_STOP = "Stop the worker service (e.g. `systemctl stop lyftdata-worker`)."
+_RUN_NORMALLY = "Run the worker normally, without --reset-state, after the one-time repair."
+_RESET_CAUTIONS = [
+    "Each reset mode asks for confirmation; add --yes only in deliberately reviewed, "
+    "non-interactive automation.",
+    "Use `--reset-state full` only as a last resort, after recording the worker identity, its "
+    "local state path (LYFTDATA_JOBS_DIR), its deployed jobs and your recovery plan: it "
+    "recreates local runtime state and can require the worker API key or a fresh "
+    "auto-enrollment.",
+    "Never edit the auth-cache or settings databases by hand.",
+]
+
 RESET_STATE_REPAIR = Recovery(
     summary="Stop the worker and run LyftData's one-time state repair; restarting alone "
     "will not bring it back.",
     steps=[
-        "Record the worker identity, its local state path (LYFTDATA_JOBS_DIR) and deployed jobs.",
-        "Stop the worker service (e.g. `systemctl stop lyftdata-worker`).",
+        _STOP,
         "Run `lyftdata-worker --reset-state repair` once: it checks the worker's SQLite state "
         "and rebuilds unhealthy files from a logical dump (sqlite3 must be on the host).",
-        "If only cached authorization is affected, use `lyftdata-worker --reset-state auth`.",
-        "Start the worker normally, without --reset-state, and confirm heartbeat and runtime "
-        "authorization.",
+        "If only cached authorization is affected, use the narrower "
+        "`lyftdata-worker --reset-state auth` instead.",
+        _RUN_NORMALLY,
     ],
-    cautions=[
-        "Each reset mode asks for confirmation; add --yes only in deliberately reviewed, "
-        "non-interactive automation.",
-        "Never edit the auth-cache or settings databases by hand.",
-        "`--reset-state full` is a last resort: it recreates local runtime state and can "
-        "require the worker API key or a fresh auto-enrollment.",
-        "Do not start a replacement with the same identity and state while this worker can "
-        "still run.",
-    ],
-    reference=f"{GUIDE}: Corrupt local state",
+    cautions=list(_RESET_CAUTIONS),
+    reference=f"{GUIDE}: Corrupt local state; License or runtime authorization (auth-cache)",
 )
+"""The guide's order: stop, repair once, run normally. Recording the worker's identity,
+state path, jobs and plan is asked before ``full`` only, so it is that caution's."""
+
+RESET_STATE_AUTH = Recovery(
+    summary="Stop the worker and reset only its cached authorization.",
+    steps=[
+        _STOP,
+        "Run `lyftdata-worker --reset-state auth` once: the narrower repair, when only cached "
+        "authorization is affected.",
+        _RUN_NORMALLY,
+    ],
+    cautions=list(_RESET_CAUTIONS),
+    reference=RESET_STATE_REPAIR.reference,
+)
+"""The same path when every corrupt file is the auth cache."""
 
 ENABLE_METRICS = Recovery(
     summary="Enable metrics collection for the worker, then measure again.",
