@@ -248,12 +248,17 @@ PATHS: dict[str, Recovery] = {
     "remove": Recovery(
         summary="Remove a worker record only once nothing depends on it.",
         steps=[
-            "Stop new work for it at the source or scheduler.",
-            "Find in-flight and checkpointed work; move or remove its job deployments.",
-            "Keep the logs, traces and receipts you need; confirm the service is stopped.",
-            "Confirm the replacement is serviceable, then remove the record.",
+            "Stop new work at the source or scheduler.",
+            "Identify in-flight and checkpointed work.",
+            "Remove or relocate its job deployments.",
+            "Preserve the logs, traces, runtime artifacts and receipts you need.",
+            "Confirm the service is stopped.",
+            "Confirm the intended replacement is serviceable.",
+            "Then remove the worker record through the product's UI or CLI.",
         ],
-        cautions=["Removing a worker does not replay its lost work."],
+        cautions=[
+            "Removal does not replay lost work, nor prove that a replacement has assumed it."
+        ],
         reference=f"{GUIDE}: Remove a worker safely",
     ),
 }

@@ -104,3 +104,24 @@ def test_state_repair_asks_to_record_the_identity_only_before_a_full_reset() -> 
         ["last resort", "worker identity", "local state path", "deployed jobs", "recovery plan"],
     )
     assert "--yes only in deliberately reviewed, non-interactive automation" in cautions[0]
+
+
+def test_remove_keeps_runtime_artifacts_and_ends_with_lyftdata_workers_remove() -> None:
+    """The guide's Remove a worker safely: six checks before, "preserve required logs,
+    traces, runtime artifacts, and receipts" among them, then ``lyftdata workers remove
+    <worker-id>``; the path left out runtime artifacts and the command."""
+    remove = _path("WORKER_OFFLINE_IDLE")
+    assert _in_order(
+        remove.steps,
+        [
+            "Stop new work at the source or scheduler",
+            "in-flight and checkpointed work",
+            "job deployments",
+            "logs, traces, runtime artifacts and receipts",
+            "service is stopped",
+            "replacement is serviceable",
+            "`lyftdata workers remove <worker-id>`",
+        ],
+    ) == list(range(7))
+    assert remove.steps[-1].startswith("Then remove the worker through the UI or the CLI")
+    assert "nor prove that a replacement has assumed it" in remove.cautions[0]

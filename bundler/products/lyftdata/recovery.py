@@ -138,6 +138,23 @@ CONNECTIVITY = Recovery(
     reference=f"{GUIDE}: Connectivity or TLS",
 )
 
+REMOVE = Recovery(
+    summary="Remove a worker record only once nothing depends on it.",
+    steps=[
+        "Stop new work at the source or scheduler.",
+        "Identify in-flight and checkpointed work.",
+        "Remove or relocate its job deployments.",
+        "Preserve the logs, traces, runtime artifacts and receipts you need.",
+        "Confirm the worker service is stopped.",
+        "Confirm the intended replacement is serviceable.",
+        "Then remove the worker through the UI or the CLI: `lyftdata workers remove <worker-id>`.",
+    ],
+    cautions=[
+        "Removal does not replay lost work, nor prove that a replacement has assumed it.",
+    ],
+    reference=f"{GUIDE}: Remove a worker safely",
+)
+
 RECOVERIES = {
     "clock-sync": CLOCK_SYNC,
     "reset-state-repair": RESET_STATE_REPAIR,
@@ -145,5 +162,10 @@ RECOVERIES = {
 }
 """Recovery id (as ``codes.py`` names it) -> LyftData's text for its own findings."""
 
-RECOVERY_PATHS = {"capacity": CAPACITY, "connectivity": CONNECTIVITY, "heartbeat": HEARTBEAT}
+RECOVERY_PATHS = {
+    "capacity": CAPACITY,
+    "connectivity": CONNECTIVITY,
+    "heartbeat": HEARTBEAT,
+    "remove": REMOVE,
+}
 """LyftData's own text for the generic recovery paths whose generic wording is not its own."""
