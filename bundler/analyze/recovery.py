@@ -264,13 +264,18 @@ PATHS: dict[str, Recovery] = {
 }
 
 
+BOUNDED_CANARY = "successful canary (whether it was bounded is the operator's to confirm)"
+"""The guide's "successful bounded canary". The evidence shows whether a canary succeeded,
+not whether it was bounded (the scope the operator gave it), so the check says so rather
+than reading as though the bound had been verified."""
+
 ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "recent heartbeat and system information": (Layer.HEARTBEAT,),
     "valid runtime authorization (external workers)": (Layer.AUTHORIZATION,),
     "exact intended placement and deployment identity": (Layer.PLACEMENT, Layer.DEPLOYMENT),
     "no unresolved runtime-requirements blockers": (Layer.REQUIREMENTS,),
     "adequate measured capacity for the target job": (Layer.CAPACITY,),
-    "successful bounded canary": (Layer.OUTCOME,),
+    BOUNDED_CANARY: (Layer.OUTCOME,),
     "external receipt where the job has an external effect": (Layer.OUTCOME,),
 }
 """The guide's recovery acceptance list, each check with the rungs that prove it."""

@@ -11,6 +11,8 @@ nothing the guide does not ask is asked. The audit is in docs/lyftdata-contract.
 
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 
 from bundler.analyze.recovery import recovery_for
@@ -125,3 +127,23 @@ def test_remove_keeps_runtime_artifacts_and_ends_with_lyftdata_workers_remove() 
     ) == list(range(7))
     assert remove.steps[-1].startswith("Then remove the worker through the UI or the CLI")
     assert "nor prove that a replacement has assumed it" in remove.cautions[0]
+
+
+def test_acceptance_leaves_the_canarys_bound_to_the_operator() -> None:
+    """The guide's acceptance asks for a "successful bounded canary". A bundle shows that a
+    canary succeeded, never the bound the operator gave it: ``bundler analyze`` on a real
+    simulator bundle (a healthy fleet) ticked "successful bounded canary", as though the
+    bound had been checked. The check now says whose it is to confirm."""
+    bundle = catalog.BUNDLES_DIR / "lyftdata-healthy.zip"
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(bundle), *catalog.open_args("password"), "--format", "json"],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )
+    assert result.exit_code == 0, result.output
+    [target] = json.loads(result.stdout)["targets"]
+    checks = {c["check"]: c["status"] for c in target["acceptance"]}
+    [canary] = [check for check in checks if "canary" in check]
+    assert checks[canary] == "pass"
+    assert canary.startswith("successful canary")
+    assert "bounded is the operator's to confirm" in canary
