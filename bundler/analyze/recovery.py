@@ -81,12 +81,11 @@ PATHS: dict[str, Recovery] = {
         reference=f"{GUIDE}: Worker heartbeat",
     ),
     "license": Recovery(
-        summary="Restore a valid license; the worker picks it up at its next lease refresh.",
+        summary="An external worker needs a licensed deployment: restore a valid license; the "
+        "worker picks it up at its next lease refresh.",
         steps=[
-            "Confirm the server's license state and edition (external workers need a licensed "
-            "deployment; Community Edition runs only the built-in worker).",
-            "Install or renew a valid license on the server.",
-            "Wait for the next lease-refresh cycle, then confirm runtime authorization.",
+            "Restore (install or renew) a valid license on the server.",
+            "Wait for the next lease-refresh cycle.",
         ],
         cautions=["A normal license recovery does not need a worker restart."],
         reference=f"{GUIDE}: License or runtime authorization",
@@ -138,13 +137,13 @@ PATHS: dict[str, Recovery] = {
         reference=f"{GUIDE}: Deployment; Missing runtime prerequisites",
     ),
     "prerequisites": Recovery(
-        summary="Repair each blocker the runtime-requirements report names.",
+        summary="Repair the blocker the runtime-requirements report names.",
         steps=[
-            "Bind the required credential to the job.",
-            "Add the worker to the credential's allowed workers.",
-            "Update the worker's database settings or the job's exact ACL.",
-            "Stage and deploy the required job.",
-            "Repair the source or Provider Pack setup.",
+            "Inspect the exact runtime-requirements report for the worker and job.",
+            "Repair the blocker it names, with the one repair that fits: bind the required "
+            "credential to the job; add the worker to the credential's allowed workers; update "
+            "the worker's database settings or the job's exact ACL; stage and deploy the "
+            "required job; or repair the source or Provider Pack setup journey.",
             "Rerun readiness and read the report again.",
         ],
         cautions=[
@@ -205,17 +204,21 @@ PATHS: dict[str, Recovery] = {
         summary="Upgrade or replace the worker without two owners of one identity.",
         steps=[
             "Record the worker identity, labels, settings, assigned jobs and current evidence.",
-            "Pause upstream schedules or remove the job deployments if two copies cannot run.",
-            "Stop the service; back up only the state your recovery policy needs.",
+            "Pause upstream schedules or remove the affected job deployments when the workload "
+            "cannot tolerate two active copies.",
+            "Stop the service and back up only the state your recovery policy requires.",
             "Install a worker version the server supports.",
-            "Restore or re-enroll the intended identity through supported paths.",
-            "Confirm heartbeat and runtime authorization, then reapply placement.",
-            "Rerun runtime requirements and a bounded canary; confirm receipts before "
-            "restoring schedules.",
+            "Restore or re-enroll the intended identity through product-supported paths.",
+            "Confirm heartbeat and runtime authorization.",
+            "Reapply or reconcile job placement.",
+            "Rerun runtime requirements and a bounded canary.",
+            "Confirm downstream receipts before restoring normal schedules.",
         ],
         cautions=[
-            "Never start a replacement with the same identity and state while the original can "
-            "still run: ownership becomes ambiguous and effects may repeat."
+            "Never start a replacement with the same active identity and local state while the "
+            "original worker can still run: ownership becomes ambiguous and effects may repeat.",
+            "The network, credential, upgrade and recovery design of an external worker belongs "
+            "to the deployment operator.",
         ],
         reference=f"{GUIDE}: Upgrade or replace a worker",
     ),

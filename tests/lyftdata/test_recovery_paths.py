@@ -147,3 +147,60 @@ def test_acceptance_leaves_the_canarys_bound_to_the_operator() -> None:
     assert checks[canary] == "pass"
     assert canary.startswith("successful canary")
     assert "bounded is the operator's to confirm" in canary
+
+
+def test_license_restores_and_waits_for_the_lease_refresh_and_nothing_else() -> None:
+    """The guide: "restore a valid license and wait for the next lease-refresh cycle. A
+    normal license recovery does not require a worker restart." The path also asked to
+    confirm the edition and runtime authorization (the acceptance checks' job)."""
+    for code in ("LICENSE_EXPIRED_OR_INVALID", "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS"):
+        license_path = _path(code)
+        assert _in_order(license_path.steps, ["valid license", "next lease-refresh cycle"]) == [
+            0,
+            1,
+        ]
+        assert len(license_path.steps) == 2
+        assert "external worker needs a licensed deployment" in license_path.summary
+        assert any("does not need a worker restart" in c for c in license_path.cautions)
+
+
+def test_prerequisites_repair_the_one_named_blocker_then_rerun_readiness() -> None:
+    """The guide: inspect the exact report, "repair the named blocker": one of five repairs
+    (an "or"), then rerun readiness. The path listed the five as five steps to do."""
+    steps = _path("REQUIREMENT_NOT_SATISFIED").steps
+    assert steps[0].startswith("Inspect the exact runtime-requirements report")
+    assert _in_order(
+        [steps[1]],
+        [
+            "bind the required credential to the job",
+            "add the worker to the credential's allowed workers",
+            "database settings or the job's exact ACL",
+            "stage and deploy the required job",
+            "or repair the source or Provider Pack setup journey",
+        ],
+    )
+    assert steps[2].startswith("Rerun readiness")
+    assert len(steps) == 3
+
+
+def test_replace_keeps_the_guides_nine_steps_in_order() -> None:
+    """The guide's Upgrade or replace a worker has nine numbered steps; the path merged
+    them into seven (reapplying placement inside step 6, receipts inside step 7, "downstream"
+    dropped) and left out whose design the topology is."""
+    replace = _path("WORKER_REMOVED")
+    assert _in_order(
+        replace.steps,
+        [
+            "Record the worker identity, labels, settings, assigned jobs and current evidence",
+            "Pause upstream schedules or remove the affected job deployments",
+            "back up only the state",
+            "Install a worker version the server supports",
+            "Restore or re-enroll the intended identity through product-supported paths",
+            "Confirm heartbeat and runtime authorization",
+            "Reapply or reconcile job placement",
+            "Rerun runtime requirements and a bounded canary",
+            "Confirm downstream receipts before restoring normal schedules",
+        ],
+    ) == list(range(9))
+    assert "same active identity and local state" in replace.cautions[0]
+    assert any("belongs to the deployment operator" in c for c in replace.cautions)
