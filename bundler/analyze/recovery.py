@@ -81,12 +81,11 @@ PATHS: dict[str, Recovery] = {
         reference=f"{GUIDE}: Worker heartbeat",
     ),
     "license": Recovery(
-        summary="Restore a valid license; the worker picks it up at its next lease refresh.",
+        summary="An external worker needs a licensed deployment: restore a valid license; the "
+        "worker picks it up at its next lease refresh.",
         steps=[
-            "Confirm the server's license state and edition (external workers need a licensed "
-            "deployment; Community Edition runs only the built-in worker).",
-            "Install or renew a valid license on the server.",
-            "Wait for the next lease-refresh cycle, then confirm runtime authorization.",
+            "Restore (install or renew) a valid license on the server.",
+            "Wait for the next lease-refresh cycle.",
         ],
         cautions=["A normal license recovery does not need a worker restart."],
         reference=f"{GUIDE}: License or runtime authorization",
@@ -97,11 +96,12 @@ PATHS: dict[str, Recovery] = {
             "Compare the worker host's clock with the server's: a lease outside its validity "
             "window is rejected even when it was issued correctly.",
             "Check the worker can reach the server to renew (see connectivity).",
-            "If the lease signature or trust root is the problem, use the product's "
-            "trust-health check and then its trust-reset operation.",
+            "If the runtime-requirements report names a worker-auth trust-root problem, use "
+            "the product's trust-health and trust-reset operations (the trust-root path).",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{GUIDE}: License or runtime authorization",
+        reference=f"{GUIDE}: Connectivity or TLS (reachability, clock synchronization); "
+        "License or runtime authorization",
     ),
     "registration": Recovery(
         summary="Make the worker's bootstrap credential acceptable to the server.",
@@ -137,13 +137,13 @@ PATHS: dict[str, Recovery] = {
         reference=f"{GUIDE}: Deployment; Missing runtime prerequisites",
     ),
     "prerequisites": Recovery(
-        summary="Repair each blocker the runtime-requirements report names.",
+        summary="Repair the blocker the runtime-requirements report names.",
         steps=[
-            "Bind the required credential to the job.",
-            "Add the worker to the credential's allowed workers.",
-            "Update the worker's database settings or the job's exact ACL.",
-            "Stage and deploy the required job.",
-            "Repair the source or Provider Pack setup.",
+            "Inspect the exact runtime-requirements report for the worker and job.",
+            "Repair the blocker it names, with the one repair that fits: bind the required "
+            "credential to the job; add the worker to the credential's allowed workers; update "
+            "the worker's database settings or the job's exact ACL; stage and deploy the "
+            "required job; or repair the source or Provider Pack setup journey.",
             "Rerun readiness and read the report again.",
         ],
         cautions=[
@@ -206,17 +206,21 @@ PATHS: dict[str, Recovery] = {
         summary="Upgrade or replace the worker without two owners of one identity.",
         steps=[
             "Record the worker identity, labels, settings, assigned jobs and current evidence.",
-            "Pause upstream schedules or remove the job deployments if two copies cannot run.",
-            "Stop the service; back up only the state your recovery policy needs.",
+            "Pause upstream schedules or remove the affected job deployments when the workload "
+            "cannot tolerate two active copies.",
+            "Stop the service and back up only the state your recovery policy requires.",
             "Install a worker version the server supports.",
-            "Restore or re-enroll the intended identity through supported paths.",
-            "Confirm heartbeat and runtime authorization, then reapply placement.",
-            "Rerun runtime requirements and a bounded canary; confirm receipts before "
-            "restoring schedules.",
+            "Restore or re-enroll the intended identity through product-supported paths.",
+            "Confirm heartbeat and runtime authorization.",
+            "Reapply or reconcile job placement.",
+            "Rerun runtime requirements and a bounded canary.",
+            "Confirm downstream receipts before restoring normal schedules.",
         ],
         cautions=[
-            "Never start a replacement with the same identity and state while the original can "
-            "still run: ownership becomes ambiguous and effects may repeat."
+            "Never start a replacement with the same active identity and local state while the "
+            "original worker can still run: ownership becomes ambiguous and effects may repeat.",
+            "The network, credential, upgrade and recovery design of an external worker belongs "
+            "to the deployment operator.",
         ],
         reference=f"{GUIDE}: Upgrade or replace a worker",
     ),
@@ -249,16 +253,26 @@ PATHS: dict[str, Recovery] = {
     "remove": Recovery(
         summary="Remove a worker record only once nothing depends on it.",
         steps=[
-            "Stop new work for it at the source or scheduler.",
-            "Find in-flight and checkpointed work; move or remove its job deployments.",
-            "Keep the logs, traces and receipts you need; confirm the service is stopped.",
-            "Confirm the replacement is serviceable, then remove the record.",
+            "Stop new work at the source or scheduler.",
+            "Identify in-flight and checkpointed work.",
+            "Remove or relocate its job deployments.",
+            "Preserve the logs, traces, runtime artifacts and receipts you need.",
+            "Confirm the service is stopped.",
+            "Confirm the intended replacement is serviceable.",
+            "Then remove the worker record through the product's UI or CLI.",
         ],
-        cautions=["Removing a worker does not replay its lost work."],
+        cautions=[
+            "Removal does not replay lost work, nor prove that a replacement has assumed it."
+        ],
         reference=f"{GUIDE}: Remove a worker safely",
     ),
 }
 
+
+BOUNDED_CANARY = "successful canary (whether it was bounded is the operator's to confirm)"
+"""The guide's "successful bounded canary". The evidence shows whether a canary succeeded,
+not whether it was bounded (the scope the operator gave it), so the check says so rather
+than reading as though the bound had been verified."""
 
 ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "recent heartbeat and system information": (Layer.HEARTBEAT,),
@@ -266,7 +280,7 @@ ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
     "exact intended placement and deployment identity": (Layer.PLACEMENT, Layer.DEPLOYMENT),
     "no unresolved runtime-requirements blockers": (Layer.REQUIREMENTS,),
     "adequate measured capacity for the target job": (Layer.CAPACITY,),
-    "successful bounded canary": (Layer.OUTCOME,),
+    BOUNDED_CANARY: (Layer.OUTCOME,),
     "external receipt where the job has an external effect": (Layer.OUTCOME,),
 }
 """The guide's recovery acceptance list, each check with the rungs that prove it."""

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from bundler.analyze.engine import analyze
+from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.cli import cli
 from schemas import TargetReport
 from schemas.evidence import ConnectionState, HealthState
@@ -31,7 +32,7 @@ def test_skipped_rungs_are_unknown_never_pass(fleet: Fleet) -> None:
     [target] = analyze(fleet.evidence(), job="ingest").targets
     checks = _checks(target)
     assert checks["recent heartbeat and system information"] == "fail"
-    assert checks["successful bounded canary"] == "unknown"
+    assert checks[BOUNDED_CANARY] == "unknown"
     assert checks["no unresolved runtime-requirements blockers"] == "unknown"
 
 
@@ -70,7 +71,7 @@ def test_receipt_check(fleet: Fleet) -> None:
     fleet.outcome.receipts[0].strength = "accepted"
     target = analyze(fleet.evidence(), job="ingest").targets[0]
     checks = _checks(target)
-    assert checks["successful bounded canary"] == "pass"
+    assert checks[BOUNDED_CANARY] == "pass"
     assert checks["external receipt where the job has an external effect"] == "fail"
     fleet.outcome.canaries[0].receipt_required = False
     target = analyze(fleet.evidence(), job="ingest").targets[0]
@@ -83,7 +84,7 @@ def test_missing_receipt_fails_receipt_not_canary(fleet: Fleet) -> None:
     assert fleet.outcome is not None
     fleet.outcome.receipts = []
     checks = _checks(analyze(fleet.evidence(), job="ingest").targets[0])
-    assert checks["successful bounded canary"] == "pass"
+    assert checks[BOUNDED_CANARY] == "pass"
     assert checks["external receipt where the job has an external effect"] == "fail"
 
 
@@ -93,7 +94,7 @@ def test_uncollected_receipts_leave_the_receipt_check_unknown(fleet: Fleet) -> N
     fleet.outcome.complete = False
     fleet.outcome.gaps = ["http.canary-receipts.000"]
     checks = _checks(analyze(fleet.evidence(), job="ingest").targets[0])
-    assert checks["successful bounded canary"] == "pass"
+    assert checks[BOUNDED_CANARY] == "pass"
     assert checks["external receipt where the job has an external effect"] == "unknown"
 
 

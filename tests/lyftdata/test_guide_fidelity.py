@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bundler.analyze.engine import analyze
+from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.products.lyftdata import PROFILE
 from schemas import AnalysisReport, Layer, LayerStatus, TargetReport
 from tests.support.lyftdata_collect import collect
@@ -19,7 +20,7 @@ from tests.support.lyftdata_sim import running_simulator
 from tests.support.requirements import need
 from tests.support.shared import shared_path
 
-CANARY = "successful bounded canary"
+CANARY = BOUNDED_CANARY
 RECEIPT = "external receipt where the job has an external effect"
 
 

@@ -127,7 +127,7 @@ def test_silent_worker_with_corrupt_state_fails_heartbeat_with_the_repair_path()
     cautions = " ".join(finding.recovery.cautions)
     assert "Never edit the auth-cache or settings databases" in cautions
     assert "--yes only in deliberately reviewed" in cautions
-    assert "`--reset-state full` is a last resort" in cautions
+    assert "`--reset-state full` only as a last resort" in cautions
     assert finding.details["files"] == ["worker.db"]
 
 
@@ -135,7 +135,9 @@ def test_corrupt_auth_cache_alone_gets_the_narrower_auth_reset() -> None:
     ctx = _ctx(_workers(ConnectionState.STALE), _state(("auth-cache.db", "corrupt")))
     result = corrupt_state_keeps_worker_down(ctx)
     assert result is not None
-    assert "--reset-state auth" in result.findings[0].recovery.steps[2]
+    steps = result.findings[0].recovery.steps
+    assert "--reset-state auth" in steps[1]
+    assert not any("--reset-state repair" in step for step in steps)
 
 
 def test_online_worker_or_healthy_state_leaves_it_to_the_generic_rules() -> None:

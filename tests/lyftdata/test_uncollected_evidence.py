@@ -19,6 +19,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.cli import cli
 from tests.support.sample_bundles import write_sample_dir
 
@@ -41,7 +42,7 @@ def _assert_unknown(bundle: Path) -> None:
     assert rung["status"] == "unknown"
     assert [f["code"] for f in rung["findings"]] == ["RECEIPTS_UNREAD"]
     assert f"(gaps: {COLLECTOR})" in rung["findings"][0]["message"]
-    assert checks["successful bounded canary"] == "pass"
+    assert checks[BOUNDED_CANARY] == "pass"
     assert checks["external receipt where the job has an external effect"] == "unknown"
 
 

@@ -27,29 +27,47 @@ CLOCK_SYNC = Recovery(
     "authorization",
 )
 
+_STOP = "Stop the worker service (e.g. `systemctl stop lyftdata-worker`)."
+_RUN_NORMALLY = "Run the worker normally, without --reset-state, after the one-time repair."
+_RESET_CAUTIONS = [
+    "Each reset mode asks for confirmation; add --yes only in deliberately reviewed, "
+    "non-interactive automation.",
+    "Use `--reset-state full` only as a last resort, after recording the worker identity, its "
+    "local state path (LYFTDATA_JOBS_DIR), its deployed jobs and your recovery plan: it "
+    "recreates local runtime state and can require the worker API key or a fresh "
+    "auto-enrollment.",
+    "Never edit the auth-cache or settings databases by hand.",
+]
+
 RESET_STATE_REPAIR = Recovery(
     summary="Stop the worker and run LyftData's one-time state repair; restarting alone "
     "will not bring it back.",
     steps=[
-        "Record the worker identity, its local state path (LYFTDATA_JOBS_DIR) and deployed jobs.",
-        "Stop the worker service (e.g. `systemctl stop lyftdata-worker`).",
+        _STOP,
         "Run `lyftdata-worker --reset-state repair` once: it checks the worker's SQLite state "
         "and rebuilds unhealthy files from a logical dump (sqlite3 must be on the host).",
-        "If only cached authorization is affected, use `lyftdata-worker --reset-state auth`.",
-        "Start the worker normally, without --reset-state, and confirm heartbeat and runtime "
-        "authorization.",
+        "If only cached authorization is affected, use the narrower "
+        "`lyftdata-worker --reset-state auth` instead.",
+        _RUN_NORMALLY,
     ],
-    cautions=[
-        "Each reset mode asks for confirmation; add --yes only in deliberately reviewed, "
-        "non-interactive automation.",
-        "Never edit the auth-cache or settings databases by hand.",
-        "`--reset-state full` is a last resort: it recreates local runtime state and can "
-        "require the worker API key or a fresh auto-enrollment.",
-        "Do not start a replacement with the same identity and state while this worker can "
-        "still run.",
-    ],
-    reference=f"{GUIDE}: Corrupt local state",
+    cautions=list(_RESET_CAUTIONS),
+    reference=f"{GUIDE}: Corrupt local state; License or runtime authorization (auth-cache)",
 )
+"""The guide's order: stop, repair once, run normally. Recording the worker's identity,
+state path, jobs and plan is asked before ``full`` only, so it is that caution's."""
+
+RESET_STATE_AUTH = Recovery(
+    summary="Stop the worker and reset only its cached authorization.",
+    steps=[
+        _STOP,
+        "Run `lyftdata-worker --reset-state auth` once: the narrower repair, when only cached "
+        "authorization is affected.",
+        _RUN_NORMALLY,
+    ],
+    cautions=list(_RESET_CAUTIONS),
+    reference=RESET_STATE_REPAIR.reference,
+)
+"""The same path when every corrupt file is the auth cache."""
 
 ENABLE_METRICS = Recovery(
     summary="Enable metrics collection for the worker, then measure again.",
@@ -101,6 +119,42 @@ HEARTBEAT = Recovery(
     reference=f"{GUIDE}: Worker heartbeat; Connectivity or TLS; Capture evidence first",
 )
 
+CONNECTIVITY = Recovery(
+    summary="Restore the path from the worker host to the control plane (network and TLS).",
+    steps=[
+        "From the worker host, confirm LYFTDATA_URL: the control-plane URL the worker uses.",
+        "Confirm DNS: the host in LYFTDATA_URL resolves from the worker host.",
+        "Confirm TCP reachability of that host and port.",
+        "Confirm certificate trust: the worker host trusts the CA that signed the server's "
+        "certificate, and the certificate names the host in LYFTDATA_URL.",
+        "Confirm proxy behavior between the worker host and the server.",
+        "Confirm clock synchronization on the worker host.",
+    ],
+    cautions=[
+        "Use insecure TLS only for a bounded evaluation with a self-signed certificate, never "
+        "as the fix.",
+        "A restart can hide the original evidence: capture it first (`lyftdata doctor --json`).",
+    ],
+    reference=f"{GUIDE}: Connectivity or TLS",
+)
+
+REMOVE = Recovery(
+    summary="Remove a worker record only once nothing depends on it.",
+    steps=[
+        "Stop new work at the source or scheduler.",
+        "Identify in-flight and checkpointed work.",
+        "Remove or relocate its job deployments.",
+        "Preserve the logs, traces, runtime artifacts and receipts you need.",
+        "Confirm the worker service is stopped.",
+        "Confirm the intended replacement is serviceable.",
+        "Then remove the worker through the UI or the CLI: `lyftdata workers remove <worker-id>`.",
+    ],
+    cautions=[
+        "Removal does not replay lost work, nor prove that a replacement has assumed it.",
+    ],
+    reference=f"{GUIDE}: Remove a worker safely",
+)
+
 RECOVERIES = {
     "clock-sync": CLOCK_SYNC,
     "reset-state-repair": RESET_STATE_REPAIR,
@@ -108,5 +162,10 @@ RECOVERIES = {
 }
 """Recovery id (as ``codes.py`` names it) -> LyftData's text for its own findings."""
 
-RECOVERY_PATHS = {"capacity": CAPACITY, "heartbeat": HEARTBEAT}
+RECOVERY_PATHS = {
+    "capacity": CAPACITY,
+    "connectivity": CONNECTIVITY,
+    "heartbeat": HEARTBEAT,
+    "remove": REMOVE,
+}
 """LyftData's own text for the generic recovery paths whose generic wording is not its own."""

@@ -16,7 +16,7 @@ from schemas.evidence import ConnectionState, LocalStateEvidence, WorkersEvidenc
 from ....analyze.api import RuleContext, RuleResult, rule
 from ....analyze.codes import LOCAL_STATE_CORRUPT
 from ....analyze.facts import citations, cite_source, find_worker
-from ..recovery import RESET_STATE_REPAIR
+from ..recovery import RESET_STATE_AUTH, RESET_STATE_REPAIR
 
 _SILENT = {ConnectionState.STALE, ConnectionState.OFFLINE, ConnectionState.LOST}
 
@@ -51,10 +51,7 @@ def corrupt_state_keeps_worker_down(ctx: RuleContext) -> RuleResult | None:
     for _, f in corrupt:
         evidence += citations(cite_source(f.source))
     auth_only = all("auth" in f.path.lower() for _, f in corrupt)
-    recovery = RESET_STATE_REPAIR.model_copy(deep=True)
-    if auth_only:
-        recovery.summary = "Stop the worker and reset only its cached authorization."
-        recovery.steps[2] = "Run `lyftdata-worker --reset-state auth` once (narrower than repair)."
+    recovery = (RESET_STATE_AUTH if auth_only else RESET_STATE_REPAIR).model_copy(deep=True)
     return RuleResult.fail(
         LOCAL_STATE_CORRUPT,
         f"Worker {target} stopped heartbeating and its local state {names} is corrupt"

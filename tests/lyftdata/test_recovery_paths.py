@@ -1,0 +1,206 @@
+"""The recovery paths a LyftData finding renders say what the guide says, in its order.
+
+LyftData's *Worker Recovery and Serviceability* guide ("Common recovery paths", "Upgrade
+or replace a worker", "Remove a worker safely", "Recovery acceptance") names the
+commands, variables and steps of each path. Each test reads the text the engine
+attaches to a finding (``recovery_for`` with the LyftData profile's own paths, as
+``analyze`` does) and checks the guide's words appear, in the guide's order, and that
+nothing the guide does not ask is asked. The audit is in docs/lyftdata-contract.md
+("Fidelity to the guide").
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bundler.analyze.recovery import recovery_for
+from bundler.cli import cli
+from bundler.products.lyftdata import PROFILE
+from samples import catalog
+from schemas import Recovery
+
+
+def _path(code: str) -> Recovery:
+    recovery = recovery_for(code, PROFILE.recovery_paths)
+    assert recovery is not None, code
+    return recovery
+
+
+def _next_steps(sample: str) -> list[str]:
+    """The "Next steps" lines ``bundler analyze --format markdown`` prints for a sample."""
+    bundle = catalog.BUNDLES_DIR / f"{sample}.zip"
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(bundle), *catalog.open_args("password"), "--format", "markdown"],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )
+    assert result.exit_code == 1, result.output
+    section = result.stdout.split("**Next steps**", 1)[1].split("**Recovery acceptance**", 1)[0]
+    return [line.strip() for line in section.splitlines() if line.strip()]
+
+
+def _block(lines: list[str], code: str) -> list[str]:
+    """One finding's lines of the "Next steps" section: its summary, steps and cautions."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"- `{code}`"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("- `")), len(lines))
+    return lines[start:end]
+
+
+def _in_order(texts: list[str], needles: list[str]) -> list[int]:
+    """Where each needle first appears in ``texts`` (each in a later or the same item)."""
+    found, start = [], 0
+    for needle in needles:
+        at = next((i for i in range(start, len(texts)) if needle in texts[i]), None)
+        assert at is not None, f"{needle!r} missing or out of order in {texts}"
+        found.append(at)
+        start = at
+    return found
+
+
+def test_lease_offers_trust_operations_only_for_a_trust_root_blocker() -> None:
+    """The guide names trust-health and trust-reset only "if runtime requirements report a
+    worker-auth trust-root problem"; the lease path offered them for an invalid signature."""
+    lease = _path("LEASE_SIGNATURE_INVALID")
+    [trust] = [step for step in lease.steps if "trust-health" in step]
+    assert trust.startswith("If the runtime-requirements report names a worker-auth trust-root")
+    assert "trust-reset" in trust
+    assert "signature" not in trust
+    assert any("auth-cache or settings databases" in c for c in lease.cautions)
+
+
+def test_connectivity_names_lyftdata_url_and_the_guides_checks_in_order() -> None:
+    """``bundler analyze`` on a real simulator bundle (the server's certificate untrusted):
+    the guide's "Confirm LYFTDATA_URL, DNS, TCP reachability, certificate trust, proxy
+    behavior, and clock synchronization from the worker host", in that order; the path
+    said "the server URL", not the variable the guide names."""
+    lines = _next_steps("lyftdata-tls_untrusted")
+    assert lines[0].startswith("- `TLS_NOT_TRUSTED`")
+    at = _in_order(
+        lines,
+        ["LYFTDATA_URL", "DNS", "TCP reachability", "certificate trust", "proxy", "clock"],
+    )
+    assert at == sorted(set(at)), "one check per step, in the guide's order"
+    assert "from the worker host" in lines[at[0]].lower()
+    assert any("insecure TLS only for a bounded evaluation with a self-signed" in x for x in lines)
+
+
+def test_state_repair_asks_to_record_the_identity_only_before_a_full_reset() -> None:
+    """``bundler analyze`` on a real simulator bundle (corrupt SQLite state, the worker
+    crash-looping): the guide's Corrupt local state is stop, repair once (or the narrower
+    auth), run normally; recording "the worker identity, local state path, deployed jobs,
+    and recovery plan" is asked before ``--reset-state full`` only. The path made it the
+    first step of every repair and left the recovery plan out."""
+    block = _block(_next_steps("lyftdata-corrupt_state_crashloop"), "LOCAL_STATE_CORRUPT")
+    steps = [line for line in block if line[:1].isdigit()]
+    cautions = [line for line in block if line.startswith("- *Caution:*")]
+    assert _in_order(
+        steps,
+        ["Stop the worker service", "--reset-state repair", "--reset-state auth", "normally"],
+    ) == [0, 1, 2, 3]
+    assert not any("record" in step.lower() for step in steps)
+    [full] = [c for c in cautions if "--reset-state full" in c]
+    assert _in_order(
+        [full],
+        ["last resort", "worker identity", "local state path", "deployed jobs", "recovery plan"],
+    )
+    assert "--yes only in deliberately reviewed, non-interactive automation" in cautions[0]
+
+
+def test_remove_keeps_runtime_artifacts_and_ends_with_lyftdata_workers_remove() -> None:
+    """The guide's Remove a worker safely: six checks before, "preserve required logs,
+    traces, runtime artifacts, and receipts" among them, then ``lyftdata workers remove
+    <worker-id>``; the path left out runtime artifacts and the command."""
+    remove = _path("WORKER_OFFLINE_IDLE")
+    assert _in_order(
+        remove.steps,
+        [
+            "Stop new work at the source or scheduler",
+            "in-flight and checkpointed work",
+            "job deployments",
+            "logs, traces, runtime artifacts and receipts",
+            "service is stopped",
+            "replacement is serviceable",
+            "`lyftdata workers remove <worker-id>`",
+        ],
+    ) == list(range(7))
+    assert remove.steps[-1].startswith("Then remove the worker through the UI or the CLI")
+    assert "nor prove that a replacement has assumed it" in remove.cautions[0]
+
+
+def test_acceptance_leaves_the_canarys_bound_to_the_operator() -> None:
+    """The guide's acceptance asks for a "successful bounded canary". A bundle shows that a
+    canary succeeded, never the bound the operator gave it: ``bundler analyze`` on a real
+    simulator bundle (a healthy fleet) ticked "successful bounded canary", as though the
+    bound had been checked. The check now says whose it is to confirm."""
+    bundle = catalog.BUNDLES_DIR / "lyftdata-healthy.zip"
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(bundle), *catalog.open_args("password"), "--format", "json"],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
+    )
+    assert result.exit_code == 0, result.output
+    [target] = json.loads(result.stdout)["targets"]
+    checks = {c["check"]: c["status"] for c in target["acceptance"]}
+    [canary] = [check for check in checks if "canary" in check]
+    assert checks[canary] == "pass"
+    assert canary.startswith("successful canary")
+    assert "bounded is the operator's to confirm" in canary
+
+
+def test_license_restores_and_waits_for_the_lease_refresh_and_nothing_else() -> None:
+    """The guide: "restore a valid license and wait for the next lease-refresh cycle. A
+    normal license recovery does not require a worker restart." The path also asked to
+    confirm the edition and runtime authorization (the acceptance checks' job)."""
+    for code in ("LICENSE_EXPIRED_OR_INVALID", "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS"):
+        license_path = _path(code)
+        assert _in_order(license_path.steps, ["valid license", "next lease-refresh cycle"]) == [
+            0,
+            1,
+        ]
+        assert len(license_path.steps) == 2
+        assert "external worker needs a licensed deployment" in license_path.summary
+        assert any("does not need a worker restart" in c for c in license_path.cautions)
+
+
+def test_prerequisites_repair_the_one_named_blocker_then_rerun_readiness() -> None:
+    """The guide: inspect the exact report, "repair the named blocker": one of five repairs
+    (an "or"), then rerun readiness. The path listed the five as five steps to do."""
+    steps = _path("REQUIREMENT_NOT_SATISFIED").steps
+    assert steps[0].startswith("Inspect the exact runtime-requirements report")
+    assert _in_order(
+        [steps[1]],
+        [
+            "bind the required credential to the job",
+            "add the worker to the credential's allowed workers",
+            "database settings or the job's exact ACL",
+            "stage and deploy the required job",
+            "or repair the source or Provider Pack setup journey",
+        ],
+    )
+    assert steps[2].startswith("Rerun readiness")
+    assert len(steps) == 3
+
+
+def test_replace_keeps_the_guides_nine_steps_in_order() -> None:
+    """The guide's Upgrade or replace a worker has nine numbered steps; the path merged
+    them into seven (reapplying placement inside step 6, receipts inside step 7, "downstream"
+    dropped) and left out whose design the topology is."""
+    replace = _path("WORKER_REMOVED")
+    assert _in_order(
+        replace.steps,
+        [
+            "Record the worker identity, labels, settings, assigned jobs and current evidence",
+            "Pause upstream schedules or remove the affected job deployments",
+            "back up only the state",
+            "Install a worker version the server supports",
+            "Restore or re-enroll the intended identity through product-supported paths",
+            "Confirm heartbeat and runtime authorization",
+            "Reapply or reconcile job placement",
+            "Rerun runtime requirements and a bounded canary",
+            "Confirm downstream receipts before restoring normal schedules",
+        ],
+    ) == list(range(9))
+    assert "same active identity and local state" in replace.cautions[0]
+    assert any("belongs to the deployment operator" in c for c in replace.cautions)
