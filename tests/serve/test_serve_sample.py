@@ -355,8 +355,26 @@ def test_a_lost_stderr_does_not_stop_the_answers_and_ctrl_c_is_still_130() -> No
             process.stdout.close()
 
 
+def without_error_pages(tmp_path: Path) -> Path:
+    """The LyftData sample whose every request was answered 401, with no body kept: as
+    bundler wrote refusals before it kept a server's error page, or a server answered."""
+    folder = extracted(tmp_path, "lyftdata-token_rejected.zip")
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    bodies = [m["path"] for m in manifest["members"] if m["path"].startswith("raw/http/")]
+    assert len(bodies) == 8  # the error pages this bundler keeps
+    for name in bodies:
+        (folder / name).unlink()
+    manifest["members"] = [m for m in manifest["members"] if m["path"] not in bodies]
+    for collector in manifest["collectors"]:
+        if set(collector["members"]) & set(bodies):
+            collector.update(members=[], bytes=0)
+    path.write_text(json.dumps(manifest))
+    return folder
+
+
 def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path) -> None:
-    bundle = BUNDLES_DIR / "lyftdata-token_rejected.zip"  # every request answered 401, no body
+    bundle = without_error_pages(tmp_path)
     with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
         banner = "\n".join(running.banner)
         assert "  8 captured route(s) (8 with a status and no body);" in banner
@@ -364,6 +382,16 @@ def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path
         assert suggested in banner
         reply = httpx.get(f"{running.url}/api/workers", timeout=10)
         assert (reply.status_code, reply.headers["x-bundler-replay"]) == (401, "status-only")
+
+
+def test_a_refusal_with_its_error_page_is_replayed_with_both(tmp_path: Path) -> None:
+    bundle = BUNDLES_DIR / "lyftdata-token_rejected.zip"  # every request answered 401
+    with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
+        assert "  8 captured route(s); everything else" in "\n".join(running.banner)
+        reply = httpx.get(f"{running.url}/api/workers", timeout=10)
+        assert reply.status_code == 401
+        assert reply.headers["x-bundler-replay"] != "status-only"
+        assert reply.json() == {"error": "unauthorized", "message": "token rejected"}
 
 
 def test_a_bracketed_ipv6_host_is_bound_as_the_address(tmp_path: Path) -> None:
