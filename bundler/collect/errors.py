@@ -223,6 +223,18 @@ class TransportError(CollectError):
     pass
 
 
+def transport_failure(what: str, exc: BaseException) -> TransportError:
+    """``what`` failed, saying why even when the library's exception has no text.
+
+    paramiko ends a read on a connection that closed under it with a bare ``EOFError()``:
+    "SSH command failed: " with nothing after the colon told the reader nothing.
+    """
+    said = str(exc).strip()
+    if not said:
+        said = "the connection closed" if isinstance(exc, EOFError) else type(exc).__name__
+    return TransportError(f"{what} failed: {said}")
+
+
 class BadContentEncoding(CollectError):
     pass
 

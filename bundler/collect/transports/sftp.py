@@ -27,7 +27,13 @@ from typing import TypeVar, cast
 import paramiko
 
 from ..budget import Budget
-from ..errors import CollectorTimeout, FileMissing, FileUnreadable, TransportError
+from ..errors import (
+    CollectorTimeout,
+    FileMissing,
+    FileUnreadable,
+    TransportError,
+    transport_failure,
+)
 
 _T = TypeVar("_T")
 
@@ -101,7 +107,7 @@ class SftpSession:
                 raise file_error(exc) from exc
             except (paramiko.SSHException, paramiko.SFTPError, EOFError) as exc:
                 self._drop()
-                raise TransportError(f"SFTP {what} failed: {exc}") from exc
+                raise transport_failure(f"SFTP {what}", exc) from exc
         finally:
             self._lock.release()
 

@@ -25,6 +25,7 @@ from ..errors import (
     HostKeyRefused,
     TransportError,
     Unsupported,
+    transport_failure,
 )
 from . import channelends
 from .hostkeys import HostKeyVerdict, KnownHostsBook, lookup_name
@@ -157,7 +158,7 @@ class SshConnector:
                 raise TransportError(
                     "the server closed the connection during the SSH handshake"
                 ) from exc
-            raise TransportError(f"SSH negotiation failed: {exc}") from exc
+            raise transport_failure("SSH negotiation", exc) from exc
         return transport, verdict
 
     def _authenticate(
@@ -264,4 +265,4 @@ def _jump_channel(
     except paramiko.ChannelException as exc:
         raise ConnectFailed(f"jump host could not connect to the target: {exc.text}") from exc
     except (paramiko.SSHException, EOFError, OSError) as exc:
-        raise TransportError(f"jump host connection failed: {exc}") from exc
+        raise transport_failure("jump host connection", exc) from exc

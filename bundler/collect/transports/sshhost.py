@@ -29,6 +29,7 @@ from ..errors import (
     TransportError,
     WorkingDirectoryMissing,
     last_line,
+    transport_failure,
 )
 from . import channelends
 from .links import Entry, Resolved, resolve
@@ -113,7 +114,7 @@ class SshHost:
             while channel.recv_ready():
                 answer.feed(channel.recv(CHUNK))
         except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise TransportError(f"SSH probe failed: {exc}") from exc
+            raise transport_failure("SSH probe", exc) from exc
         finally:
             close_quietly(channel)
         return Timed(answer.finish().content, before, after)
@@ -194,7 +195,7 @@ class SshHost:
         except CollectorTimeout as exc:
             raise stopped(exc, stdout, stderr.finish().content) from exc
         except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise TransportError(f"SSH command failed: {exc}") from exc
+            raise transport_failure("SSH command", exc) from exc
         finally:
             close_quietly(channel)
         if code == NO_EXIT_STATUS and self._lost(end):
