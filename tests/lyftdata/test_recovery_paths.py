@@ -204,3 +204,11 @@ def test_replace_keeps_the_guides_nine_steps_in_order() -> None:
     ) == list(range(9))
     assert "same active identity and local state" in replace.cautions[0]
     assert any("belongs to the deployment operator" in c for c in replace.cautions)
+
+
+def test_a_resource_shortage_is_warned_of_resources_not_only_capabilities() -> None:
+    """The capacity path serves a missing capability and a short resource alike: its caution
+    once spoke of capabilities alone, under a finding of 8 CPUs asked of 2."""
+    lines = _block(_next_steps("lyftdata-capacity_short_running"), "RESOURCES_INSUFFICIENT")
+    caution = next(line for line in lines if "restart" in line.lower())
+    assert "resources" in caution

@@ -94,8 +94,8 @@ CAPACITY = Recovery(
         "downstream receipt (step 9).",
     ],
     cautions=[
-        "A restart does not add a missing capability; the job reads running but cannot use a "
-        "component its worker lacks.",
+        "A restart adds neither a component capability nor resources the worker lacks; a job "
+        "that reads running there still cannot use them.",
     ],
     reference=f"{GUIDE}: the Capacity layer; Upgrade or replace a worker, steps 7-9; Recovery "
     "acceptance (adequate measured capacity)",
