@@ -19,7 +19,7 @@ import pytest
 
 from samples.flux_fleet.postgres import Postgres, PostgresUnavailable, driver_path
 from samples.flux_lab import LabConfig, faults
-from schemas import AnalysisReport, Layer, LayerStatus
+from schemas import AnalysisReport, Layer, LayerResult, LayerStatus
 from tests.support.flux import LabFactory, collect_bundle, run_bundler
 from tests.support.requirements import need, need_executable
 
@@ -37,6 +37,21 @@ def postgres() -> Iterator[Postgres]:
         yield database
 
 
+def _server_env(postgres: Postgres, **extra: str) -> dict[str, str]:
+    """The Flux server's environment for a lab on ``postgres`` (plus ``extra`` settings)."""
+    return {"FLUX_DATABASE_URL": postgres.url, "PYTHONPATH": str(driver_path()), **extra}
+
+
+def _heartbeat_rungs(report: AnalysisReport) -> list[LayerResult]:
+    return [
+        layer
+        for target in report.targets
+        if target.worker in ("w1", "w2")
+        for layer in target.layers
+        if layer.name is Layer.HEARTBEAT
+    ]
+
+
 def _server_rung(report: AnalysisReport) -> list[tuple[LayerStatus, list[str]]]:
     return [
         (layer.status, [f.code for f in layer.findings])
@@ -49,8 +64,7 @@ def _server_rung(report: AnalysisReport) -> list[tuple[LayerStatus, list[str]]]:
 def test_a_database_down_under_the_server_is_blamed_at_the_server_rung(
     flux_lab_factory: LabFactory, postgres: Postgres, tmp_path: Path
 ) -> None:
-    env = {"FLUX_DATABASE_URL": postgres.url, "PYTHONPATH": str(driver_path())}
-    lab = flux_lab_factory(LabConfig(server_env=env))
+    lab = flux_lab_factory(LabConfig(server_env=_server_env(postgres)))
     assert lab.api.run_to_end("hello_world", "before")["state"] == "COMPLETED"
     faults.database_down(lab, postgres)
     folder = collect_bundle(lab, tmp_path)
@@ -104,21 +118,14 @@ def test_on_postgresql_an_undated_heartbeat_says_why_and_what_to_collect(
     unknown, never a pass; it said only "the bundle has no heartbeat time". It now names the
     PostgreSQL database as why, and what to collect to decide it (also for workers that
     connected moments ago: the generic rule read them unknown anyway)."""
-    env = {"FLUX_DATABASE_URL": postgres.url, "PYTHONPATH": str(driver_path())}
-    lab = flux_lab_factory(LabConfig(server_env=env))
+    lab = flux_lab_factory(LabConfig(server_env=_server_env(postgres)))
     assert lab.api.run_to_end("hello_world", "after")["state"] == "COMPLETED"
     collect_bundle(lab, tmp_path)
     analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
                            "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
     report = AnalysisReport.model_validate_json(analyzed.stdout)
     assert report.verdict.value != "healthy"
-    heartbeats = [
-        layer
-        for target in report.targets
-        if target.worker in ("w1", "w2")
-        for layer in target.layers
-        if layer.name is Layer.HEARTBEAT
-    ]
+    heartbeats = _heartbeat_rungs(report)
     assert heartbeats
     for layer in heartbeats:
         assert layer.status is LayerStatus.UNKNOWN
@@ -128,3 +135,31 @@ def test_on_postgresql_an_undated_heartbeat_says_why_and_what_to_collect(
         assert "FLUX_LOG_LEVEL=DEBUG" in finding.message
         assert "select name, last_seen_at from workers" in finding.message
         assert "postgresql://" not in finding.message  # the URL's scheme only, never its value
+
+
+def test_on_postgresql_at_debug_the_servers_pong_lines_date_each_heartbeat(
+    flux_lab_factory: LabFactory, postgres: Postgres, tmp_path: Path
+) -> None:
+    """The same fleet with the server at ``FLUX_LOG_LEVEL=DEBUG``, as FLUX_HEARTBEAT_NOT_READ
+    asks: the server logs ``Pong received from worker <name>`` per heartbeat (every 2 s in
+    the lab), and the latest one, within heartbeat_timeout before collection, passes each
+    worker's heartbeat rung, citing the line. The parser used to drop those lines, so the
+    rung stayed unknown and kept asking for the log it had."""
+    env = _server_env(postgres, FLUX_LOG_LEVEL="DEBUG")
+    lab = flux_lab_factory(LabConfig(server_env=env))
+    assert lab.api.run_to_end("hello_world", "debug")["state"] == "COMPLETED"
+    for worker in ("w1", "w2"):  # the first pong comes a heartbeat_interval after connecting
+        lab.wait_for_log("server", f"Pong received from worker {worker}", timeout_s=20)
+    collect_bundle(lab, tmp_path)
+    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
+                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
+    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    heartbeats = _heartbeat_rungs(report)
+    assert heartbeats
+    for layer in heartbeats:
+        assert layer.status is LayerStatus.PASS, [(f.code, f.message) for f in layer.findings]
+        (finding,) = layer.findings
+        assert finding.code == "FLUX_HEARTBEAT_LOGGED"
+        assert "Pong received" in finding.message
+        excerpts = " ".join(c.excerpt or "" for c in finding.evidence)
+        assert "DEBUG - Pong received from worker" in excerpts

@@ -26,6 +26,8 @@ SERVER_LINES = [
      "w1", None, {"remaining": 1}),
     ("flux.server", "INFO", "Worker w1 recovered from stale state", "recovered", "w1", None, {}),
     ("flux.api.worker_routes", "INFO", "Worker connected: w1", "connected", "w1", None, {}),
+    # FLUX_LOG_LEVEL=DEBUG only: one per heartbeat the server heard (seen in the lab)
+    ("flux.api.worker_routes", "DEBUG", "Pong received from worker w1", "pong", "w1", None, {}),
     ("flux.api.worker_routes", "INFO", "Worker registered successfully: w1", "registered", "w1",
      None, {}),
     ("flux.api.worker_routes", "WARNING", "Invalid registration token for worker: w4",

@@ -31,7 +31,7 @@ FLUX_EVICTION_LOOP = _(
 )
 FLUX_WORKER_EVICTED = _("FLUX_WORKER_EVICTED", H, "marked STALE, then evicted", "evicted")
 FLUX_HEARTBEAT_STALE = _(
-    "FLUX_HEARTBEAT_STALE", H, "listed online, persisted heartbeat frozen", "evicted"
+    "FLUX_HEARTBEAT_STALE", H, "listed online, last heartbeat too old", "evicted"
 )
 FLUX_WORKER_OFFLINE = _("FLUX_WORKER_OFFLINE", H, "worker offline: how it ended", "worker-offline")
 FLUX_PHANTOM_WORKER = _("FLUX_PHANTOM_WORKER", H, "offline row of a departed worker")
@@ -51,6 +51,9 @@ FLUX_WORKER_CLOCK_SKEW = _(
     H,
     "worker's clock off: its run stamps disagree with the server's",
     "clock-skew",
+)
+FLUX_HEARTBEAT_LOGGED = _(
+    "FLUX_HEARTBEAT_LOGGED", H, "heartbeat logged within heartbeat_timeout (DEBUG server log)"
 )
 FLUX_WORKER_FRESHLY_CONNECTED = _(
     "FLUX_WORKER_FRESHLY_CONNECTED", H, "connected within heartbeat_timeout, before a heartbeat"

@@ -80,6 +80,10 @@ class FluxProfile:
         # The server's "Worker connected" line within heartbeat_timeout dates the worker's
         # last sign of life when Flux has not persisted a heartbeat for it yet.
         codes.FLUX_WORKER_FRESHLY_CONNECTED: WORKER_HEARTBEAT_UNDATED,
+        # At DEBUG the server logs each heartbeat it hears ("Pong received from worker"):
+        # the latest line dates the last one where no persisted heartbeat was read.
+        codes.FLUX_HEARTBEAT_LOGGED: WORKER_HEARTBEAT_UNDATED,
+        codes.FLUX_HEARTBEAT_STALE: WORKER_HEARTBEAT_UNDATED,
         # The generic authorization texts speak of leases and enrollment keys, which Flux has
         # not: its own finding names the token and its repair.
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),

@@ -64,6 +64,9 @@ SERVER_FORMATS: tuple[LineFormat, ...] = (
     ),
     _fmt("recovered", "recovered from stale state", rf"^Worker {NAME} recovered from stale state"),
     _fmt("connected", "Worker connected:", rf"^Worker connected: {NAME}"),
+    # At DEBUG only (FLUX_LOG_LEVEL=DEBUG): one line per heartbeat the server heard. The
+    # only dated heartbeat a bundle holds when the database is not a SQLite file.
+    _fmt("pong", "Pong received from worker", rf"^Pong received from worker {NAME}$"),
     _fmt(
         "registered", "Worker registered successfully:", rf"^Worker registered successfully: {NAME}"
     ),

@@ -3,8 +3,9 @@
 Flux's ``GET /workers`` says ``online`` for a silent worker for up to
 heartbeat_timeout + eviction_grace_period, and never says *why* a worker is
 offline. So the verdict combines the status word with the server log's
-eviction history, the persisted heartbeat in SQLite, the worker's own
-control socket and the stale-socket check on its host.
+eviction history, the persisted heartbeat in SQLite (else the server's DEBUG
+``Pong received`` lines, :mod:`.pongs`), the worker's own control socket and the
+stale-socket check on its host.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..matching import mismatches
 from .evictions import LOOP_CYCLES, Cycle, eviction_cycles, returned_evictions, still_evicted
 from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
 from .health import unhealthy_now
+from .pongs import heard_in_log
 from .server import database_url_known
 
 
@@ -106,6 +108,10 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
     if unhealthy is not None:
         return unhealthy
     age = reported_age(worker)  # None beside a zero heartbeat time: Go's "never"
+    if age is None:  # no persisted heartbeat read: the server's DEBUG log may date it
+        heard = heard_in_log(ctx, index, worker)
+        if heard is not None:
+            return heard
     if worker.last_heartbeat_at is None:
         unread = _heartbeat_not_read(ctx, index, worker)
         if unread is not None:
