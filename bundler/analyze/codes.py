@@ -33,7 +33,9 @@ FLEET: tuple[Layer, ...] = ()
 
 # -- server ---------------------------------------------------------------------------------------
 SERVER_EVIDENCE_MISSING = _("SERVER_EVIDENCE_MISSING", S, "no server evidence in the bundle")
-TLS_NOT_TRUSTED = _("TLS_NOT_TRUSTED", S, "server certificate not trusted", "connectivity")
+TLS_NOT_TRUSTED = _(
+    "TLS_NOT_TRUSTED", S, "doctor did not trust the server's certificate", "server-tls"
+)
 SERVER_UNREACHABLE = _("SERVER_UNREACHABLE", S, "control plane did not answer", "connectivity")
 SERVER_REACHABILITY_UNKNOWN = _(
     "SERVER_REACHABILITY_UNKNOWN", S, "bundle does not say whether the server answered"

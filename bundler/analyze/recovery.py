@@ -1,15 +1,19 @@
 """Recovery texts and where each finding code's recovery comes from.
 
-The *Worker Recovery and Serviceability* guide ("Common recovery paths", "Upgrade
-or replace a worker", "Remove a worker safely", "Recovery acceptance") is the
-source of the facts; the wording is ours, one :class:`Recovery` per path id
-(:data:`PATHS`). Rules do not carry generic advice themselves: the engine
+The texts here are product-neutral: they name no product, no product's command or
+variable and no product's document, because they reach every product's findings (a
+Flux operator must never be sent to LyftData's guide). The facts come from LyftData's
+*Worker Recovery and Serviceability* guide ("Common recovery paths", "Upgrade or
+replace a worker", "Remove a worker safely", "Recovery acceptance"); the wording is
+ours, one :class:`Recovery` per path id (:data:`PATHS`), each citing only
+:data:`NEUTRAL`. Rules do not carry generic advice themselves: the engine
 attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
 code names a path in the finding-code catalog (:mod:`bundler.analyze.codes`), so
 the same failure always reads the same way whichever rule (generic or product)
 found it. A product replaces a path with its
-own text (``Profile.recovery_paths``, from ``products/<name>/recovery.py``), so a
-finding never cites another product's pages, and may still set
+own text (``Profile.recovery_paths``, from ``products/<name>/recovery.py``: its commands,
+its variables, its document's title and sections), so a finding never cites another
+product's pages, and may still set
 ``Finding.recovery`` explicitly when it knows better.
 """
 
@@ -21,11 +25,34 @@ from schemas import Layer, Recovery
 
 from .codes import GENERIC
 
-GUIDE = "LyftData's Worker Recovery and Serviceability guide"
+NEUTRAL = "bundler's product-neutral recovery path"
+"""What a generic text cites: its own topic, never a product's document (a product that
+ has one cites it in its ``recovery_paths``)."""
 
 CAPTURE_FIRST = (
     "Capture evidence before restarting anything: a restart can hide the original failure "
     "and does not repair a missing binding, credential scope, database ACL or destination."
+)
+
+SERVER_TLS_SUMMARY = (
+    "Doctor's own connection to the control plane did not trust the server's TLS "
+    "certificate: make the machine that ran doctor trust it, then check the worker hosts."
+)
+SERVER_TLS_COLLECTOR_STEPS = [
+    "On the machine that ran `bundler doctor`: if a private CA signed the server's "
+    "certificate, give doctor that CA with `--ca-cert FILE` (or add it to that machine's CA "
+    "bundle), then collect again.",
+    "Check on that machine that the certificate names the host in the URL doctor was given "
+    "and has not expired (the finding's error says which check failed).",
+]
+"""Where the failed connection was made: doctor's machine, whatever the product."""
+SERVER_TLS_WORKER_STEPS = [
+    "On each worker host, check that it trusts the same CA and that the certificate names "
+    "the host the worker dials: a certificate doctor refused may be refused by the workers too.",
+]
+INSECURE_CAUTION = (
+    "Use `--insecure` (or any TLS-verification switch) only to evaluate briefly against a "
+    "self-signed certificate, never as the fix."
 )
 
 PATHS: dict[str, Recovery] = {
@@ -44,7 +71,15 @@ PATHS: dict[str, Recovery] = {
             "certificate, never as the fix.",
             CAPTURE_FIRST,
         ],
-        reference=f"{GUIDE}: Connectivity or TLS",
+        reference=f"{NEUTRAL}: connectivity or TLS",
+    ),
+    # TLS_NOT_TRUSTED is the collector's own connection: the first place to look is the
+    # machine that ran doctor, then the worker hosts, which dial the same certificate.
+    "server-tls": Recovery(
+        summary=SERVER_TLS_SUMMARY,
+        steps=[*SERVER_TLS_COLLECTOR_STEPS, *SERVER_TLS_WORKER_STEPS],
+        cautions=[INSECURE_CAUTION],
+        reference=f"{NEUTRAL}: connectivity or TLS (the collector's own connection)",
     ),
     "server-health": Recovery(
         summary="Bring the control plane back to healthy and ready before judging any worker.",
@@ -55,7 +90,7 @@ PATHS: dict[str, Recovery] = {
             "Collect a new bundle: every layer above the server was not evaluated.",
         ],
         cautions=[CAPTURE_FIRST],
-        reference=f"{GUIDE}: the ladder's first rung",
+        reference=f"{NEUTRAL}: server health, the ladder's first rung",
     ),
     "api-access": Recovery(
         summary="Give the collector an API token the control plane accepts.",
@@ -78,7 +113,7 @@ PATHS: dict[str, Recovery] = {
             "Once the cause is fixed, confirm a fresh heartbeat and system information.",
         ],
         cautions=[CAPTURE_FIRST],
-        reference=f"{GUIDE}: Worker heartbeat",
+        reference=f"{NEUTRAL}: worker heartbeat",
     ),
     "license": Recovery(
         summary="An external worker needs a licensed deployment: restore a valid license; the "
@@ -88,7 +123,7 @@ PATHS: dict[str, Recovery] = {
             "Wait for the next lease-refresh cycle.",
         ],
         cautions=["A normal license recovery does not need a worker restart."],
-        reference=f"{GUIDE}: License or runtime authorization",
+        reference=f"{NEUTRAL}: license or runtime authorization",
     ),
     "lease": Recovery(
         summary="Get the worker a valid, verifiable auth lease again.",
@@ -100,8 +135,7 @@ PATHS: dict[str, Recovery] = {
             "the product's trust-health and trust-reset operations (the trust-root path).",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{GUIDE}: Connectivity or TLS (reachability, clock synchronization); "
-        "License or runtime authorization",
+        reference=f"{NEUTRAL}: runtime authorization (reachability, clock synchronization)",
     ),
     "registration": Recovery(
         summary="Make the worker's bootstrap credential acceptable to the server.",
@@ -112,7 +146,7 @@ PATHS: dict[str, Recovery] = {
             "Once registered, remove one-time enrollment keys from the worker's configuration.",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{GUIDE}: Worker Authentication",
+        reference=f"{NEUTRAL}: worker authentication",
     ),
     "placement": Recovery(
         summary="Make the job's placement and the worker agree.",
@@ -123,7 +157,7 @@ PATHS: dict[str, Recovery] = {
             "Reapply or reconcile the job's placement and confirm it lands on the intended worker.",
         ],
         cautions=["Do not run two active copies of a job that cannot tolerate duplicates."],
-        reference=f"{GUIDE}: Placement; Upgrade or replace a worker, step 7",
+        reference=f"{NEUTRAL}: placement",
     ),
     "deployment": Recovery(
         summary="Get the exact rendered job to a runnable state on the worker.",
@@ -134,7 +168,7 @@ PATHS: dict[str, Recovery] = {
             "Reconcile drift, then confirm the deployment identity matches the intended one.",
         ],
         cautions=["Hand-edited generated jobs read as drift and may be overwritten."],
-        reference=f"{GUIDE}: Deployment; Missing runtime prerequisites",
+        reference=f"{NEUTRAL}: deployment; missing runtime prerequisites",
     ),
     "prerequisites": Recovery(
         summary="Repair the blocker the runtime-requirements report names.",
@@ -143,20 +177,20 @@ PATHS: dict[str, Recovery] = {
             "Repair the blocker it names, with the one repair that fits: bind the required "
             "credential to the job; add the worker to the credential's allowed workers; update "
             "the worker's database settings or the job's exact ACL; stage and deploy the "
-            "required job; or repair the source or Provider Pack setup journey.",
+            "required job; or repair the source's setup on the worker.",
             "Rerun readiness and read the report again.",
         ],
         cautions=[
             "A successful settings write is not proof: wait until the report and the target "
             "job both converge."
         ],
-        reference=f"{GUIDE}: Missing runtime prerequisites",
+        reference=f"{NEUTRAL}: missing runtime prerequisites",
     ),
     "trust-root": Recovery(
         summary="Repair the worker's trust root with the product's own trust operations.",
         steps=["Run the product's trust-health check.", "Then run its trust-reset operation."],
         cautions=["Do not edit auth-cache or settings databases by hand."],
-        reference=f"{GUIDE}: License or runtime authorization",
+        reference=f"{NEUTRAL}: worker trust root",
     ),
     "capacity": Recovery(
         summary="Give the job a worker with room for it.",
@@ -168,7 +202,7 @@ PATHS: dict[str, Recovery] = {
             "worker that offers it.",
         ],
         cautions=[],
-        reference=f"{GUIDE}: Capacity",
+        reference=f"{NEUTRAL}: capacity",
     ),
     "outcome": Recovery(
         summary="Prove the job works end to end with a bounded canary and its receipt.",
@@ -179,7 +213,7 @@ PATHS: dict[str, Recovery] = {
             "before restoring normal schedules.",
         ],
         cautions=[],
-        reference=f"{GUIDE}: Outcome; Recovery acceptance",
+        reference=f"{NEUTRAL}: outcome; recovery acceptance",
     ),
     # Product-neutral: the commands are the product's own (``Profile.recovery_paths``), so a
     # finding of one product never tells its operator to run another product's worker binary.
@@ -200,7 +234,7 @@ PATHS: dict[str, Recovery] = {
             "A full reset of the worker's state is the last resort: record the worker identity, "
             "state path, deployed jobs and plan first; it can require a fresh enrollment.",
         ],
-        reference=f"{GUIDE}: Corrupt local state",
+        reference=f"{NEUTRAL}: corrupt local state",
     ),
     "replace": Recovery(
         summary="Upgrade or replace the worker without two owners of one identity.",
@@ -222,7 +256,7 @@ PATHS: dict[str, Recovery] = {
             "The network, credential, upgrade and recovery design of an external worker belongs "
             "to the deployment operator.",
         ],
-        reference=f"{GUIDE}: Upgrade or replace a worker",
+        reference=f"{NEUTRAL}: upgrade or replace a worker",
     ),
     "recollect": Recovery(
         summary="Collect the missing evidence again before concluding anything from it.",
@@ -264,7 +298,7 @@ PATHS: dict[str, Recovery] = {
         cautions=[
             "Removal does not replay lost work, nor prove that a replacement has assumed it."
         ],
-        reference=f"{GUIDE}: Remove a worker safely",
+        reference=f"{NEUTRAL}: remove a worker safely",
     ),
 }
 
@@ -294,6 +328,7 @@ CODE_PATHS: dict[str, str] = {
 
 _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
     "connectivity": [_CHECKS[0]],
+    "server-tls": [_CHECKS[0]],
     "server-health": [_CHECKS[0]],
     "api-access": [],
     "heartbeat": [_CHECKS[0]],

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from bundler.analyze.api import Rule, RuleContext, RuleResult, Target, Timeline, TimelineEvent
-from schemas import LayerStatus
+from schemas import LayerStatus, Recovery
 from schemas.evidence import Job
 from tests.support.evidence import Fleet, healthy_fleet
 
@@ -21,8 +23,10 @@ def judge(
     worker: str | None = "w1",
     job: Job | str | None = None,
     events: list[TimelineEvent] | None = None,
+    recovery_paths: Mapping[str, Recovery] | None = None,
 ) -> RuleResult | None:
-    """Ask one rule about one target of ``fleet``; ``job`` may be a job name in the fleet."""
+    """Ask one rule about one target of ``fleet``; ``job`` may be a job name in the fleet;
+    ``recovery_paths`` are a profile's own texts for generic paths."""
     if isinstance(job, str):
         job = fleet.job(job)
     ctx = RuleContext(
@@ -30,6 +34,7 @@ def judge(
         target=Target(worker=worker, job=job, reason="test"),
         timeline=Timeline(list(events or [])),
         profile="test",
+        recovery_paths=recovery_paths or {},
     )
     return rule(ctx)
 

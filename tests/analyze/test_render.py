@@ -70,7 +70,7 @@ def test_text_report_reads_top_down(fleet: Fleet) -> None:
         text.index("Evidence"),
         text.index("evidence/jobs.json#/jobs/1/requirements"),
         text.index("Next steps"),
-        text.index("Acceptance (Worker Recovery and Serviceability guide)"),
+        text.index("Recovery acceptance"),
         text.index("2. w2 · no job — DEGRADED"),
     ]
     assert order == sorted(order)

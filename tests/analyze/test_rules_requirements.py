@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bundler.analyze.rules import requirements as rules
-from schemas import LayerStatus
+from bundler.products.flux import PROFILE as FLUX
+from bundler.products.lyftdata import PROFILE as LYFTDATA
+from schemas import LayerStatus, Recovery
 from schemas.evidence import Blocker, Requirement, RequirementsEvidence, RequirementsReport
 from tests.support.evidence import Fleet
 
@@ -40,7 +42,7 @@ def test_no_blockers_pass(fleet: Fleet) -> None:
         (
             "SOURCE_PATH_MISSING",
             "source_prerequisite",
-            "Repair the source or Provider Pack setup on the worker.",
+            "Repair the source's setup on the worker.",
         ),
         ("NOT_STAGED", "binding", "Stage and deploy the required job."),
     ],
@@ -80,6 +82,43 @@ def test_trust_root_blocker_points_at_trust_operations(fleet: Fleet) -> None:
     assert rec is not None
     assert any("trust-reset" in s for s in rec.steps)
     assert any("auth-cache" in c for c in rec.cautions)
+
+
+def _recovery_text(rec: Recovery | None) -> str:
+    assert rec is not None
+    return " ".join([rec.summary, rec.reference or "", *rec.steps, *rec.cautions])
+
+
+@pytest.mark.parametrize("blocker", ["WORKER_AUTH_TRUST_ROOT_INVALID", "SOURCE_PATH_MISSING"])
+def test_blocker_paths_are_the_products_own_words(fleet: Fleet, blocker: str) -> None:
+    """The trust-root and prerequisites paths were read from the generic table, so a
+    product could not word them and a Flux blocker cited LyftData's guide. Now each
+    product's profile words them: Flux's names no LyftData, LyftData's cites its guide."""
+    _report(fleet).blockers.append(Blocker(code=blocker))
+    flux = judge(
+        rules.runtime_requirements, fleet, job="ingest", recovery_paths=FLUX.recovery_paths
+    )
+    lyft = judge(
+        rules.runtime_requirements, fleet, job="ingest", recovery_paths=LYFTDATA.recovery_paths
+    )
+    assert flux is not None
+    assert lyft is not None
+    flux_text = _recovery_text(flux.findings[0].recovery)
+    assert "lyftdata" not in flux_text.lower()
+    assert "Worker Recovery and Serviceability" not in flux_text
+    assert "LyftData's Worker Recovery and Serviceability guide" in _recovery_text(
+        lyft.findings[0].recovery
+    )
+    own = Recovery(summary="ours", steps=["inspect", "rerun"], reference="our page")
+    mine = judge(
+        rules.runtime_requirements,
+        fleet,
+        job="ingest",
+        recovery_paths={"trust-root": own, "prerequisites": own},
+    )
+    assert mine is not None
+    assert mine.findings[0].recovery is not None
+    assert mine.findings[0].recovery.reference == "our page"
 
 
 def test_unsatisfied_requirement_without_blocker_fails(fleet: Fleet) -> None:

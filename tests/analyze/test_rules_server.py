@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+from bundler.analyze.recovery import recovery_for
 from bundler.analyze.rules import server as rules
+from bundler.products.flux import PROFILE as FLUX
+from bundler.products.lyftdata import PROFILE as LYFTDATA
 from schemas import LayerStatus
 from schemas.evidence import APIAuth, HTTPProbe, LicenseInfo, TLSInfo
 from tests.support.evidence import Fleet
@@ -39,6 +44,23 @@ def test_untrusted_tls_fails_before_reachability(fleet: Fleet) -> None:
     assert codes(result) == ["TLS_NOT_TRUSTED"]
     assert result is not None
     assert "hostname_mismatch" in result.findings[0].message
+    assert result.findings[0].message.startswith("Doctor's connection to the server did not trust")
+
+
+@pytest.mark.parametrize("paths", [{}, FLUX.recovery_paths, LYFTDATA.recovery_paths])
+def test_untrusted_tls_is_checked_first_where_doctor_ran(paths: object) -> None:
+    """It is doctor's own connection that refused the certificate, yet the path said to
+    check "from the worker host" only: now the machine that ran doctor (its CA bundle,
+    ``--ca-cert``, the option ``bundler doctor --help`` lists) first, then the workers."""
+    rec = recovery_for("TLS_NOT_TRUSTED", paths)  # type: ignore[arg-type]
+    assert rec is not None
+    assert "Doctor's own connection" in rec.summary
+    assert rec.steps[0].startswith("On the machine that ran `bundler doctor`")
+    assert "`--ca-cert FILE`" in rec.steps[0]
+    assert "CA bundle" in rec.steps[0]
+    worker = [i for i, step in enumerate(rec.steps) if "worker host" in step]
+    assert worker
+    assert min(worker) > 0
 
 
 def test_insecure_override_only_warns(fleet: Fleet) -> None:

@@ -291,9 +291,7 @@ def _acceptance_line(target: TargetReport) -> RenderableType:
 
 
 def _acceptance(target: TargetReport) -> RenderableType:
-    lines: list[RenderableType] = [
-        Text("Acceptance (Worker Recovery and Serviceability guide)", style="bold")
-    ]
+    lines: list[RenderableType] = [Text("Recovery acceptance", style="bold")]
     for check in target.acceptance:
         line = Text("  ")
         label = check_label(check, target)

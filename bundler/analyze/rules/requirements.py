@@ -1,8 +1,11 @@
 """Rung 5, runtime requirements: credentials, bindings, worker settings, ACLs, sources.
 
 Every blocker in the (job, worker) report becomes its own finding, coded by the
-blocker's own code and carrying the one repair the *Worker Recovery and Serviceability*
-guide names for it, so a report with three blockers reads as a three-item to-do list.
+blocker's own code and carrying the one repair named for it (the facts are those of
+LyftData's *Worker Recovery and Serviceability* guide, the words product-neutral), so a
+report with three blockers reads as a three-item to-do list. The path around that repair
+(inspect the report, rerun readiness) and the trust-root path are the product's own when
+its profile words them (``RuleContext.recovery_paths``), else the generic ones.
 Requirements the product could not probe (e.g. a database ACL behind an unreleased
 credential) are *unknown*, not failed.
 """
@@ -25,7 +28,7 @@ _BIND = "Bind the required credential to the job."
 _ALLOW = "Add the worker to the credential's allowed workers."
 _DB = "Update the worker's database settings or the job's exact ACL."
 _STAGE = "Stage and deploy the required job."
-_SOURCE = "Repair the source or Provider Pack setup on the worker."
+_SOURCE = "Repair the source's setup on the worker."
 
 REPAIRS: dict[str, str] = {
     "CREDENTIAL_NOT_BOUND": _BIND,
@@ -180,12 +183,12 @@ def _blocker_finding(
             "fail",
             message,
             evidence=where,
-            recovery=PATHS["trust-root"].model_copy(deep=True),
+            recovery=_path(ctx, "trust-root"),
             **common,
         )
     kind = next((r.kind for r in report.requirements if r.id == blocker.requirement), "")
     repair = REPAIRS.get(code) or BY_KIND.get(kind)
-    base = PATHS["prerequisites"]
+    base = _path(ctx, "prerequisites")
     recovery = Recovery(
         summary=repair or base.summary,
         steps=[*([repair] if repair else base.steps[:-1]), base.steps[-1]],
@@ -193,6 +196,11 @@ def _blocker_finding(
         reference=base.reference,
     )
     return make_finding(code, "fail", message, evidence=where, recovery=recovery, **common)
+
+
+def _path(ctx: RuleContext, path: str) -> Recovery:
+    """The product's own text for a generic path, else the generic one (a copy)."""
+    return (ctx.recovery_paths.get(path) or PATHS[path]).model_copy(deep=True)
 
 
 RULES = (runtime_requirements,)

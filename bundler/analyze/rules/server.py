@@ -33,7 +33,7 @@ def server_reachable(ctx: RuleContext) -> RuleResult | None:
         why = tls.error or "verification failed"
         return RuleResult.fail(
             codes.TLS_NOT_TRUSTED,
-            f"The server's TLS certificate is not trusted ({why}"
+            f"Doctor's connection to the server did not trust its TLS certificate ({why}"
             + (f": {tls.error_message}" if tls.error_message else "")
             + ").",
             evidence=citations(

@@ -44,11 +44,14 @@ class LyftDataProfile:
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
-        """LyftData's own wording of generic recovery paths (the guide's repair steps)."""
-        from .recovery import RECOVERY_PATHS, RESET_STATE_REPAIR
+        """LyftData's wording of every generic recovery path, each citing its guide.
 
-        # the generic local-state path names no product's commands: LyftData's names its own
-        return {**RECOVERY_PATHS, "local-state": RESET_STATE_REPAIR}
+        The generic texts name no product (its commands, variables or guide), so every path
+        a LyftData finding reaches is supplied here, in the guide's words where it has them.
+        """
+        from .guide_paths import guide_paths
+
+        return guide_paths()
 
     @property
     def collection_hints(self) -> Mapping[str, str]:
