@@ -7,8 +7,10 @@ client library refuses to send.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import signal
 import socket
 import struct
 import threading
@@ -21,6 +23,7 @@ import httpx
 import pytest
 
 from bundler.archive.names import printable_name
+from bundler.cli.serve import Terminated, terminated
 from bundler.printable import printable
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
@@ -281,3 +284,31 @@ def test_a_body_the_server_does_not_read_closes_the_connection_after_the_405() -
     log = served.log.getvalue()
     assert "bad-request" not in log
     assert served.server.counts == {"method": 5, "captured": 1}
+
+
+def test_a_stop_signal_while_a_request_is_taken_in_still_stops_the_server() -> None:
+    """SIGTERM's handler raises in the main thread wherever it is. socketserver catches
+    ``Exception`` around taking a request in, so a stop that arrived in that moment was
+    swallowed and ``bundler serve`` ran on (seen under load: alive 30 s after SIGTERM)."""
+    server = start_server(Replay(ROUTES, BODIES, MUTATING_ROUTES), "127.0.0.1", 0, io.StringIO())
+
+    def signal_arrives(request: object, client_address: object) -> None:
+        terminated(signal.SIGTERM, None)  # the handler, run where the signal lands
+
+    server.process_request = signal_arrives  # type: ignore[assignment,method-assign]
+    watchdog = threading.Timer(10, server.shutdown)  # a swallowed stop would serve forever
+    watchdog.start()
+    client = threading.Thread(target=_ask_once, args=(server.url,))
+    client.start()
+    try:
+        with pytest.raises(Terminated):
+            server.serve_forever(poll_interval=0.05)
+    finally:
+        watchdog.cancel()
+        server.server_close()
+        client.join(timeout=10)
+
+
+def _ask_once(url: str) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.get(f"{url}/workers", timeout=5)
