@@ -349,6 +349,16 @@ _ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
 }
 
 
+def reworded(path: str, reference: str, steps: Mapping[int, str] | None = None) -> Recovery:
+    """The generic ``path`` in a product's words: its document as ``reference``, and the
+    steps at the given positions in the product's own terms (a command, a variable).
+
+    One text, so a step the generic path gains or loses reaches every product's version."""
+    generic = PATHS[path]
+    worded = [(steps or {}).get(index, step) for index, step in enumerate(generic.steps)]
+    return generic.model_copy(deep=True, update={"steps": worded, "reference": reference})
+
+
 def recovery_for(code: str, product: Mapping[str, Recovery] | None = None) -> Recovery | None:
     """The recovery path for a finding code (the product's own text first), or None."""
     path = CODE_PATHS.get(code)

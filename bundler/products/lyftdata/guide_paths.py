@@ -10,7 +10,12 @@ the path is LyftData's own text (:mod:`.recovery`).
 
 from __future__ import annotations
 
-from bundler.analyze.recovery import PATHS, SERVER_TLS_COLLECTOR_STEPS, SERVER_TLS_SUMMARY
+from bundler.analyze.recovery import (
+    PATHS,
+    SERVER_TLS_COLLECTOR_STEPS,
+    SERVER_TLS_SUMMARY,
+    reworded,
+)
 from schemas import Recovery
 
 from .recovery import CONNECTIVITY, GUIDE, RECOVERY_PATHS, RESET_STATE_REPAIR
@@ -37,21 +42,15 @@ SECTIONS: dict[str, str] = {
 """Generic path id -> the guide's section it follows. The paths about bundler itself
 (``api-access``, ``recollect``, ``reader-limit``) cite bundler and are left as they are."""
 
-PREREQUISITES = Recovery(
-    summary="Repair the blocker the runtime-requirements report names.",
-    steps=[
-        "Inspect the exact runtime-requirements report for the worker and job.",
-        "Repair the blocker it names, with the one repair that fits: bind the required "
+PREREQUISITES = reworded(
+    "prerequisites",
+    f"{GUIDE}: Missing runtime prerequisites",
+    {
+        1: "Repair the blocker it names, with the one repair that fits: bind the required "
         "credential to the job; add the worker to the credential's allowed workers; update "
         "the worker's database settings or the job's exact ACL; stage and deploy the "
         "required job; or repair the source or Provider Pack setup journey.",
-        "Rerun readiness and read the report again.",
-    ],
-    cautions=[
-        "A successful settings write is not proof: wait until the report and the target "
-        "job both converge."
-    ],
-    reference=f"{GUIDE}: Missing runtime prerequisites",
+    },
 )
 """The guide's five repairs, one of which fits the named blocker; the Provider Pack is
 LyftData's word, so the generic text says "the source's setup" instead."""

@@ -5,6 +5,7 @@ The facts come from LyftData's *Worker Recovery and Serviceability* guide.
 
 from __future__ import annotations
 
+from bundler.analyze.recovery import reworded
 from schemas import Recovery
 
 GUIDE = "LyftData's Worker Recovery and Serviceability guide"
@@ -138,21 +139,14 @@ CONNECTIVITY = Recovery(
     reference=f"{GUIDE}: Connectivity or TLS",
 )
 
-REMOVE = Recovery(
-    summary="Remove a worker record only once nothing depends on it.",
-    steps=[
-        "Stop new work at the source or scheduler.",
-        "Identify in-flight and checkpointed work.",
-        "Remove or relocate its job deployments.",
-        "Preserve the logs, traces, runtime artifacts and receipts you need.",
-        "Confirm the worker service is stopped.",
-        "Confirm the intended replacement is serviceable.",
-        "Then remove the worker through the UI or the CLI: `lyftdata workers remove <worker-id>`.",
-    ],
-    cautions=[
-        "Removal does not replay lost work, nor prove that a replacement has assumed it.",
-    ],
-    reference=f"{GUIDE}: Remove a worker safely",
+REMOVE = reworded(
+    "remove",
+    f"{GUIDE}: Remove a worker safely",
+    {
+        4: "Confirm the worker service is stopped.",
+        6: "Then remove the worker through the UI or the CLI: `lyftdata workers remove "
+        "<worker-id>`.",
+    },
 )
 
 RECOVERIES = {
