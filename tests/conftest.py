@@ -18,3 +18,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     them. The sort is stable, so tests keep their order within each group.
     """
     items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in LONG_RUNNING))
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """A ``bytes`` parameter is named by its length, never its content.
+
+    pytest names a bytes value by its escaped content, and some are made at collection
+    time with the clock in them (``gzip.compress`` writes the current second into its
+    header). pytest-xdist requires every process to collect the same names: a run whose
+    two processes collected on either side of a second failed before running a test.
+    """
+    if isinstance(val, bytes | bytearray):
+        return f"{argname}-{len(val)}B"
+    return None
