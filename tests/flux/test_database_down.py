@@ -20,7 +20,7 @@ import pytest
 from samples.flux_fleet.postgres import Postgres, PostgresUnavailable, driver_path
 from samples.flux_lab import LabConfig, faults
 from schemas import AnalysisReport, Layer, LayerResult, LayerStatus
-from tests.support.flux import LabFactory, collect_bundle, run_bundler
+from tests.support.flux import LabFactory, analyze_json, collect_bundle
 from tests.support.requirements import need, need_executable
 
 pytestmark = pytest.mark.flux
@@ -69,10 +69,7 @@ def test_a_database_down_under_the_server_is_blamed_at_the_server_rung(
     faults.database_down(lab, postgres)
     folder = collect_bundle(lab, tmp_path)
 
-    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
-                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
-    assert analyzed.returncode == 1, analyzed.stderr
-    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    report = analyze_json(tmp_path / "flux.zip", expect_rc=1)
     assert report.verdict.value == "blocked"
     assert report.first_failed_layer is Layer.SERVER
     rungs = _server_rung(report)
@@ -121,9 +118,7 @@ def test_on_postgresql_an_undated_heartbeat_says_why_and_what_to_collect(
     lab = flux_lab_factory(LabConfig(server_env=_server_env(postgres)))
     assert lab.api.run_to_end("hello_world", "after")["state"] == "COMPLETED"
     collect_bundle(lab, tmp_path)
-    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
-                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
-    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    report = analyze_json(tmp_path / "flux.zip")
     assert report.verdict.value != "healthy"
     heartbeats = _heartbeat_rungs(report)
     assert heartbeats
@@ -151,9 +146,7 @@ def test_on_postgresql_at_debug_the_servers_pong_lines_date_each_heartbeat(
     for worker in ("w1", "w2"):  # the first pong comes a heartbeat_interval after connecting
         lab.wait_for_log("server", f"Pong received from worker {worker}", timeout_s=20)
     collect_bundle(lab, tmp_path)
-    analyzed = run_bundler("analyze", str(tmp_path / "flux.zip"), "--format", "json",
-                           "--password-env", "FLUX_TEST_BUNDLE_PASSWORD")  # fmt: skip
-    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    report = analyze_json(tmp_path / "flux.zip")
     heartbeats = _heartbeat_rungs(report)
     assert heartbeats
     for layer in heartbeats:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from samples.flux_lab import faults
-from schemas import AnalysisReport, Layer, LayerStatus
-from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from schemas import Layer, LayerStatus
+from tests.support.flux import LabFactory, analyze_json, doctor_lab
 
 pytestmark = pytest.mark.flux
 
@@ -28,11 +28,7 @@ def test_a_workflow_that_always_fails_fails_the_outcome_rung_only(
     failed = faults.failing_runs(lab, runs=2, worker="w1")
     bundle = tmp_path / "flux.zip"
     doctor_lab(lab, bundle)
-    analyzed = run_bundler(
-        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
-    )
-    assert analyzed.returncode == 1, analyzed.stderr
-    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    report = analyze_json(bundle, expect_rc=1)
     assert report.verdict.value == "blocked"
     assert report.first_failed_layer is Layer.OUTCOME
     (target,) = [t for t in report.targets if t.job == "default/always_fails"]
@@ -65,10 +61,7 @@ def test_of_several_failed_runs_the_latest_is_the_target(
     runs += on_w2
     bundle = tmp_path / "flux.zip"
     doctor_lab(lab, bundle)
-    analyzed = run_bundler(
-        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
-    )
-    report = AnalysisReport.model_validate_json(analyzed.stdout)
+    report = analyze_json(bundle)
     targets = [t for t in report.targets if t.job == "default/always_fails"]
     assert [(t.worker, t.job_id) for t in targets] == [("w2", runs[-1])]
     assert f"latest of {len(runs)} failed runs" in (targets[0].reason or "")

@@ -23,24 +23,11 @@ import pytest
 from samples.flux_lab import LabConfig, host_faults
 from samples.flux_lab.config import DEFAULT_WORKERS
 from samples.flux_lab.disk import DiskUnavailable
-from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport
-from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from schemas import Finding, Layer, LayerStatus
+from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
 from tests.support.requirements import need
 
 pytestmark = pytest.mark.flux
-
-
-def _analyze(bundle: Path, expect_rc: int) -> AnalysisReport:
-    analyzed = run_bundler(
-        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
-    )
-    assert analyzed.returncode == expect_rc, analyzed.stdout[-3000:] + analyzed.stderr
-    return AnalysisReport.model_validate_json(analyzed.stdout)
-
-
-def _findings(target: TargetReport, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
-    (rung,) = [r for r in target.layers if r.name is layer]
-    return rung.status, rung.findings
 
 
 def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
@@ -55,12 +42,12 @@ def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
     (failed,) = host_faults.disk_full(lab, "w2").executions
     assert lab.api.worker_statuses()["w2"] == "online"  # Flux does not notice
     doctor_lab(lab, tmp_path / "disk.zip")
-    report = _analyze(tmp_path / "disk.zip", expect_rc=1)
+    report = analyze_json(tmp_path / "disk.zip", expect_rc=1)
 
     (target,) = [t for t in report.targets if t.worker == "w2" and t.job is not None]
     assert target.first_failed_layer is Layer.OUTCOME
-    assert _findings(target, Layer.HEARTBEAT)[0] is LayerStatus.PASS
-    status, found = _findings(target, Layer.OUTCOME)
+    assert rung(target, Layer.HEARTBEAT)[0] is LayerStatus.PASS
+    status, found = rung(target, Layer.OUTCOME)
     assert status is LayerStatus.FAIL
     # One cause, one finding: not also "the run failed, read its error".
     assert [f.code for f in found] == ["FLUX_WORKER_DISK_FULL"]
@@ -104,11 +91,11 @@ def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
     host_faults.runs_on(lab, "w1", "w2", "w3")
     doctor_lab(lab, tmp_path / "clock.zip")
     # w2's finished run is stamped after collection: its outcome stays unknown.
-    report = _analyze(tmp_path / "clock.zip", expect_rc=3)
+    report = analyze_json(tmp_path / "clock.zip", expect_rc=3)
 
     def skew(worker: str) -> Finding:
         (target,) = [t for t in report.targets if t.worker == worker and t.job is None]
-        status, found = _findings(target, Layer.HEARTBEAT)
+        status, found = rung(target, Layer.HEARTBEAT)
         assert status is LayerStatus.WARN
         (finding,) = [f for f in found if f.code == "FLUX_WORKER_CLOCK_SKEW"]
         assert finding.recovery is not None

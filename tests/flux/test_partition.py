@@ -19,18 +19,10 @@ import pytest
 from samples.flux_lab import LabConfig, faults
 from samples.flux_lab.network import NetworkUnavailable
 from schemas import AnalysisReport, Finding, Layer
-from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from tests.support.flux import LabFactory, analyze_json, doctor_lab
 from tests.support.requirements import need
 
 pytestmark = pytest.mark.flux
-
-
-def _analyze(bundle: Path) -> AnalysisReport:
-    analyzed = run_bundler(
-        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
-    )
-    assert analyzed.returncode == 1, analyzed.stderr
-    return AnalysisReport.model_validate_json(analyzed.stdout)
 
 
 def _heartbeat(report: AnalysisReport, worker: str) -> list[Finding]:
@@ -63,12 +55,12 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
     doctor_lab(lab, tmp_path / "evicted.zip")
     assert lab.workers["w2"].alive()
 
-    (stale,) = _heartbeat(_analyze(tmp_path / "stale.zip"), "w2")
+    (stale,) = _heartbeat(analyze_json(tmp_path / "stale.zip", expect_rc=1), "w2")
     assert stale.code == "FLUX_HEARTBEAT_STALE"
     assert "marked it STALE" in stale.message
     _says_cut_off(stale)
 
-    (evicted,) = _heartbeat(_analyze(tmp_path / "evicted.zip"), "w2")
+    (evicted,) = _heartbeat(analyze_json(tmp_path / "evicted.zip", expect_rc=1), "w2")
     assert evicted.code == "FLUX_WORKER_EVICTED"
     assert evicted.details["unclaimed"] == held.executions
     _says_cut_off(evicted)

@@ -25,8 +25,8 @@ import pytest
 
 from samples.flux_lab import LabConfig, faults
 from samples.flux_lab.config import DEFAULT_WORKERS
-from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport
-from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler
+from schemas import AnalysisReport, Layer, LayerStatus, TargetReport
+from tests.support.flux import BUNDLE_PASSWORD_ENV, LabFactory, doctor_lab, run_bundler, rung
 
 pytestmark = pytest.mark.flux
 
@@ -34,11 +34,6 @@ pytestmark = pytest.mark.flux
 def _target(report: AnalysisReport, worker: str) -> TargetReport:
     (target,) = [t for t in report.targets if t.worker == worker and t.job is None]
     return target
-
-
-def _rung(target: TargetReport, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
-    (rung,) = [r for r in target.layers if r.name is layer]
-    return rung.status, rung.findings
 
 
 def test_a_wrong_server_url_and_a_wrong_token_are_each_named_with_their_own_repair(
@@ -63,7 +58,7 @@ def test_a_wrong_server_url_and_a_wrong_token_are_each_named_with_their_own_repa
 
     unreachable = _target(report, "w3")
     assert unreachable.first_failed_layer is Layer.HEARTBEAT
-    status, found = _rung(unreachable, Layer.HEARTBEAT)
+    status, found = rung(unreachable, Layer.HEARTBEAT)
     assert status is LayerStatus.FAIL
     assert [f.code for f in found] == ["FLUX_WORKER_CANNOT_REACH_SERVER"]
     (finding,) = found
@@ -80,7 +75,7 @@ def test_a_wrong_server_url_and_a_wrong_token_are_each_named_with_their_own_repa
 
     refused = _target(report, "w4")
     assert refused.first_failed_layer is Layer.AUTHORIZATION
-    status, found = _rung(refused, Layer.AUTHORIZATION)
+    status, found = rung(refused, Layer.AUTHORIZATION)
     assert status is LayerStatus.FAIL
     # One cause, one finding: the generic lease and registration texts are Flux's here.
     assert [f.code for f in found] == ["FLUX_BOOTSTRAP_TOKEN_INVALID"]

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from samples.flux_lab import FluxInstall, FluxLab, FluxUnavailable, LabConfig, find_flux
+from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport
 
 from .requirements import need
 
@@ -84,6 +85,23 @@ def doctor_lab(lab: FluxLab, bundle: Path) -> subprocess.CompletedProcess[str]:
         "doctor", "--profile", "flux", "--server", lab.url, "--inventory", str(inventory),
         "--local", "--bundle", str(bundle), "--password-env", BUNDLE_PASSWORD_ENV,
     )  # fmt: skip
+
+
+def analyze_json(bundle: Path, expect_rc: int | None = None) -> AnalysisReport:
+    """``bundler analyze --format json`` of ``bundle``, parsed; with ``expect_rc``, the exit
+    code it must end with (the verdict's)."""
+    analyzed = run_bundler(
+        "analyze", str(bundle), "--format", "json", "--password-env", BUNDLE_PASSWORD_ENV
+    )
+    if expect_rc is not None:
+        assert analyzed.returncode == expect_rc, analyzed.stdout[-3000:] + analyzed.stderr
+    return AnalysisReport.model_validate_json(analyzed.stdout)
+
+
+def rung(target: TargetReport, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
+    """The status and findings of ``target``'s one rung ``layer``."""
+    (found,) = [r for r in target.layers if r.name is layer]
+    return found.status, found.findings
 
 
 def extract(bundle: Path, folder: Path) -> Path:
