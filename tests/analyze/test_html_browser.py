@@ -25,6 +25,7 @@ from tests.support.chromium import Browser, ConnectionRecorder, Page, dump_dom, 
 from tests.support.hostile import PWNED, SCRIPT, write_hostile_bundle
 from tests.support.png import colour_variety
 from tests.support.requirements import need
+from tests.support.sample_bundles import private_identity
 
 ENTRIES = catalog.load_catalog() if catalog.CATALOG_PATH.exists() else []
 BROWSER_OWN_HOSTS = frozenset(
@@ -80,9 +81,7 @@ def _render_samples(out: Path, identity: Path) -> dict[str, Path]:
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rendered]:
     executable = _chromium()
     out = tmp_path_factory.mktemp("html")
-    identity = out / "sample-identity"
-    shutil.copyfile(catalog.IDENTITY_PATH, identity)
-    identity.chmod(0o600)
+    identity = private_identity(out)
     html = _render_samples(out, identity)
     hostile = write_hostile_bundle(out / "hostile")
     result = CliRunner().invoke(

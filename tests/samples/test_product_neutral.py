@@ -11,7 +11,6 @@ as each product's findings get it.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from bundler.products.flux import PROFILE as FLUX
 from bundler.products.lyftdata import PROFILE as LYFTDATA
 from samples import catalog
 from schemas import Recovery
+from tests.support.sample_bundles import private_identity
 
 LYFTDATA_NAMES = ("lyftdata", "worker recovery and serviceability")
 """Lower case: covers LyftData, lyftdata, LYFTDATA_URL and the guide's title."""
@@ -37,10 +37,7 @@ ENTRIES = sorted(catalog.load_catalog(), key=lambda e: e.file)
 @pytest.fixture(scope="module")
 def identity(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The committed sample identity, copied 0600 (a fresh clone checks it out 0644)."""
-    copy = tmp_path_factory.mktemp("keys") / "sample-identity"
-    shutil.copyfile(catalog.IDENTITY_PATH, copy)
-    copy.chmod(0o600)
-    return copy
+    return private_identity(tmp_path_factory.mktemp("keys"))
 
 
 def _foreign_names(product: str, text: str) -> list[str]:

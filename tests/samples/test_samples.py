@@ -10,7 +10,6 @@ without its catalog) fails here until ``python -m samples regenerate`` is run.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from samples import catalog
 from samples.catalog import SampleEntry, outcome_of
 from samples.flux_lab.scenarios import SCENARIOS
 from samples.lyftdata_sim.loader import scenario_names
+from tests.support.sample_bundles import private_identity
 
 ENTRIES = catalog.load_catalog() if catalog.CATALOG_PATH.exists() else []
 ANALYZE_EXIT = {"healthy": 0, "degraded": 0, "blocked": 1, "inconclusive": 3}
@@ -30,10 +30,7 @@ ANALYZE_EXIT = {"healthy": 0, "degraded": 0, "blocked": 1, "inconclusive": 3}
 @pytest.fixture(scope="module")
 def identity(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The committed sample identity, copied 0600 (a fresh clone checks it out 0644)."""
-    copy = tmp_path_factory.mktemp("keys") / "sample-identity"
-    shutil.copyfile(catalog.IDENTITY_PATH, copy)
-    copy.chmod(0o600)
-    return copy
+    return private_identity(tmp_path_factory.mktemp("keys"))
 
 
 def bundler(*args: str) -> Result:

@@ -8,6 +8,7 @@ evidence the project's own fixtures did not hand-make.
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -16,6 +17,15 @@ from bundler.cli.options import OpenSecrets
 from bundler.source import MemorySource
 from samples import catalog
 from schemas import MANIFEST_MEMBER, Manifest
+
+
+def private_identity(folder: Path) -> Path:
+    """The committed sample identity copied into ``folder`` as 0600: a fresh clone checks it
+    out 0644, and bundler refuses an identity other users can read, as ssh does."""
+    copy = folder / "sample-identity"
+    shutil.copyfile(catalog.IDENTITY_PATH, copy)
+    copy.chmod(0o600)
+    return copy
 
 
 def load_sample(name: str) -> tuple[MemorySource, Manifest]:
