@@ -20,7 +20,7 @@ from bundler.collect.transports.local import LocalHost
 from bundler.collect.transports.runner import CommandResult, HostRunner
 from bundler.collect.transports.sshhost import SshHost
 from samples.stopping import descendants
-from tests.collect.sshkit import connect
+from tests.collect.sshkit import connect, trusted_host
 from tests.support.sshd import SshLab
 
 pytestmark = pytest.mark.sshd
@@ -28,14 +28,8 @@ pytestmark = pytest.mark.sshd
 
 @pytest.fixture
 def host(ssh_lab: SshLab) -> Iterator[SshHost]:
-    instance = ssh_lab.start("ends")
-    ssh_lab.add_host("ends", instance)
-    ssh_lab.trust(instance)
-    connected = connect(ssh_lab, "ends").host
-    try:
+    with trusted_host(ssh_lab, "ends") as connected:
         yield connected
-    finally:
-        connected.close()
 
 
 class _Renamed:

@@ -21,7 +21,7 @@ from paramiko.common import MSG_CHANNEL_CLOSE, cMSG_CHANNEL_EOF
 from bundler.collect.budget import Budget
 from bundler.collect.tasks.clock import read_clock
 from bundler.collect.transports.sshhost import SshHost
-from tests.collect.sshkit import connect
+from tests.collect.sshkit import trusted_host
 from tests.support.sshd import SshLab
 
 pytestmark = pytest.mark.sshd
@@ -77,14 +77,8 @@ class _StarvedEof:
 
 @pytest.fixture
 def host(ssh_lab: SshLab) -> Iterator[SshHost]:
-    instance = ssh_lab.start("input")
-    ssh_lab.add_host("input", instance)
-    ssh_lab.trust(instance)
-    connected = connect(ssh_lab, "input").host
-    try:
+    with trusted_host(ssh_lab, "input") as connected:
         yield connected
-    finally:
-        connected.close()
 
 
 def _starve(host: SshHost) -> paramiko.Transport:
