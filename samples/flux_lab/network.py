@@ -110,13 +110,12 @@ class LabNetwork:
     def __init__(self, partitionable: tuple[str, ...]) -> None:
         if shutil.which("tc") is None:
             raise NetworkUnavailable("network namespaces need root, iproute2 and tc")
-        self.tag = f"{os.getpid() % 10000}{random.randrange(1000):03d}"
-        self.namespace = Namespace(f"fluxlab-{self.tag}")
-        self.name = self.namespace.name
+        tag = f"{os.getpid() % 10000}{random.randrange(1000):03d}"
+        self.namespace = Namespace(f"fluxlab-{tag}")
         self.links: dict[str, Link] = {}
         try:
             for index, worker in enumerate(("", *partitionable)):
-                outer, inner = f"flo{self.tag}{index}", f"fli{self.tag}{index}"
+                outer, inner = f"flo{tag}{index}", f"fli{tag}{index}"
                 self.links[worker] = self.namespace.add_link(outer, inner)
         except Exception:
             self.close()
