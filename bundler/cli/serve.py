@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import signal
 import sys
 from pathlib import Path
 
@@ -69,36 +68,18 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     with open_for_analysis(bundle, secrets) as opened:
         loaded = load_replay(opened, str(bundle))
     server = start_server(loaded.replay, host, port, sys.stderr)
-    previous = signal.signal(signal.SIGTERM, terminated)
+    # SIGTERM reaches here as KeyboardInterrupt (the CLI's terminate_as_interrupt), which
+    # socketserver does not swallow as a failed request, wherever in a request it lands.
     try:
         _banner(bundle, loaded, server.url)
         server.serve_forever(poll_interval=0.2)
-    except (KeyboardInterrupt, Terminated):
+    except KeyboardInterrupt:
         served = sum(server.counts.values())
         missed = server.counts.get("not-captured", 0)
         server.write_log(f"bundler serve: stopped after {served} request(s), {missed} not captured")
         click.get_current_context().exit(int(ExitCode.INTERRUPTED))
     finally:
-        signal.signal(signal.SIGTERM, previous)
         server.server_close()
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: stop like Ctrl-C (summary line, exit 130).
-
-    A ``BaseException``, as ``KeyboardInterrupt`` is: the handler raises wherever the main
-    thread is, and ``socketserver`` catches ``Exception`` around taking a request in
-    (``_handle_request_noblock``), so a SIGTERM that arrived there was swallowed as a
-    failed request and the server ran on.
-    """
-
-
-def terminated(signum: int, frame: object) -> None:
-    """SIGTERM (systemd, ``docker stop``, ``timeout``) is a request to stop, like Ctrl-C.
-
-    Without it the default action kills the server silently (exit 143, no summary).
-    """
-    raise Terminated
 
 
 def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import signal
 import socket
 import struct
@@ -23,7 +24,7 @@ import httpx
 import pytest
 
 from bundler.archive.names import printable_name
-from bundler.cli.serve import Terminated, terminated
+from bundler.interrupts import terminate_as_interrupt
 from bundler.printable import printable
 from bundler.products.flux.routes import MUTATING_ROUTES
 from bundler.serve import CapturedRoute, Replay, ReplayServer, start_server
@@ -288,12 +289,15 @@ def test_a_body_the_server_does_not_read_closes_the_connection_after_the_405() -
 
 def test_a_stop_signal_while_a_request_is_taken_in_still_stops_the_server() -> None:
     """SIGTERM's handler raises in the main thread wherever it is. socketserver catches
-    ``Exception`` around taking a request in, so a stop that arrived in that moment was
-    swallowed and ``bundler serve`` ran on (seen under load: alive 30 s after SIGTERM)."""
+    ``Exception`` around taking a request in, so serve's own handler, which raised one,
+    had a stop that arrived in that moment swallowed and ``bundler serve`` ran on (seen
+    under load: alive 30 s after SIGTERM). serve now relies on the CLI's
+    ``terminate_as_interrupt``, whose ``KeyboardInterrupt`` socketserver re-raises."""
     server = start_server(Replay(ROUTES, BODIES, MUTATING_ROUTES), "127.0.0.1", 0, io.StringIO())
 
     def signal_arrives(request: object, client_address: object) -> None:
-        terminated(signal.SIGTERM, None)  # the handler, run where the signal lands
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, in the main thread
+        time.sleep(1)  # ... by now, or the request "succeeded" and serving went on
 
     server.process_request = signal_arrives  # type: ignore[assignment,method-assign]
     watchdog = threading.Timer(10, server.shutdown)  # a swallowed stop would serve forever
@@ -301,7 +305,7 @@ def test_a_stop_signal_while_a_request_is_taken_in_still_stops_the_server() -> N
     client = threading.Thread(target=_ask_once, args=(server.url,))
     client.start()
     try:
-        with pytest.raises(Terminated):
+        with terminate_as_interrupt(), pytest.raises(KeyboardInterrupt):
             server.serve_forever(poll_interval=0.05)
     finally:
         watchdog.cancel()
