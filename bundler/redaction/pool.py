@@ -4,6 +4,7 @@ the workers ended at once when the run is interrupted."""
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -32,10 +33,18 @@ def stop_signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel what is queued and end the workers now (they ignore SIGINT); the caller's
-    clean-up then removes what they were writing."""
+def stop_workers(pool: ProcessPoolExecutor, *, settle: float = 10.0) -> None:
+    """Cancel what is queued, end the workers now (they ignore SIGINT), and wait for the
+    pool's manager thread to notice; the caller's clean-up then removes what they were writing.
+
+    ``shutdown(wait=False)`` forgets the manager thread, so no later ``shutdown`` joins it. Left
+    running, it closed its wake-up pipe while the interpreter's exit hook was writing to it:
+    "Exception ignored in: <module 'threading'> … Bad file descriptor" after "interrupted".
+    """
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
+    processes: dict[int, Any] = dict(getattr(pool, "_processes", None) or {})
     pool.shutdown(wait=False, cancel_futures=True)
-    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
+    for process in processes.values():
         process.terminate()
+    if manager is not None:
+        manager.join(settle)  # ended workers wake it at once; bounded all the same
