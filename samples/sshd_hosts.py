@@ -30,6 +30,7 @@ from types import TracebackType
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from .listening import listens_on
 from .stopping import die_with_parent, stop_child
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
@@ -67,14 +68,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _answers_ssh(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-            return sock.recv(4).startswith(b"SSH-")
-    except OSError:
-        return False
 
 
 @dataclass
@@ -180,7 +173,7 @@ class SshdHosts:
         while time.monotonic() < deadline:
             if host.process.poll() is not None:
                 return False
-            if _answers_ssh(host.port):
+            if listens_on(host.process.pid, host.port):  # not another sshd on it
                 return True
             time.sleep(0.05)
         return False
