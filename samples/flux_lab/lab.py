@@ -26,12 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from ..listening import listening_ports
 from .api import FluxApi
 from .config import LabConfig, WorkerSpec
 from .disk import SmallDisk
 from .inventory import write_inventory
 from .network import LabNetwork
-from .process import ManagedProcess, StartStop, listening_ports, wait_until
+from .process import ManagedProcess, StartStop, wait_until
 from .venv import FluxInstall, find_flux
 
 T = TypeVar("T")

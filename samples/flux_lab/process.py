@@ -133,32 +133,6 @@ class ManagedProcess:
         return "\n".join(text.splitlines()[-lines:])
 
 
-def listening_ports(pid: int) -> list[int]:
-    """TCP ports process ``pid`` listens on, read from /proc (Linux).
-
-    Lets the lab hand Flux port 0 (the kernel picks a free port) and read the
-    real port back, instead of guessing a free port and racing for it.
-    """
-    inodes = set()
-    fd_dir = Path(f"/proc/{pid}/fd")
-    with contextlib.suppress(OSError):
-        for fd in fd_dir.iterdir():
-            with contextlib.suppress(OSError):
-                target = os.readlink(fd)
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-    ports: list[int] = []
-    for table in ("tcp", "tcp6"):
-        with contextlib.suppress(OSError):
-            rows = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
-            for row in rows:
-                fields = row.split()
-                listening = fields[3] == "0A"
-                if listening and fields[9] in inodes:
-                    ports.append(int(fields[1].rsplit(":", 1)[1], 16))
-    return sorted(set(ports))
-
-
 def wait_until(
     condition: Callable[[], T],
     *,

@@ -20,7 +20,7 @@ from samples.flux_lab import (
     WorkerSpec,
     find_flux,
 )
-from samples.flux_lab.process import listening_ports
+from samples.listening import listening_ports
 from schemas.manifest import HostRole
 from tests.support.flux import LabFactory
 
