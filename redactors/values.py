@@ -143,6 +143,21 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     return ValueSpan(pos, end) if end > pos else None
 
 
+def without_trailing_escapes(data: bytes, start: int, end: int) -> int:
+    """Where ``data[start:end]`` ends without the terminal escapes and blanks that close it
+    (``correct horse\\x1b[0m``: the reset is how the value was shown, not part of it)."""
+    if data.find(b"\x1b", start, end) < 0:
+        return end
+    while (close := data.rfind(b"\x1b[", start, end)) >= 0:
+        trail = TERMINAL_ESCAPE.match(data, close, end)
+        if trail is None or trail.end() != end:
+            break
+        end = close
+        while end > start and data[end - 1] in b" \t":
+            end -= 1
+    return end
+
+
 def _uncoloured(data: bytes, span: ValueSpan | None) -> ValueSpan | None:
     """A quoted value without the terminal escapes at its ends (``"\\x1b[31mhunter2\\x1b[0m"``);
     one that holds nothing else has no value."""

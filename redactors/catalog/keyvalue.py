@@ -29,7 +29,14 @@ from ..keys import (
 )
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
-from ..values import MAX_VALUE, TERMINAL_ESCAPE, NeedMore, ValueSpan, value_spans
+from ..values import (
+    MAX_VALUE,
+    TERMINAL_ESCAPE,
+    NeedMore,
+    ValueSpan,
+    value_spans,
+    without_trailing_escapes,
+)
 from .codeshapes import ANNOTATION, close_unopened, code_shape_holds, var_dump_value
 from .commands import known_command
 
@@ -220,9 +227,10 @@ def _to_line_end(
     no blanks) is followed by a command: options or operators (``PGPASSWORD=pw
     psql -h db``), or a program's path or a name the catalog knows as a tool
     (``PGPASSWORD=pw psql mydb``, :mod:`.commands`); an inline comment (`` # ...``, `` ; ...``)
-    ends it. Every test reads only what a redaction leaves in place, so the rule
-    gives the same extent over ``password = [REDACTED:...] horse battery`` as over
-    the original line, and takes the clear tail an older redaction left.
+    ends it, and the terminal escapes that close the line (a colour's reset) stay out of
+    it. Every test reads only what a redaction leaves in place, so the rule gives the same
+    extent over ``password = [REDACTED:...] horse battery`` as over the original line, and
+    takes the clear tail an older redaction left.
     """
     end = span.end
     if end >= len(data) or data[end] not in b" \t":
@@ -235,7 +243,8 @@ def _to_line_end(
             raise NeedMore
         line_end = len(data)
     comment = _INLINE_COMMENT.search(data, end, line_end)
-    rest = data[end : comment.start() if comment else line_end].rstrip()
+    rest_end = without_trailing_escapes(data, end, comment.start() if comment else line_end)
+    rest = data[end:rest_end].rstrip()
     if not rest or _ANOTHER_PAIR.search(rest) or len(rest) > MAX_VALUE or TOKEN_MARK in rest:
         return span  # a token there: a secret found on its own, so the line is no one value
     if end - span.start >= WHOLE_LINE_WORD_MAX and rest.lstrip().startswith(_NOTE):

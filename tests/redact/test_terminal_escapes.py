@@ -42,6 +42,10 @@ COLOURED: list[tuple[str, str, str]] = [
     (f"got {E}[31m{HF}{E}[0m ok", HF, f"got {E}[31m[REDACTED:huggingface-token:"),
     (f"Authorization: {E}[33mBearer Zq8rT5vWKx9wAbCdEf12{E}[0m", "Zq8rT5vWKx9wAbCdEf12",
      f"Authorization: {E}[33mBearer [REDACTED:bearer-token:"),
+    (f"password = {E}[1mcorrect horse battery staple{E}[0m", "correct horse battery staple",
+     f"password = {E}[1m[REDACTED:password:"),
+    (f"{E}[33mpassword = correct horse battery stapled{E}[0m  {E}[0m",
+     "correct horse battery stapled", f"{E}[33mpassword = [REDACTED:password:"),
 ]  # fmt: skip
 
 
@@ -75,3 +79,15 @@ def test_review_finds_the_coloured_value_and_passes_the_output(
 def test_coloured_text_without_a_secret_is_kept(line: str) -> None:
     text = line + "\n"
     assert redacted_lines_kept({"app.log": text})["app.log"] == text.encode()
+
+
+def test_a_coloured_whole_line_value_is_the_same_secret_as_the_plain_one() -> None:
+    """A whole-line value (``password = correct horse battery staple``) in colour took the
+    closing reset into the value: the reset was gone from the evidence, and the token differed
+    from the plain line's, so one password read as two."""
+    plain = "password = correct horse battery staple\n"
+    coloured = f"password = {E}[1mcorrect horse battery staple{E}[0m\n"
+    output = redacted_lines_kept({"a.log": plain, "b.log": coloured})
+    token = re.compile(rb"\[REDACTED:[a-z-]+:[0-9a-f]{8}\]")
+    assert token.findall(output["a.log"]) == token.findall(output["b.log"])
+    assert output["b.log"].endswith(f"{E}[0m\n".encode())
