@@ -275,6 +275,11 @@ RUN_ORDER_TIED = _(
     OUT,
     "cannot tell which run is the latest: runs that ended at one instant are judged otherwise",
 )
+RUN_ORDER_CLOCK_SKEW = _(
+    "RUN_ORDER_CLOCK_SKEW",
+    OUT,
+    "cannot tell which run is the latest: a worker's clock is off by too uncertain an amount",
+)
 JOB_RUN_ORDER_UNDATED = _(
     "JOB_RUN_ORDER_UNDATED",
     OUT,

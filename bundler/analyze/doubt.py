@@ -13,7 +13,9 @@ clock tolerance) did not happen yet by the collector's clock: the clocks that
 wrote and read it disagree, so nothing says when it really ran, nor that it
 is newer than the incident. The outcome rung reads unknown
 (``CANARY_AFTER_COLLECTION``, ``RECEIPT_AFTER_COLLECTION``), and ``bundler
-diff`` does not count it as a success newer than BEFORE.
+diff`` does not count it as a success newer than BEFORE. A run stamped by a worker whose
+clock the bundle bounds both ways is read on the server's clock first (:func:`.facts.run_span`):
+it is after collection only if the earliest moment it may stand for is.
 """
 
 from __future__ import annotations
@@ -37,10 +39,12 @@ from .facts import (
     job_moment,
     reference_time,
     run_receipts,
+    run_span,
     run_time,
     undated_job_rivals,
     undated_rivals,
 )
+from .worker_clock import Span, is_moment, may_end_last
 
 CLOCK_TOLERANCE_S = 5.0
 """How far after collection a heartbeat, canary or receipt may be dated before clocks are doubted.
@@ -146,20 +150,29 @@ def undated_run_order(
 
 
 def may_be_latest(
-    runs: Sequence[tuple[int, CanaryRun]], when: Callable[[CanaryRun], datetime | None]
+    runs: Sequence[tuple[int, CanaryRun]],
+    when: Callable[[CanaryRun], datetime | None],
+    span: Callable[[CanaryRun], Span | None] | None = None,
 ) -> tuple[list[tuple[int, CanaryRun]], datetime | None]:
     """The runs that may be the latest of ``runs``, and the time they share.
 
     Every dated run at the latest time (``when`` is the rule's end time; a zero time is
     none): of two runs that ended at one instant neither is the later, and ``max`` handed
-    the first listed. With no dated run at all, every run (and no time): the first or last
+    the first listed. With ``span`` (a run's end on the control plane's clock,
+    :func:`~.facts.run_span`), every run whose span reaches the latest start of all: a run
+    stamped by a worker whose clock is off may have ended before or after another, and
+    both are kept. With no dated run at all, every run (and no time): the first or last
     listed is no latest either. Undated runs beside a dated latest are judged against it by
     :func:`undated_run_order`. In one order whatever the list's: by id, then by content.
     """
-    stamped = [(item, at) for item in runs if (at := when(item[1])) is not None]
-    top = max((at for _, at in stamped), default=None)
-    found = [item for item, at in stamped if at == top] if stamped else list(runs)
-    return sorted(found, key=_run_order), top
+
+    def moment(run: CanaryRun) -> Span | None:
+        at = when(run)
+        return None if at is None else (at, at)
+
+    found = may_end_last(runs, lambda item: (span or moment)(item[1]))
+    top = max((at for _, run in found if (at := when(run)) is not None), default=None)
+    return sorted(found or list(runs), key=_run_order), top
 
 
 def _run_order(item: tuple[int, CanaryRun]) -> tuple[str, str, int]:
@@ -172,10 +185,13 @@ def judge_latest(
     candidates: Sequence[tuple[int, CanaryRun]],
     at: datetime | None,
     judge: Callable[[int, CanaryRun], RuleResult],
+    span: Callable[[CanaryRun], Span | None] | None = None,
 ) -> RuleResult:
     """``judge`` every run that may be the latest (:func:`may_be_latest`); its answer when
     they all give the same one (status and finding codes), else unknown with
-    ``RUN_ORDER_TIED``, saying what the rung reads by each run.
+    ``RUN_ORDER_TIED`` (or ``RUN_ORDER_CLOCK_SKEW`` when a worker's clock, off by an
+    amount known only within bounds, is why they cannot be ordered: ``span``), saying what
+    the rung reads by each run.
 
     As for a disputed entry (:mod:`.duplicates`): runs judged alike decide the rung whichever
     ran last; runs judged otherwise leave it unknown, neither the better nor the worse one
@@ -185,7 +201,48 @@ def judge_latest(
     first = judged[0][1]
     if all(_same(result, first) for _, result in judged[1:]):
         return first
+    spans = [span(run) if span else None for (_, run), _ in judged]
+    if any(s is not None and not is_moment(s) for s in spans):
+        return RuleResult(LayerStatus.UNKNOWN, [_skewed(ev, judged, spans)])
     return RuleResult(LayerStatus.UNKNOWN, [_tied(ev, judged, at)])
+
+
+def _skewed(
+    ev: EvidenceSet,
+    judged: list[tuple[tuple[int, CanaryRun], RuleResult]],
+    spans: list[Span | None],
+) -> Finding:
+    runs = [run for (_, run), _ in judged]
+    each = "; ".join(
+        f"{run.canary_id or run.job} {run.phase} ({_ended(run, s)}) reads {result.status.value}"
+        for ((_, run), result), s in zip(judged, spans, strict=True)
+    )
+    return make_finding(
+        codes.RUN_ORDER_CLOCK_SKEW,
+        "info",
+        f"Which run of {_label(runs[0])} is the last cannot be told: read on the server's "
+        f"clock, their ends overlap ({each}). A worker's clock is off, and the bundle bounds "
+        "its offset only within that width. Set its clock right and run the job again, or "
+        "read the runs' order in the product.",
+        evidence=[
+            cite(ev, OutcomeEvidence, "canaries", index, "finished_at", value=_stamp(run))
+            for (index, run), _ in judged[:8]
+        ],
+        runs=[run.canary_id for run in runs],
+        outcomes=[result.status.value for _, result in judged],
+    )
+
+
+def _ended(run: CanaryRun, span: Span | None) -> str:
+    if span is None:
+        return "undated"
+    stamped = run_time(run)
+    if is_moment(span) or stamped is None:
+        return f"ended {utc(span[0])}"
+    return (
+        f"stamped {utc(stamped)} by {run.clock_of}, so ended between "
+        f"{utc(span[0])} and {utc(span[1])}"
+    )
 
 
 def _same(one: RuleResult, other: RuleResult) -> bool:
@@ -299,7 +356,9 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
         return []
     found: list[Finding] = []
     ran = run_time(run)
-    ahead = seconds_after(ran, collected)
+    # a worker's stamp read with its proven offset: after collection only if it must be
+    span = run_span(ev, run)
+    ahead = seconds_after(span[0] if span else None, collected)
     if ahead is not None and ran is not None:
         field = "finished_at" if ran == run.finished_at else "started_at"
         found.append(

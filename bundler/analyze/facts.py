@@ -42,6 +42,9 @@ from schemas.evidence import (
 
 from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
+from .worker_clock import Span
+from .worker_clock import may_end_last as may_end_last  # for products: one way to order spans
+from .worker_clock import on_server_clock as on_server_clock
 
 T = TypeVar("T")
 
@@ -123,6 +126,17 @@ def dated(stamp: datetime | None) -> datetime | None:
 def run_time(run: CanaryRun) -> datetime | None:
     """When a canary or run ended, else when it started; None when neither is dated."""
     return dated(run.finished_at) or dated(run.started_at)
+
+
+def run_span(ev: EvidenceSet, run: CanaryRun) -> Span | None:
+    """When ``run`` ended (:func:`run_time`), on the control plane's clock: a worker's stamp
+    read with its proven offset (:mod:`.worker_clock`), else the moment as stamped; None
+    when the run is undated."""
+    ended = run_time(run)
+    if ended is None:
+        return None
+    found = find_worker(ev, run.clock_of) if run.clock_of else None
+    return on_server_clock(ended, found[1].clock_offset if found else None)
 
 
 def undated_rivals(

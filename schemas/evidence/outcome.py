@@ -32,6 +32,14 @@ class CanaryRun(RecordModel):
     errors: int | None = None
     receipt_required: bool = False
     nonce: str | None = None
+    clock_of: str | None = Field(
+        default=None,
+        description=(
+            "The worker whose clock stamped started_at and finished_at, when the product's "
+            "run says it was a worker's and that worker's clock_offset proves it off; read on "
+            "the control plane's clock with that offset. Null: the control plane's clock."
+        ),
+    )
     source: Source | None = None
 
 

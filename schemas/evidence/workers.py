@@ -84,12 +84,14 @@ class Package(ManyRecord):
 
 
 class ClockOffset(ManyRecord):
-    """The worker's clock minus the control plane's, bounded by the times each stamped on runs.
+    """The worker's clock minus the control plane's, bounded by the times each stamped.
 
     Some products stamp a run's events on both sides: the server its claim, the worker its
     start and end (Flux). A start stamped before the claim, or an end stamped after the
     collector read the run, cannot happen on one clock; each bound is certain, the true
     offset lies between them (the run's start-up and the time until it was read widen it).
+    A worker that ran nothing can be bounded by its registration: its log's lines before
+    and after the server's line about the same request (Flux).
     """
 
     at_least_s: float | None = Field(
@@ -98,8 +100,22 @@ class ClockOffset(ManyRecord):
     at_most_s: float | None = Field(
         default=None, description="Upper bound: a worker-stamped time minus the claim before it."
     )
-    at_least_source: Source | None = None
-    at_most_source: Source | None = None
+    at_least_source: Source | None = Field(
+        default=None, description="The worker-stamped time or log line the lower bound is from."
+    )
+    at_most_source: Source | None = Field(
+        default=None, description="The worker-stamped time or log line the upper bound is from."
+    )
+    at_least_against: Source | None = Field(
+        default=None,
+        description="The server-stamped record the lower bound compares it with (none: the "
+        "collector's read of the run).",
+    )
+    at_most_against: Source | None = Field(
+        default=None,
+        description="The server-stamped record the upper bound compares it with: the run's "
+        "claim, or the server's log line of the worker's registration.",
+    )
 
 
 class WorkerStatus(ManyRecord):

@@ -23,7 +23,7 @@ import pytest
 from samples.flux_lab import LabConfig, host_faults
 from samples.flux_lab.config import DEFAULT_WORKERS
 from samples.flux_lab.disk import DiskUnavailable
-from schemas import Finding, Layer, LayerStatus
+from schemas import Finding, Layer, LayerStatus, TargetReport, Verdict
 from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
 from tests.support.requirements import need
 
@@ -78,9 +78,13 @@ def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
     assert again["state"] == "COMPLETED", again.get("output")
 
 
-def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
+def test_a_worker_clock_ahead_or_behind_is_said_and_its_runs_read_with_its_offset(
     flux_lab_factory: LabFactory, tmp_path: Path
 ) -> None:
+    """w2's run, stamped 2 h after collection, once left its outcome unknown
+    (CANARY_AFTER_COLLECTION) and the bundle inconclusive. Read on the server's clock with
+    w2's proven offset it ended before collection: the outcome passes, as with a right clock,
+    and the skew is warned."""
     try:
         ahead = host_faults.skewed_clock("w2", "+2h", {"zone": "b"})
         behind = host_faults.skewed_clock("w3", "-90m", {"zone": "c"})
@@ -90,16 +94,19 @@ def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
     lab = flux_lab_factory(LabConfig(workers=(DEFAULT_WORKERS[0], ahead, behind)))
     host_faults.runs_on(lab, "w1", "w2", "w3")
     doctor_lab(lab, tmp_path / "clock.zip")
-    # w2's finished run is stamped after collection: its outcome stays unknown.
-    report = analyze_json(tmp_path / "clock.zip", expect_rc=3)
+    report = analyze_json(tmp_path / "clock.zip", expect_rc=0)  # degraded: the skew warns
+
+    def worker_ladder(worker: str) -> TargetReport:
+        (target,) = [t for t in report.targets if t.worker == worker and t.job is None]
+        return target
 
     def skew(worker: str) -> Finding:
-        (target,) = [t for t in report.targets if t.worker == worker and t.job is None]
-        status, found = rung(target, Layer.HEARTBEAT)
+        status, found = rung(worker_ladder(worker), Layer.HEARTBEAT)
         assert status is LayerStatus.WARN
         (finding,) = [f for f in found if f.code == "FLUX_WORKER_CLOCK_SKEW"]
         assert finding.recovery is not None
-        assert any(c.member.startswith("raw/http/execution-") for c in finding.evidence)
+        # bounded by a run's stamps or by its registration's log lines, whichever is tighter
+        assert any(c.member.startswith(("raw/http/execution-", "hosts/")) for c in finding.evidence)
         return finding
 
     two_hours_ahead = skew("w2")
@@ -109,6 +116,10 @@ def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
     ninety_minutes_behind = skew("w3")
     assert -5400 <= ninety_minutes_behind.details["skew_s"] < -5400 + 60
     assert "behind the server's" in ninety_minutes_behind.message
+    for worker in ("w2", "w3"):
+        outcome, found = rung(worker_ladder(worker), Layer.OUTCOME)
+        assert outcome is LayerStatus.PASS, found
+        assert worker_ladder(worker).verdict is Verdict.DEGRADED
 
     on_time = [
         f.code
@@ -118,3 +129,31 @@ def test_a_worker_clock_ahead_or_behind_is_said_from_the_runs_stamps(
         for f in rung.findings
     ]
     assert "FLUX_WORKER_CLOCK_SKEW" not in on_time
+
+
+def test_a_worker_clock_off_is_said_from_its_registration_when_it_ran_nothing(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """w2 runs 90 min behind and has run nothing: no run bounds its clock, and the analysis
+    read it healthy. Its log's registration lines, against the server's line registering it,
+    bound the offset: the skew is warned, citing both logs."""
+    try:
+        behind = host_faults.skewed_clock("w2", "-90m", {"zone": "b"})
+    except host_faults.ClockUnavailable as exc:
+        need(False, str(exc))
+        raise
+    lab = flux_lab_factory(LabConfig(workers=(DEFAULT_WORKERS[0], behind)))
+    doctor_lab(lab, tmp_path / "idle.zip")
+    report = analyze_json(tmp_path / "idle.zip", expect_rc=0)
+
+    (target,) = [t for t in report.targets if t.worker == "w2" and t.job is None]
+    status, found = rung(target, Layer.HEARTBEAT)
+    assert status is LayerStatus.WARN
+    (finding,) = [f for f in found if f.code == "FLUX_WORKER_CLOCK_SKEW"]
+    assert -5402 <= finding.details["skew_s"] <= -5399
+    assert "its log says its connection was established" in finding.message
+    cited = [c for c in finding.evidence if c.member.startswith("hosts/")]
+    assert len({c.member for c in cited}) == 2  # the worker's line and the server's
+    assert all(c.lines is not None for c in cited)
+    (on_time,) = [t for t in report.targets if t.worker == "w1" and t.job is None]
+    assert on_time.verdict is Verdict.HEALTHY

@@ -21,7 +21,7 @@ from schemas.evidence import DeploymentEvidence, EvidenceDoc, RequirementsEviden
 
 from .authorization import authorization_evidence
 from .capacity import capacity_evidence
-from .clocks import add_worker_clocks
+from .clocks import add_worker_clocks, proven_clocks
 from .jobs import jobs_evidence
 from .outcome import outcome_evidence
 from .product import product_info, server_settings
@@ -36,7 +36,8 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
     settings = server_settings(flux)
     workers = workers_evidence(flux)
     workers.heartbeat = settings.heartbeat_policy()
-    add_worker_clocks(flux, workers)
+    clocks = proven_clocks(flux, (w.name for w in workers.workers))
+    add_worker_clocks(workers, clocks)
     jobs = jobs_evidence(flux)
     documents: Sequence[EvidenceDoc] = (
         product_info(flux, settings),
@@ -47,7 +48,7 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
         DeploymentEvidence(applicable=False),
         RequirementsEvidence(applicable=False),
         capacity_evidence(workers, jobs, listed_whole=flux.active_listed_whole),
-        outcome_evidence(flux),
+        outcome_evidence(flux, clocks),
         local_state_evidence(flux),
     )
     for document in documents:

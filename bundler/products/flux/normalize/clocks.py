@@ -17,6 +17,7 @@ kept, with the event that gives it, so a finding cites the exact time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from bundler.analyze.facts import is_zero_time
@@ -24,6 +25,7 @@ from bundler.products.base import StepResult
 from schemas.evidence import ClockOffset, Source, WorkersEvidence
 
 from ..models import ExecutionDetail
+from .log_clocks import registration_clock, tightest
 from .records import FluxRecords
 from .workers import as_utc
 
@@ -49,10 +51,11 @@ def _bound_run(
     read_at = _moment(result.finished_at)
     claimant: str | None = None
     claimed_at: datetime | None = None
+    claim_index = 0
     for index, event in enumerate(run.events):
         moment = _moment(event.time)
         if event.type == SERVER_CLAIM and event.source_id:
-            claimant, claimed_at = event.source_id, moment
+            claimant, claimed_at, claim_index = event.source_id, moment, index
             continue
         if event.type not in WORKER_STAMPED or claimant is None or moment is None:
             continue
@@ -61,6 +64,7 @@ def _bound_run(
             most = round((moment - claimed_at).total_seconds(), 3)
             if offset.at_most_s is None or most < offset.at_most_s:
                 offset.at_most_s, offset.at_most_source = most, _event_source(flux, result, index)
+                offset.at_most_against = _event_source(flux, result, claim_index)
         if read_at is not None:
             least = round((moment - read_at).total_seconds(), 3)
             if offset.at_least_s is None or least > offset.at_least_s:
@@ -85,11 +89,19 @@ def disagrees(offset: ClockOffset) -> bool:
     )
 
 
-def add_worker_clocks(flux: FluxRecords, workers: WorkersEvidence) -> None:
-    """Give each worker record its clock's bounds where its runs prove it differs from the
-    server's; bounds that hold zero say nothing a reader needs, and stay out."""
-    offsets = worker_clocks(flux)
+def proven_clocks(flux: FluxRecords, names: Iterable[str]) -> dict[str, ClockOffset]:
+    """Worker name -> its clock's bounds, where they prove it differs from the server's;
+    bounds that hold zero say nothing a reader needs, and stay out.
+
+    Of each of ``names`` (the workers listed), the tighter of what its runs and its latest
+    registration (:mod:`.log_clocks`) bound."""
+    runs = worker_clocks(flux)
+    found = {name: tightest(runs.get(name), registration_clock(flux, name)) for name in names}
+    found.update((name, offset) for name, offset in runs.items() if name not in found)
+    return {name: offset for name, offset in found.items() if offset and disagrees(offset)}
+
+
+def add_worker_clocks(workers: WorkersEvidence, clocks: dict[str, ClockOffset]) -> None:
+    """Give each worker record its proven clock bounds (:func:`proven_clocks`)."""
     for status in workers.workers:
-        offset = offsets.get(status.name)
-        if offset is not None and disagrees(offset):
-            status.clock_offset = offset
+        status.clock_offset = clocks.get(status.name)

@@ -3,6 +3,10 @@
 SQLite knows the latest finished run of every workflow (``db-last-runs``);
 without it, the finished executions fetched through the API are used, the
 latest per workflow by its last event time, and every undated one beside it.
+
+A worker whose clock the runs prove off (:mod:`.clocks`) stamps its runs' ends on its own
+clock: such a run is marked ``clock_of`` and ordered by the span of server time it may have
+ended in, so a worker hours ahead no longer hides the run that really ended last.
 """
 
 from __future__ import annotations
@@ -10,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from bundler.analyze.facts import dated, is_zero_time
-from schemas.evidence import CanaryRun, OutcomeEvidence
+from bundler.analyze.facts import Span, dated, is_zero_time, may_end_last, on_server_clock
+from schemas.evidence import CanaryRun, ClockOffset, OutcomeEvidence
 
-from ..models import ExecutionEvent
+from ..models import ExecutionDetail, ExecutionEvent
+from .clocks import WORKER_STAMPED
 from .records import FluxRecords
 from .workers import as_utc
+
+Clocks = dict[str, ClockOffset]
 
 PHASES = {"COMPLETED": "successful", "FAILED": "failed", "CANCELLED": "inconclusive"}
 NEVER = datetime.min.replace(tzinfo=UTC)
@@ -25,21 +32,42 @@ def _finished(canary: CanaryRun) -> datetime:
     return canary.finished_at or NEVER
 
 
-def _from_db(flux: FluxRecords) -> list[CanaryRun]:
-    return [
-        CanaryRun(
-            canary_id=row.value.execution_id,
-            job=f"{row.value.workflow_namespace}/{row.value.workflow_name}",
-            worker=row.value.worker_name,
-            mode="last_run",
-            phase=PHASES.get(row.value.state, "inconclusive"),  # type: ignore[arg-type]
-            started_at=as_utc(row.value.started_at),
-            finished_at=as_utc(row.value.finished_at),
-            errors=1 if row.value.state == "FAILED" else 0,
-            source=row.source,
+def _span(canary: CanaryRun, clocks: Clocks) -> Span | None:
+    """When ``canary`` ended on the server's clock (a skewed worker's stamp as a span)."""
+    ended = dated(canary.finished_at)
+    if ended is None:
+        return None
+    return on_server_clock(ended, clocks.get(canary.clock_of) if canary.clock_of else None)
+
+
+def _from_db(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
+    """Each workflow's last run by its latest event, as SQLite picks it.
+
+    The row's end is its latest event's time, whoever stamped it. Of a worker whose clock
+    is proven ahead that is the worker's own end (every event it stamps lies later than the
+    server's claim): marked ``clock_of``, so it is read with the worker's offset. Of one
+    behind it is the server's claim, earlier than the end but on the server's clock.
+    """
+    canaries = []
+    for row in flux.db_last_runs:
+        worker = row.value.worker_name
+        offset = clocks.get(worker) if worker else None
+        ahead = offset is not None and offset.at_least_s is not None and offset.at_least_s > 0
+        canaries.append(
+            CanaryRun(
+                canary_id=row.value.execution_id,
+                job=f"{row.value.workflow_namespace}/{row.value.workflow_name}",
+                worker=worker,
+                mode="last_run",
+                phase=PHASES.get(row.value.state, "inconclusive"),  # type: ignore[arg-type]
+                started_at=as_utc(row.value.started_at),
+                finished_at=as_utc(row.value.finished_at),
+                errors=1 if row.value.state == "FAILED" else 0,
+                clock_of=worker if ahead else None,
+                source=row.source,
+            )
         )
-        for row in flux.db_last_runs
-    ]
+    return canaries
 
 
 def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
@@ -51,24 +79,41 @@ def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
     return [t for t in (as_utc(e.time) for e in events) if t is not None and not is_zero_time(t)]
 
 
-def _from_api(flux: FluxRecords) -> list[CanaryRun]:
-    """Each workflow's latest dated run (every one, when runs ended at the same instant), and
-    beside it every run of it that is undated.
+def _run_times(run: ExecutionDetail, clocks: Clocks) -> tuple[list[datetime], str | None]:
+    """The times a run's start and end are read from, and whose clock they are on.
+
+    Of a worker whose clock is proven off, only the events it stamped (its run's start and
+    end, on its own clock: ``clock_of``): the least and greatest of all events mixed two
+    clocks, and a worker behind "ended" at the server's claim. Otherwise every event.
+    """
+    worker = run.current_worker or None
+    if worker in clocks:
+        own = _event_times(e for e in run.events if e.type in WORKER_STAMPED)
+        if own:
+            return own, worker
+    return _event_times(run.events), None
+
+
+def _from_api(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
+    """Each workflow's runs that may have ended last, and beside them every run of it that
+    is undated.
 
     A run whose every event reads a zero time, or that lists no event, ended "never": no
     moment says it is older than the dated one. Dropped here, the analyzer never saw that
     which run is the last is unknown (``RUN_ORDER_UNDATED``); kept, it judges that itself.
     Of runs that ended at one instant neither is the later: keeping the first listed made the
-    API's order decide which (``RUN_ORDER_TIED`` when they ended otherwise). Ordered by
-    workflow and run id, so the document does not follow the API's order.
+    API's order decide which (``RUN_ORDER_TIED`` when they ended otherwise). A run of a worker
+    whose clock is off ended within a span of the server's clock (:func:`_span`): every run
+    that may have ended after it stays too. Ordered by workflow and run id, so the document
+    does not follow the API's order.
     """
-    latest: dict[str, list[CanaryRun]] = {}
+    runs: dict[str, list[CanaryRun]] = {}
     undated: list[CanaryRun] = []
     for located in (record for records in flux.execution_details.values() for record in records):
         run = located.value
         if run.state not in PHASES:
             continue
-        times = _event_times(run.events)
+        times, clock_of = _run_times(run, clocks)
         canary = CanaryRun(
             canary_id=run.execution_id,
             job=f"{run.workflow_namespace}/{run.workflow_name}",
@@ -78,17 +123,35 @@ def _from_api(flux: FluxRecords) -> list[CanaryRun]:
             started_at=min(times, default=None),
             finished_at=max(times, default=None),
             errors=1 if run.state == "FAILED" else 0,
+            clock_of=clock_of,
             source=located.source,
         )
-        if canary.finished_at is None:
-            undated.append(canary)
+        (undated if canary.finished_at is None else runs.setdefault(canary.job, [])).append(canary)
+    kept = [*(c for job in runs.values() for c in _latest(job, clocks)), *undated]
+    return sorted(kept, key=lambda c: (c.job, c.canary_id or "", c.model_dump_json()))
+
+
+def _latest(runs: list[CanaryRun], clocks: Clocks) -> list[CanaryRun]:
+    """The runs that may have ended last."""
+    return may_end_last(runs, lambda canary: _span(canary, clocks))
+
+
+def _with_skewed_rivals(
+    db: list[CanaryRun], api: list[CanaryRun], clocks: Clocks
+) -> list[CanaryRun]:
+    """SQLite's last run of each workflow, and beside one stamped by a worker whose clock is
+    off every run read through the API that may have ended after it on the server's clock.
+
+    SQLite orders runs by their latest stamp, whoever's clock wrote it: a run of a worker
+    hours ahead is its "last run" while a later run on a right clock is not even listed.
+    """
+    kept = list(db)
+    for canary in db:
+        if canary.clock_of is None:
             continue
-        known = latest.setdefault(canary.job, [canary])
-        if _finished(canary) > _finished(known[0]):
-            latest[canary.job] = [canary]
-        elif canary is not known[0] and _finished(canary) == _finished(known[0]):
-            known.append(canary)  # ended at the same instant: neither is the later
-    kept = [*(c for runs in latest.values() for c in runs), *undated]
+        others = [c for c in api if c.job == canary.job and c.canary_id != canary.canary_id]
+        rivals = _latest([canary, *others], clocks)
+        kept.extend(c for c in rivals if c is not canary)
     return sorted(kept, key=lambda c: (c.job, c.canary_id or "", c.model_dump_json()))
 
 
@@ -101,8 +164,11 @@ def _last_good(successes: list[CanaryRun]) -> CanaryRun | None:
     return successes[0] if len(successes) == 1 else None
 
 
-def outcome_evidence(flux: FluxRecords) -> OutcomeEvidence:
-    canaries = _from_db(flux) or _from_api(flux)
+def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
+    """``clocks``: the workers whose clocks the runs prove off (:mod:`.clocks`)."""
+    api = _from_api(flux, clocks)
+    db = _from_db(flux, clocks)
+    canaries = _with_skewed_rivals(db, api, clocks) if db else api
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
     last_good = _last_good([c for c in canaries if c.phase == "successful"])
     return OutcomeEvidence(

@@ -43,6 +43,7 @@ NORMALIZED_KINDS = frozenset(
         "stale",
         "evicted",
         "registering",
+        "connection_established",
         "auth_rejected",
         "token_invalid",
         "registered",
@@ -107,13 +108,28 @@ class FluxRecords:
     # -- logs --------------------------------------------------------------------------------
 
     @cached_property
+    def _log_index(self) -> LogIndex | None:
+        try:
+            return LogIndex.model_validate(read_json(self.ctx.source, LogIndex.member_path))
+        except (MemberNotFound, ValueError, ValidationError):
+            return None
+
+    @cached_property
     def log_offsets(self) -> dict[str, tzinfo]:
         """Each log's host UTC offset, when the engine has already indexed the logs."""
-        try:
-            index = LogIndex.model_validate(read_json(self.ctx.source, LogIndex.member_path))
-        except (MemberNotFound, ValueError, ValidationError):
+        index = self._log_index
+        if index is None:
             return {}
         return {log.member: utc_offset(getattr(log, "utc_offset", None)) for log in index.logs}
+
+    @cached_property
+    def logs_in_known_offset(self) -> frozenset[str]:
+        """Logs whose host's UTC offset the collector recorded: only their times can be set
+        against another host's (a log read as UTC for want of one may be hours off)."""
+        index = self._log_index
+        return (
+            frozenset(log.member for log in index.logs if log.utc_offset) if index else frozenset()
+        )
 
     @cached_property
     def events(self) -> list[TimelineEvent]:

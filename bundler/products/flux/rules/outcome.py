@@ -17,6 +17,8 @@ will requeue the run.
 
 from __future__ import annotations
 
+from functools import partial
+
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import run_conflict
 from bundler.analyze.doubt import (
@@ -26,7 +28,7 @@ from bundler.analyze.doubt import (
     undated_job_failure,
     undated_run_order,
 )
-from bundler.analyze.facts import citations, cite_events, cite_job, dated, job_label
+from bundler.analyze.facts import citations, cite_events, cite_job, dated, job_label, run_span
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
@@ -39,11 +41,16 @@ def _latest(ctx: RuleContext, runs: list[tuple[int, CanaryRun]], about: str) -> 
     """The rung by the run that finished last, each run that may be it judged (a zero end
     time is no time, not the oldest of all; two runs that ended at one instant, or no dated
     run at all, leave more than one); None when there is no run."""
-    candidates, at = may_be_latest(runs, lambda run: dated(run.finished_at))
+    ended = partial(run_span, ctx.evidence)  # a skewed worker's stamps on the server's clock
+    candidates, at = may_be_latest(runs, lambda run: dated(run.finished_at), ended)
     if not candidates:
         return None
     return judge_latest(
-        ctx.evidence, candidates, at, lambda i, run: _judge(ctx, i, run, about=about, runs=runs)
+        ctx.evidence,
+        candidates,
+        at,
+        lambda i, run: _judge(ctx, i, run, about=about, runs=runs),
+        ended,
     )
 
 
