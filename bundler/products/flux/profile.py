@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.analyze.catalog import Catalog
+from bundler.analyze.checklist import Checklist
 from bundler.analyze.codes import (
     AUTHORIZATION_DENIED,
     CANARY_FAILED,
@@ -26,6 +27,7 @@ from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from . import codes
+from .acceptance import FLUX_CHECKLIST
 from .logs import parse_logs
 from .models import RAW_MODELS
 from .normalize import normalize
@@ -73,6 +75,9 @@ class FluxProfile:
 
     finding_codes: Catalog = codes.FLUX_CODES
     """Flux's own finding codes (rungs, titles, recovery ids)."""
+
+    acceptance_checklist: Checklist = FLUX_CHECKLIST
+    """Recovery acceptance in Flux's terms: no check of a concept Flux does not have."""
 
     supersedes: Mapping[str, str | tuple[str, ...]] = {
         codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
