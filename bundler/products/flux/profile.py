@@ -118,8 +118,8 @@ class FluxProfile:
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
-        """Flux's own wording of generic recovery paths (Worker observability)."""
-        from .recovery import RECOVERY_PATHS
+        """Flux's own wording of generic recovery paths (Worker observability, as observed)."""
+        from .recovery_paths import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 
