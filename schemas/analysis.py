@@ -64,9 +64,10 @@ class LayerResult(RecordModel):
 
 
 class AcceptanceCheck(RecordModel):
-    """One line of the guide's recovery acceptance checklist, evaluated on the evidence.
+    """One line of the product's recovery acceptance checklist, evaluated on the evidence.
 
-    The checklist is the *Worker Recovery and Serviceability* guide's "Recovery acceptance".
+    Each product words its own checks (LyftData: its *Worker Recovery and Serviceability*
+    guide's "Recovery acceptance"; Flux: what Flux shows); ``check`` is that text.
     """
 
     check: str

@@ -1,12 +1,14 @@
-"""The recovery acceptance checklist of the *Worker Recovery and Serviceability* guide, per target.
+"""The recovery acceptance checklist, per target: the product's checks, one evaluation.
 
-Each target's checklist is evaluated from its ladder.
+Each target's checklist (the product's, :mod:`.checklist`) is evaluated from its ladder.
 
 The checklist is what a *recovered* worker must show, so it is read off the
 same rung results the ladder produced, with two extra facts the rungs do not
 carry alone: the system information the worker reports (its runtime or
 resources, not the host facts the bundler collected itself) for the heartbeat
-check, and whether the job needs an external receipt at all. A rung that was
+check, and whether the job needs an external receipt at all. How a check is
+judged follows what it proves (:class:`~.checklist.Proof`), never its words, so
+every product's table is judged alike. A rung that was
 skipped or unknown makes its check ``unknown`` — never ``pass``.
 
 A canary (or its receipt) older than the deployment the worker now runs
@@ -20,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from schemas import AcceptanceCheck, LayerResult, LayerStatus
+from schemas import AcceptanceCheck, Layer, LayerResult, LayerStatus
 from schemas.evidence import OutcomeEvidence
 
 from . import codes
 from .api import EvidenceSet, Target
+from .checklist import LADDER_CHECKLIST, Checklist, Proof
 from .facts import worker_records
-from .recovery import ACCEPTANCE_CHECKS
 
 CheckStatus = Literal["pass", "fail", "unknown", "not_applicable"]
 
@@ -48,9 +50,6 @@ RECEIPT_FAILURES = {
 }
 STALE_PROOF = {codes.CANARY_PREDATES_DEPLOYMENT}
 """An outcome that proves an earlier deployment: no proof of the recovered one."""
-
-_CHECKS = list(ACCEPTANCE_CHECKS)
-
 
 ADVISORY = {
     codes.ENROLLMENT_KEY_STILL_CONFIGURED,
@@ -78,20 +77,24 @@ def _status(results: Sequence[LayerResult]) -> CheckStatus:
 
 
 def evaluate(
-    ev: EvidenceSet, target: Target, layers: Sequence[LayerResult]
+    ev: EvidenceSet,
+    target: Target,
+    layers: Sequence[LayerResult],
+    checklist: Checklist = LADDER_CHECKLIST,
 ) -> list[AcceptanceCheck]:
+    """Each check of ``checklist`` on this target's ladder, in the checklist's order."""
     by_layer = {r.name: r for r in layers}
     checks: list[AcceptanceCheck] = []
-    for text, needed in ACCEPTANCE_CHECKS.items():
-        results = [by_layer[layer] for layer in needed]
+    for check in checklist.checks:
+        results = [by_layer[layer] for layer in check.layers]
         status = _status(results)
-        if text == _CHECKS[0]:
+        if check.proves is Proof.HEARTBEAT:
             status = _heartbeat(ev, target, status)
-        elif text == _CHECKS[5]:
-            status = _canary(results[0], status)
-        elif text == _CHECKS[6]:
-            status = _receipt(ev, target, results[0])
-        checks.append(AcceptanceCheck(check=text, layer=needed[-1], status=status))
+        elif check.proves is Proof.CANARY:
+            status = _canary(by_layer[Layer.OUTCOME], status)
+        elif check.proves is Proof.RECEIPT:
+            status = _receipt(ev, target, by_layer[Layer.OUTCOME])
+        checks.append(AcceptanceCheck(check=check.text, layer=check.layers[-1], status=status))
     return checks
 
 

@@ -47,6 +47,7 @@ from ..source import (
     Refused,
     read_json,
 )
+from .checklist import LADDER_CHECKLIST, Checklist
 from .codes import MISSING_DOCUMENTS
 from .pointers import resolved
 
@@ -453,6 +454,8 @@ class RuleContext:
     """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
     supersedes: Supersedes = field(default_factory=dict)
     """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
+    checklist: Checklist = LADDER_CHECKLIST
+    """The profile's acceptance checklist, in whose words a finding names its checks."""
 
 
 @dataclass

@@ -8,7 +8,7 @@ it knows nothing of the command line, of files or of output formats. It
    profile's log parser,
 2. chooses the targets (:mod:`.targets`),
 3. walks each target's ladder with the generic rules plus the profile's own
-   (:mod:`.ladder`), and evaluates the acceptance checklist,
+   (:mod:`.ladder`), and evaluates the product's acceptance checklist (:mod:`.checklist`),
 4. adds fleet-wide findings, the fleet overview (:mod:`.overview`) and the
    bundle's provenance and integrity.
 
@@ -37,6 +37,7 @@ from schemas.manifest import CollectorStatus
 from .. import __version__
 from . import acceptance, codes
 from .api import EvidenceSet, Rule, RuleContext, Supersedes, Target, Timeline, excerpt
+from .checklist import Checklist, checklist_of
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .overview import fleet_overview
@@ -155,6 +156,7 @@ class Ladders:
         self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
         self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
         self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
+        self.checklist: Checklist = checklist_of(profile)
 
     def walk(self, targets: Sequence[Target]) -> list[TargetReport]:
         """The reports of the first :data:`MAX_EVALUATED` targets, the most severe
@@ -177,6 +179,7 @@ class Ladders:
             self.hints,
             self.paths,
             self.supersedes,
+            self.checklist,
         )
 
 
@@ -256,6 +259,7 @@ def _target_report(
     hints: Mapping[str, str],
     paths: Mapping[str, Recovery],
     supersedes: Supersedes,
+    checklist: Checklist,
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,
@@ -265,6 +269,7 @@ def _target_report(
         collection_hints=hints,
         recovery_paths=paths,
         supersedes=supersedes,
+        checklist=checklist,
     )
     layers = walk(ctx, rules)
     verdict, first_failed = target_verdict(layers)
@@ -276,7 +281,7 @@ def _target_report(
         verdict=verdict,
         first_failed_layer=first_failed,
         layers=layers,
-        acceptance=acceptance.evaluate(evidence, target, layers),
+        acceptance=acceptance.evaluate(evidence, target, layers, checklist),
     )
 
 

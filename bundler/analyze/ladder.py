@@ -30,9 +30,10 @@ from schemas.evidence import EvidenceDoc
 
 from . import codes
 from .api import SEVERITY_ORDER, Rule, RuleContext, RuleResult, Supersedes, excerpt
+from .checklist import LADDER_CHECKLIST
 from .deciding import LAYER_DOCUMENTS, annotate, how_to_decide
 from .readings import disputed, judge_alike
-from .recovery import ACCEPTANCE_CHECKS, acceptance_for, recovery_for
+from .recovery import acceptance_for, recovery_for
 
 PRECEDENCE = {
     LayerStatus.FAIL: 5,
@@ -147,24 +148,21 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-_LAYER_CHECKS = {
-    layer: [check for check, layers in ACCEPTANCE_CHECKS.items() if layer in layers]
-    for layer in Layer
-}
-
-
 def advise(finding: Finding, layer: Layer, ctx: RuleContext | None = None) -> Finding:
     """Attach the recovery path and acceptance checks for a failing or warning finding.
 
     The product's own text for the path (``RuleContext.recovery_paths``) wins over
-    the generic one, so a product's finding never cites another product's pages.
+    the generic one, so a product's finding never cites another product's pages; the
+    checks are the product's checklist's (``RuleContext.checklist``), so it never names
+    a check the product does not have.
     """
     if finding.severity not in ("fail", "warn"):
         return finding
     if finding.recovery is None:
         finding.recovery = recovery_for(finding.code, ctx.recovery_paths if ctx else None)
     if not finding.acceptance:
-        finding.acceptance = acceptance_for(finding.code) or list(_LAYER_CHECKS[layer])
+        checklist = ctx.checklist if ctx else LADDER_CHECKLIST
+        finding.acceptance = acceptance_for(finding.code, checklist) or checklist.for_layer(layer)
     return finding
 
 

@@ -7,7 +7,8 @@ Flux operator must never be sent to LyftData's guide). The facts come from LyftD
 replace a worker", "Remove a worker safely", "Recovery acceptance"); the wording is
 ours, one :class:`Recovery` per path id (:data:`PATHS`), each citing only
 :data:`NEUTRAL`. Rules do not carry generic advice themselves: the engine
-attaches :func:`recovery_for` and :func:`acceptance_for` to every finding whose
+attaches :func:`recovery_for` and :func:`acceptance_for` (in the product's checklist,
+:mod:`.checklist`) to every finding whose
 code names a path in the finding-code catalog (:mod:`bundler.analyze.codes`), so
 the same failure always reads the same way whichever rule (generic or product)
 found it. A product replaces a path with its
@@ -21,8 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from schemas import Layer, Recovery
+from schemas import Recovery
 
+from .checklist import LADDER_CHECKLIST, Checklist
 from .codes import GENERIC
 
 NEUTRAL = "bundler's product-neutral recovery path"
@@ -303,50 +305,10 @@ PATHS: dict[str, Recovery] = {
 }
 
 
-BOUNDED_CANARY = "successful canary (whether it was bounded is the operator's to confirm)"
-"""The guide's "successful bounded canary". The evidence shows whether a canary succeeded,
-not whether it was bounded (the scope the operator gave it), so the check says so rather
-than reading as though the bound had been verified."""
-
-ACCEPTANCE_CHECKS: dict[str, tuple[Layer, ...]] = {
-    "recent heartbeat and system information": (Layer.HEARTBEAT,),
-    "valid runtime authorization (external workers)": (Layer.AUTHORIZATION,),
-    "exact intended placement and deployment identity": (Layer.PLACEMENT, Layer.DEPLOYMENT),
-    "no unresolved runtime-requirements blockers": (Layer.REQUIREMENTS,),
-    "adequate measured capacity for the target job": (Layer.CAPACITY,),
-    BOUNDED_CANARY: (Layer.OUTCOME,),
-    "external receipt where the job has an external effect": (Layer.OUTCOME,),
-}
-"""The guide's recovery acceptance list, each check with the rungs that prove it."""
-
-_CHECKS = list(ACCEPTANCE_CHECKS)
-
 CODE_PATHS: dict[str, str] = {
     code: entry.recovery for code, entry in GENERIC.items() if entry.recovery is not None
 }
 """Finding code -> recovery path id."""
-
-_ACCEPTANCE_BY_PATH: dict[str, list[str]] = {
-    "connectivity": [_CHECKS[0]],
-    "server-tls": [_CHECKS[0]],
-    "server-health": [_CHECKS[0]],
-    "api-access": [],
-    "heartbeat": [_CHECKS[0]],
-    "license": [_CHECKS[1]],
-    "lease": [_CHECKS[1]],
-    "registration": [_CHECKS[0], _CHECKS[1]],
-    "placement": [_CHECKS[2]],
-    "deployment": [_CHECKS[2]],
-    "prerequisites": [_CHECKS[3]],
-    "trust-root": [_CHECKS[1], _CHECKS[3]],
-    "capacity": [_CHECKS[4]],
-    "outcome": [_CHECKS[5], _CHECKS[6]],
-    "local-state": [_CHECKS[0], _CHECKS[1], _CHECKS[5]],
-    "replace": _CHECKS,
-    "remove": [],
-    "recollect": [],
-    "reader-limit": [],
-}
 
 
 def reworded(path: str, reference: str, steps: Mapping[int, str] | None = None) -> Recovery:
@@ -368,7 +330,8 @@ def recovery_for(code: str, product: Mapping[str, Recovery] | None = None) -> Re
     return chosen.model_copy(deep=True)
 
 
-def acceptance_for(code: str) -> list[str]:
-    """Acceptance checks that prove the recovery for ``code`` worked."""
+def acceptance_for(code: str, checklist: Checklist = LADDER_CHECKLIST) -> list[str]:
+    """Acceptance checks that prove the recovery for ``code`` worked, in ``checklist``'s words
+    (the product's: a check it does not have is not named)."""
     path = CODE_PATHS.get(code)
-    return list(_ACCEPTANCE_BY_PATH.get(path, [])) if path else []
+    return checklist.for_path(path) if path else []

@@ -1,12 +1,13 @@
 """The Recovery acceptance checklist, judged on AFTER, for the targets BEFORE showed in trouble.
 
-Each AFTER target already carries the checklist (``bundler.analyze.acceptance``);
+Each AFTER target already carries the product's checklist (``bundler.analyze.acceptance``);
 here it is combined over the recovery targets (a check fails if it fails on
 any of them, is unknown if unknown on any, passes only if it passes on one
 and applies nowhere else), and two checks only a before/after pair can make
 are added: a successful canary, and where required a receipt, *newer than
-BEFORE*. An older success proves nothing about the repair; one dated after
-AFTER itself was collected (beyond the clock tolerance of
+BEFORE* (in the product's words, :class:`~bundler.analyze.checklist.Checklist`; a
+product without receipts has no receipt check). An older success proves nothing
+about the repair; one dated after AFTER itself was collected (beyond the clock tolerance of
 :mod:`bundler.analyze.doubt`) proves nothing either: the clocks that wrote and
 read it disagree, so "newer than BEFORE" cannot be told. Such a check is
 unknown, never a pass.
@@ -21,14 +22,11 @@ from schemas import TargetReport
 from schemas.diff import AcceptanceResult, CheckStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence, Receipt
 
+from ..analyze.checklist import LADDER_CHECKLIST, Checklist
 from ..analyze.doubt import seconds_after
 from ..analyze.facts import dated, run_time
-from ..analyze.recovery import ACCEPTANCE_CHECKS
 from ..timetext import utc
 from .targets import Pair, is_recovery_target, subject
-
-CANARY_NEWER = "successful canary newer than BEFORE"
-RECEIPT_NEWER = "external receipt newer than BEFORE (where the job has an external effect)"
 
 
 def combine(statuses: Sequence[CheckStatus]) -> CheckStatus:
@@ -52,23 +50,25 @@ def evaluate(
     outcome: OutcomeEvidence | None,
     before_at: datetime | None,
     after_at: datetime | None = None,
+    checklist: Checklist = LADDER_CHECKLIST,
 ) -> list[AcceptanceResult]:
-    """The checklist over the recovery targets, plus the two "newer than BEFORE" checks.
+    """``checklist`` over the recovery targets, plus its "newer than BEFORE" checks.
 
     ``before_at`` is when BEFORE was collected (the lower bound of a proof of
     repair), ``after_at`` when AFTER's outcome evidence was read (the upper
-    bound: nothing can have run after it was read).
+    bound: nothing can have run after it was read). ``checklist`` is the one AFTER was
+    analyzed with (the product's), so each check is found on each AFTER target by its words.
     """
     judged = judged_pairs(pairs)
     runs = _Runs(outcome)
     results: list[AcceptanceResult] = []
-    for check in ACCEPTANCE_CHECKS:
+    for check in checklist.checks:
         per: dict[str, CheckStatus] = {}
         for before, after, _ in judged:
             named = after or before
             assert named is not None
-            per[subject(named.worker, named.job)] = _listed(after, check)
-        results.append(_result(check, per))
+            per[subject(named.worker, named.job)] = _listed(after, check.text)
+        results.append(_result(check.text, per))
     canary: dict[str, CheckStatus] = {}
     receipt: dict[str, CheckStatus] = {}
     details: list[str] = []
@@ -83,8 +83,10 @@ def evaluate(
             details.append(f"{where}: {note}")
         if receipt_note:
             receipt_details.append(f"{where}: {receipt_note}")
-    results.append(_result(CANARY_NEWER, canary, "; ".join(details) or None))
-    results.append(_result(RECEIPT_NEWER, receipt, "; ".join(receipt_details) or None))
+    results.append(_result(checklist.canary_newer, canary, "; ".join(details) or None))
+    if checklist.receipt_newer is not None:
+        receipt_detail = "; ".join(receipt_details) or None
+        results.append(_result(checklist.receipt_newer, receipt, receipt_detail))
     return results
 
 

@@ -21,6 +21,7 @@ from schemas import DiffReport, Verdict
 from schemas.diff import AcceptanceResult, DiffSide, DiffVerdict, TargetChange
 
 from .. import __version__
+from ..analyze.checklist import checklist_of
 from ..analyze.facts import dated, is_zero_time
 from ..errors import InputError
 from ..timetext import utc
@@ -61,7 +62,9 @@ def compare(before: Side, after: Side) -> DiffReport:
     targets = [target_change(pair) for pair in pairs]
     # BEFORE "created at the zero time" is no lower bound: every run would be newer than it.
     before_at = dated(before.created_at)
-    checks = acceptance.evaluate(pairs, after.outcome, before_at, after.outcome_read_at)
+    # AFTER's targets carry the checklist of the profile that analyzed AFTER: judge on it.
+    checklist = checklist_of(after.analyzer)
+    checks = acceptance.evaluate(pairs, after.outcome, before_at, after.outcome_read_at, checklist)
     b, a = before.summary(), after.summary()
     doubts = pair_doubts(b, a)
     report = DiffReport(

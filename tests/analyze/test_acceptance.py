@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bundler.analyze.checklist import BOUNDED_CANARY
 from bundler.analyze.engine import analyze
-from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.cli import cli
 from schemas import TargetReport
 from schemas.evidence import ConnectionState, HealthState

@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from bundler.analyze import recovery
+from bundler.analyze.checklist import LADDER_CHECKLIST
 from bundler.products.flux import PROFILE as FLUX
 from bundler.products.lyftdata import PROFILE as LYFTDATA
 
@@ -37,9 +38,11 @@ def test_every_path_is_complete_and_acceptance_checks_exist() -> None:
     for name, path in recovery.PATHS.items():
         assert path.summary, name
         assert path.reference, name
-    for code in recovery.CODE_PATHS:
-        for check in recovery.acceptance_for(code):
-            assert check in recovery.ACCEPTANCE_CHECKS
+    for checklist in (LADDER_CHECKLIST, FLUX.acceptance_checklist):
+        texts = [check.text for check in checklist.checks]
+        for code in recovery.CODE_PATHS:
+            for check in recovery.acceptance_for(code, checklist):
+                assert check in texts
 
 
 def test_license_recovery_says_no_worker_restart() -> None:

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from bundler.products.flux import PROFILE as FLUX
 from samples.catalog import PASSWORD_ENV, SAMPLE_PASSWORD
 from samples.pair import AFTER, BEFORE
 
@@ -49,3 +50,15 @@ def test_the_pair_holds_evidence_of_this_bundlers_normalizer(bundle) -> None:
     notes = json.loads(result.stdout)["fleet_findings"]
     (rederived,) = [f for f in notes if f["code"] == "EVIDENCE_REDERIVED"]
     assert rederived["details"]["differs"] == []
+
+
+def test_the_flux_pair_is_judged_on_fluxs_checklist() -> None:
+    """Flux's checks in Flux's terms, and a run newer than BEFORE; no receipt, no canary
+    bound, no runtime requirements: concepts of LyftData's guide Flux does not have."""
+    code, report = diff(str(BEFORE), str(AFTER))
+    assert code == 0
+    checks = {c["check"]: c["status"] for c in report["acceptance"]}
+    assert not any(word in check for check in checks for word in ("receipt", "requirements"))
+    flux = FLUX.acceptance_checklist
+    assert list(checks) == [*(c.text for c in flux.checks), flux.canary_newer]
+    assert checks[flux.canary_newer] == "pass"

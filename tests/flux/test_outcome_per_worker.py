@@ -4,14 +4,14 @@ In ``flux-healthy`` the one workflow run completed on one of the two workers
 (whichever claimed it: the lab does not pin it); the other ran nothing and
 holds no job. The idle worker's outcome is not a pass borrowed from the other:
 it is *not applicable* (outcome is per job, as for a LyftData worker without a
-canary), and its successful-canary check says so rather than passing.
+canary), and its completed-run check says so rather than passing.
 """
 
 from __future__ import annotations
 
 from bundler.analyze.api import EvidenceSet
+from bundler.analyze.checklist import Proof
 from bundler.analyze.engine import analyze
-from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.products.flux import PROFILE
 from schemas import Layer, LayerStatus, TargetReport, Verdict
 from schemas.evidence import OutcomeEvidence
@@ -20,7 +20,8 @@ from tests.support.sample_bundles import load_sample
 
 def _outcome(target: TargetReport) -> tuple[LayerStatus, list[str], str]:
     rung = next(r for r in target.layers if r.name is Layer.OUTCOME)
-    canary = next(c.status for c in target.acceptance if c.check == BOUNDED_CANARY)
+    (run_check,) = PROFILE.acceptance_checklist.texts([Proof.CANARY])
+    canary = next(c.status for c in target.acceptance if c.check == run_check)
     return rung.status, [f.code for f in rung.findings], canary
 
 

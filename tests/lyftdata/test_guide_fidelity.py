@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bundler.analyze.checklist import BOUNDED_CANARY
 from bundler.analyze.engine import analyze
-from bundler.analyze.recovery import BOUNDED_CANARY
 from bundler.products.lyftdata import PROFILE
 from schemas import AnalysisReport, Layer, LayerStatus, TargetReport
 from tests.support.lyftdata_collect import collect

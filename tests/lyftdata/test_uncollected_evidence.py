@@ -19,7 +19,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from bundler.analyze.recovery import BOUNDED_CANARY
+from bundler.analyze.checklist import BOUNDED_CANARY
 from bundler.cli import cli
 from tests.support.sample_bundles import write_sample_dir
 

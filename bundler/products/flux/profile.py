@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bundler.analyze.api import EvidenceSet, Rule, TimelineEvent
 from bundler.analyze.catalog import Catalog
+from bundler.analyze.checklist import Checklist
 from bundler.analyze.codes import (
     AUTHORIZATION_DENIED,
     CANARY_FAILED,
@@ -26,6 +27,7 @@ from schemas import Recovery
 from schemas.evidence import EvidenceDoc
 
 from . import codes
+from .acceptance import FLUX_CHECKLIST
 from .logs import parse_logs
 from .models import RAW_MODELS
 from .normalize import normalize
@@ -74,6 +76,9 @@ class FluxProfile:
     finding_codes: Catalog = codes.FLUX_CODES
     """Flux's own finding codes (rungs, titles, recovery ids)."""
 
+    acceptance_checklist: Checklist = FLUX_CHECKLIST
+    """Recovery acceptance in Flux's terms: no check of a concept Flux does not have."""
+
     supersedes: Mapping[str, str | tuple[str, ...]] = {
         codes.FLUX_SERVER_UNREACHABLE: SERVER_UNREACHABLE,
         codes.FLUX_HEARTBEAT_NOT_READ: WORKER_HEARTBEAT_UNDATED,
@@ -113,8 +118,8 @@ class FluxProfile:
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
-        """Flux's own wording of generic recovery paths (Worker observability)."""
-        from .recovery import RECOVERY_PATHS
+        """Flux's own wording of generic recovery paths (Worker observability, as observed)."""
+        from .recovery_paths import RECOVERY_PATHS
 
         return RECOVERY_PATHS
 

@@ -299,32 +299,3 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "clock-skew": recovery_host.clock_skew,
 }
 """Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""
-
-
-RECOVERY_PATHS: dict[str, Recovery] = {
-    "heartbeat": Recovery(
-        summary="Find out why the worker stopped answering heartbeats before restarting it.",
-        steps=[
-            "On the worker host, check whether the process runs, is stopped (SIGSTOP), hung "
-            "or starved, and read its log for 'Connection lost'.",
-            "Check idle timeouts of any proxy or load balancer on GET /workers/{name}/connect: "
-            "at least 5x heartbeat_interval.",
-            "Check for host pauses longer than heartbeat_timeout + eviction_grace_period.",
-            "Once it runs, it reconnects by itself; confirm it reads online in GET /workers.",
-        ],
-        cautions=["A worker that exited cleanly long ago is listed offline by design."],
-        reference=WORKER_OBSERVABILITY,
-    ),
-    "capacity": Recovery(
-        summary="Give the execution a worker with a free slot and the resources it requests.",
-        steps=[
-            "If every eligible slot is busy, the execution dispatches when one frees: wait, "
-            "raise FLUX_WORKERS__MAX_CONCURRENT_EXECUTIONS, or start another matching worker.",
-            "If a resource is short, start a worker that offers it or lower the request.",
-            "If the worker reports event-loop starvation, move CPU-bound code to the "
-            "subprocess runner or give the host dedicated capacity.",
-        ],
-        reference=WORKER_OBSERVABILITY,
-    ),
-}
-"""Flux's own text for generic recovery paths (the generic texts follow another guide)."""

@@ -11,6 +11,7 @@ from schemas.evidence import EvidenceDoc
 
 from ...analyze.api import EvidenceSet, Rule, TimelineEvent
 from ...analyze.catalog import Catalog
+from ...analyze.checklist import LADDER_CHECKLIST, Checklist
 from ...collect.plan import Plan
 from ...collect.readonly import ProgramRule
 from ..base import NormalizeContext
@@ -34,6 +35,8 @@ class LyftDataProfile:
     raw_models: Mapping[str, type[BaseModel]] = RAW_MODELS
     finding_codes: Catalog = LYFTDATA_CODES
     """LyftData's own finding codes; its rules report generic ones too."""
+    acceptance_checklist: Checklist = LADDER_CHECKLIST
+    """The guide's "Recovery acceptance", its seven checks (the ladder's own checklist)."""
 
     @property
     def read_only_commands(self) -> Mapping[str, ProgramRule]:
