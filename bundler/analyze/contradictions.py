@@ -40,8 +40,9 @@ from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
 from .facts import by_worker, cite, cite_source, cite_worker, worker_records
 
-IGNORED = frozenset({"source"})
-"""Where a record was read is not what it says: two equal records from two places agree."""
+IGNORED = frozenset({"source", "counted_by"})
+"""Where a record was read is not what it says: two equal records from two places agree
+(``counted_by``: the sources whose count a capacity record holds)."""
 
 SHOWN_FIELDS = 3
 """Disagreeing fields a message spells out (the finding's details name them all)."""
@@ -315,14 +316,17 @@ def _cited(
     at: Callable[[int, str, Any], Citation],
 ) -> list[Citation]:
     """Each record cited by ``at`` (its index, first disagreeing field and value), each followed
-    by the raw member it was read from, once."""
+    by the raw member it was read from, and by those of every source whose count it holds
+    (``counted_by``: the contradiction is cited in each source's own words), each once."""
     field, values = next(iter(differ.items()))
     cited: list[Citation] = []
     for (index, record), value in zip(records, values, strict=True):
         cited.append(at(index, field, value))
-        raw = cite_source(getattr(record, "source", None))
-        if raw is not None and raw not in cited:
-            cited.append(raw)
+        sources = [getattr(record, "source", None), *(getattr(record, "counted_by", None) or ())]
+        for source in sources:
+            raw = cite_source(source)
+            if raw is not None and raw not in cited:
+                cited.append(raw)
     return cited
 
 

@@ -43,6 +43,8 @@ class WorkerSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
     disk_bytes: int | None = None
     """Give its working directory a volume of its own this small (a tmpfs: ``SmallDisk``)."""
+    disk_inodes: int | None = None
+    """With ``disk_bytes``: the most files that volume holds (the tmpfs's ``nr_inodes``)."""
 
     def env(self) -> dict[str, str]:
         env = dict(self.extra_env)

@@ -12,6 +12,7 @@ import glob
 import shutil
 
 from .config import WorkerSpec
+from .disk import SmallDisk
 from .faults import Injected
 from .lab import FluxLab
 
@@ -56,9 +57,41 @@ SMALL_DISK_BYTES = 4 * 1024 * 1024
 """A worker volume small enough to fill in an instant (a tmpfs: it costs memory, not disk)."""
 
 
-def small_disk(name: str, labels: dict[str, str] | None = None) -> WorkerSpec:
-    """A worker whose working directory (Flux's home, ``.flux/``) is a small volume of its own."""
-    return WorkerSpec(name, labels or {}, disk_bytes=SMALL_DISK_BYTES)
+def small_disk(
+    name: str, labels: dict[str, str] | None = None, *, inodes: int | None = None
+) -> WorkerSpec:
+    """A worker whose working directory (Flux's home, ``.flux/``) is a small volume of its own,
+    holding at most ``inodes`` files when given."""
+    return WorkerSpec(name, labels or {}, disk_bytes=SMALL_DISK_BYTES, disk_inodes=inodes)
+
+
+def _disk(lab: FluxLab, worker: str) -> SmallDisk:
+    disk = lab.disks.get(worker)
+    if disk is None:
+        raise AssertionError(f"{worker} has no disk of its own in this lab (faults.small_disk)")
+    return disk
+
+
+def disk_nearly_full(lab: FluxLab, worker: str, *, leave_bytes: int) -> Injected:
+    """Fill ``worker``'s own volume until only about ``leave_bytes`` are left; nothing fails."""
+    filled = _disk(lab, worker).fill(leave_bytes=leave_bytes)
+    return Injected(notes={"filled_bytes": filled})
+
+
+def cached_report_fails(lab: FluxLab, worker: str, *, kib: int = 64) -> Injected:
+    """Run ``cached_report`` to the end on ``worker``: on its full volume it fails (ENOSPC)."""
+    run = lab.api.run_to_end("cached_report", kib, require_worker=worker)
+    if run.get("state") != "FAILED":
+        raise AssertionError(f"cached_report should fail on a full disk, got {run.get('state')}")
+    return Injected(executions=[str(run["execution_id"])])
+
+
+def inodes_full(lab: FluxLab, worker: str) -> Injected:
+    """Use every inode of ``worker``'s own volume (a ``small_disk`` with ``inodes``) with empty
+    files, its blocks left free, then run ``cached_report`` on it: it fails with ENOSPC."""
+    made = _disk(lab, worker).fill_inodes()
+    failed = cached_report_fails(lab, worker)
+    return Injected(executions=failed.executions, notes={"empty_files": made})
 
 
 def disk_full(lab: FluxLab, worker: str, *, kib: int = 64) -> Injected:
@@ -69,11 +102,6 @@ def disk_full(lab: FluxLab, worker: str, *, kib: int = 64) -> Injected:
     ENOSPC; the run ends FAILED with ``OSError: [Errno 28] No space left on device``
     while the worker stays online.
     """
-    disk = lab.disks.get(worker)
-    if disk is None:
-        raise AssertionError(f"{worker} has no disk of its own in this lab (faults.small_disk)")
-    filled = disk.fill()
-    run = lab.api.run_to_end("cached_report", kib, require_worker=worker)
-    if run.get("state") != "FAILED":
-        raise AssertionError(f"cached_report should fail on a full disk, got {run.get('state')}")
-    return Injected(executions=[str(run["execution_id"])], notes={"filled_bytes": filled})
+    filled = _disk(lab, worker).fill()
+    failed = cached_report_fails(lab, worker, kib=kib)
+    return Injected(executions=failed.executions, notes={"filled_bytes": filled})

@@ -187,7 +187,7 @@ class FluxLab(StartStop):
     def _worker_process(self, spec: WorkerSpec) -> ManagedProcess:
         home = self.worker_dir(spec.name)
         if spec.disk_bytes is not None and spec.name not in self.disks:
-            self.disks[spec.name] = SmallDisk(home, spec.disk_bytes)
+            self.disks[spec.name] = SmallDisk(home, spec.disk_bytes, spec.disk_inodes)
         (home / ".flux").mkdir(parents=True, exist_ok=True)
         (home / "flux.toml").write_text(
             f'[flux]\nlog_level = "INFO"\n\n[flux.workers]\n'

@@ -28,6 +28,11 @@ class WorkerCapacity(ManyRecord):
     backpressure: bool | None = None
     limits: dict[str, Any] = Field(default_factory=dict)
     source: Source | None = None
+    counted_by: list[Source] | None = Field(
+        default=None,
+        description="Every source whose count of the work the worker runs is slots_in_use "
+        "(they agree); a source that counts otherwise gives the worker another record.",
+    )
 
 
 class CapacityEvidence(EvidenceDoc):

@@ -50,7 +50,23 @@ class StateVolume(RecordModel):
     mount: str = Field(description="Where the volume holding the state directory is mounted.")
     total_bytes: int | None = None
     free_bytes: int | None = Field(default=None, description="Available to unprivileged users.")
+    used_bytes: int | None = Field(
+        default=None,
+        description="In use; with free_bytes, how full df calls it (blocks reserved for root "
+        "count as neither).",
+    )
+    inodes_total: int | None = Field(
+        default=None, description="Files the volume can hold; None where it keeps no count."
+    )
+    inodes_free: int | None = Field(
+        default=None,
+        description="Files that can still be created: at 0 a write fails with ENOSPC "
+        "whatever free_bytes says.",
+    )
     source: Source | None = None
+    inodes_source: Source | None = Field(
+        default=None, description="Where the inode counts were read (`df -P -i`)."
+    )
 
 
 class LocalStateEvidence(EvidenceDoc):

@@ -7,6 +7,13 @@
   It must name the full disk, cite the run's error and ``df`` of w2's state directory, and
   give the recovery (free space, delete the empty memoized result the failed write left,
   which Flux would read back; the advertised disk_free is not this volume).
+* A nearly full disk, before any run fails: w2's 4 MiB volume filled to about 97 %, no run
+  yet. The analysis once read w2 healthy; its capacity rung must warn
+  (``FLUX_WORKER_DISK_NEARLY_FULL``) with ``df``'s line cited, and the next run that writes
+  more than is left must indeed fail.
+* Inodes exhausted: w2's volume holds 64 files and is filled with empty ones, its blocks
+  nearly all free. The run fails with the same ENOSPC; the analysis must say the inodes ran
+  out (``df -P -i`` cited), not that "space was freed since".
 * A clock that is off: w2 runs 2 h ahead and w3 90 min behind (libfaketime). Flux judges
   heartbeats by the server's clock: both stay online and complete their runs, and the
   analysis once read w3 healthy and w2 "inconclusive" with no word of a clock. It must say
@@ -16,14 +23,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from samples.flux_lab import LabConfig, host_faults
+from samples.flux_lab import FluxLab, LabConfig, host_faults
 from samples.flux_lab.config import DEFAULT_WORKERS
 from samples.flux_lab.disk import DiskUnavailable
-from schemas import Finding, Layer, LayerStatus, TargetReport, Verdict
+from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport, Verdict
 from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
 from tests.support.requirements import need
 
@@ -64,6 +72,11 @@ def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
     assert any("measures `/`" in caution for caution in finding.recovery.cautions)
 
     assert any("EOFError: Ran out of input" in step for step in finding.recovery.steps)
+    # The capacity rung below it warned of the full volume already.
+    status, found = rung(target, Layer.CAPACITY)
+    assert status is LayerStatus.WARN
+    (warned,) = [f for f in found if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
+    assert (warned.details["full"], warned.details["exhausted"]) == (True, "blocks")
 
     # The recovery, step by step: room alone is not enough, Flux reads back the empty
     # memoized result the full disk left; with it deleted the same run completes on w2.
@@ -76,6 +89,83 @@ def test_a_full_disk_under_a_workers_home_is_named_with_its_volume(
     empty.unlink()
     again = lab.api.run_to_end("cached_report", 64, require_worker="w2")
     assert again["state"] == "COMPLETED", again.get("output")
+
+
+def _small_disk_lab(flux_lab_factory: LabFactory, inodes: int | None = None) -> FluxLab:
+    workers = (DEFAULT_WORKERS[0], host_faults.small_disk("w2", {"zone": "b"}, inodes=inodes))
+    try:
+        return flux_lab_factory(LabConfig(workers=workers))
+    except DiskUnavailable as exc:
+        need(False, str(exc))
+        raise
+
+
+def _worker_rung(report: AnalysisReport, layer: Layer) -> tuple[LayerStatus, list[Finding]]:
+    (target,) = [t for t in report.targets if t.worker == "w2" and t.job is None]
+    return rung(target, layer)
+
+
+def test_a_nearly_full_volume_warns_before_the_first_run_fails(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    lab = _small_disk_lab(flux_lab_factory)
+    host_faults.disk_nearly_full(lab, "w2", leave_bytes=128 * 1024)
+    doctor_lab(lab, tmp_path / "nearly.zip")
+    report = analyze_json(tmp_path / "nearly.zip", expect_rc=0)
+    assert report.verdict is Verdict.DEGRADED  # nothing failed yet
+
+    status, found = _worker_rung(report, Layer.CAPACITY)
+    assert status is LayerStatus.WARN
+    (finding,) = [f for f in found if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
+    assert f"mounted at {lab.worker_dir('w2')}, is nearly full" in finding.message
+    assert finding.details["exhausted"] == "blocks"
+    assert finding.details["full"] is False
+    assert 95 <= finding.details["used_percent"] < 100
+    assert 128 * 1024 <= finding.details["free"] < 256 * 1024  # filled a 64 KiB chunk at a time
+    cited = {c.member: c for c in finding.evidence}
+    assert cited["evidence/local_state.json"].pointer.endswith("/free_bytes")
+    (df_line,) = [c for m, c in cited.items() if m.endswith("/state-volume.txt")]
+    assert df_line.lines is not None
+    assert df_line.lines.start == 2  # the data line under df's header
+    assert finding.recovery is not None
+    assert "before its runs fail" in finding.recovery.summary
+
+    # The warning is true: a run writing more than is left fails with ENOSPC.
+    run = lab.api.run_to_end("cached_report", 512, require_worker="w2")
+    assert run["state"] == "FAILED"
+    assert "No space left on device" in json.dumps(run["output"])
+
+
+def test_inodes_exhausted_are_named_although_blocks_are_free(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    lab = _small_disk_lab(flux_lab_factory, inodes=64)
+    (failed,) = host_faults.inodes_full(lab, "w2").executions
+    doctor_lab(lab, tmp_path / "inodes.zip")
+    report = analyze_json(tmp_path / "inodes.zip", expect_rc=1)
+
+    (target,) = [t for t in report.targets if t.worker == "w2" and t.job is not None]
+    assert target.first_failed_layer is Layer.OUTCOME
+    status, found = rung(target, Layer.OUTCOME)
+    assert [f.code for f in found] == ["FLUX_WORKER_DISK_FULL"]
+    (finding,) = found
+    assert failed in finding.message
+    assert "0 of 64 inodes free" in finding.message
+    assert "space was freed since" not in finding.message
+    assert finding.details["exhausted"] == "inodes"
+    assert finding.details["inodes_free"] == 0
+    assert finding.details["free_bytes"] > 3 * 1024 * 1024  # the blocks are nearly all free
+    cited = {c.member: c for c in finding.evidence}
+    assert cited["evidence/local_state.json"].pointer.endswith("/inodes_free")
+    assert any(m.endswith("/state-inodes.txt") for m in cited)
+    assert finding.recovery is not None
+    assert "Free inodes (delete files)" in finding.recovery.summary
+
+    status, found = rung(target, Layer.CAPACITY)
+    assert status is LayerStatus.WARN
+    (warned,) = [f for f in found if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
+    assert (warned.details["full"], warned.details["exhausted"]) == (True, "inodes")
+    assert "with no inode left" in warned.message
 
 
 def test_a_worker_clock_ahead_or_behind_is_said_and_its_runs_read_with_its_offset(

@@ -103,6 +103,12 @@ FLUX_EVENT_LOOP_STARVATION = _(
 )
 FLUX_RELEASE_STORM = _("FLUX_RELEASE_STORM", C, "execution handed back again and again")
 FLUX_GAUGE_UNTRUSTED = _("FLUX_GAUGE_UNTRUSTED", C, "server gauges disagree with the counts")
+FLUX_WORKER_DISK_NEARLY_FULL = _(
+    "FLUX_WORKER_DISK_NEARLY_FULL",
+    C,
+    "volume under the worker's home full or nearly (blocks or inodes)",
+    "disk-nearly-full",
+)
 
 FLUX_LAST_RUN_SUCCEEDED = _("FLUX_LAST_RUN_SUCCEEDED", OUT, "last run completed")
 FLUX_LAST_RUN_FAILED = _("FLUX_LAST_RUN_FAILED", OUT, "last run failed")

@@ -155,6 +155,10 @@ def _host_steps() -> list[Step]:
         CommandStep(id="state-volume", roles=FLUX_HOSTS,
                     argv=["df", "-P", "-k", "{state_dir}"],
                     member="hosts/{alias}/state-volume.txt", timeout_s=15),
+        # Its inodes: with none left, creating a file is ENOSPC however many blocks are free.
+        CommandStep(id="state-inodes", roles=FLUX_HOSTS,
+                    argv=["df", "-P", "-i", "{state_dir}"],
+                    member="hosts/{alias}/state-inodes.txt", timeout_s=15),
         CommandStep(id="db-workers", roles=SERVER,
                     argv=["sqlite3", "-readonly", "-batch", "{db_path}", sql.WORKERS],
                     member="hosts/{alias}/db-workers.json", media_type="application/json",

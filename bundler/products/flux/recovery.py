@@ -296,6 +296,7 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "park-timeout": park_timeout,
     "saturated": saturated,
     "disk-full": recovery_host.disk_full,
+    "disk-nearly-full": recovery_host.disk_nearly_full,
     "clock-skew": recovery_host.clock_skew,
 }
 """Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""

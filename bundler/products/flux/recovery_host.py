@@ -8,24 +8,76 @@ online, and a worker's clock is never compared with the server's by Flux.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from schemas import Recovery
 
 OBSERVED = "flux-core 0.87.5 as observed running (samples/flux_lab)"
 
 
-def disk_full(worker: str | None, mount: str | None) -> Recovery:
-    who = worker or "the worker"
-    where = f" ({mount})" if mount else ""
-    return Recovery(
-        summary=f"Free space on the volume under {who}'s Flux home{where}, then run the job again.",
-        steps=[
-            f"On {who}'s host, `df -h` and `df -i` of its working directory's `.flux/` (blocks and "
-            "inodes: either one running out is ENOSPC), then `du -xsh` of what fills it: Flux "
-            "writes memoized task results to `.flux/.cache/` and local output storage to "
-            "`.flux/.data/` there, and the workflows' own files may share the volume.",
+Exhausted = Literal["blocks", "inodes"]
+
+
+def _make_room(who: str, exhausted: Exhausted) -> list[str]:
+    """How to find what fills the volume and make room, for blocks or for inodes."""
+    if exhausted == "inodes":
+        find = (
+            f"On {who}'s host, `df -i` of its working directory's `.flux/`: its inodes, not its "
+            "blocks, ran out, so many small files fill it. Count them where Flux writes "
+            "(`find .flux/.cache .flux/.data -xdev -type f | wc -l`: one file per memoized "
+            "result or stored output) and in the workflows' own directories on that volume."
+        )
+        room = (
+            "Delete files that are not needed (a memoized result that is gone is computed "
+            "again), or move the worker's working directory to a volume with more inodes "
+            "(a tmpfs's `nr_inodes`, a filesystem made with more) and restart the worker there."
+        )
+    else:
+        find = (
+            f"On {who}'s host, `df -h` and `df -i` of its working directory's `.flux/` (blocks "
+            "and inodes: either one running out is ENOSPC), then `du -xsh` of what fills it: "
+            "Flux writes memoized task results to `.flux/.cache/` and local output storage to "
+            "`.flux/.data/` there, and the workflows' own files may share the volume."
+        )
+        room = (
             "Delete what is not needed (a memoized result that is gone is computed again), or "
             "grow the volume, or move the worker's working directory to a larger one and "
-            "restart the worker there.",
+            "restart the worker there."
+        )
+    return [find, room]
+
+
+def disk_nearly_full(worker: str, mount: str, exhausted: Exhausted) -> Recovery:
+    """Before the first ENOSPC: make room, and keep it made."""
+    what = "inodes" if exhausted == "inodes" else "space"
+    return Recovery(
+        summary=f"Make room ({what}) on the volume under {worker}'s Flux home ({mount}) before "
+        "its runs fail with ENOSPC.",
+        steps=[
+            *_make_room(worker, exhausted),
+            "Watch the volume (`df -P -k` and `df -P -i` of `.flux/`) where the worker runs, "
+            "not the worker's advertised disk_free.",
+        ],
+        cautions=[
+            f"{worker} stays online and keeps claiming work when the volume fills: its runs "
+            "then fail with `[Errno 28] No space left on device`, and leave empty memoized "
+            "results behind that must be deleted too (see the full-disk recovery).",
+            "The worker's own resources.disk_free in GET /workers measures `/`, not the volume "
+            "its home is on.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+def disk_full(worker: str | None, mount: str | None, exhausted: Exhausted = "blocks") -> Recovery:
+    who = worker or "the worker"
+    where = f" ({mount})" if mount else ""
+    what = "inodes (delete files)" if exhausted == "inodes" else "space"
+    return Recovery(
+        summary=f"Free {what} on the volume under {who}'s Flux home{where}, then run the job "
+        "again.",
+        steps=[
+            *_make_room(who, exhausted),
             "Delete the memoized results the full disk cut short: the failed write leaves an "
             "empty `.flux/.cache/<key>.pkl`, which Flux later reads back as the result, and the "
             "run fails again with `EOFError: Ran out of input` (`find .flux/.cache -name "

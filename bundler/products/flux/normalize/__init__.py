@@ -27,7 +27,7 @@ from .outcome import outcome_evidence
 from .product import product_info, server_settings
 from .records import FluxRecords
 from .server import server_evidence
-from .worker_host import local_state_evidence
+from .worker_host import control_counts, local_state_evidence
 from .workers import from_canonical, to_canonical, workers_evidence
 
 
@@ -47,7 +47,9 @@ def normalize(ctx: NormalizeContext) -> list[EvidenceDoc]:
         jobs,
         DeploymentEvidence(applicable=False),
         RequirementsEvidence(applicable=False),
-        capacity_evidence(workers, jobs, listed_whole=flux.active_listed_whole),
+        capacity_evidence(
+            workers, jobs, listed_whole=flux.active_listed_whole, controls=control_counts(flux)
+        ),
         outcome_evidence(flux, clocks),
         local_state_evidence(flux),
     )

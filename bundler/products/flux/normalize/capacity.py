@@ -9,14 +9,19 @@ is per-process) are deliberately not used: queue depth is counted from the
 executions themselves.
 
 ``in_flight`` is as old as the last pong and can outlive what it counted (a worker
-read ``in_flight: 2`` with nothing running). When the executions listing was read
-whole and puts a different number of runs on the worker, the two are two capacity
-records of that worker (:func:`capacity_records`): the analyzer reads a worker's
-records that disagree as a contradiction (``WORKER_RECORDS_CONFLICT``, capacity
-unknown), so neither number alone makes the worker full or free.
+read ``in_flight: 2`` with nothing running). Two more sources count the same thing: the
+worker's control socket (``flux worker status NAME`` on its host, read live) and the
+executions listing, when it was read whole. Sources that agree make one record whose
+``counted_by`` cites each of them; a source that counts otherwise gives the worker
+another record (:func:`capacity_records`). The analyzer reads a worker's records that
+disagree as a contradiction (``WORKER_RECORDS_CONFLICT``, capacity unknown, each source
+cited), so no one number, nor a majority, makes the worker full or free.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from schemas.evidence import (
     CapacityEvidence,
@@ -115,35 +120,99 @@ def listed_in_use(worker: WorkerStatus, jobs: JobsEvidence) -> tuple[int, int]:
     return low, high
 
 
-def capacity_records(
-    worker: WorkerStatus, jobs: JobsEvidence, listed_whole: bool
-) -> list[WorkerCapacity]:
-    """The worker's capacity record; two when its pong's figure and the executions listing
-    (read whole: ``listed_whole``) disagree on what it runs, one by each."""
+@dataclass(frozen=True)
+class Count:
+    """One source's count of the executions a worker runs, and where it was read."""
+
+    in_use: int
+    source: Source
+
+
+PONG_REF = "GET /workers in_flight (the worker's last pong)"
+LISTING_REF = "the executions listing (GET /executions, every unfinished one)"
+
+
+def pong_count(worker: WorkerStatus) -> Count | None:
+    """What the worker's last pong said it runs, cited at its field of ``GET /workers``."""
     reported = reported_in_use(worker)
-    record = worker_capacity(worker, jobs)
-    if reported is None or not listed_whole or not jobs.complete:
-        return [record]
-    low, high = listed_in_use(worker, jobs)
-    if low <= reported <= high:
-        return [record]
-    counted = worker_capacity(
-        worker,
-        jobs,
-        in_use=low,
-        ref="executions held by the worker (GET /executions), max_concurrent_executions (SQLite)",
+    if reported is None:
+        return None
+    field = "in_flight" if worker.in_flight is not None else "metrics/flux.running_executions"
+    read = worker.source
+    pointer = f"{read.pointer}/{field}" if read is not None and read.pointer is not None else None
+    return Count(
+        reported,
+        Source(
+            method="api",
+            collector=read.collector if read else None,
+            ref=PONG_REF,
+            member=read.member if read else None,
+            pointer=pointer,
+        ),
     )
-    return [record, counted]
+
+
+def _agreeing(counts: list[Count], listed: tuple[int, int] | None) -> list[list[Count]]:
+    """The counts grouped by what they say, in order of first appearance. The listing gives a
+    range (a SCHEDULED run may or may not be counted yet): it joins every group it admits,
+    and is a group of its own (at its least) when it admits none."""
+    groups: dict[int, list[Count]] = {}
+    for count in counts:
+        groups.setdefault(count.in_use, []).append(count)
+    if listed is not None:
+        low, high = listed
+        listing = Source(method="derived", ref=LISTING_REF)
+        admitted = [said for said in groups if low <= said <= high]
+        for said in admitted:
+            groups[said].append(Count(said, listing))
+        if not admitted:
+            groups[low] = [Count(low, listing)]
+    return list(groups.values())
+
+
+def capacity_records(
+    worker: WorkerStatus, jobs: JobsEvidence, listed_whole: bool, control: Count | None = None
+) -> list[WorkerCapacity]:
+    """The worker's capacity record; one per count when its sources disagree on what it runs:
+    its pong's ``in_flight``, its control socket's (``control``) and the executions listing
+    (read whole: ``listed_whole``)."""
+    pong = pong_count(worker)
+    counts = [c for c in (pong, control) if c is not None]
+    listed = listed_in_use(worker, jobs) if listed_whole and jobs.complete else None
+    if not counts:
+        return [worker_capacity(worker, jobs)]
+    records = []
+    for group in _agreeing(counts, listed):
+        if pong is not None and pong in group:
+            record = worker_capacity(worker, jobs)  # the server's figure, with its slots_free
+        else:
+            refs = " and ".join(str(c.source.ref) for c in group)
+            record = worker_capacity(
+                worker, jobs, in_use=group[0].in_use, ref=f"{refs}, max_concurrent_executions"
+            )
+        record.counted_by = [c.source for c in group]
+        records.append(record)
+    return records
 
 
 def capacity_evidence(
-    workers: WorkersEvidence, jobs: JobsEvidence, *, listed_whole: bool = False
+    workers: WorkersEvidence,
+    jobs: JobsEvidence,
+    *,
+    listed_whole: bool = False,
+    controls: Mapping[tuple[str, str | None], Count] | None = None,
 ) -> CapacityEvidence:
     """Every worker's capacity; ``listed_whole``: every unfinished execution was listed, so
-    what the listing puts on a worker can contradict its pong's ``in_flight``."""
+    what the listing puts on a worker can contradict its pong's ``in_flight``; ``controls``:
+    what each worker's control socket counted, by (worker, host alias it was asked under)."""
     gaps = sorted(set(workers.gaps) | set(jobs.gaps))
+    controls = controls or {}
     return CapacityEvidence(
-        workers=[c for w in workers.workers for c in capacity_records(w, jobs, listed_whole)],
+        workers=[
+            c
+            for w in workers.workers
+            for c in capacity_records(w, jobs, listed_whole, controls.get((w.name, w.host_alias)))
+        ],
         complete=not gaps,
         gaps=gaps,
     )

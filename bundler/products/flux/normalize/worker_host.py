@@ -17,6 +17,7 @@ from schemas.evidence import ControlSocket, LocalStateEvidence, Source, StateFil
 from schemas.manifest import CollectorStatus, HostRole
 
 from ..models import ControlStatus
+from .capacity import Count
 from .records import FluxRecords
 from .volumes import state_volumes
 
@@ -70,6 +71,30 @@ def control_status(
     if result.error_message and result.status is CollectorStatus.FAILED:
         return ControlStatus(error=result.error_message)
     return None
+
+
+def control_counts(flux: FluxRecords) -> dict[tuple[str, str | None], Count]:
+    """What each worker's control socket said it runs (``in_flight``), by (worker, the host
+    alias it was asked under): the capacity normalizer's third count, read live on the host."""
+    counts: dict[tuple[str, str | None], Count] = {}
+    for alias, host in flux.hosts.items():
+        if host.worker is None:
+            continue
+        result = control_result(flux, host.worker, alias)
+        control = control_status(flux, host.worker, alias)
+        if result is None or control is None or control.in_flight is None:
+            continue
+        counts[(host.worker, alias)] = Count(
+            control.in_flight,
+            Source(
+                method="ssh" if host.transport == "ssh" else "local",
+                collector=result.collector,
+                ref="flux worker status in_flight (its control socket)",
+                member=result.member,
+                pointer="/in_flight",
+            ),
+        )
+    return counts
 
 
 @dataclass(frozen=True)

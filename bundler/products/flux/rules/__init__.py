@@ -21,6 +21,7 @@ from .inapplicable import flux_no_deployment_step, flux_no_requirements_report
 from .outcome import flux_last_run, flux_terminal_checkpoint_lost
 from .placement import flux_execution_placement
 from .server import flux_server_up
+from .volume import flux_state_volume
 
 RULES: tuple[Rule, ...] = (
     flux_server_up,
@@ -32,6 +33,7 @@ RULES: tuple[Rule, ...] = (
     flux_no_deployment_step,
     flux_no_requirements_report,
     flux_slots,
+    flux_state_volume,
     flux_starvation_history,
     flux_release_storm,
     flux_untrusted_gauges,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import conflicts_unknown, entries, settled
-from bundler.analyze.facts import capacity_entry, citations, cite_job, job_label
+from bundler.analyze.facts import capacity_entry, citations, cite_job, cite_source, job_label
 from bundler.analyze.wording import CITED, grouped, listed_names, some_names
 from schemas import Citation, Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
@@ -41,7 +41,21 @@ def _load(item: WorkerCapacity) -> str:
 
 
 def _describe(item: WorkerCapacity) -> str:
-    return f"{item.worker} runs {_load(item)}"
+    return f"{item.worker} runs {_load(item)}{_agreed(item)}"
+
+
+def _agreed(item: WorkerCapacity) -> str:
+    """`` (2 sources agree: …)`` when more than one source counted what the worker runs."""
+    sources = item.counted_by or []
+    if len(sources) < 2:
+        return ""
+    said = "; ".join(str(source.ref) for source in sources)
+    return f" ({len(sources)} sources agree: {said})"
+
+
+def _cite_counts(item: WorkerCapacity) -> list[Citation]:
+    """The raw answer of each source that counted what the worker runs (``counted_by``)."""
+    return citations(*(cite_source(source) for source in item.counted_by or []))
 
 
 def _full_workers(full: list[WorkerCapacity]) -> str:
@@ -70,7 +84,7 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
         return RuleResult.warn(
             codes.FLUX_WORKER_SATURATED,
             f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
-            evidence=[_cite_slots(ctx, index, item)],
+            evidence=[_cite_slots(ctx, index, item), *_cite_counts(item)],
             recovery=recovery.saturated([item.worker]),
         )
     return RuleResult.pass_(
@@ -78,7 +92,10 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
             codes.FLUX_SLOTS_AVAILABLE,
             "pass",
             f"{_describe(item)}.",
-            evidence=[ctx.evidence.cite(CapacityEvidence, f"/workers/{index}")],
+            evidence=[
+                ctx.evidence.cite(CapacityEvidence, f"/workers/{index}"),
+                *_cite_counts(item),
+            ],
         )
     )
 
@@ -112,7 +129,9 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     slots = [f for f in (capacity_entry(ctx.evidence, w.name) for w in eligible) if f is not None]
     full = [(i, c) for i, c in slots if saturated(c)]
     evidence = citations(cite_job(ctx.evidence, job, "native_state", value=job.native_state))
-    evidence += [_cite_slots(ctx, i, c) for i, c in full[:CITED]]
+    evidence += [
+        cited for i, c in full[:CITED] for cited in (_cite_slots(ctx, i, c), *_cite_counts(c))
+    ]
     if slots and len(full) == len(eligible):
         if doubted:  # every worker known to take it is full; one whose records disagree may not be
             return conflicts_unknown(ctx.evidence, doubted, Layer.CAPACITY)

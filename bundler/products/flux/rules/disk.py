@@ -7,10 +7,14 @@ output. Nothing else says so: the worker stays online with free slots, its log s
 only ``Execution FAILED``, the server logs nothing, and the worker's advertised
 ``resources.disk_free`` measures ``/``, not the volume its home is on. The failed
 run's error names the fault; ``df`` of the worker's state directory (the
-``state-volume`` step) names the volume and how full it was at collection.
+``state-volume`` and ``state-inodes`` steps) names the volume and how full it was at
+collection, in blocks and in inodes: with no inode left the error is the same while
+blocks are free, and the repair is deleting files, not bytes.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from bundler.analyze.api import RuleContext, RuleResult
 from bundler.analyze.facts import citations, cite_job, cite_source, job_label
@@ -37,6 +41,11 @@ def _volume(ctx: RuleContext, worker: str | None) -> tuple[int, StateVolume] | N
     return next(((i, v) for i, v in volumes if v.worker == worker), None)
 
 
+def inodes_exhausted(volume: StateVolume | None) -> bool:
+    """True when ``df -P -i`` read no inode left on the volume (whatever its blocks say)."""
+    return volume is not None and bool(volume.inodes_total) and volume.inodes_free == 0
+
+
 def _volume_words(volume: StateVolume | None, worker: str) -> str:
     if volume is None:
         return (
@@ -46,9 +55,17 @@ def _volume_words(volume: StateVolume | None, worker: str) -> str:
     total = human_bytes(volume.total_bytes) if volume.total_bytes is not None else "?"
     free = volume.free_bytes
     said = f" The volume under {worker}'s Flux home, mounted at {volume.mount}, had "
+    if inodes_exhausted(volume):
+        blocks = f"{human_bytes(free)} of {total}" if free is not None else f"? of {total}"
+        return said + (
+            f"0 of {volume.inodes_total:,} inodes free when collected ({blocks} free): no file "
+            "can be created on it, however much space is left."
+        )
     if free is None:
         return said + f"an unread amount of {total} free when collected."
     said += f"{human_bytes(free)} of {total} free when collected"
+    if volume.inodes_total and volume.inodes_free is not None:
+        said += f" and {volume.inodes_free:,} of {volume.inodes_total:,} inodes"
     if volume.total_bytes and free > volume.total_bytes // 100:
         return said + ": space was freed since, or the run wrote to another volume."
     return said + "."
@@ -63,24 +80,33 @@ def disk_full_result(ctx: RuleContext, job: Job) -> RuleResult | None:
     volume = found[1] if found else None
     on = worker or "its worker"
     evidence = citations(cite_job(ctx.evidence, job, "error", value=job.error))
+    exhausted: Literal["blocks", "inodes"] = "inodes" if inodes_exhausted(volume) else "blocks"
     if found is not None:
         index, volume = found
-        pointer = f"/volumes/{index}/free_bytes"
-        evidence.append(ctx.evidence.cite(LocalStateEvidence, pointer, volume.free_bytes))
-        evidence += citations(cite_source(volume.source))
+        field, count, read = (
+            ("inodes_free", volume.inodes_free, volume.inodes_source)
+            if exhausted == "inodes"
+            else ("free_bytes", volume.free_bytes, volume.source)
+        )
+        evidence.append(ctx.evidence.cite(LocalStateEvidence, f"/volumes/{index}/{field}", count))
+        evidence += citations(cite_source(read))
     return RuleResult.fail(
         codes.FLUX_WORKER_DISK_FULL,
         f"{job_label(job)} failed because the disk of {on} is full: {job.error}."
         + _volume_words(volume, on)
         + f" {on} stays online and claims more work, which fails the same way.",
         evidence=evidence,
-        recovery=disk_full(worker, volume.mount if volume else None),
+        recovery=disk_full(worker, volume.mount if volume else None, exhausted),
         acceptance=[
-            f"free space on the volume under {on}'s Flux home (`df` of its .flux/)",
+            f"free space and inodes on the volume under {on}'s Flux home (`df -k` and `df -i` "
+            "of its .flux/)",
             f"a run of {job.name} on {on} COMPLETED",
         ],
         worker=worker,
         mount=volume.mount if volume else None,
         free_bytes=volume.free_bytes if volume else None,
         total_bytes=volume.total_bytes if volume else None,
+        inodes_free=volume.inodes_free if volume else None,
+        inodes_total=volume.inodes_total if volume else None,
+        exhausted=exhausted,
     )
