@@ -79,6 +79,7 @@ PRODUCT_API = {
     "bundler.analyze.doubt": "evidence that cannot decide a rung (heartbeat or canary time)",
     "bundler.analyze.contradictions": "evidence that contradicts itself (a worker listed twice)",
     "bundler.analyze.recovery": "the product-neutral recovery texts, a product cites in its words",
+    "bundler.analyze.logsource": "which copy of a worker's log (host, API) an event was read from",
     "bundler.collect.plan": "the plan model a profile returns",
     "bundler.collect.readonly": "ProgramRule, for a profile's read-only product commands",
     "bundler.collect.results": "StepResult, what a normalizer reads (via products.base)",

@@ -106,6 +106,10 @@ class TimelineEvent:
     repeat a few details ~165,000 times; one dict each was a quarter of the timeline)."""
 
     def citation(self) -> Citation:
+        """Its line, or (read from a JSON member, ``detail['pointer']``) its JSON pointer."""
+        pointer = self.detail.get("pointer")
+        if isinstance(pointer, str):
+            return cite_json(self.member, pointer, self.text)
         return cite_lines(self.member, self.line, self.line, self.text)
 
 
