@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from bundler.analyze.recovery import (
     PATHS,
+    SERVER_REACHABILITY_CLOSE,
+    SERVER_REACHABILITY_SUMMARY,
     SERVER_TLS_COLLECTOR_STEPS,
     SERVER_TLS_SUMMARY,
     reworded,
@@ -23,6 +25,7 @@ from .recovery import CONNECTIVITY, GUIDE, RECOVERY_PATHS, RESET_STATE_REPAIR
 SECTIONS: dict[str, str] = {
     "connectivity": "Connectivity or TLS",
     "server-tls": "Connectivity or TLS",
+    "server-reachability": "The serviceability ladder (Server)",
     "server-health": "the ladder's first rung (server)",
     "heartbeat": "Worker heartbeat",
     "license": "License or runtime authorization",
@@ -65,6 +68,39 @@ SERVER_TLS = Recovery(
 checks from the worker host, ``LYFTDATA_URL`` first."""
 
 
+_FROM_COLLECTOR = "from the machine that ran `bundler doctor`"
+SERVER_REACHABILITY = Recovery(
+    summary=SERVER_REACHABILITY_SUMMARY,
+    steps=[
+        "Compare the URL doctor was given (`--server`) with LYFTDATA_URL, the control-plane "
+        "URL the workers use: the same server, scheme and port (HTTPS on 3000 by default).",
+        f"Confirm DNS: the host in that URL resolves {_FROM_COLLECTOR}.",
+        f"Confirm TCP reachability of that host and port {_FROM_COLLECTOR}: a server left on "
+        "its default bind address, 127.0.0.1:3000, answers on its own host only.",
+        "Confirm certificate trust: that machine trusts the CA that signed the server's "
+        "certificate (`--ca-cert FILE`), and the certificate names the host in the URL.",
+        f"Confirm proxy behavior {_FROM_COLLECTOR} (`HTTPS_PROXY`, `NO_PROXY` in its "
+        "environment) and in front of the server.",
+        "On the server host, answer the ladder's first question, \"Is the control plane "
+        'reachable and healthy?", with `lyftdata doctor --json`.',
+        SERVER_REACHABILITY_CLOSE,
+    ],
+    cautions=[
+        "This is the collecting machine's path to the server, not a worker's: Connectivity or "
+        "TLS from each worker host is a separate check, and no worker is judged from a bundle "
+        "whose collector reached no server.",
+        "Use insecure TLS only for a bounded evaluation with a self-signed certificate, never "
+        "as the fix.",
+    ],
+    reference=f"{GUIDE}: The serviceability ladder (Server: is the control plane reachable "
+    "and healthy?); Capture evidence first; Connectivity or TLS (its checks, from the "
+    "collecting machine)",
+)
+"""The server rung's question from the guide, and its connectivity checks (DNS, TCP
+reachability, certificate trust, proxy behavior) asked of the machine whose connection
+failed; clock synchronization, a worker's lease concern, is left to the worker's path."""
+
+
 def _cited(path: str, section: str) -> Recovery:
     return PATHS[path].model_copy(deep=True, update={"reference": f"{GUIDE}: {section}"})
 
@@ -77,5 +113,6 @@ def guide_paths() -> dict[str, Recovery]:
         **RECOVERY_PATHS,
         "prerequisites": PREREQUISITES,
         "server-tls": SERVER_TLS,
+        "server-reachability": SERVER_REACHABILITY,
         "local-state": RESET_STATE_REPAIR,
     }
