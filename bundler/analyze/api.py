@@ -455,6 +455,9 @@ class RuleContext:
     """The profile's ``collection_hints``: evidence member -> how to collect it."""
     recovery_paths: Mapping[str, Recovery] = field(default_factory=dict)
     """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
+    requirement_repairs: Mapping[str, str] = field(default_factory=dict)
+    """The profile's ``requirement_repairs``: its own words for a runtime-requirements
+    blocker's repair, by repair id (``rules/_repairs.py``)."""
     supersedes: Supersedes = field(default_factory=dict)
     """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
 

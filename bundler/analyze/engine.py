@@ -154,6 +154,7 @@ class Ladders:
         self.rules = list(rules) if rules is not None else _rules(profile, self.name, [])
         self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
         self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
+        self.repairs: Mapping[str, str] = getattr(profile, "requirement_repairs", {}) or {}
         self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
 
     def walk(self, targets: Sequence[Target]) -> list[TargetReport]:
@@ -177,6 +178,7 @@ class Ladders:
             self.hints,
             self.paths,
             self.supersedes,
+            self.repairs,
         )
 
 
@@ -256,6 +258,7 @@ def _target_report(
     hints: Mapping[str, str],
     paths: Mapping[str, Recovery],
     supersedes: Supersedes,
+    repairs: Mapping[str, str],
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,
@@ -264,6 +267,7 @@ def _target_report(
         profile=profile,
         collection_hints=hints,
         recovery_paths=paths,
+        requirement_repairs=repairs,
         supersedes=supersedes,
     )
     layers = walk(ctx, rules)

@@ -225,12 +225,12 @@ def test_prerequisites_repair_the_one_named_blocker_then_rerun_readiness() -> No
         [
             "bind the required credential to the job",
             "add the worker to the credential's allowed workers",
-            "database settings or the job's exact ACL",
+            "update worker database settings or the exact job ACL",
             "stage and deploy the required job",
             "or repair the source or Provider Pack setup journey",
         ],
     )
-    assert steps[2].startswith("Rerun readiness")
+    assert steps[2].startswith("Rerun readiness after the repair")
     assert len(steps) == 3
 
 

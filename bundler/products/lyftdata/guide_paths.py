@@ -45,18 +45,31 @@ SECTIONS: dict[str, str] = {
 """Generic path id -> the guide's section it follows. The paths about bundler itself
 (``api-access``, ``recollect``, ``reader-limit``) cite bundler and are left as they are."""
 
+REQUIREMENT_REPAIRS: dict[str, str] = {
+    "bind": "Bind the required credential to the job.",
+    "allow": "Add the worker to the credential's allowed workers.",
+    "database": "Update worker database settings or the exact job ACL.",
+    "stage": "Stage and deploy the required job.",
+    "source": "Repair the source or Provider Pack setup journey.",
+}
+"""The guide's five repairs in its words, by the generic repair id
+(``bundler/analyze/rules/_repairs.py``): each blocker's finding names the one that fits.
+The Provider Pack is LyftData's word, so the generic text says "the source's setup"."""
+
+_FIVE = "; ".join(
+    text[0].lower() + text[1:].rstrip(".") for text in REQUIREMENT_REPAIRS.values()
+).replace("; repair the source", "; or repair the source")
+
 PREREQUISITES = reworded(
     "prerequisites",
     f"{GUIDE}: Missing runtime prerequisites",
     {
-        1: "Repair the blocker it names, with the one repair that fits: bind the required "
-        "credential to the job; add the worker to the credential's allowed workers; update "
-        "the worker's database settings or the job's exact ACL; stage and deploy the "
-        "required job; or repair the source or Provider Pack setup journey.",
+        1: f"Repair the blocker it names, with the one repair that fits: {_FIVE}.",
+        2: "Rerun readiness after the repair, and read the runtime-requirements report again.",
     },
 )
-"""The guide's five repairs, one of which fits the named blocker; the Provider Pack is
-LyftData's word, so the generic text says "the source's setup" instead."""
+"""The guide's five repairs, one of which fits the named blocker, then its "Rerun
+readiness after the repair"."""
 
 SERVER_TLS = Recovery(
     summary=SERVER_TLS_SUMMARY,
