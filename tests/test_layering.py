@@ -80,6 +80,7 @@ PRODUCT_API = {
     "bundler.analyze.contradictions": "evidence that contradicts itself (a worker listed twice)",
     "bundler.analyze.recovery": "the product-neutral recovery texts, a product cites in its words",
     "bundler.analyze.checklist": "the acceptance checklist a product words (Checklist, Proof)",
+    "bundler.analyze.logsource": "which copy of a worker's log (host, API) an event was read from",
     "bundler.collect.plan": "the plan model a profile returns",
     "bundler.collect.readonly": "ProgramRule, for a profile's read-only product commands",
     "bundler.collect.results": "StepResult, what a normalizer reads (via products.base)",

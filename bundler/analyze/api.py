@@ -107,6 +107,10 @@ class TimelineEvent:
     repeat a few details ~165,000 times; one dict each was a quarter of the timeline)."""
 
     def citation(self) -> Citation:
+        """Its line, or (read from a JSON member, ``detail['pointer']``) its JSON pointer."""
+        pointer = self.detail.get("pointer")
+        if isinstance(pointer, str):
+            return cite_json(self.member, pointer, self.text)
         return cite_lines(self.member, self.line, self.line, self.text)
 
 
@@ -452,6 +456,9 @@ class RuleContext:
     """The profile's ``collection_hints``: evidence member -> how to collect it."""
     recovery_paths: Mapping[str, Recovery] = field(default_factory=dict)
     """The profile's ``recovery_paths``: its own text for a generic recovery path id."""
+    requirement_repairs: Mapping[str, str] = field(default_factory=dict)
+    """The profile's ``requirement_repairs``: its own words for a runtime-requirements
+    blocker's repair, by repair id (``rules/_repairs.py``)."""
     supersedes: Supersedes = field(default_factory=dict)
     """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
     checklist: Checklist = LADDER_CHECKLIST

@@ -74,6 +74,7 @@ _ALL = tuple(Proof)
 PATH_PROOFS: dict[str, tuple[Proof, ...]] = {
     "connectivity": (Proof.HEARTBEAT,),
     "server-tls": (Proof.HEARTBEAT,),
+    "server-reachability": (Proof.HEARTBEAT,),
     "server-health": (Proof.HEARTBEAT,),
     "api-access": (),
     "heartbeat": (Proof.HEARTBEAT,),

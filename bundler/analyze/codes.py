@@ -36,7 +36,9 @@ SERVER_EVIDENCE_MISSING = _("SERVER_EVIDENCE_MISSING", S, "no server evidence in
 TLS_NOT_TRUSTED = _(
     "TLS_NOT_TRUSTED", S, "doctor did not trust the server's certificate", "server-tls"
 )
-SERVER_UNREACHABLE = _("SERVER_UNREACHABLE", S, "control plane did not answer", "connectivity")
+SERVER_UNREACHABLE = _(
+    "SERVER_UNREACHABLE", S, "control plane did not answer", "server-reachability"
+)
 SERVER_REACHABILITY_UNKNOWN = _(
     "SERVER_REACHABILITY_UNKNOWN", S, "bundle does not say whether the server answered"
 )

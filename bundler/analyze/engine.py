@@ -155,6 +155,7 @@ class Ladders:
         self.rules = list(rules) if rules is not None else _rules(profile, self.name, [])
         self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
         self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
+        self.repairs: Mapping[str, str] = getattr(profile, "requirement_repairs", {}) or {}
         self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
         self.checklist: Checklist = checklist_of(profile)
 
@@ -180,6 +181,7 @@ class Ladders:
             self.paths,
             self.supersedes,
             self.checklist,
+            self.repairs,
         )
 
 
@@ -260,6 +262,7 @@ def _target_report(
     paths: Mapping[str, Recovery],
     supersedes: Supersedes,
     checklist: Checklist,
+    repairs: Mapping[str, str],
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,
@@ -268,6 +271,7 @@ def _target_report(
         profile=profile,
         collection_hints=hints,
         recovery_paths=paths,
+        requirement_repairs=repairs,
         supersedes=supersedes,
         checklist=checklist,
     )

@@ -57,6 +57,32 @@ INSECURE_CAUTION = (
     "self-signed certificate, never as the fix."
 )
 
+SERVER_REACHABILITY_SUMMARY = (
+    "Doctor's own connection to the control plane got no answer: check the path from the "
+    "machine that ran doctor to the server, then collect again."
+)
+SERVER_REACHABILITY_STEPS = [
+    "On the machine that ran `bundler doctor`, check the server URL it was given (`--server`: "
+    "scheme, host and port) against the address the control plane serves.",
+    "Check that the host in that URL resolves there (DNS).",
+    "Check that its port accepts TCP connections from there (the server listening on that "
+    "address, no firewall in between; the finding's error says refused, timed out or "
+    "unresolved).",
+    "Check certificate trust for an HTTPS URL: the machine trusts the CA that signed the "
+    "server's certificate (`--ca-cert FILE`), and the certificate names the host in the URL.",
+    "Check proxy behaviour: the proxy settings doctor ran with (`HTTPS_PROXY`, `NO_PROXY`) "
+    "and any proxy or load balancer in front of the server.",
+]
+"""The collector's own path to the server, product-neutral: a product restates it in its
+words (LyftData: ``guide_paths.SERVER_REACHABILITY``)."""
+SERVER_REACHABILITY_CLOSE = (
+    "Once doctor reaches the server, collect again: no layer above the server was evaluated."
+)
+SERVER_REACHABILITY_CAUTION = (
+    "This is the collecting machine's path, not a worker's: workers may still reach the "
+    "server (and the reverse), so judge no worker from this bundle."
+)
+
 PATHS: dict[str, Recovery] = {
     "connectivity": Recovery(
         summary="Restore the path from the worker host to the control plane (network and TLS).",
@@ -82,6 +108,14 @@ PATHS: dict[str, Recovery] = {
         steps=[*SERVER_TLS_COLLECTOR_STEPS, *SERVER_TLS_WORKER_STEPS],
         cautions=[INSECURE_CAUTION],
         reference=f"{NEUTRAL}: connectivity or TLS (the collector's own connection)",
+    ),
+    # SERVER_UNREACHABLE is the collector's own connection, as TLS_NOT_TRUSTED is: checked
+    # from the machine that ran doctor, not from a worker host ("connectivity").
+    "server-reachability": Recovery(
+        summary=SERVER_REACHABILITY_SUMMARY,
+        steps=[*SERVER_REACHABILITY_STEPS, SERVER_REACHABILITY_CLOSE],
+        cautions=[SERVER_REACHABILITY_CAUTION],
+        reference=f"{NEUTRAL}: server reachability (the collector's own connection)",
     ),
     "server-health": Recovery(
         summary="Bring the control plane back to healthy and ready before judging any worker.",

@@ -80,7 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     host = host.decode() if isinstance(host, bytes | bytearray) else host
     url = f"{scheme}://{host}:{port}"
     if args.hosts_dir:
-        prepare_hosts(scenario, args.hosts_dir, server_url=url, token=token, ca_file=ca_file)
+        prepare_hosts(
+            scenario,
+            args.hosts_dir,
+            server_url=url,
+            token=token,
+            ca_file=ca_file,
+            now=state.started,
+        )
     print(url, flush=True)
     if ca_file:
         print(f"ca_file={ca_file}", flush=True)

@@ -20,6 +20,11 @@ from .api_workers import (
 )
 from .scenario import Scenario
 
+WORKER_LOGS = with_worker(worker_logs)
+"""A log's lines were written before anyone asked for them: their times are resolved against
+the simulator's start, the instant the prepared hosts' log files are written at, so a line
+both copies hold (host file, API) carries one time, as a real worker's line does."""
+
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(pattern), handler)
     for pattern, handler in [
@@ -30,7 +35,7 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
         (r"^/api/workers$", workers),
         (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/status$", with_worker(worker_status)),
         (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/sysinfo$", with_worker(worker_sysinfo)),
-        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/logs$", with_worker(worker_logs)),
+        (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/logs$", WORKER_LOGS),
         (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/auth$", with_worker(worker_auth)),
         (r"^/api/workers/(?P<id>[A-Za-z0-9.-]+)/capacity$", with_worker(worker_capacity)),
         (r"^/api/jobs$", jobs),
@@ -43,8 +48,15 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
 ]
 
 
-def respond(sc: Scenario, now: datetime, path: str, query: dict[str, str]) -> tuple[int, Body]:
-    """Answer a GET of the contract; 404 for anything else.
+def respond(
+    sc: Scenario,
+    now: datetime,
+    path: str,
+    query: dict[str, str],
+    *,
+    started: datetime | None = None,
+) -> tuple[int, Body]:
+    """Answer a GET of the contract; 404 for anything else (worker logs as of ``started``).
 
     A route the scenario declares broken answers as declared: 404, 500, or (``hang``)
     only after ``hang_s``, which a client with a shorter timeout never sees.
@@ -59,5 +71,6 @@ def respond(sc: Scenario, now: datetime, path: str, query: dict[str, str]) -> tu
     for pattern, handler in ROUTES:
         match = pattern.match(path)
         if match:
-            return handler(sc, now, match.groupdict(), query)
+            at = started if handler is WORKER_LOGS and started is not None else now
+            return handler(sc, at, match.groupdict(), query)
     return 404, {"error": "not_found", "message": "no such route"}

@@ -29,6 +29,8 @@ class SimState:
     token: str | None
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    """When the simulator started: the worker logs' "now", on the hosts and in the API."""
 
     def record(self, entry: dict[str, Any]) -> None:
         with self.lock:
@@ -81,7 +83,9 @@ class Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             status, body = 401, {"error": "unauthorized", "message": "token rejected"}
         else:
-            status, body = respond(self.state.scenario, now, url.path, query)
+            status, body = respond(
+                self.state.scenario, now, url.path, query, started=self.state.started
+            )
         self.state.record({"method": "GET", "path": url.path, "query": query, "status": status})
         self._send(status, body)
 

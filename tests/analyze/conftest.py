@@ -24,9 +24,11 @@ def judge(
     job: Job | str | None = None,
     events: list[TimelineEvent] | None = None,
     recovery_paths: Mapping[str, Recovery] | None = None,
+    requirement_repairs: Mapping[str, str] | None = None,
 ) -> RuleResult | None:
     """Ask one rule about one target of ``fleet``; ``job`` may be a job name in the fleet;
-    ``recovery_paths`` are a profile's own texts for generic paths."""
+    ``recovery_paths`` and ``requirement_repairs`` are a profile's own texts for generic
+    paths and blocker repairs."""
     if isinstance(job, str):
         job = fleet.job(job)
     ctx = RuleContext(
@@ -35,6 +37,7 @@ def judge(
         timeline=Timeline(list(events or [])),
         profile="test",
         recovery_paths=recovery_paths or {},
+        requirement_repairs=requirement_repairs or {},
     )
     return rule(ctx)
 

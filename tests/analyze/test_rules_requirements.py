@@ -121,6 +121,43 @@ def test_blocker_paths_are_the_products_own_words(fleet: Fleet, blocker: str) ->
     assert mine.findings[0].recovery.reference == "our page"
 
 
+@pytest.mark.parametrize(
+    ("code", "kind", "guide", "neutral"),
+    [
+        ("SOURCE_PATH_MISSING", "source_prerequisite",
+         "Repair the source or Provider Pack setup journey.",
+         "Repair the source's setup on the worker."),
+        ("DB_ACL_DENIED", "database_acl",
+         "Update worker database settings or the exact job ACL.",
+         "Update the worker's database settings or the job's exact ACL."),
+    ],
+)  # fmt: skip
+def test_a_blockers_repair_is_in_the_products_words_and_neutral_without_them(
+    fleet: Fleet, code: str, kind: str, guide: str, neutral: str
+) -> None:
+    """The per-blocker repair was always the neutral sentence, so a LyftData blocker lost the
+    guide's words (its Provider Pack); a product without words of its own (Flux) keeps the
+    neutral one, for a blocker and for an unsatisfied requirement alike."""
+    report = _report(fleet)
+    report.requirements.append(Requirement(id="r1", kind=kind, status="missing", code=code))
+    report.blockers.append(Blocker(code=code, requirement="r1"))
+    report.requirements.append(Requirement(id="r2", kind=kind, status="denied", code=code))
+    for profile, repair in ((LYFTDATA, guide), (FLUX, neutral)):
+        result = judge(
+            rules.runtime_requirements,
+            fleet,
+            job="ingest",
+            recovery_paths=profile.recovery_paths,
+            requirement_repairs=getattr(profile, "requirement_repairs", None),
+        )
+        assert result is not None
+        blocker, unsatisfied = result.findings
+        assert blocker.recovery is not None
+        assert (blocker.recovery.summary, blocker.recovery.steps[0]) == (repair, repair)
+        assert unsatisfied.code == "REQUIREMENT_NOT_SATISFIED"
+        assert unsatisfied.details["repair"] == repair
+
+
 def test_unsatisfied_requirement_without_blocker_fails(fleet: Fleet) -> None:
     _report(fleet).requirements.append(Requirement(id="r2", kind="database_acl", status="denied"))
     assert codes(judge(rules.runtime_requirements, fleet, job="ingest")) == [

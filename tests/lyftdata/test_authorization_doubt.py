@@ -22,6 +22,7 @@ from tests.support.lyftdata_sim import running_simulator
 
 REJECTED = "runtime authorization denied: license_expired_or_invalid"
 RENEWED = "runtime lease wl_edge-01 renewed, expires in 900s"
+EDITION = "runtime authorization denied: community_edition_no_external_workers"
 
 
 def _scenario(tmp_path: Path, name: str, changes: dict[str, Any]) -> str:
@@ -102,11 +103,86 @@ def test_a_failed_auth_request_is_decided_by_the_license_code_in_the_worker_log(
     assert rung.status is LayerStatus.FAIL, rung
     (finding,) = [f for f in rung.findings if f.code == "LICENSE_EXPIRED_OR_INVALID"]
     assert finding.native_code == "license_expired_or_invalid"
-    (line,) = finding.evidence
+    line = finding.evidence[0]
     assert line.lines is not None
+    assert line.member.startswith("hosts/")
     assert REJECTED in (line.excerpt or "")
     assert finding.recovery is not None
     assert "restart" in " ".join(finding.recovery.cautions)
+
+
+def test_without_ssh_the_api_copy_of_the_worker_log_decides_the_rung(tmp_path: Path) -> None:
+    """No host collected, no auth record, no license read: the lines the control plane's API
+    returned still say why the worker is refused, and the finding cites them as that copy."""
+    healthy = yaml.safe_load((SCENARIO_DIR / "healthy.yaml").read_text())
+    logs = healthy["workers"][0]["logs"] + [
+        {"at": "-1m", "level": "ERROR", "target": "lyftdata_worker::auth", "message": EDITION}
+    ]
+    report = _analyzed(
+        tmp_path,
+        "api-log-says-edition",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"},
+                                  {"path": "/api/license/show", "answer": "error"}]},
+            "workers": [{"id": "edge-01", "logs": logs}],
+            "hosts": [],
+        },
+    )  # fmt: skip
+    rung = _authorization(report)
+    assert rung.status is LayerStatus.FAIL, rung
+    (finding,) = rung.findings
+    assert finding.code == "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS"
+    assert "the worker log the control plane's API returned reports" in finding.message
+    assert "disagree" not in finding.message
+    (line,) = finding.evidence
+    assert line.member.startswith("raw/http/worker-logs/")
+    assert line.pointer == "/lines/2"
+    assert EDITION in (line.excerpt or "")
+
+
+def test_a_host_log_and_an_api_copy_that_disagree_are_both_named(tmp_path: Path) -> None:
+    """The host log ends on a refusal, the API's copy on the renewal before it: the later
+    line decides, and the finding says the copies disagree, citing each one's last line."""
+    report = _analyzed(
+        tmp_path,
+        "copies-disagree",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"}]},
+            "hosts": [{"worker": "edge-01", "log_lines": _log(("-1m", REJECTED))}],
+        },
+    )
+    rung = _authorization(report)
+    (finding,) = [f for f in rung.findings if f.code == "LICENSE_EXPIRED_OR_INVALID"]
+    assert "the worker host's log reports" in finding.message
+    assert "copies of its log disagree" in finding.message
+    assert "the control plane's API returned last says its lease was renewed" in finding.message
+    members = [c.member.split("/")[0] + ("#" if c.pointer else ":") for c in finding.evidence]
+    assert members == ["hosts:", "raw#"]
+    assert RENEWED in (finding.evidence[1].excerpt or "")
+
+
+def test_a_line_in_both_copies_is_one_event_and_no_disagreement(tmp_path: Path) -> None:
+    """The same refusal in the host log and the API's copy: one line, cited in each copy, and
+    nothing to disagree about."""
+    healthy = yaml.safe_load((SCENARIO_DIR / "healthy.yaml").read_text())
+    rejected = {"at": "-1m", "level": "ERROR", "target": "lyftdata_worker::auth",
+                "message": REJECTED}  # fmt: skip
+    report = _analyzed(
+        tmp_path,
+        "copies-agree",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"}]},
+            "workers": [{"id": "edge-01", "logs": healthy["workers"][0]["logs"] + [rejected]}],
+            "hosts": [{"worker": "edge-01", "log_lines": _log(("-1m", REJECTED))}],
+        },
+    )
+    rung = _authorization(report)
+    (finding,) = [f for f in rung.findings if f.code == "LICENSE_EXPIRED_OR_INVALID"]
+    assert "disagree" not in finding.message
+    assert "the worker host's log and the worker log the control plane's API returned" in (
+        finding.message
+    )
+    assert [c.member.split("/")[0] for c in finding.evidence] == ["hosts", "raw"]
 
 
 def test_an_undecided_server_is_decided_by_the_license_code_in_the_worker_log(

@@ -12,6 +12,7 @@ nothing the guide does not ask is asked. The audit is in docs/lyftdata-contract.
 from __future__ import annotations
 
 import json
+import socket
 
 from click.testing import CliRunner
 
@@ -84,6 +85,56 @@ def test_connectivity_names_lyftdata_url_and_the_guides_checks_in_order() -> Non
     assert at == sorted(set(at)), "one check per step, in the guide's order"
     assert "from the worker host" in lines[at[0]].lower()
     assert any("insecure TLS only for a bounded evaluation with a self-signed" in x for x in lines)
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on: a connection to it is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_server_is_checked_from_the_collecting_machine() -> None:
+    """``bundler doctor --json`` against a port nothing listens on: doctor's own connection
+    failed, so the path asks the guide's server question and its checks (DNS, TCP
+    reachability, certificate trust, proxy behavior) of the machine that ran doctor. It was
+    the worker-host connectivity path, which sent the engineer to the worker hosts."""
+    url = f"https://127.0.0.1:{_closed_port()}"
+    result = CliRunner().invoke(
+        cli,
+        ["doctor", "--profile", "lyftdata", "--server", url, "--json"],
+        env={PROFILE.token_env: "not-a-real-token"},
+    )
+    assert result.exit_code == 4, result.output
+    [server] = json.loads(result.stdout)["targets"][0]["layers"][:1]
+    [finding] = [f for f in server["findings"] if f["code"] == "SERVER_UNREACHABLE"]
+    recovery = Recovery.model_validate(finding["recovery"])
+    assert "machine that ran doctor" in recovery.summary
+    at = _in_order(
+        recovery.steps,
+        ["LYFTDATA_URL", "DNS", "TCP reachability", "certificate trust", "proxy behavior",
+         "Is the control plane reachable and healthy?", "collect again"],
+    )  # fmt: skip
+    assert at == sorted(set(at)), "one check per step, in the guide's order"
+    assert not any("from the worker host" in step for step in recovery.steps)
+    assert not any("clock" in step for step in recovery.steps)
+    assert "`lyftdata doctor --json`" in recovery.steps[5]
+    assert "not a worker's" in recovery.cautions[0]
+    assert (recovery.reference or "").startswith(
+        "LyftData's Worker Recovery and Serviceability guide: The serviceability ladder (Server"
+    )
+
+
+def test_the_generic_server_reachability_path_names_the_collector_not_a_product() -> None:
+    """Without a product's text (a product that words no path), SERVER_UNREACHABLE reads
+    the product-neutral server-reachability path, not the worker host's connectivity."""
+    generic = recovery_for("SERVER_UNREACHABLE")
+    assert generic is not None
+    assert "machine that ran doctor" in generic.summary
+    assert generic.steps[0].startswith("On the machine that ran `bundler doctor`")
+    assert (generic.reference or "").endswith(
+        "server reachability (the collector's own connection)"
+    )
 
 
 def test_state_repair_asks_to_record_the_identity_only_before_a_full_reset() -> None:
@@ -174,12 +225,12 @@ def test_prerequisites_repair_the_one_named_blocker_then_rerun_readiness() -> No
         [
             "bind the required credential to the job",
             "add the worker to the credential's allowed workers",
-            "database settings or the job's exact ACL",
+            "update worker database settings or the exact job ACL",
             "stage and deploy the required job",
             "or repair the source or Provider Pack setup journey",
         ],
     )
-    assert steps[2].startswith("Rerun readiness")
+    assert steps[2].startswith("Rerun readiness after the repair")
     assert len(steps) == 3
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from bundler.analyze.api import EvidenceSet, RuleContext, Target, Timeline
+from bundler.analyze.logsource import API_LOG, HOST_LOG, copies, source_of
 from bundler.products.lyftdata import PROFILE
 from bundler.products.lyftdata.logs import parse_line, parse_logs
 from bundler.products.lyftdata.rules.authorization import lease_clock_skew
@@ -257,3 +259,36 @@ def test_cli_log_output_is_parsed_too() -> None:
     events = list(parse_logs(_ctx(extra={"hosts/h02/lyftdata-workers-logs.txt": LOG}).evidence))
     assert len(events) == 6
     assert events[0].member == "hosts/h02/lyftdata-workers-logs.txt"
+
+
+def test_the_api_copy_of_a_worker_log_gives_every_kind_and_shares_lines_with_the_host_log() -> None:
+    """One grammar for both copies: the API's lines give refusals and connection losses too,
+    each naming its copy and citing its JSON line; a line the host log also holds is one
+    event (the host's, with the API's as its copy), so no count doubles."""
+    index = LogIndex(
+        logs=[LogSource(member="hosts/h01/logs/0.log", worker="edge-01", role="worker")]
+    )
+    api = {
+        "worker_id": "edge-01",
+        "limit": 200,
+        "lines": [
+            {"at": "2026-01-10T11:55:00.000Z", "level": "ERROR",
+             "target": "lyftdata_worker::auth",
+             "message": "runtime authorization denied: license_expired_or_invalid"},
+            {"at": "2026-01-10T11:59:00Z", "level": "WARN", "target": "lyftdata_worker::comms",
+             "message": "heartbeat to server failed: connection refused"},
+        ],
+    }  # fmt: skip
+    ctx = _ctx(index, extra={"hosts/h01/logs/0.log": LOG})
+    ctx.evidence.source.add("raw/http/worker-logs/000.json", json.dumps(api))
+    events = list(parse_logs(ctx.evidence))
+    denied = [e for e in events if e.kind == "auth_rejected"]
+    assert len(denied) == 1
+    assert source_of(denied[0]) == HOST_LOG
+    [twin] = copies(denied[0])[1:]
+    assert source_of(twin) == API_LOG
+    assert twin.citation().label() == "raw/http/worker-logs/000.json#/lines/0"
+    lost = [e for e in events if e.kind == "connection_lost"]
+    assert [source_of(e) for e in lost] == [HOST_LOG, API_LOG]
+    assert lost[1].worker == "edge-01"
+    assert lost[1].citation().pointer == "/lines/1"

@@ -70,3 +70,18 @@ def test_trust_root_problem_points_at_trust_health_and_reset(tmp_path: Path) -> 
     assert "trust-health" in text
     assert "trust-reset" in text
     assert "auth-cache" in text
+
+
+def test_each_blocker_gets_the_guides_own_repair(tmp_path: Path) -> None:
+    """The guide words each repair ("update worker database settings or the exact job ACL",
+    "repair the source or Provider Pack setup journey"); each blocker's finding read the
+    product-neutral sentence instead."""
+    with running_simulator("requirements_blocked", tmp_path) as sim:
+        report = analyze(collect(sim).evidence(), profile=PROFILE)
+    repairs = {f.code: f.recovery.steps[0] for f in failed_layer_findings(report) if f.recovery}
+    assert repairs == {
+        "CREDENTIAL_NOT_BOUND": "Bind the required credential to the job.",
+        "CREDENTIAL_WORKER_NOT_ALLOWED": "Add the worker to the credential's allowed workers.",
+        "DB_ACL_DENIED": "Update worker database settings or the exact job ACL.",
+        "SOURCE_PATH_MISSING": "Repair the source or Provider Pack setup journey.",
+    }

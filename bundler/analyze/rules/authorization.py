@@ -16,19 +16,8 @@ from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import authorization_entry, citations, cite, cite_source, find_worker
 from ._lease import check_lease, check_registration, unproven_lease
+from ._logged_auth import NATIVE_CODES, from_worker_log, read
 from ._outcome import Outcome
-
-NATIVE_CODES = {
-    "community_edition_no_external_workers": (
-        codes.COMMUNITY_EDITION_NO_EXTERNAL_WORKERS,
-        "the server runs Community Edition, which allows no external workers",
-    ),
-    "license_expired_or_invalid": (
-        codes.LICENSE_EXPIRED_OR_INVALID,
-        "the server's license is expired or invalid",
-    ),
-}
-"""Product codes (verbatim, lower snake) that the guide names, and what they mean."""
 
 
 @rule(Layer.AUTHORIZATION, needs=(AuthorizationEvidence,))
@@ -52,15 +41,7 @@ def runtime_authorization(ctx: RuleContext) -> RuleResult | None:
                 f"{ctx.target.worker} is the built-in worker: no lease needed.",
             )
         derived = _from_server_license(ctx, worker[1].kind if worker else None)
-        return (
-            derived
-            or _from_worker_log(ctx, ctx.target.worker)
-            or RuleResult.unknown(
-                codes.AUTHORIZATION_RECORD_MISSING,
-                f"The bundle has no runtime-authorization record for worker {ctx.target.worker}.",
-                [cite(ctx.evidence, AuthorizationEvidence, "workers")],
-            )
-        )
+        return derived or from_worker_log(ctx, ctx.target.worker) or _record_missing(ctx)
     index, entry = found
     if not entry.applicable:
         return RuleResult.not_applicable(
@@ -121,15 +102,16 @@ def _judge(
         derived = _from_server_license(ctx, listed[1].kind if listed else None)
         if derived is not None:
             return derived
-        logged = _from_worker_log(ctx, entry.worker)
+        logged = from_worker_log(ctx, entry.worker)
         if logged is not None:
             return logged
         why, where = unproven
+        disagree, lines = read(ctx, entry.worker).disagreement()
         out.unknown(
             codes.AUTHORIZATION_UNDECIDED,
             f"The bundle does not say whether worker {entry.worker} is authorized: the server "
-            f"gave no decision, and {why}.",
-            evidence=here + where,
+            f"gave no decision, and {why}.{disagree}",
+            evidence=here + where + lines,
         )
     return out.result(
         make_finding(
@@ -141,28 +123,14 @@ def _judge(
     )
 
 
-def _from_worker_log(ctx: RuleContext, worker: str) -> RuleResult | None:
-    """No decision from the server: the worker's own log may still name the refusal.
-
-    The *Worker Recovery and Serviceability* guide: "If the UI or logs report
-    community_edition_no_external_workers or license_expired_or_invalid", restore the
-    license. So the latest refusal the worker logged with one of those codes fails the rung,
-    citing the line, unless a lease renewal logged after it shows the worker recovered.
-    """
-    said = ctx.timeline.of_kind("auth_rejected", "lease_renewed", worker=worker)
-    latest = said[-1] if said else None
-    native = latest.detail.get("native_code", "") if latest else ""
-    if latest is None or latest.kind != "auth_rejected" or native not in NATIVE_CODES:
-        return None
-    code, meaning = NATIVE_CODES[native]
-    return RuleResult.fail(
-        code,
-        f"Worker {worker} is not authorized: its own log reports {meaning} ({native}); the "
-        "bundle has no decision from the server to say otherwise.",
-        evidence=[latest.citation()],
-        native_code=native,
-        worker=worker,
-        source="worker log",
+def _record_missing(ctx: RuleContext) -> RuleResult:
+    """Unknown: no record, and no log line that decides (the copies' disagreement named)."""
+    worker = str(ctx.target.worker)
+    disagree, lines = read(ctx, worker).disagreement()
+    return RuleResult.unknown(
+        codes.AUTHORIZATION_RECORD_MISSING,
+        f"The bundle has no runtime-authorization record for worker {worker}.{disagree}",
+        [cite(ctx.evidence, AuthorizationEvidence, "workers"), *lines],
     )
 
 

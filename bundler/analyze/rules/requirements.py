@@ -1,9 +1,10 @@
 """Rung 5, runtime requirements: credentials, bindings, worker settings, ACLs, sources.
 
 Every blocker in the (job, worker) report becomes its own finding, coded by the
-blocker's own code and carrying the one repair named for it (the facts are those of
-LyftData's *Worker Recovery and Serviceability* guide, the words product-neutral), so a
-report with three blockers reads as a three-item to-do list. The path around that repair
+blocker's own code and carrying the one repair named for it (:mod:`._repairs`: the facts
+are those of LyftData's *Worker Recovery and Serviceability* guide, the words
+product-neutral unless the profile words the repair, ``RuleContext.requirement_repairs``),
+so a report with three blockers reads as a three-item to-do list. The path around that repair
 (inspect the report, rerun readiness) and the trust-root path are the product's own when
 its profile words them (``RuleContext.recovery_paths``), else the generic ones.
 Requirements the product could not probe (e.g. a database ACL behind an unreleased
@@ -23,42 +24,7 @@ from ..api import RuleContext, RuleResult, make_finding, rule
 from ..facts import citations, cite, cite_source
 from ..recovery import PATHS
 from ._outcome import Outcome
-
-_BIND = "Bind the required credential to the job."
-_ALLOW = "Add the worker to the credential's allowed workers."
-_DB = "Update the worker's database settings or the job's exact ACL."
-_STAGE = "Stage and deploy the required job."
-_SOURCE = "Repair the source's setup on the worker."
-
-REPAIRS: dict[str, str] = {
-    "CREDENTIAL_NOT_BOUND": _BIND,
-    "CREDENTIAL_WORKER_NOT_ALLOWED": _ALLOW,
-    "DB_ACL_DENIED": _DB,
-    "DB_UNREACHABLE": "Check the worker's database settings and its network path to the database.",
-    "NOT_STAGED": _STAGE,
-    "JOB_NOT_STAGED": _STAGE,
-    codes.JOB_NOT_DEPLOYED: _STAGE,
-    "SOURCE_PATH_MISSING": _SOURCE,
-    "SOURCE_PERMISSION_DENIED": _SOURCE,
-    "EXEC_BINARY_MISSING": "Install the binary or script the exec input runs on every worker host.",
-    "CONTEXT_KEY_UNRESOLVED": "Define the context key at job, worker or global scope.",
-    "INPUT_OS_UNSUPPORTED": "Place the job on a worker whose operating system supports the input.",
-    "INPUT_FEATURE_GATED": "Enable the feature flag or license the input needs.",
-    "EGRESS_BLOCKED": "Open the network path from the worker to the destination.",
-    "TLS_TRUST_MISSING": "Install the destination's CA certificate in the worker's trust store.",
-    "WORKER_CHANNEL_PEER_ABSENT": "Place the channel's producer and consumer on the same worker.",
-}
-"""Blocker code -> the repair the guide (or the evidence note) names for it."""
-
-BY_KIND: dict[str, str] = {
-    "credential": _BIND,
-    "binding": _BIND,
-    "credential_allowed_workers": _ALLOW,
-    "database_acl": _DB,
-    "source_prerequisite": _SOURCE,
-    "context": REPAIRS["CONTEXT_KEY_UNRESOLVED"],
-    "egress": REPAIRS["EGRESS_BLOCKED"],
-}
+from ._repairs import repair_for
 
 _TRUST = re.compile(r"TRUST", re.IGNORECASE)
 _CODE = re.compile(r"[^A-Z0-9_]+")
@@ -130,7 +96,7 @@ def _judge(ctx: RuleContext, index: int, report: RequirementsReport, out: Outcom
             )
         ]
         if req.status in ("missing", "denied"):
-            repair = REPAIRS.get(req.code or "") or BY_KIND.get(req.kind, "")
+            repair = repair_for(req.code or "", req.kind, ctx.requirement_repairs)
             out.fail(
                 codes.REQUIREMENT_NOT_SATISFIED,
                 f"Requirement {req.id} ({req.kind}) is {req.status} for {report.job} on "
@@ -187,7 +153,7 @@ def _blocker_finding(
             **common,
         )
     kind = next((r.kind for r in report.requirements if r.id == blocker.requirement), "")
-    repair = REPAIRS.get(code) or BY_KIND.get(kind)
+    repair = repair_for(code, kind, ctx.requirement_repairs)
     base = _path(ctx, "prerequisites")
     recovery = Recovery(
         summary=repair or base.summary,

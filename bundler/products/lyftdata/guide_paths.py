@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from bundler.analyze.recovery import (
     PATHS,
+    SERVER_REACHABILITY_CLOSE,
+    SERVER_REACHABILITY_SUMMARY,
     SERVER_TLS_COLLECTOR_STEPS,
     SERVER_TLS_SUMMARY,
     reworded,
@@ -23,6 +25,7 @@ from .recovery import CONNECTIVITY, GUIDE, RECOVERY_PATHS, RESET_STATE_REPAIR
 SECTIONS: dict[str, str] = {
     "connectivity": "Connectivity or TLS",
     "server-tls": "Connectivity or TLS",
+    "server-reachability": "The serviceability ladder (Server)",
     "server-health": "the ladder's first rung (server)",
     "heartbeat": "Worker heartbeat",
     "license": "License or runtime authorization",
@@ -42,18 +45,31 @@ SECTIONS: dict[str, str] = {
 """Generic path id -> the guide's section it follows. The paths about bundler itself
 (``api-access``, ``recollect``, ``reader-limit``) cite bundler and are left as they are."""
 
+REQUIREMENT_REPAIRS: dict[str, str] = {
+    "bind": "Bind the required credential to the job.",
+    "allow": "Add the worker to the credential's allowed workers.",
+    "database": "Update worker database settings or the exact job ACL.",
+    "stage": "Stage and deploy the required job.",
+    "source": "Repair the source or Provider Pack setup journey.",
+}
+"""The guide's five repairs in its words, by the generic repair id
+(``bundler/analyze/rules/_repairs.py``): each blocker's finding names the one that fits.
+The Provider Pack is LyftData's word, so the generic text says "the source's setup"."""
+
+_FIVE = "; ".join(
+    text[0].lower() + text[1:].rstrip(".") for text in REQUIREMENT_REPAIRS.values()
+).replace("; repair the source", "; or repair the source")
+
 PREREQUISITES = reworded(
     "prerequisites",
     f"{GUIDE}: Missing runtime prerequisites",
     {
-        1: "Repair the blocker it names, with the one repair that fits: bind the required "
-        "credential to the job; add the worker to the credential's allowed workers; update "
-        "the worker's database settings or the job's exact ACL; stage and deploy the "
-        "required job; or repair the source or Provider Pack setup journey.",
+        1: f"Repair the blocker it names, with the one repair that fits: {_FIVE}.",
+        2: "Rerun readiness after the repair, and read the runtime-requirements report again.",
     },
 )
-"""The guide's five repairs, one of which fits the named blocker; the Provider Pack is
-LyftData's word, so the generic text says "the source's setup" instead."""
+"""The guide's five repairs, one of which fits the named blocker, then its "Rerun
+readiness after the repair"."""
 
 SERVER_TLS = Recovery(
     summary=SERVER_TLS_SUMMARY,
@@ -63,6 +79,39 @@ SERVER_TLS = Recovery(
 )
 """Doctor's machine first (its connection is the one that failed), then the guide's six
 checks from the worker host, ``LYFTDATA_URL`` first."""
+
+
+_FROM_COLLECTOR = "from the machine that ran `bundler doctor`"
+SERVER_REACHABILITY = Recovery(
+    summary=SERVER_REACHABILITY_SUMMARY,
+    steps=[
+        "Compare the URL doctor was given (`--server`) with LYFTDATA_URL, the control-plane "
+        "URL the workers use: the same server, scheme and port (HTTPS on 3000 by default).",
+        f"Confirm DNS: the host in that URL resolves {_FROM_COLLECTOR}.",
+        f"Confirm TCP reachability of that host and port {_FROM_COLLECTOR}: a server left on "
+        "its default bind address, 127.0.0.1:3000, answers on its own host only.",
+        "Confirm certificate trust: that machine trusts the CA that signed the server's "
+        "certificate (`--ca-cert FILE`), and the certificate names the host in the URL.",
+        f"Confirm proxy behavior {_FROM_COLLECTOR} (`HTTPS_PROXY`, `NO_PROXY` in its "
+        "environment) and in front of the server.",
+        "On the server host, answer the ladder's first question, \"Is the control plane "
+        'reachable and healthy?", with `lyftdata doctor --json`.',
+        SERVER_REACHABILITY_CLOSE,
+    ],
+    cautions=[
+        "This is the collecting machine's path to the server, not a worker's: Connectivity or "
+        "TLS from each worker host is a separate check, and no worker is judged from a bundle "
+        "whose collector reached no server.",
+        "Use insecure TLS only for a bounded evaluation with a self-signed certificate, never "
+        "as the fix.",
+    ],
+    reference=f"{GUIDE}: The serviceability ladder (Server: is the control plane reachable "
+    "and healthy?); Capture evidence first; Connectivity or TLS (its checks, from the "
+    "collecting machine)",
+)
+"""The server rung's question from the guide, and its connectivity checks (DNS, TCP
+reachability, certificate trust, proxy behavior) asked of the machine whose connection
+failed; clock synchronization, a worker's lease concern, is left to the worker's path."""
 
 
 def _cited(path: str, section: str) -> Recovery:
@@ -77,5 +126,6 @@ def guide_paths() -> dict[str, Recovery]:
         **RECOVERY_PATHS,
         "prerequisites": PREREQUISITES,
         "server-tls": SERVER_TLS,
+        "server-reachability": SERVER_REACHABILITY,
         "local-state": RESET_STATE_REPAIR,
     }

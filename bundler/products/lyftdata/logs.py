@@ -4,10 +4,11 @@ Line format (the Edge IQ build's, with LyftData's module prefix [S/I])::
 
     2026-01-10T11:53:08.422Z ERROR lyftdata_worker::auth > runtime authorization denied: ...
 
-Read from the host logs the collector indexed (``evidence/logs.json``), from
-``lyftdata workers logs`` output captured on hosts with the CLI, and (for
-corrupt state, which may be reported nowhere else) from the worker logs the
-server returned (``GET /api/workers/{id}/logs``).
+Read with one grammar from the host logs the collector indexed
+(``evidence/logs.json``), from ``lyftdata workers logs`` output captured on hosts with
+the CLI, and from the worker logs the server returned (``GET /api/workers/{id}/logs``):
+a bundle collected without SSH still has the worker's refusals, lease renewals and
+connection losses. Each event names its copy (:mod:`bundler.analyze.logsource`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from schemas.evidence import LogIndex
 
 from ...analyze.api import EvidenceSet, TimelineEvent
 from ...analyze.facts import dated
+from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE
 from ...source import JsonTooLarge, MemberNotFound, Refused, iter_lines, read_json
 from .raw.workers import WorkerLogs
 
@@ -62,8 +64,9 @@ def parse_line(text: str) -> tuple[datetime | None, str, str, str] | None:
 
 
 def events_in(
-    member: str, lines: Iterable[tuple[int, str]], worker: str | None
+    member: str, lines: Iterable[tuple[int, str]], worker: str | None, source: str = HOST_LOG
 ) -> Iterator[TimelineEvent]:
+    """The events of one copy of a worker's log, each naming that copy (``source``)."""
     for number, text in lines:
         parsed = parse_line(text)
         if parsed is None:
@@ -73,7 +76,7 @@ def events_in(
             found = pattern.search(message)
             if not found:
                 continue
-            detail: dict[str, str] = {"level": level, "target": target}
+            detail: dict[str, str] = {"level": level, "target": target, SOURCE: source}
             native = _NATIVE.search(message.split(":", 1)[-1]) if kind == "auth_rejected" else None
             if native:
                 detail["native_code"] = native["code"]
@@ -90,29 +93,43 @@ def events_in(
             break
 
 
-def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None]]:
+CLI_LOG = "the `lyftdata workers logs` output captured on a host"
+
+
+def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None, str]]:
+    """Every log read on a host: (member, worker, the copy's label)."""
     index = evidence.get(LogIndex)
-    found = [(log.member, log.worker) for log in (index.logs if index else [])]
-    listed = {member for member, _ in found}
+    found = [(log.member, log.worker, HOST_LOG) for log in (index.logs if index else [])]
+    listed = {member for member, _, _ in found}
     for name in evidence.source.names():
         if name.endswith(CLI_LOGS_SUFFIX) and name not in listed:
-            found.append((name, None))
+            found.append((name, None, CLI_LOG))
     return found
 
 
-API_LOG_KINDS = frozenset({"state_corrupt"})
-"""Kinds read from the API's copy of the worker log: those no other source may show (the
-host log, when collected, already gives every kind)."""
 API_LOGS_PREFIX = "raw/http/worker-logs/"
 """Where the plan keeps ``GET /api/workers/{id}/logs`` (one JSON member per worker)."""
 
+LineKey = tuple[str | None, str, str, str, str, str]
+"""(worker, kind, time to the millisecond, level, target, message): one line in either copy."""
+
+
+def _key(event: TimelineEvent) -> LineKey | None:
+    """What makes two events one line in two copies; None for an undated line (no proof)."""
+    parsed = parse_line(event.text)
+    if event.at is None or parsed is None:
+        return None
+    stamp = event.at.astimezone(UTC).isoformat(timespec="milliseconds")
+    _, level, target, message = parsed
+    return event.worker, event.kind, stamp, level, target, message.strip()
+
 
 def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
-    """Events in the worker logs the server returned: a worker's only log when no SSH exists.
+    """Events in the worker logs the server returned, read as a host log line is.
 
     Each event cites its JSON line (``detail['pointer']``); ``line`` is its 1-based index.
     """
-    for name in evidence.source.names():
+    for name in sorted(evidence.source.names()):
         if not (name.startswith(API_LOGS_PREFIX) and name.endswith(".json")):
             continue
         try:
@@ -129,15 +146,34 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             at = line.at.astimezone(UTC).isoformat(timespec="milliseconds")
             stamp = at.removesuffix("+00:00") + "Z"
             text = f"{stamp} {line.level or 'INFO'} {line.target or 'lyftdata_worker'} > "
-            for event in events_in(name, [(index + 1, text + line.message)], logs.worker_id):
-                if event.kind in API_LOG_KINDS:
-                    yield replace(event, detail={**event.detail, "pointer": f"/lines/{index}"})
+            numbered = [(index + 1, text + line.message)]
+            for event in events_in(name, numbered, logs.worker_id, API_LOG):
+                yield replace(event, detail={**event.detail, "pointer": f"/lines/{index}"})
 
 
 def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
-    for member, worker in _sources(evidence):
+    """Every worker log line as an event, whichever copy holds it: one per line.
+
+    The API's copy is read first (at most ``limit`` lines a worker, so it is small); a host
+    log line that is also in it keeps the API's event as its :data:`COPY`, and the API's
+    lines no host log holds follow. A bundle without SSH still has every kind of event,
+    and one with both neither doubles a count nor hides what each copy said.
+    """
+    from_api: dict[LineKey, TimelineEvent] = {}
+    unkeyed: list[TimelineEvent] = []
+    for event in api_log_events(evidence):
+        key = _key(event)
+        if key is None or key in from_api:
+            unkeyed.append(event)
+        else:
+            from_api[key] = event
+    for member, worker, source in _sources(evidence):
         try:
-            yield from events_in(member, iter_lines(evidence.source, member), worker)
+            for event in events_in(member, iter_lines(evidence.source, member), worker, source):
+                key = _key(event) if from_api else None
+                twin = from_api.pop(key, None) if key is not None else None
+                yield event if twin is None else replace(event, detail={**event.detail, COPY: twin})
         except MemberNotFound:
             continue
-    yield from api_log_events(evidence)
+    yield from from_api.values()
+    yield from unkeyed

@@ -57,6 +57,13 @@ class LyftDataProfile:
         return guide_paths()
 
     @property
+    def requirement_repairs(self) -> Mapping[str, str]:
+        """The guide's own words for each runtime-requirements blocker's repair."""
+        from .guide_paths import REQUIREMENT_REPAIRS
+
+        return REQUIREMENT_REPAIRS
+
+    @property
     def collection_hints(self) -> Mapping[str, str]:
         """How to collect each evidence member, for an unknown that lacks it."""
         from .hints import COLLECTION_HINTS

@@ -9,18 +9,13 @@ and it names the same repair: LyftData's one-time ``--reset-state repair``.
 
 from __future__ import annotations
 
-from schemas import Citation, Layer
+from schemas import Layer
 from schemas.evidence import LocalStateEvidence
 
-from ....analyze.api import RuleContext, RuleResult, cite_json, cite_lines, rule
+from ....analyze.api import RuleContext, RuleResult, rule
 from ....analyze.codes import LOCAL_STATE_CORRUPT
+from ....analyze.logsource import source_of
 from ..recovery import RESET_STATE_REPAIR
-
-
-def _cite(event_member: str, pointer: str | None, line: int, text: str) -> Citation:
-    if pointer is not None:
-        return cite_json(event_member, pointer, text)
-    return cite_lines(event_member, line, line, text)
 
 
 @rule(Layer.DEPLOYMENT, products=["lyftdata"])
@@ -42,11 +37,12 @@ def corrupt_state_in_worker_log(ctx: RuleContext) -> RuleResult | None:
     latest = reported[-1]
     return RuleResult.fail(
         LOCAL_STATE_CORRUPT,
-        f"Worker {worker}'s own log reports corrupt local state ({latest.text.split('> ', 1)[-1]}"
-        f"): a LyftData worker cannot persist or start jobs on it. bundler did not check the "
-        "state files itself (no host access, or a file it does not check).",
-        evidence=[_cite(e.member, e.detail.get("pointer"), e.line, e.text) for e in reported[-3:]],
+        f"Worker {worker}'s own log ({source_of(latest)}) reports corrupt local state "
+        f"({latest.text.split('> ', 1)[-1]}): a LyftData worker cannot persist or start jobs "
+        "on it. bundler did not check the state files itself (no host access, or a file it "
+        "does not check).",
+        evidence=[e.citation() for e in reported[-3:]],
         recovery=RESET_STATE_REPAIR.model_copy(deep=True),
         acceptance=["recent heartbeat and system information"],
-        source="worker log",
+        source=source_of(latest),
     )
