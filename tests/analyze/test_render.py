@@ -164,3 +164,23 @@ def test_an_unknown_check_above_the_failure_reads_not_reached_and_one_without_ev
     check = next(c for c in target.acceptance if c.layer == layer)
     assert check.status == "unknown"
     assert check_label(check, target) == "unknown"
+
+
+def test_a_long_acceptance_check_continues_under_its_own_text(fleet: Fleet) -> None:
+    """A check longer than the terminal wrapped back to the first column, under the
+    statuses, so the status column no longer read as one column."""
+    out = io.StringIO()
+    render(analyze(fleet.evidence()), "text", out, color=False, width=48)
+    lines = out.getvalue().splitlines()
+    start = lines.index("Recovery acceptance")
+    block = lines[
+        start + 1 : start
+        + 1
+        + next(i for i, line in enumerate(lines[start + 1 :]) if not line.startswith("  "))
+    ]
+    statuses = [line for line in block if line[2:3] != " "]
+    continued = [line for line in block if line[2:3] == " "]
+    assert len(statuses) == 7
+    assert continued  # at 48 columns, the guide's longer checks wrap
+    assert all(line.startswith(" " * 14) and line[14] != " " for line in continued), block
+    assert all(line == line.rstrip() for line in block)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
@@ -293,10 +293,24 @@ def _acceptance_line(target: TargetReport) -> RenderableType:
 def _acceptance(target: TargetReport) -> RenderableType:
     lines: list[RenderableType] = [Text("Recovery acceptance", style="bold")]
     for check in target.acceptance:
-        line = Text("  ")
         label = check_label(check, target)
         style = "dim" if label == NOT_REACHED else CHECK_STYLE[check.status]
-        line.append(f"{label:<12}", style=style)
-        line.append(check.check, style="dim" if check.status == "not_applicable" else "")
-        lines.append(line)
+        text = Text(check.check, style="dim" if check.status == "not_applicable" else "")
+        lines.append(Hanging(Text(f"  {label:<12}", style=style), text))
     return Group(*lines)
+
+
+class Hanging:
+    """``head`` then ``body``, the body's continuation lines indented under its first (a
+    hanging indent): a check too long for the terminal continues under its own text, not
+    under the status column, which stays one column to scan. A table grid would do the same
+    and pad every line with blanks to its widest row."""
+
+    def __init__(self, head: Text, body: Text) -> None:
+        self.head, self.body = head, body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = self.head.cell_len
+        for number, line in enumerate(self.body.wrap(console, max(options.max_width - indent, 20))):
+            line.rstrip()
+            yield Text.assemble(self.head if number == 0 else " " * indent, line)
