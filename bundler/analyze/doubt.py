@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from schemas import Finding, LayerStatus
 from schemas.evidence import CanaryRun, Job, OutcomeEvidence, WorkerStatus
@@ -224,13 +225,23 @@ def _skewed(
         f"clock, their ends overlap ({each}). A worker's clock is off, and the bundle bounds "
         "its offset only within that width. Set its clock right and run the job again, or "
         "read the runs' order in the product.",
-        evidence=[
+        **_runs_judged(ev, judged),
+    )
+
+
+def _runs_judged(
+    ev: EvidenceSet, judged: list[tuple[tuple[int, CanaryRun], RuleResult]]
+) -> dict[str, Any]:
+    """A doubtful order's common part: each run's end cited (the first eight), the runs
+    and what each alone reads."""
+    return {
+        "evidence": [
             cite(ev, OutcomeEvidence, "canaries", index, "finished_at", value=_stamp(run))
             for (index, run), _ in judged[:8]
         ],
-        runs=[run.canary_id for run in runs],
-        outcomes=[result.status.value for _, result in judged],
-    )
+        "runs": [run.canary_id for (_, run), _ in judged],
+        "outcomes": [result.status.value for _, result in judged],
+    }
 
 
 def _ended(run: CanaryRun, span: Span | None) -> str:
@@ -271,12 +282,7 @@ def _tied(
         f"Which run of {_label(runs[0])} is the last cannot be told: {said} ({ended}), and "
         f"judged on each alone this rung reads {each}. Read the runs' end times in the "
         "product to tell which ended last, or run the job again and collect a new bundle.",
-        evidence=[
-            cite(ev, OutcomeEvidence, "canaries", index, "finished_at", value=_stamp(run))
-            for (index, run), _ in judged[:8]
-        ],
-        runs=[run.canary_id for run in runs],
-        outcomes=[result.status.value for _, result in judged],
+        **_runs_judged(ev, judged),
         at=at.isoformat() if at is not None else None,
     )
 
