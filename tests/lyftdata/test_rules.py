@@ -13,7 +13,7 @@ from bundler.products.lyftdata.rules.authorization import lease_clock_skew
 from bundler.products.lyftdata.rules.capacity import metrics_not_enabled
 from bundler.products.lyftdata.rules.local_state import corrupt_state_keeps_worker_down
 from bundler.source import MemorySource
-from schemas import LayerStatus
+from schemas import EncryptionInfo, HostSummary, LayerStatus, Manifest, TargetSummary, ToolInfo
 from schemas.evidence import (
     AuthorizationEvidence,
     CapacityEvidence,
@@ -256,9 +256,32 @@ def test_journal_lines_carry_the_workers_own_line() -> None:
 
 
 def test_cli_log_output_is_parsed_too() -> None:
+    """Without a manifest nothing says whose output it is: read, but no worker's."""
     events = list(parse_logs(_ctx(extra={"hosts/h02/lyftdata-workers-logs.txt": LOG}).evidence))
     assert len(events) == 6
     assert events[0].member == "hosts/h02/lyftdata-workers-logs.txt"
+    assert {e.worker for e in events} == {None}
+
+
+def test_cli_log_output_is_the_worker_of_the_host_it_ran_on() -> None:
+    """Doctor runs ``lyftdata workers logs {worker}`` on each worker host, ``{worker}`` its
+    inventory entry's, which the manifest records; a host with no worker names nobody."""
+    manifest = Manifest(
+        tool=ToolInfo(version="test"),
+        created_at=datetime(2026, 1, 10, 12, tzinfo=UTC),
+        bundle_id="b",
+        profile="lyftdata",
+        target=TargetSummary(
+            hosts=[HostSummary(alias="h02", worker="edge-02"), HostSummary(alias="h03")]
+        ),
+        encryption=EncryptionInfo(mode="password"),
+    )
+    source = MemorySource({})
+    for alias in ("h02", "h03"):
+        source.add(f"hosts/{alias}/lyftdata-workers-logs.txt", LOG)
+    events = list(parse_logs(EvidenceSet(source, manifest=manifest)))
+    workers = {(e.member.split("/")[1], e.worker) for e in events}
+    assert workers == {("h02", "edge-02"), ("h03", None)}
 
 
 def test_the_api_copy_of_a_worker_log_gives_every_kind_and_shares_lines_with_the_host_log() -> None:

@@ -24,7 +24,7 @@ from schemas.evidence import LogIndex
 
 from ...analyze.api import EvidenceSet, TimelineEvent
 from ...analyze.facts import dated
-from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE
+from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE, source_of
 from ...source import JsonTooLarge, MemberNotFound, Refused, iter_lines, read_json
 from .raw.workers import WorkerLogs
 
@@ -95,6 +95,27 @@ def events_in(
 
 CLI_LOG = "the `lyftdata workers logs` output captured on a host"
 
+CLI_LOGS_MEMBER = re.compile(r"^hosts/(?P<alias>[^/]+)" + re.escape(CLI_LOGS_SUFFIX) + "$")
+"""The plan's member for ``lyftdata workers logs {worker} --limit 200`` on host ``alias``."""
+
+
+def cli_log_worker(evidence: EvidenceSet, member: str) -> str | None:
+    """The worker whose ``lyftdata workers logs`` output ``member`` holds, or None.
+
+    The command prints log lines only, no worker id; doctor runs it once per worker host,
+    as ``lyftdata workers logs {worker}`` with ``{worker}`` the host's inventory ``worker``
+    (``plan.py``, step ``cli-worker-logs``), into ``hosts/{alias}/...``. So the worker is
+    that host's, which the manifest records (``target.hosts[].worker``, redacted as the
+    API's ``worker_id`` is). Without a manifest, or a host with no worker, it stays unknown
+    and no per-worker rule reads the copy.
+    """
+    named = CLI_LOGS_MEMBER.match(member)
+    if named is None or evidence.manifest is None:
+        return None
+    hosts = [h for h in evidence.manifest.target.hosts if h.alias == named["alias"]]
+    workers = {h.worker for h in hosts if h.worker}
+    return workers.pop() if len(workers) == 1 else None
+
 
 def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None, str]]:
     """Every log read on a host: (member, worker, the copy's label)."""
@@ -103,7 +124,7 @@ def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None, str]]:
     listed = {member for member, _, _ in found}
     for name in evidence.source.names():
         if name.endswith(CLI_LOGS_SUFFIX) and name not in listed:
-            found.append((name, None, CLI_LOG))
+            found.append((name, cli_log_worker(evidence, name), CLI_LOG))
     return found
 
 
@@ -151,29 +172,73 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
                 yield replace(event, detail={**event.detail, "pointer": f"/lines/{index}"})
 
 
+class _Held:
+    """The small copies' events (the API's, the CLI's: at most ``limit`` lines a worker each),
+    grouped by line: a group holds one event per copy, so a line two copies hold is one group
+    and a line one copy holds twice is two."""
+
+    def __init__(self) -> None:
+        self.groups: list[list[TimelineEvent]] = []
+        self._open: dict[LineKey, list[list[TimelineEvent]]] = {}
+
+    def add(self, event: TimelineEvent) -> None:
+        key = _key(event)
+        if key is None:  # undated: no proof it is another copy's line
+            self.groups.append([event])
+            return
+        same = self._open.setdefault(key, [])
+        group = next((g for g in same if source_of(event) not in map(source_of, g)), None)
+        if group is None:
+            group = []
+            same.append(group)
+            self.groups.append(group)
+        group.append(event)
+
+    def take(self, event: TimelineEvent) -> list[TimelineEvent]:
+        """The group of ``event``'s line that lacks ``event``'s copy, removed; [] when none."""
+        key = _key(event) if self._open else None
+        same = self._open.get(key, []) if key is not None else []
+        group = next((g for g in same if source_of(event) not in map(source_of, g)), None)
+        if group is None:
+            return []
+        same.remove(group)
+        self.groups.remove(group)
+        return group
+
+
+def _as_one(event: TimelineEvent, twins: list[TimelineEvent]) -> TimelineEvent:
+    """``event`` carrying the same line's events in the other copies (:data:`COPY`)."""
+    return replace(event, detail={**event.detail, COPY: tuple(twins)}) if twins else event
+
+
 def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
     """Every worker log line as an event, whichever copy holds it: one per line.
 
-    The API's copy is read first (at most ``limit`` lines a worker, so it is small); a host
-    log line that is also in it keeps the API's event as its :data:`COPY`, and the API's
-    lines no host log holds follow. A bundle without SSH still has every kind of event,
-    and one with both neither doubles a count nor hides what each copy said.
+    The small copies are read first and held: the API's (at most ``limit`` lines a worker)
+    and the ``lyftdata workers logs`` output captured on hosts (the same ``--limit``). Each
+    host log line then takes the held events of its line as its :data:`COPY`, and the held
+    lines no host log holds follow, the API's event first. A bundle without SSH still has
+    every kind of event, and one with every copy neither doubles a count nor hides what
+    each copy said.
     """
-    from_api: dict[LineKey, TimelineEvent] = {}
-    unkeyed: list[TimelineEvent] = []
+    held = _Held()
     for event in api_log_events(evidence):
-        key = _key(event)
-        if key is None or key in from_api:
-            unkeyed.append(event)
-        else:
-            from_api[key] = event
+        held.add(event)
+    hosts: list[tuple[str, str | None, str]] = []
     for member, worker, source in _sources(evidence):
+        if source != CLI_LOG:
+            hosts.append((member, worker, source))
+            continue
         try:
             for event in events_in(member, iter_lines(evidence.source, member), worker, source):
-                key = _key(event) if from_api else None
-                twin = from_api.pop(key, None) if key is not None else None
-                yield event if twin is None else replace(event, detail={**event.detail, COPY: twin})
+                held.add(event)
         except MemberNotFound:
             continue
-    yield from from_api.values()
-    yield from unkeyed
+    for member, worker, source in hosts:
+        try:
+            for event in events_in(member, iter_lines(evidence.source, member), worker, source):
+                yield _as_one(event, held.take(event))
+        except MemberNotFound:
+            continue
+    for group in list(held.groups):
+        yield _as_one(group[0], group[1:])
