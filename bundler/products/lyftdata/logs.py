@@ -22,10 +22,11 @@ from pydantic import ValidationError
 
 from schemas.evidence import LogIndex
 
-from ...analyze.api import EvidenceSet, TimelineEvent
+from ...analyze.api import EvidenceSet, TimelineEvent, TimelineStream
 from ...analyze.facts import dated
-from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE, source_of
+from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE, CopySpan, source_of
 from ...source import JsonTooLarge, MemberNotFound, Refused, iter_lines, read_json
+from .log_spans import TextSpans, json_span
 from .raw.workers import WorkerLogs
 
 LINE = re.compile(
@@ -64,11 +65,19 @@ def parse_line(text: str) -> tuple[datetime | None, str, str, str] | None:
 
 
 def events_in(
-    member: str, lines: Iterable[tuple[int, str]], worker: str | None, source: str = HOST_LOG
+    member: str,
+    lines: Iterable[tuple[int, str]],
+    worker: str | None,
+    source: str = HOST_LOG,
+    spans: list[CopySpan] | None = None,
 ) -> Iterator[TimelineEvent]:
-    """The events of one copy of a worker's log, each naming that copy (``source``)."""
+    """The events of one copy of a worker's log, each naming that copy (``source``); with
+    ``spans``, the time the copy covers is added to it once the lines are read."""
+    covered = TextSpans(member, worker, source, spans) if spans is not None else None
     for number, text in lines:
         parsed = parse_line(text)
+        if covered is not None:
+            covered.line(number, text, parsed[0] if parsed else None)
         if parsed is None:
             continue
         at, level, target, message = parsed
@@ -91,6 +100,8 @@ def events_in(
                 detail=detail,
             )
             break
+    if covered is not None:
+        covered.close()
 
 
 CLI_LOG = "the `lyftdata workers logs` output captured on a host"
@@ -145,10 +156,13 @@ def _key(event: TimelineEvent) -> LineKey | None:
     return event.worker, event.kind, stamp, level, target, message.strip()
 
 
-def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+def api_log_events(
+    evidence: EvidenceSet, spans: list[CopySpan] | None = None
+) -> Iterator[TimelineEvent]:
     """Events in the worker logs the server returned, read as a host log line is.
 
     Each event cites its JSON line (``detail['pointer']``); ``line`` is its 1-based index.
+    With ``spans``, the time each copy covers is added to it.
     """
     for name in sorted(evidence.source.names()):
         if not (name.startswith(API_LOGS_PREFIX) and name.endswith(".json")):
@@ -160,6 +174,10 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             continue
         except (MemberNotFound, ValueError, ValidationError):
             continue
+        times = [line.at for line in logs.lines]
+        span = json_span(name, logs.worker_id, API_LOG, times, len(logs.lines))
+        if spans is not None and span is not None:
+            spans.append(span)
         for index, line in enumerate(logs.lines):
             if line.at is None:
                 continue
@@ -211,7 +229,13 @@ def _as_one(event: TimelineEvent, twins: list[TimelineEvent]) -> TimelineEvent:
     return replace(event, detail={**event.detail, COPY: tuple(twins)}) if twins else event
 
 
-def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+def parse_logs(evidence: EvidenceSet) -> TimelineStream:
+    """Every worker log line as an event (:func:`events`), with the time each copy covers."""
+    spans: list[CopySpan] = []
+    return TimelineStream(events(evidence, spans), spans=spans)
+
+
+def events(evidence: EvidenceSet, spans: list[CopySpan]) -> Iterator[TimelineEvent]:
     """Every worker log line as an event, whichever copy holds it: one per line.
 
     The small copies are read first and held: the API's (at most ``limit`` lines a worker)
@@ -222,7 +246,7 @@ def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
     each copy said.
     """
     held = _Held()
-    for event in api_log_events(evidence):
+    for event in api_log_events(evidence, spans):
         held.add(event)
     hosts: list[tuple[str, str | None, str]] = []
     for member, worker, source in _sources(evidence):
@@ -230,13 +254,15 @@ def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             hosts.append((member, worker, source))
             continue
         try:
-            for event in events_in(member, iter_lines(evidence.source, member), worker, source):
+            lines = iter_lines(evidence.source, member)
+            for event in events_in(member, lines, worker, source, spans):
                 held.add(event)
         except MemberNotFound:
             continue
     for member, worker, source in hosts:
         try:
-            for event in events_in(member, iter_lines(evidence.source, member), worker, source):
+            lines = iter_lines(evidence.source, member)
+            for event in events_in(member, lines, worker, source, spans):
                 yield _as_one(event, held.take(event))
         except MemberNotFound:
             continue
