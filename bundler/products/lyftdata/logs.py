@@ -196,20 +196,22 @@ class _Held:
     and a line one copy holds twice is two."""
 
     def __init__(self) -> None:
-        self.groups: list[list[TimelineEvent]] = []
+        self.groups: dict[int, list[TimelineEvent]] = {}
+        """By ``id``, in the order first read: a host log line takes its group in O(1)."""
         self._open: dict[LineKey, list[list[TimelineEvent]]] = {}
 
     def add(self, event: TimelineEvent) -> None:
         key = _key(event)
         if key is None:  # undated: no proof it is another copy's line
-            self.groups.append([event])
+            alone = [event]
+            self.groups[id(alone)] = alone
             return
         same = self._open.setdefault(key, [])
         group = next((g for g in same if source_of(event) not in map(source_of, g)), None)
         if group is None:
             group = []
             same.append(group)
-            self.groups.append(group)
+            self.groups[id(group)] = group
         group.append(event)
 
     def take(self, event: TimelineEvent) -> list[TimelineEvent]:
@@ -220,7 +222,7 @@ class _Held:
         if group is None:
             return []
         same.remove(group)
-        self.groups.remove(group)
+        del self.groups[id(group)]
         return group
 
 
@@ -266,5 +268,5 @@ def events(evidence: EvidenceSet, spans: list[CopySpan]) -> Iterator[TimelineEve
                 yield _as_one(event, held.take(event))
         except MemberNotFound:
             continue
-    for group in list(held.groups):
+    for group in list(held.groups.values()):
         yield _as_one(group[0], group[1:])
