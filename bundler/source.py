@@ -19,6 +19,11 @@ from typing import Any, Protocol, runtime_checkable
 from .jsondoc import loads_bounded
 from .sizes import human_size, parse_size, size_past
 
+TRUNCATION_MARKER = "[bundler truncated]"
+"""How every capped member's marker line starts, where the collector left lines out
+(``bundler/collect/capping.py`` writes it): a reader knows the text on either side is not
+continuous."""
+
 DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024
 """Refuse to parse a JSON member larger than this into memory."""
 MAX_JSON_BYTES_ENV = "BUNDLER_MAX_JSON_BYTES"

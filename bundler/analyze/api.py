@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -50,6 +50,9 @@ from ..source import (
 from .checklist import LADDER_CHECKLIST, Checklist
 from .codes import MISSING_DOCUMENTS
 from .pointers import resolved
+
+if TYPE_CHECKING:
+    from .logsource import CopySpan
 
 Supersedes = Mapping[str, str | tuple[str, ...]]
 """A profile's finding code -> the generic code (or codes) it replaces on the same rung."""
@@ -157,11 +160,16 @@ class TimelineStream:
         events: Iterable[TimelineEvent],
         counted: dict[tuple[str, str | None], int] | None = None,
         routine_kept: tuple[int, int] | None = None,
+        spans: list[CopySpan] | None = None,
     ) -> None:
         self._events = events
         self.counted: dict[tuple[str, str | None], int] = counted if counted is not None else {}
         self.routine_kept = routine_kept
         """``(first, latest)`` of each routine kind the parser kept, when it says (the note)."""
+        self.spans: list[CopySpan] = spans if spans is not None else []
+        """The time each copy of a worker's log covers (:mod:`.logsource`), complete once the
+        events are exhausted: a line one copy holds and another lacks is a disagreement only
+        where the other copy covers its time."""
 
     def __iter__(self) -> Iterator[TimelineEvent]:
         return iter(self._events)
@@ -182,6 +190,9 @@ class Timeline:
     totals: dict[tuple[str, str | None], int] = field(default_factory=dict)
     """Events per (kind, worker) as the logs held them, when the engine kept only a
     sample of a huge log (see :meth:`count`); empty when nothing was left out."""
+    spans: list[CopySpan] = field(default_factory=list)
+    """What time each copy of each worker's log covers, as the parser read it (every line,
+    not only the events kept); empty for a parser that names no copies."""
     _by_kind: dict[str, list[TimelineEvent]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -207,6 +218,10 @@ class Timeline:
             self._by_worker.setdefault(event.worker, []).append(event)
         for (kind, worker), n in self.totals.items():
             self._totals_by_kind.setdefault(kind, {})[worker] = n
+
+    def spans_of(self, worker: str) -> list[CopySpan]:
+        """The stretches of time the copies of ``worker``'s log cover."""
+        return [span for span in self.spans if span.worker == worker]
 
     def for_worker(self, worker: str) -> list[TimelineEvent]:
         return list(self._by_worker.get(worker, ()))

@@ -43,7 +43,7 @@ SERVER_REACHABILITY_UNKNOWN = _(
     "SERVER_REACHABILITY_UNKNOWN", S, "bundle does not say whether the server answered"
 )
 TLS_INSECURE_IN_USE = _(
-    "TLS_INSECURE_IN_USE", S, "TLS verification disabled for collection", "connectivity"
+    "TLS_INSECURE_IN_USE", S, "TLS verification disabled for collection", "server-tls"
 )
 SERVER_REACHABLE = _("SERVER_REACHABLE", S, "control plane answered")
 API_TOKEN_REJECTED = _("API_TOKEN_REJECTED", S, "API token rejected", "api-access")

@@ -37,17 +37,20 @@ CAPTURE_FIRST = (
 )
 
 SERVER_TLS_SUMMARY = (
-    "Doctor's own connection to the control plane did not trust the server's TLS "
-    "certificate: make the machine that ran doctor trust it, then check the worker hosts."
+    "Doctor's own connection to the control plane did not verify the server's TLS "
+    "certificate (refused, or verification switched off): make the machine that ran doctor "
+    "trust it, then check the worker hosts."
 )
 SERVER_TLS_COLLECTOR_STEPS = [
     "On the machine that ran `bundler doctor`: if a private CA signed the server's "
     "certificate, give doctor that CA with `--ca-cert FILE` (or add it to that machine's CA "
-    "bundle), then collect again.",
+    "bundle), then collect again, without `--insecure`.",
     "Check on that machine that the certificate names the host in the URL doctor was given "
-    "and has not expired (the finding's error says which check failed).",
+    "and has not expired (a refused certificate's finding says which check failed).",
 ]
-"""Where the failed connection was made: doctor's machine, whatever the product."""
+"""Where the connection was made: doctor's machine, whatever the product. The same steps
+serve a certificate doctor refused (``TLS_NOT_TRUSTED``) and one it never checked
+(``TLS_INSECURE_IN_USE``, ``--insecure``): either way that machine must come to trust it."""
 SERVER_TLS_WORKER_STEPS = [
     "On each worker host, check that it trusts the same CA and that the certificate names "
     "the host the worker dials: a certificate doctor refused may be refused by the workers too.",
@@ -101,8 +104,9 @@ PATHS: dict[str, Recovery] = {
         ],
         reference=f"{NEUTRAL}: connectivity or TLS",
     ),
-    # TLS_NOT_TRUSTED is the collector's own connection: the first place to look is the
-    # machine that ran doctor, then the worker hosts, which dial the same certificate.
+    # TLS_NOT_TRUSTED and TLS_INSECURE_IN_USE are the collector's own connection: the first
+    # place to look is the machine that ran doctor, then the worker hosts, which dial the
+    # same certificate.
     "server-tls": Recovery(
         summary=SERVER_TLS_SUMMARY,
         steps=[*SERVER_TLS_COLLECTOR_STEPS, *SERVER_TLS_WORKER_STEPS],

@@ -68,7 +68,8 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
         kept += kept_latest.events()
     del first, latest, placer  # before the timeline's index is built: the peak of an analysis
     seen = sum(totals.values())
-    timeline = Timeline(kept, totals=dict(totals) if seen > len(kept) else {})
+    spans = events.spans if isinstance(events, TimelineStream) else []
+    timeline = Timeline(kept, totals=dict(totals) if seen > len(kept) else {}, spans=spans)
     routine = events.routine_kept if isinstance(events, TimelineStream) else None
     return Sampled(timeline=timeline, seen=seen, kept=len(kept), routine_kept=routine)
 

@@ -20,11 +20,14 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from ..source import TRUNCATION_MARKER
+
 HEAD_FRACTION = 0.25
 """Share of a cap given to the head; the tail (the newest lines) gets the rest."""
 
-MARKER_PREFIX = "[bundler truncated]"
-"""Every truncation marker line starts with this, so parsers can skip it."""
+MARKER_PREFIX = TRUNCATION_MARKER
+"""Every truncation marker line starts with this, so parsers can skip it (and a log
+parser see the gap: :data:`bundler.source.TRUNCATION_MARKER`)."""
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,19 @@ def test_untrusted_tls_is_checked_first_where_doctor_ran(paths: object) -> None:
     assert min(worker) > 0
 
 
+@pytest.mark.parametrize("paths", [{}, FLUX.recovery_paths, LYFTDATA.recovery_paths])
+def test_insecure_collection_is_checked_first_where_doctor_ran(paths: object) -> None:
+    """``--insecure`` switched off doctor's own certificate check, yet the finding got the
+    worker host's connectivity path: now the machine that ran doctor first (``--ca-cert``,
+    collect again without ``--insecure``), as for a certificate it refused."""
+    rec = recovery_for("TLS_INSECURE_IN_USE", paths)  # type: ignore[arg-type]
+    assert rec is not None
+    assert rec == recovery_for("TLS_NOT_TRUSTED", paths)  # type: ignore[arg-type]
+    assert "verification switched off" in rec.summary
+    assert rec.steps[0].startswith("On the machine that ran `bundler doctor`")
+    assert "without `--insecure`" in rec.steps[0]
+
+
 def test_insecure_override_only_warns(fleet: Fleet) -> None:
     assert fleet.server is not None
     fleet.server.tls = TLSInfo(enabled=True, verified=False, insecure_override=True)

@@ -15,6 +15,7 @@ import yaml
 
 from bundler.analyze.engine import analyze
 from bundler.products.lyftdata import PROFILE
+from bundler.products.lyftdata.logs import CLI_LOG
 from samples.lyftdata_sim.loader import SCENARIO_DIR, merge
 from schemas import AnalysisReport, LayerResult, LayerStatus
 from tests.support.lyftdata_collect import collect
@@ -156,9 +157,12 @@ def test_a_host_log_and_an_api_copy_that_disagree_are_both_named(tmp_path: Path)
     assert "the worker host's log reports" in finding.message
     assert "copies of its log disagree" in finding.message
     assert "the control plane's API returned last says its lease was renewed" in finding.message
+    assert f"{CLI_LOG} last says its lease was renewed" in finding.message
     members = [c.member.split("/")[0] + ("#" if c.pointer else ":") for c in finding.evidence]
-    assert members == ["hosts:", "raw#"]
+    assert members == ["hosts:", "raw#", "hosts:"]
     assert RENEWED in (finding.evidence[1].excerpt or "")
+    assert finding.evidence[2].member.endswith("/lyftdata-workers-logs.txt")
+    assert RENEWED in (finding.evidence[2].excerpt or "")
 
 
 def test_a_line_in_both_copies_is_one_event_and_no_disagreement(tmp_path: Path) -> None:
@@ -179,10 +183,42 @@ def test_a_line_in_both_copies_is_one_event_and_no_disagreement(tmp_path: Path) 
     rung = _authorization(report)
     (finding,) = [f for f in rung.findings if f.code == "LICENSE_EXPIRED_OR_INVALID"]
     assert "disagree" not in finding.message
-    assert "the worker host's log and the worker log the control plane's API returned" in (
+    assert (
+        f"the worker host's log, the worker log the control plane's API returned and {CLI_LOG} "
+        "reports" in finding.message
+    )
+    assert [c.member.split("/")[0] for c in finding.evidence] == ["hosts", "raw", "hosts"]
+
+
+def test_the_cli_output_on_a_worker_host_is_that_workers_log(tmp_path: Path) -> None:
+    """``lyftdata workers logs <worker-id> --limit 200`` prints lines, no worker id; doctor runs
+    it on each worker host with that host's inventory ``worker``, so the copy is that worker's
+    (the manifest names the host's worker). It was read with no worker, so no per-worker rule
+    used it: the refusal it holds, like the API's copy, is now cited in it too, and the one
+    line both hold is one event."""
+    healthy = yaml.safe_load((SCENARIO_DIR / "healthy.yaml").read_text())
+    logs = healthy["workers"][0]["logs"] + [
+        {"at": "-1m", "level": "ERROR", "target": "lyftdata_worker::auth", "message": EDITION}
+    ]
+    report = _analyzed(
+        tmp_path,
+        "cli-log-says-edition",
+        {
+            "server": {"faults": [{"path": "/api/workers/*/auth", "answer": "error"},
+                                  {"path": "/api/license/show", "answer": "error"}]},
+            "workers": [{"id": "edge-01", "logs": logs}],
+        },
+    )  # fmt: skip
+    rung = _authorization(report)
+    (finding,) = [f for f in rung.findings if f.code == "COMMUNITY_EDITION_NO_EXTERNAL_WORKERS"]
+    assert f"the worker log the control plane's API returned and {CLI_LOG} reports" in (
         finding.message
     )
-    assert [c.member.split("/")[0] for c in finding.evidence] == ["hosts", "raw"]
+    cited = {c.member: c for c in finding.evidence}
+    cli = next(member for member in cited if member.endswith("/lyftdata-workers-logs.txt"))
+    assert cited[cli].lines is not None
+    assert EDITION in (cited[cli].excerpt or "")
+    assert sum(EDITION in (c.excerpt or "") for c in finding.evidence) == 2
 
 
 def test_an_undecided_server_is_decided_by_the_license_code_in_the_worker_log(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -21,6 +22,7 @@ from bundler.cli import cli
 from bundler.products.lyftdata import PROFILE
 from samples import catalog
 from schemas import Recovery
+from tests.support.lyftdata_sim import running_simulator
 
 
 def _path(code: str) -> Recovery:
@@ -123,6 +125,36 @@ def test_an_unreachable_server_is_checked_from_the_collecting_machine() -> None:
     assert (recovery.reference or "").startswith(
         "LyftData's Worker Recovery and Serviceability guide: The serviceability ladder (Server"
     )
+
+
+def test_insecure_collection_is_checked_where_doctor_ran_not_from_a_worker_host(
+    tmp_path: Path,
+) -> None:
+    """``bundler doctor --json --insecure`` against the simulator (HTTPS, its own CA): it was
+    doctor's connection that checked no certificate, yet TLS_INSECURE_IN_USE got the worker
+    host's Connectivity or TLS path. It now gets the server-tls path: the guide's certificate
+    trust, on the machine that ran doctor first (``--ca-cert``, collect again without
+    ``--insecure``), then the worker hosts, with the guide's "Use insecure TLS only for bounded
+    evaluation with a self-signed certificate" as its caution."""
+    with running_simulator("healthy", tmp_path, hosts=False) as sim:
+        result = CliRunner().invoke(
+            cli,
+            ["doctor", "--profile", "lyftdata", "--server", sim.url, "--insecure", "--json"],
+            env={PROFILE.token_env: sim.token},
+        )
+    report = json.loads(result.stdout)
+    [server] = report["targets"][0]["layers"][:1]
+    [finding] = [f for f in server["findings"] if f["code"] == "TLS_INSECURE_IN_USE"]
+    recovery = Recovery.model_validate(finding["recovery"])
+    assert "machine that ran doctor" in recovery.summary
+    assert recovery.steps[0].startswith("On the machine that ran `bundler doctor`")
+    assert "`--ca-cert FILE`" in recovery.steps[0]
+    assert "without `--insecure`" in recovery.steps[0]
+    worker = [i for i, step in enumerate(recovery.steps) if "from the worker host" in step.lower()]
+    assert worker
+    assert min(worker) > 1, "the worker hosts come after doctor's machine"
+    assert any("insecure TLS only for a bounded evaluation" in c for c in recovery.cautions)
+    assert (recovery.reference or "").endswith("guide: Connectivity or TLS")
 
 
 def test_the_generic_server_reachability_path_names_the_collector_not_a_product() -> None:

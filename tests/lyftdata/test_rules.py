@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from bundler.analyze.api import EvidenceSet, RuleContext, Target, Timeline
-from bundler.analyze.logsource import API_LOG, HOST_LOG, copies, source_of
+from bundler.analyze.logsource import API_LOG, HOST_LOG, copies, disagreement, source_of
 from bundler.products.lyftdata import PROFILE
 from bundler.products.lyftdata.logs import parse_line, parse_logs
 from bundler.products.lyftdata.rules.authorization import lease_clock_skew
 from bundler.products.lyftdata.rules.capacity import metrics_not_enabled
 from bundler.products.lyftdata.rules.local_state import corrupt_state_keeps_worker_down
 from bundler.source import MemorySource
-from schemas import LayerStatus
+from schemas import EncryptionInfo, HostSummary, LayerStatus, Manifest, TargetSummary, ToolInfo
 from schemas.evidence import (
     AuthorizationEvidence,
     CapacityEvidence,
@@ -256,9 +257,32 @@ def test_journal_lines_carry_the_workers_own_line() -> None:
 
 
 def test_cli_log_output_is_parsed_too() -> None:
+    """Without a manifest nothing says whose output it is: read, but no worker's."""
     events = list(parse_logs(_ctx(extra={"hosts/h02/lyftdata-workers-logs.txt": LOG}).evidence))
     assert len(events) == 6
     assert events[0].member == "hosts/h02/lyftdata-workers-logs.txt"
+    assert {e.worker for e in events} == {None}
+
+
+def test_cli_log_output_is_the_worker_of_the_host_it_ran_on() -> None:
+    """Doctor runs ``lyftdata workers logs {worker}`` on each worker host, ``{worker}`` its
+    inventory entry's, which the manifest records; a host with no worker names nobody."""
+    manifest = Manifest(
+        tool=ToolInfo(version="test"),
+        created_at=datetime(2026, 1, 10, 12, tzinfo=UTC),
+        bundle_id="b",
+        profile="lyftdata",
+        target=TargetSummary(
+            hosts=[HostSummary(alias="h02", worker="edge-02"), HostSummary(alias="h03")]
+        ),
+        encryption=EncryptionInfo(mode="password"),
+    )
+    source = MemorySource({})
+    for alias in ("h02", "h03"):
+        source.add(f"hosts/{alias}/lyftdata-workers-logs.txt", LOG)
+    events = list(parse_logs(EvidenceSet(source, manifest=manifest)))
+    workers = {(e.member.split("/")[1], e.worker) for e in events}
+    assert workers == {("h02", "edge-02"), ("h03", None)}
 
 
 def test_the_api_copy_of_a_worker_log_gives_every_kind_and_shares_lines_with_the_host_log() -> None:
@@ -292,3 +316,50 @@ def test_the_api_copy_of_a_worker_log_gives_every_kind_and_shares_lines_with_the
     assert [source_of(e) for e in lost] == [HOST_LOG, API_LOG]
     assert lost[1].worker == "edge-01"
     assert lost[1].citation().pointer == "/lines/1"
+
+
+def test_each_copy_covers_its_dated_lines_and_a_cut_log_is_two_spans() -> None:
+    """The time a copy covers decides whether another copy's line is news to it: a host log
+    the collector cut (head, marker, tail) does not cover what the marker left out."""
+    index = LogIndex(
+        logs=[LogSource(member="hosts/h01/logs/0.log", worker="edge-01", role="worker")]
+    )
+    host = (
+        "2026-01-10T11:00:00.000Z INFO  lyftdata_worker::main > configuration loaded\n"
+        "2026-01-10T11:05:00.000Z INFO  lyftdata_worker::main > idle\n"
+        "[bundler truncated] 4000 bytes (40 lines) omitted here; the first and the last parts "
+        "are kept (cap 100 bytes, 4 lines)\n"
+        "2026-01-10T11:50:00.000Z INFO  lyftdata_worker::main > idle\n"
+        "2026-01-10T11:59:00.000Z WARN  lyftdata_worker::comms > heartbeat to server failed\n"
+    )
+    api = {
+        "worker_id": "edge-01",
+        "lines": [
+            {"at": "2026-01-10T11:30:00Z", "message": "idle"},
+            {"at": "2026-01-10T11:58:00Z", "message": "idle"},
+        ],
+    }
+    ctx = _ctx(index, extra={"hosts/h01/logs/0.log": host})
+    ctx.evidence.source.add("raw/http/worker-logs/000.json", json.dumps(api))
+    stream = parse_logs(ctx.evidence)
+    [lost] = list(stream)
+    spans = {(s.source, s.first, s.last, s.start.minute, s.end.minute) for s in stream.spans}
+    assert spans == {
+        (HOST_LOG, 1, 2, 0, 5),
+        (HOST_LOG, 4, 5, 50, 59),
+        (API_LOG, 1, 2, 30, 58),
+    }
+    after_api = disagreement(Timeline([lost], spans=stream.spans), [lost], "edge-01")
+    assert after_api == ("", []), "11:59 is after the API's copy ends: no news to it"
+    longer = [replace(s, end=s.end.replace(hour=12)) if s.source == API_LOG else s
+              for s in stream.spans]  # fmt: skip
+    sentence, cited = disagreement(Timeline([lost], spans=longer), [lost], "edge-01")
+    assert sentence == (
+        " The copies of its log disagree: the worker host's log holds a line connection-lost "
+        f"(2026-01-10 11:59:00Z) that {API_LOG} lacks, though it covers 2026-01-10 11:30:00Z "
+        "to 2026-01-10 12:58:00Z."
+    )
+    assert [c.label() for c in cited] == [
+        "hosts/h01/logs/0.log:5",
+        "raw/http/worker-logs/000.json#/lines",
+    ]

@@ -48,9 +48,12 @@ class Collected:
     source: DirectorySource
     results: list[StepResult]
     docs: list[EvidenceDoc]
+    manifest: Manifest | None = None
 
     def evidence(self) -> EvidenceSet:
-        return EvidenceSet(self.source)
+        """The bundle's evidence with its manifest, as ``bundler analyze`` reads it (the
+        hosts it names say whose ``lyftdata workers logs`` output each host holds)."""
+        return EvidenceSet(self.source, manifest=self.manifest)
 
     def doc(self, cls: type[EvidenceDoc]) -> Any:
         return next(d for d in self.docs if isinstance(d, cls))
@@ -124,4 +127,4 @@ def collect(
     # doctor hands its step results to the normalizer and lets them go; these are the
     # ones ``bundler analyze`` rebuilds from the manifest
     results = step_results(source, manifest, PROFILE.plan())
-    return Collected(source, results, docs)
+    return Collected(source, results, docs, manifest)

@@ -19,7 +19,7 @@ from schemas import Citation
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, TimelineEvent
-from ..logsource import copies, source_of
+from ..logsource import copies, named, source_of
 
 STATEMENT_KINDS = ("auth_rejected", "lease_renewed")
 """The lines that say whether the worker is authorized: a refusal, or a renewed lease."""
@@ -77,7 +77,7 @@ def from_worker_log(ctx: RuleContext, worker: str) -> RuleResult | None:
         return None
     code, meaning = NATIVE_CODES[native]
     holders = copies(latest)
-    where = " and ".join(source_of(copy) for copy in holders)
+    where = named(holders)
     disagree, lines = logged.disagreement()
     evidence = [copy.citation() for copy in holders]
     evidence += [line for line in lines if line not in evidence]

@@ -36,6 +36,7 @@ from ..facts import (
     heartbeat_policy,
     stale_after,
 )
+from ..logsource import disagreement
 from ..matching import ADMIN_STATE_CODES
 
 HISTORY_KINDS = ("stale", "evicted", "disconnected", "connection_lost", "unhealthy")
@@ -125,11 +126,13 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
 def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     code, text = _STATE_FAILURES[worker.connection]
     native = f" (product status: {worker.native_status})" if worker.native_status else ""
+    disagree, both = _copies_disagree(ctx, worker.name, HISTORY_KINDS)
     evidence = citations(
         cite_worker(ctx.evidence, index, "connection", value=worker.connection.value),
         cite_source(worker.source),
         *_history(ctx, worker.name),
     )
+    evidence += [line for line in both if line not in evidence]
     details: dict[str, Any] = {"worker": worker.name, "age_s": heartbeat_age(ctx.evidence, worker)}
     busy = dependents(ctx.evidence, worker.name)
     idle = worker.departed or (
@@ -143,7 +146,8 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
                     codes.WORKER_DEPENDENTS_UNKNOWN,
                     "info",
                     f"Worker {worker.name} {text}{native}; whether an unfinished job depends "
-                    f"on it is unknown: the job evidence is incomplete (gaps: {', '.join(gaps)}).",
+                    f"on it is unknown: the job evidence is incomplete (gaps: {', '.join(gaps)})."
+                    f"{disagree}",
                     evidence=evidence,
                     missing=gaps,
                     **details,
@@ -160,14 +164,14 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
         return RuleResult.warn(
             codes.WORKER_OFFLINE_IDLE,
             f"Worker {worker.name} {text}{native}, but no unfinished job depends on it "
-            "(a leftover record, or a worker that was stopped on purpose).",
+            f"(a leftover record, or a worker that was stopped on purpose).{disagree}",
             evidence=evidence,
             **details,
         )
     work = f"; {len(busy)} unfinished job(s) depend on it" if busy else ""
     return RuleResult.fail(
         code,
-        f"Worker {worker.name} {text}{native}{work}.",
+        f"Worker {worker.name} {text}{native}{work}.{disagree}",
         evidence=evidence,
         **details,
         dependent_jobs=[j.id or j.name for j in busy],
@@ -192,13 +196,15 @@ def _freshness(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult
     if age is not None and timeout is not None and age > timeout:
         lost = age > timeout + grace
         code = codes.WORKER_HEARTBEAT_LOST if lost else codes.WORKER_HEARTBEAT_STALE
+        disagree, both = _copies_disagree(ctx, worker.name, HISTORY_KINDS)
+        history = where + _history(ctx, worker.name)
         return RuleResult.fail(
             code,
             f"Worker {worker.name} is listed online, but its last heartbeat was {age:.0f}s "
             f"before collection (timeout {timeout:.0f}s"
             + (f", grace {grace:.0f}s" if grace else "")
-            + ").",
-            evidence=where + _history(ctx, worker.name),
+            + f").{disagree}",
+            evidence=history + [line for line in both if line not in history],
             worker=worker.name,
             age_s=age,
             timeout_s=timeout,
@@ -233,6 +239,15 @@ def _history(ctx: RuleContext, worker: str, limit: int = 3) -> list[Citation]:
     return [e.citation() for e in events[-limit:]]
 
 
+def _copies_disagree(
+    ctx: RuleContext, worker: str, kinds: tuple[str, ...]
+) -> tuple[str, list[Citation]]:
+    """Where one copy of the worker's log holds a connection event another copy covering its
+    time lacks (the host's log and the API's, say): the sentence that says so and both
+    copies' citations, so a finding read from those events prefers neither copy silently."""
+    return disagreement(ctx.timeline, ctx.timeline.of_kind(*kinds, worker=worker), worker)
+
+
 @rule(Layer.HEARTBEAT, needs=(WorkersEvidence,))
 def worker_health(ctx: RuleContext) -> RuleResult | None:
     """Self-reported unhealthy: still connected, but declining new work."""
@@ -240,14 +255,15 @@ def worker_health(ctx: RuleContext) -> RuleResult | None:
     if found is None or found[1].health.value != "unhealthy":
         return None
     index, worker = found
+    disagree, both = _copies_disagree(ctx, worker.name, HISTORY_KINDS)
+    evidence = citations(
+        cite_worker(ctx.evidence, index, "health", value="unhealthy"), *_history(ctx, worker.name)
+    )
     return RuleResult.warn(
         codes.WORKER_UNHEALTHY,
         f"Worker {worker.name} is connected but reports itself unhealthy (e.g. a starved event "
-        "loop): it finishes running work and declines new work until it recovers.",
-        evidence=citations(
-            cite_worker(ctx.evidence, index, "health", value="unhealthy"),
-            *_history(ctx, worker.name),
-        ),
+        f"loop): it finishes running work and declines new work until it recovers.{disagree}",
+        evidence=evidence + [line for line in both if line not in evidence],
         worker=worker.name,
     )
 
@@ -278,11 +294,13 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
     outages = _outages(ctx.timeline, events)
     if len(outages) < FLAP_THRESHOLD:
         return None
+    disagree, both = _copies_disagree(ctx, found[1].name, FLAP_KINDS)
+    evidence = [first.citation() for first in outages[-4:]]
     return RuleResult.warn(
         codes.HEARTBEAT_FLAPPING,
         f"Worker {found[1].name} is online now, but the logs show {len(outages)} separate "
-        "disconnections or evictions: something keeps cutting its heartbeat.",
-        evidence=[first.citation() for first in outages[-4:]],
+        f"disconnections or evictions: something keeps cutting its heartbeat.{disagree}",
+        evidence=evidence + [line for line in both if line not in evidence],
         worker=found[1].name,
         events=len(events),
         outages=len(outages),

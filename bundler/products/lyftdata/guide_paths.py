@@ -77,8 +77,10 @@ SERVER_TLS = Recovery(
     cautions=list(CONNECTIVITY.cautions),
     reference=f"{GUIDE}: Connectivity or TLS",
 )
-"""Doctor's machine first (its connection is the one that failed), then the guide's six
-checks from the worker host, ``LYFTDATA_URL`` first."""
+"""Doctor's machine first (its connection is the one that refused the certificate, or, with
+``--insecure``, never checked it), then the guide's six checks from the worker host,
+``LYFTDATA_URL`` first. Its caution is the guide's "Use insecure TLS only for bounded
+evaluation with a self-signed certificate", the words ``TLS_INSECURE_IN_USE`` needs."""
 
 
 _FROM_COLLECTOR = "from the machine that ran `bundler doctor`"

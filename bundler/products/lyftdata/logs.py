@@ -22,10 +22,11 @@ from pydantic import ValidationError
 
 from schemas.evidence import LogIndex
 
-from ...analyze.api import EvidenceSet, TimelineEvent
+from ...analyze.api import EvidenceSet, TimelineEvent, TimelineStream
 from ...analyze.facts import dated
-from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE
+from ...analyze.logsource import API_LOG, COPY, HOST_LOG, SOURCE, CopySpan, source_of
 from ...source import JsonTooLarge, MemberNotFound, Refused, iter_lines, read_json
+from .log_spans import TextSpans, json_span
 from .raw.workers import WorkerLogs
 
 LINE = re.compile(
@@ -64,11 +65,19 @@ def parse_line(text: str) -> tuple[datetime | None, str, str, str] | None:
 
 
 def events_in(
-    member: str, lines: Iterable[tuple[int, str]], worker: str | None, source: str = HOST_LOG
+    member: str,
+    lines: Iterable[tuple[int, str]],
+    worker: str | None,
+    source: str = HOST_LOG,
+    spans: list[CopySpan] | None = None,
 ) -> Iterator[TimelineEvent]:
-    """The events of one copy of a worker's log, each naming that copy (``source``)."""
+    """The events of one copy of a worker's log, each naming that copy (``source``); with
+    ``spans``, the time the copy covers is added to it once the lines are read."""
+    covered = TextSpans(member, worker, source, spans) if spans is not None else None
     for number, text in lines:
         parsed = parse_line(text)
+        if covered is not None:
+            covered.line(number, text, parsed[0] if parsed else None)
         if parsed is None:
             continue
         at, level, target, message = parsed
@@ -91,9 +100,32 @@ def events_in(
                 detail=detail,
             )
             break
+    if covered is not None:
+        covered.close()
 
 
 CLI_LOG = "the `lyftdata workers logs` output captured on a host"
+
+CLI_LOGS_MEMBER = re.compile(r"^hosts/(?P<alias>[^/]+)" + re.escape(CLI_LOGS_SUFFIX) + "$")
+"""The plan's member for ``lyftdata workers logs {worker} --limit 200`` on host ``alias``."""
+
+
+def cli_log_worker(evidence: EvidenceSet, member: str) -> str | None:
+    """The worker whose ``lyftdata workers logs`` output ``member`` holds, or None.
+
+    The command prints log lines only, no worker id; doctor runs it once per worker host,
+    as ``lyftdata workers logs {worker}`` with ``{worker}`` the host's inventory ``worker``
+    (``plan.py``, step ``cli-worker-logs``), into ``hosts/{alias}/...``. So the worker is
+    that host's, which the manifest records (``target.hosts[].worker``, redacted as the
+    API's ``worker_id`` is). Without a manifest, or a host with no worker, it stays unknown
+    and no per-worker rule reads the copy.
+    """
+    named = CLI_LOGS_MEMBER.match(member)
+    if named is None or evidence.manifest is None:
+        return None
+    hosts = [h for h in evidence.manifest.target.hosts if h.alias == named["alias"]]
+    workers = {h.worker for h in hosts if h.worker}
+    return workers.pop() if len(workers) == 1 else None
 
 
 def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None, str]]:
@@ -103,7 +135,7 @@ def _sources(evidence: EvidenceSet) -> list[tuple[str, str | None, str]]:
     listed = {member for member, _, _ in found}
     for name in evidence.source.names():
         if name.endswith(CLI_LOGS_SUFFIX) and name not in listed:
-            found.append((name, None, CLI_LOG))
+            found.append((name, cli_log_worker(evidence, name), CLI_LOG))
     return found
 
 
@@ -124,10 +156,13 @@ def _key(event: TimelineEvent) -> LineKey | None:
     return event.worker, event.kind, stamp, level, target, message.strip()
 
 
-def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+def api_log_events(
+    evidence: EvidenceSet, spans: list[CopySpan] | None = None
+) -> Iterator[TimelineEvent]:
     """Events in the worker logs the server returned, read as a host log line is.
 
     Each event cites its JSON line (``detail['pointer']``); ``line`` is its 1-based index.
+    With ``spans``, the time each copy covers is added to it.
     """
     for name in sorted(evidence.source.names()):
         if not (name.startswith(API_LOGS_PREFIX) and name.endswith(".json")):
@@ -139,6 +174,10 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
             continue
         except (MemberNotFound, ValueError, ValidationError):
             continue
+        times = [line.at for line in logs.lines]
+        span = json_span(name, logs.worker_id, API_LOG, times, len(logs.lines))
+        if spans is not None and span is not None:
+            spans.append(span)
         for index, line in enumerate(logs.lines):
             if line.at is None:
                 continue
@@ -151,29 +190,83 @@ def api_log_events(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
                 yield replace(event, detail={**event.detail, "pointer": f"/lines/{index}"})
 
 
-def parse_logs(evidence: EvidenceSet) -> Iterator[TimelineEvent]:
+class _Held:
+    """The small copies' events (the API's, the CLI's: at most ``limit`` lines a worker each),
+    grouped by line: a group holds one event per copy, so a line two copies hold is one group
+    and a line one copy holds twice is two."""
+
+    def __init__(self) -> None:
+        self.groups: dict[int, list[TimelineEvent]] = {}
+        """By ``id``, in the order first read: a host log line takes its group in O(1)."""
+        self._open: dict[LineKey, list[list[TimelineEvent]]] = {}
+
+    def add(self, event: TimelineEvent) -> None:
+        key = _key(event)
+        if key is None:  # undated: no proof it is another copy's line
+            alone = [event]
+            self.groups[id(alone)] = alone
+            return
+        same = self._open.setdefault(key, [])
+        group = next((g for g in same if source_of(event) not in map(source_of, g)), None)
+        if group is None:
+            group = []
+            same.append(group)
+            self.groups[id(group)] = group
+        group.append(event)
+
+    def take(self, event: TimelineEvent) -> list[TimelineEvent]:
+        """The group of ``event``'s line that lacks ``event``'s copy, removed; [] when none."""
+        key = _key(event) if self._open else None
+        same = self._open.get(key, []) if key is not None else []
+        group = next((g for g in same if source_of(event) not in map(source_of, g)), None)
+        if group is None:
+            return []
+        same.remove(group)
+        del self.groups[id(group)]
+        return group
+
+
+def _as_one(event: TimelineEvent, twins: list[TimelineEvent]) -> TimelineEvent:
+    """``event`` carrying the same line's events in the other copies (:data:`COPY`)."""
+    return replace(event, detail={**event.detail, COPY: tuple(twins)}) if twins else event
+
+
+def parse_logs(evidence: EvidenceSet) -> TimelineStream:
+    """Every worker log line as an event (:func:`events`), with the time each copy covers."""
+    spans: list[CopySpan] = []
+    return TimelineStream(events(evidence, spans), spans=spans)
+
+
+def events(evidence: EvidenceSet, spans: list[CopySpan]) -> Iterator[TimelineEvent]:
     """Every worker log line as an event, whichever copy holds it: one per line.
 
-    The API's copy is read first (at most ``limit`` lines a worker, so it is small); a host
-    log line that is also in it keeps the API's event as its :data:`COPY`, and the API's
-    lines no host log holds follow. A bundle without SSH still has every kind of event,
-    and one with both neither doubles a count nor hides what each copy said.
+    The small copies are read first and held: the API's (at most ``limit`` lines a worker)
+    and the ``lyftdata workers logs`` output captured on hosts (the same ``--limit``). Each
+    host log line then takes the held events of its line as its :data:`COPY`, and the held
+    lines no host log holds follow, the API's event first. A bundle without SSH still has
+    every kind of event, and one with every copy neither doubles a count nor hides what
+    each copy said.
     """
-    from_api: dict[LineKey, TimelineEvent] = {}
-    unkeyed: list[TimelineEvent] = []
-    for event in api_log_events(evidence):
-        key = _key(event)
-        if key is None or key in from_api:
-            unkeyed.append(event)
-        else:
-            from_api[key] = event
+    held = _Held()
+    for event in api_log_events(evidence, spans):
+        held.add(event)
+    hosts: list[tuple[str, str | None, str]] = []
     for member, worker, source in _sources(evidence):
+        if source != CLI_LOG:
+            hosts.append((member, worker, source))
+            continue
         try:
-            for event in events_in(member, iter_lines(evidence.source, member), worker, source):
-                key = _key(event) if from_api else None
-                twin = from_api.pop(key, None) if key is not None else None
-                yield event if twin is None else replace(event, detail={**event.detail, COPY: twin})
+            lines = iter_lines(evidence.source, member)
+            for event in events_in(member, lines, worker, source, spans):
+                held.add(event)
         except MemberNotFound:
             continue
-    yield from from_api.values()
-    yield from unkeyed
+    for member, worker, source in hosts:
+        try:
+            lines = iter_lines(evidence.source, member)
+            for event in events_in(member, lines, worker, source, spans):
+                yield _as_one(event, held.take(event))
+        except MemberNotFound:
+            continue
+    for group in list(held.groups.values()):
+        yield _as_one(group[0], group[1:])
