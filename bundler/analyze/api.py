@@ -553,6 +553,11 @@ class Rule:
     """Documents without which the rule cannot judge: when one is absent or unusable the
     rule is not called and answers unknown, in the words of ``codes.MISSING_DOCUMENTS``;
     the engine names the member and how to collect it (``missing``, ``to_decide``)."""
+    host: bool = False
+    """The rule judges a worker by what its host, or its own record, shows (a clock, a disk, a
+    socket), needing no job: a warning it raises is the worker's whatever else is wrong in
+    the fleet. Target selection asks such rules of every worker (:mod:`.host_warnings`), so
+    a worker whose only problem is such a warning still gets a ladder or a fleet note."""
 
     def applies_to(self, profile: str | None) -> bool:
         return self.products is None or (profile is not None and profile in self.products)
@@ -570,12 +575,17 @@ def rule(
     *,
     products: Iterable[str] | None = None,
     needs: Iterable[type[EvidenceDoc]] = (),
+    host: bool = False,
 ) -> Callable[[RuleFunc], Rule]:
     """Declare a rule for ``layer``. Modules list their rules in a ``RULES`` tuple.
 
     ``needs`` lists the documents the rule cannot judge without; the rule then
     never checks for them itself (the unknown it would write is the engine's).
     Only documents with a declared "missing" answer may be needed (fail closed).
+    ``host`` marks a rule that judges a worker from its host's evidence alone
+    (:attr:`Rule.host`): it must answer for ``Target(worker=name, job=None)`` cheaply
+    (looking records up by name, never scanning a fleet-sized list), since it is asked
+    of every worker of the fleet.
     """
     needed = tuple(needs)
     unknown = [cls.__name__ for cls in needed if cls not in MISSING_DOCUMENTS]
@@ -589,6 +599,7 @@ def rule(
             name=f"{func.__module__}.{func.__name__}",
             products=frozenset(products) if products is not None else None,
             needs=needed,
+            host=host,
         )
 
     return decorate

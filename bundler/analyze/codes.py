@@ -325,6 +325,9 @@ LOG_PARSER_ERROR = _("LOG_PARSER_ERROR", FLEET, "the product's log parser failed
 TIMELINE_SAMPLED = _("TIMELINE_SAMPLED", FLEET, "huge logs: timeline kept a sample")
 PROFILE_RULES_ERROR = _("PROFILE_RULES_ERROR", FLEET, "product rules could not be loaded")
 TARGETS_TRUNCATED = _("TARGETS_TRUNCATED", FLEET, "more targets than the report shows")
+HOST_WARNINGS = _(
+    "HOST_WARNINGS", FLEET, "workers whose host warns (clock, disk, socket) outside the ladders"
+)
 EVIDENCE_INCOMPLETE = _("EVIDENCE_INCOMPLETE", FLEET, "an evidence document is incomplete")
 BUNDLE_NOT_VERIFIED = _(
     "BUNDLE_NOT_VERIFIED", FLEET, "the bundle's integrity is not verified: no verdict of health"

@@ -7,7 +7,9 @@ worker (by worker), a runtime-requirements report (by job and worker) and each
 requirement in it (by id), a run in the job list (by id), a deployment record
 (by deployment id) and each job deployment in it (by job and worker), a local
 state file or control socket (by worker and path, whichever host alias read it;
-a host's own by host alias and path).
+a host's own by host alias and path), the volume under a worker's state directory,
+its blocks and inodes as ``df`` counted them (by worker, whichever host alias read
+it; a host's own by host alias).
 A rule looks an entry up by that identity and takes the first match (the
 product's placement verdict), or judges every match and lets the worst win
 (a report that reads ``satisfied`` and again ``blocked``). Either way two
@@ -48,6 +50,7 @@ from schemas.evidence import (
     Requirement,
     RequirementsEvidence,
     StateFileCheck,
+    StateVolume,
     WorkerPlacementVerdict,
 )
 
@@ -169,6 +172,21 @@ def local_key(entry: StateFileCheck | ControlSocket) -> tuple[str, str | None, s
     return ("host", entry.host_alias, entry.path)
 
 
+def volume_key(volume: StateVolume) -> tuple[str, str | None]:
+    """The volume under a worker's state directory: one per worker, whichever host alias read
+    it (a host listed twice has ``df`` read twice: one volume, counted twice, and counts that
+    differ are a contradiction, not a second volume); a host's own (no worker) by its alias.
+    Not by mount: two records of one worker naming two mounts disagree on where it writes."""
+    if volume.worker is not None:
+        return ("worker", volume.worker)
+    return ("host", volume.host_alias)
+
+
+def _volumes(doc: EvidenceDoc) -> Iterable[Listed]:
+    assert isinstance(doc, LocalStateEvidence)
+    return [Listed(("volumes",), None, doc.volumes or [])]  # None: not read (older bundles)
+
+
 def deployment_key(record: DeploymentRecord) -> str | None:
     """A deployment record is one deployment, by its id (without one, it is no other's)."""
     return record.deployment_id
@@ -181,6 +199,8 @@ def job_deployment_key(jd: JobDeployment) -> tuple[str | None, str, str]:
 
 READ_AT_HOST = frozenset({"host_alias"})
 """A worker's local entry names the host alias it was read under: where, not what."""
+READ_AT_VOLUME = READ_AT_HOST | {"inodes_source"}
+"""A volume also says where its inode counts were read (``df -P -i``), beside ``source``."""
 
 KEYS: tuple[Keyed, ...] = (
     Keyed(
@@ -249,6 +269,14 @@ KEYS: tuple[Keyed, ...] = (
         lambda c, _, s: s.owns(c.worker, c.host_alias),
         lambda c, _: f"The control socket {c.path} of {c.worker or c.host_alias}",
         READ_AT_HOST,
+    ),
+    Keyed(
+        LocalStateEvidence,
+        _volumes,
+        volume_key,
+        lambda v, _, s: s.owns(v.worker, v.host_alias),
+        lambda v, _: f"The volume under the state directory of {v.worker or v.host_alias}",
+        READ_AT_VOLUME,
     ),
 )
 """Every list of entries with an identity, outside the per-worker documents."""
@@ -420,4 +448,5 @@ __all__ = [
     "requirement_key",
     "scope",
     "verdict_key",
+    "volume_key",
 ]

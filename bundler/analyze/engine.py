@@ -6,11 +6,14 @@ it knows nothing of the command line, of files or of output formats. It
 
 1. builds one shared :class:`~bundler.analyze.api.Timeline` from the
    profile's log parser,
-2. chooses the targets (:mod:`.targets`),
+2. asks the rules that judge a worker from its host alone of every worker
+   (:mod:`.host_warnings`), and chooses the targets (:mod:`.targets`): the trouble,
+   then the workers whose host warns,
 3. walks each target's ladder with the generic rules plus the profile's own
    (:mod:`.ladder`), and evaluates the product's acceptance checklist (:mod:`.checklist`),
 4. adds fleet-wide findings, the fleet overview (:mod:`.overview`) and the
-   bundle's provenance and integrity.
+   bundle's provenance and integrity; a host warning no reported ladder shows is a
+   fleet finding (``HOST_WARNINGS``), so it never goes unsaid.
 
 A profile that breaks (its parser or its rule list raises) degrades the
 report to generic rules with a visible note; it never aborts the analysis.
@@ -18,7 +21,7 @@ report to generic rules with a visible note; it never aborts the analysis.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,11 +42,12 @@ from . import acceptance, codes
 from .api import EvidenceSet, Rule, RuleContext, Supersedes, Target, Timeline, excerpt
 from .checklist import Checklist, checklist_of
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
+from .host_warnings import PerWorker, fleet_note, host_rules, reasons, screen, unshown
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .overview import fleet_overview
 from .rules import GENERIC_RULES
 from .sampling import FIRST_KEPT, LATEST_KEPT, sample
-from .targets import select_targets
+from .targets import screened_workers, select_targets
 
 if TYPE_CHECKING:
     from ..products.base import Profile
@@ -102,7 +106,10 @@ def run_analysis(
         )
     timeline = _timeline(evidence, profile, notes)
     ladders = Ladders(evidence, profile, timeline, _rules(profile, name, notes))
-    targets = select_targets(evidence, worker=worker, job=job)
+    warned: PerWorker = {}
+    if worker is None and job is None:  # a narrowed report is about what was asked for
+        warned = ladders.host_warnings(screened_workers(evidence))
+    targets = select_targets(evidence, worker=worker, job=job, host_warned=reasons(warned))
     reports = ladders.walk(targets)
     if len(targets) > MAX_TARGETS:
         evaluated = min(len(targets), MAX_EVALUATED)
@@ -114,7 +121,7 @@ def run_analysis(
                 severity="info",
             )
         )
-    fleet = notes + fleet_findings(evidence)
+    fleet = notes + fleet_findings(evidence) + fleet_note(unshown(warned, reports))
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
         verdict = Verdict.DEGRADED
@@ -127,7 +134,7 @@ def run_analysis(
         first_failed_layer=min(failed, key=lambda layer: layer.index) if failed else None,
         targets=reports,
         fleet_findings=fleet,
-        fleet=fleet_overview(evidence, reports),
+        fleet=fleet_overview(evidence, reports, reasons(warned)),
     )
     return Analysis(report=report, timeline=timeline)
 
@@ -169,6 +176,28 @@ class Ladders:
         """The target reports ``analyze(worker=worker, job=job)`` gives, without its fleet-wide
         parts; raises :class:`~bundler.errors.UsageError` as it does for an unknown name."""
         return self.walk(select_targets(self.evidence, worker=worker, job=job))
+
+    def host_warnings(self, workers: Iterable[str]) -> PerWorker:
+        """Each of ``workers``' warnings by the rules that judge it from its host alone: a few
+        look-ups per worker, no ladder (:func:`.host_warnings.screen`)."""
+        rules = host_rules(self.rules)
+        if not rules:
+            return {}
+        contexts = (
+            RuleContext(
+                evidence=self.evidence,
+                target=Target(worker=name, job=None),
+                timeline=self.timeline,
+                profile=self.name,
+                collection_hints=self.hints,
+                recovery_paths=self.paths,
+                requirement_repairs=self.repairs,
+                supersedes=self.supersedes,
+                checklist=self.checklist,
+            )
+            for name in workers
+        )
+        return screen(contexts, rules, self.supersedes)
 
     def report(self, target: Target) -> TargetReport:
         return _target_report(

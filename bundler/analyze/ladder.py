@@ -67,7 +67,7 @@ def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
 def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResult:
     """One rung: run its rules (each isolated), combine their answers."""
     read: list[type[EvidenceDoc]] = []
-    answers = [answer for r in rules if (answer := _run(r, ctx, read)) is not None]
+    answers = [answer for r in rules if (answer := run_rule(r, ctx, read)) is not None]
     if not answers:
         silent = Finding(
             code=codes.NO_EVIDENCE,
@@ -83,7 +83,7 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
             )
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
     findings = _dedupe([f for a in answers for f in a.findings])
-    replaced = _replaced(findings, ctx.supersedes)
+    replaced = replaced_codes(findings, ctx.supersedes)
     findings = [f for f in findings if f.code not in replaced]
     # an answer whose every finding the product's own replaced is that finding's to judge:
     # its status goes with it (a generic "no heartbeat time" must not outrank the pass of
@@ -96,7 +96,12 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
     )
 
 
-def _run(rule: Rule, ctx: RuleContext, seen: list[type[EvidenceDoc]]) -> RuleResult | None:
+def run_rule(
+    rule: Rule, ctx: RuleContext, seen: list[type[EvidenceDoc]] | None = None
+) -> RuleResult | None:
+    """``rule``'s answer for ``ctx``, isolated: an exception, a wrong type or ``skipped`` is an
+    unknown with ``RULE_ERROR``; ``seen`` collects the documents it read."""
+    seen = [] if seen is None else seen
     read = ctx.evidence.tracking()
     try:
         answer = rule(ctx)
@@ -124,7 +129,7 @@ def _rule_error(rule: Rule, what: str) -> Finding:
     )
 
 
-def _replaced(findings: list[Finding], supersedes: Supersedes) -> set[str]:
+def replaced_codes(findings: list[Finding], supersedes: Supersedes) -> set[str]:
     """The generic codes that the product's own findings on the same rung replace
     (``Profile.supersedes``: one cause reads as one finding, in the product's words)."""
     present = {f.code for f in findings}

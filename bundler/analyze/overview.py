@@ -4,9 +4,9 @@ Computed from the canonical evidence and the report's targets, after the
 ladders are walked: a worker's verdict is the worst verdict of the targets
 on it, its main finding the one the report leads with (the last failing code
 of the first failed layer, the most specific one, else the first warning).
-Workers without a target still get a line, with the triage reason when
-something was flagged but the report's target limit left it out, so nothing
-in the fleet is silently missing.
+Workers without a target still get a line, with the triage reason (or the host
+warning, :mod:`.host_warnings`) when something was flagged but the report's target
+limit left it out, so nothing in the fleet is silently missing.
 
 Groups share connection, health, admin state, verdict, first failed layer and
 main finding (or triage reason, digits ignored), so 312 evicted workers read
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -42,8 +42,12 @@ ROW_ORDER = {
 """Failing workers first; a worker with neither target nor trouble comes last (rank 5)."""
 
 
-def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOverview:
-    """One :class:`WorkerOverview` per known worker, failing first, and their groups."""
+def fleet_overview(
+    ev: EvidenceSet, targets: Sequence[TargetReport], host_warned: Mapping[str, str] | None = None
+) -> FleetOverview:
+    """One :class:`WorkerOverview` per known worker, failing first, and their groups;
+    ``host_warned`` (worker -> why) is the triage reason of a worker its host warns about."""
+    warned = host_warned or {}
     records: dict[str, list[tuple[int, WorkerStatus]]] = {}
     for index, record in enumerate(workers(ev)):
         records.setdefault(record.name, []).append((index, record))
@@ -55,7 +59,7 @@ def fleet_overview(ev: EvidenceSet, targets: Sequence[TargetReport]) -> FleetOve
         if target.worker is not None:
             by_worker.setdefault(target.worker, []).append(target)
     rows = [
-        _row(ev, name, _record(name, records), placed[name], by_worker.get(name, []))
+        _row(ev, name, _record(name, records), placed[name], by_worker.get(name, []), warned)
         for name in known_workers(ev)
     ]
     rows.sort(key=_rank)
@@ -111,6 +115,7 @@ def _row(
     record: tuple[int, WorkerStatus] | None,
     placed: int,
     targets: list[TargetReport],
+    warned: Mapping[str, str],
 ) -> WorkerOverview:
     worst = min(targets, key=_target_rank) if targets else None
     codes = list(
@@ -130,7 +135,7 @@ def _row(
         "first_failed_layer": worst.first_failed_layer if worst else None,
         "finding": main_finding(worst) if worst else None,
         "codes": codes,
-        "trouble": worker_trouble(ev, name),
+        "trouble": worker_trouble(ev, name) or warned.get(name),
     }
     if record is not None:  # one model per row, not a base row copied with an update
         index, worker = record

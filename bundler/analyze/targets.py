@@ -4,7 +4,10 @@ Without ``--worker``/``--job`` the analyzer looks where trouble is: every job
 or execution that is not running well (waiting, failed and not superseded by
 a later success, paused, claimed by a worker that is gone) and
 every worker that is not serviceable (not online, unhealthy, paused, stale,
-denied authorization, corrupt local state). When nothing is wrong it still
+denied authorization, corrupt local state); then every other worker whose host warns
+(``host_warned``: :mod:`.host_warnings`, by the rules that judge a worker from its host's
+evidence alone), after the trouble, so a nearly full disk beside a failed job is walked
+too, never ahead of the trouble in the ladders a report walks. When nothing is wrong it still
 shows the healthy picture — the latest run of each job with its worker, and
 every worker — so a healthy fleet reads "every layer passes", not "no output".
 When which run of a job is the latest cannot be told (undated runs, or runs at the
@@ -18,7 +21,7 @@ when no worker is even intended; placement and capacity then explain why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -87,9 +90,16 @@ def known_jobs(ev: EvidenceSet) -> list[str]:
 
 
 def select_targets(
-    ev: EvidenceSet, *, worker: str | None = None, job: str | None = None
+    ev: EvidenceSet,
+    *,
+    worker: str | None = None,
+    job: str | None = None,
+    host_warned: Mapping[str, str] | None = None,
 ) -> list[Target]:
-    """The targets to analyze, most specific request first. Unknown names are usage errors."""
+    """The targets to analyze, most specific request first. Unknown names are usage errors.
+
+    ``host_warned`` (worker -> why, :func:`.host_warnings.reasons`) adds the workers whose
+    host warns to the fleet's targets when neither ``worker`` nor ``job`` is asked for."""
     if worker is not None and worker not in _known_names(ev) and find_worker(ev, worker) is None:
         raise UsageError(
             f"no worker called {worker!r} in this bundle", hint=_known("workers", known_workers(ev))
@@ -109,7 +119,13 @@ def select_targets(
         targets = [_target(ev, j, why, worker) for j, why in _collapse(chosen, worker)]
         reason = worker_trouble(ev, worker) or "requested worker"
         return targets or [Target(worker=worker, job=None, reason=reason)]
-    return _everything(ev)
+    return _everything(ev, host_warned or {})
+
+
+def screened_workers(ev: EvidenceSet) -> list[str]:
+    """The workers whose hosts are asked for warnings: every known worker but those that left
+    (a departed worker's record is history the product keeps, as :func:`_healthy` says)."""
+    return [w for w in known_workers(ev) if not _departed(ev, w)]
 
 
 def _known(what: str, items: list[str]) -> str:
@@ -343,7 +359,7 @@ def _pick_worker(ev: EvidenceSet, job: Job) -> tuple[str | None, str]:
     return best.worker.name, f"best candidate {best.worker.name}{state}"
 
 
-def _everything(ev: EvidenceSet) -> list[Target]:
+def _everything(ev: EvidenceSet, host_warned: Mapping[str, str]) -> list[Target]:
     troubled_jobs = _collapse(_troubled(ev, jobs(ev)), None)
     targets = [_target(ev, j, why, None) for j, why in troubled_jobs]
     covered = {t.worker for t in targets}
@@ -351,9 +367,11 @@ def _everything(ev: EvidenceSet) -> list[Target]:
         reason = worker_trouble(ev, w)
         if reason is not None and w not in covered:
             targets.append(Target(worker=w, job=None, reason=reason))
-    if targets:
-        return targets
-    return _healthy(ev)
+    if targets:  # the trouble first: the ladders walked are the first MAX_EVALUATED
+        covered = {t.worker for t in targets}
+        warned = [(w, why) for w, why in host_warned.items() if w not in covered]
+        return targets + [Target(worker=w, job=None, reason=why) for w, why in warned]
+    return _healthy(ev, host_warned)
 
 
 def _departed(ev: EvidenceSet, name: str) -> bool:
@@ -361,7 +379,9 @@ def _departed(ev: EvidenceSet, name: str) -> bool:
     return found is not None and departed_idle(ev, found[1])
 
 
-def _healthy(ev: EvidenceSet) -> list[Target]:
+def _healthy(ev: EvidenceSet, host_warned: Mapping[str, str]) -> list[Target]:
+    """The latest runs of the most recent jobs, then every worker: those whose host warns
+    first, so a large fleet's ladders walked include them."""
     runs: dict[str, list[Job]] = {}
     for job in jobs(ev):
         runs.setdefault(job.name, []).append(job)
@@ -369,9 +389,7 @@ def _healthy(ev: EvidenceSet) -> list[Target]:
     chosen = [pick for name in recent[:MAX_HEALTHY_JOBS] for pick in _latest_runs(runs[name])]
     targets = [_target(ev, j, why, None) for j, why in _collapse(chosen, None)]
     covered = {t.worker for t in targets}
-    targets += [
-        Target(worker=w, job=None, reason="worker")
-        for w in known_workers(ev)
-        if w not in covered and not _departed(ev, w)
-    ]
+    rest = [w for w in known_workers(ev) if w not in covered and not _departed(ev, w)]
+    targets += [Target(worker=w, job=None, reason=host_warned[w]) for w in rest if w in host_warned]
+    targets += [Target(worker=w, job=None, reason="worker") for w in rest if w not in host_warned]
     return targets or [Target(worker=None, job=None, reason="control plane")]

@@ -170,3 +170,44 @@ def test_a_worker_active_under_one_alias_and_paused_under_the_other_is_unknown(
     assert "admin: active / paused" in finding["message"] or (
         "admin: paused / active" in finding["message"]
     )
+
+
+NEARLY_FULL = (
+    b"Filesystem     1024-blocks     Used Available Capacity Mounted on\n"
+    b"/dev/vda         264212084 260000000   4212084      99% /\n"
+)
+"""``df -P -k`` of w1's state directory with 4 GiB of 252 GiB left: nearly full."""
+
+
+@pytest.mark.parametrize("full_first", [False, True])
+def test_a_volume_nearly_full_under_one_alias_and_roomy_under_the_other_is_unknown(
+    tmp_path: Path, full_first: bool
+) -> None:
+    """Flux's w1 host listed twice: ``df`` of its state directory read 38 % used under one
+    alias and 99 % under the other. The volume rule warned on whichever record was nearly
+    full (the worse one won); the disk rule read the first. One volume, two counts that
+    disagree: the capacity rung is unknown, each record cited, in either order."""
+    changed = {"state-volume": (NEARLY_FULL, {})}
+    bundle = _listed_twice("flux-healthy", tmp_path, "h02", changed, first=full_first)
+    code, report = _analyzed(bundle)
+    assert (code, report["verdict"]) == (3, "inconclusive")
+    rung = _rung(report, "w1", "capacity")
+    assert rung["status"] == "unknown"
+    [finding] = [f for f in rung["findings"] if f["code"] == CONFLICT]
+    assert finding["message"].startswith(
+        "The volume under the state directory of w1 is listed 2 times"
+    )
+    assert {c["pointer"] for c in finding["evidence"] if c["member"].startswith("evidence/")} == {
+        "/volumes/1/free_bytes",
+        "/volumes/3/free_bytes",
+    }
+    assert "FLUX_WORKER_DISK_NEARLY_FULL" not in {f["code"] for f in rung["findings"]}
+
+
+def test_a_volume_read_alike_under_two_aliases_is_one_volume(tmp_path: Path) -> None:
+    """Flux's w1 host listed twice, ``df`` reading the same under both aliases: the records
+    differ only in where they were read (alias, member), so they are one volume, no
+    conflict, and the fleet stays healthy."""
+    code, report = _analyzed(_listed_twice("flux-healthy", tmp_path, "h02", {}))
+    assert (code, report["verdict"]) == (0, "healthy")
+    assert CONFLICT not in json.dumps(report)

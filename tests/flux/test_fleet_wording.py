@@ -60,9 +60,10 @@ def test_a_job_that_can_run_anywhere_names_a_few_workers() -> None:
     assert f"and {FLEET - NAMES_LISTED} more." in finding.message
 
 
-def _full(slots: dict[str, int]) -> tuple[FluxCase, Job]:
+def _full(slots: dict[str, int], *, listed_whole: bool = False) -> tuple[FluxCase, Job]:
     """Workers (name -> slots) in zone c, each running as many executions as it has slots,
-    and one more execution waiting for any of them."""
+    and one more execution waiting for any of them (``listed_whole``: the executions listing
+    counts what each runs as well as its pong)."""
     job = waiting("default/sleeper", labels={"zone": "c"})
     workers = [
         online(name, labels={"zone": "c"}, slots_max=n, in_flight=n,
@@ -75,7 +76,9 @@ def _full(slots: dict[str, int]) -> tuple[FluxCase, Job]:
         for name, n in slots.items()
         for k in range(n)
     ]  # fmt: skip
-    capacity = capacity_evidence(WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]))
+    capacity = capacity_evidence(
+        WorkersEvidence(workers=workers), JobsEvidence(jobs=[*busy, job]), listed_whole=listed_whole
+    )
     return FluxCase(workers=workers, jobs=[*busy, job], documents=[capacity]), job
 
 
@@ -116,3 +119,20 @@ def test_full_workers_at_different_loads_are_described_by_load() -> None:
         finding.message
     )
     assert finding.message.endswith("; and 3 more, all full).")
+
+
+def test_full_workers_say_which_sources_agree_on_what_they_run() -> None:
+    """The finding cites each source that counted a full worker's runs (its pong, the
+    executions listing): its message names them too, as the per-worker slot findings do, and
+    workers whose counts the same sources bear out stay one group."""
+    case, job = _full({"fw0000": 1, "fw0001": 1, "fw0002": 2}, listed_whole=True)
+    finding = case.run(flux_slots, job=job).findings[0]
+    assert finding.code == "FLUX_SLOTS_SATURATED"
+    agree = (
+        " (2 sources agree: GET /workers in_flight (the worker's last pong); the executions "
+        "listing (GET /executions, every unfinished one))"
+    )
+    assert (
+        f"(fw0000, fw0001 each run 1 of 1 slot(s), flux.slots_free 0{agree}; "
+        f"fw0002 runs 2 of 2 slot(s), flux.slots_free 0{agree})."
+    ) in finding.message

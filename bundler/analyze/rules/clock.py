@@ -47,7 +47,7 @@ def _worker_host(ctx: RuleContext) -> tuple[int, HostSysinfo] | None:
     return host_for_worker(ctx.evidence, ctx.target.worker)
 
 
-@rule(Layer.HEARTBEAT)
+@rule(Layer.HEARTBEAT, host=True)
 def worker_clock(ctx: RuleContext) -> RuleResult | None:
     found = _worker_host(ctx)
     if found is None:

@@ -17,11 +17,11 @@ evidence for the heartbeat rung.
 from __future__ import annotations
 
 from schemas import Layer
-from schemas.evidence import LocalStateEvidence, StateFileCheck
+from schemas.evidence import ControlSocket, LocalStateEvidence, StateFileCheck
 
 from .. import codes
 from ..api import RuleContext, RuleResult, rule
-from ..facts import citations, cite, cite_source, find_worker, host_for_worker
+from ..facts import citations, cite, cite_source, find_worker, host_for_worker, memoized
 from ..recovery import PATHS
 from ._outcome import Outcome
 
@@ -109,13 +109,24 @@ def auth_cache_integrity(ctx: RuleContext) -> RuleResult | None:
     return _judge_files(ctx, auth=True)
 
 
-@rule(Layer.HEARTBEAT)
+def _refusing(ctx: RuleContext, doc: LocalStateEvidence) -> list[tuple[int, ControlSocket]]:
+    """The sockets that refused connections, found once per evidence set: the rule is asked
+    of every worker of the fleet (a host rule), and few sockets are stale."""
+    return memoized(
+        ctx.evidence,
+        "refusing-sockets",
+        (doc, doc.sockets),
+        lambda: [(i, s) for i, s in enumerate(doc.sockets) if s.responsive is False],
+    )
+
+
+@rule(Layer.HEARTBEAT, host=True)
 def stale_control_socket(ctx: RuleContext) -> RuleResult | None:
     doc = ctx.evidence.get(LocalStateEvidence)
     sockets = [
         (i, s)
-        for i, s in enumerate(doc.sockets if doc else [])
-        if s.responsive is False and _belongs(ctx, s.worker, s.host_alias)
+        for i, s in (_refusing(ctx, doc) if doc else [])
+        if _belongs(ctx, s.worker, s.host_alias)
     ]
     if not sockets:
         return None

@@ -60,8 +60,13 @@ def _cite_counts(item: WorkerCapacity) -> list[Citation]:
 
 def _full_workers(full: list[WorkerCapacity]) -> str:
     """``w1 runs 1 of 1 slot(s); w2, w3 and 4 more each run 2 of 2 slot(s)``: workers at the
-    same load described together, the biggest group first."""
-    groups = grouped((item.worker, _load(item)) for item in full)
+    same load described together, the biggest group first.
+
+    Each load says which sources agree on it, as a worker's own slot finding does: the
+    finding cites them, and a reader must not have to open the citations to learn that the
+    count was borne out by more than the worker's last pong. Workers whose counts the same
+    sources bear out stay one group."""
+    groups = grouped((item.worker, _load(item) + _agreed(item)) for item in full)
     text = "; ".join(
         f"{names[0]} runs {load}" if len(names) == 1 else f"{some_names(names)} each run {load}"
         for load, names in groups[:DESCRIBED]

@@ -78,7 +78,7 @@ def _between(offset: ClockOffset) -> str:
     )
 
 
-@rule(Layer.HEARTBEAT, products=FLUX, needs=(WorkersEvidence,))
+@rule(Layer.HEARTBEAT, products=FLUX, needs=(WorkersEvidence,), host=True)
 def flux_worker_clock(ctx: RuleContext) -> RuleResult | None:
     found = find_worker(ctx.evidence, subject_worker(ctx))
     if found is None or found[1].clock_offset is None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bundler.analyze.api import RuleContext, RuleResult, rule
-from bundler.analyze.facts import citations, cite_source
+from bundler.analyze.facts import citations, cite_source, memoized
 from bundler.analyze.matching import human_bytes
 from schemas import Citation, Layer
 from schemas.evidence import LocalStateEvidence, StateVolume
@@ -125,7 +125,21 @@ def _message(worker: str, volume: StateVolume, said: Pressure) -> str:
     )
 
 
-@rule(Layer.CAPACITY, products=FLUX)
+Pressed = list[tuple[int, StateVolume, Pressure]]
+
+
+def _pressed(ctx: RuleContext, local: LocalStateEvidence) -> Pressed:
+    """Every volume running out, with what runs out, judged once per evidence set: the rule
+    is asked of every worker of the fleet (a host rule), and few volumes are nearly full."""
+
+    def judge() -> Pressed:
+        volumes = enumerate(local.volumes or [])
+        return [(i, v, said) for i, v in volumes if (said := pressure(v)) is not None]
+
+    return memoized(ctx.evidence, "pressed-volumes", (local, local.volumes), judge)
+
+
+@rule(Layer.CAPACITY, products=FLUX, host=True)
 def flux_state_volume(ctx: RuleContext) -> RuleResult | None:
     """WARN ``FLUX_WORKER_DISK_NEARLY_FULL`` when the volume under the worker's Flux home is
     full or nearly (blocks or inodes); silent otherwise (the slot rule passes the rung)."""
@@ -133,8 +147,7 @@ def flux_state_volume(ctx: RuleContext) -> RuleResult | None:
     local = ctx.evidence.get(LocalStateEvidence)
     if worker is None or local is None:
         return None
-    read = [(i, v) for i, v in enumerate(local.volumes or []) if v.worker == worker]
-    pressed = [(i, v, said) for i, v in read if (said := pressure(v)) is not None]
+    pressed = [(i, v, said) for i, v, said in _pressed(ctx, local) if v.worker == worker]
     if not pressed:
         return None
     _, volume, said = pressed[0]
