@@ -240,7 +240,9 @@ def test_a_worker_clock_off_is_said_from_its_registration_when_it_ran_nothing(
     status, found = rung(target, Layer.HEARTBEAT)
     assert status is LayerStatus.WARN
     (finding,) = [f for f in found if f.code == "FLUX_WORKER_CLOCK_SKEW"]
-    assert -5402 <= finding.details["skew_s"] <= -5399
+    # What is proven is "at least so far behind": never more than the 90 minutes (give or take
+    # Flux's whole-second stamps), less by however long the registration took on a busy machine
+    assert -5402 <= finding.details["skew_s"] <= -5340
     assert "its log says its connection was established" in finding.message
     cited = [c for c in finding.evidence if c.member.startswith("hosts/")]
     assert len({c.member for c in cited}) == 2  # the worker's line and the server's

@@ -28,6 +28,12 @@ def _rows(free_first: bool) -> list[dict[str, Any]]:
     rows = json.loads(source.read_bytes("raw/http/workers.json"))
     at = next(i for i, row in enumerate(rows) if row["name"] == "w3")
     free = dict(rows[at], in_flight=0)
+    if free.get("metrics"):  # the worker's own gauges say the same free slot
+        free["metrics"] = {
+            **free["metrics"],
+            "flux.running_executions": 0.0,
+            "flux.slots_free": 1.0,
+        }
     rows.insert(at if free_first else len(rows), free)
     return rows
 
@@ -54,8 +60,14 @@ def test_a_slot_two_rows_disagree_on_is_unknown_whichever_row_comes_first(
         assert capacity["status"] == "unknown"
         assert [f["code"] for f in capacity["findings"]] == ["WORKER_RECORDS_CONFLICT"]
         cited = {(c["member"], c["pointer"]) for c in capacity["findings"][0]["evidence"]}
-        # each w3 row by its in_flight; the row Flux gave without one, as the record itself
+        # each w3 record (by a field the rows disagree on), and each raw row by its in_flight;
+        # the row Flux gave without one, as the row itself
         rows = json.loads(listed)
         for index in (1, 2):
+            record = f"/workers/{index}"
+            assert any(
+                member == "evidence/workers.json" and (at == record or at.startswith(record + "/"))
+                for member, at in cited
+            )
             field = "/in_flight" if rows[index].get("in_flight") is not None else ""
-            assert ("evidence/workers.json", f"/workers/{index}{field}") in cited
+            assert ("raw/http/workers.json", f"/{index}{field}") in cited

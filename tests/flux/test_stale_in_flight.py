@@ -27,8 +27,15 @@ from bundler.cli import cli
 from tests.support.sample_bundles import load_sample, write_sample_dir
 
 SAMPLE = "flux-saturated"
-FINISHED = "d1ff88e8912241aeba2a16c79dd14ed5"
-"""w3's one claimed execution in the sample."""
+
+
+def _claimed() -> str:
+    """w3's one claimed execution in the sample (read from it: a regenerated sample has
+    another id)."""
+    source, _ = load_sample(SAMPLE)
+    page = json.loads(source.read_bytes("raw/http/executions-claimed.json"))
+    [execution] = [e for e in page["executions"] if e.get("worker_name") == "w3"]
+    return str(execution["execution_id"])
 
 
 W3_CONTROL = "hosts/h03/worker-status.json"
@@ -42,13 +49,22 @@ def _edit(changed: dict[str, bytes], member: str, change: object) -> None:
 
 
 def _pong(changed: dict[str, bytes], in_flight: int | None) -> dict[str, bytes]:
-    """``changed`` with w3's last pong (``GET /workers``) saying ``in_flight`` (the sample's
-    Flux left it out)."""
-    _edit(
-        changed,
-        "raw/http/workers.json",
-        lambda rows: [dict(r, in_flight=in_flight) if r["name"] == "w3" else r for r in rows],
-    )
+    """``changed`` with w3's last pong (``GET /workers``) saying ``in_flight``, and the gauges
+    it published with it (``flux.running_executions``, ``flux.slots_free`` of its one slot)
+    saying the same."""
+
+    def pong(row: dict[str, Any]) -> dict[str, Any]:
+        if row["name"] != "w3":
+            return row
+        if row.get("metrics") and in_flight is not None:
+            gauges = {
+                "flux.running_executions": float(in_flight),
+                "flux.slots_free": 1.0 - in_flight,
+            }
+            row = dict(row, metrics={**row["metrics"], **gauges})
+        return dict(row, in_flight=in_flight)
+
+    _edit(changed, "raw/http/workers.json", lambda rows: [pong(r) for r in rows])
     return changed
 
 
@@ -70,10 +86,11 @@ def _finished(in_flight: int | None, control: int = 1) -> dict[str, bytes]:
         _control(changed, control)
     edit("raw/http/executions-claimed.json", lambda page: dict(page, executions=[], total=0))
     edit("raw/http/execution-claimed/000.json", lambda run: dict(run, state="COMPLETED"))
+    finished = _claimed()
     edit(
         "hosts/h01/db-executions.json",
         lambda rows: [
-            dict(r, state="COMPLETED") if r["execution_id"] == FINISHED else r for r in rows
+            dict(r, state="COMPLETED") if r["execution_id"] == finished else r for r in rows
         ],
     )
     return changed
