@@ -44,6 +44,7 @@ def run(
     read: str,
     *,
     skew: timedelta = timedelta(0),
+    workflow: str = "hello_world",
 ) -> None:
     """A run claimed and ended at these true times, its start and end stamped on a clock
     ``skew`` off, its detail read at ``read`` (the collector's clock)."""
@@ -56,7 +57,7 @@ def run(
     ]
     raw.http(
         "execution.finished", f"raw/http/execution-finished/{run_id}.json",
-        {"execution_id": run_id, "workflow_name": "hello_world", "state": state,
+        {"execution_id": run_id, "workflow_name": workflow, "state": state,
          "current_worker": worker, "events": events},
         finished_at=at(read),
     )  # fmt: skip
@@ -147,6 +148,35 @@ def test_bounds_too_wide_to_order_the_runs_leave_the_outcome_unknown_and_say_why
     (finding,) = result.run(flux_last_run).findings
     assert "stamped 2026-11-29 19:01:00Z by w2, so ended between" in finding.message
     assert "2026-11-29 17:10:03Z" in finding.message
+
+
+def test_the_last_known_good_run_is_the_success_that_ended_last_on_the_server_s_clock():
+    """w2, 2 h ahead, stamped its success of one workflow 19:09; w1's success of another
+    ended at 17:10. Picked by its raw stamp, w2's run was the last known good; on the
+    server's clock it ended by 17:09:03, before w1's."""
+    raw = healthy_raw()
+    run(raw, "skewed", "w2", "COMPLETED", "17:08:58", "17:09:00", "17:09:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    run(raw, "last", "w1", "COMPLETED", "17:09:58", "17:10:00", "17:10:04")
+    outcome = raw.normalize()[OutcomeEvidence]
+    assert outcome.last_known_good == "default/hello_world run last"
+    assert outcome.last_known_good_undecided == []
+
+
+def test_successes_whose_ends_overlap_on_the_server_s_clock_leave_the_last_known_good_open():
+    """w2's success was read 9 minutes after it ended: on the server's clock it ended between
+    17:01:00 and 17:10:03, and w1's success at 17:05 may be earlier or later. Neither is
+    named; both are listed as undecided."""
+    raw = healthy_raw()
+    run(raw, "skewed", "w2", "COMPLETED", "17:00:58", "17:01:00", "17:10:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    run(raw, "middle", "w1", "COMPLETED", "17:04:58", "17:05:00", "17:10:04")
+    outcome = raw.normalize()[OutcomeEvidence]
+    assert outcome.last_known_good is None
+    assert outcome.last_known_good_undecided == [
+        "default/etl run skewed",
+        "default/hello_world run middle",
+    ]
 
 
 # -- case 2: a worker with no runs, bounded by its registration ---------------------------------

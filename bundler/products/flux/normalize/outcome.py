@@ -12,7 +12,7 @@ ended in, so a worker hours ahead no longer hides the run that really ended last
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from bundler.analyze.facts import Span, dated, is_zero_time, may_end_last, on_server_clock
 from schemas.evidence import CanaryRun, ClockOffset, OutcomeEvidence
@@ -25,11 +25,6 @@ from .workers import as_utc
 Clocks = dict[str, ClockOffset]
 
 PHASES = {"COMPLETED": "successful", "FAILED": "failed", "CANCELLED": "inconclusive"}
-NEVER = datetime.min.replace(tzinfo=UTC)
-
-
-def _finished(canary: CanaryRun) -> datetime:
-    return canary.finished_at or NEVER
 
 
 def _span(canary: CanaryRun, clocks: Clocks) -> Span | None:
@@ -155,13 +150,24 @@ def _with_skewed_rivals(
     return sorted(kept, key=lambda c: (c.job, c.canary_id or "", c.model_dump_json()))
 
 
-def _last_good(successes: list[CanaryRun]) -> CanaryRun | None:
-    """The latest dated success; an undated one only when it is the only success (of two
-    undated ones, neither is known to be the later)."""
-    ended = [c for c in successes if dated(c.finished_at) is not None]
+def _last_good(successes: list[CanaryRun], clocks: Clocks) -> list[CanaryRun]:
+    """Every success that may be the last known good: one when it is known to have ended last.
+
+    Ordered as the runs are (:func:`_latest`): a success stamped by a worker whose clock is
+    off ended within a span of the server's clock, and the latest raw stamp named a worker
+    hours ahead while a later success on a right clock was passed over. Successes whose
+    spans overlap, or that ended at one instant, are all returned: which ran last is
+    unknown, and the document says so instead of naming one. An undated success counts only
+    when it is the only success (of two undated ones, neither is known to be the later).
+    """
+    ended = [c for c in successes if _span(c, clocks) is not None]
     if ended:
-        return max(ended, key=_finished)
-    return successes[0] if len(successes) == 1 else None
+        return _latest(ended, clocks)
+    return successes
+
+
+def _identity(canary: CanaryRun) -> str:
+    return f"{canary.job} run {canary.canary_id}"
 
 
 def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
@@ -170,10 +176,11 @@ def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
     db = _from_db(flux, clocks)
     canaries = _with_skewed_rivals(db, api, clocks) if db else api
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
-    last_good = _last_good([c for c in canaries if c.phase == "successful"])
+    last_good = _last_good([c for c in canaries if c.phase == "successful"], clocks)
     return OutcomeEvidence(
         canaries=canaries,
-        last_known_good=f"{last_good.job} run {last_good.canary_id}" if last_good else None,
+        last_known_good=_identity(last_good[0]) if len(last_good) == 1 else None,
+        last_known_good_undecided=[_identity(c) for c in last_good] if len(last_good) > 1 else [],
         complete=not gaps,
         gaps=gaps,
     )
