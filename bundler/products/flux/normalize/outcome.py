@@ -18,6 +18,7 @@ from bundler.analyze.facts import Span, dated, is_zero_time, may_end_last, on_se
 from schemas.evidence import CanaryRun, ClockOffset, OutcomeEvidence
 
 from ..models import ExecutionDetail, ExecutionEvent
+from .cancellations import CANCELLED, SERVER_STAMPED, Cancellations, Stamper, cancellations
 from .clocks import WORKER_STAMPED
 from .records import FluxRecords
 from .workers import as_utc
@@ -74,22 +75,37 @@ def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
     return [t for t in (as_utc(e.time) for e in events) if t is not None and not is_zero_time(t)]
 
 
-def _run_times(run: ExecutionDetail, clocks: Clocks) -> tuple[list[datetime], str | None]:
+def _run_times(
+    run: ExecutionDetail, clocks: Clocks, cancelled: Cancellations
+) -> tuple[list[datetime], str | None]:
     """The times a run's start and end are read from, and whose clock they are on.
 
-    Of a worker whose clock is proven off, only the events it stamped (its run's start and
-    end, on its own clock: ``clock_of``): the least and greatest of all events mixed two
-    clocks, and a worker behind "ended" at the server's claim. Otherwise every event.
+    Of a worker whose clock is proven off, only the events one clock stamped: the worker's
+    (its run's start and end, ``clock_of``), or for a run the server's sweep cancelled the
+    server's (its claim and the cancellation, :mod:`.cancellations`). The least and greatest
+    of all events mixed two clocks, a worker behind "ended" at the server's claim, and a
+    cancelled run, whose end is not among the worker's usual stamps, ended at its start.
+    A cancelled run whose end nobody can attribute is undated. Otherwise every event.
     """
     worker = run.current_worker or None
-    if worker in clocks:
-        own = _event_times(e for e in run.events if e.type in WORKER_STAMPED)
-        if own:
-            return own, worker
+    if worker not in clocks:
+        return _event_times(run.events), None
+    own_types = WORKER_STAMPED
+    if run.state == "CANCELLED":
+        stamper = cancelled.end_stamped_by(run.execution_id)
+        if stamper is Stamper.UNKNOWN:
+            return [], None
+        if stamper is Stamper.SERVER:
+            server = SERVER_STAMPED | {CANCELLED}
+            return _event_times(e for e in run.events if e.type in server), None
+        own_types = WORKER_STAMPED | {CANCELLED}
+    own = _event_times(e for e in run.events if e.type in own_types)
+    if own:
+        return own, worker
     return _event_times(run.events), None
 
 
-def _from_api(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
+def _from_api(flux: FluxRecords, clocks: Clocks, cancelled: Cancellations) -> list[CanaryRun]:
     """Each workflow's runs that may have ended last, and beside them every run of it that
     is undated.
 
@@ -108,7 +124,7 @@ def _from_api(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
         run = located.value
         if run.state not in PHASES:
             continue
-        times, clock_of = _run_times(run, clocks)
+        times, clock_of = _run_times(run, clocks, cancelled)
         canary = CanaryRun(
             canary_id=run.execution_id,
             job=f"{run.workflow_namespace}/{run.workflow_name}",
@@ -172,7 +188,7 @@ def _identity(canary: CanaryRun) -> str:
 
 def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
     """``clocks``: the workers whose clocks the runs prove off (:mod:`.clocks`)."""
-    api = _from_api(flux, clocks)
+    api = _from_api(flux, clocks, cancellations(flux))
     db = _from_db(flux, clocks)
     canaries = _with_skewed_rivals(db, api, clocks) if db else api
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
