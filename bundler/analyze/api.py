@@ -36,7 +36,7 @@ from schemas import (
     Manifest,
     Recovery,
 )
-from schemas.evidence import EvidenceDoc, Job
+from schemas.evidence import ClockOffset, EvidenceDoc, Job
 
 from ..jsondoc import JsonRefused
 from ..source import (
@@ -50,6 +50,7 @@ from ..source import (
 from .checklist import LADDER_CHECKLIST, Checklist
 from .codes import MISSING_DOCUMENTS
 from .pointers import resolved
+from .worker_clock import on_server_bounds, placed
 
 if TYPE_CHECKING:
     from .logsource import CopySpan
@@ -184,6 +185,11 @@ class Timeline:
     after it (:meth:`bounds`). Sorted last, a starvation that began at a zero time came
     after its recovery, and an eviction after the reconnection that followed it. A log
     with no dated line at all comes last, in line order.
+
+    A log written on a worker's clock that the bundle proves off (``clocks``) is read on the
+    server's clock (:mod:`.worker_clock`): ordered at :meth:`placed`, its moments given by
+    :meth:`bounds` as spans. Sorted by its stamps, a worker two hours ahead logged its lost
+    connection two hours after the server evicted it.
     """
 
     events: list[TimelineEvent] = field(default_factory=list)
@@ -193,6 +199,9 @@ class Timeline:
     spans: list[CopySpan] = field(default_factory=list)
     """What time each copy of each worker's log covers, as the parser read it (every line,
     not only the events kept); empty for a parser that names no copies."""
+    clocks: Mapping[str, ClockOffset] = field(default_factory=dict)
+    """Log member -> the proven offset of the worker clock that stamped it
+    (:func:`.worker_clock.log_clocks`); a log not named is on the server's clock."""
     _by_kind: dict[str, list[TimelineEvent]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -211,7 +220,7 @@ class Timeline:
     def __post_init__(self) -> None:
         """Index events by kind, by (kind, worker) and by worker: rules ask per worker, and
         filtering the whole timeline for each of 1,000 workers was quadratic in the fleet."""
-        self._bounds = _sort_in_time(self.events)
+        self._bounds = _sort_in_time(self.events, self.clocks)
         for event in self.events:
             self._by_kind.setdefault(event.kind, []).append(event)
             self._by_key.setdefault((event.kind, event.worker), []).append(event)
@@ -237,22 +246,47 @@ class Timeline:
         return list(heapq.merge(*pools, key=self._order))
 
     def bounds(self, event: TimelineEvent) -> Bounds:
-        """When ``event`` happened, as far as its log tells: ``(at, at)`` for a dated one; for
-        an undated one the times of the dated lines before and after it in its log (None
-        where there is none). A log is written in time order, so its moment lies between.
+        """When ``event`` happened on the server's clock, as far as the bundle tells: ``(at,
+        at)`` for a dated one; for an undated one the times of the dated lines before and
+        after it in its log (None where there is none). A log is written in time order, so
+        its moment lies between. A line of a worker whose clock is off is a span
+        (:func:`.worker_clock.on_server_bounds`: an end open where the offset is unbounded).
 
         Rules that need a moment use these instead of guessing one: an undated line is no
-        duration and no separate outage unless its neighbours prove it.
+        duration and no separate outage unless its neighbours prove it, and a skewed
+        worker's line is no earlier or later than a server's unless its span says so.
         """
+        offset = self.clocks.get(event.member)
         if event.at is not None:
-            return event.at, event.at
-        return self._bounds.get(id(event), (None, None))
+            return on_server_bounds(event.at, offset)
+        before, after = self._bounds.get(id(event), (None, None))
+        low = on_server_bounds(before, offset)[0] if before is not None else None
+        high = on_server_bounds(after, offset)[1] if after is not None else None
+        return low, high
+
+    def clock_of(self, event: TimelineEvent) -> ClockOffset | None:
+        """The proven offset of the clock that stamped ``event``; None: the server's."""
+        return self.clocks.get(event.member)
+
+    def placed(self, event: TimelineEvent) -> datetime | None:
+        """Where ``event`` is drawn and ordered: its time, on the server's clock where its
+        worker's offset is bounded both ways (:func:`.worker_clock.placed`); None undated."""
+        if event.at is None:
+            return None
+        return placed(event.at, self.clocks.get(event.member))
 
     def _order(self, event: TimelineEvent) -> tuple[float, str, int]:
         """The sort key of :meth:`__post_init__`: time, or an undated event's anchor."""
-        if event.at is not None:
-            return event.at.timestamp(), event.member, event.line
-        return _anchor(self.bounds(event)), event.member, event.line
+        at = self.placed(event)
+        if at is not None:
+            return at.timestamp(), event.member, event.line
+        before, after = self._bounds.get(id(event), (None, None))
+        offset = self.clocks.get(event.member)
+        around = (
+            placed(before, offset) if before is not None else None,
+            placed(after, offset) if after is not None else None,
+        )
+        return _anchor(around), event.member, event.line
 
     def count(self, kind: str, worker: str | None = None) -> int:
         """How many ``kind`` events the logs held: exact even when the timeline is a sample."""
@@ -269,23 +303,39 @@ Bounds = tuple[datetime | None, datetime | None]
 """The earliest and latest moment an event can have: the dated lines around it in its log."""
 
 
-def _sort_in_time(events: list[TimelineEvent]) -> dict[int, Bounds]:
-    """Sort by time, each undated event at its place in its log; return undated events' bounds.
+def _sort_in_time(
+    events: list[TimelineEvent], clocks: Mapping[str, ClockOffset]
+) -> dict[int, Bounds]:
+    """Sort by time, each undated event at its place in its log; return undated events' bounds
+    (as stamped: :meth:`Timeline.bounds` reads them on the server's clock).
 
     Stable sorts from the least significant key up (line, then member, then time) leave
     the same order as a tuple key would; only the timestamps are new objects. At fleet size
     the tuple keys were ~20 MB at the peak of an analysis. An undated event sorts at the
     time of the dated line before it in its log (else of the one after it, else last), and
-    the stable sort keeps it after (before) that line.
+    the stable sort keeps it after (before) that line. A line of a log in ``clocks`` sorts
+    where it is placed on the server's clock (:func:`.worker_clock.placed`).
     """
     events.sort(key=attrgetter("line"))
     events.sort(key=attrgetter("member"))
     bounds = _undated_bounds(events)
+
+    def moment(member: str, at: datetime) -> float:
+        return placed(at, clocks.get(member)).timestamp()
+
     if not bounds:
-        events.sort(key=_timestamp)
+        if clocks:
+            events.sort(key=lambda e: moment(e.member, e.at))  # type: ignore[arg-type]
+        else:
+            events.sort(key=_timestamp)
         return bounds
-    anchors = {key: _anchor(around) for key, around in bounds.items()}
-    events.sort(key=lambda e: e.at.timestamp() if e.at is not None else anchors[id(e)])
+    anchors = {}
+    for event in events:
+        if event.at is None:
+            before, after = bounds[id(event)]
+            stamp = before or after
+            anchors[id(event)] = moment(event.member, stamp) if stamp else float("inf")
+    events.sort(key=lambda e: moment(e.member, e.at) if e.at is not None else anchors[id(e)])
     return bounds
 
 

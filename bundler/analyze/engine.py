@@ -35,6 +35,7 @@ from schemas import (
     TargetReport,
     Verdict,
 )
+from schemas.evidence import LogIndex, WorkersEvidence
 from schemas.manifest import CollectorStatus
 
 from .. import __version__
@@ -48,6 +49,7 @@ from .overview import fleet_overview
 from .rules import GENERIC_RULES
 from .sampling import FIRST_KEPT, LATEST_KEPT, sample
 from .targets import screened_workers, select_targets
+from .worker_clock import log_clocks
 
 if TYPE_CHECKING:
     from ..products.base import Profile
@@ -232,7 +234,8 @@ def _timeline(evidence: EvidenceSet, profile: Profile | None, notes: list[Findin
     if profile is None:
         return Timeline()
     try:
-        sampled = sample(profile.parse_logs(evidence))
+        clocks = log_clocks(evidence.document(WorkersEvidence), evidence.document(LogIndex))
+        sampled = sample(profile.parse_logs(evidence), clocks)
     except Exception as exc:  # a parser bug must not cost the whole report
         notes.append(
             note(

@@ -43,6 +43,7 @@ from schemas.evidence import (
 from ..timetext import is_zero_time
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
 from .worker_clock import Span
+from .worker_clock import described as described  # a log time as a reader needs it
 from .worker_clock import may_end_last as may_end_last  # for products: one way to order spans
 from .worker_clock import on_server_clock as on_server_clock
 

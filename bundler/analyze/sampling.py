@@ -17,9 +17,11 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+
+from schemas.evidence import ClockOffset
 
 from .api import FIRST_KEPT, LATEST_KEPT, Timeline, TimelineEvent, TimelineStream
 
@@ -40,10 +42,14 @@ class Sampled:
     """``(first, latest)`` of each routine kind the parser kept, when it said (a fleet's)."""
 
 
-def sample(events: Iterable[TimelineEvent]) -> Sampled:
+def sample(
+    events: Iterable[TimelineEvent], clocks: Mapping[str, ClockOffset] | None = None
+) -> Sampled:
     """A :class:`Timeline` of at most FIRST_KEPT + LATEST_KEPT events per (kind, worker).
 
     Events a :class:`~bundler.analyze.api.TimelineStream` only counted are added to the totals.
+    ``clocks``: the logs stamped on a worker's clock that is off (the timeline reads them on
+    the server's); which of a key's events are the latest is still judged by their stamps.
     """
     totals: Counter[Key] = Counter()
     first: dict[Key, list[TimelineEvent]] = {}
@@ -69,7 +75,12 @@ def sample(events: Iterable[TimelineEvent]) -> Sampled:
     del first, latest, placer  # before the timeline's index is built: the peak of an analysis
     seen = sum(totals.values())
     spans = events.spans if isinstance(events, TimelineStream) else []
-    timeline = Timeline(kept, totals=dict(totals) if seen > len(kept) else {}, spans=spans)
+    timeline = Timeline(
+        kept,
+        totals=dict(totals) if seen > len(kept) else {},
+        spans=spans,
+        clocks=clocks or {},
+    )
     routine = events.routine_kept if isinstance(events, TimelineStream) else None
     return Sampled(timeline=timeline, seen=seen, kept=len(kept), routine_kept=routine)
 

@@ -64,3 +64,11 @@ class OutcomeEvidence(EvidenceDoc):
     last_known_good: str | None = Field(
         default=None, description="Last known-good deployment or receipt identity."
     )
+    last_known_good_undecided: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Every run that may be the last known good when which of them ended last cannot "
+            "be told (their ends on the control plane's clock overlap because a worker's clock "
+            "is off, they ended at one instant, or none is dated); last_known_good is then null."
+        ),
+    )

@@ -17,11 +17,19 @@ from bundler.products.base import StepResult
 from bundler.products.flux.rules.clock import flux_worker_clock
 from bundler.products.flux.rules.outcome import flux_last_run
 from schemas import LayerStatus
-from schemas.evidence import ClockOffset, LogIndex, LogSource, OutcomeEvidence, WorkersEvidence
+from schemas.evidence import (
+    CanaryRun,
+    ClockOffset,
+    LogIndex,
+    LogSource,
+    OutcomeEvidence,
+    WorkersEvidence,
+)
 from schemas.manifest import CollectorStatus
 from tests.flux.test_normalize import Raw, healthy_raw
 from tests.support.flux_evidence import FluxCase
 
+OK_STATUS = CollectorStatus.OK
 AHEAD = timedelta(hours=2)
 DAY = "2026-11-29"
 
@@ -44,6 +52,7 @@ def run(
     read: str,
     *,
     skew: timedelta = timedelta(0),
+    workflow: str = "hello_world",
 ) -> None:
     """A run claimed and ended at these true times, its start and end stamped on a clock
     ``skew`` off, its detail read at ``read`` (the collector's clock)."""
@@ -56,7 +65,7 @@ def run(
     ]
     raw.http(
         "execution.finished", f"raw/http/execution-finished/{run_id}.json",
-        {"execution_id": run_id, "workflow_name": "hello_world", "state": state,
+        {"execution_id": run_id, "workflow_name": workflow, "state": state,
          "current_worker": worker, "events": events},
         finished_at=at(read),
     )  # fmt: skip
@@ -147,6 +156,125 @@ def test_bounds_too_wide_to_order_the_runs_leave_the_outcome_unknown_and_say_why
     (finding,) = result.run(flux_last_run).findings
     assert "stamped 2026-11-29 19:01:00Z by w2, so ended between" in finding.message
     assert "2026-11-29 17:10:03Z" in finding.message
+
+
+def test_the_last_known_good_run_is_the_success_that_ended_last_on_the_server_s_clock():
+    """w2, 2 h ahead, stamped its success of one workflow 19:09; w1's success of another
+    ended at 17:10. Picked by its raw stamp, w2's run was the last known good; on the
+    server's clock it ended by 17:09:03, before w1's."""
+    raw = healthy_raw()
+    run(raw, "skewed", "w2", "COMPLETED", "17:08:58", "17:09:00", "17:09:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    run(raw, "last", "w1", "COMPLETED", "17:09:58", "17:10:00", "17:10:04")
+    outcome = raw.normalize()[OutcomeEvidence]
+    assert outcome.last_known_good == "default/hello_world run last"
+    assert outcome.last_known_good_undecided == []
+
+
+def test_successes_whose_ends_overlap_on_the_server_s_clock_leave_the_last_known_good_open():
+    """w2's success was read 9 minutes after it ended: on the server's clock it ended between
+    17:01:00 and 17:10:03, and w1's success at 17:05 may be earlier or later. Neither is
+    named; both are listed as undecided."""
+    raw = healthy_raw()
+    run(raw, "skewed", "w2", "COMPLETED", "17:00:58", "17:01:00", "17:10:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    run(raw, "middle", "w1", "COMPLETED", "17:04:58", "17:05:00", "17:10:04")
+    outcome = raw.normalize()[OutcomeEvidence]
+    assert outcome.last_known_good is None
+    assert outcome.last_known_good_undecided == [
+        "default/etl run skewed",
+        "default/hello_world run middle",
+    ]
+
+
+# -- case 3: a cancelled run: the server asks, whoever lands it stamps the end -----------------
+
+
+def cancelled(raw: Raw, run_id: str, claimed: str, asked: str, ended: str, read: str, *,
+              by_server: bool = False) -> None:  # fmt: skip
+    """A run of w2 (2 h ahead) claimed, started a second later on w2's clock, asked to cancel
+    by the server (WORKFLOW_CANCELLING, server-stamped though its source_id names w2), and
+    ended: stamped by w2 or, swept, by the server."""
+    end = at(ended) if by_server else at(ended) + AHEAD
+    events = [
+        {"type": "WORKFLOW_CLAIMED", "source_id": "w2", "time": stamp(at(claimed))},
+        {"type": "WORKFLOW_STARTED", "source_id": "wf",
+         "time": stamp(at(claimed) + timedelta(seconds=1) + AHEAD)},
+        {"type": "WORKFLOW_CANCELLING", "source_id": "w2", "time": stamp(at(asked))},
+        {"type": "WORKFLOW_CANCELLED", "source_id": "w2", "time": stamp(end)},
+    ]  # fmt: skip
+    raw.http(
+        "execution.finished", f"raw/http/execution-finished/{run_id}.json",
+        {"execution_id": run_id, "workflow_name": "hello_world", "state": "CANCELLED",
+         "current_worker": "w2", "events": events},
+        finished_at=at(read),
+    )  # fmt: skip
+
+
+def server_log(raw: Raw, lines: list[str]) -> None:
+    raw.source.add(SERVER_LOG, "\n".join(lines) + "\n")
+    raw.results.append(StepResult(step="logs", collector="local.h01.logs", status=OK_STATUS,
+                                  member=SERVER_LOG, host="h01"))  # fmt: skip
+    index = LogIndex(logs=[LogSource(member=SERVER_LOG, host_alias="h01", role="server",
+                                     utc_offset="+0000")])  # fmt: skip
+    raw.source.add(LogIndex.member_path, index.model_dump(mode="json"))
+
+
+def skewed_cancellation(*, by_server: bool, log: list[str] | None) -> OutcomeEvidence:
+    """w2's clock is bounded by a quick run ("tight"); its long run "c1" started at 17:00 and
+    was cancelled at 17:09:01 (asked at 17:09:00); w1's run failed at 17:05."""
+    raw = healthy_raw()
+    run(raw, "tight", "w2", "COMPLETED", "17:08:58", "17:09:00", "17:09:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    cancelled(raw, "c1", "17:00:00", "17:09:00", "17:09:01", "17:09:03", by_server=by_server)
+    run(raw, "middle", "w1", "FAILED", "17:04:58", "17:05:00", "17:10:04")
+    if log is not None:
+        server_log(raw, log)
+    return raw.normalize()[OutcomeEvidence]
+
+
+def _canary(outcome: OutcomeEvidence, run_id: str) -> CanaryRun:
+    found = [c for c in outcome.canaries if c.canary_id == run_id]
+    assert len(found) == 1, f"{run_id} is not kept as a run that may have ended last"
+    return found[0]
+
+
+QUIET_SERVER = ["2026-11-29 16:59:00 - flux.server - INFO - Flux server started successfully"]
+SWEPT = [
+    *QUIET_SERVER,
+    "2026-11-29 17:09:01 - flux.context_managers - WARNING - Execution c1 cancellation had "
+    "no live delivery target (w2); resolved by the scheduler sweep",
+]
+
+
+def test_a_cancelled_run_of_a_worker_ahead_ends_at_its_cancellation_on_the_worker_s_clock():
+    """w2 stamps the end of a run it cancels (flux-core's workflow.py): read with its offset,
+    c1 ended about 17:09:01 on the server's clock and is the last run. Read from w2's usual
+    stamps alone it "ended" at its start (19:00:01 on w2's clock, 17:00 on the server's), and
+    w1's failure at 17:05 passed for the last run."""
+    outcome = skewed_cancellation(by_server=False, log=QUIET_SERVER)
+    c1 = _canary(outcome, "c1")
+    assert (c1.clock_of, c1.finished_at) == ("w2", at("17:09:01") + AHEAD)
+    assert [c.canary_id for c in outcome.canaries if c.job == "default/hello_world"] == ["c1"]
+
+
+def test_a_cancelled_run_the_server_s_sweep_resolved_is_read_on_the_server_s_clock():
+    """The server log says its sweep resolved c1: the end is the server's stamp, and the run is
+    read on the server's clock alone (claim to cancellation), not with w2's offset."""
+    outcome = skewed_cancellation(by_server=True, log=SWEPT)
+    c1 = _canary(outcome, "c1")
+    assert (c1.clock_of, c1.started_at, c1.finished_at) == (None, at("17:00:00"), at("17:09:01"))
+
+
+def test_without_a_server_log_a_skewed_worker_s_cancelled_run_is_undated():
+    """No server log: nothing rules out the sweep, so whose clock ended c1 is unknown. It is
+    undated, kept beside w1's failure, and which run is the last is said to be unknown."""
+    outcome = skewed_cancellation(by_server=False, log=None)
+    c1 = _canary(outcome, "c1")
+    assert (c1.started_at, c1.finished_at) == (None, None)
+    result = FluxCase(documents=[outcome], workers=[]).run(flux_last_run)
+    assert result is not None
+    assert result.status is LayerStatus.UNKNOWN
 
 
 # -- case 2: a worker with no runs, bounded by its registration ---------------------------------

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bundler.analyze.api import EvidenceSet, Rule, RuleContext, RuleResult, Target, Timeline
+from bundler.analyze.worker_clock import log_clocks
 from bundler.products.flux.logs.parser import LogParser
 from bundler.source import MemorySource
 from schemas.evidence import (
@@ -25,6 +26,8 @@ from schemas.evidence import (
     JobRequirements,
     JobsEvidence,
     LocalStateEvidence,
+    LogIndex,
+    LogSource,
     OutcomeEvidence,
     ProductInfo,
     ServerEvidence,
@@ -89,11 +92,16 @@ class FluxCase:
         return source
 
     def timeline(self) -> Timeline:
+        """The logs' events; a worker log on a clock its record proves off is read with that
+        offset, as the engine reads it (the log index names whose log is whose)."""
         events = list(LogParser("hosts/h01/logs/0.log").parse(enumerate(self.server_log, 1)))
+        logs = []
         for number, (worker, lines) in enumerate(sorted(self.worker_logs.items()), 2):
             member = f"hosts/h{number:02d}/logs/0.log"
             events += LogParser(member, worker=worker).parse(enumerate(lines, 1))
-        return Timeline(events)
+            logs.append(LogSource(member=member, role="worker", worker=worker))
+        clocks = log_clocks(WorkersEvidence(workers=self.workers), LogIndex(logs=logs))
+        return Timeline(events, clocks=clocks)
 
     def run(
         self, rule: Rule, worker: str | None = None, job: Job | None = None

@@ -25,6 +25,7 @@ from schemas import AnalysisReport, FleetOverview, WorkerOverview
 
 from ...timetext import utc
 from ..api import Timeline, TimelineEvent
+from .timeline_clocks import CLOCK_NOTE, lane_note, on_server_clock, sentence
 from .timeline_kinds import CATEGORIES, KINDS, STATES, category
 
 T = TypeVar("T")
@@ -105,6 +106,8 @@ class TimelineView:
     server log naming 50,000 workers drew 50,000 lanes (a 31 MB page)."""
     gap: Gap | None = None
     """A quiet stretch drawn as a narrow break rather than to scale."""
+    clocks: list[str] = field(default_factory=list)
+    """One sentence per worker whose clock is off: how its lines are drawn."""
 
     @property
     def categories(self) -> list[tuple[str, str]]:
@@ -118,8 +121,11 @@ class TimelineView:
 
 
 def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | None:
-    """The timeline's geometry, or None when nothing in the bundle is dated."""
-    events = list(timeline.events) if timeline is not None else []
+    """The timeline's geometry, or None when nothing in the bundle is dated.
+
+    A worker's log lines written on a clock the bundle proves off are drawn on the server's
+    clock where its offset is bounded both ways (:mod:`.timeline_clocks`)."""
+    events, skewed = on_server_clock(timeline, timeline.events if timeline is not None else [])
     dated = [e for e in events if e.at is not None]
     overview = report.fleet or FleetOverview()
     beats = [w.last_heartbeat_at for w in overview.workers if w.last_heartbeat_at is not None]
@@ -172,6 +178,10 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
         lane.marks += [_beat(r, x_of) for r in rows[:MAX_GROUP_MARKS] if r.last_heartbeat_at]
         lane.note = f"{len(rows)} workers, marks overlaid"
         lanes.append(lane)
+    for lane in lanes:
+        offset = skewed.get(lane.label)
+        if offset is not None:
+            lane.note = "; ".join(n for n in (lane_note(offset), lane.note) if n)
     for index, lane in enumerate(lanes):
         lane.y = AXIS_H + index * LANE_H
     height = AXIS_H + len(lanes) * LANE_H + 8
@@ -191,6 +201,7 @@ def build(report: AnalysisReport, timeline: Timeline | None) -> TimelineView | N
         start=start,
         end=end,
         gap=scale.gap,
+        clocks=[sentence(worker, offset) for worker, offset in sorted(skewed.items(), key=str)],
     )
 
 
@@ -332,7 +343,9 @@ def _title(event: TimelineEvent) -> str:
     assert event.at is not None
     who = f" {event.worker}" if event.worker else ""
     what = event.kind.replace("_", " ")
-    return f"{event.at:%H:%M:%S}Z{who}: {what} — {event.member}:{event.line}\n{event.text[:300]}"
+    clock = event.detail.get(CLOCK_NOTE)
+    when = f"{event.at:%H:%M:%S}Z" + (f" ({clock})" if clock else "")
+    return f"{when}{who}: {what} — {event.member}:{event.line}\n{event.text[:300]}"
 
 
 def _bars(

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 from schemas import Citation
 
-from ...timetext import utc
 from .. import codes
-from ..api import RuleContext, RuleResult, TimelineEvent
+from ..api import RuleContext, RuleResult, Timeline, TimelineEvent
 from ..logsource import copies, named, source_of
+from ..worker_clock import described
 
 STATEMENT_KINDS = ("auth_rejected", "lease_renewed")
 """The lines that say whether the worker is authorized: a refusal, or a renewed lease."""
@@ -43,6 +43,8 @@ class LoggedAuthorization:
 
     latest: TimelineEvent | None = None
     by_source: dict[str, TimelineEvent] = field(default_factory=dict)
+    timeline: Timeline = field(default_factory=Timeline)
+    """Where the lines were read: a worker's log may be stamped on a clock that is off."""
 
     def disagreement(self) -> tuple[str, list[Citation]]:
         """A sentence saying how the copies disagree, and their lines; empty when they agree."""
@@ -50,7 +52,7 @@ class LoggedAuthorization:
         if len(set(said.values())) < 2:
             return "", []
         each = "; ".join(
-            f"{source} last says {said[source]}{_when(event)}"
+            f"{source} last says {said[source]}{_when(self.timeline, event)}"
             for source, event in self.by_source.items()
         )
         sentence = f" The copies of its log disagree: {each}. The later line decides."
@@ -63,7 +65,7 @@ def read(ctx: RuleContext, worker: str) -> LoggedAuthorization:
     for event in said:  # in time order: the last one a copy holds is its latest
         for copy in copies(event):
             by_source[source_of(copy)] = copy
-    return LoggedAuthorization(said[-1] if said else None, by_source)
+    return LoggedAuthorization(said[-1] if said else None, by_source, ctx.timeline)
 
 
 def from_worker_log(ctx: RuleContext, worker: str) -> RuleResult | None:
@@ -99,5 +101,8 @@ def _says(event: TimelineEvent) -> str:
     return f"it was refused ({native})" if native else "it was refused"
 
 
-def _when(event: TimelineEvent) -> str:
-    return f" at {utc(event.at)}" if event.at is not None else ""
+def _when(timeline: Timeline, event: TimelineEvent) -> str:
+    """When the line was logged: on a worker's clock that is off, what that is on the server's."""
+    if event.at is None:
+        return ""
+    return f" at {described(event.at, timeline.clock_of(event), event.worker)}"

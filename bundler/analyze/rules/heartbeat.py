@@ -9,7 +9,7 @@ worker as online until its grace period ends.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from schemas import Citation, Layer, LayerStatus
@@ -310,30 +310,40 @@ def heartbeat_flapping(ctx: RuleContext) -> RuleResult | None:
 def _outages(timeline: Timeline, events: list[TimelineEvent]) -> list[TimelineEvent]:
     """The first line of each outage, in timeline order.
 
-    Dated lines within OUTAGE_WINDOW_S of an outage's first line are that outage. An
-    undated line (no time, or a zero time) has no moment: it is an outage of its own only
-    when the dated lines around it in its log (:meth:`Timeline.bounds`) prove it lies
-    outside every other outage; otherwise it may be a line of one, and counting it made a
-    warning out of a few lines of one hang.
+    Lines dated on the server's clock within OUTAGE_WINDOW_S of an outage's first line are
+    that outage. A line with no moment there (undated: no time, or a zero time; or stamped
+    by a worker whose clock is off, a span of server time, :meth:`Timeline.bounds`) is an
+    outage of its own only when its bounds prove it lies outside every other outage;
+    otherwise it may be a line of one. Counting an undated line made a warning out of a few
+    lines of one hang, and a worker two hours ahead logged each eviction's lost connection
+    as an outage of its own two hours later.
     """
-    firsts = _dated_outages([e for e in events if e.at is not None])
-    spans: list[Bounds] = [(f.at, f.at) for f in firsts]
+    moments = [e for e in events if _is_moment(timeline.bounds(e))]
+    firsts = _dated_outages(timeline, moments)
+    spans: list[Bounds] = [timeline.bounds(f) for f in firsts]
     for event in events:
-        if event.at is None and all(_apart(timeline.bounds(event), s) for s in spans):
+        if _is_moment(timeline.bounds(event)):
+            continue
+        if all(_apart(timeline.bounds(event), s) for s in spans):
             firsts.append(event)
             spans.append(timeline.bounds(event))
     kept = {id(e) for e in firsts}
     return [e for e in events if id(e) in kept]
 
 
-def _dated_outages(events: list[TimelineEvent]) -> list[TimelineEvent]:
-    firsts: list[TimelineEvent] = []
+def _is_moment(bounds: Bounds) -> bool:
+    return bounds[0] is not None and bounds[0] == bounds[1]
+
+
+def _dated_outages(timeline: Timeline, events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """Of lines that each have a moment on the server's clock, the first of each outage."""
+    firsts: list[tuple[datetime, TimelineEvent]] = []
     for event in events:
-        last = firsts[-1].at if firsts else None
-        assert event.at is not None
-        if last is None or (event.at - last).total_seconds() > OUTAGE_WINDOW_S:
-            firsts.append(event)
-    return firsts
+        at = timeline.bounds(event)[0]
+        assert at is not None
+        if not firsts or (at - firsts[-1][0]).total_seconds() > OUTAGE_WINDOW_S:
+            firsts.append((at, event))
+    return [event for _, event in firsts]
 
 
 def _apart(one: Bounds, other: Bounds) -> bool:

@@ -12,12 +12,13 @@ ended in, so a worker hours ahead no longer hides the run that really ended last
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from bundler.analyze.facts import Span, dated, is_zero_time, may_end_last, on_server_clock
 from schemas.evidence import CanaryRun, ClockOffset, OutcomeEvidence
 
 from ..models import ExecutionDetail, ExecutionEvent
+from .cancellations import CANCELLED, SERVER_STAMPED, Cancellations, Stamper, cancellations
 from .clocks import WORKER_STAMPED
 from .records import FluxRecords
 from .workers import as_utc
@@ -25,11 +26,6 @@ from .workers import as_utc
 Clocks = dict[str, ClockOffset]
 
 PHASES = {"COMPLETED": "successful", "FAILED": "failed", "CANCELLED": "inconclusive"}
-NEVER = datetime.min.replace(tzinfo=UTC)
-
-
-def _finished(canary: CanaryRun) -> datetime:
-    return canary.finished_at or NEVER
 
 
 def _span(canary: CanaryRun, clocks: Clocks) -> Span | None:
@@ -79,22 +75,37 @@ def _event_times(events: Iterable[ExecutionEvent]) -> list[datetime]:
     return [t for t in (as_utc(e.time) for e in events) if t is not None and not is_zero_time(t)]
 
 
-def _run_times(run: ExecutionDetail, clocks: Clocks) -> tuple[list[datetime], str | None]:
+def _run_times(
+    run: ExecutionDetail, clocks: Clocks, cancelled: Cancellations
+) -> tuple[list[datetime], str | None]:
     """The times a run's start and end are read from, and whose clock they are on.
 
-    Of a worker whose clock is proven off, only the events it stamped (its run's start and
-    end, on its own clock: ``clock_of``): the least and greatest of all events mixed two
-    clocks, and a worker behind "ended" at the server's claim. Otherwise every event.
+    Of a worker whose clock is proven off, only the events one clock stamped: the worker's
+    (its run's start and end, ``clock_of``), or for a run the server's sweep cancelled the
+    server's (its claim and the cancellation, :mod:`.cancellations`). The least and greatest
+    of all events mixed two clocks, a worker behind "ended" at the server's claim, and a
+    cancelled run, whose end is not among the worker's usual stamps, ended at its start.
+    A cancelled run whose end nobody can attribute is undated. Otherwise every event.
     """
     worker = run.current_worker or None
-    if worker in clocks:
-        own = _event_times(e for e in run.events if e.type in WORKER_STAMPED)
-        if own:
-            return own, worker
+    if worker not in clocks:
+        return _event_times(run.events), None
+    own_types = WORKER_STAMPED
+    if run.state == "CANCELLED":
+        stamper = cancelled.end_stamped_by(run.execution_id)
+        if stamper is Stamper.UNKNOWN:
+            return [], None
+        if stamper is Stamper.SERVER:
+            server = SERVER_STAMPED | {CANCELLED}
+            return _event_times(e for e in run.events if e.type in server), None
+        own_types = WORKER_STAMPED | {CANCELLED}
+    own = _event_times(e for e in run.events if e.type in own_types)
+    if own:
+        return own, worker
     return _event_times(run.events), None
 
 
-def _from_api(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
+def _from_api(flux: FluxRecords, clocks: Clocks, cancelled: Cancellations) -> list[CanaryRun]:
     """Each workflow's runs that may have ended last, and beside them every run of it that
     is undated.
 
@@ -113,7 +124,7 @@ def _from_api(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
         run = located.value
         if run.state not in PHASES:
             continue
-        times, clock_of = _run_times(run, clocks)
+        times, clock_of = _run_times(run, clocks, cancelled)
         canary = CanaryRun(
             canary_id=run.execution_id,
             job=f"{run.workflow_namespace}/{run.workflow_name}",
@@ -155,25 +166,37 @@ def _with_skewed_rivals(
     return sorted(kept, key=lambda c: (c.job, c.canary_id or "", c.model_dump_json()))
 
 
-def _last_good(successes: list[CanaryRun]) -> CanaryRun | None:
-    """The latest dated success; an undated one only when it is the only success (of two
-    undated ones, neither is known to be the later)."""
-    ended = [c for c in successes if dated(c.finished_at) is not None]
+def _last_good(successes: list[CanaryRun], clocks: Clocks) -> list[CanaryRun]:
+    """Every success that may be the last known good: one when it is known to have ended last.
+
+    Ordered as the runs are (:func:`_latest`): a success stamped by a worker whose clock is
+    off ended within a span of the server's clock, and the latest raw stamp named a worker
+    hours ahead while a later success on a right clock was passed over. Successes whose
+    spans overlap, or that ended at one instant, are all returned: which ran last is
+    unknown, and the document says so instead of naming one. An undated success counts only
+    when it is the only success (of two undated ones, neither is known to be the later).
+    """
+    ended = [c for c in successes if _span(c, clocks) is not None]
     if ended:
-        return max(ended, key=_finished)
-    return successes[0] if len(successes) == 1 else None
+        return _latest(ended, clocks)
+    return successes
+
+
+def _identity(canary: CanaryRun) -> str:
+    return f"{canary.job} run {canary.canary_id}"
 
 
 def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
     """``clocks``: the workers whose clocks the runs prove off (:mod:`.clocks`)."""
-    api = _from_api(flux, clocks)
+    api = _from_api(flux, clocks, cancellations(flux))
     db = _from_db(flux, clocks)
     canaries = _with_skewed_rivals(db, api, clocks) if db else api
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
-    last_good = _last_good([c for c in canaries if c.phase == "successful"])
+    last_good = _last_good([c for c in canaries if c.phase == "successful"], clocks)
     return OutcomeEvidence(
         canaries=canaries,
-        last_known_good=f"{last_good.job} run {last_good.canary_id}" if last_good else None,
+        last_known_good=_identity(last_good[0]) if len(last_good) == 1 else None,
+        last_known_good_undecided=[_identity(c) for c in last_good] if len(last_good) > 1 else [],
         complete=not gaps,
         gaps=gaps,
     )

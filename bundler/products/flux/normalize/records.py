@@ -48,6 +48,8 @@ NORMALIZED_KINDS = frozenset(
         "token_invalid",
         "registered",
         "connected",
+        "cancel_orphaned",
+        "cancel_orphans_resolved",
     }
 )
 """The log events the normalizers read (:meth:`FluxRecords.events_of`): all rare ones. Only these

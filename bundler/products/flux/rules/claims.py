@@ -20,7 +20,7 @@ from bundler.analyze.facts import cite_events
 from schemas import Layer
 
 from .. import codes
-from .facts import FLUX, events, subject_worker
+from .facts import FLUX, events, may_lie_between, subject_worker
 
 EXPLAINERS = ("stale", "evicted", "disconnected", "connection_lost", "sse_error", "recovered")
 EXPLAIN_WINDOW = timedelta(minutes=10)
@@ -29,12 +29,16 @@ STORM_WINDOW = timedelta(seconds=60)
 
 
 def _explained(ctx: RuleContext, claim: TimelineEvent, worker: str | None) -> bool:
+    """Whether an eviction, disconnect or lost connection may lie within EXPLAIN_WINDOW before
+    the claim. Both are read on the server's clock: the worker logs its lost connection and
+    its stale claim on its own clock, the server its eviction on the server's, and a worker
+    hours off found nothing near its claims (or a stale line hours away)."""
     if claim.at is None:
         return True
+    low, high = ctx.timeline.bounds(claim)
+    since = low - EXPLAIN_WINDOW if low is not None else None
     candidates = events(ctx, *EXPLAINERS, worker=worker) if worker else events(ctx, *EXPLAINERS)
-    return any(
-        e.at is not None and claim.at - EXPLAIN_WINDOW <= e.at <= claim.at for e in candidates
-    )
+    return any(e.at is not None and may_lie_between(ctx, e, since, high) for e in candidates)
 
 
 @rule(Layer.HEARTBEAT, products=FLUX)

@@ -10,6 +10,7 @@ documented heartbeat defaults for a bundle that did not record its settings.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
 from bundler.analyze.api import RuleContext, TimelineEvent
 from bundler.analyze.facts import heartbeat_policy
@@ -46,3 +47,30 @@ def server_side(found: Iterable[TimelineEvent]) -> list[TimelineEvent]:
 
 def worker_side(found: Iterable[TimelineEvent]) -> list[TimelineEvent]:
     return [e for e in found if e.detail.get("side") == "worker"]
+
+
+# Log times on the server's clock: a worker's log is stamped on its own clock, which may be
+# off (:meth:`bundler.analyze.api.Timeline.bounds`); a comparison with a server's line asks
+# what its bounds allow, never what its stamp says.
+
+
+def may_lie_between(
+    ctx: RuleContext, event: TimelineEvent, low: datetime | None, high: datetime | None
+) -> bool:
+    """Whether ``event`` may have happened between ``low`` and ``high`` (None: open) on the
+    server's clock: its bounds overlap them."""
+    first, last = ctx.timeline.bounds(event)
+    return (low is None or last is None or last >= low) and (
+        high is None or first is None or first <= high
+    )
+
+
+def surely_between(
+    ctx: RuleContext, event: TimelineEvent, low: datetime | None, high: datetime | None
+) -> bool:
+    """Whether ``event`` happened between ``low`` and ``high`` whatever its clock: its bounds
+    lie within them."""
+    first, last = ctx.timeline.bounds(event)
+    return (low is None or (first is not None and first >= low)) and (
+        high is None or (last is not None and last <= high)
+    )

@@ -11,15 +11,22 @@ probe measured the freeze.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
-from bundler.analyze.facts import citations, cite_events, cite_job, cite_worker, find_worker
+from bundler.analyze.facts import (
+    citations,
+    cite_events,
+    cite_job,
+    cite_worker,
+    described,
+    find_worker,
+)
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
 from .. import codes, recovery
-from .facts import FLUX, events, policy, subject_worker
+from .facts import FLUX, events, may_lie_between, policy, subject_worker, surely_between
 
 
 def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
@@ -35,18 +42,41 @@ def inprocess_jobs(ctx: RuleContext, name: str) -> list[Job]:
     ]
 
 
-def after_freeze(ctx: RuleContext, starved: TimelineEvent) -> bool:
-    """True when the worker had just been marked STALE: the lag measured a frozen process."""
+def after_freeze(ctx: RuleContext, starved: TimelineEvent) -> bool | None:
+    """True when the worker had just been marked STALE: the lag measured a frozen process.
+
+    None when its clock leaves it open: the worker logs its starvation on its own clock, the
+    server its STALE line on the server's; with the worker's offset known only within
+    bounds, its line may or may not lie within the window after the STALE line.
+    """
     hb = policy(ctx)
     window = timedelta(
         seconds=(hb.timeout_s or 30) + (hb.grace_s or 30) + 2 * (hb.interval_s or 10)
     )
     if starved.at is None:
         return False
-    return any(
-        e.at is not None and starved.at - window <= e.at <= starved.at
-        for e in events(ctx, "stale", "evicted", worker=starved.worker)
-    )
+    marked = [e for e in events(ctx, "stale", "evicted", worker=starved.worker) if e.at]
+    windows = [(e.at, e.at + window) for e in marked if e.at is not None]
+    if any(surely_between(ctx, starved, low, high) for low, high in windows):
+        return True
+    if ctx.timeline.clock_of(starved) is not None and any(
+        may_lie_between(ctx, starved, low, high) for low, high in windows
+    ):
+        return None
+    return False
+
+
+def _lasted(ctx: RuleContext, last: TimelineEvent, observed: datetime) -> str:
+    """How long before collection ``last`` was logged, as far as its clock tells."""
+    low, high = ctx.timeline.bounds(last)
+    if low is not None and low == high:
+        return f" for {(observed - low).total_seconds():.0f}s"
+    if low is not None and high is not None:
+        return (
+            f" for {(observed - high).total_seconds():.0f}-"
+            f"{(observed - low).total_seconds():.0f}s (its clock is off; read on the server's)"
+        )
+    return ""
 
 
 def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult | None:
@@ -57,16 +87,23 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
     starved = events(ctx, "unhealthy", worker=name)
     last = starved[-1] if starved else None
     inprocess = inprocess_jobs(ctx, name)
-    frozen = last is not None and after_freeze(ctx, last)
+    freeze = after_freeze(ctx, last) if last is not None else False
+    frozen = freeze is True
     message = f"Worker {name} is connected but reports itself unhealthy (event-loop starvation)"
     workers = ctx.evidence.get(WorkersEvidence)
     observed = workers.observed_at if workers else None
     if last is not None and last.at is not None and observed is not None:
-        message += f" for {(observed - last.at).total_seconds():.0f}s"
+        message += _lasted(ctx, last, observed)
     message += ": it declines new work until its loop recovers."
     if frozen:
         message += " The lag was measured right after it was marked STALE: the process was frozen."
-    elif inprocess:
+    elif freeze is None and last is not None and last.at is not None:
+        message += (
+            f" Whether the lag was measured right after it was marked STALE (a frozen process) "
+            f"cannot be told: its log line is stamped "
+            f"{described(last.at, ctx.timeline.clock_of(last), name)}."
+        )
+    if not frozen and inprocess:
         names = ", ".join(f"{j.name} ({j.id})" for j in inprocess)
         message += f" CPU-bound code on the in-process runner is blocking it: {names}."
     evidence = [cite_worker(ctx.evidence, index, "health", value=worker.health.value)]
@@ -81,7 +118,7 @@ def unhealthy_now(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
         recovery=recovery.unhealthy(bool(inprocess), frozen),
         acceptance=[f"'Event loop recovered' in {name}'s log", f"{name} online, not unhealthy"],
         inprocess_executions=[j.id for j in inprocess],
-        after_freeze=frozen,
+        after_freeze=freeze,
     )
 
 

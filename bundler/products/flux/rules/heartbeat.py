@@ -38,7 +38,15 @@ from schemas.evidence import (
 from .. import codes, recovery
 from ..matching import mismatches
 from .evictions import LOOP_CYCLES, Cycle, eviction_cycles, returned_evictions, still_evicted
-from .facts import FLUX, events, policy, server_side, subject_worker, worker_side
+from .facts import (
+    FLUX,
+    events,
+    may_lie_between,
+    policy,
+    server_side,
+    subject_worker,
+    worker_side,
+)
 from .health import unhealthy_now
 from .pongs import heard_in_log
 from .server import database_url_known
@@ -348,10 +356,11 @@ def _cut_off(ctx: RuleContext, name: str, since: TimelineEvent | None) -> CutOff
     if not answered or (health and health[-1].kind == "unhealthy"):  # starved: it says so
         return None
     index, socket = answered[0]
-    lost = [
+    start = ctx.timeline.bounds(since)[0] if since is not None else None
+    lost = [  # read on the server's clock: the worker's log is on its own
         e
         for e in worker_side(events(ctx, "connection_lost", "sse_error", worker=name))
-        if since is None or since.at is None or e.at is None or e.at >= since.at
+        if start is None or may_lie_between(ctx, e, start, None)
     ]
     message = (
         f" Yet its process runs and answered `flux worker status` on its host at collection "
