@@ -170,7 +170,9 @@ PATHS: dict[str, Recovery] = {
         steps=[
             "Compare the worker host's clock with the server's: a lease outside its validity "
             "window is rejected even when it was issued correctly.",
-            "Check the worker can reach the server to renew (see connectivity).",
+            "Check the worker can reach the server to renew: from the worker host, the server "
+            "URL it is configured with resolves, accepts connections and presents a "
+            "certificate the host trusts.",
             "If the runtime-requirements report names a worker-auth trust-root problem, use "
             "the product's trust-health and trust-reset operations (the trust-root path).",
         ],

@@ -88,3 +88,16 @@ def test_recovery_objects_are_copies() -> None:
     second = recovery.recovery_for("WORKER_OFFLINE")
     assert second is not None
     assert "mutated" not in second.steps
+
+
+def test_no_recovery_text_points_at_a_path_by_its_internal_name() -> None:
+    """The lease path said "(see connectivity)": a path id the reader never sees, in a report
+    that shows one finding's path at a time. Each text says what to check itself."""
+    ids = set(recovery.PATHS)
+    texts = [recovery.PATHS, FLUX.recovery_paths, LYFTDATA.recovery_paths]
+    for paths in texts:
+        for path, text in paths.items():
+            for line in (text.summary, *text.steps, *text.cautions):
+                for other in ids:
+                    assert f"see {other})" not in line, (path, line)
+                    assert f"see {other}." not in line, (path, line)
