@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from bundler.analyze.api import EvidenceSet, RuleContext, Target, Timeline
 from bundler.analyze.logsource import API_LOG, HOST_LOG, copies, disagreement, source_of
 from bundler.products.lyftdata import PROFILE
-from bundler.products.lyftdata.logs import parse_line, parse_logs
+from bundler.products.lyftdata.log_lines import parse_line
+from bundler.products.lyftdata.logs import parse_logs
 from bundler.products.lyftdata.rules.authorization import lease_clock_skew
 from bundler.products.lyftdata.rules.capacity import metrics_not_enabled
 from bundler.products.lyftdata.rules.local_state import corrupt_state_keeps_worker_down
