@@ -12,13 +12,15 @@ a server whose database bundler cannot read, stays unknown.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bundler.analyze.api import EvidenceSet, RuleContext, Target
 from bundler.analyze.ladder import evaluate
 from bundler.analyze.rules import GENERIC_RULES
 from bundler.products.flux import PROFILE
 from schemas import Layer, LayerResult, LayerStatus
 from schemas.evidence import ProductInfo
-from tests.support.flux_evidence import FluxCase, line, online
+from tests.support.flux_evidence import OBSERVED, FluxCase, line, online
 
 SERVER = "flux.server.routes"
 
@@ -74,3 +76,41 @@ def test_on_postgresql_the_unread_heartbeat_still_comes_first() -> None:
     rung = _heartbeat_rung(case)
     assert rung.status is LayerStatus.UNKNOWN
     assert [f.code for f in rung.findings] == ["FLUX_HEARTBEAT_NOT_READ"]
+
+
+CLAIMS = "flux.api.worker_routes"
+
+
+def _back_after_a_hang(*server_log: str) -> FluxCase:
+    """w1 listed online, its persisted heartbeat 26 s old (from before a hang: timeout 6 s)."""
+    at = OBSERVED - timedelta(seconds=26)
+    return FluxCase(
+        workers=[online("w1", heartbeat_age_s=26.0, last_heartbeat_at=at)],
+        server_log=list(server_log),
+    )
+
+
+def test_a_worker_heard_from_since_its_persisted_heartbeat_is_not_called_stale() -> None:
+    """A worker resumed after a hang claims work at once; the database still held its
+    heartbeat from before the hang, and the rung said "stopped answering, will be evicted"
+    of a worker that had just claimed and run an execution (the flux-hung pair's AFTER)."""
+    claim = line("17:09:58", CLAIMS, "Execution 11c9c2445cc74ad4 claimed by worker w1")
+    rung = _heartbeat_rung(_back_after_a_hang(claim))
+    assert rung.status is LayerStatus.PASS, rung
+    codes = [f.code for f in rung.findings]
+    assert "FLUX_WORKER_HEARD_SINCE_HEARTBEAT" in codes
+    assert not {"FLUX_HEARTBEAT_STALE", "WORKER_HEARTBEAT_LOST", "WORKER_HEARTBEAT_STALE"} & set(
+        codes
+    )
+    (heard,) = [f for f in rung.findings if f.code == "FLUX_WORKER_HEARD_SINCE_HEARTBEAT"]
+    assert "2s before collection (it claimed an execution)" in heard.message
+    assert "(26s old)" in heard.message
+
+
+def test_a_sign_of_life_before_the_heartbeat_or_past_the_timeout_leaves_it_stale() -> None:
+    before = line("17:09:30", SERVER, "Worker connected: w1 (total: 1)")  # before 17:09:34
+    late = line("17:09:50", CLAIMS, "Execution 11c9c2445cc74ad4 claimed by worker w1")  # 10 s
+    for case in (_back_after_a_hang(), _back_after_a_hang(before), _back_after_a_hang(late)):
+        rung = _heartbeat_rung(case)
+        assert rung.status is LayerStatus.FAIL, rung
+        assert "FLUX_HEARTBEAT_STALE" in [f.code for f in rung.findings]

@@ -58,6 +58,11 @@ FLUX_HEARTBEAT_LOGGED = _(
 FLUX_WORKER_FRESHLY_CONNECTED = _(
     "FLUX_WORKER_FRESHLY_CONNECTED", H, "connected within heartbeat_timeout, before a heartbeat"
 )
+FLUX_WORKER_HEARD_SINCE_HEARTBEAT = _(
+    "FLUX_WORKER_HEARD_SINCE_HEARTBEAT",
+    H,
+    "heard from within heartbeat_timeout, after a persisted heartbeat that lags",
+)
 FLUX_ELIGIBLE_WORKER_CONNECTED = _(
     "FLUX_ELIGIBLE_WORKER_CONNECTED", H, "workers that may run the execution are connected"
 )

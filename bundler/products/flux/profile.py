@@ -17,6 +17,8 @@ from bundler.analyze.codes import (
     JOB_RUN_FAILED,
     REGISTRATION_REJECTED,
     SERVER_UNREACHABLE,
+    WORKER_HEARTBEAT_LOST,
+    WORKER_HEARTBEAT_STALE,
     WORKER_HEARTBEAT_UNDATED,
     WORKER_NOT_IN_EVIDENCE,
 )
@@ -85,6 +87,9 @@ class FluxProfile:
         # The server's "Worker connected" line within heartbeat_timeout dates the worker's
         # last sign of life when Flux has not persisted a heartbeat for it yet.
         codes.FLUX_WORKER_FRESHLY_CONNECTED: WORKER_HEARTBEAT_UNDATED,
+        # A worker back after a hang, heard from (connected, claiming work) within
+        # heartbeat_timeout, whose persisted heartbeat is still the one before the hang.
+        codes.FLUX_WORKER_HEARD_SINCE_HEARTBEAT: (WORKER_HEARTBEAT_STALE, WORKER_HEARTBEAT_LOST),
         # At DEBUG the server logs each heartbeat it hears ("Pong received from worker"):
         # the latest line dates the last one where no persisted heartbeat was read.
         codes.FLUX_HEARTBEAT_LOGGED: WORKER_HEARTBEAT_UNDATED,

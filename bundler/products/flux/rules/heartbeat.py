@@ -111,7 +111,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
         return marked
     stale = _persisted_heartbeat_stale(ctx, index, worker)
     if stale is not None:
-        return stale
+        return _heard_since_heartbeat(ctx, index, worker) or stale
     unhealthy = unhealthy_now(ctx, index, worker)
     if unhealthy is not None:
         return unhealthy
@@ -214,6 +214,55 @@ def _fresh_connection(ctx: RuleContext, name: str) -> RuleResult | None:
             f"(within the {timeout:.0f}s heartbeat timeout), before Flux first persisted a "
             "heartbeat for it.",
             evidence=cite_events([latest]),
+        )
+    )
+
+
+SIGNS_OF_LIFE = {"connected": "connected", "claimed": "claimed an execution"}
+"""Server log lines that show a worker reaching the server (its registration, its claim of
+work), by timeline kind: what the server heard from it besides a heartbeat."""
+
+
+def _heard_since_heartbeat(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult | None:
+    """A persisted heartbeat that lags a worker back from a hang, when the server heard from it
+    since, within the timeout.
+
+    A worker stopped (SIGSTOP) until evicted, then resumed, reconnects and takes work at
+    once; Flux persists ``last_seen_at`` only on its next reaper tick after a heartbeat, so
+    for the first seconds the database still holds the heartbeat from before the hang. Read
+    alone, that said "stopped answering, will be evicted" of a worker that had just claimed
+    and run an execution (the ``flux-hung`` pair's AFTER bundle, one collection in five).
+    The server's own line that the worker connected or claimed work, later than that
+    heartbeat and within heartbeat_timeout before collection, is a sign of life as recent.
+    """
+    heard = [
+        e for e in server_side(events(ctx, *SIGNS_OF_LIFE, worker=worker.name)) if e.at is not None
+    ]
+    reference = reference_time(ctx.evidence, ctx.evidence.get(WorkersEvidence))
+    timeout = policy(ctx).timeout_s
+    if not heard or reference is None or timeout is None or worker.last_heartbeat_at is None:
+        return None
+    latest = max(heard, key=lambda e: e.at or reference)
+    assert latest.at is not None
+    since = (reference - latest.at).total_seconds()
+    if latest.at <= worker.last_heartbeat_at or not -CLOCK_TOLERANCE_S <= since <= timeout:
+        return None
+    age = (reference - worker.last_heartbeat_at).total_seconds()
+    name = worker.name
+    return RuleResult.pass_(
+        make_finding(
+            codes.FLUX_WORKER_HEARD_SINCE_HEARTBEAT,
+            "pass",
+            f"Worker {name} is {worker.native_status}; the server heard from it "
+            f"{max(since, 0.0):.0f}s before collection (it {SIGNS_OF_LIFE[latest.kind]}), "
+            f"within the {timeout:.0f}s heartbeat timeout, after its last persisted "
+            f"heartbeat ({age:.0f}s old): Flux had not persisted a heartbeat since.",
+            evidence=[
+                *cite_events([latest]),
+                cite_worker(
+                    ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
+                ),
+            ],
         )
     )
 
