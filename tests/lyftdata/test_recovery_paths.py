@@ -62,6 +62,15 @@ def _in_order(texts: list[str], needles: list[str]) -> list[int]:
     return found
 
 
+def test_commands_in_a_ticket_read_as_typed() -> None:
+    """A Markdown code span shows a backslash as itself: the heartbeat path's commands once
+    read `lyftdata workers logs \\<worker-id\\> --limit 200` in a pasted ticket."""
+    steps = "\n".join(_block(_next_steps("lyftdata-fleet_mixed"), "WORKER_OFFLINE"))
+    assert "`lyftdata workers logs <worker-id> --limit 200`" in steps
+    assert "`lyftdata workers status <worker-id>`" in steps
+    assert "\\<" not in steps
+
+
 def test_lease_offers_trust_operations_only_for_a_trust_root_blocker() -> None:
     """The guide names trust-health and trust-reset only "if runtime requirements report a
     worker-auth trust-root problem"; the lease path offered them for an invalid signature."""
