@@ -174,7 +174,7 @@ PATHS: dict[str, Recovery] = {
             "URL it is configured with resolves, accepts connections and presents a "
             "certificate the host trusts.",
             "If the runtime-requirements report names a worker-auth trust-root problem, use "
-            "the product's trust-health and trust-reset operations (the trust-root path).",
+            "the product's trust-health and trust-reset operations.",
         ],
         cautions=["Do not edit auth-cache or settings databases by hand."],
         reference=f"{NEUTRAL}: runtime authorization (reachability, clock synchronization)",
@@ -249,7 +249,9 @@ PATHS: dict[str, Recovery] = {
     "outcome": Recovery(
         summary="Prove the job works end to end with a bounded canary and its receipt.",
         steps=[
-            "Read the failed run's error and fix its cause.",
+            # Not every finding on this path is a failed run: a canary older than the
+            # deployment, or one without its receipt, succeeded and proves too little.
+            "If the run failed, read its error and fix its cause.",
             "Run a bounded canary on the target worker.",
             "Confirm the downstream receipt (durably stored or indexed, not merely accepted) "
             "before restoring normal schedules.",

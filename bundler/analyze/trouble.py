@@ -37,7 +37,7 @@ from .facts import (
     memoized,
     stale_after,
 )
-from .matching import is_available
+from .matching import availability, is_available
 
 
 def latest_success(jobs: Sequence[Job]) -> dict[str, float]:
@@ -77,7 +77,10 @@ def job_trouble(
         if conflicting_worker(ev, job.assigned_worker) is not None:
             return f"{phase}{on}, whose records disagree"
         if found is not None and not is_available(found[1]):
-            return f"{phase}{on}, which is {found[1].connection.value}/{found[1].health.value}"
+            # Each reason it cannot take work, in words: "online/healthy" hid a paused worker
+            # and "offline/unknown" read as doubt about a worker known to be offline.
+            why = " and ".join(m.detail.removeprefix("worker ") for m in availability(found[1]))
+            return f"{phase}{on}, which {why}"
     if job.phase.terminal:
         return None
     return _evidence_trouble(ev, job.name, None)

@@ -185,3 +185,36 @@ def test_an_inconclusive_worker_names_what_is_unknown_not_no_trouble(fleet: Flee
 def test_an_inconclusive_row_without_a_code_never_reads_no_trouble_found() -> None:
     row = WorkerOverview(name="w9", status=ConnectionState.ONLINE, verdict=Verdict.INCONCLUSIVE)
     assert worker_finding(row) == "a layer could not be judged"
+
+
+def _sample_overview(sample: str, columns: int) -> str:
+    """The fleet overview lines ``bundler analyze`` prints for a committed sample."""
+    from click.testing import CliRunner
+
+    from bundler.cli import cli
+    from samples import catalog
+
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(catalog.BUNDLES_DIR / f"{sample}.zip"), *catalog.open_args("password")],
+        env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD, "COLUMNS": str(columns)},
+    )
+    assert result.exit_code == 1, result.output
+    return result.stdout.split("Fleet overview", 1)[1].split("Targets", 1)[0]
+
+
+def test_a_finding_code_and_a_label_are_not_cut_mid_word_when_there_is_room() -> None:
+    """At 100 columns the overview read ``FLUX_WORKER_UNHE`` / ``Y`` and ``tier=gold,zone=`` /
+    ``a`` while the verdict column had room to wrap between its words."""
+    overview = _sample_overview("flux-starved", 100)
+    assert "FLUX_WORKER_UNHEALTHY" in overview
+    assert "tier=gold," in overview.split()
+
+
+def test_a_narrow_terminal_folds_the_overview_and_never_crops_it() -> None:
+    """At 80 columns a minimum width on the finding column pushed the table past the screen,
+    and the console cropped it: "no trouble f", the rest of the line lost."""
+    overview = _sample_overview("flux-starved", 80)
+    words = overview.split()
+    assert "found" in words
+    assert all(len(line.rstrip()) <= 80 for line in overview.splitlines())

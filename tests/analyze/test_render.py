@@ -112,6 +112,16 @@ def test_markdown_cells_cannot_break_tables() -> None:
     assert code("`x") == "`` `x ``"
 
 
+def test_markdown_code_spans_show_their_text_without_backslashes() -> None:
+    """A backslash inside a code span is shown as itself: escaping there wrote
+    `` `lyftdata workers logs \\<worker-id\\>` `` into tickets."""
+    assert cell("run `logs <id> --x` <b>") == "run `logs <id> --x` \\<b\\>"
+    assert cell("`a|b` c|d") == "`a\\|b` c\\|d"  # a pipe still cannot end a table cell
+    # A backtick run without a closing run of its length opens no span: the rest is escaped.
+    assert cell("``x` **y**") == "``x` \\*\\*y\\*\\*"
+    assert cell("`` a ` **b** ``") == "`` a ` **b** ``"
+
+
 def test_json_is_valid_against_the_published_schema(fleet: Fleet) -> None:
     for report in (_blocked(fleet), analyze(fleet.evidence())):
         data = json.loads(render_json(report))

@@ -92,6 +92,21 @@ def test_offline_worker_with_work_fails_and_cites_log_history(fleet: Fleet) -> N
     assert "1 unfinished job" in result.findings[0].message
 
 
+def test_an_offline_worker_is_said_offline_once_in_no_products_words(fleet: Fleet) -> None:
+    """ "is offline (disconnected or evicted) (product status: offline); 1 unfinished job(s)":
+    eviction is Flux's word (LyftData read it too), and the product's word repeated ours."""
+    w1 = fleet.worker("w1")
+    w1.connection = ConnectionState.OFFLINE
+    w1.native_status = "offline"
+    result = judge(rules.worker_heartbeat, fleet)
+    assert result is not None
+    assert result.findings[0].message == ("Worker w1 is offline; 1 unfinished job depends on it.")
+    w1.native_status = "paused-offline"  # a word of the product's own still says something
+    result = judge(rules.worker_heartbeat, fleet)
+    assert result is not None
+    assert "Worker w1 is offline (product status: paused-offline);" in result.findings[0].message
+
+
 def test_offline_worker_nothing_depends_on_only_warns(fleet: Fleet) -> None:
     fleet.worker("w2").connection = ConnectionState.OFFLINE
     result = judge(rules.worker_heartbeat, fleet, worker="w2")

@@ -11,6 +11,7 @@ from bundler.analyze.targets import select_targets
 from bundler.errors import UsageError
 from schemas import Layer, Verdict
 from schemas.evidence import (
+    AdminState,
     ConnectionState,
     HealthState,
     JobPhase,
@@ -129,6 +130,29 @@ def test_job_claimed_by_a_vanished_worker_is_trouble(fleet: Fleet) -> None:
     fleet.worker("w1").connection = ConnectionState.OFFLINE
     fleet.job("ingest").phase = JobPhase.CLAIMED
     assert _pairs(fleet) == [("w1", "ingest")]
+
+
+@pytest.mark.parametrize(
+    ("connection", "health", "admin", "reason"),
+    [
+        ("offline", "unknown", "active", "running on w1, which is offline"),
+        ("online", "unhealthy", "active", "running on w1, which reports unhealthy"),
+        ("online", "healthy", "paused", "running on w1, which is paused"),
+    ],
+)
+def test_why_a_run_on_an_unavailable_worker_is_chosen_says_why_in_words(
+    fleet: Fleet, connection: str, health: str, admin: str, reason: str
+) -> None:
+    """The reason read "which is offline/unknown" (doubt about a worker known offline) and,
+    for a paused worker, "which is online/healthy", hiding why it could not take the run."""
+    w1 = fleet.worker("w1")
+    w1.connection = ConnectionState(connection)
+    w1.native_status = connection
+    w1.health = HealthState(health)
+    w1.admin = AdminState(admin)
+    fleet.job("ingest").phase = JobPhase.RUNNING
+    [t] = [t for t in select_targets(fleet.evidence()) if t.job is not None]
+    assert t.reason.startswith(reason + ";"), t.reason
 
 
 def test_troubled_workers_get_their_own_target(fleet: Fleet) -> None:

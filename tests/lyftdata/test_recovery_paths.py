@@ -15,6 +15,7 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from bundler.analyze.recovery import recovery_for
@@ -31,7 +32,7 @@ def _path(code: str) -> Recovery:
     return recovery
 
 
-def _next_steps(sample: str) -> list[str]:
+def _next_steps(sample: str, verdict_code: int = 1) -> list[str]:
     """The "Next steps" lines ``bundler analyze --format markdown`` prints for a sample."""
     bundle = catalog.BUNDLES_DIR / f"{sample}.zip"
     result = CliRunner().invoke(
@@ -39,7 +40,7 @@ def _next_steps(sample: str) -> list[str]:
         ["analyze", str(bundle), *catalog.open_args("password"), "--format", "markdown"],
         env={catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD},
     )
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == verdict_code, result.output
     section = result.stdout.split("**Next steps**", 1)[1].split("**Recovery acceptance**", 1)[0]
     return [line.strip() for line in section.splitlines() if line.strip()]
 
@@ -60,6 +61,40 @@ def _in_order(texts: list[str], needles: list[str]) -> list[int]:
         found.append(at)
         start = at
     return found
+
+
+def test_commands_in_a_ticket_read_as_typed() -> None:
+    """A Markdown code span shows a backslash as itself: the heartbeat path's commands once
+    read `lyftdata workers logs \\<worker-id\\> --limit 200` in a pasted ticket."""
+    steps = "\n".join(_block(_next_steps("lyftdata-fleet_mixed"), "WORKER_OFFLINE"))
+    assert "`lyftdata workers logs <worker-id> --limit 200`" in steps
+    assert "`lyftdata workers status <worker-id>`" in steps
+    assert "\\<" not in steps
+
+
+@pytest.mark.parametrize(
+    ("sample", "code", "verdict_code"),
+    [
+        ("lyftdata-canary_stale", "CANARY_PREDATES_DEPLOYMENT", 0),
+        ("lyftdata-outcome_no_receipt", "RECEIPT_MISSING", 1),
+    ],
+)
+def test_a_canary_that_succeeded_is_not_sent_to_read_a_failed_runs_error(
+    sample: str, code: str, verdict_code: int
+) -> None:
+    """The outcome path began "Read the failed run's error" for every outcome finding, also
+    for a canary that succeeded but predates the deployment or lacks its receipt."""
+    steps = _block(_next_steps(sample, verdict_code), code)
+    assert not any(line.startswith("1. Read the failed run") for line in steps), steps
+    assert "1. If the run failed, read its error and fix its cause." in steps
+
+
+def test_a_recovery_step_names_no_internal_path_id() -> None:
+    """The lease path's step ended "(the trust-root path)": a recovery path's id, which no
+    operator sees anywhere else."""
+    steps = _block(_next_steps("lyftdata-clock_skew"), "AUTHORIZATION_DENIED")
+    assert any("trust-health and trust-reset operations" in line for line in steps), steps
+    assert not any(" path)" in line for line in steps), steps
 
 
 def test_lease_offers_trust_operations_only_for_a_trust_root_blocker() -> None:

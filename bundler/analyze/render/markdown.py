@@ -61,13 +61,50 @@ An underscore inside a word (``NO_MATCHING_WORKER``) never starts emphasis, so
 only one at a word's edge is escaped."""
 
 
+BACKTICK_RUN = re.compile(r"`+")
+
+
 def cell(text: str) -> str:
     """Text shown as itself in a table cell or a line: one line, Markdown syntax escaped.
 
     A worker called ``[click](https://…)`` or ``**HEALTHY**`` must read as those
-    characters in a rendered ticket, not as a link or a bold verdict.
+    characters in a rendered ticket, not as a link or a bold verdict. Inside a code span
+    a backslash is shown as itself (CommonMark), so there only ``|`` is escaped (GFM strips
+    that backslash in a table cell): `` `lyftdata workers logs <worker-id>` `` must not
+    read ``\\<worker-id\\>`` in the ticket.
     """
-    return MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+    text = " ".join(text.split())
+    out: list[str] = []
+    done = 0
+    for start, end in _code_spans(text):
+        out.append(MARKDOWN_PUNCTUATION.sub(r"\\\1", text[done:start]))
+        out.append(text[start:end].replace("|", "\\|"))
+        done = end
+    out.append(MARKDOWN_PUNCTUATION.sub(r"\\\1", text[done:]))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Where CommonMark reads code spans: a run of N backticks up to the next run of exactly N.
+
+    A run with no closing run of its length is literal backticks, and the text after it is
+    read as ordinary text again (so it is escaped). Backslashes before a backtick do not
+    matter here: :func:`cell` doubles every backslash outside a span.
+    """
+    runs = [(m.start(), m.end()) for m in BACKTICK_RUN.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        closing = next(
+            (j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == end - start), None
+        )
+        if closing is None:
+            i += 1
+            continue
+        spans.append((start, runs[closing][1]))
+        i = closing + 1
+    return spans
 
 
 def code(text: str) -> str:

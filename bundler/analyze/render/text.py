@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.rule import Rule
@@ -87,7 +88,7 @@ def render_text(report: AnalysisReport, console: Console) -> None:
                 Text(f"  {finding.severity.upper():<5} {finding.code}: {finding.message}")
             )
     if report.fleet is not None and report.fleet.workers_total:
-        console.print(_overview(report.fleet))
+        console.print(_overview(report.fleet, console))
     console.print(_targets_table(report))
     short = compact(report)
     sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section(s)")
@@ -105,7 +106,7 @@ def _verdict_panel(report: AnalysisReport) -> Panel:
     return Panel(body, title="bundler analyze", title_align="left", expand=True)
 
 
-def _overview(overview: FleetOverview) -> RenderableType:
+def _overview(overview: FleetOverview, console: Console) -> RenderableType:
     title = Text(overview_title(overview), style="bold")
     if grouped(overview):
         groups, rest = shown_groups(overview)
@@ -117,6 +118,19 @@ def _overview(overview: FleetOverview) -> RenderableType:
         if rest:
             lines.append(Text("  " + rest, style="dim"))
         return Group(*lines)
+    rows = [
+        [
+            row.name,
+            worker_state(row),
+            age(row.heartbeat_age_s),
+            labels_text(row.labels).replace(",", ", "),  # a label list wraps between labels
+            slots_text(row.in_flight, row.slots_max),
+            str(row.jobs_placed),
+            worker_verdict(row),
+            worker_finding(row),
+        ]
+        for row in overview.workers
+    ]
     table = Table(title=title, title_justify="left", expand=False, box=None, pad_edge=False)
     table.add_column("worker", overflow="fold", max_width=24)
     table.add_column("status", overflow="fold", max_width=20)
@@ -125,19 +139,39 @@ def _overview(overview: FleetOverview) -> RenderableType:
     table.add_column("slots", no_wrap=True)
     table.add_column("jobs", justify="right", no_wrap=True)
     table.add_column("verdict", overflow="fold", max_width=22)
-    table.add_column("finding", overflow="fold", min_width=20)
-    for row in overview.workers:
-        table.add_row(
-            row.name,
-            worker_state(row),
-            age(row.heartbeat_age_s),
-            labels_text(row.labels),
-            slots_text(row.in_flight, row.slots_max),
-            str(row.jobs_placed),
-            Text(worker_verdict(row), style=VERDICT_STYLE[row.verdict] if row.verdict else "dim"),
-            worker_finding(row),
-        )
+    whole = _codes_fit(table, rows, console.width)  # asked of the columns before it
+    table.add_column("finding", overflow="fold", no_wrap=whole)
+    for row, cells in zip(overview.workers, rows, strict=True):
+        style = VERDICT_STYLE[row.verdict] if row.verdict else "dim"
+        table.add_row(*cells[:6], Text(cells[6], style=style), cells[7])
     return table
+
+
+def _codes_fit(table: Table, rows: list[list[str]], width: int) -> bool:
+    """Whether a last column, the finding, can keep each line whole within ``width``.
+
+    rich wraps at spaces and folds a word longer than its column, and it narrows the widest
+    column first: a finding code cut mid-word (``LICENSE_EXPIRED_OR_I`` / ``NVALID``) while
+    the verdict and labels had room to wrap between words. When every other column, wrapped
+    between words, leaves room for the longest finding, that column does not wrap (a
+    sentence there, such as "no trouble found", is short); else it folds as before, never
+    cropping a row.
+    """
+
+    def narrowest(texts: list[str], wraps: bool) -> int:
+        words = [w for t in texts for w in (t.split() if wraps else [t])]
+        return max((cell_len(w) for w in words), default=0)
+
+    columns = table.columns
+    others = sum(
+        min(
+            narrowest([str(c.header), *(r[i] for r in rows)], not c.no_wrap),
+            c.max_width or width,
+        )
+        for i, c in enumerate(columns)
+    )
+    finding = narrowest([r[-1] for r in rows], wraps=False)
+    return others + 2 * len(columns) + finding <= width
 
 
 def _targets_table(report: AnalysisReport) -> RenderableType:

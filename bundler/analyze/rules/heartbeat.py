@@ -50,7 +50,8 @@ single hang reads 'evicted', 'disconnected' and, when it resumes, 'connection lo
 _STATE_FAILURES = {
     ConnectionState.STALE: (codes.WORKER_HEARTBEAT_STALE, "is marked stale: heartbeats stopped"),
     ConnectionState.LOST: (codes.WORKER_HEARTBEAT_LOST, "went silent past its grace period"),
-    ConnectionState.OFFLINE: (codes.WORKER_OFFLINE, "is offline (disconnected or evicted)"),
+    # Not "(disconnected or evicted)": eviction is Flux's word, and its own finding says it.
+    ConnectionState.OFFLINE: (codes.WORKER_OFFLINE, "is offline"),
     ConnectionState.NEVER_CONNECTED: (codes.WORKER_NEVER_CONNECTED, "has never connected"),
     ConnectionState.REMOVED: (codes.WORKER_REMOVED, "was removed from the control plane"),
 }
@@ -123,9 +124,19 @@ def _fleet(ctx: RuleContext, doc: WorkersEvidence) -> RuleResult:
     )
 
 
+def _product_word(worker: WorkerStatus) -> str:
+    """`` (product status: paused-offline)``, only where the product's word adds to ours: "is
+    offline (product status: offline)" said one fact twice."""
+    native = worker.native_status
+    ours = worker.connection.value.replace("_", " ")
+    if not native or native.strip().lower().replace("_", " ") == ours:
+        return ""
+    return f" (product status: {native})"
+
+
 def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     code, text = _STATE_FAILURES[worker.connection]
-    native = f" (product status: {worker.native_status})" if worker.native_status else ""
+    native = _product_word(worker)
     disagree, both = _copies_disagree(ctx, worker.name, HISTORY_KINDS)
     evidence = citations(
         cite_worker(ctx.evidence, index, "connection", value=worker.connection.value),
@@ -168,7 +179,13 @@ def _disconnected(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleRes
             evidence=evidence,
             **details,
         )
-    work = f"; {len(busy)} unfinished job(s) depend on it" if busy else ""
+    work = ""
+    if busy:
+        work = (
+            "; 1 unfinished job depends on it"
+            if len(busy) == 1
+            else (f"; {len(busy)} unfinished jobs depend on it")
+        )
     return RuleResult.fail(
         code,
         f"Worker {worker.name} {text}{native}{work}.{disagree}",
