@@ -69,6 +69,34 @@ def disk_nearly_full(worker: str, mount: str, exhausted: Exhausted) -> Recovery:
     )
 
 
+def room_before_restart(worker: str, mount: str, exhausted: Exhausted, full: bool) -> Recovery:
+    """For a worker that is down (its ladder stopped at the heartbeat) on a full or nearly
+    full volume: room first, or the restart meets the same volume."""
+    what = "inodes (delete files)" if exhausted == "inodes" else "space"
+    steps = _make_room(worker, exhausted)
+    if full:
+        steps.append(
+            "Delete the memoized results a full disk cut short (`find .flux/.cache -name "
+            "'*.pkl' -size 0`): Flux reads an empty one back as the result and the run fails "
+            "with `EOFError: Ran out of input`."
+        )
+    return Recovery(
+        summary=f"Free {what} on the volume under {worker}'s Flux home ({mount}) before "
+        f"restarting {worker}.",
+        steps=[
+            *steps,
+            f"Then restart {worker} and confirm it stays online and its next run COMPLETED.",
+        ],
+        cautions=[
+            "Restarting the worker frees nothing: on a full volume it goes down again, or "
+            "fails every run that writes there.",
+            "The worker's own resources.disk_free in GET /workers measures `/`, not the volume "
+            "its home is on.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def disk_full(worker: str | None, mount: str | None, exhausted: Exhausted = "blocks") -> Recovery:
     who = worker or "the worker"
     where = f" ({mount})" if mount else ""
