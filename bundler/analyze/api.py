@@ -528,6 +528,11 @@ class RuleContext:
     """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
     checklist: Checklist = LADDER_CHECKLIST
     """The profile's acceptance checklist, in whose words a finding names its checks."""
+    stopped_at: Layer | None = None
+    """Set when a host rule is asked for a ladder that stopped below its rung
+    (:mod:`.host_context`): the rung that failed. The worker is then not taking work (or
+    not this work), and a rule whose words assume it is ("it stays online") says so
+    otherwise."""
 
 
 @dataclass

@@ -43,6 +43,7 @@ from . import acceptance, codes
 from .api import EvidenceSet, Rule, RuleContext, Supersedes, Target, Timeline, excerpt
 from .checklist import Checklist, checklist_of
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
+from .host_context import beside_stop
 from .host_warnings import PerWorker, fleet_note, host_rules, reasons, screen, unshown
 from .ladder import VERDICT_ORDER, overall, target_verdict, walk
 from .overview import fleet_overview
@@ -307,7 +308,7 @@ def _target_report(
         supersedes=supersedes,
         checklist=checklist,
     )
-    layers = walk(ctx, rules)
+    layers = beside_stop(walk(ctx, rules), rules, ctx)
     verdict, first_failed = target_verdict(layers)
     return TargetReport(
         worker=target.worker,

@@ -70,8 +70,9 @@ def reasons(warned: Mapping[str, Sequence[Finding]]) -> dict[str, str]:
 
 
 def unshown(warned: Mapping[str, Sequence[Finding]], reports: Sequence[TargetReport]) -> PerWorker:
-    """The warnings no reported ladder of their worker shows (not walked, cut from the report,
-    or stopped below the warning's rung)."""
+    """The warnings no reported ladder of their worker shows (not walked, or cut from the
+    report: a ladder that stopped below the warning's rung shows it where it stopped,
+    :mod:`.host_context`)."""
     shown: dict[str, set[str]] = {}
     for report in reports:
         if report.worker is not None:

@@ -24,11 +24,18 @@ from bundler.analyze.engine import MAX_EVALUATED, MAX_TARGETS, analyze
 from bundler.analyze.wording import NAMES_PER_GROUP
 from bundler.cli import cli
 from bundler.products.flux import PROFILE as FLUX
-from schemas import AnalysisReport
-from schemas.evidence import ClockOffset, HostSysinfo, JobPhase, TimeSync
+from schemas import AnalysisReport, Layer
+from schemas.evidence import (
+    ClockOffset,
+    ConnectionState,
+    HostSysinfo,
+    JobPhase,
+    LocalStateEvidence,
+    TimeSync,
+)
 from tests.support.big_fleet import big_fleet
 from tests.support.evidence import Fleet, healthy_fleet, with_more_workers
-from tests.support.flux_evidence import FluxCase, online, waiting
+from tests.support.flux_evidence import FluxCase, online, state_volume, waiting
 from tests.support.sample_bundles import write_sample_dir
 
 NEARLY_FULL = (
@@ -152,3 +159,81 @@ def test_a_narrowed_report_asks_no_other_worker() -> None:
     report = analyze(fleet.evidence(), job="ingest")
     assert {t.worker for t in report.targets} == {"w1"}
     assert "HOST_WARNINGS" not in {f.code for f in report.fleet_findings}
+
+
+MIB = 1024**2
+
+
+def _offline_w2(free: int) -> FluxCase:
+    """w1 online; w2 offline (its process ended), the volume under its Flux home ``free``."""
+    down = online("w2", native_status="offline", connection=ConnectionState.OFFLINE)
+    return FluxCase(
+        workers=[online("w1"), down],
+        documents=[
+            LocalStateEvidence(volumes=[state_volume("w1", 2 * MIB), state_volume("w2", free)])
+        ],
+    )
+
+
+def test_an_offline_worker_on_a_full_volume_shows_the_volume_where_its_ladder_stopped() -> None:
+    """w2 is offline and its state volume full. Its ladder stops at the heartbeat, so the
+    capacity rung that judges the volume was never walked: the full disk, quite possibly why
+    w2 went down, was only in the fleet's HOST_WARNINGS line, and the recovery said "restart
+    w2", which meets the same full volume. It is now on the heartbeat rung, as context."""
+    report = analyze(EvidenceSet(_offline_w2(free=0).source()), profile=FLUX)
+    [target] = [t for t in report.targets if t.worker == "w2" and t.job is None]
+    assert (target.verdict.value, target.first_failed_layer) == ("blocked", Layer.HEARTBEAT)
+    heartbeat = next(layer for layer in target.layers if layer.name is Layer.HEARTBEAT)
+    assert heartbeat.status.value == "fail"
+    [volume] = [f for f in heartbeat.findings if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
+    assert volume.severity == "warn"  # context, not a second failure
+    assert volume.details["judged_on"] == "capacity"
+    assert volume.details["full"] is True
+    assert "is full: 0 B of 4.0 MiB free" in volume.message
+    assert "the full volume may be why" in volume.message
+    assert "stays online" not in volume.message
+    [df_line] = [c for c in volume.evidence if c.member == "hosts/h-w2/state-volume.txt"]
+    assert df_line.lines is not None
+    assert df_line.lines.start == 2
+    # The failure's own recovery frees the volume before it restarts the worker.
+    [offline] = [f for f in heartbeat.findings if f.code == "FLUX_WORKER_OFFLINE"]
+    assert offline.severity == "fail"
+    assert offline.recovery is not None
+    steps = offline.recovery.steps
+    [room] = [i for i, step in enumerate(steps) if "Free space on the volume under w2" in step]
+    [restart] = [i for i, step in enumerate(steps) if "Start it again" in step]
+    assert room < restart
+    assert offline.recovery.summary.startswith("First: Free space on the volume under w2")
+    assert any("df -P -k" in check for check in offline.acceptance)
+    # shown in the ladder: no fleet line repeats it; w1, with room, says nothing of a disk
+    assert "HOST_WARNINGS" not in {f.code for f in report.fleet_findings}
+    assert "FLUX_WORKER_DISK_NEARLY_FULL" not in _warnings(report, "w1")
+
+
+def test_a_nearly_full_volume_beside_a_stop_is_context_and_room_is_silence() -> None:
+    """Nearly full (96 %), the volume is named as possibly why, in those words; with room,
+    the heartbeat rung reads as it did. Either way the verdict is the heartbeat's."""
+    nearly = analyze(EvidenceSet(_offline_w2(free=160 * 1024).source()), profile=FLUX)
+    roomy = analyze(EvidenceSet(_offline_w2(free=2 * MIB).source()), profile=FLUX)
+    for report in (nearly, roomy):
+        [target] = [t for t in report.targets if t.worker == "w2" and t.job is None]
+        assert (target.verdict.value, target.first_failed_layer) == ("blocked", Layer.HEARTBEAT)
+    [context] = [
+        f
+        for t in nearly.targets
+        for layer in t.layers
+        for f in layer.findings
+        if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"
+    ]
+    assert "is nearly full" in context.message
+    assert "a volume this full may be why" in context.message
+    assert "FLUX_WORKER_DISK_NEARLY_FULL" not in _warnings(roomy, "w2")
+    [offline] = [
+        f
+        for t in roomy.targets
+        for layer in t.layers
+        for f in layer.findings
+        if f.code == "FLUX_WORKER_OFFLINE"
+    ]
+    assert offline.recovery is not None
+    assert offline.recovery.summary.startswith("Restart w2")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from samples.flux_lab import FluxLab, LabConfig, host_faults
+from samples.flux_lab import FluxLab, LabConfig, faults, host_faults
 from samples.flux_lab.config import DEFAULT_WORKERS
 from samples.flux_lab.disk import DiskUnavailable
 from schemas import AnalysisReport, Finding, Layer, LayerStatus, TargetReport, Verdict
@@ -134,6 +134,41 @@ def test_a_nearly_full_volume_warns_before_the_first_run_fails(
     run = lab.api.run_to_end("cached_report", 512, require_worker="w2")
     assert run["state"] == "FAILED"
     assert "No space left on device" in json.dumps(run["output"])
+
+
+def test_a_worker_down_on_a_full_volume_shows_the_volume_on_its_heartbeat_rung(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """w2's volume is filled, then w2 dies (SIGKILL). Flux 0.87.5 itself survives a full home
+    (tried: it starts and registers on a full tmpfs, only its control socket lost with no
+    inode left), so the crash is a kill; the evidence is what doctor reads of a worker down on
+    a full disk. Its ladder stops at the heartbeat, and the full volume, judged at capacity,
+    used to be only in HOST_WARNINGS: it is now on the heartbeat rung, df's line cited, and
+    the offline finding's recovery frees it before it restarts w2."""
+    lab = _small_disk_lab(flux_lab_factory)
+    lab.disks["w2"].fill()
+    faults.kill_worker(lab, "w2")
+    doctor_lab(lab, tmp_path / "down.zip")
+    report = analyze_json(tmp_path / "down.zip", expect_rc=1)
+
+    (target,) = [t for t in report.targets if t.worker == "w2" and t.job is None]
+    assert target.first_failed_layer is Layer.HEARTBEAT
+    status, found = rung(target, Layer.HEARTBEAT)
+    assert status is LayerStatus.FAIL
+    (volume,) = [f for f in found if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
+    assert volume.severity == "warn"
+    assert volume.details["judged_on"] == "capacity"
+    assert f"mounted at {lab.worker_dir('w2')}, is full" in volume.message
+    assert "may be why" in volume.message
+    (df_line,) = [c for c in volume.evidence if c.member.endswith("/state-volume.txt")]
+    assert df_line.lines is not None
+    assert df_line.lines.start == 2
+    failed = [f for f in found if f.severity == "fail"]
+    assert failed
+    for finding in failed:
+        assert finding.recovery is not None
+        assert finding.recovery.summary.startswith("First: Free space on the volume under w2")
+    assert "HOST_WARNINGS" not in {f.code for f in report.fleet_findings}
 
 
 def test_inodes_exhausted_are_named_although_blocks_are_free(

@@ -31,6 +31,8 @@ from schemas.evidence import (
     OutcomeEvidence,
     ProductInfo,
     ServerEvidence,
+    Source,
+    StateVolume,
     WorkersEvidence,
     WorkerStatus,
 )
@@ -61,6 +63,23 @@ def waiting(name: str = "default/job", **requirements: object) -> Job:
         native_state="CREATED",
         phase=JobPhase.UNASSIGNED,
         requirements=JobRequirements(**requirements),
+    )
+
+
+MIB = 1024**2
+
+
+def state_volume(worker: str, free: int, total: int = 4 * MIB) -> StateVolume:
+    """``df -P -k`` of ``worker``'s state directory: a volume of ``total`` bytes with ``free``
+    left, read on its host (the data line is line 2 of the member, under df's header)."""
+    return StateVolume(
+        worker=worker,
+        host_alias=f"h-{worker}",
+        mount=f"/srv/flux/{worker}",
+        total_bytes=total,
+        used_bytes=total - free,
+        free_bytes=free,
+        source=Source(method="ssh", member=f"hosts/h-{worker}/state-volume.txt", line_start=2),
     )
 
 
@@ -125,5 +144,6 @@ __all__ = [
     "ProductInfo",
     "line",
     "online",
+    "state_volume",
     "waiting",
 ]

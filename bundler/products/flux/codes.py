@@ -114,6 +114,12 @@ FLUX_WORKER_DISK_NEARLY_FULL = _(
     "volume under the worker's home full or nearly (blocks or inodes)",
     "disk-nearly-full",
 )
+FLUX_ELIGIBLE_VOLUMES_FULL = _(
+    "FLUX_ELIGIBLE_VOLUMES_FULL",
+    (P, C),
+    "waiting execution: every worker that may take it has a full state volume",
+    "volumes-full",
+)
 
 FLUX_LAST_RUN_SUCCEEDED = _("FLUX_LAST_RUN_SUCCEEDED", OUT, "last run completed")
 FLUX_LAST_RUN_FAILED = _("FLUX_LAST_RUN_FAILED", OUT, "last run failed")

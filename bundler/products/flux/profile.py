@@ -107,6 +107,9 @@ class FluxProfile:
         codes.FLUX_WORKER_DISK_FULL: (JOB_RUN_FAILED, CANARY_FAILED),
         # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
         codes.FLUX_WORKER_CLOCK_SKEW: CLOCK_SKEW,
+        # "Unassigned although w1 could take it and has free slots": the slots cannot run it,
+        # every eligible worker's state volume is full.
+        codes.FLUX_ELIGIBLE_VOLUMES_FULL: codes.FLUX_DISPATCH_PENDING,
     }
     """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
     finding)."""

@@ -297,6 +297,7 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "saturated": saturated,
     "disk-full": recovery_host.disk_full,
     "disk-nearly-full": recovery_host.disk_nearly_full,
+    "volumes-full": recovery_host.volumes_full,
     "clock-skew": recovery_host.clock_skew,
 }
 """Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""

@@ -8,6 +8,7 @@ online, and a worker's clock is never compared with the server's by Flux.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from schemas import Recovery
@@ -69,6 +70,34 @@ def disk_nearly_full(worker: str, mount: str, exhausted: Exhausted) -> Recovery:
     )
 
 
+def room_before_restart(worker: str, mount: str, exhausted: Exhausted, full: bool) -> Recovery:
+    """For a worker that is down (its ladder stopped at the heartbeat) on a full or nearly
+    full volume: room first, or the restart meets the same volume."""
+    what = "inodes (delete files)" if exhausted == "inodes" else "space"
+    steps = _make_room(worker, exhausted)
+    if full:
+        steps.append(
+            "Delete the memoized results a full disk cut short (`find .flux/.cache -name "
+            "'*.pkl' -size 0`): Flux reads an empty one back as the result and the run fails "
+            "with `EOFError: Ran out of input`."
+        )
+    return Recovery(
+        summary=f"Free {what} on the volume under {worker}'s Flux home ({mount}) before "
+        f"restarting {worker}.",
+        steps=[
+            *steps,
+            f"Then restart {worker} and confirm it stays online and its next run COMPLETED.",
+        ],
+        cautions=[
+            "Restarting the worker frees nothing: on a full volume it goes down again, or "
+            "fails every run that writes there.",
+            "The worker's own resources.disk_free in GET /workers measures `/`, not the volume "
+            "its home is on.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def disk_full(worker: str | None, mount: str | None, exhausted: Exhausted = "blocks") -> Recovery:
     who = worker or "the worker"
     where = f" ({mount})" if mount else ""
@@ -91,6 +120,44 @@ def disk_full(worker: str | None, mount: str | None, exhausted: Exhausted = "blo
             "The worker's own resources.disk_free in GET /workers measures `/`, not the volume "
             "its home is on: it can read plenty while this one is full.",
             "Restarting the worker frees nothing.",
+        ],
+        reference=OBSERVED,
+    )
+
+
+@dataclass(frozen=True)
+class FullVolume:
+    """One eligible worker's full state volume: whose, where, and what ran out."""
+
+    worker: str
+    mount: str
+    exhausted: Exhausted
+
+
+def volumes_full(volumes: list[FullVolume], *, down: bool) -> Recovery:
+    """For an execution every eligible worker of which has a full volume: room on one is
+    enough for it to run (``down``: those workers cannot take work now, restart them after)."""
+    names = ", ".join(f"{v.worker} ({v.mount})" for v in volumes[:8])
+    more = f" and {len(volumes) - 8} more" if len(volumes) > 8 else ""
+    inodes = any(v.exhausted == "inodes" for v in volumes)
+    then = (
+        "Then restart the worker and confirm it stays online: the execution is dispatched to it."
+        if down
+        else "The waiting execution is dispatched once a worker that may take it can write."
+    )
+    return Recovery(
+        summary=f"Free the volume under an eligible worker's Flux home ({names}{more})"
+        + (" before restarting it" if down else "")
+        + ", or start a matching worker on a volume with room.",
+        steps=[
+            *_make_room("each worker", "inodes" if inodes else "blocks"),
+            "Delete the memoized results a full disk cut short (`find .flux/.cache -name "
+            "'*.pkl' -size 0`): Flux reads an empty one back as the result.",
+            then,
+        ],
+        cautions=[
+            "A worker's free slots and its advertised disk_free (which measures `/`) say nothing "
+            "of the volume its home is on.",
         ],
         reference=OBSERVED,
     )

@@ -14,6 +14,7 @@ from .authorization import flux_registration
 from .capacity import flux_slots
 from .claims import flux_release_storm, flux_stale_claims
 from .clock import flux_worker_clock
+from .eligible_volumes import flux_eligible_volumes_full, flux_unavailable_volumes_full
 from .gauges import flux_untrusted_gauges
 from .health import flux_starvation_history
 from .heartbeat import flux_worker_heartbeat
@@ -30,10 +31,12 @@ RULES: tuple[Rule, ...] = (
     flux_stale_claims,
     flux_registration,
     flux_execution_placement,
+    flux_unavailable_volumes_full,
     flux_no_deployment_step,
     flux_no_requirements_report,
     flux_slots,
     flux_state_volume,
+    flux_eligible_volumes_full,
     flux_starvation_history,
     flux_release_storm,
     flux_untrusted_gauges,

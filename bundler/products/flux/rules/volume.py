@@ -29,7 +29,7 @@ from schemas import Citation, Layer
 from schemas.evidence import LocalStateEvidence, StateVolume
 
 from .. import codes
-from ..recovery_host import disk_nearly_full
+from ..recovery_host import disk_nearly_full, room_before_restart
 from .facts import FLUX, subject_worker
 
 NEARLY_FULL_PERCENT = 95
@@ -93,7 +93,9 @@ def pressure(volume: StateVolume) -> Pressure | None:
     return min(found, key=lambda p: (not p.full, -p.percent)) if found else None
 
 
-def _cite(ctx: RuleContext, index: int, volume: StateVolume, said: Pressure) -> list[Citation]:
+def cite_pressure(
+    ctx: RuleContext, index: int, volume: StateVolume, said: Pressure
+) -> list[Citation]:
     """The document's count that ran out, and the ``df`` line it was read from."""
     field = "inodes_free" if said.of == "inodes" else "free_bytes"
     source = volume.inodes_source if said.of == "inodes" else volume.source
@@ -101,7 +103,9 @@ def _cite(ctx: RuleContext, index: int, volume: StateVolume, said: Pressure) -> 
     return [found, *citations(cite_source(source))]
 
 
-def _message(worker: str, volume: StateVolume, said: Pressure) -> str:
+def _message(worker: str, volume: StateVolume, said: Pressure, down: bool) -> str:
+    """What runs out, and what it does: to a worker that takes work, or, ``down``, to one
+    whose ladder stopped at the heartbeat (the volume may be why it is down)."""
     state = "full" if said.full else "nearly full"
     text = (
         f"The volume under {worker}'s Flux home, mounted at {volume.mount}, is {state}: "
@@ -118,6 +122,14 @@ def _message(worker: str, volume: StateVolume, said: Pressure) -> str:
             + (f"{ROOM_INODES:,} inodes" if said.of == "inodes" else human_bytes(ROOM_BYTES))
             + " free.)"
         )
+    if down:
+        return text + (
+            f" {worker} is not answering heartbeats, and a worker that cannot write its state "
+            "can crash, fail to start or fail every run it takes (ENOSPC): "
+            + ("the full volume may be why" if said.full else "a volume this full may be why")
+            + f". Restarted on it, {worker} meets the same volume: make room first. Its "
+            "advertised disk_free measures `/`, not this volume."
+        )
     return text + (
         f" A run that writes there (a memoized result under .flux/.cache, local output under "
         f".flux/.data) fails with ENOSPC, while {worker} stays online and keeps claiming work; "
@@ -128,7 +140,7 @@ def _message(worker: str, volume: StateVolume, said: Pressure) -> str:
 Pressed = list[tuple[int, StateVolume, Pressure]]
 
 
-def _pressed(ctx: RuleContext, local: LocalStateEvidence) -> Pressed:
+def pressed_volumes(ctx: RuleContext, local: LocalStateEvidence) -> Pressed:
     """Every volume running out, with what runs out, judged once per evidence set: the rule
     is asked of every worker of the fleet (a host rule), and few volumes are nearly full."""
 
@@ -147,16 +159,19 @@ def flux_state_volume(ctx: RuleContext) -> RuleResult | None:
     local = ctx.evidence.get(LocalStateEvidence)
     if worker is None or local is None:
         return None
-    pressed = [(i, v, said) for i, v, said in _pressed(ctx, local) if v.worker == worker]
+    pressed = [(i, v, said) for i, v, said in pressed_volumes(ctx, local) if v.worker == worker]
     if not pressed:
         return None
     _, volume, said = pressed[0]
-    evidence = [c for i, v, p in pressed for c in _cite(ctx, i, v, p)]
+    evidence = [c for i, v, p in pressed for c in cite_pressure(ctx, i, v, p)]
+    down = ctx.stopped_at is Layer.HEARTBEAT
     return RuleResult.warn(
         codes.FLUX_WORKER_DISK_NEARLY_FULL,
-        _message(worker, volume, said),
+        _message(worker, volume, said, down),
         evidence=evidence,
-        recovery=disk_nearly_full(worker, volume.mount, said.of),
+        recovery=room_before_restart(worker, volume.mount, said.of, said.full)
+        if down
+        else disk_nearly_full(worker, volume.mount, said.of),
         acceptance=[
             f"`df -P -k` and `df -P -i` of {worker}'s .flux/ show room in blocks and inodes",
         ],
