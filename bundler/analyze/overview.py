@@ -22,7 +22,13 @@ from datetime import datetime
 from typing import Any
 
 from schemas import FleetOverview, LayerStatus, TargetReport, Verdict, WorkerGroup, WorkerOverview
-from schemas.evidence import AdminState, ConnectionState, HealthState, WorkerStatus
+from schemas.evidence import (
+    AdminState,
+    CapacityEvidence,
+    ConnectionState,
+    HealthState,
+    WorkerStatus,
+)
 
 from ..timetext import utc
 from .api import EvidenceSet
@@ -149,11 +155,24 @@ def _row(
             labels=dict(worker.labels),
             last_heartbeat_at=dated(worker.last_heartbeat_at),  # a zero time is no time
             heartbeat_age_s=heartbeat_age(ev, worker),
-            in_flight=worker.in_flight,
+            in_flight=in_use(ev, worker),
             slots_max=worker.slots_max,
             evidence=cite_worker(ev, index),
         )
     return WorkerOverview(**row)
+
+
+def in_use(ev: EvidenceSet, worker: WorkerStatus) -> int | None:
+    """What ``worker`` runs: its listing's ``in_flight``, else the capacity rung's count.
+
+    Flux's listing leaves ``in_flight`` out until a worker's first pong after a run, while
+    its capacity record counts the executions listing: the overview read ``—/16`` beside a
+    capacity rung saying "0 of 16". Records of the worker that disagree leave it unknown."""
+    if worker.in_flight is not None:
+        return worker.in_flight
+    doc = ev.get(CapacityEvidence)
+    counts = {c.slots_in_use for c in (doc.workers if doc else []) if c.worker == worker.name}
+    return counts.pop() if len(counts) == 1 else None
 
 
 def main_finding(target: TargetReport) -> str | None:

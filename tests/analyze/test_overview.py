@@ -218,3 +218,20 @@ def test_a_narrow_terminal_folds_the_overview_and_never_crops_it() -> None:
     words = overview.split()
     assert "found" in words
     assert all(len(line.rstrip()) <= 80 for line in overview.splitlines())
+
+
+def test_a_listing_without_in_flight_shows_the_capacity_rungs_count(fleet: Fleet) -> None:
+    """Flux leaves ``in_flight`` out until a worker's first pong after a run: the overview
+    read "—/16" beside a capacity rung saying "0 of 16". Counts that disagree stay unknown."""
+    assert fleet.capacity is not None
+    fleet.worker("w2").in_flight = None
+    report = analyze(fleet.evidence())
+    assert report.fleet is not None
+    rows = {row.name: row for row in report.fleet.workers}
+    assert rows["w2"].in_flight == 0
+    assert "0/16" in _text(report)
+    twice = fleet.capacity.workers[-1].model_copy(update={"slots_in_use": 3})
+    fleet.capacity.workers.append(twice)
+    report = analyze(fleet.evidence())
+    assert report.fleet is not None
+    assert {row.name: row for row in report.fleet.workers}["w2"].in_flight is None
