@@ -47,6 +47,7 @@ from ..source import (
     Refused,
     read_json,
 )
+from ..timetext import utc
 from .checklist import LADDER_CHECKLIST, Checklist
 from .codes import MISSING_DOCUMENTS
 from .pointers import resolved
@@ -85,7 +86,12 @@ def cite_lines(
 
 def cite_json(member: str, pointer: str, value: Any = None) -> Citation:
     """Cite a JSON member at an RFC 6901 pointer, with the value as excerpt."""
-    shown = None if value is None else excerpt(value if isinstance(value, str) else repr(value))
+    if value is None:
+        shown = None
+    elif isinstance(value, datetime):  # as every report writes a time, not Python's str()
+        shown = utc(value)
+    else:
+        shown = excerpt(value if isinstance(value, str) else repr(value))
     return Citation(member=member, pointer=pointer, excerpt=shown)
 
 

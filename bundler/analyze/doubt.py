@@ -105,11 +105,7 @@ def undecided_heartbeat(
             codes.WORKER_HEARTBEAT_AFTER_COLLECTION,
             f"Worker {worker.name}'s last heartbeat is dated {-age:.0f}s after collection: the "
             "clocks that wrote and read it disagree, so its freshness is unknown.",
-            [
-                cite_worker(
-                    ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
-                )
-            ],
+            [cite_worker(ctx.evidence, index, "last_heartbeat_at", value=worker.last_heartbeat_at)],
         )
     return None
 
@@ -374,7 +370,7 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
                 f"The canary of {_label(run)} is dated {utc(ran)}, {_span(ahead)} "
                 f"after the bundle was collected ({utc(collected)}): the clocks "
                 "that wrote and read it disagree, so it proves nothing about when the job ran.",
-                evidence=[cite(ev, OutcomeEvidence, "canaries", index, field, value=str(ran))],
+                evidence=[cite(ev, OutcomeEvidence, "canaries", index, field, value=ran)],
                 canary_at=ran.isoformat(),
                 collected_at=collected.isoformat(),
             )
@@ -398,7 +394,7 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
                         "receipts",
                         r_index,
                         "observed_at",
-                        value=str(receipt.observed_at),
+                        value=receipt.observed_at,
                     )
                 ],
                 receipt_at=receipt.observed_at.isoformat(),

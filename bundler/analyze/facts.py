@@ -40,7 +40,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
-from ..timetext import is_zero_time
+from ..timetext import is_zero_time, utc
 from .api import EvidenceSet, TimelineEvent, cite_json, cite_lines
 from .worker_clock import Span
 from .worker_clock import described as described  # a log time as a reader needs it
@@ -64,9 +64,17 @@ def cite(ev: EvidenceSet, cls: type[EvidenceDoc], *parts: str | int, value: Any 
 
 
 def _as_text(value: Any) -> str | None:
+    """A cited value as the report shows it: a time as every report writes one (``utc``, not
+    Python's ``2026-01-01 08:37:45.916420+00:00``), anything else as JSON."""
     if value is None or isinstance(value, str):
         return value
-    return json.dumps(value, default=str, sort_keys=True)
+    if isinstance(value, datetime):
+        return utc(value)
+    return json.dumps(value, default=_json_default, sort_keys=True)
+
+
+def _json_default(value: Any) -> str:
+    return utc(value) if isinstance(value, datetime) else str(value)
 
 
 def cite_source(source: Source | None) -> Citation | None:

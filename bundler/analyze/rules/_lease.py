@@ -57,7 +57,7 @@ def check_lease(
                     AuthorizationEvidence,
                     *at,
                     "expires_at",
-                    value=str(lease.expires_at),
+                    value=lease.expires_at,
                 )
             ],
         )
@@ -73,7 +73,7 @@ def check_lease(
                     AuthorizationEvidence,
                     *at,
                     "issued_at",
-                    value=str(lease.issued_at),
+                    value=lease.issued_at,
                 )
             ],
         )

@@ -196,7 +196,7 @@ def _predates_deployment(
         f"{utc(since)}: it proves an earlier revision, not this one. Run a "
         "bounded canary now and confirm its receipt.",
         evidence=[
-            cite(ctx.evidence, OutcomeEvidence, "canaries", index, "started_at", value=str(ran)),
+            cite(ctx.evidence, OutcomeEvidence, "canaries", index, "started_at", value=ran),
             *[
                 cite(
                     ctx.evidence,
@@ -204,7 +204,7 @@ def _predates_deployment(
                     "receipts",
                     i,
                     "observed_at",
-                    value=str(r.observed_at),
+                    value=r.observed_at,
                 )
                 for i, r in receipts[:3]
             ],

@@ -260,7 +260,7 @@ def _heard_since_heartbeat(ctx: RuleContext, index: int, worker: WorkerStatus) -
             evidence=[
                 *cite_events([latest]),
                 cite_worker(
-                    ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
+                    ctx.evidence, index, "last_heartbeat_at", value=worker.last_heartbeat_at
                 ),
             ],
         )
@@ -369,9 +369,7 @@ def _persisted_heartbeat_stale(
         f"heartbeat is {age:.0f}s old (STALE after {hb.timeout_s:.0f}s): it has stopped "
         "answering and will be evicted.",
         evidence=[
-            cite_worker(
-                ctx.evidence, index, "last_heartbeat_at", value=str(worker.last_heartbeat_at)
-            )
+            cite_worker(ctx.evidence, index, "last_heartbeat_at", value=worker.last_heartbeat_at)
         ],
         recovery=recovery.evicted(worker.name),
         heartbeat_age_s=age,
