@@ -15,12 +15,16 @@ from bundler.analyze.codes import (
     CANARY_FAILED,
     CLOCK_SKEW,
     JOB_RUN_FAILED,
+    NO_MATCHING_WORKER,
     REGISTRATION_REJECTED,
     SERVER_UNREACHABLE,
+    SLOTS_SATURATED,
     WORKER_HEARTBEAT_LOST,
     WORKER_HEARTBEAT_STALE,
     WORKER_HEARTBEAT_UNDATED,
     WORKER_NOT_IN_EVIDENCE,
+    WORKER_OFFLINE,
+    WORKER_UNHEALTHY,
 )
 from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
@@ -110,6 +114,12 @@ class FluxProfile:
         # "Unassigned although w1 could take it and has free slots": the slots cannot run it,
         # every eligible worker's state volume is full.
         codes.FLUX_ELIGIBLE_VOLUMES_FULL: codes.FLUX_DISPATCH_PENDING,
+        # The same fact twice, the generic one in fewer words (found reading the samples as a
+        # first-time reader): each Flux finding here fails, so the rung's status cannot drop.
+        codes.FLUX_WORKER_EVICTED: WORKER_OFFLINE,
+        codes.FLUX_WORKER_UNHEALTHY: WORKER_UNHEALTHY,
+        codes.FLUX_SLOTS_SATURATED: SLOTS_SATURATED,
+        codes.FLUX_NO_ELIGIBLE_WORKER: NO_MATCHING_WORKER,
     }
     """Flux's finding that replaces the generic one(s) on the same rung (one cause, one
     finding)."""
