@@ -134,3 +134,26 @@ def test_a_generic_codes_checks_are_in_the_products_words() -> None:
 def test_the_engine_default_is_the_ladders_checklist() -> None:
     """A bundle whose profile this bundler lacks is judged on the ladder's own seven."""
     assert [c.text for c in LADDER_CHECKLIST.checks] == GUIDE_SEVEN
+
+
+@pytest.mark.parametrize(
+    ("sample", "flux_code", "generic"),
+    [
+        ("flux-hung", "FLUX_WORKER_EVICTED", "WORKER_OFFLINE"),
+        ("flux-saturated", "FLUX_SLOTS_SATURATED", "SLOTS_SATURATED"),
+        ("flux-unmatched", "FLUX_NO_ELIGIBLE_WORKER", "NO_MATCHING_WORKER"),
+        ("flux-starved", "FLUX_WORKER_UNHEALTHY", "WORKER_UNHEALTHY"),
+    ],
+)
+def test_a_flux_finding_is_not_repeated_by_the_generic_one(
+    sample: str, flux_code: str, generic: str
+) -> None:
+    """The same fact read twice on one rung, the generic finding in fewer words and with a
+    generic recovery; the demo's Next steps listed WORKER_OFFLINE beside FLUX_WORKER_EVICTED."""
+    seen = [
+        {f["code"] for f in layer["findings"]}
+        for target in _report(sample)["targets"]
+        for layer in target["layers"]
+    ]
+    assert any(flux_code in codes for codes in seen)
+    assert not any(flux_code in codes and generic in codes for codes in seen)
