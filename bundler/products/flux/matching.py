@@ -16,6 +16,7 @@ rules themselves are Flux knowledge.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bundler.analyze.codes import (
@@ -25,9 +26,10 @@ from bundler.analyze.codes import (
     MEMORY_INSUFFICIENT,
     WORKER_UNHEALTHY,
 )
+from bundler.analyze.contradictions import Settled, settled
 from bundler.analyze.matching import Mismatch
 from bundler.analyze.matching import availability as shared_availability
-from schemas.evidence import JobRequirements, ResourceRequest, WorkerStatus
+from schemas.evidence import Job, JobRequirements, ResourceRequest, WorkerStatus
 
 UNITS = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 STARVED = "worker reports event-loop starvation"
@@ -168,3 +170,12 @@ def mismatches(requirements: JobRequirements | None, worker: WorkerStatus) -> li
             Mismatch("NOT_PINNED_WORKER", "required_worker", f"worker={pinned}", "pinned elsewhere")
         )
     return found
+
+
+def ready_for(job: Job, workers: Sequence[WorkerStatus]) -> Settled:
+    """The workers that may run ``job`` and can take work now, asked of every record of each:
+    a worker listed twice counts only when all of its records agree (:func:`settled`)."""
+    return settled(
+        list(enumerate(workers)),
+        lambda w: not mismatches(job.requirements, w) and not availability(w),
+    )

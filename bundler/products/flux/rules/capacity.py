@@ -9,14 +9,14 @@ its advertised ``flux.slots_free`` of 0.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.contradictions import conflicts_unknown, entries, settled
+from bundler.analyze.contradictions import conflicts_unknown, entries
 from bundler.analyze.facts import capacity_entry, citations, cite_job, cite_source, job_label
 from bundler.analyze.wording import CITED, grouped, listed_names, some_names
 from schemas import Citation, Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
 from .. import codes, recovery
-from ..matching import availability, mismatches
+from ..matching import ready_for
 from .facts import FLUX, subject_worker
 
 DESCRIBED = 5
@@ -119,10 +119,7 @@ def _waiting_job(ctx: RuleContext) -> RuleResult | None:
     workers = ctx.evidence.get(WorkersEvidence)
     if workers is None:
         return None
-    ready = settled(
-        list(enumerate(workers.workers)),
-        lambda w: not mismatches(job.requirements, w) and not availability(w),
-    )
+    ready = ready_for(job, workers.workers)
     if not ready.yes:
         return None  # placement already says why nobody can take it (or that it is unknown)
     # A worker whose records disagree on whether it may take the execution, or on whether it

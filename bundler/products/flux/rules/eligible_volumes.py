@@ -22,14 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bundler.analyze.api import RuleContext, RuleResult, rule
-from bundler.analyze.contradictions import settled
 from bundler.analyze.facts import citations, cite_job, job_label
 from bundler.analyze.wording import CITED
 from schemas import Citation, Layer
 from schemas.evidence import Job, JobPhase, LocalStateEvidence, StateVolume, WorkersEvidence
 
 from .. import codes
-from ..matching import availability, mismatches
+from ..matching import mismatches, ready_for
 from ..recovery_host import FullVolume, volumes_full
 from .facts import FLUX
 from .placement import WAITING
@@ -62,10 +61,7 @@ def _eligible(job: Job, ctx: RuleContext, *, available: bool) -> list[str] | Non
     workers = ctx.evidence.get(WorkersEvidence)
     if workers is None:
         return None
-    ready = settled(
-        list(enumerate(workers.workers)),
-        lambda w: not mismatches(job.requirements, w) and not availability(w),
-    )
+    ready = ready_for(job, workers.workers)
     if ready.disputed:
         return None
     if available:

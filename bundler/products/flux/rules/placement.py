@@ -13,14 +13,14 @@ from collections.abc import Iterable
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.codes import WORKERS_EVIDENCE_INCOMPLETE
-from bundler.analyze.contradictions import conflicts_unknown, settled
+from bundler.analyze.contradictions import conflicts_unknown
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from bundler.analyze.wording import by_reason, listed_names, with_detail
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
 from .. import codes, recovery
-from ..matching import availability, mismatches
+from ..matching import availability, mismatches, ready_for
 from .facts import FLUX
 
 WAITING = (JobPhase.UNASSIGNED, JobPhase.SCHEDULED)
@@ -87,10 +87,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
     statically = [w for w in workers if not mismatches(job.requirements, w)]
     # A worker listed twice can take it only if every record of it says so, and cannot only
     # if none does: where its records disagree, so does the answer.
-    ready = settled(
-        list(enumerate(workers)),
-        lambda w: not mismatches(job.requirements, w) and not availability(w),
-    )
+    ready = ready_for(job, workers)
     available = [w for _, w in ready.yes]
     evidence = citations(
         cite_job(ctx.evidence, job, "native_state", value=job.native_state),
