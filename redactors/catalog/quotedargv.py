@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..argv import argv_secrets
+from .. import argv  # the module: argv imports this package's helpers (a cycle)
 from ..keys import secret_kind
 from ..rules import Hit, Rule, View
 from .shellwords import COMMAND_MAX, line_end
@@ -44,7 +44,7 @@ def _quoted_argv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
     if first_flag is None or data.rfind(b",", 0, spans[first_flag][0]) != comma:
         return  # the list's first flag reads it whole; the others would read it again
     items = [t.decode("utf-8", "surrogateescape") for t in texts]
-    for index, kind, value in argv_secrets(items, secret_kind):
+    for index, kind, value in argv.argv_secrets(items, secret_kind):
         a, b = spans[index]
         at = data.rfind(value, a, b)
         if at >= 0:
