@@ -62,6 +62,11 @@ def _basic_extra(value: bytes) -> tuple[bytes, ...]:
     return (decoded, password) if len(password) >= 4 else (decoded,)
 
 
+def _key_name(data: bytes, start: int, end: int) -> str:
+    """The key a match stands on, without the quotes and escapes around it."""
+    return data[start:end].strip(b"\\\"'&;").decode("latin-1")
+
+
 def _kv_hits(
     view: View,
     key_start: int,
@@ -76,7 +81,7 @@ def _kv_hits(
     in_structure: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
-    key = data[key_start:key_end].strip(b"\\\"'&;").decode("latin-1")
+    key = _key_name(data, key_start, key_end)
     if _names_a_file(key) or _in_authority(view.low, key_start):
         return  # "auth-cache.db: database disk image is malformed"; URLs: the URL rule
     kind = classify(key)
@@ -375,6 +380,12 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             hexed = _hex_after(view, match.start("prose"))
             if hexed is not None:
                 yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
+        return
+    key = _key_name(data, start, match.end("rest"))
+    if secret_kind(key) is None and key.lower() not in BARE_KEY_NAMES:
+        # what _kv_hits decides first, asked before the shape checks below: most matches
+        # stand on a key that names no secret (a metric's ``api_key_configured``, a
+        # listing's ``session_id``), and those checks cost more than the answer
         return
     sep = match.group("sep")
     subscript = False
