@@ -63,11 +63,19 @@ def argv_secrets(items: Sequence[Any], classify: Classify) -> Iterator[Secret]:
             yield found
 
 
+_ELEMENT_TYPES = (str, int, float)
+"""What an argument list holds; any other element (a mapping, a list) makes it none."""
+
+
 def _texts(items: Sequence[Any]) -> list[bytes] | None:
     """The elements as bytes, or None when the list is no command line (it holds no flag,
     or something other than strings and numbers)."""
-    if not any(type(item) is str and item[:1] == "-" for item in items):
-        return None
+    if (
+        not items
+        or type(items[0]) not in _ELEMENT_TYPES
+        or not any(type(item) is str and item[:1] == "-" for item in items)
+    ):
+        return None  # a list of mappings (a listing's rows) fails on its first element
     texts = []
     for item in items:
         if type(item) is str:

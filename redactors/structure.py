@@ -357,7 +357,7 @@ def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
     """The secrets of a command line split over two lists (``command: [app, --password]``,
     ``args: [PW]``): each list alone holds a flag without its value, or a value without its
     flag, so they are read joined, and what lies in the second list is found."""
-    if len(node) < 2 or len(_ARGV_KEYS & node.keys()) < 2:
+    if _ARGV_KEYS.isdisjoint(node) or len(_ARGV_KEYS & node.keys()) < 2:
         return  # in C: most mappings of a listing hold neither list (a tenth of its walk)
     lists = {k.lower(): (k, v) for k, v in node.items() if type(v) is list and isinstance(k, str)}
     for head, tail in _ARGV_PAIRS:
@@ -376,10 +376,10 @@ def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:
+    if "value" not in node and "Value" not in node:
+        return None  # the common case, asked first: most mappings hold no pair
     name = node.get("name", node.get("Name", node.get("key")))
-    if isinstance(name, str) and ("value" in node or "Value" in node):
-        return classify(name)
-    return None
+    return classify(name) if isinstance(name, str) else None
 
 
 def _k8s_secret(node: dict[str, Any], path: str, found: list[Found]) -> None:
