@@ -28,7 +28,9 @@ that item kept up to its last complete part.
 
 from __future__ import annotations
 
+import codecs
 import re
+import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
@@ -114,6 +116,34 @@ def salvaged(data: bytes) -> Iterable[Any]:
 _ABSENT = object()
 
 
+def _only_breaks(data: bytes, at: int) -> bool:
+    """Whether reading JSON values from ``data[at:]`` can fail only where one breaks off
+    (``JSONDecodeError``): the text is UTF-8 and holds no run of digits longer than ``int``
+    reads (``ValueError``). Checked a window at a time, in C: no copy of the whole text."""
+    limit = sys.get_int_max_str_digits()
+    too_long = b"0" * (limit + 1)
+    ascii = data.isascii()  # then it is UTF-8 (the common case, answered in C)
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+    view = memoryview(data)
+    try:
+        for start in range(at, len(data), _CHECKED):
+            if not ascii:
+                decoder.decode(view[start : start + _CHECKED])
+            # windows overlap by the limit, so a run across their seam is seen whole
+            if limit and too_long in data[start : start + _CHECKED + limit].translate(_DIGITS):
+                return False
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_CHECKED = 1 << 20
+"""Bytes checked at a time by :func:`_only_breaks` (what it makes of them is dropped)."""
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+"""``translate`` table: every digit becomes ``0``, every other byte a blank."""
+
+
 def _restore(found: dict[str, Any], key: str, before: Any) -> None:
     """Undo ``found[key] = ...``: a repeated key gets its earlier value back."""
     if before is _ABSENT:
@@ -174,9 +204,17 @@ class _Reader:
                 return LazyList(self.data, starts, ends), len(self.data)
             at = self.skip(at + 1)
 
-    def values(self, at: int) -> LazyList:
+    def values(self, at: int) -> Iterable[Any]:
         """The values from ``at`` to the end, one after another (JSON Lines), the last one
-        up to where it breaks off."""
+        up to where it breaks off.
+
+        Each is parsed once, as the walk asks for it, when nothing but a break can stop the
+        reading (:func:`_only_breaks`): the documents of a text are walked once, in order,
+        so they need not be found first; finding them first parsed every line twice, a
+        third of a journal export's redaction. Otherwise they are found first, so that an
+        error is raised before the walk starts, as :func:`salvaged` promises."""
+        if _only_breaks(self.data, at):
+            return self._each_value(at)
         starts, ends = array("q"), array("q")
         while at < len(self.data):
             starts.append(at)
@@ -187,6 +225,20 @@ class _Reader:
             ends.append(at)
             at = self.skip(at)
         return LazyList(self.data, starts, ends)
+
+    def _each_value(self, at: int) -> Iterator[Any]:
+        data = self.data
+        while at < len(data):
+            try:
+                value, end = self.window.value_at(at)
+            except JSONDecodeError:
+                self.cut = True
+                kept = _broken_item(data[at:])
+                if kept and kept[0]:  # a line that breaks off, as far as it goes
+                    yield kept[0]
+                return
+            yield value
+            at = self.skip(end)
 
     def _broken(self, starts: array[int], ends: array[int], *, document: bool = False) -> LazyList:
         """The list whose last start is an item that breaks off: kept up to its last complete

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redactors import salvage, shallowjson
+from redactors import jsonwindow, salvage, shallowjson
 from redactors.shallowjson import LazyList
 from redactors.structure import find_secrets, parse
 from tests.support.requirements import need
@@ -212,3 +212,50 @@ def test_json_lines_salvage_the_same_a_value_at_a_time() -> None:
         documents = shallowjson.salvaged(lines[:cut])
         assert not isinstance(documents, list)  # not every value held at once
         assert [_plain(d) for d in documents] == salvage.json_documents(lines[:cut])
+
+
+def _json_lines(count: int) -> list[bytes]:
+    return [json.dumps({"seq": i, "password": f"pw-{i}-Zq8rT5"}).encode() for i in range(count)]
+
+
+def test_json_lines_are_parsed_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A journal export is read a line at a time as the walk asks, not found first and
+    parsed again (which was a third of its redaction)."""
+    lines = _json_lines(30000)
+    parsed = []
+    reading = jsonwindow.Window.value_at
+
+    def counted(self: jsonwindow.Window, at: int) -> tuple[Any, int]:
+        parsed.append(at)
+        return reading(self, at)
+
+    monkeypatch.setattr(jsonwindow.Window, "value_at", counted)
+    monkeypatch.setattr(shallowjson, "value_in", lambda data: pytest.fail("parsed again"))
+    documents = list(shallowjson.salvaged(b"\n".join(lines)))
+    assert len(documents) == len(lines)
+    assert len(set(parsed)) == len(parsed)  # no value read twice
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b'{"note": "caf\xe9"}', b'{"n": ' + b"7" * 5000 + b"}"],
+    ids=["latin-1 byte", "more digits than int reads"],
+)
+def test_json_lines_that_cannot_be_read_as_utf8_ints_are_refused_before_the_walk(
+    bad: bytes,
+) -> None:
+    """A line ``json`` cannot read for another reason than a break (a byte that is not UTF-8,
+    a number longer than ``int`` takes) is found before the walk starts, as before: the
+    whole-text salvage then reads the member (or nothing, when it refuses the number too),
+    never half of it walked and the rest dropped."""
+    lines = _json_lines(30000)
+    data = b"\n".join([*lines[:20000], bad, *lines[20000:]])
+    assert len(data) >= shallowjson.MIN_BYTES
+    with pytest.raises(ValueError, match=r"utf-8|digits"):
+        list(shallowjson.salvaged(data))
+    try:
+        expected: Any = salvage.json_documents(data)
+    except ValueError:
+        expected = None
+    documents = parse(data, "json")
+    assert (None if documents is None else list(documents)) == expected
