@@ -124,7 +124,9 @@ def run_analysis(
                 severity="info",
             )
         )
-    fleet = notes + fleet_findings(evidence) + fleet_note(unshown(warned, reports))
+    fleet = (
+        notes + fleet_findings(evidence) + fleet_note(unshown(warned, reports, ladders.supersedes))
+    )
     verdict = overall([r.verdict for r in reports])
     if verdict is Verdict.HEALTHY and any(f.severity in ("warn", "fail") for f in fleet):
         verdict = Verdict.DEGRADED

@@ -14,7 +14,10 @@ of is shown on the failed rung as context:
   rung's status and the target's verdict stay what the rung's own rules say;
 * the failed rung's failing findings get its repair first in their recovery (before "restart
   the worker"), and its acceptance checks beside theirs;
-* shown in a ladder, it is no longer in ``HOST_WARNINGS`` (:func:`.host_warnings.unshown`).
+* shown in a ladder, it is no longer in ``HOST_WARNINGS`` (:func:`.host_warnings.unshown`);
+* said already by a finding on the failed rung (:func:`.ladder.speaks_for`: a waiting
+  execution's placement warns that every eligible worker's volume is full, its candidate's
+  among them), it is not shown a second time: that finding stands for it, its repair first.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from schemas import Finding, LayerResult, LayerStatus, Recovery
 
 from .api import Rule, RuleContext
 from .host_warnings import WARNING_SEVERITIES
-from .ladder import advise, replaced_codes, run_rule
+from .ladder import advise, replaced_findings, run_rule, speaks_for
 
 
 def beside_stop(
@@ -39,9 +42,22 @@ def beside_stop(
     context = _context(failed, rules, replace(ctx, stopped_at=failed.name))
     if not context:
         return list(layers)
-    findings = [_repair_first(f, context) if f.severity == "fail" else f for f in failed.findings]
-    shown = failed.model_copy(update={"findings": findings + context})
+    new = [c for c in context if not _said_on(failed, c, ctx)]
+    standing_for = [
+        f
+        for f in failed.findings
+        if f.severity != "fail" and any(speaks_for(f, c, ctx.supersedes) for c in context)
+    ]
+    repairs = new + standing_for
+    findings = [_repair_first(f, repairs) if f.severity == "fail" else f for f in failed.findings]
+    shown = failed.model_copy(update={"findings": findings + new})
     return [shown if lr is failed else lr for lr in layers]
+
+
+def _said_on(failed: LayerResult, context: Finding, ctx: RuleContext) -> bool:
+    """True when a finding on ``failed`` says what ``context`` says (the product's
+    ``supersedes``, for the same worker): shown twice, one cause would read as two."""
+    return any(speaks_for(f, context, ctx.supersedes) for f in failed.findings)
 
 
 def _context(failed: LayerResult, rules: Sequence[Rule], ctx: RuleContext) -> list[Finding]:
@@ -55,8 +71,8 @@ def _context(failed: LayerResult, rules: Sequence[Rule], ctx: RuleContext) -> li
         for finding in answer.findings if answer is not None else []:
             if finding.severity in WARNING_SEVERITIES:
                 said.append(_as_context(advise(finding, rule.layer, ctx), rule, failed))
-    replaced = replaced_codes(said, ctx.supersedes)
-    return [f for f in said if f.code not in replaced]
+    replaced = replaced_findings(said, ctx.supersedes)
+    return [f for f in said if id(f) not in replaced]
 
 
 def _as_context(finding: Finding, rule: Rule, failed: LayerResult) -> Finding:

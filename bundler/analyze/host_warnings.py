@@ -23,7 +23,7 @@ from schemas import Citation, Finding, TargetReport
 
 from . import codes
 from .api import Rule, RuleContext, Supersedes, make_finding
-from .ladder import replaced_codes, run_rule
+from .ladder import replaced_findings, run_rule, speaks_for
 from .wording import CITED, by_reason
 
 WARNING_SEVERITIES = frozenset({"warn", "fail"})
@@ -54,8 +54,8 @@ def screen(
             answer = run_rule(rule, ctx)
             if answer is not None:
                 said += [f for f in answer.findings if f.severity in WARNING_SEVERITIES]
-        replaced = replaced_codes(said, supersedes)
-        kept = [f for f in said if f.code not in replaced]
+        replaced = replaced_findings(said, supersedes)
+        kept = [f for f in said if id(f) not in replaced]
         if kept and ctx.target.worker is not None:
             found[ctx.target.worker] = kept
     return found
@@ -69,18 +69,28 @@ def reasons(warned: Mapping[str, Sequence[Finding]]) -> dict[str, str]:
     }
 
 
-def unshown(warned: Mapping[str, Sequence[Finding]], reports: Sequence[TargetReport]) -> PerWorker:
+def unshown(
+    warned: Mapping[str, Sequence[Finding]],
+    reports: Sequence[TargetReport],
+    supersedes: Supersedes,
+) -> PerWorker:
     """The warnings no reported ladder of their worker shows (not walked, or cut from the
     report: a ladder that stopped below the warning's rung shows it where it stopped,
-    :mod:`.host_context`)."""
-    shown: dict[str, set[str]] = {}
+    :mod:`.host_context`, or a finding there says it already, :func:`.ladder.speaks_for`)."""
+    shown: dict[str, list[Finding]] = {}
     for report in reports:
         if report.worker is not None:
-            codes_of = shown.setdefault(report.worker, set())
-            codes_of.update(f.code for layer in report.layers for f in layer.findings)
+            said = shown.setdefault(report.worker, [])
+            said += [f for layer in report.layers for f in layer.findings]
     hidden: PerWorker = {}
     for worker, findings in warned.items():
-        left = [f for f in findings if f.code not in shown.get(worker, set())]
+        said = shown.get(worker, [])
+        codes_shown = {f.code for f in said}
+        left = [
+            f
+            for f in findings
+            if f.code not in codes_shown and not any(speaks_for(s, f, supersedes) for s in said)
+        ]
         if left:
             hidden[worker] = left
     return hidden

@@ -82,13 +82,15 @@ def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResu
                 silent.missing, ctx.collection_hints, ctx.evidence.refused
             )
         return LayerResult(name=layer, status=LayerStatus.UNKNOWN, findings=[silent])
-    findings = _dedupe([f for a in answers for f in a.findings])
-    replaced = replaced_codes(findings, ctx.supersedes)
-    findings = [f for f in findings if f.code not in replaced]
+    said = [f for a in answers for f in a.findings]
+    replaced = replaced_findings(said, ctx.supersedes)
+    findings = _dedupe([f for f in said if id(f) not in replaced])
     # an answer whose every finding the product's own replaced is that finding's to judge:
     # its status goes with it (a generic "no heartbeat time" must not outrank the pass of
     # the product's rule that dates the worker's last sign of life another way)
-    standing = [a for a in answers if not a.findings or {f.code for f in a.findings} - replaced]
+    standing = [
+        a for a in answers if not a.findings or any(id(f) not in replaced for f in a.findings)
+    ]
     status = max((a.status for a in standing or answers), key=PRECEDENCE.__getitem__)
     findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
     return LayerResult(
@@ -129,15 +131,29 @@ def _rule_error(rule: Rule, what: str) -> Finding:
     )
 
 
-def replaced_codes(findings: list[Finding], supersedes: Supersedes) -> set[str]:
-    """The generic codes that the product's own findings on the same rung replace
-    (``Profile.supersedes``: one cause reads as one finding, in the product's words)."""
-    present = {f.code for f in findings}
+def speaks_for(replacing: Finding, finding: Finding, supersedes: Supersedes) -> bool:
+    """True when ``replacing`` says what ``finding`` says (``Profile.supersedes``): its code
+    replaces ``finding``'s, and, when it names the workers it speaks of (``details.workers``),
+    ``finding``'s worker is one of them. Every eligible worker's full volume, named in one
+    finding about a waiting execution, is its candidate's full volume said again; another
+    worker's volume is not."""
+    generics = supersedes.get(replacing.code, ())
+    if finding.code not in ((generics,) if isinstance(generics, str) else generics):
+        return False
+    named = replacing.details.get("workers")
+    worker = finding.details.get("worker")
+    return not isinstance(named, list) or worker is None or worker in named
+
+
+def replaced_findings(findings: Sequence[Finding], supersedes: Supersedes) -> set[int]:
+    """The ``id`` of each finding another one among ``findings`` says already
+    (:func:`speaks_for`): one cause reads as one finding, in the product's words."""
     return {
-        generic
-        for code, generics in supersedes.items()
-        if code in present
-        for generic in ((generics,) if isinstance(generics, str) else generics)
+        id(finding)
+        for finding in findings
+        if any(
+            other is not finding and speaks_for(other, finding, supersedes) for other in findings
+        )
     }
 
 

@@ -8,7 +8,8 @@ the engine streams the profile's events through :func:`sample`, keeping per
 ``(kind, worker)`` the first :data:`FIRST_KEPT` in log order and the
 :data:`LATEST_KEPT` latest in the timeline's order (an undated event where the
 timeline will place it, between the dated lines around it: never the latest of all
-for want of a time), and counting all of them
+for want of a time; a line of a worker whose clock is proven off where the timeline
+places it on the server's clock, :func:`~.worker_clock.placed`), and counting all of them
 (:meth:`Timeline.count <bundler.analyze.api.Timeline.count>` stays exact).
 """
 
@@ -24,6 +25,7 @@ from datetime import datetime
 from schemas.evidence import ClockOffset
 
 from .api import FIRST_KEPT, LATEST_KEPT, Timeline, TimelineEvent, TimelineStream
+from .worker_clock import is_bounded, placed
 
 Key = tuple[str, str | None]
 Order = tuple[float, str, int]
@@ -48,13 +50,16 @@ def sample(
     """A :class:`Timeline` of at most FIRST_KEPT + LATEST_KEPT events per (kind, worker).
 
     Events a :class:`~bundler.analyze.api.TimelineStream` only counted are added to the totals.
-    ``clocks``: the logs stamped on a worker's clock that is off (the timeline reads them on
-    the server's); which of a key's events are the latest is still judged by their stamps.
+    ``clocks``: the logs stamped on a worker's clock that is off. Which of a key's events are
+    the latest is judged where the timeline places them, on the server's clock: one key holds
+    the server's lines about a worker and the worker's own (``unhealthy``, ``released``), and
+    by their stamps a worker two hours ahead kept its own older lines as the latest and
+    dropped the server's last ones.
     """
     totals: Counter[Key] = Counter()
     first: dict[Key, list[TimelineEvent]] = {}
     latest: dict[Key, _Latest] = {}
-    placer = _Placer(latest)
+    placer = _Placer(latest, clocks or {})
     for event in events:
         key = (event.kind, event.worker)
         totals[key] += 1
@@ -99,10 +104,12 @@ class _Placer:
     the LATEST_KEPT last lines of a key can be kept, so no more wait.
     """
 
-    __slots__ = ("_last", "_latest", "_waiting")
+    __slots__ = ("_clocks", "_last", "_latest", "_waiting")
 
-    def __init__(self, latest: dict[Key, _Latest]) -> None:
+    def __init__(self, latest: dict[Key, _Latest], clocks: Mapping[str, ClockOffset]) -> None:
         self._latest = latest
+        self._clocks = {member: offset for member, offset in clocks.items() if is_bounded(offset)}
+        """The logs whose lines the timeline places off their stamps (bounded both ways)."""
         self._last: dict[str, float] = {}
         """Per log member, the time of its last dated event so far."""
         self._waiting: dict[str, dict[Key, list[tuple[int, int, TimelineEvent]]]] = {}
@@ -112,8 +119,9 @@ class _Placer:
 
     def dated(self, member: str, at: datetime) -> float:
         """A dated event of ``member``: the undated ones waiting before it sort at its time
-        (returned as a number)."""
-        stamp = at.timestamp()
+        (returned as a number: where the timeline places it, on the server's clock)."""
+        offset = self._clocks.get(member) if self._clocks else None
+        stamp = (at if offset is None else placed(at, offset)).timestamp()
         if self._waiting:
             waiting = self._waiting.pop(member, None)
             if waiting is not None:
@@ -125,7 +133,8 @@ class _Placer:
         """Hand ``event`` (dated at ``stamp``, or undated: None) to its key's latest, now or
         once its place is known."""
         if stamp is not None:
-            self._add(key, event, (stamp, event.member, event.line))
+            as_stamped = event.member not in self._clocks
+            self._add(key, event, (stamp, event.member, event.line), as_stamped)
             return
         anchor = self._last.get(event.member)
         if anchor is not None:
@@ -151,19 +160,20 @@ class _Placer:
             for line, _, event in sorted(heap, key=lambda item: item[:2]):
                 self._add(key, event, (anchor, member, line))
 
-    def _add(self, key: Key, event: TimelineEvent, order: Order) -> None:
+    def _add(self, key: Key, event: TimelineEvent, order: Order, as_stamped: bool = False) -> None:
         kept = self._latest.get(key)
         if kept is None:
             kept = self._latest[key] = _Latest()
-        kept.add(event, order)
+        kept.add(event, order, as_stamped)
 
 
 class _Latest:
     """The LATEST_KEPT latest events of one key, in the timeline's order.
 
     Logs are written in time order, so nearly always each event is the latest yet: a
-    bounded deque keeps them with one comparison each, a dated event as itself (its order
-    is its time, member and line) and only an undated one with its order. The first event
+    bounded deque keeps them with one comparison each, an event placed at its stamp as itself
+    (its order is its time, member and line) and only an undated one, or one placed on the
+    server's clock off its stamp, with its order. The first event
     that goes back in time turns the rest into a heap of ``(order, arrival, event)`` (what
     a heap of every key used to cost: two tuples and a float per kept event, a tenth of a
     fleet's peak). Either way the same events are kept: the LATEST_KEPT greatest by
@@ -179,11 +189,12 @@ class _Latest:
         self._last: Order | None = None
         self._heap: list[tuple[Order, int, TimelineEvent]] | None = None
 
-    def add(self, event: TimelineEvent, order: Order) -> None:
+    def add(self, event: TimelineEvent, order: Order, as_stamped: bool) -> None:
+        """``as_stamped``: ``order`` is the event's own stamp, member and line."""
         if self._heap is None:
             if self._last is None or order >= self._last:
                 # drops the earliest once full
-                self._recent.append(event if event.at is not None else (order, event))
+                self._recent.append(event if as_stamped else (order, event))
                 self._last = order
                 return
             ordered = map(_ordered, self._recent)  # in order already: a valid heap
@@ -202,7 +213,7 @@ class _Latest:
 
 
 def _ordered(item: TimelineEvent | tuple[Order, TimelineEvent]) -> tuple[Order, TimelineEvent]:
-    """A deque item as ``(order, event)``: a dated event's order is its time, member, line."""
+    """A deque item as ``(order, event)``: a bare event's order is its stamp, member, line."""
     if isinstance(item, tuple):
         return item
     assert item.at is not None

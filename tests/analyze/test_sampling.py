@@ -7,6 +7,7 @@ from datetime import timedelta
 from bundler.analyze import sampling
 from bundler.analyze.api import EvidenceSet, Timeline, TimelineEvent
 from bundler.analyze.engine import analyze
+from schemas.evidence import ClockOffset
 from tests.support.evidence import T0, Fleet, StubProfile
 
 
@@ -110,10 +111,12 @@ def test_the_timeline_index_answers_like_a_filter_over_every_event() -> None:
         assert kept.count("stale") == (503 if kept.totals else 100)
 
 
-def _reference_sample(events: list[TimelineEvent]) -> list[TimelineEvent]:
+def _reference_sample(
+    events: list[TimelineEvent], clocks: dict[str, ClockOffset] | None = None
+) -> list[TimelineEvent]:
     """What the sampler keeps, by definition: per key the first FIRST_KEPT in log order and,
     of the rest, the LATEST_KEPT greatest by (place in the timeline of every event, arrival)."""
-    whole = Timeline(list(events)).events
+    whole = Timeline(list(events), clocks=clocks or {}).events
     place = {id(event): position for position, event in enumerate(whole)}
     by_key: dict[tuple[str, str | None], list[tuple[int, TimelineEvent]]] = {}
     for arrival, event in enumerate(events):
@@ -245,3 +248,36 @@ def test_the_sampler_keeps_what_the_timeline_places_last_across_logs() -> None:
     kept = sampling.sample(events).timeline.events
     expected = Timeline(_reference_sample(events)).events
     assert [(e.member, e.line) for e in kept] == [(e.member, e.line) for e in expected]
+
+
+def test_the_latest_lines_are_chosen_on_the_server_s_clock_where_a_worker_s_offset_is_proven():
+    """One key holds the server's lines about w2 and w2's own (``unhealthy``). w2's clock is
+    2 h ahead, proven both ways: its 80 lines, stamped 2 h late, happened before the server's
+    80. By their stamps w2's lines were "the latest" and the server's last 50 were dropped;
+    on the server's clock, where the timeline places them, the server's are the latest."""
+    ahead = ClockOffset(at_least_s=7198, at_most_s=7202)
+    worker_log, server_log = "hosts/h02/logs/0.log", "hosts/h01/logs/0.log"
+
+    def lines(member: str, first: timedelta, shift: timedelta) -> list[TimelineEvent]:
+        return [
+            TimelineEvent(
+                kind="unhealthy",
+                member=member,
+                line=i + 1,
+                text="",
+                at=T0 + first + timedelta(seconds=i) + shift,
+                worker="w2",
+            )
+            for i in range(80)
+        ]
+
+    server = lines(server_log, timedelta(minutes=10), timedelta(0))
+    worker = lines(worker_log, timedelta(0), timedelta(hours=2))
+    clocks = {worker_log: ahead}
+    for events in (server + worker, worker + server):  # logs come one after another
+        kept = sampling.sample(events, clocks).timeline
+        latest = kept.of_kind("unhealthy", worker="w2")[-sampling.LATEST_KEPT :]
+        assert {e.member for e in latest} == {server_log}
+        assert latest[-1].line == 80
+        expected = Timeline(_reference_sample(events, clocks), clocks=clocks).events
+        assert [(e.member, e.line) for e in kept.events] == [(e.member, e.line) for e in expected]

@@ -29,14 +29,16 @@ from tests.support.flux_evidence import (
 CODE = "FLUX_ELIGIBLE_VOLUMES_FULL"
 
 
-def _report(workers: list[WorkerStatus], volumes: list[StateVolume]) -> AnalysisReport:
+def _report(
+    workers: list[WorkerStatus], volumes: list[StateVolume], **asked: str
+) -> AnalysisReport:
     """An execution waiting for zone a (w1, w2 meet it; w3, zone b, does not)."""
     case = FluxCase(
         workers=[*workers, online("w3", labels={"zone": "b"})],
         jobs=[waiting(labels={"zone": "a"})],
         documents=[LocalStateEvidence(volumes=[*volumes, state_volume("w3", 0)])],
     )
-    return analyze(EvidenceSet(case.source()), profile=FLUX)
+    return analyze(EvidenceSet(case.source()), profile=FLUX, **asked)
 
 
 def _job_target(report: AnalysisReport) -> TargetReport:
@@ -109,3 +111,46 @@ def test_paused_eligible_workers_on_full_volumes_warn_beside_placement() -> None
         "hosts/h-w1/state-volume.txt",
         "hosts/h-w2/state-volume.txt",
     }
+
+
+NEARLY_FULL = "FLUX_WORKER_DISK_NEARLY_FULL"
+
+
+@pytest.mark.parametrize(
+    ("admin", "stopped_at"),
+    [(AdminState.PAUSED, Layer.PLACEMENT), (AdminState.ACTIVE, Layer.CAPACITY)],
+    ids=["placement", "capacity"],
+)
+def test_the_candidates_full_volume_is_said_once_on_the_rung_where_the_ladder_stops(
+    admin: AdminState, stopped_at: Layer
+) -> None:
+    """The execution's candidate (w1) is one of the workers the finding names, its df line
+    cited there: its own host warning (context on placement, a warning of the capacity rung)
+    said it a second time beside it. The warning is not lost: the finding stands for it, so
+    no fleet line says that no ladder shows w1's volume."""
+    report = _report(_zone_a(admin=admin), [state_volume("w1", 0), state_volume("w2", 0)])
+    target = _job_target(report)
+    assert (target.worker, target.first_failed_layer) == ("w1", stopped_at)
+    _, found = _rung(target, stopped_at)
+    assert [f.code for f in found if f.code in (CODE, NEARLY_FULL)] == [CODE]
+    shown = [c.member for f in found for c in f.evidence]
+    assert shown.count("hosts/h-w1/state-volume.txt") == 1
+    assert "HOST_WARNINGS" not in {f.code for f in report.fleet_findings}
+
+
+def test_a_full_volume_the_finding_does_not_name_is_still_shown_as_context() -> None:
+    """Asked for w3 (zone b, not eligible) and the execution: w3's full volume is no part of
+    the eligible workers' finding, so placement still shows it, its repair first."""
+    report = _report(
+        _zone_a(admin=AdminState.PAUSED),
+        [state_volume("w1", 0), state_volume("w2", 0)],
+        worker="w3",
+        job="default/job",
+    )
+    target = _job_target(report)
+    assert (target.worker, target.first_failed_layer) == ("w3", Layer.PLACEMENT)
+    _, found = _rung(target, Layer.PLACEMENT)
+    assert CODE in {f.code for f in found}
+    [context] = [f for f in found if f.code == NEARLY_FULL]
+    assert context.details["worker"] == "w3"
+    assert context.details["judged_on"] == "capacity"

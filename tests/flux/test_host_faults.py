@@ -201,6 +201,43 @@ def test_inodes_exhausted_are_named_although_blocks_are_free(
     (warned,) = [f for f in found if f.code == "FLUX_WORKER_DISK_NEARLY_FULL"]
     assert (warned.details["full"], warned.details["exhausted"]) == (True, "inodes")
     assert "with no inode left" in warned.message
+    # w2 started before its inodes ran out: its socket is there, nothing to tie to them
+    said = {f.code for t in report.targets for layer in t.layers for f in layer.findings}
+    assert "FLUX_CONTROL_SOCKET_NO_INODES" not in said
+
+
+def test_a_worker_started_with_no_inode_left_runs_without_its_control_socket(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """w2 stopped, its volume's inodes used up, w2 started again: Flux carries on without the
+    control socket it could not create (``Worker control socket unavailable ([Errno 28] ...)``),
+    online and taking work. The analysis said nothing of it; its heartbeat rung now warns,
+    citing the log line and ``df -P -i``'s, with the repair: free inodes, then restart."""
+    lab = _small_disk_lab(flux_lab_factory, inodes=64)
+    lab.workers["w2"].stop()  # SIGTERM: it removes its socket, whose inode the fill then takes
+    lab.wait_for_status({"w2": "offline"}, timeout_s=30)
+    lab.disks["w2"].fill_inodes()
+    lab.start_worker("w2")
+    lab.wait_for_log("w2", "Worker control socket unavailable", timeout_s=30)
+    assert not (lab.worker_dir("w2") / ".flux" / "worker-w2.sock").exists()
+    assert lab.api.worker_statuses()["w2"] == "online"  # Flux carries on
+    doctor_lab(lab, tmp_path / "socket.zip")
+    report = analyze_json(tmp_path / "socket.zip")
+
+    status, found = _worker_rung(report, Layer.HEARTBEAT)
+    assert status is LayerStatus.WARN, found
+    (finding,) = [f for f in found if f.code == "FLUX_CONTROL_SOCKET_NO_INODES"]
+    assert "w2 runs without its control socket" in finding.message
+    assert "0 of 64 inodes free" in finding.message
+    assert "No space left on device" in finding.details["error"]
+    cited = {c.member: c for c in finding.evidence}
+    (line,) = [c for m, c in cited.items() if m.startswith("hosts/") and "/logs/" in m]
+    assert line.excerpt is not None
+    assert "Worker control socket unavailable" in line.excerpt
+    assert cited["evidence/local_state.json"].pointer.endswith("/inodes_free")
+    assert any(m.endswith("/state-inodes.txt") for m in cited)
+    assert finding.recovery is not None
+    assert finding.recovery.summary.startswith("Free inodes (delete files)")
 
 
 def test_a_worker_clock_ahead_or_behind_is_said_and_its_runs_read_with_its_offset(

@@ -118,6 +118,9 @@ WORKER_LINES = [
     ("Connection established successfully", "connection_established", None, {}),
     ("Worker control socket listening at .flux/worker-w7.sock", "control_socket", None,
      {"path": ".flux/worker-w7.sock"}),
+    ("Worker control socket unavailable ([Errno 28] No space left on device); pause/resume via "
+     "signals only", "control_socket_unavailable", None,
+     {"error": "[Errno 28] No space left on device"}),
     (f"Worker subprocess for execution {EXEC} exited with code -15 (signal 15) before reporting a "
      "result", "runner_died", EXEC, {"code": -15}),
     (f"Claim for {EXEC} returned 409 (already claimed or superseded); dropping this dispatch.",

@@ -277,6 +277,44 @@ def test_without_a_server_log_a_skewed_worker_s_cancelled_run_is_undated():
     assert result.status is LayerStatus.UNKNOWN
 
 
+def swept_last_run(log: list[str] | None) -> tuple[LayerStatus, list[str], OutcomeEvidence]:
+    """As flux-core leaves it: c1, w2's run (2 h ahead) that the server's sweep cancelled at
+    17:09:01, is SQLite's "last run" of hello_world by its latest stamp, w2's start at
+    19:00:01 on w2's clock; the API lists no cancelled run (doctor reads FAILED and COMPLETED
+    details), only w1's failure at 17:05 and w2's quick run that bounds its clock."""
+    raw = healthy_raw()
+    run(raw, "tight", "w2", "COMPLETED", "17:08:58", "17:09:00", "17:09:03", skew=AHEAD,
+        workflow="etl")  # fmt: skip
+    run(raw, "middle", "w1", "FAILED", "17:04:58", "17:05:00", "17:10:04")
+    raw.host("db-last-runs", "h01", json.dumps([
+        {"workflow_namespace": "default", "workflow_name": "hello_world", "execution_id": "c1",
+         "state": "CANCELLED", "worker_name": "w2", "started_at": "2026-11-29 17:00:00.000",
+         "finished_at": "2026-11-29 19:00:01.000"}]))  # fmt: skip
+    if log is not None:
+        server_log(raw, log)
+    return judged(raw)
+
+
+def test_sqlite_s_last_run_the_sweep_cancelled_ends_at_the_sweep_on_the_server_s_clock():
+    """Its latest stamp is w2's start: read with w2's offset it "ended" about 17:00:01, and
+    w1's failure at 17:05 passed for the last run. The sweep's line dates its end on the
+    server's clock, 17:09:01: c1 is the last run, cancelled, and the outcome says so."""
+    status, found, outcome = swept_last_run(SWEPT)
+    c1 = _canary(outcome, "c1")
+    assert (c1.clock_of, c1.started_at, c1.finished_at) == (None, at("17:00:00"), at("17:09:01"))
+    assert (status, found) == (LayerStatus.UNKNOWN, ["FLUX_LAST_RUN_INCONCLUSIVE"])
+
+
+def test_without_a_server_log_sqlite_s_cancelled_last_run_of_a_worker_ahead_is_undated():
+    """No server log: whose clock ended c1 is unknown. It is undated (not w2's start read as
+    its end), w1's failure stands beside it, and which ran last is said to be unknown."""
+    status, found, outcome = swept_last_run(None)
+    c1 = _canary(outcome, "c1")
+    assert (c1.started_at, c1.finished_at, c1.clock_of) == (None, None, None)
+    assert "middle" in {c.canary_id for c in outcome.canaries}
+    assert (status, found) == (LayerStatus.UNKNOWN, ["RUN_ORDER_UNDATED"])
+
+
 # -- case 2: a worker with no runs, bounded by its registration ---------------------------------
 
 

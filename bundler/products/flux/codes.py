@@ -66,6 +66,12 @@ FLUX_WORKER_HEARD_SINCE_HEARTBEAT = _(
 FLUX_ELIGIBLE_WORKER_CONNECTED = _(
     "FLUX_ELIGIBLE_WORKER_CONNECTED", H, "workers that may run the execution are connected"
 )
+FLUX_CONTROL_SOCKET_NO_INODES = _(
+    "FLUX_CONTROL_SOCKET_NO_INODES",
+    H,
+    "runs without its control socket: no inode left on its volume",
+    "socket-no-inodes",
+)
 FLUX_UNEXPLAINED_STALE_CLAIM = _(
     "FLUX_UNEXPLAINED_STALE_CLAIM", H, "stale claims nothing in the logs explains"
 )

@@ -112,8 +112,13 @@ class FluxProfile:
         # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
         codes.FLUX_WORKER_CLOCK_SKEW: CLOCK_SKEW,
         # "Unassigned although w1 could take it and has free slots": the slots cannot run it,
-        # every eligible worker's state volume is full.
-        codes.FLUX_ELIGIBLE_VOLUMES_FULL: codes.FLUX_DISPATCH_PENDING,
+        # every eligible worker's state volume is full. And the candidate's own full volume
+        # (a host warning, shown on the rung where its ladder stopped) is one of those it
+        # names, each df line cited: said once (another worker's volume is not replaced).
+        codes.FLUX_ELIGIBLE_VOLUMES_FULL: (
+            codes.FLUX_DISPATCH_PENDING,
+            codes.FLUX_WORKER_DISK_NEARLY_FULL,
+        ),
         # The same fact twice, the generic one in fewer words (found reading the samples as a
         # first-time reader): each Flux finding here fails, so the rung's status cannot drop.
         codes.FLUX_WORKER_EVICTED: WORKER_OFFLINE,

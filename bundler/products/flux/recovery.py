@@ -299,5 +299,6 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "disk-nearly-full": recovery_host.disk_nearly_full,
     "volumes-full": recovery_host.volumes_full,
     "clock-skew": recovery_host.clock_skew,
+    "socket-no-inodes": recovery_host.socket_without_inodes,
 }
 """Recovery id (as ``codes.py`` names it) -> the text, built with the finding's facts."""

@@ -163,6 +163,27 @@ def volumes_full(volumes: list[FullVolume], *, down: bool) -> Recovery:
     )
 
 
+def socket_without_inodes(worker: str, mount: str) -> Recovery:
+    """For a worker that started on a volume with no inode left: it runs, without the control
+    socket it creates only at start-up."""
+    return Recovery(
+        summary=f"Free inodes (delete files) on the volume under {worker}'s Flux home "
+        f"({mount}), then restart {worker}: it creates its control socket only when it starts.",
+        steps=[
+            *_make_room(worker, "inodes"),
+            f"Restart {worker} (SIGTERM drains it first) and confirm its log says `Worker "
+            f"control socket listening at …` and `flux worker status {worker}` answers on its "
+            "host.",
+        ],
+        cautions=[
+            f"Until then `flux worker pause`, `resume`, `status` and `cancel-all` cannot reach "
+            f"{worker} (SIGUSR1 pauses it, SIGUSR2 resumes it), and its runs that write a file "
+            "on that volume fail with `[Errno 28] No space left on device`.",
+        ],
+        reference=OBSERVED,
+    )
+
+
 def clock_skew(worker: str) -> Recovery:
     return Recovery(
         summary=f"Set {worker}'s host clock right and keep it synchronized (NTP).",

@@ -240,6 +240,12 @@ WORKER_FORMATS: tuple[LineFormat, ...] = (
         r"^Worker control socket listening at (?P<path>\S+)",
     ),
     _fmt(
+        # flux-core's worker.py: the socket is best-effort, the worker carries on without it
+        "control_socket_unavailable",
+        "Worker control socket unavailable",
+        r"^Worker control socket unavailable \((?P<error>.*)\); pause/resume via signals only",
+    ),
+    _fmt(
         "runner_died",
         "Worker subprocess for execution",
         rf"^Worker subprocess for execution {EXEC} exited with code (?P<code>-?\d+)",

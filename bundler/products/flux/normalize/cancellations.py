@@ -18,11 +18,17 @@ So a cancelled run of a worker whose clock is off ends on the worker's clock unl
 server log says the sweep resolved it. Without a server log nothing rules the sweep out:
 whose clock stamped the end is unknown, and the run is read as undated rather than placed
 on a guess (which run ended last is then said to be unknown).
+
+The sweep logs its line right after it appends ``WORKFLOW_CANCELLED`` (the same call, on the
+server's clock): where the event itself is not in the bundle (SQLite's "last run" row gives
+only its run's first and last stamps, whoever wrote them), the line dates the end
+(:attr:`Cancellations.swept_at`, to the log's second).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 
 from schemas.manifest import HostRole
@@ -48,6 +54,9 @@ class Cancellations:
 
     swept: frozenset[str]
     server_log_read: bool
+    swept_at: dict[str, datetime] = field(default_factory=dict)
+    """When the sweep resolved each run, on the server's clock: its earliest dated line that
+    names the run (a run whose lines are undated is absent)."""
 
     def end_stamped_by(self, execution_id: str) -> Stamper:
         """Whose clock stamped ``WORKFLOW_CANCELLED`` of ``execution_id``."""
@@ -59,11 +68,17 @@ class Cancellations:
 def cancellations(flux: FluxRecords) -> Cancellations:
     """The server log's sweeps of orphaned cancellations (each line, and each summary's ids)."""
     swept: set[str] = set()
+    swept_at: dict[str, datetime] = {}
     for event in flux.events_of(*SWEEP_KINDS):
-        if event.execution:
-            swept.add(event.execution)
+        named = {event.execution} if event.execution else set()
         ids = event.detail.get("ids")
         if isinstance(ids, str):
-            swept.update(part.strip() for part in ids.split(",") if part.strip())
+            named.update(part.strip() for part in ids.split(",") if part.strip())
+        swept |= named
+        if event.at is None:
+            continue
+        for execution in named:
+            earlier = swept_at.get(execution)
+            swept_at[execution] = event.at if earlier is None else min(earlier, event.at)
     read = any(flux.raw.ok(r) for r in flux.host_results("logs", HostRole.SERVER))
-    return Cancellations(frozenset(swept), read)
+    return Cancellations(frozenset(swept), read, swept_at)

@@ -17,7 +17,7 @@ from datetime import datetime
 from bundler.analyze.facts import Span, dated, is_zero_time, may_end_last, on_server_clock
 from schemas.evidence import CanaryRun, ClockOffset, OutcomeEvidence
 
-from ..models import ExecutionDetail, ExecutionEvent
+from ..models import DbLastRun, ExecutionDetail, ExecutionEvent
 from .cancellations import CANCELLED, SERVER_STAMPED, Cancellations, Stamper, cancellations
 from .clocks import WORKER_STAMPED
 from .records import FluxRecords
@@ -36,30 +36,59 @@ def _span(canary: CanaryRun, clocks: Clocks) -> Span | None:
     return on_server_clock(ended, clocks.get(canary.clock_of) if canary.clock_of else None)
 
 
-def _from_db(flux: FluxRecords, clocks: Clocks) -> list[CanaryRun]:
-    """Each workflow's last run by its latest event, as SQLite picks it.
+def _ahead(worker: str | None, clocks: Clocks) -> bool:
+    """Whether ``worker``'s clock is proven ahead of the server's."""
+    offset = clocks.get(worker) if worker else None
+    return offset is not None and offset.at_least_s is not None and offset.at_least_s > 0
+
+
+def _db_times(
+    row: DbLastRun, clocks: Clocks, cancelled: Cancellations
+) -> tuple[datetime | None, datetime | None, str | None]:
+    """A SQLite "last run" row's start and end, and whose clock the end is on.
 
     The row's end is its latest event's time, whoever stamped it. Of a worker whose clock
-    is proven ahead that is the worker's own end (every event it stamps lies later than the
-    server's claim): marked ``clock_of``, so it is read with the worker's offset. Of one
+    is proven ahead that is the worker's own stamp (every event it stamps lies later than
+    the server's claim): marked ``clock_of``, so it is read with the worker's offset. Of one
     behind it is the server's claim, earlier than the end but on the server's clock.
+
+    A cancelled run of a worker ahead is the exception (:mod:`.cancellations`): the server's
+    sweep stamps its end on the server's clock, so the latest stamp is the worker's *start*,
+    read with its offset as an end minutes or hours early. Its end is the sweep's line in
+    the server log, on the server's clock. Without a server log whose clock ended it is
+    unknown: undated, as the same run read through the API.
     """
+    worker = row.worker_name
+    started, finished = as_utc(row.started_at), as_utc(row.finished_at)
+    if not _ahead(worker, clocks):
+        return started, finished, None
+    if row.state != "CANCELLED":
+        return started, finished, worker
+    stamper = cancelled.end_stamped_by(row.execution_id)
+    if stamper is Stamper.WORKER:
+        return started, finished, worker
+    swept_at = cancelled.swept_at.get(row.execution_id)
+    if stamper is Stamper.SERVER and swept_at is not None:
+        return started, swept_at, None
+    return None, None, None
+
+
+def _from_db(flux: FluxRecords, clocks: Clocks, cancelled: Cancellations) -> list[CanaryRun]:
+    """Each workflow's last run by its latest event, as SQLite picks it (:func:`_db_times`)."""
     canaries = []
     for row in flux.db_last_runs:
-        worker = row.value.worker_name
-        offset = clocks.get(worker) if worker else None
-        ahead = offset is not None and offset.at_least_s is not None and offset.at_least_s > 0
+        started, finished, clock_of = _db_times(row.value, clocks, cancelled)
         canaries.append(
             CanaryRun(
                 canary_id=row.value.execution_id,
                 job=f"{row.value.workflow_namespace}/{row.value.workflow_name}",
-                worker=worker,
+                worker=row.value.worker_name,
                 mode="last_run",
                 phase=PHASES.get(row.value.state, "inconclusive"),  # type: ignore[arg-type]
-                started_at=as_utc(row.value.started_at),
-                finished_at=as_utc(row.value.finished_at),
+                started_at=started,
+                finished_at=finished,
                 errors=1 if row.value.state == "FAILED" else 0,
-                clock_of=worker if ahead else None,
+                clock_of=clock_of,
                 source=row.source,
             )
         )
@@ -150,15 +179,16 @@ def _latest(runs: list[CanaryRun], clocks: Clocks) -> list[CanaryRun]:
 def _with_skewed_rivals(
     db: list[CanaryRun], api: list[CanaryRun], clocks: Clocks
 ) -> list[CanaryRun]:
-    """SQLite's last run of each workflow, and beside one stamped by a worker whose clock is
-    off every run read through the API that may have ended after it on the server's clock.
+    """SQLite's last run of each workflow, and beside one of a worker whose clock is ahead
+    every run read through the API that may have ended after it on the server's clock (after
+    an undated one: every run that may have ended last).
 
     SQLite orders runs by their latest stamp, whoever's clock wrote it: a run of a worker
     hours ahead is its "last run" while a later run on a right clock is not even listed.
     """
     kept = list(db)
     for canary in db:
-        if canary.clock_of is None:
+        if not _ahead(canary.worker, clocks):
             continue
         others = [c for c in api if c.job == canary.job and c.canary_id != canary.canary_id]
         rivals = _latest([canary, *others], clocks)
@@ -188,8 +218,9 @@ def _identity(canary: CanaryRun) -> str:
 
 def outcome_evidence(flux: FluxRecords, clocks: Clocks) -> OutcomeEvidence:
     """``clocks``: the workers whose clocks the runs prove off (:mod:`.clocks`)."""
-    api = _from_api(flux, clocks, cancellations(flux))
-    db = _from_db(flux, clocks)
+    cancelled = cancellations(flux)
+    api = _from_api(flux, clocks, cancelled)
+    db = _from_db(flux, clocks, cancelled)
     canaries = _with_skewed_rivals(db, api, clocks) if db else api
     gaps = flux.failed("db-last-runs", "executions.completed", "executions.failed")
     last_good = _last_good([c for c in canaries if c.phase == "successful"], clocks)

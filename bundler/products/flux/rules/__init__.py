@@ -14,6 +14,7 @@ from .authorization import flux_registration
 from .capacity import flux_slots
 from .claims import flux_release_storm, flux_stale_claims
 from .clock import flux_worker_clock
+from .control_socket import flux_socket_without_inodes
 from .eligible_volumes import flux_eligible_volumes_full, flux_unavailable_volumes_full
 from .gauges import flux_untrusted_gauges
 from .health import flux_starvation_history
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     flux_server_up,
     flux_worker_heartbeat,
     flux_worker_clock,
+    flux_socket_without_inodes,
     flux_stale_claims,
     flux_registration,
     flux_execution_placement,
