@@ -143,9 +143,10 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     return ValueSpan(pos, end) if end > pos else None
 
 
-def without_trailing_escapes(data: bytes, start: int, end: int) -> int:
-    """Where ``data[start:end]`` ends without the terminal escapes and blanks that close it
-    (``correct horse\\x1b[0m``: the reset is how the value was shown, not part of it)."""
+def without_trailing_escapes(data: bytes, start: int, end: int, *, blanks: bool = True) -> int:
+    """Where ``data[start:end]`` ends without the terminal escapes that close it, and the
+    ``blanks`` before each (``correct horse\\x1b[0m``: the reset is how the value was shown,
+    not part of it; a quoted value keeps its blanks, they are inside the quotes)."""
     if data.find(b"\x1b", start, end) < 0:
         return end
     while (close := data.rfind(b"\x1b[", start, end)) >= 0:
@@ -153,7 +154,7 @@ def without_trailing_escapes(data: bytes, start: int, end: int) -> int:
         if trail is None or trail.end() != end:
             break
         end = close
-        while end > start and data[end - 1] in b" \t":
+        while blanks and end > start and data[end - 1] in b" \t":
             end -= 1
     return end
 
@@ -163,14 +164,10 @@ def _uncoloured(data: bytes, span: ValueSpan | None) -> ValueSpan | None:
     one that holds nothing else has no value."""
     if span is None or data.find(b"\x1b", span.start, span.end) < 0:
         return span
-    start, end = span.start, span.end
-    while (lead := TERMINAL_ESCAPE.match(data, start, end)) is not None:
+    start = span.start
+    while (lead := TERMINAL_ESCAPE.match(data, start, span.end)) is not None:
         start = lead.end()
-    while (close := data.rfind(b"\x1b[", start, end)) >= 0:
-        trail = TERMINAL_ESCAPE.match(data, close, end)
-        if trail is None or trail.end() != end:
-            break
-        end = close
+    end = without_trailing_escapes(data, start, span.end, blanks=False)
     return ValueSpan(start, end) if end > start else None
 
 
