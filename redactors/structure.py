@@ -305,8 +305,10 @@ def _walk(node: Any, path: str, walk: _Walk, depth: int) -> None:
         node.get("data") or node.get("stringData"), dict
     ):
         _k8s_secret(node, path, found)
-    pair_kind = _pair_kind(node, classify)
-    _joined_argv(node, path, walk)
+    # both asked here first, in C: most mappings hold neither a pair nor a split command line
+    pair_kind = _pair_kind(node, classify) if "value" in node or "Value" in node else None
+    if not _ARGV_KEYS.isdisjoint(node):
+        _joined_argv(node, path, walk)
     for key, value in node.items():
         if isinstance(key, str):
             facts = keys.get(key)
@@ -357,8 +359,8 @@ def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
     """The secrets of a command line split over two lists (``command: [app, --password]``,
     ``args: [PW]``): each list alone holds a flag without its value, or a value without its
     flag, so they are read joined, and what lies in the second list is found."""
-    if _ARGV_KEYS.isdisjoint(node) or len(_ARGV_KEYS & node.keys()) < 2:
-        return  # in C: most mappings of a listing hold neither list (a tenth of its walk)
+    if len(_ARGV_KEYS & node.keys()) < 2:
+        return
     lists = {k.lower(): (k, v) for k, v in node.items() if type(v) is list and isinstance(k, str)}
     for head, tail in _ARGV_PAIRS:
         if head not in lists or tail not in lists:
@@ -376,8 +378,8 @@ def _joined_argv(node: dict[Any, Any], path: str, walk: _Walk) -> None:
 
 
 def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:
-    if "value" not in node and "Value" not in node:
-        return None  # the common case, asked first: most mappings hold no pair
+    """The kind of a ``{"name": N, "value": V}`` pair's value (None: no pair, or N names no
+    secret); asked only of a mapping with a value key."""
     name = node.get("name", node.get("Name", node.get("key")))
     return classify(name) if isinstance(name, str) else None
 
