@@ -15,6 +15,7 @@ from ..exit_codes import ExitCode
 from ..printable import printable, printable_json
 from ..redaction.mapfile import read_map
 from ..redaction.reviewing import review_path
+from ..sizes import human_size
 from .options import OpenSecrets, click_prompt, open_options
 from .secrets_input import read_map_password
 
@@ -81,8 +82,8 @@ def command(
             more = len(result.report_mismatches) - 1
             state += f"; the redaction report does not match the members ({first}"
             state += f", and {more} more)" if more > 0 else ")"
-        size = result.bytes_checked / 1e6
+        size = human_size(result.bytes_checked)
         click.echo(
-            f"bundler: review: {result.members_checked} member(s), {size:.1f} MB: {state}", err=True
+            f"bundler: review: {result.members_checked} member(s), {size}: {state}", err=True
         )
     ctx.exit(int(ExitCode.OK if result.clean else ExitCode.PROBLEM))

@@ -22,6 +22,7 @@ from schemas import RedactionReport
 from ..archive.passwords import Sealing
 from ..errors import UsageError
 from ..secret_options import SealOptions
+from ..sizes import human_size
 from .config import RedactConfig, RedactOutcome
 from .handoff import new_key
 from .mapfile import write_map
@@ -136,7 +137,7 @@ def summary_line(outcome: RedactOutcome) -> str:
         f"{k} {n}" for k, n in sorted(report.by_kind.items(), key=lambda kv: -kv[1])[:8]
     )
     return (
-        f"bundler: redacted {outcome.files} file(s), {outcome.bytes_in / 1e6:.1f} MB: "
+        f"bundler: redacted {outcome.files} file(s), {human_size(outcome.bytes_in)}: "
         f"{report.total} redaction(s){' (' + kinds + ')' if kinds else ''}; "
         f"{len(report.skipped)} skipped{_skipped_why(report)} -> {outcome.output}"
     )

@@ -145,7 +145,7 @@ class TreeRedaction:
         self.use_pool = self.workers > 1 and len(tasks) > 1 and total >= POOL_MIN_BYTES
         cut = sum(len(m.parts) for m in members if m.segmented)
         self.phase(
-            f"pass one: redacting {len(members)} file(s), {total / 1e6:.1f} MB"
+            f"pass one: redacting {len(members)} file(s), {human_size(total)}"
             + (f" ({cut} segments of big files)" if cut else "")
             + (f" on {self.workers} worker processes" if self.use_pool else "")
         )

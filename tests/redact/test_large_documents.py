@@ -149,7 +149,7 @@ def test_bundler_redact_and_review_of_a_large_listing(tmp_path: Path, big_listin
     _only_planted_replaced((out / "all.json").read_bytes(), big_listing)
     code, stdout, err = _cli("review", str(out))
     assert code == 0, stdout
-    assert err.endswith("2 member(s), 17.4 MB: clean\n")
+    assert err.endswith("2 member(s), 16.6 MiB: clean\n")
     code, stdout, _ = _cli("review", str(src))
     assert code == 1
     line = big_listing[: big_listing.index(ENCODED)].count(b"\n") + 1

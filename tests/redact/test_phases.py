@@ -39,7 +39,7 @@ def test_the_api_reports_each_phase_in_order(tmp_path: Path) -> None:
     sealing = Sealing.with_password("a long enough bundle password")
     redact_to_bundle(src, tmp_path / "out.zip", _config(), sealing, progress=phases.append)
     assert [p.split(":")[0] for p in phases] == ["pass one", "pass two", "sealing out.zip"]
-    assert phases[0].startswith("pass one: redacting 2 file(s), 2.9 MB")
+    assert phases[0].startswith("pass one: redacting 2 file(s), 2.8 MiB")
     assert "learned value(s)" in phases[1]
     phases.clear()
     redact_to_directory(src, tmp_path / "out", _config(), progress=phases.append)

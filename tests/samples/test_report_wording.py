@@ -1,0 +1,44 @@
+"""What a first-time reader of the committed samples' reports trips on, read off real output.
+
+Each test runs the real command on a committed sample bundle (password ``bundler-sample``)
+and reads what a support engineer reads: a code said twice, a step said four times, a
+passing check cited as the proof of a failure, ``1 worker(s)``, a reason that is one word,
+two units for one quantity, one worker event listed as two changes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner, Result
+
+from bundler.cli import cli
+from samples import catalog
+
+WIDE = {"COLUMNS": "400"}
+"""Wide enough that no line of a sample's report is wrapped mid-sentence."""
+
+
+def bundler(*args: str) -> Result:
+    env = {catalog.PASSWORD_ENV: catalog.SAMPLE_PASSWORD, **WIDE}
+    return CliRunner().invoke(cli, [*args, "--password-env", catalog.PASSWORD_ENV], env=env)
+
+
+def sample(name: str) -> str:
+    return str(catalog.BUNDLES_DIR / f"{name}.zip")
+
+
+SIZE = re.compile(r"\b\d+(?:\.\d)? (B|KiB|MiB|GiB)\b")
+
+
+def test_review_writes_sizes_in_the_units_inspect_writes() -> None:
+    """``review`` said ``0.4 MB`` of a bundle ``inspect`` said was ``74.6 KiB``: one helper
+    (``bundler.sizes.human_size``) writes every size, in binary units."""
+    inspected = bundler("inspect", sample("flux-hung"))
+    reviewed = bundler("review", sample("flux-hung"))
+    assert (inspected.exit_code, reviewed.exit_code) == (0, 0), reviewed.output
+    assert SIZE.search(inspected.output.splitlines()[0])
+    line = reviewed.stderr.strip().splitlines()[-1]
+    assert line.startswith("bundler: review: ")
+    assert SIZE.search(line), line
+    assert " MB" not in line
