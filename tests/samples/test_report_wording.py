@@ -42,3 +42,12 @@ def test_review_writes_sizes_in_the_units_inspect_writes() -> None:
     assert line.startswith("bundler: review: ")
     assert SIZE.search(line), line
     assert " MB" not in line
+
+
+def test_a_healthy_fleet_says_in_words_why_each_worker_was_chosen() -> None:
+    """A healthy Flux fleet's report said ``why chosen: worker``."""
+    analyzed = bundler("analyze", sample("flux-healthy"))
+    assert analyzed.exit_code == 0, analyzed.output[-2000:]
+    reasons = re.findall(r"^why chosen: (.*)$", analyzed.stdout, re.MULTILINE)
+    assert reasons
+    assert all(len(reason.split()) >= 3 for reason in reasons), reasons
