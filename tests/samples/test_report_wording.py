@@ -51,3 +51,16 @@ def test_a_healthy_fleet_says_in_words_why_each_worker_was_chosen() -> None:
     reasons = re.findall(r"^why chosen: (.*)$", analyzed.stdout, re.MULTILINE)
     assert reasons
     assert all(len(reason.split()) >= 3 for reason in reasons), reasons
+
+
+def test_diff_lists_a_worker_coming_back_once() -> None:
+    """w2 back online was listed as ``connection offline -> online`` and again as ``status
+    offline -> online``: one event, listed once, as the connection change (which the JSON
+    and docs/diff.md keep)."""
+    pairs = catalog.BUNDLES_DIR.parent / "pairs"
+    before, after = pairs / "flux-hung-before.zip", pairs / "flux-hung-after.zip"
+    diffed = bundler("diff", str(before), str(after))
+    assert diffed.exit_code == 0, diffed.output[-2000:]
+    workers = diffed.stdout.split("Workers:")[1].split("\n\n")[0]
+    assert "w2: connection offline -> online" in workers
+    assert "offline -> online" not in workers.replace("w2: connection offline -> online", "")
