@@ -127,9 +127,7 @@ def _said_by_connection(field: str, old: dict[str, Any], new: dict[str, Any]) ->
     says more (``STALE``, ``draining``) is listed as its own change."""
     if field != "status":
         return False
-    return all(
-        _word(facts.get("status")) == _word(facts.get("connection")) for facts in (old, new)
-    )
+    return all(_word(facts.get("status")) == _word(facts.get("connection")) for facts in (old, new))
 
 
 def _word(value: Any) -> str | None:

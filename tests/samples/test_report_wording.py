@@ -8,8 +8,10 @@ two units for one quantity, one worker event listed as two changes.
 
 from __future__ import annotations
 
+import json
 import re
 
+import pytest
 from click.testing import CliRunner, Result
 
 from bundler.cli import cli
@@ -51,6 +53,30 @@ def test_a_healthy_fleet_says_in_words_why_each_worker_was_chosen() -> None:
     reasons = re.findall(r"^why chosen: (.*)$", analyzed.stdout, re.MULTILINE)
     assert reasons
     assert all(len(reason.split()) >= 3 for reason in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["lyftdata-corrupt_state", "lyftdata-corrupt_state_api_log", "lyftdata-trust_root_broken"],
+)
+def test_no_failure_is_proven_by_a_check_that_already_passes(name: str) -> None:
+    """``LOCAL_STATE_CORRUPT`` on the deployment rung said "proven by: recent heartbeat", a
+    check its own target passes: the proof of a repair is a check the failure fails."""
+    analyzed = bundler("analyze", sample(name), "--format", "json")
+    report = json.loads(analyzed.stdout)
+    cited = 0
+    for target in report["targets"]:
+        passing = {c["check"] for c in target["acceptance"] if c["status"] == "pass"}
+        for layer in target["layers"]:
+            for finding in layer["findings"]:
+                if finding["severity"] == "fail":
+                    cited += len(finding["acceptance"])
+                    assert not passing & set(finding["acceptance"]), (finding["code"], passing)
+    assert cited
+    if name == "lyftdata-corrupt_state":
+        text = bundler("analyze", sample(name)).stdout
+        proof = text.split("LOCAL_STATE_CORRUPT: Stop the worker")[1].split("proven by: ")[1]
+        assert proof.startswith("exact intended placement and deployment identity")
 
 
 def test_diff_lists_a_worker_coming_back_once() -> None:
