@@ -55,6 +55,37 @@ def test_a_healthy_fleet_says_in_words_why_each_worker_was_chosen() -> None:
     assert all(len(reason.split()) >= 3 for reason in reasons), reasons
 
 
+BLOCKERS = ("CREDENTIAL_NOT_BOUND", "SOURCE_PATH_MISSING", "CREDENTIAL_WORKER_NOT_ALLOWED")
+
+
+def test_a_requirements_blocker_says_its_code_and_its_repair_once() -> None:
+    """``CREDENTIAL_NOT_BOUND: ingest-events on edge-01 is blocked by CREDENTIAL_NOT_BOUND``
+    in the ladder, then ``CREDENTIAL_NOT_BOUND: Bind the required credential to the job.``
+    and a step 1 with the same words."""
+    text = bundler("analyze", sample("lyftdata-requirements_blocked")).stdout
+    for code in BLOCKERS:
+        line = next(x for x in text.splitlines() if f"FAIL       {code}:" in x or f" {code}: " in x)
+        assert line.count(code) == 1, line
+    steps = text.split("Next steps")[1].split("Recovery acceptance")[0].splitlines()
+    summaries = [s.split(": ", 1)[1].strip() for s in steps if s.lstrip().startswith("•")]
+    numbered = [s.split(". ", 1)[1].strip() for s in steps if re.match(r"\s+\d+\. ", s)]
+    assert summaries
+    assert not set(summaries) & set(numbered), (summaries, numbered)
+
+
+@pytest.mark.parametrize("form", ["text", "markdown", "html"])
+def test_the_step_every_blocker_shares_is_said_once(form: str) -> None:
+    """Four blockers, each followed by "Rerun readiness after the repair", its caution and
+    its proof: said once, after the four repairs, in every human format."""
+    report = bundler("analyze", sample("lyftdata-requirements_blocked"), "--format", form)
+    said = report.stdout
+    assert said.count("Rerun readiness") == 1, said
+    assert said.count("A successful settings write is not proof") == 1
+    last_repair = "Update worker database settings or the exact job ACL"
+    assert said.count(last_repair) == 1
+    assert said.index("Rerun readiness") > said.index(last_repair)
+
+
 @pytest.mark.parametrize(
     "name",
     ["lyftdata-corrupt_state", "lyftdata-corrupt_state_api_log", "lyftdata-trust_root_broken"],

@@ -49,6 +49,7 @@ from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
 from . import _fleet as fleet
+from ._steps import next_steps, said_once
 from .timeline import build as build_timeline
 
 MAX_OK_COLLECTORS = 400
@@ -198,7 +199,7 @@ def _environment() -> Environment:
         integrity_lines=common.integrity_lines,
         layer_note=common.layer_note,
         cited=common.cited,
-        next_steps=common.next_steps,
+        next_steps=lambda target: said_once(next_steps(target)),
         check_label=common.check_label,
         target_title=common.target_title,
         target_state=common.target_state,
