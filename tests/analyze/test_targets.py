@@ -246,7 +246,7 @@ def test_slots_full_scenario_reads_capacity(fleet: Fleet) -> None:
     assert "(+1 similar)" in (t.reason or "")
     capacity = t.layers[Layer.CAPACITY.index]
     assert [f.code for f in capacity.findings] == ["SLOTS_SATURATED"]
-    assert "w3 is full: all 1 slots in use" in capacity.findings[0].message
+    assert "w3 is full: 1 of 1 slot in use" in capacity.findings[0].message
 
 
 def test_products_placement_decides_the_candidate(fleet: Fleet) -> None:

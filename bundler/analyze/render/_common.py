@@ -21,6 +21,7 @@ from schemas import (
     Verdict,
 )
 
+from ...plurals import counted
 from ...timetext import utc
 from ..codes import NO_EVIDENCE
 
@@ -93,7 +94,7 @@ def integrity_lines(report: AnalysisReport) -> list[str]:
     failed = report.bundle.collectors_failed
     if failed:
         lines.append(
-            f"{len(failed)} collector(s) failed: "
+            f"{counted(len(failed), 'collector')} failed: "
             + "; ".join(failed[:4])
             + (f" (+{len(failed) - 4} more)" if len(failed) > 4 else "")
         )

@@ -42,6 +42,7 @@ from schemas import (
 from schemas.manifest import FAILED_STATUSES
 
 from ...jsondoc import JsonRefused
+from ...plurals import counted, plural
 from ...printable import printable
 from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
 from ...timetext import formatted
@@ -217,6 +218,8 @@ def _environment() -> Environment:
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
     )
     env.filters["size"] = _size
+    env.filters["counted"] = counted  # ``{{ n|counted('file') }}``: 1 file, 2 files
+    env.filters["plural"] = plural  # ``{{ n|plural('is', 'are') }}``
     env.filters["timefmt"] = formatted  # strftime with a four-digit year (timetext)
     return env
 

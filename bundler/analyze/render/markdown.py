@@ -131,11 +131,11 @@ def render_markdown(report: AnalysisReport) -> str:
     if report.fleet is not None and report.fleet.workers_total:
         out += _overview(report.fleet)
     groups = target_groups(report)
-    rows, more_rows = shown(report, groups, TABLE_ROWS_SHOWN, "row(s)")
+    rows, more_rows = shown(report, groups, TABLE_ROWS_SHOWN, "row")
     out += _targets_table(rows)
     if more_rows:
         out += [cell(more_rows), ""]
-    sections, more = shown(report, groups, SECTIONS_SHOWN, "target section(s)")
+    sections, more = shown(report, groups, SECTIONS_SHOWN, "target section")
     for group in sections:
         out += _target(group)
     if more:

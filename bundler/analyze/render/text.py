@@ -90,7 +90,7 @@ def render_text(report: AnalysisReport, console: Console) -> None:
         console.print(_overview(report.fleet, console))
     console.print(_targets_table(report))
     short = compact(report)
-    sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section(s)")
+    sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section")
     for group in sections:
         console.print(_target_section(group, short))
     if rest:
@@ -174,7 +174,7 @@ def _codes_fit(table: Table, rows: list[list[str]], width: int) -> bool:
 
 
 def _targets_table(report: AnalysisReport) -> RenderableType:
-    groups, rest = shown(report, target_groups(report), TABLE_ROWS_SHOWN, "row(s)")
+    groups, rest = shown(report, target_groups(report), TABLE_ROWS_SHOWN, "row")
     table = _table(groups)
     return Group(table, Text(rest, style="dim")) if rest else table
 
