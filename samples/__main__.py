@@ -20,6 +20,8 @@ import argparse
 import sys
 import time
 
+from bundler.plurals import counted
+
 from . import catalog
 
 
@@ -51,7 +53,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
         return 130
     minutes = (time.monotonic() - started) / 60
     total = sum(e.size_bytes for e in entries) / 1024
-    print(f"regenerated {len(entries)} sample(s), {total:.0f} KiB, in {minutes:.1f} min")
+    print(f"regenerated {counted(len(entries), 'sample')}, {total:.0f} KiB, in {minutes:.1f} min")
     print(f"catalog: {catalog.CATALOG_PATH}\ntable:   {catalog.README_PATH}")
     return 0
 

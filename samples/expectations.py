@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bundler.plurals import plural
+
 if TYPE_CHECKING:
     from .flux_lab.scenarios import Scenario
 
@@ -43,7 +45,8 @@ def _problem(
         return f"first failed layer {got_layer}, expected {layer}"
     missing = sorted(set(codes) - failed_layer_codes(report))
     if missing:
-        return f"finding(s) {', '.join(missing)} missing at layer {got_layer}"
+        named = f"{plural(len(missing), 'finding')} {', '.join(missing)}"
+        return f"{named} missing at layer {got_layer}"
     return None
 
 

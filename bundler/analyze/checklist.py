@@ -68,6 +68,20 @@ class Checklist:
         """The checks that prove the recovery path ``path`` worked."""
         return self.texts(PATH_PROOFS.get(path, ()))
 
+    def on_rung(self, cited: list[str], layer: Layer, passed: Iterable[Layer]) -> list[str]:
+        """``cited``, the checks a finding on ``layer`` names as proof of its repair, as the
+        ladder it failed on reads: without a check whose every rung already ``passed`` (a
+        passing check proves nothing about this failure: ``LOCAL_STATE_CORRUPT`` on the
+        deployment rung cited "recent heartbeat"), replaced by ``layer``'s own check, which
+        passes once the repair worked. In the order given; nothing passed, ``cited`` as is."""
+        done = set(passed)
+        known = {check.text: check for check in self.checks}
+        kept = [t for t in cited if t not in known or not done.issuperset(known[t].layers)]
+        if len(kept) == len(cited):
+            return cited
+        own = [text for text in self.for_layer(layer) if text not in kept]
+        return own + kept
+
 
 _ALL = tuple(Proof)
 

@@ -36,6 +36,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
+from ..plurals import counted
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
 from .facts import by_worker, cite, cite_source, cite_worker, worker_records
@@ -296,7 +297,7 @@ def spell(differ: dict[str, list[Any]]) -> str:
         for name, values in list(differ.items())[:SHOWN_FIELDS]
     ]
     more = len(differ) - SHOWN_FIELDS
-    return "; ".join(shown) + (f"; and {more} more field(s)" if more > 0 else "")
+    return "; ".join(shown) + (f"; and {counted(more, 'more field')}" if more > 0 else "")
 
 
 def _text(value: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from schemas import EVIDENCE_KINDS, Citation, Finding
 from schemas.evidence import EvidenceDoc, JobsEvidence, WorkersEvidence
 
+from ..plurals import counted, plural
 from . import codes
 from .api import EvidenceSet, make_finding
 from .rules.clock import fleet_clock_findings
@@ -139,7 +140,8 @@ def over_limit(ev: EvidenceSet) -> list[Finding]:
         make_finding(
             codes.EVIDENCE_OVER_LIMIT,
             "warn",
-            f"{len(refused)} member(s) of the bundle were not read, being over a reader's limit: "
+            f"{counted(len(refused), 'member')} of the bundle "
+            f"{plural(len(refused), 'was', 'were')} not read, being over a reader's limit: "
             f"{named}{more}. What they hold reads as unknown, never as absent or healthy; "
             f"analyze again with {largest.remedy} to read them.",
             evidence=[Citation(member=r.member) for r in refused[:CITED]],
@@ -162,9 +164,9 @@ def invalid_raw_records(ev: EvidenceSet) -> list[Finding]:
         make_finding(
             codes.RAW_RECORDS_INVALID,
             "info",
-            f"{len(invalid)} raw response(s) did not match the product's expected shape when "
-            f"collected ({shown}): a product version this profile does not know yet? Facts "
-            "normalized from them may be missing.",
+            f"{counted(len(invalid), 'raw response')} did not match the product's expected "
+            f"shape when collected ({shown}): a product version this profile does not know "
+            "yet? Facts normalized from them may be missing.",
             evidence=[Citation(member=path) for path in invalid[:5]],
             members=invalid,
         )

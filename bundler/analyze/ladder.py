@@ -58,10 +58,26 @@ def walk(ctx: RuleContext, rules: Sequence[Rule]) -> list[LayerResult]:
             result = judge_alike(layer, ctx, doubted, partial(evaluate, layer, on_layer))
         else:
             result = evaluate(layer, on_layer, ctx)
-        layers.append(result)
+        layers.append(_proofs_on_rung(result, layers, ctx))
         if result.status is LayerStatus.FAIL:
             failed = layer
     return layers
+
+
+def _proofs_on_rung(
+    result: LayerResult, below: Sequence[LayerResult], ctx: RuleContext
+) -> LayerResult:
+    """``result`` with each finding's "proven by" read against the rungs below it: a check
+    those rungs already pass is no proof of this rung's repair (``Checklist.on_rung``)."""
+    passed = [lr.name for lr in below if lr.status is LayerStatus.PASS]
+    findings, changed = list(result.findings), False
+    for index, finding in enumerate(findings):
+        if not finding.acceptance:
+            continue
+        proofs = ctx.checklist.on_rung(finding.acceptance, result.name, passed)
+        if proofs != finding.acceptance:
+            findings[index], changed = finding.model_copy(update={"acceptance": proofs}), True
+    return result.model_copy(update={"findings": findings}) if changed else result
 
 
 def evaluate(layer: Layer, rules: Sequence[Rule], ctx: RuleContext) -> LayerResult:

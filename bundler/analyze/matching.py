@@ -28,6 +28,7 @@ from schemas.evidence import (
     WorkerStatus,
 )
 
+from ..plurals import counted
 from . import codes
 
 
@@ -161,15 +162,8 @@ def capacity_shortfalls(
         found += _resources(req, _offer(worker, capacity))
     slots = slot_usage(worker, capacity)
     if slots is not None and slots[1] > 0 and slots[0] >= slots[1]:
-        found.append(
-            Mismatch(
-                codes.SLOTS_SATURATED,
-                "slots",
-                "a free slot",
-                f"all {slots[1]} slots in use ({slots[0]} running)",
-                message=f"all {slots[1]} slots in use ({slots[0]} running)",
-            )
-        )
+        full = f"{slots[1]} of {counted(slots[1], 'slot')} in use ({slots[0]} running)"
+        found.append(Mismatch(codes.SLOTS_SATURATED, "slots", "a free slot", full, message=full))
     elif capacity is not None and capacity.slots_free is not None and capacity.slots_free <= 0:
         found.append(
             Mismatch(codes.SLOTS_SATURATED, "slots", "a free slot", "no free slot", "no free slot")

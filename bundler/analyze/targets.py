@@ -60,6 +60,12 @@ from .trouble import job_deployments, job_trouble, latest_success, worker_troubl
 
 MAX_HEALTHY_JOBS = 10
 
+EVERY_WORKER = "no job or worker shows trouble, so each worker is checked"
+"""Why a worker of a fleet with no trouble is walked without a job. The report's "why chosen"
+used to say "worker", which told a reader nothing."""
+NOTHING_LISTED = "no worker or job is listed, so only the control plane is checked"
+"""Why a bundle that lists neither workers nor jobs is walked as one ladder without either."""
+
 
 def known_workers(ev: EvidenceSet) -> list[str]:
     """Every worker name the bundle mentions anywhere."""
@@ -391,5 +397,7 @@ def _healthy(ev: EvidenceSet, host_warned: Mapping[str, str]) -> list[Target]:
     covered = {t.worker for t in targets}
     rest = [w for w in known_workers(ev) if w not in covered and not _departed(ev, w)]
     targets += [Target(worker=w, job=None, reason=host_warned[w]) for w in rest if w in host_warned]
-    targets += [Target(worker=w, job=None, reason="worker") for w in rest if w not in host_warned]
-    return targets or [Target(worker=None, job=None, reason="control plane")]
+    targets += [
+        Target(worker=w, job=None, reason=EVERY_WORKER) for w in rest if w not in host_warned
+    ]
+    return targets or [Target(worker=None, job=None, reason=NOTHING_LISTED)]

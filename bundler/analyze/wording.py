@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..plurals import counted as counted
+from ..plurals import plural as plural
+
 NAMES_PER_GROUP = 3
 """Workers named per group; the rest are counted."""
 NAMES_LISTED = 8
@@ -67,4 +70,4 @@ def _hidden(groups: list[tuple[str, list[str]]]) -> str:
     if not rest:
         return ""
     workers = sum(len(names) for _, names in rest)
-    return f"; and {workers} more worker(s) for {len(rest)} other reason(s)"
+    return f"; and {counted(workers, 'more worker')} for {counted(len(rest), 'other reason')}"

@@ -12,9 +12,11 @@ from pathlib import Path
 import click
 
 from ..exit_codes import ExitCode
+from ..plurals import counted
 from ..printable import printable, printable_json
 from ..redaction.mapfile import read_map
 from ..redaction.reviewing import review_path
+from ..sizes import human_size
 from .options import OpenSecrets, click_prompt, open_options
 from .secrets_input import read_map_password
 
@@ -73,7 +75,7 @@ def command(
             where = f"{finding.member}:{finding.line}" if finding.line else finding.member
             shown = f"{where}\t{finding.kind}\t{finding.check}\t{finding.preview}"
             click.echo("\t".join(printable(part) for part in shown.split("\t")))
-        state = "clean" if result.clean else f"{len(result.findings)} residual finding(s)"
+        state = "clean" if result.clean else counted(len(result.findings), "residual finding")
         if result.report_consistent is False:
             for line in result.report_mismatches:
                 click.echo(f"{printable(line)}\treport-mismatch")
@@ -81,8 +83,9 @@ def command(
             more = len(result.report_mismatches) - 1
             state += f"; the redaction report does not match the members ({first}"
             state += f", and {more} more)" if more > 0 else ")"
-        size = result.bytes_checked / 1e6
+        size = human_size(result.bytes_checked)
         click.echo(
-            f"bundler: review: {result.members_checked} member(s), {size:.1f} MB: {state}", err=True
+            f"bundler: review: {counted(result.members_checked, 'member')}, {size}: {state}",
+            err=True,
         )
     ctx.exit(int(ExitCode.OK if result.clean else ExitCode.PROBLEM))

@@ -11,6 +11,7 @@ import click
 from ..analyze.opening import open_for_analysis
 from ..errors import UsageError
 from ..exit_codes import ExitCode
+from ..plurals import counted
 from ..printable import printable
 from ..serve import is_loopback, start_server
 from ..serve.loading import LoadedReplay, load_replay
@@ -76,7 +77,9 @@ def command(bundle: Path, host: str, port: int, allow_network: bool, secrets: Op
     except KeyboardInterrupt:
         served = sum(server.counts.values())
         missed = server.counts.get("not-captured", 0)
-        server.write_log(f"bundler serve: stopped after {served} request(s), {missed} not captured")
+        server.write_log(
+            f"bundler serve: stopped after {counted(served, 'request')}, {missed} not captured"
+        )
         click.get_current_context().exit(int(ExitCode.INTERRUPTED))
     finally:
         server.server_close()
@@ -89,14 +92,14 @@ def _banner(bundle: Path, loaded: LoadedReplay, url: str) -> None:
     server = manifest.target.server_url or "an unrecorded server"
     answered = [r for r in loaded.routes if r.status is not None]
     status_only = sum(1 for r in answered if r.member is None)
-    counted = f"{len(answered)} captured route(s)" + (
+    routes = counted(len(answered), "captured route") + (
         f" ({status_only} with a status and no body)" if status_only else ""
     )
     # The bundle's own words (server URL, product, worker names in the commands) are shown
     # through printable: an ESC sequence in a recorded URL must not act on the terminal.
     click.echo(printable(f"Serving {product} API captured in {bundle} (read-only)"))
     click.echo(printable(f"  from {server} at {utc(manifest.created_at)}"))
-    click.echo(f"  {counted}; everything else answers 404 not-captured")
+    click.echo(f"  {routes}; everything else answers 404 not-captured")
     click.echo(f"URL: {url}")
     for problem in loaded.problems:
         click.echo(printable(f"  warning: {problem}"), err=True)

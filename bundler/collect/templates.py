@@ -16,6 +16,7 @@ import string
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote
 
+from ..plurals import plural
 from .errors import Skip
 
 MEMBER_FIELDS = frozenset({"alias", "index", "log_index", "role"})
@@ -48,7 +49,9 @@ def render(template: str, variables: Mapping[str, str], *, what: str = "template
     """Substitute ``variables``; a missing one raises :class:`Skip` naming it."""
     missing = [name for name in fields(template) if name not in variables]
     if missing:
-        raise Skip(f"{what} needs variable(s) {', '.join(sorted(set(missing)))} this host lacks")
+        names = sorted(set(missing))
+        needs = f"{plural(len(names), 'variable')} {', '.join(names)}"
+        raise Skip(f"{what} needs {needs} this host lacks")
     return template.format_map(dict(variables))
 
 

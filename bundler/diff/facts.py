@@ -116,9 +116,22 @@ def worker_changes(before: Side, after: Side) -> list[FieldChange]:
             continue
         for field in old[name].keys() | new[name].keys():
             b, a = old[name].get(field), new[name].get(field)
-            if b != a:
+            if b != a and not _said_by_connection(field, old[name], new[name]):
                 changes.append(FieldChange(subject=name, field=field, before=b, after=a))
     return sorted(changes, key=lambda c: (c.subject, c.field))
+
+
+def _said_by_connection(field: str, old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """The product's status word is the connection's on both sides (Flux's ``offline`` ->
+    ``online``): one worker event, so only the connection change is listed. A status that
+    says more (``STALE``, ``draining``) is listed as its own change."""
+    if field != "status":
+        return False
+    return all(_word(facts.get("status")) == _word(facts.get("connection")) for facts in (old, new))
+
+
+def _word(value: Any) -> str | None:
+    return value.lower() if isinstance(value, str) else value
 
 
 def _deployment_facts(side: Side) -> dict[str, dict[str, Any]]:

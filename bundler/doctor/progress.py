@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from schemas import CollectorStatus
 
 from ..collect.recorder import CollectorRecord
+from ..plurals import counted
 from ..sizes import human_size
 
 STATUS_STYLE = {
@@ -91,7 +92,8 @@ class PlainProgress:
             for (status, detail), collectors in self._failures.items():
                 if len(collectors) > 1:
                     print(
-                        f"bundler: {len(collectors) - 1} more collector(s) {status} the same way "
+                        f"bundler: {counted(len(collectors) - 1, 'more collector')} {status} "
+                        "the same way "
                         f"({detail}): {', '.join(collectors[1:6])}"
                         + (" …" if len(collectors) > 6 else ""),
                         file=self.stream,
@@ -99,8 +101,8 @@ class PlainProgress:
                     )
             if self._consequences:
                 print(
-                    f"bundler: {self._consequences} fan-out collector(s) not run: what they "
-                    "expand failed",
+                    f"bundler: {counted(self._consequences, 'fan-out collector')} not run: "
+                    "what they expand failed",
                     file=self.stream,
                     flush=True,
                 )

@@ -21,7 +21,9 @@ from schemas import RedactionReport
 
 from ..archive.passwords import Sealing
 from ..errors import UsageError
+from ..plurals import counted
 from ..secret_options import SealOptions
+from ..sizes import human_size
 from .config import RedactConfig, RedactOutcome
 from .handoff import new_key
 from .mapfile import write_map
@@ -136,8 +138,8 @@ def summary_line(outcome: RedactOutcome) -> str:
         f"{k} {n}" for k, n in sorted(report.by_kind.items(), key=lambda kv: -kv[1])[:8]
     )
     return (
-        f"bundler: redacted {outcome.files} file(s), {outcome.bytes_in / 1e6:.1f} MB: "
-        f"{report.total} redaction(s){' (' + kinds + ')' if kinds else ''}; "
+        f"bundler: redacted {counted(outcome.files, 'file')}, {human_size(outcome.bytes_in)}: "
+        f"{counted(report.total, 'redaction')}{' (' + kinds + ')' if kinds else ''}; "
         f"{len(report.skipped)} skipped{_skipped_why(report)} -> {outcome.output}"
     )
 

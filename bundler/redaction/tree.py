@@ -38,6 +38,7 @@ from ..archive.names import member_name_problem
 from ..archive.room import OWN_MEMBERS
 from ..errors import InputError, OutputError
 from ..interrupts import terminated
+from ..plurals import counted
 from ..sizes import human_size
 from . import segments
 from . import workers as worker
@@ -145,7 +146,7 @@ class TreeRedaction:
         self.use_pool = self.workers > 1 and len(tasks) > 1 and total >= POOL_MIN_BYTES
         cut = sum(len(m.parts) for m in members if m.segmented)
         self.phase(
-            f"pass one: redacting {len(members)} file(s), {total / 1e6:.1f} MB"
+            f"pass one: redacting {counted(len(members), 'file')}, {human_size(total)}"
             + (f" ({cut} segments of big files)" if cut else "")
             + (f" on {self.workers} worker processes" if self.use_pool else "")
         )
@@ -354,7 +355,8 @@ class TreeRedaction:
             else:
                 jobs.append(whole_job(member.parts[0], target_of(member), state))
         self.phase(
-            f"pass two: removing {len(self.coordinator.literals)} learned value(s) everywhere"
+            "pass two: removing "
+            f"{counted(len(self.coordinator.literals), 'learned value')} everywhere"
         )
         results = iter(self._run(jobs, self.learned()))
         wholes, whole_again, changed = [], [], {}

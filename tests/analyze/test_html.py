@@ -319,7 +319,7 @@ def _outcome(index: int, status: CollectorStatus, **fields: object) -> Collector
 
 
 def test_collectors_that_ended_the_same_way_share_one_row(fleet: Fleet) -> None:
-    lacks = "command needs variable(s) flux_bin_dir this host lacks"
+    lacks = "command needs variable flux_bin_dir this host lacks"
     collectors = [_outcome(n, CollectorStatus.SKIPPED, note=lacks) for n in range(3000)]
     collectors += [
         _outcome(n, CollectorStatus.FAILED, error_class="SSHError", error_message="refused")

@@ -141,7 +141,7 @@ def test_more_groups_than_shown_are_counted_not_dropped() -> None:
     assert len(report.fleet.groups) > 12
     text = _text(report, width=110)
     rest = sum(g.count for g in report.fleet.groups[12:])
-    assert f"… {len(report.fleet.groups) - 12} more group(s), {rest} worker(s)" in text
+    assert f"… {len(report.fleet.groups) - 12} more groups, {rest} workers" in text
 
 
 def test_a_big_report_prints_the_first_target_sections_and_counts_the_rest() -> None:
@@ -156,7 +156,7 @@ def test_a_big_report_prints_the_first_target_sections_and_counts_the_rest() -> 
     assert len(groups) > SECTIONS_SHOWN
     rest = groups[SECTIONS_SHOWN:]
     line = (
-        f"… {len(rest)} more target section(s) ({sum(g.count for g in rest)} target(s)) "
+        f"… {len(rest)} more target sections ({sum(g.count for g in rest)} targets) "
         "not shown: every target is in --format json"
     )
     text = _text(report, width=110)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bundler.analyze.engine import analyze
-from bundler.analyze.targets import select_targets
+from bundler.analyze.targets import EVERY_WORKER, select_targets
 from bundler.errors import UsageError
 from schemas import Layer, Verdict
 from schemas.evidence import (
@@ -51,7 +51,7 @@ def test_healthy_view_shows_latest_runs_and_every_worker(fleet: Fleet) -> None:
 def test_failure_superseded_by_a_later_success_is_history(fleet: Fleet) -> None:
     _add(fleet, job("ingest", id="old", phase=JobPhase.FAILED, updated_at=T0 - timedelta(hours=1)))
     assert all(
-        t.reason.startswith(("latest run", "worker")) for t in select_targets(fleet.evidence())
+        t.reason.startswith(("latest run", EVERY_WORKER)) for t in select_targets(fleet.evidence())
     )
     _add(fleet, job("ingest", id="new", phase=JobPhase.FAILED, updated_at=T0))
     targets = select_targets(fleet.evidence())
@@ -246,7 +246,7 @@ def test_slots_full_scenario_reads_capacity(fleet: Fleet) -> None:
     assert "(+1 similar)" in (t.reason or "")
     capacity = t.layers[Layer.CAPACITY.index]
     assert [f.code for f in capacity.findings] == ["SLOTS_SATURATED"]
-    assert "w3 is full: all 1 slots in use" in capacity.findings[0].message
+    assert "w3 is full: 1 of 1 slot in use" in capacity.findings[0].message
 
 
 def test_products_placement_decides_the_candidate(fleet: Fleet) -> None:

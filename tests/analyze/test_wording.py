@@ -32,7 +32,7 @@ def test_past_the_shown_groups_the_rest_is_counted() -> None:
     per_worker["w99"] = ["has 0 CPU"]
     text = by_reason(per_worker)
     assert text.startswith("w0, w99: has 0 CPU; w1: has 1 CPU")
-    assert text.endswith("; and 3 more worker(s) for 3 other reason(s)")
+    assert text.endswith("; and 3 more workers for 3 other reasons")
     assert f"w{GROUPS_SHOWN}" not in text
 
 

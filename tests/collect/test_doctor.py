@@ -99,7 +99,7 @@ def test_an_unreachable_server_is_one_line_and_one_server_finding() -> None:
     assert code == ExitCode.NOTHING_COLLECTED, stderr
     failed_lines = [line for line in stderr.splitlines() if "] failed" in line]
     assert len(failed_lines) == 1, stderr
-    assert "more collector(s) failed the same way" in stderr
+    assert "more collectors failed the same way" in stderr
     assert "http.* (" in stderr  # the summary table: one row for the group
     report = json.loads(stdout)
     assert report["schema"] == "bundler.analysis/1"

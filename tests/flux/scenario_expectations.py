@@ -48,7 +48,7 @@ def check_saturated(report: AnalysisReport) -> None:
     saturated = findings(report, "FLUX_SLOTS_SATURATED")
     assert len(saturated) >= 1
     assert all(f.details["saturated"] == ["w3"] for f in saturated)
-    assert "w3 runs 1 of 1 slot(s)" in saturated[0].message
+    assert "w3 runs 1 of 1 slot" in saturated[0].message
 
 
 def check_hung(report: AnalysisReport) -> None:

@@ -47,7 +47,7 @@ def test_connected_eligible_workers_are_counted_and_a_few_cited() -> None:
     case = FluxCase(workers=[online(n, labels={"zone": "a"}) for n in NAMES], jobs=[job])
     finding = case.run(flux_worker_heartbeat, job=job).findings[0]
     assert finding.code == "FLUX_ELIGIBLE_WORKER_CONNECTED"
-    assert finding.message.startswith(f"{FLEET} worker(s) that may run")
+    assert finding.message.startswith(f"{FLEET} workers that may run")
     assert f"and {FLEET - NAMES_LISTED} more." in finding.message
     assert len(finding.evidence) == CITED
 
@@ -86,7 +86,7 @@ def test_a_fleet_of_full_workers_describes_five_and_cites_a_few() -> None:
     case, job = _full(dict.fromkeys(NAMES, 1))
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
-    assert "(fw0000, fw0001, fw0002 and 997 more each run 1 of 1 slot(s), flux.slots_free 0)" in (
+    assert "(fw0000, fw0001, fw0002 and 997 more each run 1 of 1 slot, flux.slots_free 0)" in (
         finding.message
     )
     assert len(finding.details["saturated"]) == FLEET  # the JSON keeps every name
@@ -104,7 +104,7 @@ def test_a_server_down_for_the_whole_fleet_cites_a_few_workers_logs() -> None:
     )
     finding = case.run(flux_server_up).findings[0]
     assert finding.code == "FLUX_SERVER_UNREACHABLE"
-    assert "200 worker(s) logged that they lost the connection" in finding.message
+    assert "200 workers logged that they lost the connection" in finding.message
     assert f"and {200 - NAMES_LISTED} more)" in finding.message
     assert len(finding.details["workers_lost"]) == 200
     assert len(finding.evidence) <= 1 + 2 * CITED
@@ -115,7 +115,7 @@ def test_full_workers_at_different_loads_are_described_by_load() -> None:
     case, job = _full({f"fw{n:04d}": n + 1 for n in range(DESCRIBED + 3)})
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
-    assert "(fw0000 runs 1 of 1 slot(s), flux.slots_free 0; fw0001 runs 2 of 2 slot(s)" in (
+    assert "(fw0000 runs 1 of 1 slot, flux.slots_free 0; fw0001 runs 2 of 2 slots" in (
         finding.message
     )
     assert finding.message.endswith("; and 3 more, all full).")
@@ -133,6 +133,6 @@ def test_full_workers_say_which_sources_agree_on_what_they_run() -> None:
         "listing (GET /executions, every unfinished one))"
     )
     assert (
-        f"(fw0000, fw0001 each run 1 of 1 slot(s), flux.slots_free 0{agree}; "
-        f"fw0002 runs 2 of 2 slot(s), flux.slots_free 0{agree})."
+        f"(fw0000, fw0001 each run 1 of 1 slot, flux.slots_free 0{agree}; "
+        f"fw0002 runs 2 of 2 slots, flux.slots_free 0{agree})."
     ) in finding.message

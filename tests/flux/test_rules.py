@@ -486,14 +486,14 @@ def test_every_eligible_slot_busy_names_the_saturated_worker():
     finding = result.findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
     assert finding.details["saturated"] == ["w3"]
-    assert "w3 runs 1 of 1 slot(s), flux.slots_free 0" in finding.message
+    assert "w3 runs 1 of 1 slot, flux.slots_free 0" in finding.message
 
 
 def test_a_slot_limit_nobody_reported_is_said_so_not_shown_as_a_question_mark():
     case, job = saturation(0.0, slots_max=None)  # no database row: the limit is unknown
     finding = case.run(flux_slots, job=job).findings[0]
     assert finding.code == "FLUX_SLOTS_SATURATED"
-    assert "w3 runs 1 execution(s), its slot limit not reported, flux.slots_free 0" in (
+    assert "w3 runs 1 execution, its slot limit not reported, flux.slots_free 0" in (
         finding.message
     )
     assert "?" not in finding.message

@@ -78,7 +78,7 @@ def test_each_blocker_gets_the_guides_own_repair(tmp_path: Path) -> None:
     product-neutral sentence instead."""
     with running_simulator("requirements_blocked", tmp_path) as sim:
         report = analyze(collect(sim).evidence(), profile=PROFILE)
-    repairs = {f.code: f.recovery.steps[0] for f in failed_layer_findings(report) if f.recovery}
+    repairs = {f.code: f.recovery.summary for f in failed_layer_findings(report) if f.recovery}
     assert repairs == {
         "CREDENTIAL_NOT_BOUND": "Bind the required credential to the job.",
         "CREDENTIAL_WORKER_NOT_ALLOWED": "Add the worker to the credential's allowed workers.",

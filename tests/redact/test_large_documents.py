@@ -145,11 +145,11 @@ def test_bundler_redact_and_review_of_a_large_listing(tmp_path: Path, big_listin
     (src / "all.json").write_bytes(big_listing)
     code, _, err = _cli("redact", str(src), "--out", str(out))
     assert code == 0, err
-    assert "1 redaction(s) (k8s-secret 1); 0 skipped" in err
+    assert "1 redaction (k8s-secret 1); 0 skipped" in err
     _only_planted_replaced((out / "all.json").read_bytes(), big_listing)
     code, stdout, err = _cli("review", str(out))
     assert code == 0, stdout
-    assert err.endswith("2 member(s), 17.4 MB: clean\n")
+    assert err.endswith("2 members, 16.6 MiB: clean\n")
     code, stdout, _ = _cli("review", str(src))
     assert code == 1
     line = big_listing[: big_listing.index(ENCODED)].count(b"\n") + 1
@@ -279,7 +279,7 @@ def test_bundler_redact_and_review_of_a_yaml_stream_over_16_mib(tmp_path: Path) 
     (src / "all.yaml").write_bytes(data)
     code, _, err = _cli("redact", str(src), "--out", str(out))
     assert code == 0, err
-    assert "1 redaction(s) (k8s-secret 1); 0 skipped" in err
+    assert "1 redaction (k8s-secret 1); 0 skipped" in err
     assert ENCODED not in (out / "all.yaml").read_bytes()
     code, stdout, _ = _cli("review", str(out))
     assert code == 0, stdout

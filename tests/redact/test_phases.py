@@ -39,8 +39,8 @@ def test_the_api_reports_each_phase_in_order(tmp_path: Path) -> None:
     sealing = Sealing.with_password("a long enough bundle password")
     redact_to_bundle(src, tmp_path / "out.zip", _config(), sealing, progress=phases.append)
     assert [p.split(":")[0] for p in phases] == ["pass one", "pass two", "sealing out.zip"]
-    assert phases[0].startswith("pass one: redacting 2 file(s), 2.9 MB")
-    assert "learned value(s)" in phases[1]
+    assert phases[0].startswith("pass one: redacting 2 files, 2.8 MiB")
+    assert "learned value" in phases[1]
     phases.clear()
     redact_to_directory(src, tmp_path / "out", _config(), progress=phases.append)
     assert [p.split(":")[0] for p in phases] == ["pass one", "pass two"]
@@ -51,7 +51,7 @@ def test_without_a_terminal_only_the_summary_line_is_printed(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["redact", str(src), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.stderr
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("bundler: redacted 2 file(s)")
+    assert result.stderr.startswith("bundler: redacted 2 files,")
 
 
 def test_on_a_terminal_the_phases_are_shown(tmp_path: Path) -> None:
@@ -81,5 +81,5 @@ def test_on_a_terminal_the_phases_are_shown(tmp_path: Path) -> None:
             seen += piece
         assert process.wait(timeout=60) == 0
     os.close(primary)
-    assert b"bundler: pass one: redacting 2 file(s)" in seen
-    assert b"bundler: redacted 2 file(s)" in seen
+    assert b"bundler: pass one: redacting 2 files," in seen
+    assert b"bundler: redacted 2 files," in seen

@@ -37,7 +37,7 @@ def test_a_directory_run_redacts_and_writes_report_and_map(src: Path, tmp_path: 
     assert (tmp_path / "report.json").read_text().startswith("{")
     originals = {original for _, original in read_map(tmp_path / "map.bin", password).values()}
     assert b"Request-Pw-1" in originals
-    assert summary_line(outcome).startswith("bundler: redacted 1 file(s)")
+    assert summary_line(outcome).startswith("bundler: redacted 1 file,")
     assert summary_line(outcome).endswith(f"-> {tmp_path / 'out'}")
 
 

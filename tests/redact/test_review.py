@@ -172,7 +172,7 @@ def test_a_report_that_does_not_read_as_one_is_not_clean(tmp_path: Path) -> None
     code, out, err = _cli("review", str(tmp_path))
     assert code == 1
     assert "redaction-report.json: not a redaction report bundler can read\treport-mismatch" in out
-    assert "0 residual finding(s); the redaction report does not match the members" in err
+    assert "0 residual findings; the redaction report does not match the members" in err
     (tmp_path / "redaction-report.json").unlink()
     assert _cli("review", str(tmp_path))[0] == 0  # no report at all: nothing to compare
 

@@ -208,7 +208,7 @@ def test_a_file_name_no_bundle_member_can_have_is_left_out_and_reported(tmp_path
     )
     assert result.exit_code == 0, result.stderr
     password = result.stderr.split("stored nowhere): ")[1].split()[0]
-    assert "1 file(s)" in result.stderr
+    assert "1 file," in result.stderr
     assert "5 skipped" in result.stderr
     env = {"BPW": password}
     with open_bundle(bundle, _secrets("BPW"), environ=env) as reader:

@@ -71,7 +71,7 @@ def test_expectations_accept_native_codes_and_reject_a_wrong_layer() -> None:
     wrong = lyftdata_problem(blocked, {"first_failed_layer": "placement", "codes": []})
     assert wrong == "first failed layer deployment, expected placement"
     missing = lyftdata_problem(blocked, {"first_failed_layer": "deployment", "codes": ["X"]})
-    assert missing == "finding(s) X missing at layer deployment"
+    assert missing == "finding X missing at layer deployment"
     assert lyftdata_problem(blocked, {"verdict": "healthy"}) == "verdict blocked, expected healthy"
 
 

@@ -160,7 +160,7 @@ def test_ctrl_c_stops_it_with_exit_130(tmp_path: Path) -> None:
     with serving([str(SAMPLE), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
         httpx.get(f"{running.url}/ready", timeout=10)
         assert running.interrupt() == 130
-        assert "stopped after 1 request(s), 0 not captured" in running.log()
+        assert "stopped after 1 request, 0 not captured" in running.log()
         assert "Traceback" not in running.log()
 
 
@@ -377,7 +377,7 @@ def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path
     bundle = without_error_pages(tmp_path)
     with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
         banner = "\n".join(running.banner)
-        assert "  8 captured route(s) (8 with a status and no body);" in banner
+        assert "  8 captured routes (8 with a status and no body);" in banner
         suggested = f"curl -s {running.url}/api/workers"
         assert suggested in banner
         reply = httpx.get(f"{running.url}/api/workers", timeout=10)
@@ -387,7 +387,7 @@ def test_a_bundle_of_status_only_answers_counts_and_suggests_them(tmp_path: Path
 def test_a_refusal_with_its_error_page_is_replayed_with_both(tmp_path: Path) -> None:
     bundle = BUNDLES_DIR / "lyftdata-token_rejected.zip"  # every request answered 401
     with serving([str(bundle), "--password-env", PASSWORD_ENV], ENV, tmp_path) as running:
-        assert "  8 captured route(s); everything else" in "\n".join(running.banner)
+        assert "  8 captured routes; everything else" in "\n".join(running.banner)
         reply = httpx.get(f"{running.url}/api/workers", timeout=10)
         assert reply.status_code == 401
         assert reply.headers["x-bundler-replay"] != "status-only"
@@ -406,7 +406,7 @@ def test_sigterm_stops_it_like_ctrl_c(tmp_path: Path) -> None:
         httpx.get(f"{running.url}/ready", timeout=10)
         running.process.send_signal(signal.SIGTERM)
         assert running.process.wait(timeout=30) == 130
-        assert "stopped after 1 request(s), 0 not captured" in running.log()
+        assert "stopped after 1 request, 0 not captured" in running.log()
         assert "Traceback" not in running.log()
 
 

@@ -9,7 +9,6 @@ citations are worth printing, how a target is titled) live here.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from schemas import (
     AcceptanceCheck,
@@ -18,11 +17,11 @@ from schemas import (
     Finding,
     LayerResult,
     LayerStatus,
-    Recovery,
     TargetReport,
     Verdict,
 )
 
+from ...plurals import counted
 from ...timetext import utc
 from ..codes import NO_EVIDENCE
 
@@ -95,7 +94,7 @@ def integrity_lines(report: AnalysisReport) -> list[str]:
     failed = report.bundle.collectors_failed
     if failed:
         lines.append(
-            f"{len(failed)} collector(s) failed: "
+            f"{counted(len(failed), 'collector')} failed: "
             + "; ".join(failed[:4])
             + (f" (+{len(failed) - 4} more)" if len(failed) > 4 else "")
         )
@@ -145,26 +144,6 @@ def cited(target: TargetReport) -> list[Citation]:
                 for citation in finding.evidence:
                     seen.setdefault(citation.label() + (citation.excerpt or ""), citation)
     return list(seen.values())[:MAX_CITATIONS]
-
-
-@dataclass(frozen=True)
-class Step:
-    finding: Finding
-    recovery: Recovery | None
-
-
-def next_steps(target: TargetReport) -> list[Step]:
-    """What to do first: the first failed rung's findings, else the warnings, else the gaps."""
-    if target.first_failed_layer is not None:
-        layer = next(lr for lr in target.layers if lr.name is target.first_failed_layer)
-        chosen = [f for f in layer.findings if f.severity == "fail"]
-    else:
-        chosen = [f for lr in target.layers for f in lr.findings if f.severity == "warn"]
-    unique: dict[str, Step] = {}
-    for finding in chosen:
-        key = finding.recovery.summary if finding.recovery else finding.code
-        unique.setdefault(key, Step(finding, finding.recovery))
-    return list(unique.values())
 
 
 def unknown_layers(target: TargetReport) -> list[LayerResult]:

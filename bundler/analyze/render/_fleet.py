@@ -19,6 +19,8 @@ from schemas import (
 )
 from schemas.evidence import AdminState, HealthState
 
+from ...plurals import counted
+
 # --- the fleet overview -----------------------------------------------------------------------
 
 LIST_WORKERS_UP_TO = 30
@@ -117,7 +119,7 @@ def group_detail(group: WorkerGroup) -> str:
     if group.labels:
         bits.append(labels_text(group.labels))
     bits.append(f"{group.in_flight} in flight")
-    bits.append(f"{group.jobs_placed} job(s) placed")
+    bits.append(f"{counted(group.jobs_placed, 'job')} placed")
     return " · ".join(bits)
 
 
@@ -129,7 +131,8 @@ def shown_groups(overview: FleetOverview) -> tuple[list[WorkerGroup], str | None
         return groups, None
     workers = sum(g.count for g in rest)
     return groups, (
-        f"… {len(rest)} more group(s), {workers} worker(s): every worker is in --format json"
+        f"… {counted(len(rest), 'more group')}, {counted(workers, 'worker')}: "
+        "every worker is in --format json"
     )
 
 
@@ -200,6 +203,6 @@ def shown(
     rest = groups[limit:]
     targets = sum(g.count for g in rest)
     return groups[:limit], (
-        f"… {len(rest)} more {what} ({targets} target(s)) not shown: "
+        f"… {counted(len(rest), 'more ' + what)} ({counted(targets, 'target')}) not shown: "
         "every target is in --format json"
     )

@@ -42,6 +42,7 @@ from schemas import (
 from schemas.manifest import FAILED_STATUSES
 
 from ...jsondoc import JsonRefused
+from ...plurals import counted, plural
 from ...printable import printable
 from ...source import JsonTooLarge, MemberNotFound, MemberSource, read_json
 from ...timetext import formatted
@@ -49,6 +50,7 @@ from ..api import Timeline
 from ..overview import main_finding
 from . import _common as common
 from . import _fleet as fleet
+from ._steps import next_steps, said_once
 from .timeline import build as build_timeline
 
 MAX_OK_COLLECTORS = 400
@@ -198,7 +200,7 @@ def _environment() -> Environment:
         integrity_lines=common.integrity_lines,
         layer_note=common.layer_note,
         cited=common.cited,
-        next_steps=common.next_steps,
+        next_steps=lambda target: said_once(next_steps(target)),
         check_label=common.check_label,
         target_title=common.target_title,
         target_state=common.target_state,
@@ -216,6 +218,8 @@ def _environment() -> Environment:
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
     )
     env.filters["size"] = _size
+    env.filters["counted"] = counted  # ``{{ n|counted('file') }}``: 1 file, 2 files
+    env.filters["plural"] = plural  # ``{{ n|plural('is', 'are') }}``
     env.filters["timefmt"] = formatted  # strftime with a four-digit year (timetext)
     return env
 

@@ -19,7 +19,6 @@ from ._common import (
     headline,
     integrity_lines,
     layer_note,
-    next_steps,
     provenance,
     target_state,
     target_title,
@@ -42,6 +41,7 @@ from ._fleet import (
     worker_state,
     worker_verdict,
 )
+from ._steps import next_steps, said_once
 
 CHECKBOX = {"pass": "[x]", "fail": "[ ]", "unknown": "[ ]", "not_applicable": "[x]"}
 SUFFIX = {
@@ -131,11 +131,11 @@ def render_markdown(report: AnalysisReport) -> str:
     if report.fleet is not None and report.fleet.workers_total:
         out += _overview(report.fleet)
     groups = target_groups(report)
-    rows, more_rows = shown(report, groups, TABLE_ROWS_SHOWN, "row(s)")
+    rows, more_rows = shown(report, groups, TABLE_ROWS_SHOWN, "row")
     out += _targets_table(rows)
     if more_rows:
         out += [cell(more_rows), ""]
-    sections, more = shown(report, groups, SECTIONS_SHOWN, "target section(s)")
+    sections, more = shown(report, groups, SECTIONS_SHOWN, "target section")
     for group in sections:
         out += _target(group)
     if more:
@@ -211,17 +211,16 @@ def _target(group: TargetGroup) -> list[str]:
             tail = f" — {code(c.excerpt)}" if c.excerpt else ""
             out.append(f"- {code(c.label())}{tail}")
         out.append("")
-    steps = next_steps(target)
+    steps = said_once(next_steps(target))
     if steps:
         out += ["**Next steps**", ""]
         for step in steps:
-            rec = step.recovery
-            out.append(
-                f"- {code(step.finding.code)}: "
-                + cell(rec.summary if rec else step.finding.message)
-            )
-            out += [f"  {n}. {cell(s)}" for n, s in enumerate(rec.steps if rec else [], start=1)]
-            out += [f"  - *Caution:* {cell(c)}" for c in (rec.cautions if rec else [])]
+            head = f"{code(step.finding.code)}: " if step.finding else ""
+            out.append(f"- {head}{cell(step.summary)}")
+            out += [f"  {n}. {cell(s)}" for n, s in enumerate(step.steps, start=1)]
+            out += [f"  - *Caution:* {cell(c)}" for c in step.cautions]
+            if step.acceptance:
+                out.append(f"  - *Proven by:* {cell('; '.join(step.acceptance))}")
         out.append("")
     out += ["**Recovery acceptance**", ""]
     out += [

@@ -25,7 +25,6 @@ from ...analyze.overview import main_finding
 from ._common import (
     NOT_REACHED,
     STATUS_LABEL,
-    Step,
     check_label,
     cited,
     counts,
@@ -33,7 +32,6 @@ from ._common import (
     headline,
     integrity_lines,
     layer_note,
-    next_steps,
     provenance,
     target_state,
     target_title,
@@ -57,6 +55,7 @@ from ._fleet import (
     worker_state,
     worker_verdict,
 )
+from ._steps import Step, next_steps, said_once
 
 COMPACT_CITATIONS = 3
 
@@ -91,7 +90,7 @@ def render_text(report: AnalysisReport, console: Console) -> None:
         console.print(_overview(report.fleet, console))
     console.print(_targets_table(report))
     short = compact(report)
-    sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section(s)")
+    sections, rest = shown(report, target_groups(report), SECTIONS_SHOWN, "target section")
     for group in sections:
         console.print(_target_section(group, short))
     if rest:
@@ -175,7 +174,7 @@ def _codes_fit(table: Table, rows: list[list[str]], width: int) -> bool:
 
 
 def _targets_table(report: AnalysisReport) -> RenderableType:
-    groups, rest = shown(report, target_groups(report), TABLE_ROWS_SHOWN, "row(s)")
+    groups, rest = shown(report, target_groups(report), TABLE_ROWS_SHOWN, "row")
     table = _table(groups)
     return Group(table, Text(rest, style="dim")) if rest else table
 
@@ -278,27 +277,22 @@ def _evidence(target: TargetReport, short: bool = False) -> list[RenderableType]
 
 def _steps(target: TargetReport, short: bool = False) -> list[RenderableType]:
     steps = next_steps(target)
-    if short:
-        steps = _main_step(target, steps)
+    steps = said_once(_main_step(target, steps) if short else steps)
     if not steps:
         return []
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(no_wrap=True, min_width=4)
     grid.add_column(ratio=1, overflow="fold")
     for step in steps:
-        rec = step.recovery
-        grid.add_row(
-            Text("•"),
-            Text(f"{step.finding.code}: " + (rec.summary if rec else step.finding.message)),
-        )
-        for number, item in enumerate(rec.steps if rec else [], start=1):
+        grid.add_row(Text("•"), Text(step.head))
+        for number, item in enumerate(step.steps, start=1):
             grid.add_row(Text(f"  {number}."), Text(item))
-        for caution in rec.cautions if rec else []:
+        for caution in step.cautions:
             grid.add_row(Text("  !", style="yellow"), Text(caution, style="yellow"))
-        if step.finding.acceptance:
+        if step.acceptance:
             grid.add_row(
                 Text("  ✓", style="dim"),
-                Text("proven by: " + "; ".join(step.finding.acceptance), style="dim"),
+                Text("proven by: " + "; ".join(step.acceptance), style="dim"),
             )
     return [Text("Next steps", style="bold"), grid]
 
@@ -306,7 +300,7 @@ def _steps(target: TargetReport, short: bool = False) -> list[RenderableType]:
 def _main_step(target: TargetReport, steps: list[Step]) -> list[Step]:
     """In a compact report, only the main finding's step (the most specific one)."""
     code = main_finding(target)
-    return [s for s in steps if s.finding.code == code][:1] or steps[:1]
+    return [s for s in steps if s.finding and s.finding.code == code][:1] or steps[:1]
 
 
 def _acceptance_line(target: TargetReport) -> RenderableType:

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from schemas import Citation
 from schemas.evidence import AuthorizationEvidence, WorkerAuthorization
 
+from ...plurals import counted
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext
@@ -88,7 +89,8 @@ def check_lease(
     if lease.renew_attempts_failed:
         out.warn(
             codes.LEASE_RENEWAL_FAILING,
-            f"{lease.renew_attempts_failed} lease renewal(s) failed for worker {entry.worker}.",
+            f"{counted(lease.renew_attempts_failed, 'lease renewal')} failed for worker "
+            f"{entry.worker}.",
             evidence=[
                 cite(
                     ctx.evidence,
@@ -144,7 +146,7 @@ def check_registration(
     status = f"HTTP {reg.last_status_code}" if reg.last_status_code else "rejected"
     out.fail(
         codes.REGISTRATION_REJECTED,
-        f"Worker {entry.worker}'s registration was refused {reg.rejected} time(s) "
+        f"Worker {entry.worker}'s registration was refused {counted(reg.rejected, 'time')} "
         f"({status}); it keeps retrying and never gets a session.",
         evidence=citations(
             cite(

@@ -38,7 +38,7 @@ from ..matching import (
     rank_candidates,
     slot_usage,
 )
-from ..wording import by_reason
+from ..wording import by_reason, counted
 from ._outcome import Outcome
 from ._running_resources import running_short_of_resources
 
@@ -254,7 +254,7 @@ def _slots_cite(
 def _adequate(worker: WorkerStatus, cap: WorkerCapacity | None) -> str:
     slots = slot_usage(worker, cap)
     if slots is not None and slots[1] > 0:
-        return f"{worker.name} has room: {slots[0]} of {slots[1]} slots in use."
+        return f"{worker.name} has room: {slots[0]} of {counted(slots[1], 'slot')} in use."
     return f"{worker.name} has the resources and capabilities the job asks for."
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from schemas import Citation, Layer
 from schemas.evidence import DeploymentEvidence, JobDeployment
 
+from ...plurals import plural
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
@@ -121,7 +122,8 @@ def _judge(ctx: RuleContext, at: tuple[int, int], jd: JobDeployment, out: Outcom
     if missing:
         out.fail(
             codes.RENDER_CONTEXT_MISSING,
-            f"{what} could not render: context key(s) {', '.join(missing)} resolve at no scope "
+            f"{what} could not render: context {plural(len(missing), 'key')} {', '.join(missing)} "
+            f"{plural(len(missing), 'resolves', 'resolve')} at no scope "
             "(job, worker, global, definition).",
             evidence=[_cite(ctx, at, "rendered", "context_keys_missing", value=missing)],
             missing_keys=missing,

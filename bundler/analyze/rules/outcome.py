@@ -19,6 +19,7 @@ from datetime import datetime
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
+from ...plurals import counted
 from ...timetext import utc
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
@@ -300,7 +301,7 @@ def _judge_run(
     if run.events_in and run.events_out == 0:
         out.warn(
             codes.CANARY_NO_OUTPUT,
-            f"{label} read {run.events_in} event(s) and wrote none: a filter or drop "
+            f"{label} read {counted(run.events_in, 'event')} and wrote none: a filter or drop "
             "swallowed them.",
             evidence=[cite(ev, OutcomeEvidence, "canaries", index, "events_out", value=0)],
         )

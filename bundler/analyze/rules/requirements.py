@@ -123,7 +123,7 @@ def _blocker_finding(
     raw: Citation | None,
 ) -> Finding:
     code = _CODE.sub("_", blocker.code.upper()).strip("_") or codes.RUNTIME_REQUIREMENTS_BLOCKED
-    detail = f": {blocker.message}" if blocker.message else ""
+    detail = f": {blocker.message}" if blocker.message else " (the report gives no detail)"
     where = citations(
         cite(
             ctx.evidence,
@@ -142,8 +142,10 @@ def _blocker_finding(
         "job": report.job,
         "worker": report.worker,
     }
-    message = f"{report.job} on {report.worker} is blocked by {blocker.code}{detail}."
-    if _TRUST.search(code):
+    trust = bool(_TRUST.search(code))
+    said = _by(codes.TRUST_ROOT_PROBLEM if trust else code, blocker)
+    message = f"{report.job} on {report.worker} is blocked{said}{detail}."
+    if trust:
         return make_finding(
             codes.TRUST_ROOT_PROBLEM,
             "fail",
@@ -155,13 +157,20 @@ def _blocker_finding(
     kind = next((r.kind for r in report.requirements if r.id == blocker.requirement), "")
     repair = repair_for(code, kind, ctx.requirement_repairs)
     base = _path(ctx, "prerequisites")
-    recovery = Recovery(
+    recovery = Recovery(  # the repair is the summary, followed by the path's last step
         summary=repair or base.summary,
-        steps=[*([repair] if repair else base.steps[:-1]), base.steps[-1]],
+        steps=base.steps[-1:] if repair else base.steps,
         cautions=list(base.cautions),
         reference=base.reference,
     )
     return make_finding(code, "fail", message, evidence=where, recovery=recovery, **common)
+
+
+def _by(code: str, blocker: Blocker) -> str:
+    """`` by NATIVE_CODE`` where the finding's code is not the blocker's own (a trust-root
+    problem, a code that needed cleaning), else nothing: the report line starts with the
+    code, and ``CODE: ... blocked by CODE`` said it twice."""
+    return "" if code == blocker.code else f" by {blocker.code}"
 
 
 def _path(ctx: RuleContext, path: str) -> Recovery:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from schemas import Citation, Layer
 from schemas.evidence import ServerEvidence
 
+from ...plurals import counted
 from ...timetext import day
 from .. import codes
 from ..api import RuleContext, RuleResult, make_finding, rule
@@ -127,7 +128,7 @@ def server_healthy(ctx: RuleContext) -> RuleResult | None:
         index = server.probes.index(first)
         return RuleResult.warn(
             codes.SERVER_ERRORS,
-            f"{len(errors)} request(s) got a server error, e.g. {first.endpoint} -> "
+            f"{counted(len(errors), 'request')} got a server error, e.g. {first.endpoint} -> "
             f"HTTP {first.status_code}.",
             evidence=[cite(ev, ServerEvidence, "probes", index, value=first.status_code)],
             endpoints=[p.endpoint for p in errors],

@@ -29,6 +29,7 @@ from bundler.analyze.codes import (
 from bundler.analyze.contradictions import Settled, settled
 from bundler.analyze.matching import Mismatch
 from bundler.analyze.matching import availability as shared_availability
+from bundler.analyze.wording import counted
 from schemas.evidence import Job, JobRequirements, ResourceRequest, WorkerStatus
 
 UNITS = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
@@ -140,7 +141,7 @@ def resource_mismatches(request: ResourceRequest, worker: WorkerStatus) -> list[
                     GPU_INSUFFICIENT,
                     "resources/gpu",
                     f"gpu={request.gpu}",
-                    f"worker has {len(gpus)} GPU(s)",
+                    f"worker has {counted(len(gpus), 'GPU')}",
                 )
             )
     packages = request.other.get("packages") or []

@@ -13,6 +13,7 @@ both logs. The server's settings predict the outcome: with auth disabled and
 
 from __future__ import annotations
 
+from bundler.analyze.wording import counted
 from schemas.evidence import (
     AuthorizationEvidence,
     RegistrationAttempts,
@@ -83,12 +84,15 @@ def worker_authorization(
     if history and history.rejected and refusal_stands:
         decision, message = (
             "deny",
-            (f"{history.rejected} registration attempt(s) refused with {history.last_status_code}"),
+            (
+                f"{counted(history.rejected, 'registration attempt')} refused with "
+                f"{history.last_status_code}"
+            ),
         )
         if refused_by_policy:
             message += f"; {ANONYMOUS_REFUSED}"
     elif token_refused:
-        decision, message = "deny", f"{len(invalid)} registration attempt(s) refused"
+        decision, message = "deny", f"{counted(len(invalid), 'registration attempt')} refused"
     elif accepted or listed:
         decision, message = "allow", "registered with the server"
     elif refused_by_policy:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.facts import by_worker, cite_events
-from bundler.analyze.wording import listed_names
+from bundler.analyze.wording import counted, listed_names
 from schemas import Layer
 from schemas.evidence import AuthorizationEvidence, ProductInfo, WorkerAuthorization
 
@@ -63,8 +63,9 @@ def _token_refused(ctx: RuleContext, item: WorkerAuthorization, index: int) -> R
     return RuleResult.fail(
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID,
         f"Worker {item.worker} cannot register: the server refused its registration token "
-        f"{times} time(s) (403, 'Invalid registration token for worker: {item.worker}' in the "
-        "server log). The bootstrap or join token it presents is not one the server accepts: "
+        f"{counted(times, 'time')} (403, 'Invalid registration token for worker: "
+        f"{item.worker}' in the server log). The bootstrap or join token it presents is not "
+        "one the server accepts: "
         "a wrong or old token, not the anonymous-writes policy.",
         evidence=evidence,
         recovery=recovery.token_invalid(item.worker),

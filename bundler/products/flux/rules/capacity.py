@@ -11,7 +11,7 @@ from __future__ import annotations
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.contradictions import conflicts_unknown, entries
 from bundler.analyze.facts import capacity_entry, citations, cite_job, cite_source, job_label
-from bundler.analyze.wording import CITED, grouped, listed_names, some_names
+from bundler.analyze.wording import CITED, counted, grouped, listed_names, plural, some_names
 from schemas import Citation, Layer
 from schemas.evidence import CapacityEvidence, JobPhase, WorkerCapacity, WorkersEvidence
 
@@ -31,13 +31,14 @@ def saturated(item: WorkerCapacity) -> bool:
 
 
 def _load(item: WorkerCapacity) -> str:
-    """What a worker runs against its limit: ``1 of 1 slot(s), flux.slots_free 0``."""
+    """What a worker runs against its limit: ``1 of 1 slot, flux.slots_free 0``."""
     free = "" if item.slots_free is None else f", flux.slots_free {item.slots_free:g}"
     used = "?" if item.slots_in_use is None else str(item.slots_in_use)
     if item.slots_max is None:  # only the database row says it (none collected or read)
-        return f"{used} execution(s), its slot limit not reported{free}"
-    limit = "unlimited" if item.slots_max == 0 else str(item.slots_max)
-    return f"{used} of {limit} slot(s){free}"
+        runs = counted(item.slots_in_use, "execution") if item.slots_in_use is not None else ""
+        return f"{runs or '? executions'}, its slot limit not reported{free}"
+    limit = "unlimited slots" if item.slots_max == 0 else counted(item.slots_max, "slot")
+    return f"{used} of {limit}{free}"
 
 
 def _describe(item: WorkerCapacity) -> str:
@@ -59,7 +60,7 @@ def _cite_counts(item: WorkerCapacity) -> list[Citation]:
 
 
 def _full_workers(full: list[WorkerCapacity]) -> str:
-    """``w1 runs 1 of 1 slot(s); w2, w3 and 4 more each run 2 of 2 slot(s)``: workers at the
+    """``w1 runs 1 of 1 slot; w2, w3 and 4 more each run 2 of 2 slots``: workers at the
     same load described together, the biggest group first.
 
     Each load says which sources agree on it, as a worker's own slot finding does: the
@@ -88,7 +89,8 @@ def flux_slots(ctx: RuleContext) -> RuleResult | None:
     if saturated(item) and item.queue_pending:
         return RuleResult.warn(
             codes.FLUX_WORKER_SATURATED,
-            f"{_describe(item)}; {item.queue_pending} execution(s) it could run are waiting.",
+            f"{_describe(item)}; {counted(item.queue_pending, 'execution')} it could run "
+            f"{plural(item.queue_pending, 'is', 'are')} waiting.",
             evidence=[_cite_slots(ctx, index, item), *_cite_counts(item)],
             recovery=recovery.saturated([item.worker]),
         )

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, rule
 from bundler.analyze.facts import cite_events
+from bundler.analyze.wording import counted
 from schemas import Layer
 
 from .. import codes
@@ -54,9 +55,9 @@ def flux_stale_claims(ctx: RuleContext) -> RuleResult | None:
         return None  # the fencing worked as designed after an eviction or partition
     return RuleResult.warn(
         codes.FLUX_UNEXPLAINED_STALE_CLAIM,
-        f"Worker {name} hit {len(unexplained)} stale claim(s) with no eviction, disconnect or "
-        "lost connection before them: another worker took over its executions for a reason the "
-        "logs do not show (check for duplicate worker names or clock jumps).",
+        f"Worker {name} hit {counted(len(unexplained), 'stale claim')} with no eviction, "
+        "disconnect or lost connection before them: another worker took over its executions "
+        "for a reason the logs do not show (check for duplicate worker names or clock jumps).",
         evidence=cite_events(unexplained),
         executions=sorted({str(c.execution) for c in unexplained}),
     )

@@ -8,6 +8,7 @@ on a dashboard showing -2 active workers.
 from __future__ import annotations
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
+from bundler.analyze.wording import counted, plural
 from schemas import Layer, LayerStatus
 from schemas.evidence import ConnectionState, JobPhase, JobsEvidence, ProductInfo, WorkersEvidence
 
@@ -29,7 +30,8 @@ def flux_untrusted_gauges(ctx: RuleContext) -> RuleResult | None:
         online = sum(w.connection is ConnectionState.ONLINE for w in workers.workers)
         if active < 0 or active != online:
             notes.append(
-                f"flux_workers_active reads {active:g} while {online} worker(s) are online"
+                f"flux_workers_active reads {active:g} while {counted(online, 'worker')} "
+                f"{plural(online, 'is', 'are')} online"
             )
     depth = gauges.get("flux_execution_queue_depth")
     if depth is not None and jobs is not None:

@@ -22,6 +22,7 @@ from bundler.analyze.facts import (
     described,
     find_worker,
 )
+from bundler.analyze.wording import counted
 from schemas import Layer
 from schemas.evidence import HealthState, Job, JobsEvidence, WorkersEvidence, WorkerStatus
 
@@ -152,8 +153,8 @@ def flux_starvation_history(ctx: RuleContext) -> RuleResult | None:
     how_long = f"the longest for {longest:.0f}s" if longest is not None else "for how long unknown"
     return RuleResult.warn(
         codes.FLUX_EVENT_LOOP_STARVATION,
-        f"Worker {record[1].name} was unhealthy (event-loop starvation) {len(recovered)} time(s), "
-        f"{how_long}; it declined work meanwhile.",
+        f"Worker {record[1].name} was unhealthy (event-loop starvation) "
+        f"{counted(len(recovered), 'time')}, {how_long}; it declined work meanwhile.",
         evidence=cite_events(e for pair in recovered for e in pair if e is not None),
         recovery=recovery.unhealthy(True, False),
         episodes=len(recovered),

@@ -22,7 +22,7 @@ from bundler.analyze.facts import (
     reference_time,
     reported_age,
 )
-from bundler.analyze.wording import CITED, listed_names
+from bundler.analyze.wording import CITED, counted, listed_names, plural
 from schemas import Citation, Layer
 from schemas.evidence import (
     AuthorizationEvidence,
@@ -86,7 +86,7 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
         reclaimed = [e.execution for e in open_cycle.unclaimed if e.execution]
         message = f"Worker {name} stopped answering heartbeats: marked STALE, then evicted"
         message += (
-            f" ({len(reclaimed)} execution(s) unclaimed: {', '.join(reclaimed)})."
+            f" ({counted(len(reclaimed), 'execution')} unclaimed: {', '.join(reclaimed)})."
             if (reclaimed)
             else "."
         )
@@ -286,7 +286,8 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
             make_finding(
                 codes.FLUX_ELIGIBLE_WORKER_CONNECTED,
                 "pass",
-                f"{len(online)} worker(s) that may run {job.name} are connected: "
+                f"{counted(len(online), 'worker')} that may run {job.name} "
+                f"{plural(len(online), 'is', 'are')} connected: "
                 f"{listed_names([w.name for _, w in online])}.",
                 evidence=[
                     cite_worker(ctx.evidence, i, "native_status", value=w.native_status)
@@ -320,7 +321,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     if sockets:
         message += f" A stale control socket was left on its host ({sockets[0][1].path})."
     if unclaimed:
-        message += f" The server unclaimed {len(unclaimed)} execution(s) it held."
+        message += f" The server unclaimed {counted(len(unclaimed), 'execution')} it held."
     evidence = [cite_worker(ctx.evidence, index, "native_status", value=worker.native_status)]
     evidence += cite_events(disconnected + unclaimed + own_log[-1:])
     evidence += [
@@ -501,8 +502,8 @@ def _cannot_reach_server(ctx: RuleContext, name: str) -> RuleResult | None:
     server = ctx.evidence.get(ServerEvidence)
     answered = server.url if server else None
     message = (
-        f"Worker {name} never registered: its {len(attempts)} registration attempt(s) never "
-        f"reached a server ({why}"
+        f"Worker {name} never registered: its "
+        f"{counted(len(attempts), 'registration attempt')} never reached a server ({why}"
         + (f": {said}" if said else "")
         + "), while the server "
         + (f"answered the collector at {answered}" if answered else "answered the collector")

@@ -15,7 +15,7 @@ from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
 from bundler.analyze.codes import WORKERS_EVIDENCE_INCOMPLETE
 from bundler.analyze.contradictions import conflicts_unknown
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
-from bundler.analyze.wording import by_reason, listed_names, with_detail
+from bundler.analyze.wording import by_reason, listed_names, plural, with_detail
 from schemas import Layer
 from schemas.evidence import Job, JobPhase, WorkersEvidence
 
@@ -118,8 +118,9 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         )
         return RuleResult.fail(
             codes.FLUX_ELIGIBLE_WORKERS_UNAVAILABLE,
-            f"{job_label(job)} waits: the only worker(s) that meet its requirements cannot take "
-            f"work now ({states}).",
+            f"{job_label(job)} waits: the only "
+            f"{plural(len(statically), 'worker that meets', 'workers that meet')} its "
+            f"requirements cannot take work now ({states}).",
             evidence=evidence,
             eligible=[w.name for w in statically],
         )

@@ -12,7 +12,7 @@ from datetime import UTC
 from bundler.analyze.api import RuleContext, RuleResult, TimelineEvent, make_finding, rule
 from bundler.analyze.codes import SERVER_HEALTH_UNKNOWN
 from bundler.analyze.facts import cite_events
-from bundler.analyze.wording import CITED, listed_names
+from bundler.analyze.wording import CITED, counted, listed_names
 from schemas import Finding, Layer
 from schemas.evidence import ProductInfo, ServerEvidence, WorkersEvidence
 
@@ -38,7 +38,7 @@ def flux_server_up(ctx: RuleContext) -> RuleResult | None:
         )
         if latest:
             message += (
-                f" {len(latest)} worker(s) logged that they lost the connection "
+                f" {counted(len(latest), 'worker')} logged that they lost the connection "
                 f"({listed_names(sorted(str(w) for w in latest))})."
             )
         stopping = events(ctx, "server_stopping")
@@ -113,7 +113,8 @@ def _database_down(ctx: RuleContext, server: ServerEvidence) -> RuleResult:
         first = failures[0]
         when = f" since {first.at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if first.at else ""
         message += (
-            f"; the server log has {ctx.timeline.count('database_error')} database error(s)"
+            "; the server log has "
+            f"{counted(ctx.timeline.count('database_error'), 'database error')}"
             f"{when}, e.g. {first.detail.get('exc_class')}: {first.detail.get('message')}"
         )
     lost = [e for e in server_side(events(ctx, "stale", "evicted")) if _after(e, failures[:1])]
