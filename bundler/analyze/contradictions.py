@@ -39,7 +39,7 @@ from schemas.evidence import (
 from ..plurals import counted
 from . import codes
 from .api import EvidenceSet, RuleContext, RuleResult, excerpt, make_finding
-from .facts import by_worker, cite, cite_source, cite_worker, worker_records
+from .facts import by_worker, cite, cite_source, cite_worker, run_kind, worker_records
 
 IGNORED = frozenset({"source", "counted_by"})
 """Where a record was read is not what it says: two equal records from two places agree
@@ -369,12 +369,17 @@ def run_conflict(ctx: RuleContext, run: CanaryRun) -> Finding | None:
         "info",
         f"Run {run.canary_id} of {run.job} is listed {len(records)} times and its records "
         f"disagree ({spell(differ)}): the evidence contradicts itself, so its outcome is "
-        "unknown. Which record comes first proves nothing; run a bounded canary again.",
+        f"unknown. Which record comes first proves nothing; {_again(run)}",
         evidence=cited,
         run=run.canary_id,
         records=[index for index, _ in records],
         disagree=list(differ),
     )
+
+
+def _again(run: CanaryRun) -> str:
+    """What settles ``run``'s outcome: another run, of the kind the product has."""
+    return "run a bounded canary again." if run_kind(run) == "canary" else "run the job again."
 
 
 __all__ = [

@@ -39,6 +39,7 @@ from .facts import (
     job_label,
     job_moment,
     reference_time,
+    run_kind,
     run_receipts,
     run_span,
     run_time,
@@ -367,7 +368,7 @@ def outcome_after_collection(ev: EvidenceSet, index: int, run: CanaryRun) -> lis
             make_finding(
                 codes.CANARY_AFTER_COLLECTION,
                 "info",
-                f"The canary of {_label(run)} is dated {utc(ran)}, {_span(ahead)} "
+                f"The {run_kind(run)} of {_label(run)} is dated {utc(ran)}, {_span(ahead)} "
                 f"after the bundle was collected ({utc(collected)}): the clocks "
                 "that wrote and read it disagree, so it proves nothing about when the job ran.",
                 evidence=[cite(ev, OutcomeEvidence, "canaries", index, field, value=ran)],

@@ -132,6 +132,13 @@ def dated(stamp: datetime | None) -> datetime | None:
     return None if stamp is None or is_zero_time(stamp) else stamp
 
 
+def run_kind(run: CanaryRun) -> str:
+    """What a report calls ``run``: a product without canaries (Flux) reports its latest
+    finished run instead (``mode='last_run'``), and a Flux operator told about "the canary"
+    or told to run one looks for something Flux does not have."""
+    return "last run" if run.mode == "last_run" else "canary"
+
+
 def run_time(run: CanaryRun) -> datetime | None:
     """When a canary or run ended, else when it started; None when neither is dated."""
     return dated(run.finished_at) or dated(run.started_at)

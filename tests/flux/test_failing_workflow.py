@@ -9,13 +9,15 @@ not to blame. The rules were so far tested on such a run only in synthetic evide
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from samples.flux_lab import faults
 from schemas import Layer, LayerStatus
-from tests.support.flux import LabFactory, analyze_json, doctor_lab
+from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
 
 pytestmark = pytest.mark.flux
 
@@ -43,6 +45,55 @@ def test_a_workflow_that_always_fails_fails_the_outcome_rung_only(
     (cited,) = finding.evidence  # the job record holding Flux's own error for that run
     assert cited.member == "evidence/jobs.json"
     assert (cited.excerpt or "").startswith("RuntimeError: lab task refused: attempt ")
+
+
+def test_a_failed_execution_reads_in_fluxs_words_and_names_the_command_that_shows_its_error(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """Flux has no canary and no receipt: the generic outcome path told a Flux operator to
+    "run a bounded canary" and "confirm the downstream receipt", beside two more findings of
+    the same failure (JOB_RUN_FAILED, CANARY_FAILED). The rung now says it once, in Flux's
+    words, and the command its recovery names really shows the failed run's error."""
+    lab = flux_lab_factory()
+    (failed,) = faults.failing_runs(lab, runs=1, worker="w1").executions
+    bundle = tmp_path / "flux.zip"
+    doctor_lab(lab, bundle)
+    report = analyze_json(bundle, expect_rc=1)
+    (target,) = [t for t in report.targets if t.job == "default/always_fails"]
+    assert (target.job_id, target.first_failed_layer) == (failed, Layer.OUTCOME)
+    status, findings = rung(target, Layer.OUTCOME)
+    assert status is LayerStatus.FAIL
+    assert [f.code for f in findings] == ["FLUX_EXECUTION_FAILED"]
+    (finding,) = findings
+    assert finding.recovery is not None
+    said = [
+        finding.message,
+        finding.recovery.summary,
+        *finding.recovery.steps,
+        *finding.recovery.cautions,
+        finding.recovery.reference or "",
+        *finding.acceptance,
+        *(check.check for check in target.acceptance),
+    ]
+    for word in ("canary", "receipt"):
+        assert not [text for text in said if word in text.lower()], word
+    assert "COMPLETED" in finding.recovery.summary
+    steps = " ".join(finding.recovery.steps)
+    assert "`flux workflow run NAME INPUT --mode sync`" in steps
+    (show,) = re.findall(r"`(flux execution show ID --detailed)`", steps)
+    shown = subprocess.run(
+        [str(lab.flux.flux), *show.replace("ID", failed).split()[1:], "--server-url", lab.url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "lab task refused: attempt 0" in shown.stdout  # the error the finding quotes
+    assert "lab task refused: attempt 0" in finding.message
+    for event in ("TASK_FAILED", "WORKFLOW_FAILED"):  # the events the step names
+        assert event in steps
+        assert f'"type": "{event}"' in shown.stdout, event
 
 
 def test_of_several_failed_runs_the_latest_is_the_target(

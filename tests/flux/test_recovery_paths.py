@@ -1,4 +1,5 @@
-"""Flux's own words for the generic recovery paths: remove, replace, placement, connectivity.
+"""Flux's own words for the generic recovery paths: remove, replace, placement, connectivity,
+outcome.
 
 A generic finding on a Flux fleet (an idle offline worker, no matching worker, a server the
 collector could not reach) read the product-neutral text: "remove the worker record through
@@ -20,7 +21,7 @@ from bundler.products.flux import PROFILE as FLUX
 from samples.flux_lab import FluxInstall
 from schemas import Recovery
 
-OWN_PATHS = ("remove", "replace", "placement", "connectivity")
+OWN_PATHS = ("remove", "replace", "placement", "connectivity", "outcome")
 
 
 def _text(rec: Recovery) -> str:
@@ -59,6 +60,20 @@ def test_placement_and_connectivity_name_fluxs_settings() -> None:
     assert "heartbeat_interval" in connectivity
 
 
+def test_a_failed_run_is_read_and_run_again_in_flux_not_proven_by_a_canary() -> None:
+    """Flux has no canary and no receipt: its proof is the workflow's next execution
+    COMPLETED, as its acceptance checklist says."""
+    outcome = _text(FLUX.recovery_paths["outcome"])
+    for absent in ("canary", "receipt"):
+        assert absent not in outcome.lower()
+    for needle in (
+        "flux execution show ID --detailed",
+        "flux workflow run NAME INPUT",
+        "COMPLETED",
+    ):
+        assert needle in outcome
+
+
 def _commands() -> list[str]:
     return sorted(
         {
@@ -74,6 +89,7 @@ def test_the_commands_are_collected() -> None:
     commands = _commands()
     assert "flux worker pause NAME" in commands
     assert "flux server join-token --subject NAME" in commands
+    assert "flux workflow run NAME INPUT --mode sync" in commands
     assert len(commands) >= 8
 
 

@@ -598,6 +598,7 @@ def test_one_run_listed_with_two_outcomes_is_unknown_in_either_order():
             result = case.run(flux_last_run, **target)
             assert result.status is LayerStatus.UNKNOWN, target
             assert codes(result) == ["CANARY_RECORDS_CONFLICT"]
+            assert result.findings[0].message.endswith("run the job again.")  # no canary
 
 
 def test_a_lost_terminal_checkpoint_warns_that_completed_is_misleading():
@@ -630,6 +631,7 @@ def test_a_run_finished_after_collection_proves_nothing():
     result = FluxCase(documents=[ahead]).run(flux_last_run, job=waiting())
     assert result.status is LayerStatus.UNKNOWN
     assert codes(result) == ["CANARY_AFTER_COLLECTION"]
+    assert result.findings[0].message.startswith("The last run of default/job on w1 is dated")
     failed = outcome("failed")
     failed.canaries[0].finished_at = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
     assert codes(FluxCase(documents=[failed]).run(flux_last_run, job=waiting())) == [

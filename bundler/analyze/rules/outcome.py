@@ -38,6 +38,7 @@ from ..facts import (
     cite_source,
     dated,
     job_label,
+    run_kind,
     run_receipts,
     run_time,
 )
@@ -101,7 +102,7 @@ def _judge_latest(
     out.unknowns += outcome_after_collection(ctx.evidence, index, run)
     if run.mode != "last_run":
         _predates_deployment(ctx, doc, index, run, out)
-    what = "last run" if run.mode == "last_run" else "canary"
+    what = run_kind(run)
     return out.result(
         make_finding(
             codes.CANARY_PASSED,
@@ -284,7 +285,7 @@ def _judge_run(
         cite(ev, OutcomeEvidence, "canaries", index, "phase", value=run.phase),
         cite_source(run.source),
     )
-    what = "last run" if run.mode == "last_run" else "canary"
+    what = run_kind(run)
     label = f"The {what} of {run.job}" + (f" on {run.worker}" if run.worker else "")
     if run.phase in ("failed", "error"):
         errors = f" ({run.errors} errors)" if run.errors else ""

@@ -128,9 +128,11 @@ FLUX_ELIGIBLE_VOLUMES_FULL = _(
 )
 
 FLUX_LAST_RUN_SUCCEEDED = _("FLUX_LAST_RUN_SUCCEEDED", OUT, "last run completed")
-FLUX_LAST_RUN_FAILED = _("FLUX_LAST_RUN_FAILED", OUT, "last run failed")
+# "outcome" names the generic path, in Flux's words (``recovery_paths.OUTCOME``, which the rule
+# attaches): read the execution's error, fix it, run the workflow again, see it COMPLETED.
+FLUX_LAST_RUN_FAILED = _("FLUX_LAST_RUN_FAILED", OUT, "last run failed", "outcome")
 FLUX_LAST_RUN_INCONCLUSIVE = _("FLUX_LAST_RUN_INCONCLUSIVE", OUT, "last run was cancelled")
-FLUX_EXECUTION_FAILED = _("FLUX_EXECUTION_FAILED", OUT, "execution failed")
+FLUX_EXECUTION_FAILED = _("FLUX_EXECUTION_FAILED", OUT, "execution failed", "outcome")
 FLUX_WORKER_DISK_FULL = _(
     "FLUX_WORKER_DISK_FULL", OUT, "run failed on a full disk (ENOSPC) of its worker", "disk-full"
 )

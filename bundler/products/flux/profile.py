@@ -15,6 +15,7 @@ from bundler.analyze.codes import (
     CANARY_FAILED,
     CLOCK_SKEW,
     JOB_RUN_FAILED,
+    NO_FINISHED_RUN,
     NO_MATCHING_WORKER,
     REGISTRATION_REJECTED,
     SERVER_UNREACHABLE,
@@ -109,6 +110,12 @@ class FluxProfile:
         codes.FLUX_WORKER_NEVER_REGISTERED: WORKER_NOT_IN_EVIDENCE,
         # "Read the failed run's error and fix its cause": the cause is known, a full disk.
         codes.FLUX_WORKER_DISK_FULL: (JOB_RUN_FAILED, CANARY_FAILED),
+        # A failed execution, said once, in Flux's words: the generic rule said it twice more
+        # beside Flux's finding, once under a canary's code, with a canary's recovery.
+        codes.FLUX_EXECUTION_FAILED: (JOB_RUN_FAILED, CANARY_FAILED),
+        codes.FLUX_LAST_RUN_FAILED: CANARY_FAILED,
+        # "No canary or finished run of ...": Flux's says "no finished run" without a canary.
+        codes.FLUX_NO_FINISHED_RUN: NO_FINISHED_RUN,
         # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
         codes.FLUX_WORKER_CLOCK_SKEW: CLOCK_SKEW,
         # "Unassigned although w1 could take it and has free slots": the slots cannot run it,

@@ -146,6 +146,30 @@ REPLACE = Recovery(
     reference=BOTH,
 )
 
+OUTCOME = Recovery(
+    summary="Read why the Flux execution failed, fix its cause, then run the workflow again "
+    "and confirm the new execution COMPLETED.",
+    steps=[
+        "Read the failed execution's error: `flux execution show ID --detailed` prints its "
+        "output (the exception's type and message) and its events: TASK_FAILED names the "
+        "task that raised, WORKFLOW_FAILED carries the error the run ended with.",
+        "See whether every run fails or only some (one worker, one input): `flux execution "
+        "list --workflow NAMESPACE/NAME --state FAILED`, and `flux execution show ID` of each.",
+        "Fix the cause: the workflow's code (register the fixed file again: `flux workflow "
+        "register FILE`), its input, or what its tasks depend on.",
+        "Run the workflow again (`flux workflow run NAME INPUT --mode sync` waits and prints "
+        "the new execution; pin it to the target worker with the X-Flux-Require-Worker "
+        "header) and confirm the new execution is COMPLETED (`flux execution show ID`).",
+    ],
+    cautions=[
+        "Restarting or replacing the worker does not repair an error the workflow's own tasks "
+        "raise: read the error before touching the fleet.",
+    ],
+    reference=BOTH,
+)
+"""A failed execution (the generic ``outcome`` path): Flux has no canary and no receipt, so
+the proof is the workflow's next execution COMPLETED, as its acceptance checklist says."""
+
 RECOVERY_PATHS: dict[str, Recovery] = {
     "heartbeat": HEARTBEAT,
     "capacity": CAPACITY,
@@ -153,5 +177,6 @@ RECOVERY_PATHS: dict[str, Recovery] = {
     "placement": PLACEMENT,
     "remove": REMOVE,
     "replace": REPLACE,
+    "outcome": OUTCOME,
 }
 """Flux's own text for generic recovery paths (the generic texts name no product)."""

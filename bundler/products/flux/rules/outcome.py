@@ -7,7 +7,11 @@ job reads *not applicable* (the generic ``NO_TARGET_JOB``: outcome is per job),
 never *pass* on a colleague's run. Only the fleet's own ladder (no worker, no
 job) reads the fleet's latest run, whatever its phase.
 
-A run that failed with ENOSPC names its worker's full disk (:mod:`.disk`).
+A run that failed with ENOSPC names its worker's full disk (:mod:`.disk`). Any other failed
+run carries Flux's wording of the generic outcome recovery (:data:`..recovery_paths.OUTCOME`:
+read the execution's error, fix it, run the workflow again, see it COMPLETED) and replaces
+the generic rule's findings of it, which speak of a canary Flux does not have (the profile's
+``supersedes``).
 
 Also flags the one way a worker's log lies about an outcome: after
 ``Terminal checkpoint ... not delivered within 300s; giving up`` the worker
@@ -33,6 +37,7 @@ from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from .. import codes
+from ..recovery_paths import OUTCOME
 from .disk import disk_full_result
 from .facts import FLUX, events, subject_worker
 
@@ -82,6 +87,7 @@ def _judge(
             codes.FLUX_LAST_RUN_FAILED,
             f"{about}: the last run of {run.job} ({run.canary_id}) failed.",
             evidence=[cite],
+            recovery=OUTCOME.model_copy(deep=True),
         )
     return RuleResult.unknown(
         codes.FLUX_LAST_RUN_INCONCLUSIVE, f"The last run of {run.job} was cancelled.", [cite]
@@ -105,6 +111,7 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
                 codes.FLUX_EXECUTION_FAILED,
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
                 evidence=citations(cite_job(ctx.evidence, job, "error", value=job.error)),
+                recovery=OUTCOME.model_copy(deep=True),
             )
         on = ctx.target.worker
         mine = [r for r in runs if r[1].job == job.name and on in (None, r[1].worker)]

@@ -1,0 +1,120 @@
+"""The outcome rung of a Flux target, whole, in Flux's words: no canary, no receipt.
+
+Flux has neither (its last finished run plays the canary's part), but the rung as
+``bundler analyze`` judges it combined the generic rule's findings with Flux's: a failed
+execution read three times (JOB_RUN_FAILED, CANARY_FAILED, FLUX_EXECUTION_FAILED), the
+generic recovery "run a bounded canary ... confirm the downstream receipt", "No canary or
+finished run of ...", "The canary of ... is dated after collection" and "run a bounded
+canary again". Each is said once now, in Flux's terms, the failure with Flux's recovery
+(the real lab's report: ``test_failing_workflow.py``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bundler.analyze.api import EvidenceSet, RuleContext, Target
+from bundler.analyze.ladder import evaluate
+from bundler.analyze.rules import GENERIC_RULES
+from bundler.products.flux import PROFILE
+from schemas import Finding, Layer, LayerResult, LayerStatus
+from schemas.evidence import CanaryRun, Job, JobPhase
+from tests.support.flux_evidence import FluxCase, OutcomeEvidence, online, waiting
+
+FLUXS_OUTCOME = PROFILE.recovery_paths.get("outcome")
+"""Flux's text for the generic outcome path (None before Flux had one)."""
+ENDED = datetime(2026, 11, 29, 17, 5, tzinfo=UTC)  # before collection (OBSERVED, 17:10)
+
+
+def _outcome_rung(case: FluxCase, worker: str | None = "w1", job: Job | None = None) -> LayerResult:
+    """The outcome rung as `bundler analyze` judges it for Flux: generic and Flux rules, the
+    profile's supersedes, recovery paths and acceptance checklist."""
+    ctx = RuleContext(
+        evidence=EvidenceSet(case.source()),
+        target=Target(worker=worker, job=job),
+        timeline=case.timeline(),
+        profile=PROFILE.name,
+        recovery_paths=PROFILE.recovery_paths,
+        supersedes=PROFILE.supersedes,
+        checklist=PROFILE.acceptance_checklist,
+    )
+    rules = [r for r in (*GENERIC_RULES, *PROFILE.rules()) if r.layer is Layer.OUTCOME]
+    return evaluate(Layer.OUTCOME, rules, ctx)
+
+
+def _run(phase: str, ended: datetime = ENDED, run: str = "r1") -> CanaryRun:
+    return CanaryRun(
+        job="default/job", canary_id=run, worker="w1", mode="last_run", phase=phase,
+        finished_at=ended,
+    )  # fmt: skip
+
+
+def _case(*runs: CanaryRun, jobs: list[Job] | None = None) -> FluxCase:
+    return FluxCase(
+        workers=[online("w1")],
+        jobs=jobs or [],
+        documents=[OutcomeEvidence(canaries=list(runs))],
+    )
+
+
+def _said(finding: Finding) -> str:
+    """What a reader of ``finding`` is told in words, lower-cased: its code is an identifier
+    (a generic code such as CANARY_AFTER_COLLECTION is an API name, kept for every product)."""
+    rec = finding.recovery
+    told = [finding.message, *finding.acceptance]
+    if rec is not None:
+        told += [rec.summary, *rec.steps, *rec.cautions, rec.reference or ""]
+    return " ".join(told).lower()
+
+
+def _speaks_flux(rung: LayerResult) -> None:
+    for finding in rung.findings:
+        assert "canary" not in _said(finding), finding
+        assert "receipt" not in _said(finding), finding
+
+
+def test_a_failed_execution_is_one_finding_with_fluxs_recovery() -> None:
+    failed = waiting().model_copy(
+        update={"phase": JobPhase.FAILED, "native_state": "FAILED", "error": "RuntimeError: no"}
+    )
+    rung = _outcome_rung(_case(_run("failed", run="e1"), jobs=[failed]), job=failed)
+    assert rung.status is LayerStatus.FAIL
+    assert [f.code for f in rung.findings] == ["FLUX_EXECUTION_FAILED"]
+    assert FLUXS_OUTCOME is not None
+    assert rung.findings[0].recovery == FLUXS_OUTCOME
+    assert rung.findings[0].acceptance == [
+        "the latest execution COMPLETED (of the target workflow, on the target worker)"
+    ]
+    _speaks_flux(rung)
+
+
+def test_a_worker_whose_last_run_failed_reads_one_finding_with_fluxs_recovery() -> None:
+    rung = _outcome_rung(_case(_run("failed")))
+    assert rung.status is LayerStatus.FAIL
+    assert [f.code for f in rung.findings] == ["FLUX_LAST_RUN_FAILED"]
+    assert FLUXS_OUTCOME is not None
+    assert rung.findings[0].recovery == FLUXS_OUTCOME
+    _speaks_flux(rung)
+
+
+def test_no_finished_run_says_no_canary() -> None:
+    rung = _outcome_rung(_case(), job=waiting())
+    assert rung.status is LayerStatus.UNKNOWN
+    assert [f.code for f in rung.findings] == ["FLUX_NO_FINISHED_RUN"]
+    _speaks_flux(rung)
+
+
+def test_a_run_dated_after_collection_is_a_last_run_not_a_canary() -> None:
+    rung = _outcome_rung(_case(_run("successful", ended=datetime(2026, 11, 30, tzinfo=UTC))))
+    assert rung.status is LayerStatus.UNKNOWN
+    assert [f.code for f in rung.findings] == ["CANARY_AFTER_COLLECTION"]
+    assert rung.findings[0].message.startswith("The last run of default/job on w1 is dated")
+    _speaks_flux(rung)
+
+
+def test_a_run_listed_twice_asks_for_the_job_to_run_again_not_a_canary() -> None:
+    rung = _outcome_rung(_case(_run("successful"), _run("failed")))
+    assert rung.status is LayerStatus.UNKNOWN
+    assert [f.code for f in rung.findings] == ["CANARY_RECORDS_CONFLICT"]
+    assert rung.findings[0].message.endswith("run the job again.")
+    _speaks_flux(rung)
