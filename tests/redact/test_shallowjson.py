@@ -259,3 +259,24 @@ def test_json_lines_that_cannot_be_read_as_utf8_ints_are_refused_before_the_walk
         expected = None
     documents = parse(data, "json")
     assert (None if documents is None else list(documents)) == expected
+
+
+def test_a_large_value_under_the_top_level_is_not_parsed_again_and_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A HAR's ``log`` object (an object, so read whole) outgrows the first window: it is read
+    again once, with the rest of the text, not in windows doubling from a quarter MiB, each
+    parsed up to its end before it failed (five parses of a 2.8 MB capture)."""
+    entries = [{"request": {"url": f"https://api.example/{i}"}} for i in range(50_000)]
+    data = json.dumps({"log": {"version": "1.2", "entries": entries}}).encode()
+    assert jsonwindow.WINDOW * 8 < len(data) <= jsonwindow.REST_AT_ONCE
+    decoded = []
+    decode = jsonwindow.Window._decode
+
+    def counted(self: jsonwindow.Window, at: int, size: int) -> None:
+        decoded.append(size)
+        decode(self, at, size)
+
+    monkeypatch.setattr(jsonwindow.Window, "_decode", counted)
+    assert _plain(shallowjson.load(data)) == json.loads(data)
+    assert len(decoded) == 2
