@@ -13,6 +13,7 @@ from bundler.analyze.checklist import Checklist
 from bundler.analyze.codes import (
     AUTHORIZATION_DENIED,
     CANARY_FAILED,
+    CANARY_PASSED,
     CLOCK_SKEW,
     JOB_RUN_FAILED,
     NO_FINISHED_RUN,
@@ -114,6 +115,10 @@ class FluxProfile:
         # beside Flux's finding, once under a canary's code, with a canary's recovery.
         codes.FLUX_EXECUTION_FAILED: (JOB_RUN_FAILED, CANARY_FAILED),
         codes.FLUX_LAST_RUN_FAILED: CANARY_FAILED,
+        # "The last run of ... succeeded" beside "the last run of ... completed": one run, said
+        # once. Both pass, so the rung and its acceptance check read as before (a pass
+        # replaced by a pass; the checklist judges the run by the rung and its failure codes).
+        codes.FLUX_LAST_RUN_SUCCEEDED: CANARY_PASSED,
         # "No canary or finished run of ...": Flux's says "no finished run" without a canary.
         codes.FLUX_NO_FINISHED_RUN: NO_FINISHED_RUN,
         # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
