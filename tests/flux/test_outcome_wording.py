@@ -14,12 +14,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bundler.analyze.api import EvidenceSet, RuleContext, Target
+from bundler.analyze.engine import analyze
 from bundler.analyze.ladder import evaluate
 from bundler.analyze.rules import GENERIC_RULES
 from bundler.products.flux import PROFILE
+from bundler.source import MemorySource
 from schemas import Finding, Layer, LayerResult, LayerStatus
 from schemas.evidence import CanaryRun, Job, JobPhase, Source
 from tests.support.flux_evidence import FluxCase, OutcomeEvidence, online, waiting
+from tests.support.sample_bundles import load_sample
 
 FLUXS_OUTCOME = PROFILE.recovery_paths.get("outcome")
 """Flux's text for the generic outcome path (None before Flux had one)."""
@@ -77,7 +80,7 @@ def _said(finding: Finding) -> str:
     """What a reader of ``finding`` is told in words, lower-cased: its code is an identifier
     (a generic code such as CANARY_AFTER_COLLECTION is an API name, kept for every product)."""
     rec = finding.recovery
-    told = [finding.message, *finding.acceptance]
+    told = [finding.message, *finding.acceptance, finding.to_decide or ""]
     if rec is not None:
         told += [rec.summary, *rec.steps, *rec.cautions, rec.reference or ""]
     return " ".join(told).lower()
@@ -167,3 +170,23 @@ def test_a_last_run_that_failed_cites_the_row_it_was_read_from() -> None:
     rung = _outcome_rung(_case(_run("failed")))
     (finding,) = rung.findings
     assert _cited(finding) == RAW_OF_E1[1:]
+
+
+def test_a_bundle_without_its_outcome_document_says_what_flux_would_have_given() -> None:
+    """The generic words named "(canaries, receipts, last runs)" and asked doctor for
+    "canary runs and their receipts": a Flux bundle missing evidence/outcome.json (the
+    committed healthy sample, less that member) names Flux's runs and where they are read."""
+    source, manifest = load_sample("flux-healthy")
+    members = {m: source.read_bytes(m) for m in source.names() if m != OutcomeEvidence.member_path}
+    report = analyze(EvidenceSet(MemorySource(members), manifest), profile=PROFILE)
+    assert report.targets
+    for target in report.targets:
+        (rung,) = [r for r in target.layers if r.name is Layer.OUTCOME]
+        assert rung.status is LayerStatus.UNKNOWN
+        assert [f.code for f in rung.findings] == ["OUTCOME_EVIDENCE_MISSING"]
+        (finding,) = rung.findings
+        assert "each workflow's last finished run" in finding.message
+        assert finding.missing == [OutcomeEvidence.member_path]
+        assert "`GET /executions?state=COMPLETED`" in (finding.to_decide or "")
+        assert "`db-last-runs`" in (finding.to_decide or "")
+        _speaks_flux(rung)

@@ -32,7 +32,7 @@ from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
 from schemas import Recovery
-from schemas.evidence import EvidenceDoc
+from schemas.evidence import EvidenceDoc, OutcomeEvidence
 
 from . import codes
 from .acceptance import FLUX_CHECKLIST
@@ -147,9 +147,22 @@ class FluxProfile:
         "authorization rung says why it has not, or its log why it never reached the "
         "server), then run `bundler doctor` again: a worker the server never listed has no "
         "heartbeat to read",
+        # The generic hint asks for "canary runs and their receipts": Flux's runs are its
+        # finished executions (the API), and each workflow's exact last run (SQLite).
+        OutcomeEvidence.member_path: "run `bundler doctor --profile flux --server URL` "
+        "(FLUX_AUTH_TOKEN set where the server asks for one) to read the finished executions "
+        "(`GET /executions?state=COMPLETED` and `?state=FAILED`), with the server host's "
+        "`db_path` in the `--inventory` file for each workflow's last run (`db-last-runs`)",
     }
-    """What decides an unknown that lacks one of Flux's own gaps (the engine's hints name
-    the evidence documents)."""
+    """What decides an unknown that lacks one of Flux's own gaps or documents (the engine's
+    hints name the evidence documents in no product's words)."""
+
+    missing_documents: Mapping[str, str] = {
+        # "(canaries, receipts, last runs)": Flux has neither of the first two.
+        OutcomeEvidence.member_path: "The bundle has no outcome document (each workflow's "
+        "last finished run): whether the last run completed is unknown.",
+    }
+    """Flux's words for an absent document (the code stays the generic one)."""
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:
