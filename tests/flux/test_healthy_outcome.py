@@ -63,7 +63,9 @@ def _says_it_once(target: TargetReport) -> None:
     status, findings = rung(target, Layer.OUTCOME)
     assert status is LayerStatus.PASS
     assert [f.code for f in findings] == [FLUX_LAST_RUN_SUCCEEDED]
-    assert "completed" in findings[0].message
+    # the rung's headline now: the worker named once (it read "worker w1: ... on w1.")
+    assert findings[0].message.startswith(f"worker {target.worker}: the last run of ")
+    assert findings[0].message.endswith(") completed.")
     checks = {c.check: c.status for c in target.acceptance}
     assert checks[RUN_CHECK] == "pass"
 

@@ -81,7 +81,8 @@ def _judge(
                 codes.FLUX_LAST_RUN_SUCCEEDED,
                 "pass",
                 f"{about}: the last run of {run.job} ({run.canary_id}) completed"
-                + (f" on {run.worker}." if run.worker else "."),
+                # a worker's own ladder names it already ("worker w1: ... on w1" said it twice)
+                + (f" on {run.worker}." if run.worker and about != f"worker {run.worker}" else "."),
                 evidence=cited,
             )
         )
