@@ -532,6 +532,11 @@ class RuleContext:
     blocker's repair, by repair id (``rules/_repairs.py``)."""
     supersedes: Supersedes = field(default_factory=dict)
     """The profile's ``supersedes``: its finding code -> the generic code(s) it replaces."""
+    missing_documents: Mapping[str, str] = field(default_factory=dict)
+    """The profile's ``missing_documents``: its own words for an absent document's unknown, by
+    member path (the code stays ``codes.MISSING_DOCUMENTS``'s). The generic words name what
+    the document holds for every product ("canaries, receipts, last runs"), some of which a
+    product has not."""
     checklist: Checklist = LADDER_CHECKLIST
     """The profile's acceptance checklist, in whose words a finding names its checks."""
     stopped_at: Layer | None = None
@@ -612,8 +617,9 @@ class Rule:
     """Products this rule applies to; None means every product."""
     needs: tuple[type[EvidenceDoc], ...] = ()
     """Documents without which the rule cannot judge: when one is absent or unusable the
-    rule is not called and answers unknown, in the words of ``codes.MISSING_DOCUMENTS``;
-    the engine names the member and how to collect it (``missing``, ``to_decide``)."""
+    rule is not called and answers unknown, in the words of ``codes.MISSING_DOCUMENTS`` (or
+    the product's, ``RuleContext.missing_documents``: one code, whoever words it); the engine
+    names the member and how to collect it (``missing``, ``to_decide``)."""
     host: bool = False
     """The rule judges a worker by what its host, or its own record, shows (a clock, a disk, a
     socket), needing no job: a warning it raises is the worker's whatever else is wrong in
@@ -627,7 +633,7 @@ class Rule:
         for cls in self.needs:
             if ctx.evidence.get(cls) is None:
                 code, message = MISSING_DOCUMENTS[cls]
-                return RuleResult.unknown(code, message)
+                return RuleResult.unknown(code, ctx.missing_documents.get(cls.member_path, message))
         return self.func(ctx)
 
 

@@ -168,6 +168,7 @@ class Ladders:
         self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
         self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
         self.repairs: Mapping[str, str] = getattr(profile, "requirement_repairs", {}) or {}
+        self.missing: Mapping[str, str] = getattr(profile, "missing_documents", {}) or {}
         self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
         self.checklist: Checklist = checklist_of(profile)
 
@@ -197,6 +198,7 @@ class Ladders:
                 collection_hints=self.hints,
                 recovery_paths=self.paths,
                 requirement_repairs=self.repairs,
+                missing_documents=self.missing,
                 supersedes=self.supersedes,
                 checklist=self.checklist,
             )
@@ -216,6 +218,7 @@ class Ladders:
             self.supersedes,
             self.checklist,
             self.repairs,
+            self.missing,
         )
 
 
@@ -298,6 +301,7 @@ def _target_report(
     supersedes: Supersedes,
     checklist: Checklist,
     repairs: Mapping[str, str],
+    missing: Mapping[str, str],
 ) -> TargetReport:
     ctx = RuleContext(
         evidence=evidence,
@@ -307,6 +311,7 @@ def _target_report(
         collection_hints=hints,
         recovery_paths=paths,
         requirement_repairs=repairs,
+        missing_documents=missing,
         supersedes=supersedes,
         checklist=checklist,
     )

@@ -9,6 +9,7 @@ not to blame. The rules were so far tested on such a run only in synthetic evide
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 
 from samples.flux_lab import faults
 from schemas import Layer, LayerStatus
-from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
+from tests.support.flux import LabFactory, analyze_json, doctor_lab, extract, rung
 
 pytestmark = pytest.mark.flux
 
@@ -42,9 +43,31 @@ def test_a_workflow_that_always_fails_fails_the_outcome_rung_only(
     (finding,) = [f for f in outcome.findings if f.code == "FLUX_EXECUTION_FAILED"]
     assert target.job_id in finding.message
     assert "RuntimeError: lab task refused" in finding.message
-    (cited,) = finding.evidence  # the job record holding Flux's own error for that run
-    assert cited.member == "evidence/jobs.json"
-    assert (cited.excerpt or "").startswith("RuntimeError: lab task refused: attempt ")
+    # The job record holding Flux's own error for that run first, then the raw evidence a
+    # support engineer opens: the executions list it was read from, its entry among the last
+    # runs and the database row that entry was read from (the generic findings this one
+    # replaces cited them; it cited only the error).
+    error, *raw = finding.evidence
+    assert error.member == "evidence/jobs.json"
+    assert (error.pointer or "").endswith("/error")
+    assert (error.excerpt or "").startswith("RuntimeError: lab task refused: attempt ")
+    members = [c.member for c in raw]
+    assert members == [
+        "raw/http/executions-failed.json",
+        "evidence/outcome.json",
+        "hosts/h01/db-last-runs.json",
+    ], members
+    folder = extract(bundle, tmp_path / "extracted")
+    for cited in raw:  # each opens on the failed execution's own record
+        record = json.loads((folder / cited.member).read_text())
+        parts = (cited.pointer or "").split("/")[1:]
+        if cited.member == "evidence/outcome.json":  # /canaries/N/phase: the run's entry
+            assert parts[-1] == "phase"
+            parts = parts[:-1]
+        for part in parts:
+            record = record[int(part) if isinstance(record, list) else part]
+        assert target.job_id in json.dumps(record), cited
+        assert record.get("phase", "failed") == "failed"
 
 
 def test_a_failed_execution_reads_in_fluxs_words_and_names_the_command_that_shows_its_error(

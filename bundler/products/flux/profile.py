@@ -13,6 +13,7 @@ from bundler.analyze.checklist import Checklist
 from bundler.analyze.codes import (
     AUTHORIZATION_DENIED,
     CANARY_FAILED,
+    CANARY_PASSED,
     CLOCK_SKEW,
     JOB_RUN_FAILED,
     NO_FINISHED_RUN,
@@ -31,7 +32,7 @@ from bundler.collect.plan import Plan
 from bundler.collect.readonly import ProgramRule
 from bundler.products.base import NormalizeContext
 from schemas import Recovery
-from schemas.evidence import EvidenceDoc
+from schemas.evidence import EvidenceDoc, OutcomeEvidence
 
 from . import codes
 from .acceptance import FLUX_CHECKLIST
@@ -114,6 +115,10 @@ class FluxProfile:
         # beside Flux's finding, once under a canary's code, with a canary's recovery.
         codes.FLUX_EXECUTION_FAILED: (JOB_RUN_FAILED, CANARY_FAILED),
         codes.FLUX_LAST_RUN_FAILED: CANARY_FAILED,
+        # "The last run of ... succeeded" beside "the last run of ... completed": one run, said
+        # once. Both pass, so the rung and its acceptance check read as before (a pass
+        # replaced by a pass; the checklist judges the run by the rung and its failure codes).
+        codes.FLUX_LAST_RUN_SUCCEEDED: CANARY_PASSED,
         # "No canary or finished run of ...": Flux's says "no finished run" without a canary.
         codes.FLUX_NO_FINISHED_RUN: NO_FINISHED_RUN,
         # The host's clock reading and the runs' stamps say one thing: keep Flux's words.
@@ -142,9 +147,22 @@ class FluxProfile:
         "authorization rung says why it has not, or its log why it never reached the "
         "server), then run `bundler doctor` again: a worker the server never listed has no "
         "heartbeat to read",
+        # The generic hint asks for "canary runs and their receipts": Flux's runs are its
+        # finished executions (the API), and each workflow's exact last run (SQLite).
+        OutcomeEvidence.member_path: "run `bundler doctor --profile flux --server URL` "
+        "(FLUX_AUTH_TOKEN set where the server asks for one) to read the finished executions "
+        "(`GET /executions?state=COMPLETED` and `?state=FAILED`), with the server host's "
+        "`db_path` in the `--inventory` file for each workflow's last run (`db-last-runs`)",
     }
-    """What decides an unknown that lacks one of Flux's own gaps (the engine's hints name
-    the evidence documents)."""
+    """What decides an unknown that lacks one of Flux's own gaps or documents (the engine's
+    hints name the evidence documents in no product's words)."""
+
+    missing_documents: Mapping[str, str] = {
+        # "(canaries, receipts, last runs)": Flux has neither of the first two.
+        OutcomeEvidence.member_path: "The bundle has no outcome document (each workflow's "
+        "last finished run): whether the last run completed is unknown.",
+    }
+    """Flux's words for an absent document (the code stays the generic one)."""
 
     @property
     def recovery_paths(self) -> Mapping[str, Recovery]:

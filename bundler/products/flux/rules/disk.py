@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Literal
 
 from bundler.analyze.api import RuleContext, RuleResult
-from bundler.analyze.facts import citations, cite_job, cite_source, job_label
+from bundler.analyze.facts import citations, cite_source, job_label
 from bundler.analyze.matching import human_bytes
 from schemas.evidence import Job, LocalStateEvidence, StateVolume
 
 from .. import codes
 from ..recovery_host import disk_full
-from .facts import subject_worker
+from .facts import failed_execution_cited, subject_worker
 
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
 """How Python, the C library and Flux's error output say ENOSPC."""
@@ -79,7 +79,7 @@ def disk_full_result(ctx: RuleContext, job: Job) -> RuleResult | None:
     found = _volume(ctx, worker)
     volume = found[1] if found else None
     on = worker or "its worker"
-    evidence = citations(cite_job(ctx.evidence, job, "error", value=job.error))
+    evidence = failed_execution_cited(ctx, job)
     exhausted: Literal["blocks", "inodes"] = "inodes" if inodes_exhausted(volume) else "blocks"
     if found is not None:
         index, volume = found

@@ -13,11 +13,15 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from bundler.analyze.api import RuleContext, TimelineEvent
-from bundler.analyze.facts import heartbeat_policy
-from schemas.evidence import HeartbeatPolicy
+from bundler.analyze.facts import citations, cite, cite_job, cite_source, heartbeat_policy
+from schemas import Citation
+from schemas.evidence import HeartbeatPolicy, Job, OutcomeEvidence
 
 FLUX = ("flux",)
 DEFAULT_POLICY = HeartbeatPolicy(interval_s=10, timeout_s=30, grace_s=30, source="default")
+RUN_RECORDS_CITED = 4
+"""Entries of one execution in the outcome document cited at most (one or two in a real
+bundle: the database's last run, the API's; a bundle listing it more is cited a few times)."""
 
 
 def subject_worker(ctx: RuleContext) -> str | None:
@@ -29,6 +33,35 @@ def subject_worker(ctx: RuleContext) -> str | None:
     if job.assigned_worker:
         return job.assigned_worker
     return job.requirements.required_worker if job.requirements else None
+
+
+def failed_execution_cited(ctx: RuleContext, job: Job) -> list[Citation]:
+    """Where a failed execution is recorded, for whoever must open it: Flux's error in the
+    job list, the raw executions member it was read from, and the execution's entry in the
+    outcome document with the raw record that entry was read from (the database's last run,
+    or the API's execution). A Flux finding of the failure replaces the generic
+    ``JOB_RUN_FAILED`` and ``CANARY_FAILED``, which cited all of these: citing only the
+    error left the raw evidence without a pointer."""
+    ev = ctx.evidence
+    found = citations(
+        cite_job(ev, job, "error" if job.error else "phase", value=job.error or job.phase.value),
+        cite_source(job.source),
+    )
+    outcome = ev.get(OutcomeEvidence)
+    runs = [
+        (index, run)
+        for index, run in enumerate(outcome.canaries if outcome else [])
+        if job.id is not None and run.canary_id == job.id
+    ]
+    for index, run in runs[:RUN_RECORDS_CITED]:
+        found += citations(
+            cite(ev, OutcomeEvidence, "canaries", index, "phase", value=run.phase),
+            cite_source(run.source),
+        )
+    unique: dict[str, Citation] = {}  # one raw record behind two facts is cited once
+    for citation in found:
+        unique.setdefault(citation.label(), citation)
+    return list(unique.values())
 
 
 def policy(ctx: RuleContext) -> HeartbeatPolicy:

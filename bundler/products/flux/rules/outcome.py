@@ -32,14 +32,14 @@ from bundler.analyze.doubt import (
     undated_job_failure,
     undated_run_order,
 )
-from bundler.analyze.facts import citations, cite_events, cite_job, dated, job_label, run_span
+from bundler.analyze.facts import citations, cite_events, cite_source, dated, job_label, run_span
 from schemas import Layer, LayerStatus
 from schemas.evidence import CanaryRun, OutcomeEvidence
 
 from .. import codes
 from ..recovery_paths import OUTCOME
 from .disk import disk_full_result
-from .facts import FLUX, events, subject_worker
+from .facts import FLUX, events, failed_execution_cited, subject_worker
 
 
 def _latest(ctx: RuleContext, runs: list[tuple[int, CanaryRun]], about: str) -> RuleResult | None:
@@ -68,7 +68,10 @@ def _judge(
     unordered = undated_run_order(ctx.evidence, (index, run), runs)
     if unordered is not None:  # an undated run ended otherwise: either may be the last
         return RuleResult(LayerStatus.UNKNOWN, [unordered])
-    cite = ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase)
+    cited = citations(  # the run's entry and the raw record it was read from
+        ctx.evidence.cite(OutcomeEvidence, f"/canaries/{index}/phase", run.phase),
+        cite_source(run.source),
+    )
     ahead = outcome_after_collection(ctx.evidence, index, run)
     if ahead and run.phase == "successful":  # a success stamped after collection proves nothing
         return RuleResult(LayerStatus.UNKNOWN, ahead)
@@ -78,19 +81,20 @@ def _judge(
                 codes.FLUX_LAST_RUN_SUCCEEDED,
                 "pass",
                 f"{about}: the last run of {run.job} ({run.canary_id}) completed"
-                + (f" on {run.worker}." if run.worker else "."),
-                evidence=[cite],
+                # a worker's own ladder names it already ("worker w1: ... on w1" said it twice)
+                + (f" on {run.worker}." if run.worker and about != f"worker {run.worker}" else "."),
+                evidence=cited,
             )
         )
     if run.phase == "failed":
         return RuleResult.fail(
             codes.FLUX_LAST_RUN_FAILED,
             f"{about}: the last run of {run.job} ({run.canary_id}) failed.",
-            evidence=[cite],
+            evidence=cited,
             recovery=OUTCOME.model_copy(deep=True),
         )
     return RuleResult.unknown(
-        codes.FLUX_LAST_RUN_INCONCLUSIVE, f"The last run of {run.job} was cancelled.", [cite]
+        codes.FLUX_LAST_RUN_INCONCLUSIVE, f"The last run of {run.job} was cancelled.", cited
     )
 
 
@@ -110,7 +114,7 @@ def flux_last_run(ctx: RuleContext) -> RuleResult | None:
             return RuleResult.fail(
                 codes.FLUX_EXECUTION_FAILED,
                 f"{job_label(job)} failed: {job.error or 'no error recorded'}.",
-                evidence=citations(cite_job(ctx.evidence, job, "error", value=job.error)),
+                evidence=failed_execution_cited(ctx, job),
                 recovery=OUTCOME.model_copy(deep=True),
             )
         on = ctx.target.worker
