@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from samples.flux_lab import LabConfig, faults
+from samples.flux_lab.config import Timings
 from samples.flux_lab.network import NetworkUnavailable
 from schemas import AnalysisReport, Finding, Layer
 from tests.support.flux import LabFactory, analyze_json, doctor_lab
@@ -45,7 +46,11 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
     flux_lab_factory: LabFactory, tmp_path: Path
 ) -> None:
     try:
-        lab = flux_lab_factory(LabConfig(partitionable=("w2",)))
+        # STALE lasts the eviction grace: long enough here for doctor to finish inside it on a
+        # loaded machine (at 6 s, a slow collection once read the eviction instead)
+        lab = flux_lab_factory(
+            LabConfig(partitionable=("w2",), timings=Timings(eviction_grace_period=30))
+        )
     except NetworkUnavailable as exc:
         need(False, str(exc))
         raise
