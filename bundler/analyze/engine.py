@@ -21,8 +21,8 @@ report to generic rules with a visible note; it never aborts the analysis.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from schemas import (
@@ -31,7 +31,6 @@ from schemas import (
     Finding,
     Integrity,
     Layer,
-    Recovery,
     TargetReport,
     Verdict,
 )
@@ -41,7 +40,7 @@ from schemas.manifest import CollectorStatus
 from .. import __version__
 from . import acceptance, codes
 from .api import EvidenceSet, Rule, RuleContext, Supersedes, Target, Timeline, excerpt
-from .checklist import Checklist, checklist_of
+from .checklist import checklist_of
 from .fleet import UNTRUSTWORTHY, fleet_findings, note
 from .host_context import beside_stop
 from .host_warnings import PerWorker, fleet_note, host_rules, reasons, screen, unshown
@@ -165,12 +164,35 @@ class Ladders:
         self.name = profile.name if profile is not None else _profile_name(evidence)
         self.timeline = timeline if timeline is not None else _timeline(evidence, profile, [])
         self.rules = list(rules) if rules is not None else _rules(profile, self.name, [])
-        self.hints: Mapping[str, str] = getattr(profile, "collection_hints", {}) or {}
-        self.paths: Mapping[str, Recovery] = getattr(profile, "recovery_paths", {}) or {}
-        self.repairs: Mapping[str, str] = getattr(profile, "requirement_repairs", {}) or {}
-        self.missing: Mapping[str, str] = getattr(profile, "missing_documents", {}) or {}
-        self.supersedes: Supersedes = getattr(profile, "supersedes", {}) or {}
-        self.checklist: Checklist = checklist_of(profile)
+        self.template = RuleContext(
+            evidence=evidence,
+            target=Target(worker=None, job=None),
+            timeline=self.timeline,
+            profile=self.name,
+            collection_hints=getattr(profile, "collection_hints", {}) or {},
+            recovery_paths=getattr(profile, "recovery_paths", {}) or {},
+            requirement_repairs=getattr(profile, "requirement_repairs", {}) or {},
+            missing_documents=getattr(profile, "missing_documents", {}) or {},
+            supersedes=getattr(profile, "supersedes", {}) or {},
+            checklist=checklist_of(profile),
+        )
+        """Every rule context of this analysis but its target: the per-analysis fields are
+        read from the profile here, once, so a new field of :class:`RuleContext` is set in
+        this one place and reaches both the host screen and every ladder (:meth:`context`)."""
+
+    @property
+    def supersedes(self) -> Supersedes:
+        """The profile's finding code -> the generic code(s) it replaces (the fleet note of
+        unshown host warnings leaves out what a shown finding supersedes)."""
+        return self.template.supersedes
+
+    def context(self, target: Target) -> RuleContext:
+        """The rule context of ``target``: the template's, with only the target changed.
+
+        A fresh object per target, as every ladder had before the template: nothing one
+        ladder's rules do to their context can reach another target's.
+        """
+        return replace(self.template, target=target)
 
     def walk(self, targets: Sequence[Target]) -> list[TargetReport]:
         """The reports of the first :data:`MAX_EVALUATED` targets, the most severe
@@ -189,37 +211,12 @@ class Ladders:
         rules = host_rules(self.rules)
         if not rules:
             return {}
-        contexts = (
-            RuleContext(
-                evidence=self.evidence,
-                target=Target(worker=name, job=None),
-                timeline=self.timeline,
-                profile=self.name,
-                collection_hints=self.hints,
-                recovery_paths=self.paths,
-                requirement_repairs=self.repairs,
-                missing_documents=self.missing,
-                supersedes=self.supersedes,
-                checklist=self.checklist,
-            )
-            for name in workers
-        )
+        contexts = (self.context(Target(worker=name, job=None)) for name in workers)
         return screen(contexts, rules, self.supersedes)
 
     def report(self, target: Target) -> TargetReport:
-        return _target_report(
-            self.evidence,
-            target,
-            self.timeline,
-            self.rules,
-            self.name,
-            self.hints,
-            self.paths,
-            self.supersedes,
-            self.checklist,
-            self.repairs,
-            self.missing,
-        )
+        """``target``'s ladder, walked with this analysis' rules and its rule context."""
+        return _target_report(self.context(target), self.rules)
 
 
 def capped(verdict: Verdict, fleet: Sequence[Finding]) -> Verdict:
@@ -290,31 +287,8 @@ def _rules(profile: Profile | None, name: str | None, notes: list[Finding]) -> l
     return [r for r in rules if r.applies_to(name)]
 
 
-def _target_report(
-    evidence: EvidenceSet,
-    target: Target,
-    timeline: Timeline,
-    rules: Sequence[Rule],
-    profile: str | None,
-    hints: Mapping[str, str],
-    paths: Mapping[str, Recovery],
-    supersedes: Supersedes,
-    checklist: Checklist,
-    repairs: Mapping[str, str],
-    missing: Mapping[str, str],
-) -> TargetReport:
-    ctx = RuleContext(
-        evidence=evidence,
-        target=target,
-        timeline=timeline,
-        profile=profile,
-        collection_hints=hints,
-        recovery_paths=paths,
-        requirement_repairs=repairs,
-        missing_documents=missing,
-        supersedes=supersedes,
-        checklist=checklist,
-    )
+def _target_report(ctx: RuleContext, rules: Sequence[Rule]) -> TargetReport:
+    target = ctx.target
     layers = beside_stop(walk(ctx, rules), rules, ctx)
     verdict, first_failed = target_verdict(layers)
     return TargetReport(
@@ -325,7 +299,7 @@ def _target_report(
         verdict=verdict,
         first_failed_layer=first_failed,
         layers=layers,
-        acceptance=acceptance.evaluate(evidence, target, layers, checklist),
+        acceptance=acceptance.evaluate(ctx.evidence, target, layers, ctx.checklist),
     )
 
 

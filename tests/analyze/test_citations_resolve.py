@@ -1,4 +1,5 @@
-"""Every JSON pointer a finding cites exists in the member it names, in every sample.
+"""Every JSON pointer a finding cites exists in the member it names, in every sample; a
+passing canary cites its raw record too.
 
 A rule builds its citation from the field it meant to read; a document written without
 empty fields may lack it. Before: Flux's saturated worker cited
@@ -64,3 +65,38 @@ def test_every_cited_pointer_exists(entry: catalog.SampleEntry) -> None:
         if not _exists(document, citation["pointer"]):
             missing.add(f"{citation['member']}#{citation['pointer']}")
     assert not missing, sorted(missing)
+
+
+def test_a_passing_canary_cites_the_raw_record_it_came_from() -> None:
+    """A passing canary is checkable in the product's own words, as a failed one is: before,
+    CANARY_PASSED cited only bundler's ``evidence/outcome.json`` and CANARY_FAILED also the
+    raw ``GET /api/canaries`` entry it was normalized from."""
+    source, manifest = load_sample("lyftdata-healthy")
+    profile = get_profile("lyftdata")
+    used = rederive(EvidenceSet(source, manifest), profile)
+    report = analyze(used.evidence, profile=profile)
+    passed = [
+        finding
+        for target in report.targets
+        for layer in target.layers
+        for finding in layer.findings
+        if finding.code == "CANARY_PASSED"
+    ]
+    assert passed, "the healthy sample's canary no longer passes: the check would prove nothing"
+    for finding in passed:
+        raw = [c for c in finding.evidence if c.member.startswith("raw/")]
+        assert raw, finding.evidence
+        for citation in raw:
+            assert citation.pointer is not None
+            document = json.loads(used.evidence.source.read_bytes(citation.member))
+            record = _at(document, citation.pointer)
+            assert record["phase"] == "successful"
+            assert record["job"] in finding.message
+
+
+def _at(document: Any, pointer: str) -> Any:
+    node = document
+    for raw in pointer.split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node

@@ -1,5 +1,5 @@
 """Flux's own words for the generic recovery paths: remove, replace, placement, connectivity,
-outcome.
+outcome (and the commands of those of Flux's own texts listed in ``OWN_TEXTS``).
 
 A generic finding on a Flux fleet (an idle offline worker, no matching worker, a server the
 collector could not reach) read the product-neutral text: "remove the worker record through
@@ -18,6 +18,7 @@ import pytest
 
 from bundler.analyze.recovery import CODE_PATHS, PATHS, recovery_for
 from bundler.products.flux import PROFILE as FLUX
+from bundler.products.flux import recovery
 from samples.flux_lab import FluxInstall
 from schemas import Recovery
 
@@ -74,11 +75,17 @@ def test_a_failed_run_is_read_and_run_again_in_flux_not_proven_by_a_canary() -> 
         assert needle in outcome
 
 
+OWN_TEXTS = (
+    recovery.eligible_unavailable(offline=["w1"], unhealthy=["w2"], paused=["w3"], draining=["w4"]),
+)
+"""Flux's own texts whose commands are checked here too, built with every branch said."""
+
+
 def _commands() -> list[str]:
     return sorted(
         {
             found
-            for rec in FLUX.recovery_paths.values()
+            for rec in (*FLUX.recovery_paths.values(), *OWN_TEXTS)
             for found in re.findall(r"`(flux [^`]+)`", _text(rec))
         }
     )
@@ -90,6 +97,7 @@ def test_the_commands_are_collected() -> None:
     assert "flux worker pause NAME" in commands
     assert "flux server join-token --subject NAME" in commands
     assert "flux workflow run NAME INPUT --mode sync" in commands
+    assert "flux worker resume NAME" in commands  # FLUX_ELIGIBLE_WORKERS_UNAVAILABLE's
     assert len(commands) >= 8
 
 

@@ -21,6 +21,7 @@ from bundler.products.flux.rules.server import flux_server_up
 from bundler.products.flux.settings import effective_settings
 from schemas import LayerStatus
 from schemas.evidence import (
+    AdminState,
     AuthorizationEvidence,
     CanaryRun,
     ConnectionState,
@@ -437,6 +438,33 @@ def test_the_only_eligible_worker_being_offline_is_said_so():
     )
     assert codes(result) == ["FLUX_ELIGIBLE_WORKERS_UNAVAILABLE"]
     assert result.findings[0].details["eligible"] == ["w2"]
+
+
+def test_unavailable_eligible_workers_get_each_cause_s_next_step_in_fluxs_words():
+    """A support engineer reading the finding gets the step for why each worker cannot take
+    work (resume the paused one, start the offline one), and no step for a cause not found."""
+    job = waiting(labels={"zone": "a"})
+    zone = {"labels": {"zone": "a"}}
+    workers = [
+        online("w1"),  # online, but does not match
+        online("w2", admin=AdminState.PAUSED, **zone),
+        online("w3", connection=ConnectionState.OFFLINE, native_status="offline", **zone),
+    ]
+    finding = FluxCase(workers=workers, jobs=[job]).run(flux_execution_placement, job=job)
+    [unavailable] = finding.findings
+    assert unavailable.code == "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE"
+    rec = unavailable.recovery
+    assert rec is not None
+    assert rec.reference is not None
+    assert rec.summary.startswith("Let w2, w3 take work again")
+    steps = " ".join(rec.steps)
+    assert "w2 is paused" in steps
+    assert "`flux worker resume NAME`" in steps
+    assert "w3 is offline" in steps
+    assert "`flux start worker NAME --label key=value`" in steps
+    assert "draining" not in steps
+    assert "unhealthy" not in steps
+    assert rec.steps[-1].startswith("Confirm the execution is CLAIMED")
 
 
 def test_placement_passes_when_held_or_when_someone_can_take_it():

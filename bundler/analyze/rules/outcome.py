@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from schemas import Layer, LayerStatus
+from schemas import Citation, Layer, LayerStatus
 from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
 
 from ...plurals import counted
@@ -111,9 +111,7 @@ def _judge_latest(
             + (f" on {run.worker}" if run.worker else "")
             + " succeeded"
             + (" with its receipt." if run.receipt_required else "."),
-            evidence=[
-                cite(ctx.evidence, OutcomeEvidence, "canaries", index, "phase", value=run.phase)
-            ],
+            evidence=_run_citations(ctx, index, run),
         )
     )
 
@@ -277,14 +275,21 @@ def _from_phase(ctx: RuleContext, job: Job, out: Outcome) -> RuleResult:
     )
 
 
+def _run_citations(ctx: RuleContext, index: int, run: CanaryRun) -> list[Citation]:
+    """Where a run's verdict is read: its canonical phase, and the raw member it was normalized
+    from (the product's own record). A pass cites both, as a failure does: a support engineer
+    checks that the run succeeded in the product's own words, not only in bundler's."""
+    return citations(
+        cite(ctx.evidence, OutcomeEvidence, "canaries", index, "phase", value=run.phase),
+        cite_source(run.source),
+    )
+
+
 def _judge_run(
     ctx: RuleContext, doc: OutcomeEvidence, index: int, run: CanaryRun, out: Outcome
 ) -> None:
     ev = ctx.evidence
-    where = citations(
-        cite(ev, OutcomeEvidence, "canaries", index, "phase", value=run.phase),
-        cite_source(run.source),
-    )
+    where = _run_citations(ctx, index, run)
     what = run_kind(run)
     label = f"The {what} of {run.job}" + (f" on {run.worker}" if run.worker else "")
     if run.phase in ("failed", "error"):

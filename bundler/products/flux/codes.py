@@ -91,7 +91,10 @@ FLUX_WORKERS_REGISTERED = _("FLUX_WORKERS_REGISTERED", A, "workers register with
 FLUX_EXECUTION_PLACED = _("FLUX_EXECUTION_PLACED", P, "execution held by a worker")
 FLUX_ELIGIBLE_WORKERS = _("FLUX_ELIGIBLE_WORKERS", P, "workers that may run it are available")
 FLUX_ELIGIBLE_WORKERS_UNAVAILABLE = _(
-    "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE", P, "only unavailable workers meet its requirements"
+    "FLUX_ELIGIBLE_WORKERS_UNAVAILABLE",
+    P,
+    "only unavailable workers meet its requirements",
+    "eligible-unavailable",
 )
 FLUX_NO_ELIGIBLE_WORKER = _(
     "FLUX_NO_ELIGIBLE_WORKER", P, "no worker meets its requirements", "no-eligible-worker"

@@ -7,7 +7,7 @@ Flux's *Worker observability* page (operator guidance); the words are ours.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bundler.analyze.wording import listed_names
 from schemas import Recovery
@@ -16,6 +16,7 @@ from . import recovery_host
 
 WORKER_OBSERVABILITY = "Flux's Worker observability page"
 OBSERVED = "flux-core 0.87.5 as observed running (where it differs from that page)"
+BOTH = f"{WORKER_OBSERVABILITY}; {OBSERVED}"
 
 
 def server_down(url: str | None) -> Recovery:
@@ -250,6 +251,68 @@ def no_eligible_worker(requirements: list[str]) -> Recovery:
     )
 
 
+def eligible_unavailable(
+    *,
+    offline: Sequence[str] = (),
+    unhealthy: Sequence[str] = (),
+    paused: Sequence[str] = (),
+    draining: Sequence[str] = (),
+) -> Recovery:
+    """The workers that meet the execution's requirements cannot take work now: each cause
+    has its own next step (a paused worker is resumed, an offline one started), so only
+    the causes the finding found are said, each naming its workers."""
+    steps = []
+    if paused:
+        steps.append(
+            f"{listed_names(list(paused))} {_is(paused)} paused by an operator: on its host, "
+            "`flux worker resume NAME`; `flux worker status NAME` then reads active."
+        )
+    if draining:
+        steps.append(
+            f"{listed_names(list(draining))} {_is(draining)} draining (asked to stop, by "
+            "SIGTERM or SIGINT): it takes no new work and exits once its in-flight executions "
+            "end or drain_timeout (60s by default) passes; start it again afterwards (`flux "
+            "start worker NAME --label key=value`, with its labels)."
+        )
+    if unhealthy:
+        steps.append(
+            f"{listed_names(list(unhealthy))} {_is(unhealthy)} unhealthy (event loop "
+            "starved): it declines new work until three clean 1-second probes; find what "
+            "blocks its loop (CPU-bound in-process workflow code: runner='subprocess'; a "
+            "throttled host), as its heartbeat rung says."
+        )
+    if offline:
+        steps.append(
+            f"{listed_names(list(offline))} {_is(offline)} offline: find why its process "
+            "ended (its log tail, the kernel log for OOM kills, the service manager) and start "
+            "it again in its working directory (`flux start worker NAME --label key=value`, "
+            "with its labels)."
+        )
+    steps += [
+        "Or start another worker that meets the execution's requirements: compare `flux "
+        "execution show ID --detailed` (its affinity and requests) with `flux worker list "
+        "--format json` (each worker's labels and resources).",
+        "Confirm the execution is CLAIMED by a worker (`flux execution show ID`).",
+    ]
+    every = [*paused, *draining, *unhealthy, *offline]
+    return Recovery(
+        summary=f"Let {listed_names(list(dict.fromkeys(every)))} take work again, or start "
+        "another worker that meets the execution's requirements.",
+        steps=steps,
+        cautions=[
+            "A pause is an operator's choice (maintenance, a worker being retired): ask "
+            "before resuming a worker someone paused.",
+            "The execution waits without a log line until a worker can take it, or fails "
+            "at its park_ttl.",
+        ],
+        reference=BOTH,
+    )
+
+
+def _is(workers: Sequence[str]) -> str:
+    return "is" if len(workers) == 1 else "are"
+
+
 def park_timeout(requirements: list[str]) -> Recovery:
     wanted = ", ".join(requirements) or "its requirements"
     return Recovery(
@@ -293,6 +356,7 @@ RECOVERIES: dict[str, Callable[..., Recovery]] = {
     "token-invalid": token_invalid,
     "server-url": server_url,
     "no-eligible-worker": no_eligible_worker,
+    "eligible-unavailable": eligible_unavailable,
     "park-timeout": park_timeout,
     "saturated": saturated,
     "disk-full": recovery_host.disk_full,

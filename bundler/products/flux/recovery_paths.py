@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from schemas import Recovery
 
-from .recovery import OBSERVED, WORKER_OBSERVABILITY
-
-BOTH = f"{WORKER_OBSERVABILITY}; {OBSERVED}"
+from .recovery import BOTH, WORKER_OBSERVABILITY
 
 HEARTBEAT = Recovery(
     summary="Find out why the worker stopped answering heartbeats before restarting it.",

@@ -12,12 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bundler.analyze.api import RuleContext, RuleResult, make_finding, rule
-from bundler.analyze.codes import WORKERS_EVIDENCE_INCOMPLETE
+from bundler.analyze.codes import (
+    WORKER_DRAINING,
+    WORKER_PAUSED,
+    WORKER_UNHEALTHY,
+    WORKERS_EVIDENCE_INCOMPLETE,
+)
 from bundler.analyze.contradictions import conflicts_unknown
 from bundler.analyze.facts import citations, cite_events, cite_job, job_label
 from bundler.analyze.wording import by_reason, listed_names, plural, with_detail
 from schemas import Layer
-from schemas.evidence import Job, JobPhase, WorkersEvidence
+from schemas.evidence import Job, JobPhase, WorkersEvidence, WorkerStatus
 
 from .. import codes, recovery
 from ..matching import availability, mismatches, ready_for
@@ -122,6 +127,7 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
             f"{plural(len(statically), 'worker that meets', 'workers that meet')} its "
             f"requirements cannot take work now ({states}).",
             evidence=evidence,
+            recovery=recovery.eligible_unavailable(**_by_cause(statically)),
             eligible=[w.name for w in statically],
         )
     online = [w for w in workers if not availability(w)] or workers
@@ -143,6 +149,31 @@ def flux_execution_placement(ctx: RuleContext) -> RuleResult | None:
         unmatched=sorted(named),
         workers_checked=[w.name for w in online],
     )
+
+
+CAUSES = {
+    "WORKER_NOT_ONLINE": "offline",
+    WORKER_UNHEALTHY: "unhealthy",
+    WORKER_PAUSED: "paused",
+    WORKER_DRAINING: "draining",
+}
+"""Why a matching worker cannot take work (:func:`~bundler.analyze.matching.availability`'s
+code) -> the argument of :func:`.recovery.eligible_unavailable` whose step repairs it."""
+
+
+def _by_cause(workers: Iterable[WorkerStatus]) -> dict[str, list[str]]:
+    """The workers' names by why they cannot take work, so the recovery says each cause's
+    own step; a worker listed twice with records that disagree is named under each."""
+    named: dict[str, list[str]] = {}
+    for worker in workers:
+        for miss in availability(worker):
+            cause = CAUSES.get(miss.code)
+            if cause is None:  # a reason without a step of its own: the generic steps stand
+                continue
+            who = named.setdefault(cause, [])
+            if worker.name not in who:
+                who.append(worker.name)
+    return named
 
 
 def _each_worker(said: Iterable[tuple[str, list[str]]]) -> dict[str, list[str]]:
