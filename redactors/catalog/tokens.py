@@ -121,8 +121,19 @@ def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if text.count(b".") in (2, 4) and _jwt_header(text[: text.index(b".")]):
         yield Hit(start, end, rule.kind, rule.id)
         return
-    if view.rescan is not None and b"." not in text:
+    if view.rescan is None:
+        return
+    if b"." not in text:
         yield from view.rescan_block(start, end)
+        return
+    # JWT-shaped but no JOSE header (tracing baggage, a signed session cookie): its parts
+    # that are base64 of JSON are decoded and rescanned as a cursor is, each replaced whole
+    # if it holds a secret; the others (a signature, a timestamp) are kept as they are
+    at = start
+    for part in text.split(b"."):
+        if part.startswith(b"eyJ"):
+            yield from view.rescan_block(at, at + len(part))
+        at += len(part) + 1
 
 
 def unproven_cursors(view: View, starts: list[int]) -> list[int]:
