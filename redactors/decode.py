@@ -28,7 +28,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from itertools import accumulate, compress, repeat
-from operator import methodcaller
+from operator import and_, methodcaller
 from typing import Protocol
 
 from .prefilter import PROBE_MAX
@@ -67,9 +67,10 @@ _UNPRINTABLE_MARKS = bytes(0 if byte in _PRINTABLE else 1 for byte in range(256)
 _B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 _GROUP = methodcaller("group")
 _START = methodcaller("start")
-_CURSOR_RE = re.compile(rb"eyJ[A-Za-z0-9_+/-]{4,}+={0,2}+(?!\.)")
-"""What the ``jwt`` rule hands back here when it is not a JWT: its pattern without the dots
-(possessive, so a JWT's first part is not matched short of its dot)."""
+_PART_RE = re.compile(rb"eyJ[A-Za-z0-9_+/-]{4,}+={0,2}+")
+"""What the ``jwt`` rule hands back here when it is not a JWT: a cursor (the rule's pattern
+without the dots), or a part of a JWT-shaped token with no JOSE header (tracing baggage),
+which is followed by a dot (possessive, so a part is never matched short of its end)."""
 PROVE_MIN = 8
 """A view proves its cursors together only when it holds at least this many."""
 _BlockFinding = tuple[str, str, str, tuple[str, ...], tuple[bytes, ...]]
@@ -393,7 +394,7 @@ class Decoders:
 
     def _prove(self, view: View) -> tuple[weakref.ref[View], frozenset[bytes], frozenset[int]]:
         data = view.data
-        matches = list(_CURSOR_RE.finditer(data))
+        matches = list(_PART_RE.finditer(data))
         # What the jwt rule would hand over for each (padding and URL-safe ends stripped), in
         # C-level maps: a Python step per cursor was a fifth of the proof.
         texts = list(
@@ -414,7 +415,15 @@ class Decoders:
                 for text, plain in zip(ordered, decoded, strict=True)
                 if plain is None or (len(plain) <= PROBE_MAX and not next(maybe))
             )
-        starts = set(compress(map(_START, matches), map(proven.__contains__, texts)))
+        # a cursor's start lets the rule skip it; a part before a dot never does (the token
+        # it opens may be a JWT, which the rule must see), its text is only proven
+        cursors = [data[m.end() : m.end() + 1] != b"." for m in matches]
+        starts = set(
+            compress(
+                map(_START, matches),
+                map(and_, map(proven.__contains__, texts), cursors),
+            )
+        )
         if matches and not view.final and matches[-1].end() == len(data):
             starts.discard(matches[-1].start())  # the rule asks for more text: it must see it
         proof = self._proof = (weakref.ref(view), proven, frozenset(starts))
