@@ -77,8 +77,10 @@ _BlockFinding = tuple[str, str, str, tuple[str, ...], tuple[bytes, ...]]
 """(kind, rule, via, decoders, extra) of the hit a decoded block gives."""
 
 
-def _b64_signatures(word: bytes) -> list[bytes]:
-    """The parts of base64(x + word + y) that do not depend on x or y, for each alignment."""
+def b64_signatures(word: bytes) -> list[bytes]:
+    """The parts of base64(x + word + y) that do not depend on x or y, for each alignment
+    (``word`` at an offset of 0, 1 or 2 modulo 3 in the encoded text); those of 4 or more
+    characters."""
     sigs = []
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + word + b"\0\0")

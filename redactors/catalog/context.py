@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..decode import b64_signatures
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from ..values import NeedMore, value_spans
@@ -85,6 +86,34 @@ def _encoded_block(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
         view.need_more_from(start)
         return
     yield from view.rescan_block(start, end)
+
+
+_SECRET_WORD_SIGNATURES = tuple(
+    sig
+    for word in (b"password", b"passwd", b"secret", b"token", b"api_key", b"apikey")
+    for sig in b64_signatures(word)
+    if len(sig) >= 5
+)
+"""What base64 of a text holding one of these key names holds, wherever the name stands."""
+
+
+def _run_around(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """The base64 run a secret key name's encoding stands in, decoded and rescanned whole."""
+    data = view.data
+    start, end = match.span()
+    while start > 0 and data[start - 1] in _B64_RUN_CHARS:
+        start -= 1
+    while end < len(data) and data[end] in _B64_RUN_CHARS:
+        end += 1
+    padding = 0
+    while padding < 2 and end < len(data) and data[end] == 0x3D:  # "="
+        end += 1
+        padding += 1
+    if end == len(data) and not view.final:
+        view.need_more_from(start)
+        return
+    if end - start >= 16:
+        yield from view.rescan_block(start, end)
 
 
 def _after_eq(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -306,7 +335,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # base64 of '{"' twice, of '-----BEGIN' twice, of gzip's magic twice; of 'password',
         # 'secret', 'token' once and twice (alignment 0: where an encoded text starts)
         rb"(?:ZXlK|TFMwdExTMUNSVWRK|SDRzSU|cGFzc3dvcmQ|Y0dGemMzZHZjbVE|c2VjcmV0|YzJWamNtVjB"
-        rb"|dG9rZW4|ZEc5clpXNA)[A-Za-z0-9+/_-]{8,}={0,2}",
+        rb"|dG9rZW4|ZEc5clpXNA"
+        # base64 of JSON opened otherwise: '{\n ', '{\n"', '{\n\t', '{\r\n', '{ "', '[{"',
+        # '[{\n', '[\n ', '[\n\t', '[ {' (pretty-printed, spaced, a list of objects)
+        rb"|ewog|ewoi|ewoJ|ew0K|eyAi|W3si|W3sK|Wwog|WwoJ|WyB7)[A-Za-z0-9+/_-]{8,}={0,2}",
         handler=_encoded_block,
         examples=(
             # base64(base64('{"password": "Tw1ce-encoded-pw"}'))
@@ -318,6 +350,24 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("cfg cGFzc3dvcmQ9MG5jZS1lbmNvZGVk ok", "cGFzc3dvcmQ9MG5jZS1lbmNvZGVk"),
         ),
         decoys=("c2VjcmV0cy1saXN0LWVtcHR5",),  # base64('secrets-list-empty')
+    ),
+    Rule(
+        "base64-secret-word",
+        "secret",
+        "encoding",
+        "A base64 run that encodes a secret's key name anywhere in it (a form body"
+        " 'user=bob&password=...', JSON whose secret key is not first): the whole run is"
+        " decoded and rescanned, and replaced when its text holds a secret.",
+        rb"(?:" + rb"|".join(re.escape(sig) for sig in _SECRET_WORD_SIGNATURES) + rb")",
+        handler=_run_around,
+        examples=(
+            # base64('user=bob&password=Zq8rT5vW-hunter2'): the key at offset 9
+            (
+                "body dXNlcj1ib2ImcGFzc3dvcmQ9WnE4clQ1dlctaHVudGVyMg== end",
+                "dXNlcj1ib2ImcGFzc3dvcmQ9WnE4clQ1dlctaHVudGVyMg==",
+            ),
+        ),
+        decoys=("dXNlcj1ib2ImdG9rZW5zPTM=",),  # base64('user=bob&tokens=3')
     ),
     Rule(
         "webhook-path",

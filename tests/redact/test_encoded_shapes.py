@@ -1,0 +1,70 @@
+"""Base64 of a text that holds a secret is decoded whatever shape the text has.
+
+Only base64 of compact JSON (``eyJ``), PEM, gzip and a text that starts with a secret's key
+was decoded at the top of a member: base64 of pretty-printed or spaced JSON, of a list of
+objects, or of a form body whose password is not its first field (``user=bob&password=``)
+reached the bundle as it was, and ``bundler review`` called it clean. The openings of JSON
+are anchors now, and so is a secret key name's encoding at each of its three alignments,
+anywhere in a base64 run (the whole run is then decoded and rescanned).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from bundler.source import MemorySource
+from redactors import BundleRedactor
+from redactors.review import review_source
+
+_SECRET = "Zq8rT5vW-hunter2-Kx9w"
+
+ENCODED = {
+    "pretty JSON": json.dumps({"password": _SECRET}, indent=2).encode(),
+    "tab-indented JSON": json.dumps({"password": _SECRET}, indent="\t").encode(),
+    "spaced JSON": b'{ "password": "' + _SECRET.encode() + b'" }',
+    "CRLF JSON": b'{\r\n  "password": "' + _SECRET.encode() + b'"\r\n}',
+    "a list of objects": json.dumps([{"password": _SECRET}]).encode(),
+    "a pretty list": json.dumps([{"password": _SECRET}], indent=2).encode(),
+    "JSON, secret not first": b'{ "user": "bob", "api_key": "' + _SECRET.encode() + b'" }',
+    "form, key at 0 mod 3": b"user=bob&password=" + _SECRET.encode(),
+    "form, key at 1 mod 3": b"usr=bob&password=" + _SECRET.encode(),
+    "form, key at 2 mod 3": b"us=bob&password=" + _SECRET.encode(),
+    "form, token": b"grant=code&token=" + _SECRET.encode(),
+    "form, secret": b"id=app1&client_secret=" + _SECRET.encode(),
+}
+
+
+def _redact(data: bytes) -> bytes:
+    return b"".join(BundleRedactor(key=b"k" * 32).transform("app.log", [data]))
+
+
+@pytest.mark.parametrize("text", ENCODED.values(), ids=ENCODED.keys())
+@pytest.mark.parametrize("urlsafe", [False, True], ids=["base64", "url-safe"])
+def test_base64_of_a_secret_bearing_text_is_replaced_and_review_agrees(
+    text: bytes, urlsafe: bool
+) -> None:
+    blob = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(text)
+    line = b"2026-12-07 10:00:00 request body " + blob + b" sent\n"
+    out = _redact(line)
+    assert blob.rstrip(b"=") not in out
+    assert out.startswith(b"2026-12-07 10:00:00 request body [REDACTED:")
+    assert out.endswith(b" sent\n")
+    assert not review_source(MemorySource({"app.log": line})).clean
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"user=bob&tokens=3&secretary=alice",
+        json.dumps({"offset": 50, "sort": "created_at"}, indent=2).encode(),
+        json.dumps([{"name": "w1", "token_count": 3}]).encode(),
+        b"the password policy requires rotation every 90 days",
+    ],
+    ids=["harmless form", "pretty cursor", "a list without a secret", "prose about a password"],
+)
+def test_base64_of_harmless_text_is_kept(text: bytes) -> None:
+    line = b"cursor " + base64.b64encode(text) + b"\n"
+    assert _redact(line) == line
