@@ -88,13 +88,13 @@ def _encoded_block(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
     yield from view.rescan_block(start, end)
 
 
+_SECRET_WORDS = (b"password", b"passwd", b"secret", b"token", b"api_key", b"apikey")
 _SECRET_WORD_SIGNATURES = tuple(
-    sig
-    for word in (b"password", b"passwd", b"secret", b"token", b"api_key", b"apikey")
-    for sig in b64_signatures(word)
-    if len(sig) >= 5
+    sig for word in _SECRET_WORDS for sig in b64_signatures(word) if len(sig) >= 5
 )
 """What base64 of a text holding one of these key names holds, wherever the name stands."""
+_SECRET_WORD_HEX = tuple(word.hex().encode() for word in _SECRET_WORDS)
+"""The same key names in hex (matched lower-cased: ``70617373776F7264`` too)."""
 
 
 def _run_around(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -368,6 +368,25 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ),
         ),
         decoys=("dXNlcj1ib2ImdG9rZW5zPTM=",),  # base64('user=bob&tokens=3')
+    ),
+    Rule(
+        "hex-secret-word",
+        "secret",
+        "encoding",
+        "A hex run that encodes a secret's key name (a hex dump of a request body or a JSON"
+        " document): the whole run is decoded and rescanned, and replaced when its text holds"
+        " a secret.",
+        rb"(?:" + rb"|".join(_SECRET_WORD_HEX) + rb")",
+        lower=True,
+        handler=_run_around,
+        examples=(
+            # hex of 'user=bob&password=Zq8rT5vW-hunter2'
+            (
+                "body 757365723d626f622670617373776f72643d5a713872543576572d68756e74657232 end",
+                "757365723d626f622670617373776f72643d5a713872543576572d68756e74657232",
+            ),
+        ),
+        decoys=("757365723d626f6226746f6b656e733d33",),  # hex of 'user=bob&tokens=3'
     ),
     Rule(
         "webhook-path",

@@ -1,17 +1,18 @@
-"""Base64 of a text that holds a secret is decoded whatever shape the text has.
+"""Base64 or hex of a text that holds a secret is decoded whatever shape the text has.
 
 Only base64 of compact JSON (``eyJ``), PEM, gzip and a text that starts with a secret's key
 was decoded at the top of a member: base64 of pretty-printed or spaced JSON, of a list of
 objects, or of a form body whose password is not its first field (``user=bob&password=``)
 reached the bundle as it was, and ``bundler review`` called it clean. The openings of JSON
 are anchors now, and so is a secret key name's encoding at each of its three alignments,
-anywhere in a base64 run (the whole run is then decoded and rescanned).
+anywhere in a base64 run, and in hex (the whole run is then decoded and rescanned).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -41,12 +42,20 @@ def _redact(data: bytes) -> bytes:
     return b"".join(BundleRedactor(key=b"k" * 32).transform("app.log", [data]))
 
 
+ENCODINGS = {
+    "base64": base64.b64encode,
+    "url-safe": base64.urlsafe_b64encode,
+    "hex": lambda raw: raw.hex().encode(),
+    "HEX": lambda raw: raw.hex().upper().encode(),
+}
+
+
 @pytest.mark.parametrize("text", ENCODED.values(), ids=ENCODED.keys())
-@pytest.mark.parametrize("urlsafe", [False, True], ids=["base64", "url-safe"])
-def test_base64_of_a_secret_bearing_text_is_replaced_and_review_agrees(
-    text: bytes, urlsafe: bool
+@pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
+def test_an_encoded_secret_bearing_text_is_replaced_and_review_agrees(
+    text: bytes, encode: Callable[[bytes], bytes]
 ) -> None:
-    blob = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(text)
+    blob = encode(text)
     line = b"2026-12-07 10:00:00 request body " + blob + b" sent\n"
     out = _redact(line)
     assert blob.rstrip(b"=") not in out
@@ -65,6 +74,7 @@ def test_base64_of_a_secret_bearing_text_is_replaced_and_review_agrees(
     ],
     ids=["harmless form", "pretty cursor", "a list without a secret", "prose about a password"],
 )
-def test_base64_of_harmless_text_is_kept(text: bytes) -> None:
-    line = b"cursor " + base64.b64encode(text) + b"\n"
+@pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
+def test_encoded_harmless_text_is_kept(text: bytes, encode: Callable[[bytes], bytes]) -> None:
+    line = b"cursor " + encode(text) + b"\n"
     assert _redact(line) == line
