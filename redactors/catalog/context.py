@@ -88,11 +88,23 @@ def _encoded_block(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
     yield from view.rescan_block(start, end)
 
 
-_SECRET_WORDS = (b"password", b"passwd", b"secret", b"token", b"api_key", b"apikey")
-_SECRET_WORD_SIGNATURES = tuple(
-    sig for word in _SECRET_WORDS for sig in b64_signatures(word) if len(sig) >= 5
+_SECRET_WORDS = (
+    *(
+        spelled
+        for word in (b"password", b"secret", b"token")
+        for spelled in (word, word.upper(), word.capitalize())
+    ),
+    *(b"passwd", b"api_key", b"API_KEY", b"apikey", b"ApiKey"),
+    *(b"pass=", b"PASS=", b"pwd=", b"PWD=", b"Authorization"),
 )
-"""What base64 of a text holding one of these key names holds, wherever the name stands."""
+"""Key names whose encoding marks a blob to decode, as they are spelled (``DB_PASSWORD=``,
+``Password:``, an INI ``pass=``, a header ``Authorization: Bearer``); base64 keeps case."""
+_SECRET_WORD_SIGNATURES = tuple(
+    dict.fromkeys(sig for word in _SECRET_WORDS for sig in b64_signatures(word) if len(sig) >= 5)
+)
+"""What base64 of a text holding one of these key names holds, wherever the name stands (at
+most :data:`~redactors.rules.PREFIXES_MAX`: past it a rule is no longer indexed, and tried at
+every byte of every text)."""
 _SECRET_WORD_HEX = tuple(word.hex().encode() for word in _SECRET_WORDS)
 """The same key names in hex (matched lower-cased: ``70617373776F7264`` too)."""
 

@@ -35,6 +35,11 @@ ENCODED = {
     "form, key at 2 mod 3": b"us=bob&password=" + _SECRET.encode(),
     "form, token": b"grant=code&token=" + _SECRET.encode(),
     "form, secret": b"id=app1&client_secret=" + _SECRET.encode(),
+    "form, pwd": b"user=bob&pwd=" + _SECRET.encode(),
+    "env file": b"HOST=db\nDB_PASSWORD=" + _SECRET.encode() + b"\n",
+    "INI, pass": b"[db]\nuser=bob\npass=" + _SECRET.encode() + b"\n",
+    "YAML, capitalized": b"User: bob\nPassword: " + _SECRET.encode() + b"\n",
+    "HTTP request": b"GET / HTTP/1.1\r\nAuthorization: Bearer " + _SECRET.encode() + b"0a1b\r\n",
 }
 
 
@@ -71,8 +76,15 @@ def test_an_encoded_secret_bearing_text_is_replaced_and_review_agrees(
         json.dumps({"offset": 50, "sort": "created_at"}, indent=2).encode(),
         json.dumps([{"name": "w1", "token_count": 3}]).encode(),
         b"the password policy requires rotation every 90 days",
+        b"class Password policy: rotate every 90 days, Token count 3",
     ],
-    ids=["harmless form", "pretty cursor", "a list without a secret", "prose about a password"],
+    ids=[
+        "harmless form",
+        "pretty cursor",
+        "a list without a secret",
+        "prose about a password",
+        "capitalized words, no value",
+    ],
 )
 @pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
 def test_encoded_harmless_text_is_kept(text: bytes, encode: Callable[[bytes], bytes]) -> None:
