@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..decode import b64_signatures
+from ..decode import MAX_BLOCK, b64_signatures
 from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from ..values import NeedMore, value_spans
@@ -109,19 +109,36 @@ _SECRET_WORD_HEX = tuple(word.hex().encode() for word in _SECRET_WORDS)
 """The same key names in hex (matched lower-cased: ``70617373776F7264`` too)."""
 
 
+_NOT_RUN = bytes(0 if byte in _B64_RUN_CHARS else 1 for byte in range(256))
+"""``translate`` table: 1 where a byte ends a base64 or hex run, else 0."""
+_NEAR = 256
+"""How far back a run's start is looked for first (most runs are shorter)."""
+_RUN_REST = rb"[A-Za-z0-9+/_-]*+={0,2}+"
+"""What follows a key name's encoding to the end of its run: a match takes the whole rest,
+so the next name in the same run is not tried again (a base64 log of thousands of lines,
+each naming a token, is one run read once)."""
+
+
+def _run_start(data: bytes, pos: int) -> int | None:
+    """Where the run holding ``data[pos]`` begins, found in C; None when it begins more than
+    :data:`~redactors.decode.MAX_BLOCK` before ``pos`` (no block that long is decoded)."""
+    for reach in (_NEAR, MAX_BLOCK + 1):
+        low = max(0, pos - reach)
+        other = data[low:pos].translate(_NOT_RUN).rfind(1)
+        if other >= 0:
+            return low + other + 1
+        if low == 0:
+            return 0
+    return None
+
+
 def _run_around(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """The base64 run a secret key name's encoding stands in, decoded and rescanned whole."""
-    data = view.data
-    start, end = match.span()
-    while start > 0 and data[start - 1] in _B64_RUN_CHARS:
-        start -= 1
-    while end < len(data) and data[end] in _B64_RUN_CHARS:
-        end += 1
-    padding = 0
-    while padding < 2 and end < len(data) and data[end] == 0x3D:  # "="
-        end += 1
-        padding += 1
-    if end == len(data) and not view.final:
+    """The base64 or hex run a secret key name's encoding stands in (the match runs to its
+    end), decoded and rescanned whole."""
+    start, end = _run_start(view.data, match.start()), match.end()
+    if start is None or end - start > MAX_BLOCK:
+        return  # never decoded, whatever follows: no more text is asked for
+    if end == len(view.data) and not view.final:
         view.need_more_from(start)
         return
     if end - start >= 16:
@@ -370,7 +387,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "A base64 run that encodes a secret's key name anywhere in it (a form body"
         " 'user=bob&password=...', JSON whose secret key is not first): the whole run is"
         " decoded and rescanned, and replaced when its text holds a secret.",
-        rb"(?:" + rb"|".join(re.escape(sig) for sig in _SECRET_WORD_SIGNATURES) + rb")",
+        rb"(?:" + rb"|".join(re.escape(sig) for sig in _SECRET_WORD_SIGNATURES) + rb")" + _RUN_REST,
         handler=_run_around,
         examples=(
             # base64('user=bob&password=Zq8rT5vW-hunter2'): the key at offset 9
@@ -388,7 +405,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "A hex run that encodes a secret's key name (a hex dump of a request body or a JSON"
         " document): the whole run is decoded and rescanned, and replaced when its text holds"
         " a secret.",
-        rb"(?:" + rb"|".join(_SECRET_WORD_HEX) + rb")",
+        rb"(?:" + rb"|".join(_SECRET_WORD_HEX) + rb")" + _RUN_REST,
         lower=True,
         handler=_run_around,
         examples=(

@@ -19,6 +19,7 @@ import pytest
 from bundler.source import MemorySource
 from redactors import BundleRedactor
 from redactors.review import review_source
+from redactors.rules import Hit, View
 
 _SECRET = "Zq8rT5vW-hunter2-Kx9w"
 
@@ -90,3 +91,25 @@ def test_an_encoded_secret_bearing_text_is_replaced_and_review_agrees(
 def test_encoded_harmless_text_is_kept(text: bytes, encode: Callable[[bytes], bytes]) -> None:
     line = b"cursor " + encode(text) + b"\n"
     assert _redact(line) == line
+
+
+@pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
+def test_a_run_naming_many_keys_is_read_once(
+    encode: Callable[[bytes], bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A base64 or hex attachment of a log whose every line names a token is one run: it is
+    found and decoded once, not walked back to its start from each name (a 6.5 MB one took
+    minutes that way)."""
+    rescans: list[tuple[int, int]] = []
+    rescan = View.rescan_block
+
+    def counted(self: View, start: int, end: int) -> list[Hit]:
+        rescans.append((start, end))
+        return rescan(self, start, end)
+
+    monkeypatch.setattr(View, "rescan_block", counted)
+    blob = encode((b"GET /jobs?page=2 token=" + _SECRET.encode() + b" ok\n") * 200)
+    out = _redact(b"attachment " + blob + b"\n")
+    assert blob.rstrip(b"=") not in out
+    start = len(b"attachment ")
+    assert rescans.count((start, start + len(blob))) == 1
