@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .anchors import MARKERS, AnchorIndex, settle
+from .decode import ZLIB_ANCHOR_LENGTH
 from .memory import release_free_memory
 from .rules import Rule, View
 
@@ -98,7 +99,8 @@ class HyperscanIndex(AnchorIndex):
         for name, literals in MARKERS.items():
             for literal in literals:
                 expressions.append(_escaped(literal))
-                flags.append(hyperscan.HS_FLAG_SINGLEMATCH)
+                # every place of a zlib anchor is wanted (View.zlib_starts), of the others one
+                flags.append(0 if name == "zlib" else hyperscan.HS_FLAG_SINGLEMATCH)
                 self._marker_names.append(name)
         self._key = (tuple(expressions), tuple(flags))
         self._db: Any = None
@@ -157,6 +159,12 @@ class HyperscanIndex(AnchorIndex):
             names[pattern - first_marker]
             for pattern in range(first_marker, len(ends))
             if ends[pattern]
+        )
+        view.zlib_starts = sorted(
+            end - ZLIB_ANCHOR_LENGTH
+            for pattern in range(first_marker, len(ends))
+            if names[pattern - first_marker] == "zlib"
+            for end in ends[pattern]
         )
         found: dict[int, list[int] | None] = {}
         for pattern, owners in enumerate(self._owners):

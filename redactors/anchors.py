@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS
+from .decode import BLOCK_ANCHORS, CONFUSABLE_STARTS, ZLIB_ANCHORS
 from .prefilter import PEM_MARKERS
 from .rules import Rule, View
 
@@ -50,9 +50,11 @@ MARKERS: dict[str, tuple[bytes, ...]] = {
     "percent": (b"%3A", b"%3a", b"%3D", b"%3d", b"%40"),
     "confusable": CONFUSABLE_STARTS,
     "block": BLOCK_ANCHORS,
+    "zlib": ZLIB_ANCHORS,
 }
 """Literals every match of another scan starts with (the PEM scanner, each escape decoder, the
-block anchors): ``positions`` reports which occur (``View.markers``), the others are skipped."""
+block anchors, the zlib ones): ``positions`` reports which occur (``View.markers``), the
+others are skipped."""
 UNINDEXED_MARKERS = frozenset({"confusable"})
 """Markers the Aho-Corasick pass does not look for (the confusable starts include single
 bytes, found on every line of Cyrillic text): always reported, the decoder checks itself."""
@@ -71,6 +73,7 @@ class AnchorIndex:
         self._ac: Any = None
         self._ac_owners: list[tuple[_Owner, ...]] = []
         self._ac_markers: list[str] = []
+        self._zlib_marker = 0
         self.indexed: frozenset[int] = frozenset()
         if ahocorasick_rs is None:
             return
@@ -89,6 +92,8 @@ class AnchorIndex:
             if name not in UNINDEXED_MARKERS:
                 marker = ~len(self._ac_markers)
                 self._ac_markers.append(name)
+                if name == "zlib":
+                    self._zlib_marker = marker
                 for literal in literals:
                     patterns.setdefault(literal.lower(), []).append((marker, literal))
         # A DFA: with a hundred vendor prefixes the default NFA scans 3x slower,
@@ -114,12 +119,15 @@ class AnchorIndex:
         startswith = data.startswith
         seen: set[int] = set()
         owners = self._ac_owners
+        zlib, zlib_starts = self._zlib_marker, []
         for pattern, start, _ in self._ac.find_matches_as_indexes(view.low, overlapping=True):
             for owner, exact in owners[pattern]:
                 if exact is not None and not startswith(exact, start):
                     continue
                 if owner < 0:
                     seen.add(owner)
+                    if owner == zlib:
+                        zlib_starts.append(start)
                     continue
                 starts = found.get(owner)
                 if starts is None:
@@ -128,6 +136,7 @@ class AnchorIndex:
                     starts.append(start)
         names = self._ac_markers
         view.markers = UNINDEXED_MARKERS.union(names[~marker] for marker in seen)
+        view.zlib_starts = sorted(zlib_starts)
         return settle(found, len(data))
 
 

@@ -11,7 +11,8 @@ Two families, because they map back differently:
 
 Candidates are found cheaply in the raw text at depth 0 (a literal anchor:
 ``%3A``, ``\\u00``, ``&quot;``, ``\\x1b[``, ``LS0tLS1CRUdJTi`` (base64 of
-``-----BEGIN``), ``H4sI`` (of a gzip header); ``eyJ``, base64 of ``{"``, is
+``-----BEGIN``), ``H4sI`` (of a gzip header), ``eJy`` and its kin (of a zlib header, at a
+run's start); ``eyJ``, base64 of ``{"``, is
 found by the JWT rule, which hands non-JWTs back here); inside decoded text,
 which is small, every base64 or hex run is tried. Depth is bounded
 (``max_depth``).
@@ -55,6 +56,9 @@ _SIMPLE = {b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
 _DEEP_B64_RE = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
 _DEEP_HEX_RE = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
 MAX_BLOCK = 1 << 20
+_B64_RUN_FROM = re.compile(rb"[A-Za-z0-9+/_-]{0,%d}={0,2}" % (MAX_BLOCK + 1))
+"""A base64 run from where it starts (one byte past :data:`MAX_BLOCK`: a longer one is not
+decoded, and is not walked to its end either)."""
 CACHE_TEXT_MAX = 4096
 """Blocks up to this size have their rescan result cached (cursors, ids, small payloads)."""
 CACHE_ENTRIES = 4096
@@ -113,6 +117,20 @@ An em dash (``\xe2\x80\x94``) shares two bytes with the zero-width spaces, and s
 for those in a log with one on every line cost 3 ms per MiB; their last bytes are rare."""
 BLOCK_ANCHORS: tuple[bytes, ...] = (b"LS0tLS1CRUdJTi", b"H4sI")
 """``eyJ`` (base64 JSON) is found by the JWT rule's pass; deeper layers try every run."""
+ZLIB_HEADS = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda")
+"""The two bytes a zlib stream starts with at each compression level zlib writes (1, 2-5, 6
+and 7-9): what ``zlib.compress`` gives Flask's session cookie, Java's ``Deflater`` and Go's
+``compress/zlib``. Another header (a preset dictionary, a smaller window) is not read."""
+ZLIB_ANCHORS: tuple[bytes, ...] = tuple(
+    sorted(
+        {base64.b64encode(head + bytes([third]))[:3] for head in ZLIB_HEADS for third in range(256)}
+    )
+)
+"""How base64 of a zlib stream begins (``eJy…``; the same in the URL-safe alphabet): 16
+three-letter anchors, taken only where a base64 run starts (:func:`_zlib_runs`). Unlike
+``H4sI`` they are short enough to occur inside any long run by chance."""
+ZLIB_ANCHOR_LENGTH = 3
+"""Every zlib anchor's length (the accelerator reports where a literal ends)."""
 
 
 def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:
@@ -211,6 +229,26 @@ def _segment(data: bytes, pos: int, stop: frozenset[int]) -> tuple[int, int]:
     return start, end
 
 
+def _zlib_runs(data: bytes, starts: list[int] | None) -> Iterator[tuple[int, int]]:
+    """The spans of the base64 runs of ``data`` that begin like a zlib stream
+    (:data:`ZLIB_ANCHORS`), from where the anchor index found the anchors (``starts``) or,
+    without one, ``bytes.find`` per anchor (a regular expression without one literal
+    prefix would try every ``e`` of the text)."""
+    if starts is None:
+        starts = sorted(_all_places(data, ZLIB_ANCHORS))
+    for at in starts:
+        if at == 0 or data[at - 1] in _SEGMENT_STOP_B64:
+            yield at, _B64_RUN_FROM.match(data, at).end()  # type: ignore[union-attr]
+
+
+def _all_places(data: bytes, literals: Sequence[bytes]) -> Iterator[int]:
+    for literal in literals:
+        at = data.find(literal)
+        while at >= 0:
+            yield at
+            at = data.find(literal, at + 1)
+
+
 def _line(data: bytes, pos: int) -> tuple[int, int]:
     start = data.rfind(b"\n", 0, pos) + 1
     end = data.find(b"\n", pos)
@@ -282,6 +320,8 @@ class Decoders:
                 for regex in self._blocks:
                     for found in regex.finditer(data):
                         runs.add(_segment(data, found.start(), _SEGMENT_STOP_B64))
+            if markers is None or "zlib" in markers:
+                runs.update(_zlib_runs(data, view.zlib_starts if markers is not None else None))
         else:
             runs.update(deep_runs(data))
         for start, end in sorted(runs):
@@ -532,7 +572,8 @@ CLEAN_RUN = 5
 ``(s - k) / (k + 1)`` long, 5 or more for every ``s`` (10 bytes with one other: 9 in two
 stretches). Random bytes rarely do: a decoded id or digest is refused without a look."""
 _CLEAN_RE = re.compile(rb"\x00{%d,}" % CLEAN_RUN)
-_GZIP_RE = re.compile(rb"\x1f\x8b")
+_COMPRESSED_RE = re.compile(rb"\x1f\x8b|\x78[\x01\x5e\x9c\xda]")
+"""A gzip header or a zlib one (:data:`ZLIB_HEADS`)."""
 _PAD = {0: b"", 2: b"AA", 3: b"A"}
 _B64_STRETCHES = bytes(byte if byte in _B64_ALPHABET else 0x20 for byte in range(256))
 """``translate`` table keeping base64 characters and turning every other byte into a space."""
@@ -581,10 +622,10 @@ def decode_blocks(texts: Sequence[bytes]) -> list[bytes | None]:
     keeps = [w - (-len(texts[i]) & 3) for i, w in zip(rest, widths, strict=True)]
     for k, start in _printable_among(plain, widths, keeps):
         out[rest[k]] = plain[start : start + keeps[k]]
-    gzip = {m.start() for m in _GZIP_RE.finditer(plain)}
-    if gzip:  # a gzip stream is inflated first: the single path decides
+    compressed = {m.start() for m in _COMPRESSED_RE.finditer(plain)}
+    if compressed:  # a gzip or zlib stream is inflated first: the single path decides
         for k, start in enumerate(accumulate(widths, initial=0)):
-            if start in gzip and k < len(rest):
+            if start in compressed and k < len(rest):
                 out[rest[k]] = _decode_block(texts[rest[k]])[1]
     return out
 
@@ -630,18 +671,24 @@ def _decode_block(text: bytes) -> tuple[str, bytes | None]:
     except (binascii.Error, ValueError):
         return "base64", None
     if decoded[:2] == b"\x1f\x8b":
-        inflated = _gunzip(decoded)
+        inflated = _inflate(decoded, 16 + zlib.MAX_WBITS)
         if inflated is not None and _printable(inflated):
             return "base64+gzip", inflated
         return "base64", None
+    if decoded[:2] in ZLIB_HEADS:
+        # ``x^`` is a zlib header too: text that only starts like one is read as text
+        inflated = _inflate(decoded, zlib.MAX_WBITS)
+        if inflated is not None and _printable(inflated):
+            return "base64+zlib", inflated
     if _printable(decoded):
         return "base64", decoded
     return "base64", None
 
 
-def _gunzip(data: bytes) -> bytes | None:
+def _inflate(data: bytes, wbits: int) -> bytes | None:
+    """Up to :data:`MAX_BLOCK` bytes of the gzip (``16 + MAX_WBITS``) or zlib stream ``data``."""
     try:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        inflater = zlib.decompressobj(wbits)
         return inflater.decompress(data, MAX_BLOCK)
     except zlib.error:
         return None

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from .accel import anchor_index
 from .anchors import AnchorIndex
-from .decode import BLOCK_ANCHORS, Decoders
+from .decode import BLOCK_ANCHORS, ZLIB_ANCHORS, Decoders
 from .keys import is_placeholder
 from .pem import scan_pem
 from .prefilter import PROBE_MAX, Probe
@@ -63,7 +63,7 @@ class Engine:
             self.rules,
             pem=pem,
             max_depth=max_depth,
-            block_anchors=BLOCK_ANCHORS,
+            block_anchors=(*BLOCK_ANCHORS, *ZLIB_ANCHORS),
             runs_decode=self.decoders.runs_decode,
             runs_decode_many=self.decoders.runs_decode_many,
         )

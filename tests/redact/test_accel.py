@@ -7,7 +7,7 @@ of :mod:`redactors.prefilter` and :mod:`redactors.decode`). The texts are the
 whole rule catalog (every rule's examples and decoys, one text each and all of
 them in one member), the peer suite's corpus in ``../shared`` (read where it
 is) and shapes the fast paths exist for (base64 cursors, JWT look-alikes, hex
-runs, gzip and escapes inside base64).
+runs, gzip, zlib and escapes inside base64).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import base64
 import gzip
 import json
 import threading
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -71,7 +72,11 @@ def _shapes() -> Iterator[tuple[str, bytes]]:
         base64.urlsafe_b64encode(json.dumps(p).encode()).rstrip(b"=")
         for p in ({"trace": "1f2e"}, {"sampled": True}, {"n": 1})
     )
+    session = base64.urlsafe_b64encode(zlib.compress(b'{"user": "bob", "password": "pw-7Hq2x"}'))
+    harmless = base64.b64encode(zlib.compress(b'{"offset": 100, "sort": "created_at"}', 9))
     lines = [
+        b"set-cookie session=." + session.rstrip(b"=") + b".ZxYzAA.sig0123",
+        b"state " + harmless + b" chance xxeJyZZ" + harmless,
         b"GET /executions?cursor=" + cursor + b" HTTP/1.1",
         b"payload " + secret_inside,
         b"blob " + gz,
@@ -134,7 +139,7 @@ def test_the_shapes_are_redacted_at_all(monkeypatch: pytest.MonkeyPatch) -> None
     first, _, _, _ = _run(_redactor("pure", monkeypatch), list(_shapes()))
     text = first["shapes/cursors.log"]
     assert isinstance(text, bytes)
-    for secret in (b"hunter2", b"ghp_", b"s3cr3t"):
+    for secret in (b"hunter2", b"ghp_", b"s3cr3t", b"set-cookie session=.eJ"):
         assert secret not in text
     assert b"GET /executions?cursor=eyJ" in text  # the cursor is not a secret: kept
 

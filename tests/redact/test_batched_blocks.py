@@ -6,7 +6,7 @@
 whose rescan finds nothing. The texts mix what support bundles hold (cursors,
 ids, digests, base64 payloads) with what breaks batching (padding, both
 base64 alphabets, 4n+1 lengths, hex that stops being hex, gzip, non-ASCII,
-escapes, secrets inside).
+escapes, secrets inside, zlib and text that only starts like it).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import base64
 import gzip
 import json
 import threading
+import zlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,6 +59,10 @@ def _encodings(raw: bytes) -> st.SearchStrategy[bytes]:
             raw.hex().encode(),
             raw.hex().upper().encode(),
             base64.b64encode(gzip.compress(raw, mtime=0)).rstrip(b"="),
+            base64.urlsafe_b64encode(zlib.compress(raw)).rstrip(b"="),
+            base64.b64encode(zlib.compress(raw, 9)),
+            base64.b64encode(zlib.compress(raw, 1)),
+            base64.b64encode(b"x^" + raw),  # starts like a zlib stream, is not one
         ]
     )
 
@@ -91,8 +96,20 @@ def test_decode_blocks_decodes_what_it_should() -> None:
         text.hex().encode(),
         b"abcde",  # 4n+1 characters: not base64
         base64.b64encode(b"abcd\x01efghi").rstrip(b"="),  # 9 of 10 printable, the longest stretch 5
+        base64.urlsafe_b64encode(zlib.compress(text)).rstrip(b"="),  # a Flask session cookie
+        base64.b64encode(b"x^2 + y^2 = z^2"),  # a zlib header that is text
+        base64.b64encode(zlib.compress(b"\xff\xfe" * 10, 9)),  # zlib of binary
     ]
-    assert decode_blocks(blocks) == [text, None, text, None, b"abcd\x01efghi"]
+    assert decode_blocks(blocks) == [
+        text,
+        None,
+        text,
+        None,
+        b"abcd\x01efghi",
+        text,
+        b"x^2 + y^2 = z^2",
+        None,
+    ]
 
 
 @settings(max_examples=300, deadline=None)

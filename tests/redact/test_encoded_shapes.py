@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from collections.abc import Callable
 
 import pytest
 
 from bundler.source import MemorySource
-from redactors import BundleRedactor
+from redactors import BundleRedactor, accel
+from redactors.anchors import AnchorIndex
+from redactors.decode import ZLIB_ANCHORS, _all_places, _zlib_runs
 from redactors.review import review_source
 from redactors.rules import Hit, View
+
+from ..support.requirements import need
 
 _SECRET = "Zq8rT5vW-hunter2-Kx9w"
 
@@ -53,7 +58,13 @@ ENCODINGS = {
     "url-safe": base64.urlsafe_b64encode,
     "hex": lambda raw: raw.hex().encode(),
     "HEX": lambda raw: raw.hex().upper().encode(),
+    "zlib": lambda raw: base64.b64encode(zlib.compress(raw)),
+    "zlib, URL-safe": lambda raw: base64.urlsafe_b64encode(zlib.compress(raw)).rstrip(b"="),
+    "zlib level 9": lambda raw: base64.b64encode(zlib.compress(raw, 9)),
+    "zlib level 1": lambda raw: base64.b64encode(zlib.compress(raw, 1)),
+    "zlib level 3": lambda raw: base64.b64encode(zlib.compress(raw, 3)),
 }
+PLAIN_ENCODINGS = {name: encode for name, encode in ENCODINGS.items() if "zlib" not in name}
 
 
 @pytest.mark.parametrize("text", ENCODED.values(), ids=ENCODED.keys())
@@ -93,7 +104,7 @@ def test_encoded_harmless_text_is_kept(text: bytes, encode: Callable[[bytes], by
     assert _redact(line) == line
 
 
-@pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
+@pytest.mark.parametrize("encode", PLAIN_ENCODINGS.values(), ids=PLAIN_ENCODINGS.keys())
 def test_a_run_naming_many_keys_is_read_once(
     encode: Callable[[bytes], bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,3 +124,57 @@ def test_a_run_naming_many_keys_is_read_once(
     assert blob.rstrip(b"=") not in out
     start = len(b"attachment ")
     assert rescans.count((start, start + len(blob))) == 1
+
+
+def test_a_compressed_flask_session_cookie_is_read() -> None:
+    """Flask keeps its session in a cookie: ``.`` + URL-safe base64 of the zlib-compressed
+    JSON + ``.`` + timestamp + ``.`` + signature. Signed, not encrypted: a password a view
+    put in the session reached the bundle, and review called it clean. The payload is
+    replaced; the timestamp and the signature, which hold nothing, stay."""
+    payload = json.dumps({"_fresh": True, "user": "bob", "password": _SECRET}).encode()
+    body = base64.urlsafe_b64encode(zlib.compress(payload)).rstrip(b"=")
+    line = b"2026-12-07 10:00:00 set-session ." + body + b".ZxYzAA.abcDEFghi123 ok\n"
+    out = _redact(line)
+    assert body not in out
+    assert out.startswith(b"2026-12-07 10:00:00 set-session .[REDACTED:")
+    assert out.endswith(b".ZxYzAA.abcDEFghi123 ok\n")
+    assert not review_source(MemorySource({"app.log": line})).clean
+
+
+def test_a_zlib_anchor_inside_a_run_is_not_a_stream() -> None:
+    """``eJy`` in the middle of a base64 run is chance, not the start of a zlib stream: the run
+    is not decoded for it (it would not inflate), and text that merely begins like a zlib
+    header (``x^2``) is read as the text it is."""
+    inside = base64.b64encode(b"\x00\x01\x02" + zlib.compress(b"password=" + _SECRET.encode()))
+    assert not inside.startswith(tuple(ZLIB_ANCHORS))
+    assert any(anchor in inside for anchor in ZLIB_ANCHORS)
+    line = b"blob " + inside + b"\n"
+    assert _redact(line) == line
+    formula = b"formula " + base64.b64encode(b"x^2 + y^2 with password=" + _SECRET.encode())
+    assert _SECRET.encode() not in _redact(formula + b"\n")
+
+
+@pytest.mark.parametrize("index", ["aho-corasick", "hyperscan"])
+def test_the_index_finds_the_zlib_anchors_the_decoder_would(
+    index: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decoder takes the anchors' places from the index's pass (``View.zlib_starts``);
+    without an index it finds them itself. Both must give the same runs."""
+    blob = base64.b64encode(zlib.compress(b"password=" + _SECRET.encode()))
+    data = (b"a " + blob + b" eJyA inside" + blob + b" x^eNq\n" + b"eAEend " * 3) * 50
+    if index == "hyperscan":
+        need(accel.available(), "hyperscan is not installed (pip install -e '.[fast]')")
+        monkeypatch.setattr(accel, "SMALL_TEXT", 0)
+        anchors: AnchorIndex = accel.HyperscanIndex(BundleRedactor(key=b"k" * 32).rules)
+    else:
+        anchors = AnchorIndex(BundleRedactor(key=b"k" * 32).rules)
+    view = View(data)
+    anchors.positions(view)
+    assert view.markers is not None
+    assert "zlib" in view.markers
+    assert view.zlib_starts == sorted(_all_places(data, ZLIB_ANCHORS))
+    found = list(_zlib_runs(data, view.zlib_starts))
+    assert found == list(_zlib_runs(data, None))
+    # a run's start: the first blob, ``eJyA``, ``eNq`` after ``^``, each ``eAEend``; the
+    # blob glued to ``inside`` is inside a run
+    assert len(found) == 6 * 50

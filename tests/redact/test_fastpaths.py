@@ -23,6 +23,7 @@ from redactors.catalog.urls import _scheme_before
 from redactors.decode import (
     _DEEP_B64_RE,
     _DEEP_HEX_RE,
+    ZLIB_HEADS,
     _decode_block,
     _hex_runs,
     _printable,
@@ -57,7 +58,7 @@ def _plain_decode_block(text: bytes) -> tuple[str, bytes | None]:
             decoded = base64.b64decode(padded, altchars=alphabet, validate=True)
         except (binascii.Error, ValueError):
             continue
-        if decoded[:2] == b"\x1f\x8b":
+        if decoded[:2] == b"\x1f\x8b" or decoded[:2] in ZLIB_HEADS:
             return "gzip", None  # both inflate the same way (test_accel covers it)
         if _printable(decoded):
             return "base64", decoded

@@ -76,6 +76,9 @@ def layers(data: bytes, depth: int = 3) -> list[bytes]:
                     decoded = gzip.decompress(decoded)
                 except (OSError, EOFError, zlib.error):
                     continue
+            elif decoded[:1] == b"\x78":
+                with contextlib.suppress(zlib.error):
+                    candidates.append(zlib.decompress(decoded))
             candidates.append(decoded)
     for run_ in _HEX_RUN.finditer(data):
         candidates.append(binascii.unhexlify(run_.group()))
