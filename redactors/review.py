@@ -11,6 +11,9 @@ name) it runs:
   written is residue too. To the rules a token is one piece of a value, so the
   clear tail an older redaction left beside one (``password = [REDACTED:...]
   horse battery``) is found where the current rule would have taken it whole.
+  A file whose name says it is a secret (``.pgpass``, ``.flux/bootstrap-token``:
+  :mod:`redactors.secretfiles`) is read as the redactor reads it, so one left
+  in clear, which no rule can recognize by its text, is residue.
 * ``entropy``: high-entropy runs near secret words, even without a
   separator ("token is 9f8Zq..."), skipping hex digests and UUIDs.
 * ``encoded-literal``: the redacted *values* are not in the bundle (the report
@@ -29,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from schemas import RedactionReport, ResidualFinding, ReviewResult
@@ -44,11 +47,12 @@ from .keys import is_placeholder
 from .literals import LiteralSet
 from .residue import residue_spans, secret_word_ends
 from .rules import Hit, View, line_ends
+from .secretfiles import scanner_for
 from .stream import redact_stream
 from .structure import detect_format, structure_walk, value_spans
 from .tarwalk import tar_text_only
 from .textcodecs import GzipDamaged, gunzip_chunks, peek, wide_to_utf8
-from .tokens import TOKEN_MARK, TOKEN_RE
+from .tokens import TOKEN_MARK, TOKEN_RE, is_token_only
 from .walklimits import STRUCTURE_MAX, over_cap, walk_cap
 
 MANIFEST = "manifest.json"
@@ -93,6 +97,22 @@ class Reviewer:
         )
         hits.sort(key=lambda h: (h.start, -h.end))
         return hits
+
+    def _scan_for(self, name: str) -> Callable[[View], list[Hit]]:
+        """The scan of member ``name``: :meth:`scan`, and for a secret file its own scanner,
+        whose every value is residue unless it is the redactor's token already."""
+        special = scanner_for(name)
+        if special is None:
+            return self.scan
+
+        def scan_secret_file(view: View) -> list[Hit]:
+            data = view.data
+            hits = self.scan(view)
+            hits += [h for h in special(view) if not is_token_only(data[h.start : h.end])]
+            hits.sort(key=lambda h: (h.start, -h.end))
+            return hits
+
+        return scan_secret_file
 
     def member(self, name: str, chunks: Iterable[bytes]) -> tuple[list[ResidualFinding], str, int]:
         findings: list[ResidualFinding] = []
@@ -153,7 +173,7 @@ class Reviewer:
                 if len(whole) > cap:  # the line rules alone prove nothing about its Secrets
                     raise MemberUnreadable(name, _cannot_vouch(over_cap(fmt, cap)), _WALK_HINT)
                 findings += _structure_findings(name, whole, fmt)
-            for _ in redact_stream(stream, self.scan, record):
+            for _ in redact_stream(stream, self._scan_for(name), record):
                 pass
             for _ in stream:  # drain (a gzip that failed early)
                 pass

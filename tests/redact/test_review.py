@@ -6,10 +6,12 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from bundler.cli import cli
 from bundler.source import MemorySource
+from redactors import BundleRedactor
 from redactors.review import review_source
 from tests.support.redaction import run
 
@@ -302,3 +304,35 @@ def test_a_directory_with_an_entry_review_did_not_read_is_rejected(tmp_path: Pat
         assert "clean" not in out
         entry.unlink()
         assert _cli("review", str(folder))[0] == 0
+
+
+_SECRET_FILES = {
+    "hosts/h01/files/.flux/bootstrap-token": b"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c\n",
+    "hosts/h01/files/.flux/admin-bootstrap-key": b"flux-admin-7Hq2xLm\n",
+    "etc/join-token": b"a1b2c3d4e5f6\n",
+    "home/app/.pgpass": b"# db\ndb:5432:flux:flux:Xq7rT5vWmK29pLz4\n",
+    "etc/pgpass.conf": b"*:*:*:postgres:hunter2\n",
+}
+
+
+@pytest.mark.parametrize("name", list(_SECRET_FILES))
+def test_a_secret_file_left_in_clear_is_residue(name: str) -> None:
+    """A file whose name says it is a secret holds a value no rule recognizes by its text (a
+    bare 48-digit hex token looks like a digest): review read it by the rules alone and
+    called it clean. It reads it as the redactor does, and the redacted file is clean."""
+    data = _SECRET_FILES[name]
+    raw = review_source(MemorySource({name: data}))
+    assert not raw.clean
+    assert {f.check for f in raw.findings} == {"detector"}
+    redacted = b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
+    assert b"[REDACTED:" in redacted
+    assert review_source(MemorySource({name: redacted})).clean
+
+
+def test_cli_review_rejects_a_directory_with_a_bootstrap_token(tmp_path: Path) -> None:
+    token = tmp_path / "bundle" / "files" / ".flux" / "bootstrap-token"
+    token.parent.mkdir(parents=True)
+    token.write_bytes(_SECRET_FILES["hosts/h01/files/.flux/bootstrap-token"])
+    result = CliRunner().invoke(cli, ["review", str(tmp_path / "bundle")])
+    assert result.exit_code == 1, result.output
+    assert "9f86d081884c" not in result.output
