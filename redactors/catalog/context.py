@@ -283,6 +283,31 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         decoys=("Cookie: sid=; theme=",),
     ),
     Rule(
+        "ci-masked-value",
+        "secret",
+        "token",
+        "A value a CI job asks its runner to mask (GitHub Actions' add-mask workflow command,"
+        " an Azure Pipelines task.setvariable marked issecret): masked in the log the runner"
+        " shows, not in its diagnostics or a step log copied elsewhere.",
+        rb"(?:::add-mask::|##vso\[task\.setvariable [^\]\r\n]*issecret=true[^\]\r\n]*\])"
+        rb"[ \t]*([^\s](?:[^\r\n]*[^\s])?)",
+        lower=True,
+        group=1,
+        examples=(
+            ("::add-mask::Xq7rT5vWmK29pLz4", "Xq7rT5vWmK29pLz4"),
+            ("[command]::add-mask::s3cr3t-v4lue  ", "s3cr3t-v4lue"),
+            (
+                "##vso[task.setvariable variable=dbPass;isSecret=true]Pa55-w0rd!",
+                "Pa55-w0rd!",
+            ),
+        ),
+        decoys=(
+            "::add-mask::",
+            "##vso[task.setvariable variable=region]eu-west-1",
+            "::debug::add-mask called",
+        ),
+    ),
+    Rule(
         "bearer-token",
         "bearer-token",
         "token",
