@@ -85,13 +85,23 @@ def test_a_passing_canary_cites_the_raw_record_it_came_from() -> None:
     assert passed, "the healthy sample's canary no longer passes: the check would prove nothing"
     for finding in passed:
         raw = [c for c in finding.evidence if c.member.startswith("raw/")]
-        assert raw, finding.evidence
+        records = []
         for citation in raw:
             assert citation.pointer is not None
             document = json.loads(used.evidence.source.read_bytes(citation.member))
-            record = _at(document, citation.pointer)
+            records.append(_at(document, citation.pointer))
+        runs = [r for r in records if "phase" in r]
+        receipts = [r for r in records if "sink" in r]
+        assert runs, finding.evidence
+        assert len(runs) + len(receipts) == len(records), records
+        for record in runs:
             assert record["phase"] == "successful"
             assert record["job"] in finding.message
+        # "with its receipt from X" is checkable too, in the product's receipt record
+        assert receipts, finding.evidence
+        for record in receipts:
+            assert record["acked"] is True
+            assert f"with its receipt from {record['sink']}." in finding.message
 
 
 def _at(document: Any, pointer: str) -> Any:

@@ -26,6 +26,36 @@ def test_canary_with_durable_receipt_passes(fleet: Fleet) -> None:
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_PASSED"]
 
 
+def test_a_pass_with_its_receipt_cites_the_receipt(fleet: Fleet) -> None:
+    """ "Succeeded with its receipt" is read from the receipt: the pass cites it beside the run,
+    the strongest of them when several confirm it."""
+    weak = _receipt(fleet).model_copy(update={"sink": "buffer", "strength": "accepted"})
+    assert fleet.outcome is not None
+    fleet.outcome.receipts.insert(0, weak)
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert result is not None
+    (finding,) = result.findings
+    labels = [c.label() for c in finding.evidence]
+    assert "evidence/outcome.json#/canaries/0/phase" in labels
+    assert "evidence/outcome.json#/receipts/1/sink" in labels
+    assert "evidence/outcome.json#/receipts/0/sink" not in labels
+    assert finding.message.endswith(f"with its receipt from {_receipt_sink(fleet, 1)}.")
+
+
+def test_a_pass_without_a_required_receipt_cites_none(fleet: Fleet) -> None:
+    _canary(fleet).receipt_required = False
+    result = judge(rules.canary_and_receipt, fleet, job="ingest")
+    assert result is not None
+    (finding,) = result.findings
+    assert not [c for c in finding.evidence if "/receipts/" in c.label()]
+    assert finding.message.endswith("succeeded.")
+
+
+def _receipt_sink(fleet: Fleet, index: int) -> str:
+    assert fleet.outcome is not None
+    return fleet.outcome.receipts[index].sink
+
+
 def test_failed_and_timed_out_canaries_fail(fleet: Fleet) -> None:
     _canary(fleet).phase = "failed"
     assert codes(judge(rules.canary_and_receipt, fleet, job="ingest")) == ["CANARY_FAILED"]

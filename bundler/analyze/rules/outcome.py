@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from schemas import Citation, Layer, LayerStatus
-from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence
+from schemas.evidence import CanaryRun, DeploymentEvidence, Job, OutcomeEvidence, Receipt
 
 from ...plurals import counted
 from ...timetext import utc
@@ -103,6 +103,10 @@ def _judge_latest(
     if run.mode != "last_run":
         _predates_deployment(ctx, doc, index, run, out)
     what = run_kind(run)
+    evidence = _run_citations(ctx, index, run)
+    receipt = _best_receipt(doc, run) if run.receipt_required else None
+    if receipt is not None:  # "with its receipt" is shown where it is read, as the run is
+        evidence += _receipt_citations(ctx, *receipt)
     return out.result(
         make_finding(
             codes.CANARY_PASSED,
@@ -110,9 +114,30 @@ def _judge_latest(
             f"The {what} of {run.job}"
             + (f" on {run.worker}" if run.worker else "")
             + " succeeded"
-            + (" with its receipt." if run.receipt_required else "."),
-            evidence=_run_citations(ctx, index, run),
+            + (f" with its receipt from {receipt[1].sink}." if receipt is not None else "."),
+            evidence=evidence,
         )
+    )
+
+
+def _best_receipt(doc: OutcomeEvidence, run: CanaryRun) -> tuple[int, Receipt] | None:
+    """The strongest of the receipts that confirm ``run`` (acknowledged, its own nonce), with
+    its index in ``doc.receipts``; None when none does."""
+    confirmed = [
+        (i, r)
+        for i, r in run_receipts(doc, run)
+        if r.acked is not False and r.nonce_matched is not False
+    ]
+    if not confirmed:
+        return None
+    return max(confirmed, key=lambda item: STRENGTH.get(item[1].strength or "", -1))
+
+
+def _receipt_citations(ctx: RuleContext, index: int, receipt: Receipt) -> list[Citation]:
+    """Where a receipt is read: its canonical record and the product's own."""
+    return citations(
+        cite(ctx.evidence, OutcomeEvidence, "receipts", index, "sink", value=receipt.sink),
+        cite_source(receipt.source),
     )
 
 
@@ -336,8 +361,8 @@ def _receipts(
             )
     if not run.receipt_required:
         return
-    confirmed = [(i, r) for i, r in mine if r.acked is not False and r.nonce_matched is not False]
-    if not confirmed and (doc.gaps or not doc.complete):
+    confirmed = _best_receipt(doc, run)
+    if confirmed is None and (doc.gaps or not doc.complete):
         # the receipt may be in what was not read (a failed request, a member lost from the
         # bundle or over a reader's limit): "never came" would be read from a gap
         gaps = ", ".join(doc.gaps) or "unspecified collectors"
@@ -349,7 +374,7 @@ def _receipts(
             missing=list(doc.gaps),
         )
         return
-    if not confirmed:
+    if confirmed is None:
         out.fail(
             codes.RECEIPT_MISSING,
             f"{label} ran, but the external receipt it requires never came.",
@@ -360,7 +385,7 @@ def _receipts(
             ],
         )
         return
-    best_index, best = max(confirmed, key=lambda item: STRENGTH.get(item[1].strength or "", -1))
+    best_index, best = confirmed
     if best.strength in (None, "accepted"):
         out.warn(
             codes.RECEIPT_ACCEPTED_ONLY,
