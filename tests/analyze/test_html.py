@@ -25,6 +25,7 @@ from bundler.analyze.render.html import (
     MAX_PROBLEM_GROUPS,
     MAX_REDACTION_KINDS,
     BundleExtras,
+    _code_spans,
     collector_problems,
     render_html,
 )
@@ -37,6 +38,7 @@ from tests.support.big_fleet import big_fleet
 from tests.support.evidence import T0, Fleet, StubProfile, job, write_bundle_dir
 from tests.support.hostile import EVIL_WORKER, PAYLOADS, PWNED, write_hostile_bundle
 from tests.support.html_outline import outline
+from tests.support.sample_bundles import write_sample_dir
 
 SERVER_LOG = "hosts/h01/logs/00.log"
 
@@ -492,3 +494,29 @@ def test_a_redaction_report_with_many_kinds_is_a_bounded_table(
     assert f"and {5000 - MAX_REDACTION_KINDS} more kinds (see" in page
     assert "kind00006" in table  # the largest counts (7) come first
     assert len(page.encode()) < 300_000
+
+
+def test_commands_in_next_steps_are_code_not_backquotes(tmp_path: Path) -> None:
+    """The recovery paths quote the commands to run in backquotes; the page sets them as
+    code (the text and Markdown reports keep the backquotes, which read as code there)."""
+    page = tmp_path / "r.html"
+    run = CliRunner().invoke(
+        cli,
+        ["analyze", str(_sample_dir(tmp_path)), "--format", "html", "-o", str(page)],
+    )
+    assert run.exit_code == 1, run.output
+    html = page.read_text()
+    steps = html[html.index("<h4>Next steps</h4>") : html.index("<h4>Recovery acceptance</h4>")]
+    assert "<code>lyftdata workers logs &lt;worker-id&gt; --limit 200</code>" in steps
+    assert "`" not in steps
+
+
+def test_a_backquote_in_bundle_text_never_opens_markup() -> None:
+    shown = _code_spans("restart `<script>alert(1)</script>` on w`1\u202e`")
+    assert shown == (
+        "restart <code>&lt;script&gt;alert(1)&lt;/script&gt;</code> on w<code>1\\u202e</code>"
+    )
+
+
+def _sample_dir(tmp_path: Path) -> Path:
+    return write_sample_dir("lyftdata-fleet_mixed", tmp_path / "bundle", {})

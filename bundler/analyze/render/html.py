@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,7 +29,7 @@ from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from schemas import (
     REDACTION_REPORT_MEMBER,
@@ -183,6 +184,23 @@ def _shown(value: Any) -> Any:
     return printable(value, keep="\n") if type(value) is str else value
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _code_spans(text: str) -> Markup:
+    """``text`` with its backquoted spans set as ``<code>``: the recovery paths quote the
+    commands to run that way (`` `lyftdata workers logs <worker-id>` ``), which a page showed
+    with the backquotes. Every part is escaped and made printable as ``{{ }}`` would make it,
+    so a backquote in a worker's name changes how it looks, never what the page runs."""
+    parts, cursor = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts.append(escape(_shown(text[cursor : span.start()])))
+        parts.append(Markup("<code>%s</code>") % _shown(span[1]))
+        cursor = span.end()
+    parts.append(escape(_shown(text[cursor:])))
+    return Markup("").join(parts)
+
+
 @cache
 def _environment() -> Environment:
     env = Environment(
@@ -218,6 +236,7 @@ def _environment() -> Environment:
         WORKER_ROWS_OPEN=WORKER_ROWS_OPEN,
     )
     env.filters["size"] = _size
+    env.filters["code_spans"] = _code_spans  # ``{{ step|code_spans }}``
     env.filters["counted"] = counted  # ``{{ n|counted('file') }}``: 1 file, 2 files
     env.filters["plural"] = plural  # ``{{ n|plural('is', 'are') }}``
     env.filters["timefmt"] = formatted  # strftime with a four-digit year (timetext)
