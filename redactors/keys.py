@@ -30,7 +30,7 @@ SECRET_WORDS = frozenset({
     "sessionkey", "privatekey", "secretkey", "accesskey", "sharedkey", "accountkey", "masterkey",
     "clientsecret", "psk", "jwt", "bearer", "authorization", "auth", "dsn", "connectionstring",
     "connstr", "webhook", "webhooks", "sig", "hmac", "otp", "sasl", "signingkey", "encryptionkey",
-    "licensekey", "enrollmentkey", "mysqlpwd", "authtok",
+    "licensekey", "enrollmentkey", "mysqlpwd", "authtok", "jsessionid", "phpsessid", "sessid",
 })
 # fmt: on
 """A key holding any of these words holds a secret (unless a harmless suffix follows)."""
@@ -218,7 +218,7 @@ def _kind_for(words: tuple[str, ...], word: str) -> str:
         return "password"
     if word in {"mysqlpwd", "authtok"}:
         return "password"  # MySQL's MYSQL_PWD; SSSD's ldap_default_authtok (its bind password)
-    if word in {"cookie", "cookies", "sessionid"}:
+    if word in {"cookie", "cookies", "sessionid", "jsessionid", "phpsessid", "sessid"}:
         return "cookie"
     if word in {"authorization", "auth", "bearer", "authkey", "authtoken"}:
         return "auth"

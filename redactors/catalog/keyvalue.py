@@ -670,8 +670,15 @@ KV_RULES: tuple[Rule, ...] = (
         "session-token",
         examples=(
             ("sessionid=8f14e45fceea167a5a36dedd4bea2543", "8f14e45fceea167a5a36dedd4bea2543"),
+            ("JSESSIONID=6A1F0C8E2B9D4F7A3C5E1B8D0F2A4C6E", "6A1F0C8E2B9D4F7A3C5E1B8D0F2A4C6E"),
         ),
         decoys=("session_count=3",),
+    ),
+    kv_rule(
+        "sessid",
+        "cookie",
+        examples=(("PHPSESSID=9c1b5a0e4d3f2a1b8c7d6e5f4a", "9c1b5a0e4d3f2a1b8c7d6e5f4a"),),
+        decoys=("sessid_len=26",),
     ),
     kv_rule(
         "webhook",

@@ -81,6 +81,24 @@ def _azure_ad(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield Hit(start, match.end(), rule.kind, rule.id)
 
 
+_TFC_HEAD = re.compile(rb"[A-Za-z0-9]{14}")
+
+
+def _terraform_cloud(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """A Terraform Cloud / Enterprise API token is 14 letters and digits, ``.atlasv1.``, then
+    its body: the rule is anchored on the literal in the middle, and the 14 before it are
+    checked here."""
+    start = match.start() - 14
+    if start < 0 or not _TFC_HEAD.fullmatch(view.data, start, match.start()):
+        return
+    if not view.left_ok(start):
+        return
+    if match.end() == len(view.data) and not view.final:
+        view.need_more_from(start)
+        return
+    yield Hit(start, match.end(), rule.kind, rule.id)
+
+
 _HEADER_KEYS = frozenset({"alg", "typ", "enc", "kid"})
 _HEADER_KEY_TEXTS = (b'"alg"', b'"typ"', b'"enc"', b'"kid"')
 
@@ -220,13 +238,16 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "a-prefixed-keys",
         "aws-access-key-id",
         "cloud",
-        "AWS access key ids (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza) and age identities.",
-        rb"A(?:(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])|Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"
+        "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T), Google API keys (AIza) and age"
+        " identities.",
+        rb"A(?:(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])"
+        rb"|Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"
         rb"|GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
         handler=_prefixed({"AIza": "gcp-api-key", "AGE-": "age-secret-key"}, "aws-access-key-id"),
         examples=(
             ("aws_access_key_id=AKIAQWERTYUIOPASDF23", "AKIAQWERTYUIOPASDF23"),
             ("creds ASIAZXCVBNMASDFGHJ45 expire", "ASIAZXCVBNMASDFGHJ45"),
+            ("old key A3TXZXCVBNMASDFGHJ45 rotated", "A3TXZXCVBNMASDFGHJ45"),
             (
                 "key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
                 "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
@@ -247,6 +268,29 @@ TOKEN_RULES: tuple[Rule, ...] = (
                 "secret Abc8Q~dEf3gHi7jKl1mNo5pQr9sTu3vWx7yZa1bC",
                 "Abc8Q~dEf3gHi7jKl1mNo5pQr9sTu3vWx7yZa1bC",
             ),
+        ),
+    ),
+    Rule(
+        "terraform-cloud-token",
+        "terraform-token",
+        "cloud",
+        "Terraform Cloud / Enterprise API tokens (14 characters, .atlasv1., the body).",
+        rb"\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])",
+        handler=_terraform_cloud,
+        examples=(
+            (
+                "TF_TOKEN_app_terraform_io: kL9mN2pQ4rS6tU.atlasv1." + "aB3dE5fG7h" * 6 + "x1",
+                "kL9mN2pQ4rS6tU.atlasv1." + "aB3dE5fG7h" * 6 + "x1",
+            ),
+            (
+                "uploaded with s7d8f9g0h1j2k3.atlasv1." + "Zx9Yw8Vu7T" * 6 + "s6Q",
+                "s7d8f9g0h1j2k3.atlasv1." + "Zx9Yw8Vu7T" * 6 + "s6Q",
+            ),
+        ),
+        decoys=(
+            "docs mention .atlasv1. tokens",
+            "x.atlasv1." + "a" * 64,
+            "toolongprefix12345.atlasv1." + "aB3dE5fG7h" * 6 + "x1",
         ),
     ),
     Rule(
