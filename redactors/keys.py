@@ -31,6 +31,7 @@ SECRET_WORDS = frozenset({
     "clientsecret", "psk", "jwt", "bearer", "authorization", "auth", "dsn", "connectionstring",
     "connstr", "webhook", "webhooks", "sig", "hmac", "otp", "sasl", "signingkey", "encryptionkey",
     "licensekey", "enrollmentkey", "mysqlpwd", "authtok", "jsessionid", "phpsessid", "sessid",
+    "sshpass",
 })
 # fmt: on
 """A key holding any of these words holds a secret (unless a harmless suffix follows)."""
@@ -216,8 +217,10 @@ def _kind_for(words: tuple[str, ...], word: str) -> str:
         return "exec-token"
     if word in {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pgpassword", "pgpass"}:
         return "password"
-    if word in {"mysqlpwd", "authtok"}:
-        return "password"  # MySQL's MYSQL_PWD; SSSD's ldap_default_authtok (its bind password)
+    if word in {"mysqlpwd", "authtok", "sshpass"}:
+        # MySQL's MYSQL_PWD; SSSD's ldap_default_authtok (its bind password); SSHPASS, which
+        # ``sshpass -e`` reads
+        return "password"
     if word in {"cookie", "cookies", "sessionid", "jsessionid", "phpsessid", "sessid"}:
         return "cookie"
     if word in {"authorization", "auth", "bearer", "authkey", "authtoken"}:

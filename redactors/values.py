@@ -22,7 +22,16 @@ UNQUOTED_END = frozenset(b" \t\r\n\0\x1b,;&\"'<>`|]}")
 TERMINAL_ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 """An ANSI control sequence (``\\x1b[1;31m``, ``\\x1b[0m``): how a terminal shows the text."""
 _ESCAPES_AND_BLANKS = re.compile(rb"(?:\x1b\[[0-9;?]*[A-Za-z][ \t]*)+")
-AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"ntlm", b"apikey")
+AUTH_SCHEMES = (
+    b"bearer",
+    b"basic",
+    b"token",
+    b"digest",
+    b"negotiate",
+    b"ntlm",
+    b"apikey",
+    b"splunk",  # Splunk's HTTP Event Collector: Authorization: Splunk <token>
+)
 MAX_VALUE = 8192
 BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\"})
 

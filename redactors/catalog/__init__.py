@@ -12,6 +12,7 @@ import hashlib
 
 from ..rules import Rule
 from .argpairs import RCLONE_CONFIG
+from .authcommands import MONGO_AUTH, REDIS_AUTH
 from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .lookups import LOOKUP_FALLBACK
@@ -34,6 +35,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *SQL_RULES,
     NETWORK_DEVICE_SECRET,
     *POSITIONAL_RULES,
+    REDIS_AUTH,
+    MONGO_AUTH,
     RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,

@@ -57,6 +57,7 @@ ROWS: tuple[tuple[str, Sequence[Piece], str, bool], ...] = (
     ("CLOJARS_", (("lower", 60, 60),), "clojars-token", False),
     ("oy2", (("lower", 43, 43),), "nuget-key", False),
     ("dckr_pat_", (("urlsafe", 27, 27),), "docker-token", False),
+    ("dckr_oat_", (("urlsafe", 27, 64),), "docker-token", False),
     ("sgp_", (("Hex", 16, 16), "_", ("Hex", 40, 40)), "sourcegraph-token", False),
     ("sgp_local_", (("Hex", 40, 40),), "sourcegraph-token", False),
     ("sgp_", (("Hex", 40, 40),), "sourcegraph-token", False),
@@ -100,6 +101,9 @@ ROWS: tuple[tuple[str, Sequence[Piece], str, bool], ...] = (
     ("A3-", (("upper", 6, 6), "-", ("upper", 6, 6), "-", ("upper", 5, 5), "-", ("upper", 5, 5),
              "-", ("upper", 5, 5), "-", ("upper", 5, 5)), "1password-secret-key", True),
     ("ya29.", (("urlsafe", 30, 2048),), "google-oauth-token", False),
+    ("1//0", (("urlsafe", 30, 512),), "google-oauth-token", False),
+    ("GOCSPX-", (("urlsafe", 28, 28),), "google-oauth-secret", False),
+    ("AKID", (("alnum", 32, 40),), "tencent-key", False),
     # observability
     ("NRAK-", (("upper", 27, 27),), "newrelic-key", False),
     ("NRJS-", (("hex", 19, 19),), "newrelic-key", False),

@@ -5,8 +5,11 @@ them, these reached the bundle as they were and ``bundler review`` called the me
 a 1Password account secret key, an Airtable personal access token, a Terraform Cloud API
 token, an OpenShift user token (``oc whoami -t``), an Octopus Deploy API key, a Scalingo
 token, a Facebook page token, a legacy Sourcegraph token, a ClickHouse Cloud key, an
-``A3T`` AWS key id, and Java's and PHP's session cookies outside a ``Cookie`` header.
-Each value here is synthetic, built from the published shape.
+``A3T`` AWS key id, a Google OAuth client secret and refresh token, a Docker organization
+token, a Tencent Cloud SecretId; Java's and PHP's session cookies outside a ``Cookie``
+header, ``SSHPASS``, Splunk's ``Authorization`` scheme; and the password of Redis's
+``AUTH`` (a redis-cli session, ``MONITOR``) and of MongoDB's ``db.auth``. Each value here
+is synthetic, built from the published shape.
 """
 
 from __future__ import annotations
@@ -50,11 +53,25 @@ BARE = {
     "sourcegraph legacy": "sgp_" + _run(_HEX, 40),
     "clickhouse cloud": "4b1d" + _run(_ALNUM, 38),
     "aws A3T": "A3TX" + _run(string.ascii_uppercase + "234567", 16),
+    "google oauth client secret": "GOCSPX-" + _run(_URLSAFE, 28),
+    "google refresh token": "1//0g" + _run(_URLSAFE, 60),
+    "docker organization token": "dckr_oat_" + _run(_URLSAFE, 32),
+    "tencent secret id": "AKID" + _run(_ALNUM, 32),
 }
 
 KEYED = {
     "JSESSIONID": "6A1F0C8E2B9D4F7A3C5E1B8D0F2A4C6E",
     "PHPSESSID": "9c1b5a0e4d3f2a1b8c7d6e5f4a",
+}
+_PW = "Rd-" + _run(_ALNUM, 16)
+IN_CONTEXT = {
+    "SSHPASS": f"SSHPASS={_PW} sshpass -e ssh root@h2",
+    "splunk hec": "Authorization: Splunk 6a1f0c8e-2b9d-4f7a-9c5e-1b8d0f2a4c6e",
+    "redis-cli session": f"127.0.0.1:6379> AUTH {_PW}",
+    "redis-cli session, user": f"cache.internal:6379[2]> auth worker {_PW}",
+    "redis monitor": f'1701795600.512 [0 10.0.0.5:51234] "AUTH" "{_PW}"',
+    "redis monitor, user": f'1701795600.512 [0 10.0.0.5:51234] "AUTH" "default" "{_PW}"',
+    "mongo shell": f'test> db.auth("admin", "{_PW}")',
 }
 
 
@@ -82,6 +99,16 @@ def test_a_session_cookie_outside_a_cookie_header_is_replaced(name: str) -> None
     assert not review_source(MemorySource({"app.log": line})).clean
 
 
+@pytest.mark.parametrize("line", IN_CONTEXT.values(), ids=IN_CONTEXT.keys())
+def test_a_password_in_its_command_or_header_is_replaced(line: str) -> None:
+    secret = _PW if _PW in line else line.rsplit(" ", 1)[1]
+    data = (line + "\n").encode()
+    out = _redact(data)
+    assert secret.encode() not in out
+    assert out.replace(b"\n", b"").startswith(line.split(secret)[0].encode())
+    assert not review_source(MemorySource({"app.log": data})).clean
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -91,8 +118,21 @@ def test_a_session_cookie_outside_a_cookie_header_is_replaced(name: str) -> None
         "digest sha256~ missing; A3-ROUTE-12 closed",
         "docs: tokens look like xxxxxxxxxxxxxx.atlasv1.yyyy",
         "EAAM" + "x" * 20,
+        "127.0.0.1:6379> AUTH",
+        "sshd: auth failed; exit 3> auth token refresh",
+        'db.auth({user: "admin", pwd: passwordPrompt()})',
     ],
-    ids=["path words", "API- words", "digest", "lone prefixes", "prose", "short EAAM"],
+    ids=[
+        "path words",
+        "API- words",
+        "digest",
+        "lone prefixes",
+        "prose",
+        "short EAAM",
+        "AUTH without a password",
+        "auth after a redirect",
+        "prompted mongo password",
+    ],
 )
 def test_words_that_only_start_like_them_are_kept(text: str) -> None:
     line = (text + "\n").encode()
