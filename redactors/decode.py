@@ -572,7 +572,7 @@ CLEAN_RUN = 5
 ``(s - k) / (k + 1)`` long, 5 or more for every ``s`` (10 bytes with one other: 9 in two
 stretches). Random bytes rarely do: a decoded id or digest is refused without a look."""
 _CLEAN_RE = re.compile(rb"\x00{%d,}" % CLEAN_RUN)
-_COMPRESSED_RE = re.compile(rb"\x1f\x8b|\x78[\x01\x5e\x9c\xda]")
+_COMPRESSED_RE = re.compile(b"|".join(map(re.escape, (b"\x1f\x8b", *ZLIB_HEADS))))
 """A gzip header or a zlib one (:data:`ZLIB_HEADS`)."""
 _PAD = {0: b"", 2: b"AA", 3: b"A"}
 _B64_STRETCHES = bytes(byte if byte in _B64_ALPHABET else 0x20 for byte in range(256))
