@@ -290,6 +290,12 @@ def _is_placeholder(value: bytes) -> bool:
 
 _IDENTIFIER_CALL_RE = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 CODE_WORDS = frozenset({b"new", b"await", b"this", b"self", b"function", b"lambda", b"return"})
+_SECRET_CMDLET = re.compile(
+    rb"(?:ConvertTo|ConvertFrom|Get|Read|New|Import|Unprotect)-[A-Z][A-Za-z]{2,40}"
+)
+"""A PowerShell cmdlet that reads or makes a secret (``ConvertTo-SecureString``,
+``Get-Credential``, ``Read-Host``, ``Get-Secret``): code, whose argument the
+``powershell-securestring`` rule judges, not a password."""
 _ENVIRONMENT_PROPERTY = re.compile(
     rb"(?:process|import\.meta)\.env\.[A-Za-z_][A-Za-z0-9_]*"
     rb"(?:[ \t]*(?:\|\||\?\?)[ \t]*(?:['\"`]|[A-Za-z_$][A-Za-z0-9_$]*[.(\[])[^\n]*)?"
@@ -309,6 +315,8 @@ def is_code_reference(value: bytes, after: bytes) -> bool:
     """
     if value in CODE_WORDS and after[:1] == b" ":
         return True
+    if _SECRET_CMDLET.fullmatch(value) and after[:1] in (b" ", b"", b"\r", b"\n", b")"):
+        return True  # $pw = ConvertTo-SecureString "..." -AsPlainText, Get-Credential
     if _ENVIRONMENT_PROPERTY.fullmatch(value):
         return True  # process.env.TOKEN || "...": the fallback alone is a secret, not the lookup
     found = _IDENTIFIER_CALL_RE.match(value)
@@ -420,6 +428,17 @@ def encoded_json(value: bytes) -> bool:
     return (
         text.startswith(b'{"') and text.endswith(b"}") and not text.translate(None, _PRINTABLE_TEXT)
     )
+
+
+def names_a_secret_id(key: str, value: bytes) -> bool:
+    """Whether ``value`` under a ``secret_id`` key is the name of a stored secret rather than a
+    credential: HashiCorp's SecretID (Consul, Nomad, a Vault AppRole) is a UUID or a generated
+    token, while AWS's ``--secret-id`` takes the secret's name or ARN (``prod/etl/db``),
+    which says which secret was read and is evidence."""
+    words = key_words(key)
+    if words[-2:] != ("secret", "id"):
+        return False
+    return not (_UUID_RE.fullmatch(value) or generated_secret(value))
 
 
 def generated_secret(value: bytes) -> bool:

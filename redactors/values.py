@@ -106,10 +106,18 @@ def _yaml_alias(data: bytes, pos: int, line_end: int) -> bool:
     return False
 
 
+_STRING_PREFIX = re.compile(rb"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
+"""Python's string prefixes (``b'...'``, ``rb"..."``, ``u'...'``): a repr of a ``bytes``
+value (``{'password': b'hunter2'}``) quotes the value after one."""
+
+
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
     properties = _YAML_PROPERTIES.match(data, pos, line_end)
     if properties is not None:  # password: !!binary aHVudGVy / password: &pw hunter2
         return _one_value(data, properties.end(), line_end, final=final)
+    prefix = _STRING_PREFIX.match(data, pos, line_end)
+    if prefix is not None:  # {'password': b'hunter2'}: the quoted bytes, not the b
+        return _one_value(data, prefix.end(), line_end, final=final)
     char = data[pos]
     if char == 0x2A and _yaml_alias(data, pos, line_end):
         return None  # password: *pw: structure; the anchored value is the secret

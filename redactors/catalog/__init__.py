@@ -21,6 +21,7 @@ from .oracle import ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
 from .quotedargv import QUOTED_ARGV
+from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
 from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
 from .userpass import USER_PASSWORD_FLAG
@@ -37,6 +38,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *POSITIONAL_RULES,
     REDIS_AUTH,
     MONGO_AUTH,
+    SECRET_STORE_COMMAND,
+    SECURESTRING,
     RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,

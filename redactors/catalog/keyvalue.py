@@ -24,6 +24,7 @@ from ..keys import (
     generated_secret,
     is_code_reference,
     is_placeholder,
+    names_a_secret_id,
     plain_word,
     secret_kind,
 )
@@ -124,6 +125,8 @@ def _kv_hits(
             continue  # "key": "cache-entry-1": only a generated key under a bare "key"
         if kind in WEAK_KINDS and plain_word(value):
             continue  # "session: closed", "credentials: default": a state, not a credential
+        if names_a_secret_id(key, value):
+            continue  # aws secretsmanager get-secret-value --secret-id prod/etl/db: a name
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
         hit_kind, extra = kind, tuple[bytes, ...]()
@@ -309,8 +312,19 @@ def _names_a_file(key: str) -> bool:
 
 
 def _in_authority(low: bytes, pos: int) -> bool:
-    """A key inside ``scheme://user:password@host``: the URL rule redacts the password only."""
-    return low[max(0, pos - 3) : pos] == b"://"
+    """A key inside ``scheme://user:password@host``: the URL rule redacts the password only;
+    or a resource type inside an AWS ARN (``arn:aws:secretsmanager:eu-west-1:1234:secret:db``),
+    whose ``secret:`` names what follows and is no key."""
+    if low[max(0, pos - 3) : pos] == b"://":
+        return True
+    if pos == 0 or low[pos - 1] != 0x3A:  # ":"
+        return False
+    token = max(low.rfind(c, max(0, pos - 256), pos) for c in _ARN_BEFORE) + 1
+    return low.startswith(b"arn:", token)
+
+
+_ARN_BEFORE = (b" ", b"\t", b"\n", b'"', b"'", b"=", b",", b"(", b"[")
+"""What may stand before an ARN: it runs from there to the key."""
 
 
 def _expansion_default(data: bytes, key_end: int) -> int:
