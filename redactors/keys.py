@@ -43,7 +43,7 @@ KEY_QUALIFIERS = frozenset({
     "licence", "service", "db", "database", "session", "webhook", "app", "admin", "bootstrap",
     "join", "hmac", "root", "storage", "deploy", "sas", "subscription", "primary", "secondary",
     "crypt", "cipher", "aes", "gpg", "pgp", "worker", "agent", "consumer", "integration",
-    "ingest", "write", "read",
+    "ingest", "write", "read", "fernet",
 })
 # fmt: on
 """``key`` alone is too common (cache key, sort key); with one of these before it, it is secret."""

@@ -14,7 +14,7 @@ from ..keys import is_placeholder
 from ..rules import ALNUM, Hit, Rule, View
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
-from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end
+from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end, _xml_name_value
 from .prose import PROSE_PASSWORD
 from .sql import SQL_RULES
 from .urls import (
@@ -266,6 +266,31 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             ("- name: API_TOKEN\n  value: tok-123456", "tok-123456"),
         ),
         decoys=('{"name": "LOG_LEVEL", "value": "debug"}',),
+    ),
+    Rule(
+        "xml-name-value",
+        "secret",
+        "key-value",
+        "An XML <name> naming a secret and the <value> after it (Hadoop, Hive and HBase"
+        " site files: <property><name>...</name><value>...</value>).",
+        rb"<name>[ \t]*(?P<n>[a-z0-9_.:/-]{2,160})[ \t]*</name>[ \t\r\n]{0,200}<value>",
+        lower=True,
+        handler=_xml_name_value,
+        examples=(
+            (
+                "<property><name>fs.s3a.secret.key</name><value>Hd-s3cret 9</value></property>",
+                "Hd-s3cret 9",
+            ),
+            (
+                "<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n"
+                "  <value>Hive-s3cret-9</value>\n</property>",
+                "Hive-s3cret-9",
+            ),
+        ),
+        decoys=(
+            "<property><name>fs.s3a.endpoint</name><value>s3.eu-west-1.amazonaws.com</value>",
+            "<name>hadoop.security.credential.provider.path</name><value>jceks://hdfs/x</value>",
+        ),
     ),
     PROSE_PASSWORD,
     Rule(

@@ -80,11 +80,14 @@ def _kv_hits(
     whole_line: bool = False,
     assignment: bool = False,
     in_structure: bool = False,
+    element: bool = False,
 ) -> Iterable[Hit]:
     data = view.data
     key = _key_name(data, key_start, key_end)
-    if _names_a_file(key) or _in_authority(view.low, key_start):
-        return  # "auth-cache.db: database disk image is malformed"; URLs: the URL rule
+    if (not element and _names_a_file(key)) or _in_authority(view.low, key_start):
+        # "auth-cache.db: database disk image is malformed"; URLs: the URL rule. An element's
+        # name is no file's (Hadoop's <name>fs.s3a.secret.key</name>)
+        return
     kind = classify(key)
     bare = kind is None and key.lower() in BARE_KEY_NAMES
     if bare:
@@ -110,6 +113,15 @@ def _kv_hits(
             return
     if len(spans) == 1 and not bare and data[key_end:value_pos].strip() == b"=":
         spans = [_to_pair_end(data, key_start, spans[0])]
+    if element:  # <password>correct horse</password>: to the tag
+        try:
+            if len(spans) == 1:
+                spans = [_to_closing_tag(data, spans[0], final=view.final)]
+            elif not spans:
+                spans = _text_on_its_own_lines(data, value_pos, final=view.final)
+        except NeedMore:
+            view.need_more_from(key_start)
+            return
     if in_structure:  # declare -A db=([password]=x), Map(password -> x)
         spans = [close_unopened(data, span) for span in spans]
     for span in spans:
@@ -306,9 +318,52 @@ def _hex_after(view: View, pos: int) -> tuple[int, int] | None:
 
 
 def _names_a_file(key: str) -> bool:
-    """``auth-cache.db``, ``secrets.yaml``: a file name standing before a colon, not a key."""
+    """``auth-cache.db``, ``secrets.yaml``: a file name standing before a colon, not a key.
+
+    Java and Hadoop name properties with dots, and theirs end in ``.key`` too
+    (``fs.s3a.secret.key``, ``spark.ssl.key``...): a ``.key`` name whose stem holds a dot as
+    well is such a property (``server.key``, ``tls.key`` stay files)."""
     stem, dot, ext = key.rpartition(".")
+    if ext.lower() == "key" and "." in stem:
+        return False
     return bool(dot and stem and ext.lower() in FILE_EXTENSIONS)
+
+
+def _to_closing_tag(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
+    """An XML element's text runs to its closing tag, blanks and punctuation in it: the first
+    word alone (``<password>correct horse battery</password>``) left the rest in clear. A
+    ``CDATA`` section is already whole, and an element whose closing tag is not on its line
+    keeps the first word (its text spans lines: not a value this rule can bound)."""
+    if data.startswith(b"]]>", span.end):
+        return span
+    line_end = data.find(b"\n", span.start, span.start + MAX_VALUE)
+    limit = line_end if line_end >= 0 else min(len(data), span.start + MAX_VALUE)
+    close = data.find(b"</", span.start, limit)
+    if close < 0:
+        if line_end < 0 and limit == len(data) and not final:
+            raise NeedMore
+        return span
+    end = close
+    while end > span.end and data[end - 1] in b" \t\r":
+        end -= 1
+    return ValueSpan(span.start, max(end, span.end))
+
+
+def _text_on_its_own_lines(data: bytes, pos: int, *, final: bool) -> list[ValueSpan]:
+    """``<password>`` + newline + the text + newline + ``</password>`` (pretty-printed XML):
+    the text between the tags, without the blanks around it; nothing when an element opens
+    there (the tag holds elements, not a value)."""
+    close = data.find(b"</", pos, pos + MAX_VALUE)
+    if close < 0:
+        if len(data) < pos + MAX_VALUE and not final:
+            raise NeedMore
+        return []
+    text = data[pos:close]
+    body = text.strip()
+    if not body or b"<" in body:
+        return []
+    start = pos + text.index(body[:1])
+    return [ValueSpan(start, start + len(body))]
 
 
 def _in_authority(low: bytes, pos: int) -> bool:
@@ -440,6 +495,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         rule,
         next_line=sep not in (None, b">", b"->"),
         whole_line=sep in (b"=", b":", b":=") and _owns_line(data, start),
+        element=sep == b">",
         assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
         in_structure=sep == b"->" or subscript,
     )
@@ -542,6 +598,15 @@ def _netrc(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             yield Hit(start, stop, rule.kind, rule.id)
 
 
+def _xml_name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """Hadoop's ``<property><name>fs.s3a.secret.key</name><value>X</value></property>``
+    (core-site.xml, hive-site.xml, hbase-site.xml): the value of a secret-named name."""
+    name_start, name_end = match.span("n")
+    yield from _kv_hits(
+        view, name_start, name_end, match.end(), rule, next_line=False, element=True
+    )
+
+
 def _name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """``{"name": "DB_PASSWORD", "value": "..."}`` and ``- name: X\\n  value: Y``."""
     name_start, name_end = match.span("n")
@@ -584,6 +649,7 @@ KV_RULES: tuple[Rule, ...] = (
         "password",
         examples=(
             ("db_password=hunter2", "hunter2"),
+            ("<password>correct horse, battery</password>", "correct horse, battery"),
             ('{"password": "P@ss w0rd!#"}', "P@ss w0rd!#"),
             ("--password hunter2", "hunter2"),
             ("PGPASSWORD=Winter2026!", "Winter2026!"),

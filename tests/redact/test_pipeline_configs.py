@@ -1,0 +1,80 @@
+"""Data-pipeline engines' configuration: a secret goes whole, in the shapes those files use.
+
+Each of these kept a secret, or part of one, and review called the file clean:
+
+* an XML element's text was cut at its first blank or comma (``<password>correct horse
+  battery</password>`` kept ``horse battery``), and text on a line of its own between the
+  tags was not read at all;
+* Hadoop's ``<property><name>fs.s3a.secret.key</name><value>X</value></property>`` (and
+  ``fs.s3a.secret.key=X``: a dotted property ending in ``.key`` was taken for a file name);
+* Spark's ``spark-defaults.conf``, whose keys and values are parted by blanks;
+* Airflow's ``fernet_key``, which encrypts every connection's password.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bundler.source import MemorySource
+from redactors import BundleRedactor
+from redactors.review import review_source
+
+_S = "Qm7rT5vWxK29pLz4"
+
+FILES = {
+    "conf/app.xml": (
+        f"<db>\n  <password>correct horse, {_S}</password>\n</db>\n",
+        f"correct horse, {_S}",
+    ),
+    "conf/pretty.xml": (f"<db>\n  <password>\n    {_S}\n  </password>\n</db>\n", _S),
+    "hadoop/core-site.xml": (
+        "<configuration>\n  <property>\n    <name>fs.s3a.secret.key</name>\n"
+        f"    <value>{_S}</value>\n  </property>\n</configuration>\n",
+        _S,
+    ),
+    "hive/hive-site.xml": (
+        "<property><name>javax.jdo.option.ConnectionPassword</name>"
+        f"<value>{_S}</value></property>\n",
+        _S,
+    ),
+    "spark/conf/spark-defaults.conf": (
+        f"spark.master spark://m:7077\nspark.authenticate.secret   {_S}\n",
+        _S,
+    ),
+    "app/etl.properties": (f"db.url jdbc:postgresql://db/etl\ndb.password {_S}\n", _S),
+    "logs/driver.log": (f"conf: spark.hadoop.fs.s3a.secret.key={_S}\n", _S),
+    "airflow/airflow.cfg": (f"[core]\nfernet_key = {_S}AbCdEfGhIjKlMnOpQrStUvW=\n", _S),
+}
+
+
+def _redact(name: str, data: bytes) -> bytes:
+    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_secret_goes_whole_and_the_file_keeps_its_lines(name: str) -> None:
+    text, secret = FILES[name]
+    data = text.encode()
+    out = _redact(name, data)
+    assert secret.encode() not in out
+    for part in secret.split(", "):
+        assert part.encode() not in out
+    assert out.count(b"\n") == data.count(b"\n")
+    assert not review_source(MemorySource({name: data})).clean
+    assert review_source(MemorySource({name: out})).clean
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("hadoop/core-site.xml", "<property><name>fs.s3a.endpoint</name><value>s3.eu</value>"),
+        ("conf/x.xml", "<credentials>\n  <user>etl</user>\n</credentials>\n"),
+        ("spark/conf/spark-defaults.conf", "spark.authenticate true\nspark.master local[4]\n"),
+        ("logs/ssl.log", "server.key: no such file or directory\n"),
+        ("logs/tls.log", "tls.key: permission denied\n"),
+    ],
+    ids=["endpoint", "nested elements", "spark flags", "key file", "tls key file"],
+)
+def test_what_names_no_secret_is_kept(name: str, text: str) -> None:
+    data = text.encode()
+    assert _redact(name, data) == data
