@@ -106,9 +106,10 @@ def _yaml_alias(data: bytes, pos: int, line_end: int) -> bool:
     return False
 
 
-_STRING_PREFIX = re.compile(rb"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
-"""Python's string prefixes (``b'...'``, ``rb"..."``, ``u'...'``): a repr of a ``bytes``
-value (``{'password': b'hunter2'}``) quotes the value after one."""
+_STRING_PREFIX = re.compile(rb"(?:[bB][rR]?|[rR][bB]?|[uU]|[nN](?=')|[eE](?='))(?=[\"'])")
+"""Python's string prefixes (``b'...'``, ``rb"..."``, ``u'...'``: a repr of a ``bytes``
+value, ``{'password': b'hunter2'}``, quotes the value after one), SQL Server's ``N'...'``
+and PostgreSQL's ``E'...'``."""
 
 
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:

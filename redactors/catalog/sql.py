@@ -59,7 +59,11 @@ def _ddl_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     """
     data = view.data
     start = match.start()
-    if start > 0 and (data[start - 1] in _WORD_BYTES or match.group()[-2:-1].isalpha()):
+    text = match.group()
+    string_prefix = text[-2:-1].lower() in (b"n", b"e") and text[-3:-2] in (b" ", b"\t", b"=", b"(")
+    if start > 0 and data[start - 1] in _WORD_BYTES:
+        return
+    if text[-2:-1].isalpha() and not string_prefix:  # N'...', E'...': SQL Server's, PostgreSQL's
         return
     found = _SQL_LITERAL.match(data, match.end() - 1)
     if found is None:
@@ -69,6 +73,50 @@ def _ddl_password(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     value = found.group(1)
     if value and not is_placeholder(value):
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
+
+
+_ORACLE_VALUE = re.compile(rb'"([^"\r\n]{1,128})"|([^\s;"\'(),][^\s;"\'(),]{0,127})')
+_ORACLE_NOT_A_PASSWORD = frozenset({b"values", b"externally", b"globally"})
+_ORACLE_STATEMENT = re.compile(
+    rb"(?:create|alter)[ \t]+(?:user|role|(?:public[ \t]+)?(?:shared[ \t]+)?database[ \t]+link)"
+    rb"[ \t]|connect[ \t]+to[ \t]"
+)
+"""What an ``IDENTIFIED BY`` that sets a password stands in: a user's or role's DDL, or a
+database link's ``CONNECT TO``."""
+
+
+def _identified_by(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """Oracle's ``IDENTIFIED BY password`` takes the password unquoted or in double quotes
+    (``ALTER USER etl IDENTIFIED BY Tiger9``, ``CREATE DATABASE LINK l CONNECT TO u
+    IDENTIFIED BY "p w"``); MySQL's single-quoted form is ``sql-password``'s. A bind variable
+    (``:pw``) or a SQL*Plus substitution (``&pw``) names the password instead."""
+    data = view.data
+    start = match.start()
+    if start > 0 and data[start - 1] in _WORD_BYTES:
+        return
+    statement = max(data.rfind(b"\n", 0, start), data.rfind(b";", 0, start)) + 1
+    if not _ORACLE_STATEMENT.search(view.low, max(statement, start - 512), start):
+        return  # "identified by their e-mail": prose, not a statement that sets a password
+    found = _ORACLE_VALUE.match(data, match.end())
+    if found is None:
+        return
+    group = 1 if found.group(1) is not None else 2
+    value = found.group(group)
+    if group == 2 and value.lower() == b"values":  # IDENTIFIED BY VALUES 'S:…': the hashes
+        pos = found.end()
+        while pos < len(data) and data[pos] in b" \t":
+            pos += 1
+        hashed = _SQL_LITERAL.match(data, pos)
+        if hashed is not None and hashed.group(1):
+            yield Hit(hashed.start(1), hashed.end(1), "password-hash", rule.id)
+        return
+    if group == 2 and (value.lower() in _ORACLE_NOT_A_PASSWORD or value[:1] in b":&$"):
+        return
+    if found.end() == len(data) and not view.final:
+        view.need_more_from(start)
+        return
+    if not is_placeholder(value):
+        yield Hit(found.start(group), found.end(group), rule.kind, rule.id)
 
 
 def _columns(text: bytes) -> tuple[str, ...]:
@@ -245,7 +293,7 @@ SQL_RULES: tuple[Rule, ...] = (
         " MySQL's SET PASSWORD [FOR account] = '...'.",
         rb"(?:identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by"
         rb"|password(?:[ \t]+for[ \t]+[^=;\r\n]{1,256}(?==))?)"
-        rb"[ \t]*(?:=[ \t]*(?:password[ \t]*)?)?\(?[ \t]*'",
+        rb"[ \t]*(?:=[ \t]*(?:password[ \t]*)?)?\(?[ \t]*[ne]?'",
         lower=True,
         handler=_ddl_password,
         examples=(
@@ -256,11 +304,37 @@ SQL_RULES: tuple[Rule, ...] = (
             ("SET PASSWORD FOR 'u'@'h' = PASSWORD('old-style-pw')", "old-style-pw"),
             ("SET PASSWORD FOR 'root'@'localhost' = 'MyS3tPassw0rd';", "MyS3tPassw0rd"),
             ("SET PASSWORD FOR app@'%' = 'plainhorse'", "plainhorse"),
+            ("ALTER LOGIN etl WITH PASSWORD = N'Uni-c0de-pw'", "Uni-c0de-pw"),
         ),
         decoys=(
             "ALTER ROLE app PASSWORD NULL",
             "-- password '' disables login",
             "define( 'DB_PASSWORD', getenv('X') );",
+        ),
+    ),
+    Rule(
+        "sql-identified-by",
+        "password",
+        "sql",
+        "The unquoted or double-quoted password of Oracle's identified-by clause in a user's,"
+        " role's or database link's DDL.",
+        rb"identified[ \t]+by[ \t]+(?=[^ \t'])",
+        lower=True,
+        handler=_identified_by,
+        examples=(
+            ("ALTER USER etl IDENTIFIED BY Tiger9x;", "Tiger9x"),
+            ('CREATE USER etl IDENTIFIED BY "p w 9" DEFAULT TABLESPACE users;', "p w 9"),
+            ("CREATE DATABASE LINK l CONNECT TO bob IDENTIFIED BY Lnk-pw9 USING 'x';", "Lnk-pw9"),
+            (
+                "ALTER USER etl IDENTIFIED BY VALUES 'S:8F2D65FB5547B71C8DA3760F10960428CD307B1C'",
+                "S:8F2D65FB5547B71C8DA3760F10960428CD307B1C",
+            ),
+        ),
+        decoys=(
+            "CREATE USER ops IDENTIFIED EXTERNALLY;",
+            "ALTER USER etl IDENTIFIED BY :new_password;",
+            "ALTER USER etl IDENTIFIED BY &pw",
+            "the user is identified by their e-mail",
         ),
     ),
     Rule(

@@ -89,3 +89,29 @@ def test_a_hashicorp_secret_id_is_still_a_credential() -> None:
     out = _redact(line)
     assert b"45a3bd52" not in out
     assert out.startswith(b"vault write auth/approle/login role_id=etl secret_id=[REDACTED:")
+
+
+SQL = {
+    "oracle user": f"ALTER USER etl IDENTIFIED BY {_S};",
+    "oracle quoted": f'CREATE USER etl IDENTIFIED BY "{_S} x" DEFAULT TABLESPACE users;',
+    "oracle link": f"CREATE DATABASE LINK l CONNECT TO bob IDENTIFIED BY {_S} USING 'x';",
+    "oracle hashes": f"ALTER USER etl IDENTIFIED BY VALUES '{_S}'",
+    "sql server unicode": f"ALTER LOGIN etl WITH PASSWORD = N'{_S}' OLD_PASSWORD = 'x9y8z7';",
+    "postgres escape string": f"ALTER ROLE etl PASSWORD E'{_S}'",
+}
+
+
+@pytest.mark.parametrize("line", SQL.values(), ids=SQL.keys())
+def test_a_ddl_password_in_any_dialect_goes(line: str) -> None:
+    """Oracle writes the password unquoted or double-quoted, SQL Server as ``N'...'``: the
+    first was kept, and the second lost its ``N`` while its string stayed."""
+    data = (line + "\n").encode()
+    out = _redact(data)
+    assert _S.encode() not in out
+    assert out.startswith(line.split(_S)[0].encode())
+    assert not review_source(MemorySource({"history.log": data})).clean
+
+
+def test_prose_about_identification_is_kept() -> None:
+    data = b"the user is identified by their e-mail; ALTER USER etl IDENTIFIED BY :pw\n"
+    assert _redact(data) == data
