@@ -4,7 +4,8 @@ Flux writes its worker bootstrap token alone in ``.flux/bootstrap-token`` (and
 an admin key in ``.flux/admin-bootstrap-key``): no key name, no prefix, just
 64 characters. ``.pgpass`` lines are ``host:port:db:user:password``; Spark's
 ``spark-defaults.conf`` and Java ``.properties`` may part a key from its value with blanks
-alone. A rule cannot recognise these from the text, the file name can.
+alone; a ``.csv`` or ``.tsv`` export says in its header which column holds a secret. A
+rule cannot recognise these from the text, the file name can.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
         return _pgpass
     if base == "spark-defaults.conf" or base.endswith(".properties"):
         return _blank_separated
+    if base.endswith((".csv", ".tsv")):
+        return _Columns(b"\t" if base.endswith(".tsv") else None)
     kind = WHOLE_FILE_SECRETS.get(base)
     if kind is None:
         return None
@@ -52,10 +55,97 @@ def _blank_separated(view: View) -> Iterator[Hit]:
     ``=`` or ``:``; here a line whose first word names a secret gives the rest of the line
     (lines with ``=`` or ``:`` after the key are the key rules')."""
     for line in _BLANK_PAIR.finditer(view.data):
-        key = line.group(1).decode("latin-1")
-        value = line.group(2)
-        if secret_kind(key) is not None and not is_placeholder(value):
-            yield Hit(line.start(2), line.end(2), secret_kind(key) or "secret", "secret-file")
+        kind = secret_kind(line.group(1).decode("latin-1"))
+        if kind is not None and not is_placeholder(line.group(2)):
+            yield Hit(line.start(2), line.end(2), kind, "secret-file")
+
+
+class _Columns:
+    """A CSV or TSV export: its header names each column, and every value of a column named
+    for a secret (``password``, ``api_token``) goes, whatever it looks like (a user table's
+    export, a credential inventory). One per member: it reads the header from the member's
+    first line, then the rows of each view after it. A quoted cell may hold the delimiter;
+    a cell that spans lines is not read past its first."""
+
+    def __init__(self, delimiter: bytes | None) -> None:
+        self.delimiter = delimiter
+        self.header: bytes | None = None
+        self.columns: list[tuple[int, str]] = []
+
+    def __call__(self, view: View) -> Iterator[Hit]:
+        data = view.data
+        pos = 0
+        if self.header is None:
+            end = data.find(b"\n")
+            if end < 0 and not view.final:
+                view.need_more_from(0)
+                return
+            self.header = data[: len(data) if end < 0 else end].rstrip(b"\r")
+            self.delimiter = self.delimiter or _delimiter(self.header)
+            cells = [data[a:b] for a, b in _cells(self.header, self.delimiter)]
+            for index, cell in enumerate(cells):
+                kind = secret_kind(cell.strip().decode("latin-1"))
+                if kind is not None:
+                    self.columns.append((index, kind))
+            pos = len(data) if end < 0 else end + 1
+        if not self.columns:
+            return
+        assert self.delimiter is not None
+        while pos < len(data):
+            end = data.find(b"\n", pos)
+            if end < 0 and not view.final:
+                view.need_more_from(pos)
+                return
+            stop = len(data) if end < 0 else end
+            line = data[pos:stop].rstrip(b"\r")
+            if line != self.header:  # a view that starts over holds the header again
+                spans = list(_cells(line, self.delimiter))
+                for index, kind in self.columns:
+                    if index < len(spans):
+                        start, finish = spans[index]
+                        value = line[start:finish]
+                        if value.strip() and not is_placeholder(value):
+                            yield Hit(pos + start, pos + finish, kind, "csv-column")
+            pos = stop + 1
+
+
+def _delimiter(header: bytes) -> bytes:
+    """The header's delimiter: the most frequent of tab, comma, semicolon (a comma on a tie)."""
+    return max((b",", b"\t", b";"), key=header.count)
+
+
+def _cells(line: bytes, delimiter: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of each cell's text in ``line``, a quoted cell without its quotes."""
+    pos = 0
+    size = len(line)
+    while True:
+        while pos < size and line[pos] in b" \t" and line[pos : pos + 1] != delimiter:
+            pos += 1
+        if pos < size and line[pos] == 0x22:  # '"'
+            close = pos + 1
+            while True:
+                close = line.find(b'"', close)
+                if close < 0 or line[close + 1 : close + 2] != b'"':
+                    break
+                close += 2
+            if close < 0:
+                yield pos + 1, size
+                return
+            yield pos + 1, close
+            after = line.find(delimiter, close)
+            if after < 0:
+                return
+            pos = after + 1
+            continue
+        after = line.find(delimiter, pos)
+        end = size if after < 0 else after
+        stripped = end
+        while stripped > pos and line[stripped - 1] in b" \t":
+            stripped -= 1
+        yield pos, stripped
+        if after < 0:
+            return
+        pos = after + 1
 
 
 def _pgpass(view: View) -> Iterator[Hit]:
