@@ -22,6 +22,7 @@ from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
 from .quotedargv import QUOTED_ARGV
 from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
+from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE
 from .stdin import STDIN_PASSWORD
 from .tokens import TOKEN_RULES
 from .userpass import USER_PASSWORD_FLAG
@@ -40,6 +41,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     MONGO_AUTH,
     SECRET_STORE_COMMAND,
     SECURESTRING,
+    HEADER_DIRECTIVE,
+    ERLANG_SECRET,
     RCLONE_CONFIG,
     ORACLE_LOGON,
     STDIN_PASSWORD,

@@ -78,3 +78,37 @@ def test_the_secret_goes_whole_and_the_file_keeps_its_lines(name: str) -> None:
 def test_what_names_no_secret_is_kept(name: str, text: str) -> None:
     data = text.encode()
     assert _redact(name, data) == data
+
+
+PROXIES_AND_BROKERS = {
+    "apache": ('RequestHeader set X-Api-Key "{s}"', "{s}"),
+    "haproxy": ('http-request set-header Authorization "Bearer {s}"', "{s}"),
+    "nginx": ("    proxy_set_header X-Auth-Token {s};", "{s}"),
+    "caddy": ("  header_up X-Vault-Token {s}", "{s}"),
+    "rabbitmq advanced.config": (
+        '[{{rabbit, [{{default_user, <<"etl">>}}, {{default_pass, <<"{s}">>}}]}}].',
+        "{s}",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", PROXIES_AND_BROKERS)
+def test_a_proxy_header_or_a_broker_password_goes(name: str) -> None:
+    """A proxy that adds the control plane's credential itself, and RabbitMQ's Erlang terms:
+    the header's name and value are parted by a blank, the atom and the binary by a comma."""
+    line, secret = (part.format(s=_S) for part in PROXIES_AND_BROKERS[name])
+    data = (line + "\n").encode()
+    out = _redact("conf/" + name, data)
+    assert secret.encode() not in out
+    assert out.startswith(line.split(secret)[0].encode() + b"[REDACTED:")
+    assert not review_source(MemorySource({"conf/" + name: data})).clean
+
+
+def test_proxy_headers_that_name_no_secret_are_kept() -> None:
+    data = (
+        b"RequestHeader set X-Forwarded-Proto https\n"
+        b"proxy_set_header Authorization $http_authorization;\n"
+        b'{default_user, <<"etl">>}\n'
+        b'cat <<"EOF" > password.txt\n'
+    )
+    assert _redact("conf/mixed", data) == data

@@ -1,0 +1,94 @@
+"""Secrets in the configuration syntax of proxies and brokers, where no ``key: value`` stands.
+
+A reverse proxy in front of a control plane often adds the credential itself: Apache's
+``RequestHeader set X-Api-Key "…"``, HAProxy's ``http-request set-header Authorization
+"Basic …"``, nginx's ``proxy_set_header X-Auth-Token …``, Caddy's ``header_up``. The header's
+name and its value are parted by a blank, which the key rules do not read as a separator.
+RabbitMQ (the queue of many workflow engines) writes its classic and advanced configuration
+as Erlang terms: ``{default_pass, <<"…">>}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..keys import is_placeholder, secret_kind
+from ..rules import Hit, Rule, View
+from .keyvalue import _kv_hits
+
+_HEADER_NAME = re.compile(rb"[ \t]+([A-Za-z0-9_-]{2,80})[ \t]+(?=[^ \t\r\n])")
+_ERLANG_KEY = re.compile(rb"\{[ \t]*([a-z][a-z0-9_]{1,60})[ \t]*,[ \t]*$")
+_ERLANG_BINARY = re.compile(rb'<<"((?:[^"\\\r\n]|\\.)*)">>')
+
+
+def _header_directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """The value after a directive that sets a request or response header, when the header's
+    name names a secret (``Authorization``, ``X-Api-Key``, ``X-Vault-Token``)."""
+    data = view.data
+    start = match.start()
+    if start > 0 and data[start - 1] not in b" \t\n;{":
+        return
+    name = _HEADER_NAME.match(data, match.end())
+    if name is None:
+        return
+    yield from _kv_hits(view, name.start(1), name.end(1), name.end(), rule, next_line=False)
+
+
+def _erlang_binary(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``{default_pass, <<"…">>}``: a binary that is the second element of a tuple whose
+    first is an atom naming a secret (RabbitMQ's ``default_pass``, ``password``)."""
+    data = view.data
+    line_start = data.rfind(b"\n", max(0, match.start() - 256), match.start()) + 1
+    key = _ERLANG_KEY.search(data, max(line_start, match.start() - 128), match.start())
+    if key is None or secret_kind(key.group(1).decode("latin-1")) is None:
+        return
+    found = _ERLANG_BINARY.match(data, match.start())
+    if found is None:
+        return
+    value = found.group(1)
+    if value and not is_placeholder(value):
+        yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
+
+
+HEADER_DIRECTIVE = Rule(
+    "header-directive",
+    "auth",
+    "key-value",
+    "The value a proxy's configuration sets a secret-named header to (Apache RequestHeader,"
+    " HAProxy set-header, nginx proxy_set_header and add_header, Caddy header_up).",
+    rb"(?:requestheader[ \t]+(?:set|add|append|merge|setifempty)|set-header|add-header"
+    rb"|proxy_set_header|add_header|more_set_headers|header_up|header_down)(?=[ \t])",
+    lower=True,
+    handler=_header_directive,
+    examples=(
+        ('RequestHeader set X-Api-Key "Ap-s3cret-9"', "Ap-s3cret-9"),
+        ('http-request set-header Authorization "Basic YWRtaW46czNjcmV0"', "YWRtaW46czNjcmV0"),
+        ("proxy_set_header X-Auth-Token Ng-s3cret-9;", "Ng-s3cret-9"),
+        ("header_up X-Vault-Token hvs-s3cret-9", "hvs-s3cret-9"),
+    ),
+    decoys=(
+        "RequestHeader set X-Forwarded-Proto https",
+        "proxy_set_header Host $host;",
+        "proxy_set_header Authorization $http_authorization;",
+        "add_header X-Frame-Options DENY;",
+    ),
+)
+
+ERLANG_SECRET = Rule(
+    "erlang-secret",
+    "password",
+    "key-value",
+    'A binary under a secret-named atom in Erlang terms (RabbitMQ: {default_pass, <<"...">>}).',
+    rb'<<"',
+    handler=_erlang_binary,
+    examples=(
+        ('{rabbit, [{default_user, <<"etl">>}, {default_pass, <<"Rb-s3cret-9">>}]}', "Rb-s3cret-9"),
+        ('  {password, <<"Rb-s3cret-9">>}', "Rb-s3cret-9"),
+    ),
+    decoys=(
+        '{default_user, <<"etl">>}',
+        'cat <<"EOF" > password.txt',
+        '{default_pass, <<"">>}',
+    ),
+)
