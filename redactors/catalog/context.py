@@ -271,9 +271,11 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "xml-name-value",
         "secret",
         "key-value",
-        "An XML <name> naming a secret and the <value> after it (Hadoop, Hive and HBase"
-        " site files: <property><name>...</name><value>...</value>).",
-        rb"<name>[ \t]*(?P<n>[a-z0-9_.:/-]{2,160})[ \t]*</name>[ \t\r\n]{0,200}<value>",
+        "An XML name naming a secret and the <value> element after it: Hadoop, Hive and HBase"
+        " site files (<name>...</name><value>...</value>), Spring beans and .NET settings"
+        ' (name="..."><value>...</value>), map entries (<key>...</key><value>...</value>).',
+        rb"(?:<(?:name|key)>[ \t]*(?P<n>[a-z0-9_.:/-]{2,160})[ \t]*</(?:name|key)>"
+        rb'|name="(?P<a>[a-z0-9_.:/-]{2,160})"[^<>\r\n]{0,200}>)[ \t\r\n]{0,200}<value>',
         lower=True,
         handler=_xml_name_value,
         examples=(
@@ -286,10 +288,17 @@ CONTEXT_RULES: tuple[Rule, ...] = (
                 "  <value>Hive-s3cret-9</value>\n</property>",
                 "Hive-s3cret-9",
             ),
+            ('<property name="password"><value>Spr-s3cret-9</value></property>', "Spr-s3cret-9"),
+            (
+                '<setting name="ApiKey" serializeAs="String">\n  <value>Net-s3cret-9</value>',
+                "Net-s3cret-9",
+            ),
+            ("<entry><key>password</key><value>Map-s3cret-9</value></entry>", "Map-s3cret-9"),
         ),
         decoys=(
             "<property><name>fs.s3a.endpoint</name><value>s3.eu-west-1.amazonaws.com</value>",
             "<name>hadoop.security.credential.provider.path</name><value>jceks://hdfs/x</value>",
+            '<setting name="Theme" serializeAs="String"><value>dark</value></setting>',
         ),
     ),
     PROSE_PASSWORD,

@@ -600,8 +600,11 @@ def _netrc(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
 
 def _xml_name_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     """Hadoop's ``<property><name>fs.s3a.secret.key</name><value>X</value></property>``
-    (core-site.xml, hive-site.xml, hbase-site.xml): the value of a secret-named name."""
-    name_start, name_end = match.span("n")
+    (core-site.xml, hive-site.xml, hbase-site.xml), a ``<key>`` of a map entry, or the
+    ``name`` attribute of a Spring bean property or a .NET setting: the ``<value>`` after a
+    secret-named name."""
+    group = "n" if match.start("n") >= 0 else "a"
+    name_start, name_end = match.span(group)
     yield from _kv_hits(
         view, name_start, name_end, match.end(), rule, next_line=False, element=True
     )

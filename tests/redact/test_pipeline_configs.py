@@ -6,7 +6,9 @@ Each of these kept a secret, or part of one, and review called the file clean:
   battery</password>`` kept ``horse battery``), and text on a line of its own between the
   tags was not read at all;
 * Hadoop's ``<property><name>fs.s3a.secret.key</name><value>X</value></property>`` (and
-  ``fs.s3a.secret.key=X``: a dotted property ending in ``.key`` was taken for a file name);
+  ``fs.s3a.secret.key=X``: a dotted property ending in ``.key`` was taken for a file name),
+  a Spring bean's ``<property name="password"><value>X</value>``, a .NET setting's,
+  a map entry's ``<key>password</key><value>X</value>``;
 * Spark's ``spark-defaults.conf``, whose keys and values are parted by blanks;
 * Airflow's ``fernet_key``, which encrypts every connection's password.
 """
@@ -32,6 +34,16 @@ FILES = {
         f"    <value>{_S}</value>\n  </property>\n</configuration>\n",
         _S,
     ),
+    "spring/beans.xml": (
+        f'<bean id="ds">\n  <property name="password">\n    <value>{_S}</value>\n'
+        "  </property>\n</bean>\n",
+        _S,
+    ),
+    "app/App.config": (
+        f'<setting name="ApiKey" serializeAs="String"><value>{_S}</value></setting>\n',
+        _S,
+    ),
+    "conf/map.xml": (f"<entry><key>password</key><value>{_S}</value></entry>\n", _S),
     "hive/hive-site.xml": (
         "<property><name>javax.jdo.option.ConnectionPassword</name>"
         f"<value>{_S}</value></property>\n",
