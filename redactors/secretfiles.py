@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from .keys import is_placeholder, secret_kind
 from .rules import Hit, View
+from .tokens import TOKEN_MARK, TOKEN_RE
 
 _LINE = re.compile(rb"(?m)^[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?$")
 _BLANK_PAIR = re.compile(rb"(?m)^[ \t]*([A-Za-z0-9_.-]+)[ \t]+([^ \t\r\n=:#!][^\r\n]*?)[ \t]*\r?$")
@@ -31,6 +32,36 @@ WHOLE_FILE_SECRETS = {
 
 
 def scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
+    """The scanner a member of this name is read with beside the rules, or None. It reads a
+    text whose redaction tokens are blanked out (:func:`_past_tokens`): a token's own colons
+    and words are no fields of a ``.pgpass`` line or cells of a CSV row."""
+    scanner = _scanner_for(name)
+    return None if scanner is None else _past_tokens(scanner)
+
+
+def _past_tokens(scanner: Callable[[View], Iterator[Hit]]) -> Callable[[View], Iterator[Hit]]:
+    """``scanner`` run over the view with every redaction token turned into ``#`` of its
+    length, so offsets stay. Without it, a ``.pgpass`` line whose user field the e-mail
+    rule had redacted (``[REDACTED:email:…]`` adds two colons) read its password field
+    from the wrong colon in ``bundler review``, which rejected the bundle ``bundler redact``
+    had just written."""
+
+    def scan(view: View) -> Iterator[Hit]:
+        if TOKEN_MARK not in view.data:
+            yield from scanner(view)
+            return
+        neutral = View(TOKEN_RE.sub(_blanked, view.data), final=view.final)
+        yield from scanner(neutral)
+        view.hold = min(view.hold, neutral.hold)
+
+    return scan
+
+
+def _blanked(token: re.Match[bytes]) -> bytes:
+    return b"#" * (token.end() - token.start())
+
+
+def _scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
     base = PurePosixPath(name).name.lower()
     if base in (".pgpass", "pgpass", "pgpass.conf"):
         return _pgpass

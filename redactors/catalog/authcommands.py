@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from ..keys import is_placeholder
 from ..rules import Hit, Rule, View
+from ..tokens import TOKEN_MARK
 
 _QUOTED = re.compile(rb'[ \t]+"((?:[^"\\\r\n]|\\.)*)"')
 _WORD = re.compile(rb"[ \t]+([^ \t\r\n]+)")
@@ -43,6 +44,8 @@ def _last_of_one_or_two(view: View, start: int, item: re.Pattern[bytes]) -> Iter
     if not 1 <= len(spans) <= 2 or rest.strip():
         return
     begin, end = spans[-1]
+    if TOKEN_MARK in data[start:pos]:
+        return  # a rule took part of the line already: the words counted here are not AUTH's
     if end > begin and not is_placeholder(data[begin:end]):
         yield Hit(begin, end, "password", "redis-auth")
 

@@ -336,6 +336,18 @@ def _to_closing_tag(data: bytes, span: ValueSpan, *, final: bool) -> ValueSpan:
     keeps the first word (its text spans lines: not a value this rule can bound)."""
     if data.startswith(b"]]>", span.end):
         return span
+    inside = data.find(b"</", span.start, span.end)
+    if inside > span.start:  # <password>"unclosed</password>: the tag is no part of the value
+        end = inside
+        while end > span.start and data[end - 1] in b" \t\r":
+            end -= 1
+        return ValueSpan(span.start, end) if end > span.start else span
+    opener = data[span.start - 1 : span.start]
+    if opener in (b'"', b"'") and data[span.end : span.end + 1] == opener:
+        rest = data[span.end + 1 : data.find(b"<", span.end + 1, span.end + 1 + MAX_VALUE)]
+        if not rest.strip():
+            return span  # <password>"correct horse"</password>: the quoted text
+        span = ValueSpan(span.start - 1, span.end)  # "a" b</password>: the quotes are text
     line_end = data.find(b"\n", span.start, span.start + MAX_VALUE)
     limit = line_end if line_end >= 0 else min(len(data), span.start + MAX_VALUE)
     close = data.find(b"</", span.start, limit)

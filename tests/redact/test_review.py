@@ -336,3 +336,28 @@ def test_cli_review_rejects_a_directory_with_a_bootstrap_token(tmp_path: Path) -
     result = CliRunner().invoke(cli, ["review", str(tmp_path / "bundle")])
     assert result.exit_code == 1, result.output
     assert "9f86d081884c" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".pgpass", "db.example.com:5432:etl:bob@corp.example.com:Qm7rT5vWxK29pLz4\n"),
+        ("conf/a.xml", '<password>"correct horse" Qm7rT5vWxK29pLz4</password>\n'),
+        ("conf/b.xml", '<password>"Qm7rT5vWxK29pLz4"</password>\n'),
+        ("conf/c.xml", '<password>"Qm7rT5vWxK29pLz4</password>\n'),
+        ("logs/redis.log", "127.0.0.1:6379> AUTH ::add-mask::Qm7rT5vWxK29pLz4\n"),
+        ("exports/users.csv", "id,user,password\n1,bob@corp.example.com,Qm7rT5vWxK29pLz4\n"),
+    ],
+    ids=["pgpass e-mail user", "quoted then more", "quoted", "unclosed quote", "two rules", "csv"],
+)
+def test_what_redact_writes_review_passes(name: str, text: str) -> None:
+    """Redacted output is a fixed point of the checks review runs: a token's colons are no
+    ``.pgpass`` fields (the e-mail rule's token in the user field moved review's password
+    field), a quoted element text with more after it is replaced with its quotes, and a
+    line another rule shortened is no redis-cli AUTH of one word."""
+    data = b"".join(BundleRedactor(key=b"k" * 32).transform(name, [text.encode()]))
+    assert b"Qm7rT5vWxK29pLz4" not in data
+    if b"<password>" in data:  # the element's tags are evidence: both stay
+        assert data.rstrip().endswith(b"</password>")
+    result = review_source(MemorySource({name: data}))
+    assert result.clean, result.findings
