@@ -113,6 +113,10 @@ and PostgreSQL's ``E'...'``."""
 
 
 def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
+    if pos >= line_end:  # "Authorization: Bearer " and nothing after the scheme
+        if pos >= len(data) and not final:
+            raise NeedMore
+        return None
     properties = _YAML_PROPERTIES.match(data, pos, line_end)
     if properties is not None:  # password: !!binary aHVudGVy / password: &pw hunter2
         return _one_value(data, properties.end(), line_end, final=final)
@@ -157,7 +161,10 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
         raise NeedMore
     word = data[pos:end]
     if word.lower() in AUTH_SCHEMES and end < line_end and data[end] == 0x20:
-        return _one_value(data, end + 1, line_end, final=final)
+        after = end + 1
+        while after < line_end and data[after] in b" \t":
+            after += 1  # "Basic   dXNlcjpwdw==": the credential after the blanks
+        return _one_value(data, after, line_end, final=final)
     return ValueSpan(pos, end) if end > pos else None
 
 
