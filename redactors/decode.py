@@ -32,7 +32,7 @@ from itertools import accumulate, compress, repeat
 from operator import and_, methodcaller
 from typing import Protocol
 
-from .prefilter import PROBE_MAX
+from .prefilter import PROBE_MAX, places
 from .rules import Hit, View
 from .values import TERMINAL_ESCAPE
 
@@ -129,8 +129,9 @@ ZLIB_ANCHORS: tuple[bytes, ...] = tuple(
 """How base64 of a zlib stream begins (``eJy…``; the same in the URL-safe alphabet): 16
 three-letter anchors, taken only where a base64 run starts (:func:`_zlib_runs`). Unlike
 ``H4sI`` they are short enough to occur inside any long run by chance."""
-ZLIB_ANCHOR_LENGTH = 3
-"""Every zlib anchor's length (the accelerator reports where a literal ends)."""
+(ZLIB_ANCHOR_LENGTH,) = {len(anchor) for anchor in ZLIB_ANCHORS}
+"""Every zlib anchor's length, the one they share (the accelerator reports where a literal
+ends)."""
 
 
 def _decode_escapes(kind: str, text: bytes) -> tuple[bytes, list[int], list[int]]:
@@ -235,18 +236,10 @@ def _zlib_runs(data: bytes, starts: list[int] | None) -> Iterator[tuple[int, int
     without one, ``bytes.find`` per anchor (a regular expression without one literal
     prefix would try every ``e`` of the text)."""
     if starts is None:
-        starts = sorted(_all_places(data, ZLIB_ANCHORS))
+        starts = sorted(at for anchor in ZLIB_ANCHORS for at in places(data, anchor))
     for at in starts:
         if at == 0 or data[at - 1] in _SEGMENT_STOP_B64:
             yield at, _B64_RUN_FROM.match(data, at).end()  # type: ignore[union-attr]
-
-
-def _all_places(data: bytes, literals: Sequence[bytes]) -> Iterator[int]:
-    for literal in literals:
-        at = data.find(literal)
-        while at >= 0:
-            yield at
-            at = data.find(literal, at + 1)
 
 
 def _line(data: bytes, pos: int) -> tuple[int, int]:

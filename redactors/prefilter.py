@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .rules import Rule
 
@@ -45,6 +45,14 @@ PEM_MARKERS = (b"PRIVATE KEY", b"PuTTY-User-Key-File", b"OpenVPN Static key")
 ESCAPE_STARTS = (b"\x1b[", b"\\u00", b"&", b"%")
 """The first bytes of every escape decoder's anchor (:data:`redactors.decode.ESCAPE_ANCHORS`);
 the confusable decoder runs only on non-ASCII text, checked separately."""
+
+
+def places(text: bytes, literal: bytes) -> Iterator[int]:
+    """Where ``literal`` occurs in ``text``, overlapping ones too (``bytes.find`` in C)."""
+    at = text.find(literal)
+    while at >= 0:
+        yield at
+        at = text.find(literal, at + 1)
 
 
 class _Literals:
@@ -72,13 +80,9 @@ class _Literals:
         marking each text a span touches marks every text that holds a literal.
         """
         if self._automaton is None:  # no wheel (or no literals): every occurrence, found one by one
-            found = []
-            for literal in self.literals:
-                at = text.find(literal)
-                while at >= 0:
-                    found.append((at, at + len(literal)))
-                    at = text.find(literal, at + 1)
-            return found
+            return [
+                (at, at + len(literal)) for literal in self.literals for at in places(text, literal)
+            ]
         return [(start, end) for _, start, end in self._automaton.find_matches_as_indexes(text)]
 
 

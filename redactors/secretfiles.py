@@ -113,7 +113,7 @@ class _Columns:
                 return
             self.header = data[: len(data) if end < 0 else end].rstrip(b"\r")
             self.delimiter = self.delimiter or _delimiter(self.header)
-            cells = [data[a:b] for a, b in _cells(self.header, self.delimiter)]
+            cells = [self.header[a:b] for a, b in _cells(self.header, self.delimiter)]
             for index, cell in enumerate(cells):
                 kind = secret_kind(cell.strip().decode("latin-1"))
                 if kind is not None:

@@ -43,9 +43,9 @@ def _last_of_one_or_two(view: View, start: int, item: re.Pattern[bytes]) -> Iter
     rest = data[pos : len(data) if line_end < 0 else line_end]
     if not 1 <= len(spans) <= 2 or rest.strip():
         return
-    begin, end = spans[-1]
     if TOKEN_MARK in data[start:pos]:
         return  # a rule took part of the line already: the words counted here are not AUTH's
+    begin, end = spans[-1]
     if end > begin and not is_placeholder(data[begin:end]):
         yield Hit(begin, end, "password", "redis-auth")
 
