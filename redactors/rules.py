@@ -91,6 +91,31 @@ class View:
         return pos == 0 or self.data[pos - 1] not in chars
 
 
+BLOCK_MARGIN = 64 << 10
+"""How far before a view's end a block read with its header must end for its hits to stand
+(see :func:`holds_block`); no stream's ``overlap`` may exceed it."""
+
+
+def holds_block(view: View, start: int, end: int, limit: int) -> bool:
+    """Whether a block whose header is at ``start`` and whose rows run to ``end`` (a printed
+    table, a ``COPY``'s rows) must wait for more text, and if so hold it from its header.
+
+    In a view that is not the member's last, the stream writes a round only up to its
+    ``overlap`` before the view's end and scans the rest again in the next round, where the
+    header is out of sight: rows read there lost their column's name, and the secrets in
+    them reached the bundle. A block that runs to within :data:`BLOCK_MARGIN` of the view's
+    end holds the text from its header, and the stream widens its next view until the block
+    ends well inside one, or until the block is ``limit`` long (rows after that are read no
+    more, so the hold always ends before the stream gives up holding).
+    """
+    if view.final or end + BLOCK_MARGIN < len(view.data):
+        return False
+    if len(view.data) - start >= limit + BLOCK_MARGIN:
+        return False
+    view.need_more_from(start)
+    return True
+
+
 def line_ends(data: bytes, start: int, end: int) -> int:
     """How many lines end in ``data[start:end]``: each ``\\n``, and each ``\\r`` not followed
     by one (classic Mac text, a progress bar's redraws), as the engine reads lines

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .errors import SegmentMisaligned
-from .rules import Hit, View, line_ends, line_pieces
+from .rules import BLOCK_MARGIN, Hit, View, line_ends, line_pieces
 
 Scan = Callable[[View], list[Hit]]
 Replace = Callable[[Hit, bytes, int, int], bytes]
@@ -83,7 +83,7 @@ def redact_stream(
                     break
                 yield state.stop_round(final=False)
                 return
-            if len(state.pending) < chunk_size + overlap:
+            if len(state.pending) < max(chunk_size + overlap, state.wanted):
                 break
             out = state.round(final=False)
             if out is None:
@@ -132,6 +132,13 @@ class _State:
         self.remaining = segment.stop if segment is not None else None
         """Input bytes left before the segment's stop (None: no stop)."""
         self.line = 1
+        self.wanted = 0
+        """After a round a rule held whole (:func:`~redactors.rules.holds_block`): how much
+        text to gather before the next, whose view then takes all of it. Twice what was
+        pending, so a block of any length up to :data:`MAX_PENDING` is scanned about twice,
+        not once per chunk."""
+        if overlap > BLOCK_MARGIN:
+            raise ValueError(f"overlap over {BLOCK_MARGIN} bytes: a held block could lose rows")
 
     def stop_due(self) -> bool:
         """Whether the next round is the last one, which must end exactly at the stop.
@@ -170,7 +177,7 @@ class _State:
         pending = self.pending
         upto = len(pending)
         if not final:
-            newline = pending.rfind(b"\n", 0, self.chunk_size * 2)
+            newline = pending.rfind(b"\n", 0, len(pending) if self.wanted else self.chunk_size * 2)
             if newline >= self.chunk_size // 2:
                 upto = newline + 1
             if self.remaining is not None:
@@ -185,8 +192,10 @@ class _State:
             emit = self._boundary(view, hits, base)
             if emit <= base:
                 if len(pending) <= MAX_PENDING:
+                    self.wanted = min(2 * len(pending), MAX_PENDING + 1)
                     return None
                 emit = len(data) - self.overlap  # a giant unbroken secret: give up holding it
+        self.wanted = 0
         out = self._apply(data, hits, base, emit)
         self.context = data[max(base, emit - self.overlap) : emit]
         self.pending = pending[emit - base :]

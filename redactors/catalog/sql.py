@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from ..keys import generated_secret, is_placeholder, secret_kind
-from ..rules import ALNUM, Hit, Rule, View
+from ..rules import ALNUM, Hit, Rule, View, holds_block
 
 STATEMENT_MAX = 1 << 20
 SCHEMAS_MAX = 1024
@@ -265,10 +265,9 @@ def _copy(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if not any(kinds):
         return
     end = data.find(b"\n\\.", found.end() - 1, found.end() + COPY_MAX)
+    if holds_block(view, match.start(), len(data) if end < 0 else end, COPY_MAX):
+        return
     if end < 0:
-        if not view.final and len(data) - found.end() < COPY_MAX:
-            view.need_more_from(match.start())
-            return
         end = min(len(data), found.end() + COPY_MAX)
     pos = found.end()
     while pos < end:
