@@ -160,6 +160,11 @@ def key_words(name: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(_CAMEL.sub(r"\1_\2", name).lower()))
 
 
+CREDENTIAL_COLUMNS = {"authentication_string": "password-hash"}
+"""Names that say nothing of a secret in any word but hold one: MySQL's ``mysql.user`` keeps
+each account's password hash (or its plugin's credential) in ``authentication_string``."""
+
+
 @lru_cache(maxsize=8192)
 def secret_kind(name: str) -> str | None:
     """The token kind for a key that holds a secret, or None when the key is harmless."""
@@ -171,6 +176,8 @@ def secret_kind(name: str) -> str | None:
     joined = "_".join(words)
     if joined in ALWAYS_SECRET_NAMES:
         return "private-key-id" if "private" in joined else "private-key"
+    if joined in CREDENTIAL_COLUMNS:
+        return CREDENTIAL_COLUMNS[joined]
     if "webhook" in words or "webhooks" in words:
         return "webhook-url"
     if words[-2:] == ("secret", "id"):

@@ -24,6 +24,7 @@ from .quotedargv import QUOTED_ARGV
 from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
 from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE
 from .stdin import STDIN_PASSWORD
+from .tables import TABLE_COLUMNS
 from .tokens import TOKEN_RULES
 from .userpass import USER_PASSWORD_FLAG
 
@@ -50,6 +51,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     USER_PASSWORD_FLAG,
     QUOTED_ARGV,
     LOOKUP_FALLBACK,
+    TABLE_COLUMNS,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

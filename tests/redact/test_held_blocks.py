@@ -29,6 +29,11 @@ def _copy(rows: int) -> str:
     return "COPY public.users (id, login, password) FROM stdin;\n" + body + "\\.\n"
 
 
+def _psql(rows: int) -> str:
+    body = "".join(f" {i:6d} | user{i:05d} | {_S}{i:05d}\n" for i in range(rows))
+    return "     id | username  | password\n--------+-----------+----------\n" + body + "(n rows)\n"
+
+
 def _tail(lines: int) -> str:
     return "".join(f"2026-12-07 INFO worker w{i % 7} heartbeat ok\n" for i in range(lines))
 
@@ -39,7 +44,7 @@ def _redact(data: bytes, policy: Policy | None = None, chunk: int = 1 << 16) -> 
     return b"".join(redactor.transform("dump.sql", pieces))
 
 
-@pytest.mark.parametrize("block", [_copy])
+@pytest.mark.parametrize("block", [_copy, _psql])
 def test_a_block_longer_than_the_view_followed_by_more_than_the_stream_holds(
     block, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,7 +58,7 @@ def test_a_block_longer_than_the_view_followed_by_more_than_the_stream_holds(
     assert out.count(b"\n") == data.count(b"\n")
 
 
-@pytest.mark.parametrize("block", [_copy])
+@pytest.mark.parametrize("block", [_copy, _psql])
 def test_a_block_ending_anywhere_near_a_round_boundary(block) -> None:
     """Blocks ending at every line of the last few kilobytes before a round's cut."""
     tail = _tail(400)
