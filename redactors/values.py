@@ -33,6 +33,10 @@ AUTH_SCHEMES = (
     b"splunk",  # Splunk's HTTP Event Collector: Authorization: Splunk <token>
 )
 MAX_VALUE = 8192
+_ID_PIPE_SECRET = re.compile(rb"\|[A-Za-z0-9_-]{16,512}")
+"""The secret after a numeric id and a ``|``: Facebook's app and client access tokens are
+``APP_ID|APP_SECRET`` (``access_token=1234…|9f8e…`` in a Graph API call). Only after a
+key's digits: a ``|`` ends any other unquoted value (a table's cell, a shell pipe)."""
 BLOCK_MARKERS = frozenset({b"", b"|", b"|-", b"|+", b">", b">-", b">+", b"(", b"\\"})
 
 
@@ -157,6 +161,10 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
             end = token.end()  # a token is one piece of the value: its "]" does not end it
             continue
         end += 1
+    if end < limit and data[end] == 0x7C and data[pos:end].isdigit() and end - pos >= 5:
+        joined = _ID_PIPE_SECRET.match(data, end, limit)
+        if joined is not None and (joined.end() == limit or data[joined.end()] in UNQUOTED_END):
+            end = joined.end()  # APP_ID|APP_SECRET: one credential
     if end == limit and limit == len(data) and not final:
         raise NeedMore
     word = data[pos:end]

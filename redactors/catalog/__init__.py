@@ -15,6 +15,7 @@ from .argpairs import RCLONE_CONFIG
 from .authcommands import MONGO_AUTH, REDIS_AUTH
 from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .kubeadm import KUBEADM_TOKEN
 from .lookups import LOOKUP_FALLBACK
 from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_LOGON
@@ -52,6 +53,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     QUOTED_ARGV,
     LOOKUP_FALLBACK,
     TABLE_COLUMNS,
+    KUBEADM_TOKEN,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))
