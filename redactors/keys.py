@@ -43,7 +43,7 @@ KEY_QUALIFIERS = frozenset({
     "licence", "service", "db", "database", "session", "webhook", "app", "admin", "bootstrap",
     "join", "hmac", "root", "storage", "deploy", "sas", "subscription", "primary", "secondary",
     "crypt", "cipher", "aes", "gpg", "pgp", "worker", "agent", "consumer", "integration",
-    "ingest", "write", "read", "fernet",
+    "ingest", "write", "read", "fernet", "preshared", "unseal", "recovery",
 })
 # fmt: on
 """``key`` alone is too common (cache key, sort key); with one of these before it, it is secret."""
@@ -66,7 +66,7 @@ HARMLESS_SUFFIXES = frozenset({
     "fetched", "generated", "regex", "pattern", "placeholder", "manager", "service", "server",
     "storage", "cache", "helper", "command", "cmd", "hash_alg", "variable", "variables", "param",
     "parameter", "arg", "argument", "option", "flag", "description", "desc", "disabled",
-    "disable", "anonymous", "stdin", "fd",
+    "disable", "anonymous", "stdin", "fd", "hasher", "hashers", "validator", "validators",
 })
 # fmt: on
 """A trailing word like these describes a secret without holding it (``token_ttl``;

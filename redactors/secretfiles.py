@@ -2,7 +2,8 @@
 
 Flux writes its worker bootstrap token alone in ``.flux/bootstrap-token`` (and
 an admin key in ``.flux/admin-bootstrap-key``): no key name, no prefix, just
-64 characters. ``.pgpass`` lines are ``host:port:db:user:password``; Spark's
+64 characters. ``.pgpass`` lines are ``host:port:db:user:password``, pgbouncer's
+``userlist.txt`` lines ``"user" "password"``; Spark's
 ``spark-defaults.conf`` and Java ``.properties`` may part a key from its value with blanks
 alone; a ``.csv`` or ``.tsv`` export says in its header which column holds a secret. A
 rule cannot recognise these from the text, the file name can.
@@ -21,6 +22,7 @@ from .tokens import TOKEN_MARK, TOKEN_RE
 _LINE = re.compile(rb"(?m)^[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?$")
 _BLANK_PAIR = re.compile(rb"(?m)^[ \t]*([A-Za-z0-9_.-]+)[ \t]+([^ \t\r\n=:#!][^\r\n]*?)[ \t]*\r?$")
 _PGPASS = re.compile(rb"(?m)^(?:(?:[^:\r\n\\]|\\.)*:){4}([^\r\n]+?)\r?$")
+_PGBOUNCER_USER = re.compile(rb'(?m)^[ \t]*"(?:[^"\r\n]|"")*"[ \t]+"((?:[^"\r\n]|"")*)"')
 
 WHOLE_FILE_SECRETS = {
     "bootstrap-token": "bootstrap-token",
@@ -65,6 +67,8 @@ def _scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
     base = PurePosixPath(name).name.lower()
     if base in (".pgpass", "pgpass", "pgpass.conf"):
         return _pgpass
+    if base == "userlist.txt":
+        return _pgbouncer_users
     if base == "spark-defaults.conf" or base.endswith(".properties"):
         return _blank_separated
     if base.endswith((".csv", ".tsv")):
@@ -177,6 +181,14 @@ def _cells(line: bytes, delimiter: bytes) -> Iterator[tuple[int, int]]:
         if after < 0:
             return
         pos = after + 1
+
+
+def _pgbouncer_users(view: View) -> Iterator[Hit]:
+    """pgbouncer's ``userlist.txt``: ``"user" "password"`` a line, the password in clear, as an
+    ``md5`` hash or a SCRAM verifier (each of which logs in as well as the password)."""
+    for line in _PGBOUNCER_USER.finditer(view.data):
+        if line.end(1) > line.start(1):
+            yield Hit(line.start(1), line.end(1), "password", "pgbouncer-userlist")
 
 
 def _pgpass(view: View) -> Iterator[Hit]:

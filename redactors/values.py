@@ -33,6 +33,15 @@ AUTH_SCHEMES = (
     b"splunk",  # Splunk's HTTP Event Collector: Authorization: Splunk <token>
 )
 MAX_VALUE = 8192
+_HASH_SCHEME = re.compile(
+    rb"\{(?:S?SHA(?:1|224|256|384|512)?|S?MD5|CRYPT|(?:MD5|SHA256|SHA512|BLF|DES)-CRYPT"
+    rb"|X?-?PBKDF2(?:-SHA(?:1|256|512))?|ARGON2(?:I|ID)?|BCRYPT|CLEARTEXT|PLAIN(?:-MD5)?"
+    rb"|SCRAM-SHA-(?:1|256)|NT|LANMAN)\}",
+    re.IGNORECASE,
+)
+"""A password hash's scheme in LDAP and Dovecot (``userPassword: {SSHA}…``, ``{CRYPT}$6$…``,
+``{CLEARTEXT}…``): the scheme stays as evidence, what follows it is the credential (a
+``{`` otherwise opens an ODBC braced value, which took ``{SSHA}`` alone as the value)."""
 _ID_PIPE_SECRET = re.compile(rb"\|[A-Za-z0-9_-]{16,512}")
 """The secret after a numeric id and a ``|``: Facebook's app and client access tokens are
 ``APP_ID|APP_SECRET`` (``access_token=1234…|9f8e…`` in a Graph API call). Only after a
@@ -127,6 +136,9 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     prefix = _STRING_PREFIX.match(data, pos, line_end)
     if prefix is not None:  # {'password': b'hunter2'}: the quoted bytes, not the b
         return _one_value(data, prefix.end(), line_end, final=final)
+    scheme = _HASH_SCHEME.match(data, pos, line_end)
+    if scheme is not None and scheme.end() < line_end and data[scheme.end()] not in b" \t\r\n":
+        return _one_value(data, scheme.end(), line_end, final=final)  # {SSHA}hash: the hash
     char = data[pos]
     if char == 0x2A and _yaml_alias(data, pos, line_end):
         return None  # password: *pw: structure; the anchored value is the secret

@@ -15,15 +15,17 @@ from .argpairs import RCLONE_CONFIG
 from .authcommands import MONGO_AUTH, REDIS_AUTH
 from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
+from .hashes import HASH_RULES
 from .kubeadm import KUBEADM_TOKEN
 from .lookups import LOOKUP_FALLBACK
 from .netdevice import NETWORK_DEVICE_SECRET
-from .oracle import ORACLE_LOGON
+from .oracle import ORACLE_JDBC_LOGON, ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
 from .quotedargv import QUOTED_ARGV
 from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
 from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE
+from .servicecreds import IPSEC_SECRET, REDIS_ACL, SNMP_USER
 from .stdin import STDIN_PASSWORD
 from .tables import TABLE_COLUMNS
 from .tokens import TOKEN_RULES
@@ -34,6 +36,7 @@ RULESET_ID = "bundler-builtin/1"
 BUILTIN_RULES: tuple[Rule, ...] = (
     *TOKEN_RULES,
     *PREFIXED_RULES,
+    *HASH_RULES,
     *KV_RULES,
     *CONTEXT_RULES,
     *SQL_RULES,
@@ -47,6 +50,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ERLANG_SECRET,
     RCLONE_CONFIG,
     ORACLE_LOGON,
+    ORACLE_JDBC_LOGON,
     STDIN_PASSWORD,
     CHPASSWD_INPUT,
     USER_PASSWORD_FLAG,
@@ -54,6 +58,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     LOOKUP_FALLBACK,
     TABLE_COLUMNS,
     KUBEADM_TOKEN,
+    IPSEC_SECRET,
+    REDIS_ACL,
+    SNMP_USER,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

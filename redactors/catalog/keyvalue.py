@@ -448,9 +448,51 @@ def _attached_value(flag: bytes) -> bool:
     return not flag.startswith(b"--") and any(0x30 <= c <= 0x39 for c in flag)
 
 
+_REPORT_WORDS = rb"(?:id|key|token|secret|access|[0-9]{1,2})"
+"""The words that may follow a key word in a report line's key (``Secret ID``, ``Secret Access
+Key``, ``Unseal Key 1``): a closed set, so the key rules try them cheaply wherever a key word
+stands (20,000 times in a Flux server log's ``Auth disabled``)."""
+_WORDS_THEN_SEP = re.compile(
+    rb"((?:[ ]" + _REPORT_WORDS + rb"){1,2})[ \t]{0,32}[:=](?!=)", re.IGNORECASE
+)
+"""After a key word, the rest of a report line's spaced key and its separator."""
+_VALUE_ELEMENT = re.compile(rb"[ \t\r\n]{0,256}<value>")
+"""A ``<Value>`` child that holds a secret-named element's text (Windows ``unattend.xml``'s
+``<Password>`` and ``<AdministratorPassword>``, on the same line or the next)."""
+_REPORT_KEY = re.compile(rb"[A-Z][A-Za-z0-9]*(?: [A-Z0-9][A-Za-z0-9]*){1,3}")
+"""A key of a CLI's report line: two to four capitalized words (``Secret ID``, ``API Key``,
+``Unseal Key 1``, ``Initial Root Token``)."""
+
+
+def _report_key(data: bytes, start: int, words_end: int) -> int | None:
+    """Where a report line's spaced key begins, when the key word at ``start`` (or the words
+    after it, up to ``words_end``) is part of one: the line holds nothing before it but
+    indentation, and the key is capitalized words (``Secret ID    = …`` from ``nomad acl
+    bootstrap``, ``API Key: …``). Prose has lower-case words (``Reset your password: …``)."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    lead = line_start
+    while lead < start and data[lead] in b" \t":
+        lead += 1
+    end = max(words_end, start)
+    while end < len(data) and data[end] in KEY_CHARS:
+        end += 1
+    if lead == start and words_end < 0:
+        return None
+    return lead if _REPORT_KEY.fullmatch(data, lead, end) else None
+
+
 def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     start = _key_start(data, match.start())
+    key_end = match.end("rest")
+    words = _WORDS_THEN_SEP.match(data, key_end) if match.start("ahead") >= 0 else None
+    if words is not None or (data[start - 1 : start] == b" " and 0x41 <= data[start] <= 0x5A):
+        report = _report_key(data, start, words.end(1) if words else -1)
+        if report is None and words is not None:
+            return  # "token has: x" in prose: words after a key word are a report's only
+        if report is not None:
+            start = report
+            key_end = words.end(1) if words else key_end
     if match.groupdict().get("prose") is not None:
         if not _names_a_secret(view.low[start : match.end("rest")], rule):
             return  # "keyboard layout ...", "monkey ...": the keyword inside another word
@@ -462,7 +504,16 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
             if hexed is not None:
                 yield Hit(hexed[0], hexed[1], "high-entropy", rule.id)
         return
-    key = _key_name(data, start, match.end("rest"))
+    key = _key_name(data, start, key_end)
+    if words is not None:  # "Secret ID    = …": the words, then the separator they precede
+        if secret_kind(key) is None:
+            if "prose" in match.re.groupindex and (span := run_after(data, words.end())):
+                yield Hit(span[0], span[1], "high-entropy", rule.id)  # the prose branch's take
+            return
+        yield from _kv_hits(
+            view, start, key_end, words.end(), rule, whole_line=_owns_line(data, start)
+        )
+        return
     if secret_kind(key) is None and key.lower() not in BARE_KEY_NAMES:
         # what _kv_hits decides first, asked before the shape checks below: most matches
         # stand on a key that names no secret (a metric's ``api_key_configured``, a
@@ -481,7 +532,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return  # a "]" that closes no subscript, a Markdown link label, an arrow in a chain
     if sep is None and data[start : start + 1] != b"-":
         return  # "--password value" is a flag; "split-pw-64 tail" is not
-    if sep is None and _attached_value(data[start : match.end("rest")]):
+    if sep is None and _attached_value(data[start:key_end]):
         return  # "sshpass -pS3cret-pw ssh": the flag's value, not a key named "...pw"
     if match.group("item") is not None and not _BLOCK_ITEM.fullmatch(
         data, data.rfind(b"\n", 0, start) + 1, start
@@ -492,9 +543,17 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     if sep == b"=" and view.low[start : match.end()] == b"key=":
         yield from _xml_pair(view, match.end(), rule)
         return
-    if sep in (b":", b"=") and _ends_its_string(data, start, match.end("rest"), match.end()):
+    if sep in (b":", b"=") and _ends_its_string(data, start, key_end, match.end()):
         return  # read -p "Token: " token: a prompt or a label, with no value in it
     value_pos = match.end()
+    if sep == b">" and (inner := _VALUE_ELEMENT.match(view.low, value_pos)) is not None:
+        value_pos = inner.end()  # Windows unattend.xml: <Password><Value>…</Value><PlainText>
+    elif (
+        sep == b":"
+        and data[value_pos : value_pos + 1] == b":"
+        and data[value_pos + 1 : value_pos + 2] in (b" ", b"\t")
+    ):
+        value_pos += 1  # LDIF: "userPassword:: <base64>", the value base64-encoded
     if sep == b"=>" and subscript:
         value_pos = var_dump_value(data, value_pos)  # ["password"]=>\n  string(8) "..."
     elif sep == b":" and (note := ANNOTATION.match(view.low, value_pos)) is not None:
@@ -502,7 +561,7 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield from _kv_hits(
         view,
         start,
-        match.end("rest"),
+        key_end,
         value_pos,
         rule,
         next_line=sep not in (None, b">", b"->"),
@@ -575,13 +634,18 @@ def kv_rule(
     # logs "Auth disabled" on every request, a fifth of its pass one.
     pattern = (
         kw + rb"(?:(?<=-" + kw + rb")(?P<cli>))?(?P<rest>[a-z0-9_.-]{0,48}+)"
-        rb"(?:(?:\\*[\"']\]?|&quot;|\\u0022|\])?[ \t]{0,4}+(?P<sep>=>|:=|->|\|\|=|[:=](?!=)|>"
+        rb"(?:(?:\\*[\"']\]?|&quot;|\\u0022|\])?[ \t]{0,32}+(?P<sep>=>|:=|->|\|\|=|[:=](?!=)|>"
         rb"|\((?P<typed>[a-z*\[][a-z0-9_.:<>*\[\]]{0,39})\)[ \t]{0,4}+=(?!=))"
         rb"|(?(cli)(?:[ \t\0]+(?=[^ \t\r\n\0-]|-[^ \t\r\n\0-]{5})"
         rb"|\\*[\"'](?:,[ \t]*|[ \t]+)(?=\\*[\"'](?:[^\"'\\ \t\r\n-]|-[^\"'\\ \t\r\n-]{5}))"
         rb"|(?P<item>[\"']?[ \t]*\r?\n[ \t]*-[ \t]+)"
         rb"(?=[\"']?(?:[^\"' \t\r\n#-]|-[^\"' \t\r\n-]{5})))"
-        rb"|(?!))" + prose_branch + rb")"
+        rb"|(?!))"
+        rb"|(?P<ahead>(?=(?:[ ]"
+        + _REPORT_WORDS
+        + rb"){1,2}[ \t]{0,32}[:=](?!=)))"
+        + prose_branch
+        + rb")"
     )
     return Rule(
         f"kv-{keyword.strip('-')}",

@@ -1,4 +1,5 @@
-"""Oracle logons on a command line: ``sqlplus scott/PW@orcl``, ``expdp userid=system/PW``.
+"""Oracle logons on a command line (``sqlplus scott/PW@orcl``, ``expdp userid=system/PW``)
+and in a JDBC URL (``jdbc:oracle:thin:scott/PW@//db:1521/orcl``).
 
 SQL*Plus, SQL*Loader, Data Pump, RMAN and DGMGRL take the user, the password and
 the connect identifier as one argument, ``user/password@db``; cron jobs that
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from ..rules import Hit, Rule, View
 from .shellwords import command_words, is_reference
 
-__all__ = ["ORACLE_LOGON"]
+__all__ = ["ORACLE_JDBC_LOGON", "ORACLE_LOGON"]
 
 _LOGON = re.compile(rb"(?:userid=)?[a-z][a-z0-9_$#.]*/")
 
@@ -65,5 +66,47 @@ ORACLE_LOGON = Rule(
         "sqlldr control=/opt/load.ctl log=/tmp/l.log",
         "rman target /",
         "sqlplus scott@orcl",
+    ),
+)
+
+
+_JDBC_USER = re.compile(rb"[A-Za-z][A-Za-z0-9_$#.]*/")
+_VALUE_END = frozenset(b" \t\r\n\"'<>`;,")
+
+
+def _jdbc_logon(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``jdbc:oracle:thin:scott/PW@//db:1521/orcl``: Oracle's JDBC URLs may carry the logon
+    before the ``@``, in the same ``user/password`` form as the command line."""
+    data = view.data
+    user = _JDBC_USER.match(data, match.end())
+    if user is None:
+        return
+    start = end = user.end()
+    while end < len(data) and data[end] not in _VALUE_END and data[end] != 0x40:  # "@"
+        end += 1
+    if end == len(data) and not view.final:
+        view.need_more_from(match.start())
+        return
+    at_sign = end < len(data) and data[end] == 0x40
+    if at_sign and end > start and not is_reference(data[start:end], b""):
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+ORACLE_JDBC_LOGON = Rule(
+    "oracle-jdbc-logon",
+    "password",
+    "url",
+    "The password of the logon an Oracle JDBC URL (jdbc:oracle:thin:) may carry before its"
+    " host: user, a slash, the password, an at sign.",
+    rb"jdbc:oracle:(?:thin|oci8?|kprb):",
+    lower=True,
+    handler=_jdbc_logon,
+    examples=(
+        ("jdbc.url=jdbc:oracle:thin:scott/T1ger-pw9@//db.internal:1521/orcl", "T1ger-pw9"),
+        ("url: jdbc:oracle:thin:etl/Etl-pw-77@db.internal:1521:ORCL", "Etl-pw-77"),
+    ),
+    decoys=(
+        "jdbc:oracle:thin:@//db.internal:1521/orcl",
+        "jdbc:oracle:thin:@(DESCRIPTION=(ADDRESS=(HOST=db)(PORT=1521)))",
     ),
 )
