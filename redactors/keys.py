@@ -43,7 +43,7 @@ KEY_QUALIFIERS = frozenset({
     "licence", "service", "db", "database", "session", "webhook", "app", "admin", "bootstrap",
     "join", "hmac", "root", "storage", "deploy", "sas", "subscription", "primary", "secondary",
     "crypt", "cipher", "aes", "gpg", "pgp", "worker", "agent", "consumer", "integration",
-    "ingest", "write", "read", "fernet", "preshared", "unseal", "recovery",
+    "ingest", "write", "read", "fernet", "preshared", "unseal", "recovery", "routing",
 })
 # fmt: on
 """``key`` alone is too common (cache key, sort key); with one of these before it, it is secret."""
@@ -205,6 +205,9 @@ def secret_kind(name: str) -> str | None:
             break  # a collection ("secrets:", "/admin/secrets"), not a value
         if strong in compact and not compact.startswith(("secretary", "secretariat")):
             return _kind_for(words, strong)
+    one_word_token = len(words) == 1 and len(compact) > 5 and compact.endswith("token")
+    if one_word_token and not compact.startswith(("csrf", "xsrf")):
+        return "token"  # Docker's config.json: "identitytoken", "registrytoken"
     return None
 
 

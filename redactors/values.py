@@ -31,6 +31,12 @@ AUTH_SCHEMES = (
     b"ntlm",
     b"apikey",
     b"splunk",  # Splunk's HTTP Event Collector: Authorization: Splunk <token>
+    b"geniekey",  # Opsgenie
+    b"ssws",  # Okta's API tokens
+    b"bot",  # Discord bots
+    b"oauth",
+    b"sharedaccesssignature",  # Azure Service Bus and Event Hubs
+    b"zoho-oauthtoken",
 )
 MAX_VALUE = 8192
 _HASH_SCHEME = re.compile(

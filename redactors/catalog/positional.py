@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..keys import secret_kind
 from ..rules import Hit, Rule, View
 from .shellwords import Word, command_words, is_flag, is_reference
 
@@ -76,6 +77,8 @@ def _htpasswd(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
 
 
 _LAST = -1
+_KEYED = -2
+"""The value after a key that names a secret (``aws configure set aws_secret_access_key V``)."""
 _SUBCOMMANDS: tuple[tuple[re.Pattern[bytes], dict[bytes, int]], ...] = (
     (
         re.compile(rb"rabbitmqctl"),
@@ -94,6 +97,9 @@ _SUBCOMMANDS: tuple[tuple[re.Pattern[bytes], dict[bytes, int]], ...] = (
     ),
     (re.compile(rb"db2 connect"), {b"using": 0}),
     (re.compile(rb"wpa_passphrase"), {b"": 1}),
+    (re.compile(rb"mc alias"), {b"set": 3}),
+    (re.compile(rb"mc config host"), {b"add": 3}),
+    (re.compile(rb"aws configure"), {b"set": _KEYED}),
 )
 """Per tool, the word after which its arguments hold a password, and which of them is the
 password (``auth [USER] PW``: the last; ``""``: counted from the tool's name)."""
@@ -121,7 +127,10 @@ def _subcommand(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
         else:
             return
     positional = [w for w in args[after:] if not is_flag(data, w)]
-    if place == _LAST:
+    if place == _KEYED:
+        if len(positional) >= 2 and secret_kind(positional[0].value(data).decode("latin-1")):
+            yield from _secret(view, positional[1], rule)
+    elif place == _LAST:
         if 1 <= len(positional) <= 2:
             yield from _secret(view, positional[-1], rule)
     elif len(positional) > place:
@@ -181,9 +190,12 @@ POSITIONAL_RULES: tuple[Rule, ...] = (
         "cli",
         "A password argument after a tool's subcommand: `rabbitmqctl add_user|change_password`,"
         " `mysqladmin password`, `redis-cli AUTH`, `nmcli ... password|wifi-sec.psk`,"
-        " `db2 connect ... using`, `wpa_passphrase <ssid> <passphrase>`.",
+        " `db2 connect ... using`, `wpa_passphrase <ssid> <passphrase>`, the secret key of MinIO's"
+        " `mc alias set` (its fourth argument), the value `aws configure set` gives a secret-named"
+        " setting.",
         rb"(?:rabbitmqctl|mysqladmin|redis-cli|keydb-cli|valkey-cli|nmcli|wpa_passphrase"
-        rb"|db2[ \t]connect)(?:\.bat|\.exe)?[ \t]",
+        rb"|db2[ \t]connect|mc[ \t]alias|mc[ \t]config[ \t]host|aws[ \t]configure)"
+        rb"(?:\.bat|\.exe)?[ \t]",
         lower=True,
         handler=_subcommand,
         examples=(
@@ -195,6 +207,9 @@ POSITIONAL_RULES: tuple[Rule, ...] = (
             ("nmcli con modify Office wifi-sec.psk 'psk horse'", "psk horse"),
             ("db2 connect to sample user db2inst1 using db2horse", "db2horse"),
             ("wpa_passphrase Office wpahorse", "wpahorse"),
+            ("mc alias set minio http://minio:9000 minioadmin Mn-secret-99x", "Mn-secret-99x"),
+            ("mc config host add s3 https://s3.example.com AKIDX Mc-secret-99x", "Mc-secret-99x"),
+            ("aws configure set aws_secret_access_key Aws-secret-99x", "Aws-secret-99x"),
         ),
         decoys=(
             "rabbitmqctl add_user alice",
@@ -204,6 +219,8 @@ POSITIONAL_RULES: tuple[Rule, ...] = (
             "nmcli dev wifi connect Office",
             "db2 connect to sample",
             "wpa_passphrase Office",
+            "aws configure set region us-east-1",
+            "mc alias set minio http://minio:9000",
         ),
     ),
 )

@@ -1,6 +1,7 @@
 """Credentials in the formats of services a worker host runs, where no plain ``key: value``
 stands: CLI report lines, LDIF, IPsec, Redis ACLs, SNMPv3 users, Juniper and PostgreSQL
-hashes, pgbouncer, Windows unattend files, WireGuard, Oracle JDBC URLs.
+hashes, pgbouncer, Windows unattend files, WireGuard, Oracle JDBC URLs, alerting services'
+keys and auth schemes, Docker's registry tokens, object-store CLIs.
 
 Each of these reached the bundle before, and `bundler review` passed most of them.
 """
@@ -62,6 +63,17 @@ CASES = [
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123456789+/ab==",
     ),
     ("userlist.txt", '"etl" "{s}"\n', "Plain-pgb-pass9"),
+    # alerting and registry credentials, object-store CLIs
+    ("pagerduty.yaml", "routing_key: {s}\n", "9f8e7d6c5b4a39281706f5e4d3c2b1a1"),
+    ("alerts.log", "Authorization: GenieKey {s}\n", "8f3a1b2c-4d5e-6f70-8192-a3b4c5d6e7f9"),
+    ("okta.log", "Authorization: SSWS {s}\n", "00Qk2mN5pW7xT3vB9cL4hJ6zq8Rk2mN5pW7xT3vB9c"),
+    (
+        "config.json",
+        '{{"auths": {{"r.example.com": {{"identitytoken": "{s}"}}}}}}\n',
+        "Idt-tok-99x-abcdef",
+    ),
+    (".bash_history", "mc alias set minio http://minio:9000 minioadmin {s}\n", "Mn-secret-99x"),
+    (".bash_history", "aws configure set aws_secret_access_key {s}\n", "Aws-secret-99x"),
     # Windows, WireGuard, Oracle JDBC
     (
         "unattend.xml",
@@ -104,6 +116,8 @@ def test_the_credential_goes_and_review_agrees(name: str, template: str, secret:
         ),
         ("app.properties", "jdbc.url=jdbc:oracle:thin:@//db.internal:1521/orcl\n"),
         ("users.ldif", "objectClass: {SSHA}\n"),
+        (".bash_history", "aws configure set region us-east-1\n"),
+        ("app.log", '{"csrftoken": "abc123", "tokenizer": "bpe"}\n'),
     ],
 )
 def test_what_holds_no_credential_stays(name: str, text: str) -> None:
