@@ -18,6 +18,7 @@ from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
 from .hashes import HASH_RULES
 from .kubeadm import KUBEADM_TOKEN
 from .lookups import LOOKUP_FALLBACK
+from .multipart import MULTIPART_FIELD
 from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_JDBC_LOGON, ORACLE_LOGON
 from .positional import POSITIONAL_RULES
@@ -61,6 +62,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     IPSEC_SECRET,
     REDIS_ACL,
     SNMP_USER,
+    MULTIPART_FIELD,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))

@@ -74,6 +74,18 @@ CASES = [
     ),
     (".bash_history", "mc alias set minio http://minio:9000 minioadmin {s}\n", "Mn-secret-99x"),
     (".bash_history", "aws configure set aws_secret_access_key {s}\n", "Aws-secret-99x"),
+    # a multipart form's field, raw and in a HAR's postData
+    (
+        "login.trace",
+        '--XyZ\r\nContent-Disposition: form-data; name="password"\r\n\r\n{s}\r\n--XyZ--\r\n',
+        "Hunter2-multipart",
+    ),
+    (
+        "capture.har",
+        '{{"postData": {{"text": "--b\\r\\nContent-Disposition: form-data; name=\\"password\\"'
+        '\\r\\n\\r\\n{s}\\r\\n--b--"}}}}\n',
+        "Hunter2-har-mp",
+    ),
     # Windows, WireGuard, Oracle JDBC
     (
         "unattend.xml",
@@ -117,6 +129,10 @@ def test_the_credential_goes_and_review_agrees(name: str, template: str, secret:
         ("app.properties", "jdbc.url=jdbc:oracle:thin:@//db.internal:1521/orcl\n"),
         ("users.ldif", "objectClass: {SSHA}\n"),
         (".bash_history", "aws configure set region us-east-1\n"),
+        (
+            "login.trace",
+            '--b\r\nContent-Disposition: form-data; name="username"\r\n\r\netl\r\n--b--',
+        ),
         ("app.log", '{"csrftoken": "abc123", "tokenizer": "bpe"}\n'),
     ],
 )
