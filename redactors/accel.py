@@ -52,8 +52,27 @@ def enabled() -> bool:
 
 
 def anchor_index(rules: Sequence[Rule]) -> AnchorIndex:
-    """The candidate index for ``rules``: Hyperscan's when enabled, else Aho-Corasick's."""
-    return HyperscanIndex(rules) if enabled() else AnchorIndex(rules)
+    """The candidate index for ``rules``: Hyperscan's when enabled, else Aho-Corasick's.
+
+    One per rule list and engine kind in a process: ``bundler redact`` builds a redactor
+    per pass and per in-process worker, each with the same catalog, and building the index
+    (its automaton, the accelerator's pattern table) was a tenth of a small file's run.
+    The key is the rules' identities, kept alive with the index: equal-looking rules built
+    apart (a run's keywords) get an index of their own."""
+    accelerated = enabled()
+    key = (accelerated, tuple(id(rule) for rule in rules))
+    cached = _INDEXES.get(key)
+    if cached is not None:
+        return cached[1]
+    index = HyperscanIndex(rules) if accelerated else AnchorIndex(rules)
+    if len(_INDEXES) >= _INDEXES_MAX:
+        _INDEXES.pop(next(iter(_INDEXES)))
+    _INDEXES[key] = (tuple(rules), index)
+    return index
+
+
+_INDEXES: dict[tuple[bool, tuple[int, ...]], tuple[tuple[Rule, ...], AnchorIndex]] = {}
+_INDEXES_MAX = 8
 
 
 SMALL_TEXT = 64 << 10

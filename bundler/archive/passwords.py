@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from schemas import EncryptionInfo
 
+    from .keys import Identity, PublicKey
+    from .sealing import Envelope
+
 from ..errors import DecryptionFailed, UsageError
 from ..secret_options import OpenSecrets, SealOptions
-from .keys import Identity, PublicKey
-from .sealing import PASSWORD_COMMENT, Envelope, new_archive_password, seal, unseal_all
+from .password_comment import PASSWORD_COMMENT
 from .secret import Secret
 
 MIN_PASSWORD_CHARS = 12
@@ -87,10 +89,14 @@ class Sealing:
 
     @classmethod
     def to_recipients(cls, recipients: tuple[PublicKey, ...]) -> Sealing:
+        from .sealing import new_archive_password  # public-key code: only when sealing to keys
+
         return cls("recipient", new_archive_password(), recipients)
 
     def zip_comment(self) -> bytes:
         if self.mode == "recipient":
+            from .sealing import seal
+
             return seal(self.password, self.recipients)
         return PASSWORD_COMMENT
 
@@ -116,6 +122,8 @@ def resolve_seal(
 ) -> Sealing:
     """Turn ``--password-env/--password-file/--generate-password/--recipient`` into a Sealing."""
     if options.recipients:
+        from .keys import PublicKey
+
         keys = tuple(PublicKey.load(path) for path in options.recipients)
         if len({key.raw for key in keys}) != len(keys):
             raise UsageError("the same --recipient key is given twice")
@@ -171,6 +179,8 @@ class IdentityKey:
                 "this bundle is password-protected, not sealed to a recipient",
                 hint="open it with --password-env VAR or --password-file FILE",
             )
+        from .sealing import unseal_all
+
         return unseal_all(envelope, self.identity)
 
 
@@ -207,6 +217,8 @@ def resolve_open(
 ) -> KeySource:
     """Turn ``--password-env/--password-file/--identity`` into a :class:`KeySource`."""
     if secrets_.identity is not None:
+        from .keys import Identity
+
         return IdentityKey(Identity.load(secrets_.identity))
     password = _given_password(secrets_.password_env, secrets_.password_file, environ)
     if password is not None:

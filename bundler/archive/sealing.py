@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import DecryptionFailed, EncryptionError, UsageError
 from ..jsondoc import loads_bounded
 from .keys import Identity, PublicKey
+from .password_comment import PASSWORD_COMMENT
 from .secret import Secret
 
 ENVELOPE_VERSION = 1
@@ -51,11 +52,6 @@ COMMENT_HEADLINE = (
     "bundler sealed bundle: open it with `bundler extract BUNDLE --to DIR --identity KEY`"
 )
 _NONCE = bytes(12)
-PASSWORD_COMMENT = (
-    b"bundler bundle (WinZip AES-256): open it with `bundler extract BUNDLE --to DIR` "
-    b"or 7-Zip and its password"
-)
-"""The zip comment of a password-mode bundle (fixed text: it carries nothing else)."""
 _FINGERPRINT_RE = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 _WRAPPED_BYTES = 43 + 16
 """A wrapped archive password: 43 base64url characters plus the Poly1305 tag."""

@@ -184,6 +184,7 @@ def test_the_compilers_memory_goes_back_once_the_database_is_built(
     _modes()
     trims: list[int] = []
     monkeypatch.setattr(accel, "_DATABASES", {})  # this process compiles it afresh
+    monkeypatch.setattr(accel, "_INDEXES", {})  # and builds the index afresh
     monkeypatch.setattr(accel, "release_free_memory", lambda: trims.append(1) or True)
     engine = _redactor("hyperscan", monkeypatch).engine
     text = dict(_shapes())["shapes/big.log"]
