@@ -128,16 +128,16 @@ class _Table:
 
     def cells(self, data: bytes, start: int, end: int) -> tuple[list[Span], int]:
         """The row's cells, and how many more ``|`` it holds than the header (a value holding
-        one: :meth:`value` widens a cell over them)."""
+        one: :func:`_value` widens a cell over them)."""
         if self.columns is None:
             cells = _pipe_cells(data, start, end)
             return cells, max(0, len(cells) - self.width)
         spans = []
-        for index, (first, last) in enumerate(self.columns):
-            cell_start = start + first
+        for index, (begin, stop) in enumerate(self.columns):
+            cell_start = start + begin
             if cell_start >= end:
                 break
-            cell_end = end if index == len(self.columns) - 1 else min(end, start + last)
+            cell_end = end if index == len(self.columns) - 1 else min(end, start + stop)
             cell_start = _widened_back(data, start, cell_start)
             cell_end = _widened_on(data, cell_end, end)
             spans.append(_stripped(data, cell_start, cell_end))
