@@ -23,6 +23,7 @@ from .netdevice import NETWORK_DEVICE_SECRET
 from .oracle import ORACLE_JDBC_LOGON, ORACLE_LOGON
 from .positional import POSITIONAL_RULES
 from .prefixed import PREFIXED_RULES
+from .printedsecrets import ELASTIC_RESET, PRINTED_SECRET
 from .quotedargv import QUOTED_ARGV
 from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
 from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE
@@ -63,6 +64,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     REDIS_ACL,
     SNMP_USER,
     MULTIPART_FIELD,
+    PRINTED_SECRET,
+    ELASTIC_RESET,
 )
 
 FORMAT_RULE_IDS = frozenset(rule.id for rule in (*TOKEN_RULES, *PREFIXED_RULES))
