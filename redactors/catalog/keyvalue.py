@@ -452,10 +452,11 @@ _REPORT_WORDS = rb"(?:id|key|token|secret|access|[0-9]{1,2})"
 """The words that may follow a key word in a report line's key (``Secret ID``, ``Secret Access
 Key``, ``Unseal Key 1``): a closed set, so the key rules try them cheaply wherever a key word
 stands (20,000 times in a Flux server log's ``Auth disabled``)."""
-_WORDS_THEN_SEP = re.compile(
-    rb"((?:[ ]" + _REPORT_WORDS + rb"){1,2})[ \t]{0,32}[:=](?!=)", re.IGNORECASE
-)
-"""After a key word, the rest of a report line's spaced key and its separator."""
+_REPORT_KEY_TAIL = rb"(?:[ ]" + _REPORT_WORDS + rb"){1,2}"
+_REPORT_SEPARATOR = rb"[ \t]{0,32}[:=](?!=)"
+"""After a key word, the rest of a report line's spaced key and its separator: looked ahead
+for by the key rules' pattern, read again by :data:`_WORDS_THEN_SEP` in their handler."""
+_WORDS_THEN_SEP = re.compile(rb"(" + _REPORT_KEY_TAIL + rb")" + _REPORT_SEPARATOR, re.IGNORECASE)
 _VALUE_ELEMENT = re.compile(rb"[ \t\r\n]{0,256}<value>")
 """A ``<Value>`` child that holds a secret-named element's text (Windows ``unattend.xml``'s
 ``<Password>`` and ``<AdministratorPassword>``, on the same line or the next)."""
@@ -469,15 +470,14 @@ def _report_key(data: bytes, start: int, words_end: int) -> int | None:
     after it, up to ``words_end``) is part of one: the line holds nothing before it but
     indentation, and the key is capitalized words (``Secret ID    = …`` from ``nomad acl
     bootstrap``, ``API Key: …``). Prose has lower-case words (``Reset your password: …``)."""
-    line_start = data.rfind(b"\n", 0, start) + 1
-    lead = line_start
+    lead = data.rfind(b"\n", 0, start) + 1
     while lead < start and data[lead] in b" \t":
         lead += 1
+    if lead == start and words_end < 0:
+        return None  # the key word begins the line and no words follow it: a plain key
     end = max(words_end, start)
     while end < len(data) and data[end] in KEY_CHARS:
         end += 1
-    if lead == start and words_end < 0:
-        return None
     return lead if _REPORT_KEY.fullmatch(data, lead, end) else None
 
 
@@ -641,11 +641,7 @@ def kv_rule(
         rb"|(?P<item>[\"']?[ \t]*\r?\n[ \t]*-[ \t]+)"
         rb"(?=[\"']?(?:[^\"' \t\r\n#-]|-[^\"' \t\r\n-]{5})))"
         rb"|(?!))"
-        rb"|(?P<ahead>(?=(?:[ ]"
-        + _REPORT_WORDS
-        + rb"){1,2}[ \t]{0,32}[:=](?!=)))"
-        + prose_branch
-        + rb")"
+        rb"|(?P<ahead>(?=" + _REPORT_KEY_TAIL + _REPORT_SEPARATOR + rb"))" + prose_branch + rb")"
     )
     return Rule(
         f"kv-{keyword.strip('-')}",
