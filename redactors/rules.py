@@ -91,6 +91,19 @@ class View:
         return pos == 0 or self.data[pos - 1] not in chars
 
 
+def line_end_or_hold(view: View, pos: int, anchor: int) -> int | None:
+    """Where the line holding ``pos`` ends (the text's end in a member's last view), or None
+    when the view stops inside it and more may come: the text from ``anchor`` is then held
+    for the next view, which the handler waits for by returning."""
+    end = view.data.find(b"\n", pos)
+    if end >= 0:
+        return end
+    if view.final:
+        return len(view.data)
+    view.need_more_from(anchor)
+    return None
+
+
 BLOCK_MARGIN = 64 << 10
 """How far before a view's end a block read with its header must end for its hits to stand
 (see :func:`holds_block`); no stream's ``overlap`` may exceed it."""

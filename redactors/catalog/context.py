@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..decode import MAX_BLOCK, b64_signatures
 from ..keys import is_placeholder
-from ..rules import ALNUM, Hit, Rule, View
+from ..rules import ALNUM, Hit, Rule, View, line_end_or_hold
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
 from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end, _xml_name_value
@@ -33,12 +33,9 @@ def _cookie(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     if _in_token(view.low, match.start()):
         return  # "[REDACTED:cookie:…]; SameSite=Lax": the token's own kind is no header
-    line_end = data.find(b"\n", match.end())
-    if line_end < 0:
-        if not view.final:
-            view.need_more_from(match.start())
-            return
-        line_end = len(data)
+    line_end = line_end_or_hold(view, match.end(), match.start())
+    if line_end is None:
+        return
     end = line_end
     for stop in (b'"', b'\\"', b"'", b"\r"):
         found = data.find(stop, match.end(), end)
@@ -164,12 +161,9 @@ def _vault_login(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit
     (any format: the legacy ``s.`` tokens have no prefix a pattern could trust alone);
     ``username=``/``password=`` arguments of other methods are the key rules'."""
     data = view.data
-    line_end = data.find(b"\n", match.end())
-    if line_end < 0:
-        if not view.final:
-            view.need_more_from(match.start())
-            return
-        line_end = len(data)
+    line_end = line_end_or_hold(view, match.end(), match.start())
+    if line_end is None:
+        return
     pos = match.end()
     while (arg := _VAULT_ARG.match(data, pos, line_end)) is not None:
         pos = arg.end()

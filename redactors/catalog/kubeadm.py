@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..rules import Hit, Rule, View, holds_block
+from ..rules import Hit, Rule, View, holds_block, line_end_or_hold
 
 _TOKEN = re.compile(rb"[a-z0-9]{6}\.[a-z0-9]{16}")
 _FIRST_WORD = re.compile(rb"[ \t]*([^ \t\r\n]+)")
@@ -33,12 +33,9 @@ def _lines(data: bytes, pos: int, limit: int) -> Iterable[tuple[int, int]]:
 
 def _bootstrap(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
-    line_end = data.find(b"\n", match.end())
-    if line_end < 0:
-        if not view.final:
-            view.need_more_from(match.start())
-            return
-        line_end = len(data)
+    line_end = line_end_or_hold(view, match.end(), match.start())
+    if line_end is None:
+        return
     hits = []
     if match.group().startswith(b"TOKEN"):
         stop = len(data)
@@ -55,16 +52,18 @@ def _bootstrap(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         argument = _FIRST_WORD.match(data, match.end(), line_end)
         if argument is not None and _TOKEN.fullmatch(argument.group(1)):
             hits.append(Hit(argument.start(1), argument.end(1), rule.kind, rule.id))
-        for count, (start, end) in enumerate(_lines(data, line_end + 1, len(data))):
-            if count == AFTER_COMMAND:
+        start = line_end + 1
+        for _ in range(AFTER_COMMAND):
+            if start >= len(data):
                 break
-            if end == len(data) and not view.final:
-                view.need_more_from(match.start())
+            output_end = line_end_or_hold(view, start, match.start())
+            if output_end is None:
                 return
-            line = data[start:end].strip()
+            line = data[start:output_end].strip()
             if _TOKEN.fullmatch(line):
                 offset = data.index(line, start)
                 hits.append(Hit(offset, offset + len(line), rule.kind, rule.id))
+            start = output_end + 1
     yield from hits
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from ..keys import is_placeholder
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, line_end_or_hold
 
 AFTER_COMMAND = 2
 """Lines read after the command for its output (a blank line may come first)."""
@@ -28,10 +28,8 @@ def _printed(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
     if match.start() and data[match.start() - 1] not in b" \t\n|;&(":
         return  # the command's first word, not the tail of another word
-    line_end = data.find(b"\n", match.end())
-    if line_end < 0:
-        if not view.final:
-            view.need_more_from(match.start())
+    line_end = line_end_or_hold(view, match.end(), match.start())
+    if line_end is None:
         return
     if view.low.startswith(b"kubectl", match.start()) and not _DECODED.search(
         data, match.end(), line_end
@@ -39,12 +37,11 @@ def _printed(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return  # kubectl get secret: only its value decoded (… | base64 -d) is the secret
     pos = line_end + 1
     for _ in range(AFTER_COMMAND):
-        end = data.find(b"\n", pos)
-        if end < 0:
-            if not view.final:
-                view.need_more_from(match.start())
-                return
-            end = len(data)
+        if pos > len(data):
+            return
+        end = line_end_or_hold(view, pos, match.start())
+        if end is None:
+            return
         line = data[pos:end].strip()
         if line:
             if line.startswith(_PROMPTS) or len(line) < MIN_VALUE or b" " in line:
@@ -100,12 +97,9 @@ PRINTED_SECRET = Rule(
 
 def _new_value(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     data = view.data
-    end = data.find(b"\n", match.end())
-    if end < 0:
-        if not view.final:
-            view.need_more_from(match.start())
-            return
-        end = len(data)
+    end = line_end_or_hold(view, match.end(), match.start())
+    if end is None:
+        return
     value = data[match.end() : end].strip()
     if value and not is_placeholder(value):
         start = data.index(value, match.end())

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..keys import is_placeholder
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, line_end_or_hold
 
 _IPSEC_VALUE = re.compile(rb'[ \t]+("(?:[^"\\\r\n]|\\.)*"|0[xs][A-Za-z0-9+/=]+|[^ \t\r\n#]+)')
 _ACL_WORD = re.compile(rb"[^ \t\r\n]+")
@@ -28,15 +28,9 @@ _SNMP_PRIV = frozenset({b"des", b"aes", b"aes-128", b"aes-192", b"aes-256", b"ae
 def _line_bounds(view: View, pos: int) -> tuple[int, int] | None:
     """The start and end of ``pos``'s line, or None when the view ends inside it and more
     may come (the view is then asked to keep it)."""
-    data = view.data
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    if end < 0:
-        if not view.final:
-            view.need_more_from(start)
-            return None
-        end = len(data)
-    return start, end
+    start = view.data.rfind(b"\n", 0, pos) + 1
+    end = line_end_or_hold(view, pos, start)
+    return None if end is None else (start, end)
 
 
 def _unquoted(data: bytes, start: int, end: int) -> tuple[int, int]:
