@@ -33,7 +33,6 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from schemas import InputModel
@@ -173,7 +172,7 @@ def _regex_rule(item: RuleSpec, kind: str) -> Rule:
         item.regex.encode(),
         group=index,
         source="custom",
-        regex=compiled,
+        flags=flags,
     )
 
 
@@ -210,6 +209,8 @@ def load_rules(path: Path) -> CustomRules:
         raw = path.read_bytes()
     except OSError as exc:
         raise RulesError(f"cannot read rule file {path}: {exc.strerror}") from None
+    import yaml  # here: a run without a rule file does not load PyYAML (~10 ms of start-up)
+
     try:
         if path.suffix.lower() == ".toml":
             data = tomllib.loads(raw.decode("utf-8"))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import html
 import json
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -84,6 +83,8 @@ def _encoded_forms(value: bytes) -> frozenset[bytes]:
         text = None
     # escaped for JSON (once, twice) and HTML, a value of plain bytes only is itself
     if text is not None and value.translate(None, _PLAIN):
+        import html  # here: its entity tables were ~15 ms of every start-up, few runs get here
+
         once = json.dumps(text)[1:-1]
         forms.add(once.encode())
         forms.add(json.dumps(once)[1:-1].encode())

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from .rules import Rule
 
@@ -86,6 +87,13 @@ class _Literals:
         return [(start, end) for _, start, end in self._automaton.find_matches_as_indexes(text)]
 
 
+@lru_cache(maxsize=32)
+def _literals(literals: frozenset[bytes]) -> _Literals:
+    """One automaton per literal set in a process: ``bundler redact`` builds a redactor per
+    pass and per in-process worker, each with the same catalog (~3 ms a redactor)."""
+    return _Literals(literals)
+
+
 class Probe:
     """Exact "nothing to find" test for a small, final text; see the module docstring.
 
@@ -109,10 +117,10 @@ class Probe:
         if pem:
             sensitive.update(PEM_MARKERS)
         self.max_depth = max_depth
-        self._sensitive = _Literals(sensitive)
-        self._lower = _Literals(lower)
-        self._escapes = _Literals(ESCAPE_STARTS)
-        self._blocks = _Literals(block_anchors)
+        self._sensitive = _literals(frozenset(sensitive))
+        self._lower = _literals(frozenset(lower))
+        self._escapes = _literals(frozenset(ESCAPE_STARTS))
+        self._blocks = _literals(frozenset(block_anchors))
         self._runs_decode = runs_decode
         self._runs_decode_many = runs_decode_many
         self.batched = ahocorasick_rs is not None and runs_decode_many is not None

@@ -11,10 +11,11 @@ keeps offsets), never ``(?i)``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -209,30 +210,30 @@ class Rule:
     source: RuleSource = "builtin"
     examples: tuple[tuple[str, str], ...] = ()
     decoys: tuple[str, ...] = ()
-    regex: re.Pattern[bytes] | None = field(default=None, compare=False, repr=False)
+    flags: int = 0
+    """``re`` flags for ``pattern`` (a custom rule's ``ignore_case``)."""
 
-    anchors: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
-    required: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+    anchors: tuple[bytes, ...] | None = field(default=None, init=False, compare=False, repr=False)
+    """The literals every match starts with (:func:`literal_prefixes`); None: not indexed."""
+    required: tuple[bytes, ...] = field(default=(), init=False, compare=False, repr=False)
     """Literals every match holds after its prefix (``value`` in ``name...value``): a text
     without one of them cannot match, however often the prefix occurs in it."""
-    newlines: int | None = field(default=None, compare=False, repr=False)
+    newlines: int | None = field(default=None, init=False, compare=False, repr=False)
     """The most line breaks a match can hold (None: no bound): with ``required``, how far
     before an occurrence of the literal a match can begin (:func:`starts_in_windows`)."""
 
     def __post_init__(self) -> None:
-        if self.pattern is not None and self.regex is None:
-            object.__setattr__(self, "regex", re.compile(self.pattern))
-        if self.regex is not None and self.anchors is None:
-            object.__setattr__(self, "anchors", literal_prefixes(self.regex))
-        if self.regex is not None and not self.required:
-            anchors = self.anchors or ()
-            required = tuple(  # a literal inside every prefix is found with the prefix
-                r
-                for r in required_literals(self.regex)
-                if not (anchors and all(r in a for a in anchors))
-            )
+        if self.pattern is not None:
+            anchors, required, newlines = pattern_facts(self.pattern, self.flags)
+            object.__setattr__(self, "anchors", anchors)
             object.__setattr__(self, "required", required)
-            object.__setattr__(self, "newlines", max_newlines(self.regex))
+            object.__setattr__(self, "newlines", newlines)
+
+    @cached_property
+    def regex(self) -> re.Pattern[bytes] | None:
+        """``pattern`` compiled, on the rule's first use: a run compiles only the rules whose
+        literals its text holds (a one-file ``bundler redact`` few of the catalog's ~190)."""
+        return None if self.pattern is None else re.compile(self.pattern, self.flags)
 
     def hits(self, view: View, starts: list[int] | None = None) -> Iterable[Hit]:
         """The rule's hits in ``view``; ``starts``, when given, are where its literals occur
@@ -275,7 +276,8 @@ class Rule:
     def fingerprint(self) -> str:
         pattern = self.pattern.decode("latin-1") if self.pattern else ""
         handler = getattr(self.handler or self.scanner, "__qualname__", "")
-        return f"{self.id}|{self.kind}|{pattern}|{int(self.lower)}|{self.group}|{handler}"
+        flags = f"|{self.flags}" if self.flags else ""  # built-in rules' prints as they were
+        return f"{self.id}|{self.kind}|{pattern}|{int(self.lower)}|{self.group}|{handler}{flags}"
 
 
 def matches_at(
@@ -300,10 +302,54 @@ def matches_at(
             yield found
 
 
+PatternFacts = tuple[tuple[bytes, ...] | None, tuple[bytes, ...], int | None]
+"""What a pattern says about its literals: a rule's ``anchors``, ``required`` and ``newlines``."""
+
+
+def pattern_facts(pattern: bytes, flags: int = 0) -> PatternFacts:
+    """A pattern's :data:`PatternFacts`, as :func:`read_pattern_facts` gives them.
+
+    Reading them parses the pattern, ~45 ms for the built-in catalog on every start-up, a
+    tenth of a one-file ``bundler redact``; the catalog's are read once instead, when it
+    changes, into ``redactors/_pattern_facts.py`` (``python -m redactors.catalog``;
+    ``tests/redact/test_pattern_facts.py`` fails until it is current), and any other
+    pattern (a custom rule, an edited one) is read here.
+    """
+    known = _known_facts().get(pattern_facts_key(pattern, flags))
+    return known if known is not None else read_pattern_facts(pattern, flags)
+
+
+def read_pattern_facts(pattern: bytes, flags: int = 0) -> PatternFacts:
+    """A pattern's facts read from its parse tree: its literal prefixes, the inner literals
+    every match holds (less those inside every prefix, which the index finds with it) and
+    the most line breaks a match holds."""
+    anchors = _prefixes_of(pattern, flags)
+    required = tuple(
+        r for r in _required_of(pattern, flags) if not (anchors and all(r in a for a in anchors))
+    )
+    return anchors, required, _newlines_of(pattern, flags)
+
+
+def pattern_facts_key(pattern: bytes, flags: int) -> str:
+    """The table's key for a pattern: a digest, so the table does not spell the catalog out
+    a second time."""
+    return hashlib.blake2b(b"%d:%s" % (flags, pattern), digest_size=12).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _known_facts() -> dict[str, PatternFacts]:
+    try:
+        from ._pattern_facts import FACTS
+    except ImportError:  # pragma: no cover - a tree without the generated table: read all
+        return {}
+    return FACTS
+
+
 @lru_cache(maxsize=1024)
-def _parse_tree(pattern: bytes, flags: int) -> tuple[list[tuple[object, object]], Any] | None:
-    """The top-level items of a pattern's parse tree and ``re``'s opcode constants, or None
-    when they cannot be had (CPython internals moved, or a pattern ``re`` alone accepts).
+def _parse_tree(pattern: bytes, flags: int) -> tuple[list[tuple[object, object]], Any, int] | None:
+    """The top-level items of a pattern's parse tree, ``re``'s opcode constants and the
+    pattern's flags (``flags`` with its inline ones), or None when they cannot be had
+    (CPython internals moved, or a pattern ``re`` alone accepts).
 
     Parsed once per pattern for the three readings below (prefixes, inner literals, line
     breaks): each rule's pattern is read at import, which ``bundler redact`` pays on start-up.
@@ -317,7 +363,7 @@ def _parse_tree(pattern: bytes, flags: int) -> tuple[list[tuple[object, object]]
         tree = parser.parse(pattern.decode("latin-1"), flags & ~re.UNICODE)
     except Exception:
         return None
-    return list(tree), constants
+    return list(tree), constants, int(tree.state.flags)
 
 
 def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
@@ -330,10 +376,14 @@ def literal_prefixes(regex: re.Pattern[bytes]) -> tuple[bytes, ...] | None:
     literal occurs in almost every text, so a rule anchored on it was tried
     everywhere and made every decoded cursor look like it might hold a secret.
     """
-    parsed = _parse_tree(regex.pattern, regex.flags)
-    if parsed is None or regex.flags & re.IGNORECASE:
+    return _prefixes_of(regex.pattern, regex.flags)
+
+
+def _prefixes_of(pattern: bytes, flags: int) -> tuple[bytes, ...] | None:
+    parsed = _parse_tree(pattern, flags)
+    if parsed is None or parsed[2] & re.IGNORECASE:
         return None
-    tree, constants = parsed
+    tree, constants, _ = parsed
     found = _sequence(tree, constants)
     if found is None or not all(found[0]):
         return None
@@ -405,11 +455,15 @@ def max_newlines(regex: re.Pattern[bytes]) -> int | None:
     """The most ``\\n`` bytes a match of ``regex`` can contain, or None when unbounded or
     unknown (read from the parse tree; a class, ``.`` or flag that might match a newline
     counts as one per repetition; ``.`` only with DOTALL)."""
-    parsed = _parse_tree(regex.pattern, regex.flags)
+    return _newlines_of(regex.pattern, regex.flags)
+
+
+def _newlines_of(pattern: bytes, flags: int) -> int | None:
+    parsed = _parse_tree(pattern, flags)
     if parsed is None:
         return None
-    tree, constants = parsed
-    return _newlines(tree, constants, bool(regex.flags & re.DOTALL))
+    tree, constants, all_flags = parsed
+    return _newlines(tree, constants, bool(all_flags & re.DOTALL))
 
 
 def _newlines(items: list[tuple[object, object]], c: Any, dotall: bool) -> int | None:
@@ -477,10 +531,14 @@ def required_literals(regex: re.Pattern[bytes]) -> tuple[bytes, ...]:
     literals at the top level of the pattern, which no match can skip. The
     prefix is left out (the anchor index finds it).
     """
-    parsed = _parse_tree(regex.pattern, regex.flags)
-    if parsed is None or regex.flags & re.IGNORECASE:
+    return _required_of(regex.pattern, regex.flags)
+
+
+def _required_of(pattern: bytes, flags: int) -> tuple[bytes, ...]:
+    parsed = _parse_tree(pattern, flags)
+    if parsed is None or parsed[2] & re.IGNORECASE:
         return ()
-    tree, constants = parsed
+    tree, constants, _ = parsed
     runs: list[bytes] = []
     run = bytearray()
     leading = True  # the literal prefix itself

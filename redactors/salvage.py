@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterator
 from itertools import chain, pairwise
 from typing import Any
 
-import yaml
-
 ATTEMPTS = 4
 """Shorter prefixes tried per document before giving it up (each is a full parse)."""
 
@@ -135,6 +133,8 @@ def yaml_pieces(data: bytes) -> Iterator[bytes]:
 def yaml_prefix(piece: bytes, load: Callable[[bytes], list[Any]]) -> list[Any]:
     """The documents ``load`` gives of ``piece``, or of its longest prefix that loads, trying
     a few cuts at the line the parser stopped at."""
+    import yaml  # here: a run without YAML does not load PyYAML (~10 ms of start-up)
+
     for _ in range(ATTEMPTS):
         try:
             return load(piece)

@@ -27,9 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from . import lazyyaml, salvage, shallowjson
+from . import salvage, shallowjson
 from .argv import argv_secrets
 from .errors import NestedTooDeep
 from .keys import (
@@ -43,7 +41,6 @@ from .keys import (
 )
 from .literals import LiteralSet
 from .walklimits import WALK_DEPTH, nested_too_deep
-from .yamldocs import load_documents
 
 Classify = Callable[[str], str | None]
 _B64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
@@ -92,13 +89,31 @@ def parse(data: bytes, fmt: str) -> Iterable[Any] | None:
             ]
         if fmt == "toml":
             return [tomllib.loads(data.decode("utf-8"))]
+        return _yaml_documents(data)
+    except RecursionError:
+        raise Unwalkable(nested_too_deep(fmt)) from None
+    except (ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return _salvaged(data, fmt)
+
+
+class _YamlBroken(ValueError):
+    """PyYAML's error as one :func:`parse` catches without importing PyYAML to name it."""
+
+
+def _yaml_documents(data: bytes) -> Iterable[Any]:
+    """A YAML member's documents. PyYAML is imported here, with the first YAML member: a
+    run with none (a one-file ``bundler redact`` of a log) does not pay its ~10 ms."""
+    import yaml
+
+    from . import lazyyaml
+    from .yamldocs import load_documents
+
+    try:
         if len(data) >= lazyyaml.MIN_BYTES:  # each piece salvaged on its own, as it comes
             return lazyyaml.documents(data)
         return load_documents(data)  # an alias bomb is cheap to build: its parts are shared
-    except RecursionError:
-        raise Unwalkable(nested_too_deep(fmt)) from None
-    except (ValueError, UnicodeDecodeError, yaml.YAMLError, tomllib.TOMLDecodeError):
-        return _salvaged(data, fmt)
+    except yaml.YAMLError as error:
+        raise _YamlBroken from error
 
 
 def _salvaged(data: bytes, fmt: str) -> Iterable[Any] | None:
@@ -111,12 +126,14 @@ def _salvaged(data: bytes, fmt: str) -> Iterable[Any] | None:
                     pass  # it broke outside a top-level list: the whole text is salvaged
             documents = salvage.json_documents(data)
         elif fmt == "yaml":
+            from .yamldocs import load_documents
+
             documents = salvage.yaml_documents(data, load_documents)
         else:
             return None
     except RecursionError:
         raise Unwalkable(nested_too_deep(fmt)) from None
-    except (ValueError, UnicodeDecodeError, yaml.YAMLError):
+    except (ValueError, UnicodeDecodeError):  # salvage.yaml_prefix takes PyYAML's errors
         return None
     return documents or None
 
