@@ -239,7 +239,28 @@ def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     local = view.low[start:at]
     if local in (b"git",) or _in_url_authority(view.low, start):
         return  # git@github.com, and a URL's user info (handled by the URL rule)
+    if _oracle_logon_password(view.low, at):
+        yield Hit(start, at, "password", rule.id)  # the host after "@" is the connect string
+        return
     yield Hit(start, match.end(), rule.kind, rule.id)
+
+
+_ORACLE_USER = re.compile(rb"(?:^|[\s:=\"'])[a-z][a-z0-9_$#.]*/$")
+_ORACLE_CONTEXT = re.compile(rb"jdbc:oracle:|\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl|rman)\b")
+
+
+def _oracle_logon_password(low: bytes, at: int) -> bool:
+    """``scott/Tiger-pw9@db.example.com`` on a line with ``jdbc:oracle:`` or an Oracle tool:
+    what reads as a mailbox before ``at`` is a logon's password and its connect string (the
+    logon rules take all of the password; the host is evidence, not a mailbox)."""
+    line_start = low.rfind(b"\n", 0, at) + 1
+    slash = low.rfind(b"/", line_start, at)
+    if slash < 0 or any(blank in low[slash:at] for blank in (b" ", b"\t")):
+        return False
+    before = low[max(line_start, slash - 127) : slash + 1]
+    return bool(_ORACLE_USER.search(before)) and bool(
+        _ORACLE_CONTEXT.search(low, line_start, slash)
+    )
 
 
 _LOCAL = ALNUM | frozenset(b"._%+-")

@@ -141,6 +141,10 @@ def _kv_hits(
             continue  # aws secretsmanager get-secret-value --secret-id prod/etl/db: a name
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
             continue  # the shell's working directory, not a password
+        if kind in _KEPT_IN_FILES and _FILE_PATH.fullmatch(value):
+            continue  # GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json: where, not what
+        if data[key_end:value_pos] == b":" and _NESTED_PAIR.match(value):
+            continue  # boto's Credentials:gs_service_key_file=…: the inner pair is judged alone
         hit_kind, extra = kind, tuple[bytes, ...]()
         lead = TERMINAL_ESCAPE.sub(b"", data[value_pos : span.start]).strip(b" \t\"'\\").lower()
         scheme = lead.split()[-1] if lead.split() else b""
@@ -154,6 +158,19 @@ def _kv_hits(
         elif kind == "auth" and len(value) < 8:
             continue  # "auth: ok", "auth=none": a state, not a credential
         yield Hit(span.start, span.end, hit_kind, rule.id, extra=extra)
+
+
+_KEPT_IN_FILES = frozenset({"credential", "auth"})
+"""Kinds whose keys also name where the secret is kept (``GOOGLE_APPLICATION_CREDENTIALS``,
+``auth: /etc/nginx/.htpasswd``): a file's path under them is evidence, not the secret."""
+_FILE_PATH = re.compile(
+    rb"(?:/|~/|[A-Za-z]:\\)(?:[A-Za-z0-9_.-]+[/\\])+[A-Za-z0-9_.-]*\.[A-Za-z0-9]{1,10}"
+)
+"""An absolute or home path to a file with an extension: no secret has that shape (a
+generated one holds ``+``, ``=`` or no directory and extension)."""
+_NESTED_PAIR = re.compile(rb"[a-z][a-z0-9]*(?:_[a-z0-9]+)+=")
+"""``option_name=`` opening a value: a ``Section:option=value`` pair (``gsutil -o``), whose
+option the key rules judge on their own (a refresh token's value, not the name, is secret)."""
 
 
 _DIGEST_RESPONSE = re.compile(

@@ -1,0 +1,92 @@
+"""Where a credential is kept, and where a logon goes, are evidence; the credential is
+the secret.
+
+``GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json`` names the key file a worker uses
+(the wrong one is a common cause of a job that cannot authenticate): the path was
+replaced, and with it what a support engineer needed. ``gsutil -o
+"Credentials:gs_service_key_file=…"`` lost its option name as well (the whole
+``option=value`` was read as the value of ``Credentials:``), against the rule that
+redaction replaces values and never rewrites keys. An Oracle logon's
+``scott/PW@db.example.com`` read as a mailbox, ``PW@db.example.com``: the database host
+went with the password.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bundler.source import MemorySource
+from redactors import BundleRedactor
+from redactors.review import review_source
+
+
+def _redact(name: str, data: bytes) -> bytes:
+    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json",
+        "export GOOGLE_APPLICATION_CREDENTIALS=/var/lib/flux/.config/gcloud/sa-worker.json",
+        "credentials: ~/.config/gcloud/application_default_credentials.json",
+        "credentials = C:\\keys\\sa.json",
+        "AUTH=/etc/nginx/.htpasswd",
+        'gsutil -o "Credentials:gs_service_key_file=/etc/gcp/sa.json" ls gs://bucket',
+        "-o Credentials:gs_json_host=storage.example.com",
+    ],
+)
+def test_a_path_to_a_credential_file_is_kept_and_reviews_clean(line: str) -> None:
+    data = f"{line}\n".encode()
+    assert _redact("worker.env", data) == data
+    assert review_source(MemorySource({"worker.env": data})).clean
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        (
+            'gsutil -o "Credentials:gs_oauth2_refresh_token={s}" ls',
+            "1//0gWq8kTz3LmNpXr5Vb7Yc9Ad2Fh4Jk6",
+        ),
+        ("-o Credentials:aws_secret_access_key={s}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81Tk"),
+        ("credentials: {s}", "/aB3+xK9zQ/mW7pR2tY=="),  # generated, though it starts with /
+        ("secret_key=/{s}", "x8Kd/9slQ+aB3zT"),
+        ("GOOGLE_APPLICATION_CREDENTIALS={s}", "eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0"),
+    ],
+)
+def test_a_secret_beside_them_is_still_replaced_and_the_key_kept(line: str, secret: str) -> None:
+    data = f"{line.format(s=secret)}\n".encode()
+    out = _redact("worker.env", data)
+    assert secret.encode() not in out
+    key_part = line.split("{s}")[0].rstrip("/")
+    assert out.startswith(key_part.encode()), out
+    assert not review_source(MemorySource({"worker.env": data})).clean
+    assert review_source(MemorySource({"worker.env": out})).clean
+
+
+@pytest.mark.parametrize(
+    ("line", "host"),
+    [
+        ("url=jdbc:oracle:thin:scott/{s}@db1.example.com:1521:ORCL", "@db1.example.com:1521:ORCL"),
+        ("jdbc:oracle:thin:scott/{s}@db1.example.com:1521/ORCL", "@db1.example.com:1521/ORCL"),
+        ("sqlplus -s scott/{s}@db1.example.com/ORCL @report.sql", "@db1.example.com/ORCL"),
+        ("expdp userid=system/{s}@prod.example.com schemas=hr", "@prod.example.com schemas=hr"),
+    ],
+)
+@pytest.mark.parametrize("secret", ["Tiger-pw9", "Tiger!pw9"])
+def test_an_oracle_logon_keeps_its_database_host(line: str, host: str, secret: str) -> None:
+    data = f"{line.format(s=secret)}\n".encode()
+    out = _redact("etl.log", data)
+    assert secret.encode() not in out
+    assert b"pw9" not in out
+    assert host.encode() in out
+    assert b"[REDACTED:password:" in out
+    assert b"[REDACTED:email:" not in out
+    assert review_source(MemorySource({"etl.log": out})).clean
+
+
+def test_a_mailbox_elsewhere_is_still_one() -> None:
+    out = _redact("notes.txt", b"escalate to ops/alice@example.com\n")
+    assert b"alice@example.com" not in out
+    assert b"[REDACTED:email:" in out
