@@ -311,7 +311,7 @@ def pattern_facts(pattern: bytes, flags: int = 0) -> PatternFacts:
 
     Reading them parses the pattern, ~45 ms for the built-in catalog on every start-up, a
     tenth of a one-file ``bundler redact``; the catalog's are read once instead, when it
-    changes, into ``redactors/_pattern_facts.py`` (``python -m redactors.catalog``;
+    changes, into ``redactors/_pattern_facts.py`` (``python -m redactors.catalog.facts``;
     ``tests/redact/test_pattern_facts.py`` fails until it is current), and any other
     pattern (a custom rule, an edited one) is read here.
     """
@@ -352,7 +352,7 @@ def _parse_tree(pattern: bytes, flags: int) -> tuple[list[tuple[object, object]]
     (CPython internals moved, or a pattern ``re`` alone accepts).
 
     Parsed once per pattern for the three readings below (prefixes, inner literals, line
-    breaks): each rule's pattern is read at import, which ``bundler redact`` pays on start-up.
+    breaks), and only for a pattern :func:`pattern_facts` finds no facts of in its table.
     """
     try:
         from re import _constants as constants  # type: ignore[attr-defined]  # private: no stubs
