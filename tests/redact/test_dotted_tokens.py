@@ -18,11 +18,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bundler.source import MemorySource
 from redactors import BundleRedactor
 from redactors.decode import PROVE_MIN
 from redactors.policy import Policy
-from redactors.review import review_source
+from tests.support.redaction import reviews_clean
 
 _SECRET = "Zq8rT5vW-hunter2-Kx9w"
 
@@ -61,7 +60,7 @@ def test_harmless_baggage_and_a_real_jwt_read_as_before() -> None:
 
 def test_review_does_not_call_such_a_token_clean() -> None:
     data = b"baggage=" + _baggage({"api_key": _SECRET}) + b"\n"
-    assert not review_source(MemorySource({"server.log": data})).clean
+    assert not reviews_clean("server.log", data)
 
 
 @settings(max_examples=40, deadline=None)

@@ -18,12 +18,11 @@ from collections.abc import Callable
 
 import pytest
 
-from bundler.source import MemorySource
 from redactors import BundleRedactor, accel
 from redactors.anchors import AnchorIndex
 from redactors.decode import ZLIB_ANCHORS, _zlib_runs
-from redactors.review import review_source
 from redactors.rules import Hit, View
+from tests.support.redaction import pass_one, reviews_clean
 
 from ..support.requirements import need
 
@@ -50,10 +49,6 @@ ENCODED = {
 }
 
 
-def _redact(data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform("app.log", [data]))
-
-
 ENCODINGS = {
     "base64": base64.b64encode,
     "url-safe": base64.urlsafe_b64encode,
@@ -75,11 +70,11 @@ def test_an_encoded_secret_bearing_text_is_replaced_and_review_agrees(
 ) -> None:
     blob = encode(text)
     line = b"2026-12-07 10:00:00 request body " + blob + b" sent\n"
-    out = _redact(line)
+    out = pass_one("app.log", line)
     assert blob.rstrip(b"=") not in out
     assert out.startswith(b"2026-12-07 10:00:00 request body [REDACTED:")
     assert out.endswith(b" sent\n")
-    assert not review_source(MemorySource({"app.log": line})).clean
+    assert not reviews_clean("app.log", line)
 
 
 @pytest.mark.parametrize(
@@ -102,7 +97,7 @@ def test_an_encoded_secret_bearing_text_is_replaced_and_review_agrees(
 @pytest.mark.parametrize("encode", ENCODINGS.values(), ids=ENCODINGS.keys())
 def test_encoded_harmless_text_is_kept(text: bytes, encode: Callable[[bytes], bytes]) -> None:
     line = b"cursor " + encode(text) + b"\n"
-    assert _redact(line) == line
+    assert pass_one("app.log", line) == line
 
 
 @pytest.mark.parametrize("encode", PLAIN_ENCODINGS.values(), ids=PLAIN_ENCODINGS.keys())
@@ -121,7 +116,7 @@ def test_a_run_naming_many_keys_is_read_once(
 
     monkeypatch.setattr(View, "rescan_block", counted)
     blob = encode((b"GET /jobs?page=2 token=" + _SECRET.encode() + b" ok\n") * 200)
-    out = _redact(b"attachment " + blob + b"\n")
+    out = pass_one("app.log", b"attachment " + blob + b"\n")
     assert blob.rstrip(b"=") not in out
     start = len(b"attachment ")
     assert rescans.count((start, start + len(blob))) == 1
@@ -135,11 +130,11 @@ def test_a_compressed_flask_session_cookie_is_read() -> None:
     payload = json.dumps({"_fresh": True, "user": "bob", "password": _SECRET}).encode()
     body = base64.urlsafe_b64encode(zlib.compress(payload)).rstrip(b"=")
     line = b"2026-12-07 10:00:00 set-session ." + body + b".ZxYzAA.abcDEFghi123 ok\n"
-    out = _redact(line)
+    out = pass_one("app.log", line)
     assert body not in out
     assert out.startswith(b"2026-12-07 10:00:00 set-session .[REDACTED:")
     assert out.endswith(b".ZxYzAA.abcDEFghi123 ok\n")
-    assert not review_source(MemorySource({"app.log": line})).clean
+    assert not reviews_clean("app.log", line)
 
 
 def test_a_zlib_anchor_inside_a_run_is_not_a_stream() -> None:
@@ -150,9 +145,9 @@ def test_a_zlib_anchor_inside_a_run_is_not_a_stream() -> None:
     assert not inside.startswith(tuple(ZLIB_ANCHORS))
     assert any(anchor in inside for anchor in ZLIB_ANCHORS)
     line = b"blob " + inside + b"\n"
-    assert _redact(line) == line
+    assert pass_one("app.log", line) == line
     formula = b"formula " + base64.b64encode(b"x^2 + y^2 with password=" + _SECRET.encode())
-    assert _SECRET.encode() not in _redact(formula + b"\n")
+    assert _SECRET.encode() not in pass_one("app.log", formula + b"\n")
 
 
 @pytest.mark.parametrize("index", ["aho-corasick", "hyperscan"])

@@ -15,13 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
-
-
-def _redact(name: str, data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
+from tests.support.redaction import pass_one, reviews_clean
 
 
 @pytest.mark.parametrize(
@@ -38,8 +32,8 @@ def _redact(name: str, data: bytes) -> bytes:
 )
 def test_a_path_to_a_credential_file_is_kept_and_reviews_clean(line: str) -> None:
     data = f"{line}\n".encode()
-    assert _redact("worker.env", data) == data
-    assert review_source(MemorySource({"worker.env": data})).clean
+    assert pass_one("worker.env", data) == data
+    assert reviews_clean("worker.env", data)
 
 
 @pytest.mark.parametrize(
@@ -57,12 +51,12 @@ def test_a_path_to_a_credential_file_is_kept_and_reviews_clean(line: str) -> Non
 )
 def test_a_secret_beside_them_is_still_replaced_and_the_key_kept(line: str, secret: str) -> None:
     data = f"{line.format(s=secret)}\n".encode()
-    out = _redact("worker.env", data)
+    out = pass_one("worker.env", data)
     assert secret.encode() not in out
     key_part = line.split("{s}")[0].rstrip("/")
     assert out.startswith(key_part.encode()), out
-    assert not review_source(MemorySource({"worker.env": data})).clean
-    assert review_source(MemorySource({"worker.env": out})).clean
+    assert not reviews_clean("worker.env", data)
+    assert reviews_clean("worker.env", out)
 
 
 @pytest.mark.parametrize(
@@ -77,16 +71,16 @@ def test_a_secret_beside_them_is_still_replaced_and_the_key_kept(line: str, secr
 @pytest.mark.parametrize("secret", ["Tiger-pw9", "Tiger!pw9"])
 def test_an_oracle_logon_keeps_its_database_host(line: str, host: str, secret: str) -> None:
     data = f"{line.format(s=secret)}\n".encode()
-    out = _redact("etl.log", data)
+    out = pass_one("etl.log", data)
     assert secret.encode() not in out
     assert b"pw9" not in out
     assert host.encode() in out
     assert b"[REDACTED:password:" in out
     assert b"[REDACTED:email:" not in out
-    assert review_source(MemorySource({"etl.log": out})).clean
+    assert reviews_clean("etl.log", out)
 
 
 def test_a_mailbox_elsewhere_is_still_one() -> None:
-    out = _redact("notes.txt", b"escalate to ops/alice@example.com\n")
+    out = pass_one("notes.txt", b"escalate to ops/alice@example.com\n")
     assert b"alice@example.com" not in out
     assert b"[REDACTED:email:" in out

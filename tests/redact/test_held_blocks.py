@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
 from redactors import BundleRedactor, Policy, stream
-from redactors.review import review_source
 from redactors.rules import BLOCK_MARGIN
+from tests.support.redaction import reviews_clean
 
 _S = "Qm7rT5vWxK29pLz4"
 SMALL = Policy(chunk_size=4096, overlap=512)
@@ -73,8 +72,8 @@ def test_review_refuses_the_long_dump_and_passes_its_redaction() -> None:
     more of the dump than the stream ever holds (36 MB). Before, review called it clean."""
     data = (_copy(70000) + _tail(900000)).encode()
     assert len(data) > 2 * stream.CHUNK + stream.MAX_PENDING
-    assert not review_source(MemorySource({"flux-db.sql": data})).clean
-    assert review_source(MemorySource({"flux-db.sql": _redact(data, chunk=1 << 20)})).clean
+    assert not reviews_clean("flux-db.sql", data)
+    assert reviews_clean("flux-db.sql", _redact(data, chunk=1 << 20))
 
 
 def test_no_stream_overlap_beyond_what_a_held_block_allows() -> None:

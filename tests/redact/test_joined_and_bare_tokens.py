@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
+from tests.support.redaction import pass_one, reviews_clean
 
 _APP_SECRET = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
 _BOOTSTRAP = "k9x2mq.7f3a9c1e5b2d4f6g"
-
-
-def _redact(name: str, data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
 
 
 @pytest.mark.parametrize(
@@ -35,11 +29,11 @@ def _redact(name: str, data: bytes) -> bytes:
 )
 def test_an_app_id_and_its_secret_go_together(line: str) -> None:
     data = line.format(s=_APP_SECRET).encode()
-    out = _redact("graph.log", data)
+    out = pass_one("graph.log", data)
     assert _APP_SECRET.encode() not in out
     assert b"1234567890" not in out
-    assert not review_source(MemorySource({"graph.log": data})).clean
-    assert review_source(MemorySource({"graph.log": out})).clean
+    assert not reviews_clean("graph.log", data)
+    assert reviews_clean("graph.log", out)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +45,7 @@ def test_an_app_id_and_its_secret_go_together(line: str) -> None:
     ],
 )
 def test_a_pipe_after_other_digits_still_ends_a_value(text: str) -> None:
-    assert _redact("pipes.log", text.encode()) == text.encode()
+    assert pass_one("pipes.log", text.encode()) == text.encode()
 
 
 def test_kubeadm_token_create_and_list() -> None:
@@ -69,10 +63,10 @@ def test_kubeadm_token_create_and_list() -> None:
         "\n"
         "node01.a1b2c3d4e5f6g7h8 is a host name in prose, not a token\n"
     ).encode()
-    out = _redact("kubeadm.log", data)
+    out = pass_one("kubeadm.log", data)
     assert _BOOTSTRAP.encode() not in out
     assert other.encode() not in out
     assert b"2026-12-08T19:00:00Z   authentication,signing" in out
     assert b"node01.a1b2c3d4e5f6g7h8 is a host name" in out
-    assert not review_source(MemorySource({"kubeadm.log": data})).clean
-    assert review_source(MemorySource({"kubeadm.log": out})).clean
+    assert not reviews_clean("kubeadm.log", data)
+    assert reviews_clean("kubeadm.log", out)

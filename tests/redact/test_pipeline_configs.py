@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
+from tests.support.redaction import pass_one, reviews_clean
 
 _S = "Qm7rT5vWxK29pLz4"
 
@@ -59,21 +57,17 @@ FILES = {
 }
 
 
-def _redact(name: str, data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
-
-
 @pytest.mark.parametrize("name", FILES)
 def test_the_secret_goes_whole_and_the_file_keeps_its_lines(name: str) -> None:
     text, secret = FILES[name]
     data = text.encode()
-    out = _redact(name, data)
+    out = pass_one(name, data)
     assert secret.encode() not in out
     for part in secret.split(", "):
         assert part.encode() not in out
     assert out.count(b"\n") == data.count(b"\n")
-    assert not review_source(MemorySource({name: data})).clean
-    assert review_source(MemorySource({name: out})).clean
+    assert not reviews_clean(name, data)
+    assert reviews_clean(name, out)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +83,7 @@ def test_the_secret_goes_whole_and_the_file_keeps_its_lines(name: str) -> None:
 )
 def test_what_names_no_secret_is_kept(name: str, text: str) -> None:
     data = text.encode()
-    assert _redact(name, data) == data
+    assert pass_one(name, data) == data
 
 
 PROXIES_AND_BROKERS = {
@@ -110,10 +104,10 @@ def test_a_proxy_header_or_a_broker_password_goes(name: str) -> None:
     the header's name and value are parted by a blank, the atom and the binary by a comma."""
     line, secret = (part.format(s=_S) for part in PROXIES_AND_BROKERS[name])
     data = (line + "\n").encode()
-    out = _redact("conf/" + name, data)
+    out = pass_one("conf/" + name, data)
     assert secret.encode() not in out
     assert out.startswith(line.split(secret)[0].encode() + b"[REDACTED:")
-    assert not review_source(MemorySource({"conf/" + name: data})).clean
+    assert not reviews_clean("conf/" + name, data)
 
 
 def test_proxy_headers_that_name_no_secret_are_kept() -> None:
@@ -123,4 +117,4 @@ def test_proxy_headers_that_name_no_secret_are_kept() -> None:
         b'{default_user, <<"etl">>}\n'
         b'cat <<"EOF" > password.txt\n'
     )
-    assert _redact("conf/mixed", data) == data
+    assert pass_one("conf/mixed", data) == data

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
-
-
-def _redact(data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform("session.log", [data]))
+from tests.support.redaction import pass_one, reviews_clean
 
 
 @pytest.mark.parametrize(
@@ -45,11 +39,11 @@ def _redact(data: bytes) -> bytes:
 )
 def test_the_printed_secret_goes(transcript: str, secret: str) -> None:
     data = transcript.format(s=secret).encode()
-    out = _redact(data)
+    out = pass_one("session.log", data)
     assert secret.encode() not in out
     assert out.count(b"\n") == data.count(b"\n")
-    assert not review_source(MemorySource({"session.log": data})).clean
-    assert review_source(MemorySource({"session.log": out})).clean
+    assert not reviews_clean("session.log", data)
+    assert reviews_clean("session.log", out)
 
 
 @pytest.mark.parametrize(
@@ -64,4 +58,4 @@ def test_the_printed_secret_goes(transcript: str, secret: str) -> None:
     ],
 )
 def test_what_is_no_printed_secret_stays(transcript: str) -> None:
-    assert _redact(transcript.encode()) == transcript.encode()
+    assert pass_one("session.log", transcript.encode()) == transcript.encode()

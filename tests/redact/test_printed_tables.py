@@ -10,27 +10,20 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
+from tests.support.redaction import pass_one, reviews_clean
 
 _S = "Qm7rT5vWxK29pLz4"
 _LEGACY_VAULT = "s.Hq7xZk2Lm9PqR4tV8wYb3NcD"
 
 
-def _redact(name: str, data: bytes, chunk: int = 1 << 20) -> bytes:
-    pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)] or [b""]
-    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, pieces))
-
-
 def _gone_and_reviewed(data: str, secrets: list[str], name: str = "ticket/notes.txt") -> bytes:
     raw = data.encode()
-    out = _redact(name, raw)
+    out = pass_one(name, raw)
     for secret in secrets:
         assert secret.encode() not in out, secret
     assert out.count(b"\n") == raw.count(b"\n")
-    assert not review_source(MemorySource({name: raw})).clean
-    assert review_source(MemorySource({name: out})).clean
+    assert not reviews_clean(name, raw)
+    assert reviews_clean(name, out)
     return out
 
 
@@ -175,7 +168,7 @@ def test_a_table_across_views_of_a_big_log() -> None:
     with the header of the first."""
     rows = "".join(f" {i:6d} | user{i:05d} | {_S}{i:05d}\n" for i in range(40000))
     data = "     id | username  | password\n--------+-----------+----------\n" + rows + "\n"
-    out = _redact("psql.log", data.encode(), chunk=65536)
+    out = pass_one("psql.log", data.encode(), chunk=65536)
     assert _S.encode() not in out
     assert out.count(b"\n") == data.count("\n")
     assert out.count(b"[REDACTED:password:") == 40000
@@ -196,7 +189,7 @@ def test_a_table_across_views_of_a_big_log() -> None:
     ],
 )
 def test_what_is_no_secret_column_stays(text: str) -> None:
-    assert _redact("notes.txt", text.encode()) == text.encode()
+    assert pass_one("notes.txt", text.encode()) == text.encode()
 
 
 @pytest.mark.parametrize("cut", range(0, 150, 7))
@@ -205,7 +198,7 @@ def test_any_cut_of_a_table_is_read_without_error(cut: int, chunk: int) -> None:
     """A member that ends inside a table (a log cut short) or reaches the engine in small
     pieces: never an error, and the secret's row, once whole, never kept."""
     data = PSQL.encode()[: 180 + cut]
-    out = _redact("psql.log", data, chunk=chunk)
+    out = pass_one("psql.log", data, chunk=chunk)
     assert out.count(b"\n") == data.count(b"\n")
     if b"Tr0ub4dor&3xQ!    |" in data:
         assert b"Tr0ub4dor&3xQ!" not in out

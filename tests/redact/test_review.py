@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 from bundler.cli import cli
 from bundler.source import MemorySource
-from redactors import BundleRedactor
 from redactors.review import review_source
-from tests.support.redaction import run
+from tests.support.redaction import pass_one, reviews_clean, run
 
 from .corpus import CASES
 
@@ -324,9 +323,9 @@ def test_a_secret_file_left_in_clear_is_residue(name: str) -> None:
     raw = review_source(MemorySource({name: data}))
     assert not raw.clean
     assert {f.check for f in raw.findings} == {"detector"}
-    redacted = b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
+    redacted = pass_one(name, data)
     assert b"[REDACTED:" in redacted
-    assert review_source(MemorySource({name: redacted})).clean
+    assert reviews_clean(name, redacted)
 
 
 def test_cli_review_rejects_a_directory_with_a_bootstrap_token(tmp_path: Path) -> None:
@@ -355,7 +354,7 @@ def test_what_redact_writes_review_passes(name: str, text: str) -> None:
     ``.pgpass`` fields (the e-mail rule's token in the user field moved review's password
     field), a quoted element text with more after it is replaced with its quotes, and a
     line another rule shortened is no redis-cli AUTH of one word."""
-    data = b"".join(BundleRedactor(key=b"k" * 32).transform(name, [text.encode()]))
+    data = pass_one(name, text.encode())
     assert b"Qm7rT5vWxK29pLz4" not in data
     if b"<password>" in data:  # the element's tags are evidence: both stay
         assert data.rstrip().endswith(b"</password>")

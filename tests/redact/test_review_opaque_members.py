@@ -27,6 +27,7 @@ from bundler.cli import cli
 from bundler.source import MemorySource
 from redactors.errors import MemberUnreadable
 from redactors.review import review_source
+from tests.support.redaction import reviews_clean
 
 TOKEN = "ghp_" + "Zq7Lm2Xc9Rv4Tn8Wb1Ys6Pk3Hd5Jf0Ga2Qe"
 LOG = f"2026-12-07 worker w1 started\ntoken = {TOKEN}\n".encode()
@@ -104,7 +105,7 @@ def test_a_tar_of_text_is_still_scanned_where_its_bytes_lie(fmt: int) -> None:
 
 def test_a_pax_name_in_unicode_is_followed() -> None:
     data = _tar({"logs/journal-é.log": b"fine\n", "logs/z.log": b"fine too\n"})
-    assert review_source(MemorySource({"logs.tar": data})).clean
+    assert reviews_clean("logs.tar", data)
 
 
 def test_a_tar_is_judged_in_chunks_of_any_size(tmp_path: Path) -> None:
@@ -188,7 +189,7 @@ def test_a_signature_cut_by_a_chunk_boundary_is_found() -> None:
 
 def test_text_that_names_formats_is_not_refused() -> None:
     words = b"rotated app.log.1.gz (gzip, PK zip, SQLite format 3, BZh9, 7z, ELF)\n"
-    assert review_source(MemorySource({"notes.log": TEXT + words * 50})).clean
+    assert reviews_clean("notes.log", TEXT + words * 50)
 
 
 def test_redact_leaves_out_text_with_a_gzip_appended(tmp_path: Path) -> None:

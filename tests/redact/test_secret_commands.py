@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
+from tests.support.redaction import pass_one, reviews_clean
 
 _S = "Qm7rT5vWxK29pLz4"
 
@@ -31,19 +29,15 @@ LINES = {
 }
 
 
-def _redact(data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform("history.log", [data]))
-
-
 @pytest.mark.parametrize("line", LINES.values(), ids=LINES.keys())
 def test_the_secret_goes_and_the_command_stays(line: str) -> None:
     data = (line + "\n").encode()
-    out = _redact(data)
+    out = pass_one("history.log", data)
     assert _S.encode() not in out
     before, after = line.split(_S)
     assert out.startswith(before.encode() + b"[REDACTED:")
     assert out.endswith(after.encode() + b"\n")
-    assert not review_source(MemorySource({"history.log": data})).clean
+    assert not reviews_clean("history.log", data)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +54,7 @@ def test_the_secret_goes_and_the_command_stays(line: str) -> None:
 )
 def test_references_and_reads_are_kept(line: str) -> None:
     data = (line + "\n").encode()
-    assert _redact(data) == data
+    assert pass_one("history.log", data) == data
 
 
 @pytest.mark.parametrize(
@@ -78,7 +72,7 @@ def test_which_secret_was_read_is_evidence(line: str) -> None:
     both were redacted (the key rules read ``secret_id`` as HashiCorp's credential and the
     ARN's ``secret:`` as a key), which hid which secret a failing job asked for."""
     data = (line + "\n").encode()
-    assert _redact(data) == data
+    assert pass_one("history.log", data) == data
 
 
 _UUID = b"45a3bd52-07c7-47a4-52fd-0745e0cfe967"
@@ -86,7 +80,7 @@ _UUID = b"45a3bd52-07c7-47a4-52fd-0745e0cfe967"
 
 def test_a_hashicorp_secret_id_is_still_a_credential() -> None:
     line = b"vault write auth/approle/login role_id=etl secret_id=" + _UUID + b"\n"
-    out = _redact(line)
+    out = pass_one("history.log", line)
     assert b"45a3bd52" not in out
     assert out.startswith(b"vault write auth/approle/login role_id=etl secret_id=[REDACTED:")
 
@@ -106,12 +100,12 @@ def test_a_ddl_password_in_any_dialect_goes(line: str) -> None:
     """Oracle writes the password unquoted or double-quoted, SQL Server as ``N'...'``: the
     first was kept, and the second lost its ``N`` while its string stayed."""
     data = (line + "\n").encode()
-    out = _redact(data)
+    out = pass_one("history.log", data)
     assert _S.encode() not in out
     assert out.startswith(line.split(_S)[0].encode())
-    assert not review_source(MemorySource({"history.log": data})).clean
+    assert not reviews_clean("history.log", data)
 
 
 def test_prose_about_identification_is_kept() -> None:
     data = b"the user is identified by their e-mail; ALTER USER etl IDENTIFIED BY :pw\n"
-    assert _redact(data) == data
+    assert pass_one("history.log", data) == data

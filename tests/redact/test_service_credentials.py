@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
-
-
-def _redact(name: str, data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, [data]))
-
+from tests.support.redaction import pass_one, reviews_clean
 
 CASES = [
     # CLI report lines: spaced, capitalized keys, aligned separators
@@ -105,11 +98,11 @@ CASES = [
 @pytest.mark.parametrize(("name", "template", "secret"), CASES)
 def test_the_credential_goes_and_review_agrees(name: str, template: str, secret: str) -> None:
     data = template.format(s=secret).encode()
-    out = _redact(name, data)
+    out = pass_one(name, data)
     assert secret.encode() not in out
     assert out.count(b"\n") == data.count(b"\n")
-    assert not review_source(MemorySource({name: data})).clean
-    assert review_source(MemorySource({name: out})).clean
+    assert not reviews_clean(name, data)
+    assert reviews_clean(name, out)
 
 
 @pytest.mark.parametrize(
@@ -137,4 +130,4 @@ def test_the_credential_goes_and_review_agrees(name: str, template: str, secret:
     ],
 )
 def test_what_holds_no_credential_stays(name: str, text: str) -> None:
-    assert _redact(name, text.encode()) == text.encode()
+    assert pass_one(name, text.encode()) == text.encode()

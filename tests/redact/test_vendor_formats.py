@@ -19,9 +19,7 @@ import string
 
 import pytest
 
-from bundler.source import MemorySource
-from redactors import BundleRedactor
-from redactors.review import review_source
+from tests.support.redaction import pass_one, reviews_clean
 
 _RNG = random.Random(20261207)
 _UPPER = string.ascii_uppercase + string.digits
@@ -75,38 +73,34 @@ IN_CONTEXT = {
 }
 
 
-def _redact(data: bytes) -> bytes:
-    return b"".join(BundleRedactor(key=b"k" * 32).transform("app.log", [data]))
-
-
 @pytest.mark.parametrize("secret", BARE.values(), ids=BARE.keys())
 def test_a_bare_vendor_token_is_replaced_and_review_agrees(secret: str) -> None:
     line = f"2026-12-07 10:00:00 INFO worker started with {secret} (ok)\n".encode()
-    out = _redact(line)
+    out = pass_one("app.log", line)
     assert secret.encode() not in out
     assert out.startswith(b"2026-12-07 10:00:00 INFO worker started with [REDACTED:")
     assert out.endswith(b"] (ok)\n")
-    assert not review_source(MemorySource({"app.log": line})).clean
+    assert not reviews_clean("app.log", line)
 
 
 @pytest.mark.parametrize("name", KEYED)
 def test_a_session_cookie_outside_a_cookie_header_is_replaced(name: str) -> None:
     line = f"GET /jobs 200 {name}={KEYED[name]} ua=curl\n".encode()
-    out = _redact(line)
+    out = pass_one("app.log", line)
     assert KEYED[name].encode() not in out
     assert out.startswith(f"GET /jobs 200 {name}=[REDACTED:cookie:".encode())
     assert out.endswith(b" ua=curl\n")
-    assert not review_source(MemorySource({"app.log": line})).clean
+    assert not reviews_clean("app.log", line)
 
 
 @pytest.mark.parametrize("line", IN_CONTEXT.values(), ids=IN_CONTEXT.keys())
 def test_a_password_in_its_command_or_header_is_replaced(line: str) -> None:
     secret = _PW if _PW in line else line.rsplit(" ", 1)[1]
     data = (line + "\n").encode()
-    out = _redact(data)
+    out = pass_one("app.log", data)
     assert secret.encode() not in out
     assert out.replace(b"\n", b"").startswith(line.split(secret)[0].encode())
-    assert not review_source(MemorySource({"app.log": data})).clean
+    assert not reviews_clean("app.log", data)
 
 
 @pytest.mark.parametrize(
@@ -136,4 +130,4 @@ def test_a_password_in_its_command_or_header_is_replaced(line: str) -> None:
 )
 def test_words_that_only_start_like_them_are_kept(text: str) -> None:
     line = (text + "\n").encode()
-    assert _redact(line) == line
+    assert pass_one("app.log", line) == line

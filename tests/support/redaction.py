@@ -15,7 +15,9 @@ import warnings
 import zlib
 from urllib.parse import unquote_to_bytes
 
+from bundler.source import MemorySource
 from redactors import BundleRedactor, MemberRefused, Policy
+from redactors.review import review_source
 
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
@@ -44,6 +46,18 @@ def run(
             refused[stored] = exc.reason
     out = {s: b"".join(redactor.finalize(s, [d])) for s, d in first.items()}
     return out, redactor, refused
+
+
+def pass_one(name: str, data: bytes, chunk: int | None = None) -> bytes:
+    """One member through a fresh redactor's pass one as ``bundler redact`` streams it: in
+    pieces of ``chunk`` bytes, or in one piece."""
+    pieces = [data] if chunk is None else [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    return b"".join(BundleRedactor(key=b"k" * 32).transform(name, pieces or [b""]))
+
+
+def reviews_clean(name: str, data: bytes) -> bool:
+    """Whether ``bundler review`` vouches for a member ``name`` holding ``data``."""
+    return review_source(MemorySource({name: data})).clean
 
 
 _B64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{12,}={0,2}")
