@@ -39,12 +39,29 @@ AUTH_SCHEMES = (
     b"zoho-oauthtoken",
 )
 MAX_VALUE = 8192
-_HASH_SCHEME = re.compile(
-    rb"\{(?:S?SHA(?:1|224|256|384|512)?|S?MD5|CRYPT|(?:MD5|SHA256|SHA512|BLF|DES)-CRYPT"
-    rb"|X?-?PBKDF2(?:-SHA(?:1|256|512))?|ARGON2(?:I|ID)?|BCRYPT|CLEARTEXT|PLAIN(?:-MD5)?"
-    rb"|SCRAM-SHA-(?:1|256)|NT|LANMAN)\}",
-    re.IGNORECASE,
+HASH_SCHEMES: tuple[bytes, ...] = (
+    *(
+        b"%s%s" % (s, n)
+        for s in (b"sha", b"ssha")
+        for n in (b"", b"1", b"224", b"256", b"384", b"512")
+    ),
+    *(b"%s-crypt" % h for h in (b"md5", b"sha256", b"sha512", b"blf", b"des")),
+    *(b"crypt-%s" % h for h in (b"md5", b"sha256", b"sha512")),  # 389 Directory Server
+    *(
+        b"%spbkdf2%s" % (x, h)
+        for x in (b"", b"x-")
+        for h in (b"", b"-sha1", b"-sha256", b"-sha512")
+    ),
+    *(b"pbkdf2_sha%s" % n for n in (b"1", b"256", b"512")),  # 389 Directory Server
+    *(b"md5", b"smd5", b"crypt", b"argon2", b"argon2i", b"argon2id", b"bcrypt", b"nt", b"lanman"),
+    *(b"cleartext", b"plain", b"plain-md5", b"scram-sha-1", b"scram-sha-256"),
 )
+"""The password schemes LDAP and Dovecot write in braces before a hash (``{SSHA}``,
+``{SHA512-CRYPT}``) or a password in clear (``{PLAIN}``, ``{CLEARTEXT}``), lower-cased and
+spelt out, so a rule on them is anchored on each (``{ssha``), not on ``{`` alone."""
+CLEAR_SCHEMES = frozenset({b"cleartext", b"plain"})
+"""The schemes followed by the password itself."""
+_HASH_SCHEME = re.compile(rb"\{(?:%s)\}" % b"|".join(HASH_SCHEMES), re.IGNORECASE)
 """A password hash's scheme in LDAP and Dovecot (``userPassword: {SSHA}…``, ``{CRYPT}$6$…``,
 ``{CLEARTEXT}…``): the scheme stays as evidence, what follows it is the credential (a
 ``{`` otherwise opens an ODBC braced value, which took ``{SSHA}`` alone as the value)."""

@@ -11,9 +11,51 @@ encoding (as Cisco's type 7 is): a password.
 
 from __future__ import annotations
 
-from ..rules import Rule
+import re
+from collections.abc import Iterable
+
+from ..keys import is_placeholder
+from ..rules import Hit, Rule, View, line_end_or_hold
+from ..values import CLEAR_SCHEMES, HASH_SCHEMES
 
 _B64 = rb"[A-Za-z0-9+/]"
+_UNQUOTED_END = re.compile(rb"[\s:\"'<>,;)\]}]")
+"""Where a value after a scheme ends unless quoted: a ``:``, a blank, a tag, what closes or
+separates in prose and code (``({SSHA}, {PLAIN})`` names two schemes, holds no value)."""
+_PASSWD_FILE_USER = re.compile(rb"[^:\s]+:")
+"""A passwd-file line's user field (``alice:{PLAIN}…``), whose password field runs to the
+next ``:`` (blanks and all)."""
+_HAS_ALNUM = re.compile(rb"[A-Za-z0-9]")
+_LOCKED = frozenset(b"*!x")
+"""``{CRYPT}*``, ``{CRYPT}!``: a locked account, no credential."""
+
+
+def _scheme_secret(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """What follows a ``{SCHEME}``: in a Dovecot passwd-file (``user:{PLAIN}pw:uid:gid::``),
+    an LDAP export, a SQL row, wherever no key names it. The scheme stays (evidence: how the
+    account logs in); a quoted value runs to its quote, another to a blank or a ``:``."""
+    data = view.data
+    start = match.end()
+    line_end = line_end_or_hold(view, start, match.start())
+    if line_end is None:
+        return
+    quote = data[match.start() - 1 : match.start()]
+    line_start = data.rfind(b"\n", 0, match.start()) + 1
+    if quote in (b'"', b"'"):
+        end = data.find(quote, start, line_end)
+        end = line_end if end < 0 else end
+    elif _PASSWD_FILE_USER.fullmatch(data, line_start, match.start()):
+        end = data.find(b":", start, line_end)
+        end = line_end if end < 0 else end
+    else:
+        stop = _UNQUOTED_END.search(data, start, line_end)
+        end = line_end if stop is None else stop.start()
+    value = data[start:end]
+    if not value.strip(bytes(_LOCKED)) or not _HAS_ALNUM.search(value) or is_placeholder(value):
+        return
+    clear = view.low[match.start() + 1 : match.end() - 1] in CLEAR_SCHEMES
+    yield Hit(start, end, "password" if clear else "password-hash", rule.id)
+
 
 HASH_RULES: tuple[Rule, ...] = (
     Rule(
@@ -61,6 +103,36 @@ HASH_RULES: tuple[Rule, ...] = (
             ),
         ),
         decoys=("pbkdf2_sha256 is the default hasher", "cost $7$ per seat"),
+    ),
+    Rule(
+        "scheme-password",
+        "password-hash",
+        "credential",
+        "What follows an LDAP or Dovecot password scheme in braces ({SSHA}, {SHA512-CRYPT},"
+        " {PLAIN}): a hash, or the password in clear; the scheme stays.",
+        rb"\{(?:%s)\}" % b"|".join(HASH_SCHEMES),
+        lower=True,
+        handler=_scheme_secret,
+        examples=(
+            ("carol:{PLAIN}Carol-Plain-Pw9:1002:1002::/home/carol::", "Carol-Plain-Pw9"),
+            ("dave:{CLEARTEXT}dave's horse battery:1003:1003::/home/dave", "horse battery"),
+            (
+                "frank:{SSHA512}W6ph5Mm5Pz8GgiULbPgzG37mj9gW6ph5Mm5Pz8GgiULbPgzG37mj9g=:1004:1004::",
+                "W6ph5Mm5Pz8GgiULbPgzG37mj9g",
+            ),
+            (
+                "INSERT INTO users VALUES ('erin', '{PLAIN-MD5}1a1dc91c907325c69271ddf0c944bc72');",
+                "1a1dc91c907325c69271ddf0c944bc72",
+            ),
+            ('"password": "{PBKDF2_SHA256}AAAIAGLx/zH9p0Z1k2s+Q=="', "AAAIAGLx/zH9p0Z1k2s"),
+        ),
+        decoys=(
+            "default_pass_scheme = SHA512-CRYPT",
+            "the {PLAIN} scheme sends passwords in clear",
+            "supported: {SSHA}, {SHA512-CRYPT} and {PLAIN}",
+            "locked:{CRYPT}*:1005:1005::/home/locked::",
+            "disabled:{CRYPT}!:1006:1006::",
+        ),
     ),
     Rule(
         "juniper-9",
