@@ -812,6 +812,11 @@ FACTS: dict[str, PatternFacts] = {
         (),
         0,
     ),
+    "93b19612cb4bac193a0280c0": (
+        (b"echo ", b"echo\t", b"printf ", b"printf\t", b"yes ", b"yes\t", b"<<"),
+        (),
+        0,
+    ),
     "944f73e5fcbe7b5b324e19e1": (
         (b"shpca_",),
         (),
@@ -829,11 +834,6 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "9a2f4397a57f7eceedb37fd6": (
         (b"xkeysib-",),
-        (),
-        0,
-    ),
-    "9ba8fba3da47743e8fe3d02f": (
-        (b"echo ", b"echo\t", b"printf ", b"printf\t", b"<<"),
         (),
         0,
     ),

@@ -99,7 +99,8 @@ def _hits(
 
 
 def _piped(view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
-    """``echo [-n|-e] PW | consumer``, ``printf FORMAT PW | consumer``."""
+    """``echo [-n|-e] PW | consumer``, ``printf FORMAT PW | consumer``, ``yes PW | consumer``
+    (its words, repeated), each also inside a group piped as one."""
     data = view.data
     if not command_at(data, match.start()):
         return
@@ -107,24 +108,54 @@ def _piped(view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
     if end is None:
         return
     args = list(words(data, match.end(), end))
-    pipe = args[-1].end if args else match.end()
-    while pipe < end and data[pipe] in b" \t":
-        pipe += 1
+    pipe = _skip_blanks(data, args[-1].end if args else match.end(), end)
+    if data[pipe : pipe + 1] in (b";", b")"):  # (echo PW; echo PW) | passwd
+        pipe = _after_group(data, pipe, end)
     if data[pipe : pipe + 1] != b"|" or data[pipe + 1 : pipe + 2] == b"|":
         return
     mode = _consumer(data, list(words(data, pipe + 1, end)))
     if mode is None:
         return
-    if view.low[match.start() : match.start() + 4] == b"echo":
+    tool = view.low[match.start() : match.end()].strip()
+    if tool == b"echo":
         while args and _ECHO_OPTION.fullmatch(args[0].text(data)):
             args = args[1:]
-    elif len(args) > 1:
+    elif tool == b"printf" and len(args) > 1:
         args = args[1:]  # printf's format, then its arguments
     if not args or any(is_reference(w.value(data), w.quote) for w in args):
         return
     quote = args[0].quote if len(args) == 1 else b""
     start, stop = args[0].value_start, args[-1].value_end
     yield from _hits(data, _pieces(data, start, stop), mode, quote, rule)
+
+
+def _skip_blanks(data: bytes, pos: int, end: int) -> int:
+    while pos < end and data[pos] in b" \t":
+        pos += 1
+    return pos
+
+
+_GROUP_COMMANDS = 8
+"""The most commands of a ``( … )`` or ``{ …; }`` group walked to find the pipe after it."""
+
+
+def _after_group(data: bytes, pos: int, end: int) -> int:
+    """Past the end of the group an ``echo`` stands in (``(echo PW; echo PW) | passwd``,
+    ``{ echo PW; echo PW; } | smbpasswd -s``), when it holds only ``echo`` and ``printf``:
+    where a pipe into the consumer would stand (``end`` when it is no such group)."""
+    for _ in range(_GROUP_COMMANDS):
+        if data[pos : pos + 1] == b")":
+            return _skip_blanks(data, pos + 1, end)
+        if data[pos : pos + 1] != b";":
+            return end
+        pos = _skip_blanks(data, pos + 1, end)
+        if data[pos : pos + 1] == b"}":
+            return _skip_blanks(data, pos + 1, end)
+        following = list(words(data, pos, end))
+        if not following or name(data, following[0]) not in (b"echo", b"printf"):
+            return end
+        pos = _skip_blanks(data, following[-1].end, end)
+    return end
 
 
 def _redirected(view: View, match: re.Match[bytes], rule: Rule) -> Iterator[Hit]:
@@ -179,8 +210,9 @@ STDIN_PASSWORD = Rule(
     " `echo <password> | docker login --password-stdin`, `| passwd --stdin`, `| chpasswd`"
     " (`<user>:<password>` lines),"
     " `| sudo -S`, `| cryptsetup`, `htpasswd -i`, `gpg --passphrase-fd 0`, a `<<<` here-string"
-    " and a here-document.",
-    rb"(?:echo|printf)[ \t]|<<",
+    " and a here-document; also `yes <password> | passwd` and a group of `echo` commands piped"
+    " as one.",
+    rb"(?:echo|printf|yes)[ \t]|<<",
     lower=True,
     handler=_stdin_password,
     examples=(
@@ -196,6 +228,9 @@ STDIN_PASSWORD = Rule(
         ("alice@web01:~$ sudo chpasswd <<< 'alice:prompthorse'", "prompthorse"),
         ("chpasswd <<'EOF'\nalice:heredochorse\nbob:Pa$$-w0rd\nEOF\n", "heredochorse"),
         ("chpasswd <<'EOF'\nalice:heredochorse\nbob:Pa$$-w0rd\nEOF\n", "Pa$$-w0rd"),
+        ("yes yes-horse | passwd alice", "yes-horse"),
+        ("(echo sub-horse; echo sub-horse) | passwd alice", "sub-horse"),
+        ("{ echo brace-horse; echo brace-horse; } | smbpasswd -s -a alice", "brace-horse"),
     ),
     decoys=(
         "echo hello | grep passwd",
@@ -207,5 +242,9 @@ STDIN_PASSWORD = Rule(
         "chpasswd <<EOF\nalice:$NEW_PW\nEOF\n",
         "cat <<EOF > notes.txt\nalice:not-a-password\nEOF\n",
         "echo 'alice:x' > /tmp/users.txt",
+        "yes | apt-get install nginx",
+        "yes n | rm -i old/*",
+        "(echo hello; echo world) | grep passwd",
+        "(echo hello; ls) | passwd alice",
     ),
 )

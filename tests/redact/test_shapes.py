@@ -376,11 +376,25 @@ CASES: dict[str, tuple[Files, list[str], list[str]]] = {
             "passwd --stdin alice <<< 'lunar meadow'\n"
             "chpasswd <<'USERS'\nbob:emberquill\ncarol:$NOT_EXPANDED\nUSERS\n"
             'echo "$REGISTRY_PASSWORD" | docker login --password-stdin\n'
-            "echo hello | grep passwd\n",
+            "echo hello | grep passwd\n"
+            "yes saffronkite | passwd alice\n"
+            "(echo umberlynx; echo umberlynx) | smbpasswd -s -a alice\n"
+            "{ echo cobaltwren; echo cobaltwren; } | passwd bob\n"
+            "yes | apt-get install nginx\n"
+            "(echo hello; echo world) | grep passwd\n",
         },
-        ["Dock3r-pw!", "granitetulip", "Chp4ss-pw!", "hazelcomet", "lunar meadow", "emberquill"],
+        [
+            *("Dock3r-pw!", "granitetulip", "Chp4ss-pw!", "hazelcomet", "lunar meadow"),
+            *("emberquill", "saffronkite", "umberlynx", "cobaltwren"),
+        ],
         [
             "--password-stdin registry.example.com\n",
+            "yes [REDACTED:password:",
+            "(echo [REDACTED:password:",
+            "; echo [REDACTED:password:",
+            "{ echo [REDACTED:password:",
+            "yes | apt-get install nginx\n",
+            "(echo hello; echo world) | grep passwd\n",
             "echo 'alice:[REDACTED:password:",
             "bob:[REDACTED:password:",
             "carol:$NOT_EXPANDED\n",
