@@ -31,7 +31,7 @@ SECRET_WORDS = frozenset({
     "clientsecret", "psk", "jwt", "bearer", "authorization", "auth", "dsn", "connectionstring",
     "connstr", "webhook", "webhooks", "sig", "hmac", "otp", "sasl", "signingkey", "encryptionkey",
     "licensekey", "enrollmentkey", "mysqlpwd", "authtok", "jsessionid", "phpsessid", "sessid",
-    "sshpass",
+    "sshpass", "requirepass", "masterauth",
 })
 # fmt: on
 """A key holding any of these words holds a secret (unless a harmless suffix follows)."""
@@ -181,6 +181,8 @@ def secret_kind(name: str) -> str | None:
         return CREDENTIAL_COLUMNS[joined]
     if "webhook" in words or "webhooks" in words:
         return "webhook-url"
+    if words[-3:] == ("replica", "set", "key"):
+        return "secret-key"  # MongoDB's keyfile content (a Helm chart's auth.replicaSetKey)
     if words[-2:] == ("secret", "id"):
         return "secret"  # HashiCorp: Consul/Nomad ACL SecretID, Vault AppRole secret_id (not ids)
     if ONE_TIME_WORDS & set(words):
@@ -228,9 +230,10 @@ def _kind_for(words: tuple[str, ...], word: str) -> str:
         return "exec-token"
     if word in {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pgpassword", "pgpass"}:
         return "password"
-    if word in {"mysqlpwd", "authtok", "sshpass"}:
+    if word in {"mysqlpwd", "authtok", "sshpass", "requirepass", "masterauth"}:
         # MySQL's MYSQL_PWD; SSSD's ldap_default_authtok (its bind password); SSHPASS, which
-        # ``sshpass -e`` reads
+        # ``sshpass -e`` reads; Redis's requirepass and masterauth (its primary's password),
+        # also as flags (``["--requirepass", "…"]``)
         return "password"
     if word in {"cookie", "cookies", "sessionid", "jsessionid", "phpsessid", "sessid"}:
         return "cookie"

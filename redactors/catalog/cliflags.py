@@ -30,6 +30,10 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"wget"), {b"u": "userpass", b"-user": "userpass"}),
     (re.compile(rb"lftp"), {b"u": "comma"}),
     (re.compile(rb"redis-cli|keydb-cli|valkey-cli"), {b"a": "next"}),
+    (
+        re.compile(rb"(?:redis|keydb|valkey)-(?:server|sentinel)"),
+        {b"-requirepass": "next", b"-masterauth": "next"},
+    ),
     (re.compile(rb"ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn)"), {b"w": "next"}),
     (re.compile(rb"ldappasswd"), {b"w": "next", b"a": "next", b"s": "next"}),
     (re.compile(rb"sqlcmd|bcp|isql"), {b"P": "next"}),
@@ -211,11 +215,12 @@ CLI_PASSWORD_FLAG = Rule(
     "password",
     "cli",
     "Secret flags of known database, cache, directory, registry, keystore and archive"
-    " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients,"
+    " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients, the"
+    " Redis server's requirepass and masterauth,"
     " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
     " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
-    rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|storepass|keypass|srcstorepass"
-    rb"|deststorepass|passin|passout|[puawk]|[PUsNA]|[Xc])",  # classes small enough to index
+    rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|-requirepass|-masterauth|storepass|keypass"
+    rb"|srcstorepass|deststorepass|passin|passout|[puawk]|[PUsNA]|[Xc])",  # small classes index
     handler=_cli_password,
     examples=(
         ("mysql -uroot -phunter2 db", "hunter2"),
@@ -223,6 +228,8 @@ CLI_PASSWORD_FLAG = Rule(
         ("curl -u admin:s3cret https://x", "s3cret"),
         ("curl --user admin:s3cret https://x", "s3cret"),
         ("redis-cli -h cache -a 'R3dis!pw' ping", "R3dis!pw"),
+        ("redis-server /etc/redis.conf --requirepass 'R3dis srv pw'", "R3dis srv pw"),
+        ("valkey-server --port 6380 --masterauth Pr1mary-pw", "Pr1mary-pw"),
         ("ldapsearch -x -D cn=admin -w Ld4pPw -b dc=x", "Ld4pPw"),
         ("sqlcmd -S db -U sa -P Sq1Pass! -Q x", "Sq1Pass!"),
         ("echo x | docker login -u bot -p dckr-pw-77 reg.example", "dckr-pw-77"),
