@@ -67,7 +67,7 @@ HARMLESS_SUFFIXES = frozenset({
     "storage", "cache", "helper", "command", "cmd", "hash_alg", "variable", "variables", "param",
     "parameter", "arg", "argument", "option", "flag", "description", "desc", "disabled",
     "disable", "anonymous", "stdin", "fd", "hasher", "hashers", "validator", "validators",
-    "scheme", "schemes",
+    "scheme", "schemes", "last4", "last", "first4", "suffix", "masked", "preview", "redacted",
 })
 # fmt: on
 """A trailing word like these describes a secret without holding it (``token_ttl``;

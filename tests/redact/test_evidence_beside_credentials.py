@@ -84,3 +84,19 @@ def test_a_mailbox_elsewhere_is_still_one() -> None:
     out = pass_one("notes.txt", b"escalate to ops/alice@example.com\n")
     assert b"alice@example.com" not in out
     assert b"[REDACTED:email:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "api_key_last4=9f3c card_last4=4242",
+        "token_suffix=x9Qz api_key_masked=sk-****abcd",
+        "password_preview=hu**** default_pass_scheme = SHA512-CRYPT",
+    ],
+)
+def test_what_a_key_shows_of_itself_is_kept(line: str) -> None:
+    """The last four characters a console shows, a masked preview: how a support engineer
+    tells which key a worker holds without the key."""
+    data = f"{line}\n".encode()
+    assert pass_one("worker.log", data) == data
+    assert reviews_clean("worker.log", data)
