@@ -450,6 +450,11 @@ FACTS: dict[str, PatternFacts] = {
         (),
         0,
     ),
+    "592dbf92a8b0b6404923683e": (
+        (b"stats",),
+        (b"auth",),
+        0,
+    ),
     "597d6118834e50ef8915e0f0": (
         (b"auth",),
         (),

@@ -165,6 +165,8 @@ def _one_value(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpa
     char = data[pos]
     if char == 0x2A and _yaml_alias(data, pos, line_end):
         return None  # password: *pw: structure; the anchored value is the secret
+    if data.startswith((b'"""', b"'''"), pos):  # Grafana's ini, Python: quoted thrice
+        return _quoted_thrice(data, pos, line_end, final=final)
     if char in b"\"'" or (char == 0x5C and _escaped_quote_at(data, pos)):
         return _uncoloured(data, _quoted(data, pos, line_end, final=final))
     if data.startswith(b"<![CDATA[", pos):  # <password><![CDATA[p]]></password>
@@ -244,6 +246,21 @@ def _escaped_quote_at(data: bytes, pos: int) -> bool:
     while end < len(data) and data[end] == 0x5C:
         end += 1
     return end < len(data) and data[end] in b"\"'"
+
+
+def _quoted_thrice(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:
+    """A value between three quotes on each side, Grafana's way to quote one holding ``#``
+    or ``;`` (and Python's): read as one quote, the value was the empty string between the
+    first two, and the password after them stayed."""
+    triple = data[pos : pos + 3]
+    start = pos + 3
+    limit = min(len(data), start + MAX_VALUE)
+    close = data.find(triple, start, limit)
+    if close < 0:
+        if not final and limit == len(data):
+            raise NeedMore
+        return ValueSpan(start, min(line_end, limit)) if line_end > start else None
+    return ValueSpan(start, close) if close > start else None
 
 
 def _quoted(data: bytes, pos: int, line_end: int, *, final: bool) -> ValueSpan | None:

@@ -38,6 +38,7 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"ldappasswd"), {b"w": "next", b"a": "next", b"s": "next"}),
     (re.compile(rb"sqlcmd|bcp|isql"), {b"P": "next"}),
     (re.compile(rb"vsql"), {b"w": "next"}),
+    (re.compile(rb"kadmin"), {b"w": "next"}),
     (re.compile(rb"mongo(?:sh|dump|restore|export|import|stat|top)?"), {b"p": "next"}),
     (re.compile(rb"docker|podman|nerdctl|buildah|skopeo|helm|oras|crane"), {b"p": "login"}),
     (
@@ -216,7 +217,7 @@ CLI_PASSWORD_FLAG = Rule(
     "cli",
     "Secret flags of known database, cache, directory, registry, keystore and archive"
     " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients, the"
-    " Redis server's requirepass and masterauth,"
+    " Redis server's requirepass and masterauth, Kerberos kadmin,"
     " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
     " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
     rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|-requirepass|-masterauth|storepass|keypass"
@@ -230,6 +231,7 @@ CLI_PASSWORD_FLAG = Rule(
         ("redis-cli -h cache -a 'R3dis!pw' ping", "R3dis!pw"),
         ("redis-server /etc/redis.conf --requirepass 'R3dis srv pw'", "R3dis srv pw"),
         ("valkey-server --port 6380 --masterauth Pr1mary-pw", "Pr1mary-pw"),
+        ('kadmin -p admin/admin -w Kadm1n-pw -q "listprincs"', "Kadm1n-pw"),
         ("ldapsearch -x -D cn=admin -w Ld4pPw -b dc=x", "Ld4pPw"),
         ("sqlcmd -S db -U sa -P Sq1Pass! -Q x", "Sq1Pass!"),
         ("echo x | docker login -u bot -p dckr-pw-77 reg.example", "dckr-pw-77"),

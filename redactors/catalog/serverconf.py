@@ -51,6 +51,40 @@ def _erlang_binary(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
 
 
+_USER_COLON_PASSWORD = re.compile(rb"[^\s:#]+:([^\s#]+)")
+
+
+def _stats_auth(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """HAProxy's ``stats auth admin:PW``: the password after the user's colon."""
+    data = view.data
+    start = match.start()
+    if start > 0 and data[start - 1] not in b" \t\n":
+        return
+    found = _USER_COLON_PASSWORD.match(data, match.end())
+    if found is None:
+        return
+    if found.end() == len(data) and not view.final:
+        view.need_more_from(start)
+        return
+    value = found.group(1)
+    if not is_placeholder(value) and not value.startswith(b"$"):
+        yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
+
+
+STATS_AUTH = Rule(
+    "haproxy-stats-auth",
+    "password",
+    "key-value",
+    "The password of HAProxy's statistics page: `stats auth`, a user, a colon, the password.",
+    rb"stats[ \t]+auth[ \t]+",
+    handler=_stats_auth,
+    examples=(
+        ("listen stats\n    stats auth admin:Hx-s3cret-9\n", "Hx-s3cret-9"),
+        ("  stats auth ops:Hx s3cret", "Hx"),
+    ),
+    decoys=("stats auth admin:${STATS_PASSWORD}", "    stats realm HAProxy\\ Statistics"),
+)
+
 HEADER_DIRECTIVE = Rule(
     "header-directive",
     "auth",
