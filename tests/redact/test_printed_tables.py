@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.redaction import pass_one, reviews_clean
+from tests.support.redaction import gone_and_reviewed, pass_one
 
 _S = "Qm7rT5vWxK29pLz4"
 _LEGACY_VAULT = "s.Hq7xZk2Lm9PqR4tV8wYb3NcD"
-
-
-def _gone_and_reviewed(data: str, secrets: list[str], name: str = "ticket/notes.txt") -> bytes:
-    raw = data.encode()
-    out = pass_one(name, raw)
-    for secret in secrets:
-        assert secret.encode() not in out, secret
-    assert out.count(b"\n") == raw.count(b"\n")
-    assert not reviews_clean(name, raw)
-    assert reviews_clean(name, out)
-    return out
+_NOTES = "ticket/notes.txt"
 
 
 PSQL = """etl=> SELECT id, username, password, api_key FROM users;
@@ -44,8 +34,9 @@ etl=> SELECT name, setting FROM pg_settings WHERE name LIKE 'ssl%';
 
 
 def test_psql_columns_and_settings() -> None:
-    out = _gone_and_reviewed(
-        PSQL,
+    out = gone_and_reviewed(
+        _NOTES,
+        PSQL.encode(),
         ["Tr0ub4dor&3xQ!", "pipe|in|it9", "in|it9", "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
          "Pg-pass-77!x"],
     )  # fmt: skip
@@ -66,7 +57,7 @@ def test_psql_expanded_records() -> None:
         "id       | 2\n"
         f"password | {_S}2\n"
     )
-    out = _gone_and_reviewed(data, [_S])
+    out = gone_and_reviewed(_NOTES, data.encode(), [_S])
     assert b"username | alice" in out
 
 
@@ -88,7 +79,9 @@ def test_mysql_boxed_table() -> None:
         "| report_password           | Rp-s3cret-91  |\n"
         "+---------------------------+---------------+\n"
     )
-    out = _gone_and_reviewed(data, ["6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9", "Rp-s3cret-91"])
+    out = gone_and_reviewed(
+        _NOTES, data.encode(), ["6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9", "Rp-s3cret-91"]
+    )
     assert b"| default_password_lifetime | 0             |" in out
     assert b"| user | authentication_string                     |" in out
 
@@ -102,7 +95,7 @@ def test_markdown_table_in_a_ticket() -> None:
         "| password | correct horse battery |\n"
         f"| api_token | {_S} |\n"
     )
-    out = _gone_and_reviewed(data, ["correct horse battery", "horse", _S], "ticket.md")
+    out = gone_and_reviewed("ticket.md", data.encode(), ["correct horse battery", "horse", _S])
     assert b"| host | db.internal |" in out
 
 
@@ -118,7 +111,7 @@ def test_sqlplus_and_sqlcmd_columns() -> None:
         "---------- ----------------------------------------\n"
         f"loader     {_S}x\n\n(1 rows affected)\n"
     )
-    out = _gone_and_reviewed(data, ["tiger-9x", _S])
+    out = gone_and_reviewed(_NOTES, data.encode(), ["tiger-9x", _S])
     assert b"SCOTT                [REDACTED:password:" in out
     assert b"01-JAN-24" in out
     assert b"02-JAN-24" in out
@@ -146,7 +139,7 @@ def test_vault_cli_tables() -> None:
         f"id                  {_LEGACY_VAULT[:-1]}Q\n"
         "policies            [default]\n"
     )
-    out = _gone_and_reviewed(data, [_LEGACY_VAULT, _LEGACY_VAULT[:-1], "horse"])
+    out = gone_and_reviewed(_NOTES, data.encode(), [_LEGACY_VAULT, _LEGACY_VAULT[:-1], "horse"])
     assert b"token_duration         768h" in out
     assert b"username    etl" in out
 
@@ -159,7 +152,7 @@ def test_powershell_format_table() -> None:
         "ETL_HOST                       db.internal\n"
         f"ETL_DB_PASSWORD                {_S}\n"
     )
-    out = _gone_and_reviewed(data, [_S])
+    out = gone_and_reviewed(_NOTES, data.encode(), [_S])
     assert b"ETL_HOST                       db.internal" in out
 
 

@@ -13,6 +13,7 @@ import re
 import string
 import warnings
 import zlib
+from collections.abc import Iterable
 from urllib.parse import unquote_to_bytes
 
 from bundler.source import MemorySource
@@ -58,6 +59,19 @@ def pass_one(name: str, data: bytes, chunk: int | None = None) -> bytes:
 def reviews_clean(name: str, data: bytes) -> bool:
     """Whether ``bundler review`` vouches for a member ``name`` holding ``data``."""
     return review_source(MemorySource({name: data})).clean
+
+
+def gone_and_reviewed(name: str, data: bytes, secrets: Iterable[str]) -> bytes:
+    """Pass one over a member that holds ``secrets``, checked as a bundle's reader would:
+    every secret gone, every line kept, ``review`` refusing the input and vouching for the
+    output. Returns the output, for the checks a test adds."""
+    out = pass_one(name, data)
+    for secret in secrets:
+        assert secret.encode() not in out, secret
+    assert out.count(b"\n") == data.count(b"\n"), "a line was lost"
+    assert not reviews_clean(name, data), "review vouched for the unredacted input"
+    assert reviews_clean(name, out), "review refused the redacted output"
+    return out
 
 
 _B64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{12,}={0,2}")
