@@ -15,6 +15,7 @@ from ..rules import ALNUM, Hit, Rule, View, line_end_or_hold
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
 from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end, _xml_name_value
+from .oracle import ORACLE_TOOLS, ORACLE_USER
 from .prose import PROSE_PASSWORD
 from .sql import SQL_RULES
 from .urls import (
@@ -245,8 +246,8 @@ def _email(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     yield Hit(start, match.end(), rule.kind, rule.id)
 
 
-_ORACLE_USER = re.compile(rb"(?:^|[\s:=\"'])[a-z][a-z0-9_$#.]*/$")
-_ORACLE_CONTEXT = re.compile(rb"jdbc:oracle:|\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl|rman)\b")
+_ORACLE_USER = re.compile(rb"(?:^|[\s:=\"'])" + ORACLE_USER + rb"/$")
+_ORACLE_CONTEXT = re.compile(rb"jdbc:oracle:|\b(?:" + ORACLE_TOOLS + rb")\b")
 
 
 def _oracle_logon_password(low: bytes, at: int) -> bool:

@@ -15,9 +15,13 @@ from collections.abc import Iterable
 from ..rules import Hit, Rule, View
 from .shellwords import command_words, is_reference
 
-__all__ = ["ORACLE_JDBC_LOGON", "ORACLE_LOGON"]
+__all__ = ["ORACLE_JDBC_LOGON", "ORACLE_LOGON", "ORACLE_TOOLS", "ORACLE_USER"]
 
-_LOGON = re.compile(rb"(?:userid=)?[a-z][a-z0-9_$#.]*/")
+ORACLE_TOOLS = rb"sqlplus|sqlldr|expdp|impdp|dgmgrl|rman"
+"""The tools that take a ``user/password@db`` logon argument."""
+ORACLE_USER = rb"[a-z][a-z0-9_$#.]*"
+"""An Oracle user name as the logon argument writes it, in lower-cased text."""
+_LOGON = re.compile(rb"(?:userid=)?" + ORACLE_USER + rb"/")
 
 
 def _oracle_logon(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
@@ -51,7 +55,7 @@ ORACLE_LOGON = Rule(
     "cli",
     "The password of an Oracle logon argument `user/password@db` of SQL*Plus, SQL*Loader,"
     " Data Pump, RMAN and DGMGRL (`/ as sysdba` and `/nolog` have none).",
-    rb"(?:sqlplus|sqlldr|expdp|impdp|dgmgrl|rman)(?:\.exe)?[ \t]",
+    rb"(?:" + ORACLE_TOOLS + rb")(?:\.exe)?[ \t]",
     lower=True,
     handler=_oracle_logon,
     examples=(
