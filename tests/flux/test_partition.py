@@ -4,10 +4,12 @@ The lab runs its server in a network namespace of its own and gives w2 a link of
 own, whose packets it then drops both ways (``samples/flux_lab/network.py``): no RST,
 no FIN, as across a failed switch. Unlike a hung (SIGSTOP) or killed worker, w2 still
 answers ``flux worker status`` on its host. Flux marks it STALE (still listed online),
-then evicts it and unclaims its execution. Read before eviction, the heartbeat rung must
-fail on the STALE line (the persisted heartbeat is still within its slack: it once read
-"connected", a pass); read after, on the eviction. Both must say the process runs and
-the network path is cut, with a recovery for the network, not for a hung process.
+closes its stalled event stream about four seconds later (listed offline from then on:
+read there, it was once called a process that "ended without shutting down"), then evicts
+it and unclaims its execution. Read before eviction, the heartbeat rung must fail on the
+STALE line (the persisted heartbeat is still within its slack: it once read "connected",
+a pass); read after, on the eviction. Both must say the process runs and the network
+path is cut, with a recovery for the network, not for a hung process.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
         need(False, str(exc))
         raise
     held = faults.partition_worker(lab, "w2", until="stale")
+    lab.wait_for_log("server", "Worker w2 disconnected", timeout_s=20)
     doctor_lab(lab, tmp_path / "stale.zip")
     lab.wait_for_log("server", "Worker w2 evicted (stale for", timeout_s=60)
     doctor_lab(lab, tmp_path / "evicted.zip")
@@ -62,7 +65,12 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
 
     (stale,) = _heartbeat(analyze_json(tmp_path / "stale.zip", expect_rc=1), "w2")
     assert stale.code == "FLUX_HEARTBEAT_STALE"
-    assert "marked it STALE" in stale.message
+    assert (
+        "listed offline: the server marked it STALE (missed heartbeat), then closed its stream"
+        in stale.message
+    )
+    assert "ended" not in stale.message
+    assert any("when it evicts it" in step for step in stale.recovery.steps)
     _says_cut_off(stale)
 
     (evicted,) = _heartbeat(analyze_json(tmp_path / "evicted.zip", expect_rc=1), "w2")

@@ -198,6 +198,78 @@ def test_a_killed_worker_is_offline_with_its_stale_socket():
     assert "stale control socket" in result.findings[0].message
 
 
+def _cut_off_case(*, responsive: bool | None, evicted: bool = False) -> FluxCase:
+    """w2 marked STALE, then its stream closed by the server (listed offline), not yet
+    evicted unless ``evicted``: what Flux shows seconds after a network cut (its persisted
+    heartbeat frozen since the cut)."""
+    offline = online(
+        "w2", connection=ConnectionState.OFFLINE, native_status="offline", heartbeat_age_s=12.0
+    )
+    sockets = [] if responsive is None else [
+        ControlSocket(worker="w2", path="worker-w2.sock", responsive=responsive)
+    ]  # fmt: skip
+    server_log = [
+        line("17:00:06", SERVER, "Worker w2 missed heartbeat, marked STALE (grace period: 30s)"),
+        line("17:00:10", ROUTES, "Worker w2 disconnected (remaining: 1)"),
+    ]
+    if evicted:
+        server_log.append(line("17:00:36", SERVER, "Worker w2 evicted (stale for >30s)"))
+    return FluxCase(
+        workers=[offline], documents=[LocalStateEvidence(sockets=sockets)], server_log=server_log
+    )
+
+
+def test_a_stale_worker_whose_stream_the_server_closed_is_stale_not_ended():
+    """Seen with a real network cut: GET /workers says offline a few seconds after the STALE
+    line, long before the eviction. Its process answering on its host is no crash."""
+    result = _cut_off_case(responsive=True).run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_HEARTBEAT_STALE"]
+    (finding,) = result.findings
+    assert "marked it STALE (missed heartbeat), then closed its stream" in finding.message
+    assert "has not evicted it yet" in finding.message
+    assert "process ended" not in finding.message
+    assert "cut off by the network" in finding.message
+    assert finding.details["cut_off"] is True
+    assert "network path" in finding.recovery.summary
+    assert any("when it evicts it" in step for step in finding.recovery.steps)
+    assert not any("were unclaimed" in step for step in finding.recovery.steps)
+    cited = [c.pointer or "" for c in finding.evidence]
+    assert len(cited) == 4  # status, the STALE line, the disconnect, the socket that answered
+    assert cited[-1].endswith("/responsive")
+
+
+def test_a_stale_worker_whose_host_was_not_read_is_stale_without_a_cause():
+    result = _cut_off_case(responsive=None).run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_HEARTBEAT_STALE"]
+    assert result.findings[0].details["cut_off"] is False
+    assert "stopped, hung or starved" in result.findings[0].recovery.steps[0]
+
+
+def test_a_stale_worker_whose_socket_refuses_has_ended_whatever_the_server_says():
+    result = _cut_off_case(responsive=False).run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_WORKER_OFFLINE"]
+    assert result.findings[0].details["stale_socket"] == "worker-w2.sock"
+
+
+def test_an_evicted_worker_cut_off_says_its_executions_were_unclaimed():
+    result = _cut_off_case(responsive=True, evicted=True).run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_WORKER_EVICTED"]
+    assert any("were unclaimed" in step for step in result.findings[0].recovery.steps)
+
+
+def test_an_offline_worker_that_answers_on_its_host_is_cut_off_not_ended():
+    """No STALE line in the bundle (rotated out), only the disconnect: the process runs."""
+    case = _cut_off_case(responsive=True)
+    case.server_log = case.server_log[1:]
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert codes(result) == ["FLUX_WORKER_OFFLINE"]
+    (finding,) = result.findings
+    assert "process ended" not in finding.message
+    assert "cut off by the network" in finding.message
+    assert finding.details["cut_off"] is True
+    assert "network path" in finding.recovery.summary
+
+
 def test_a_cleanly_stopped_worker_is_said_to_be_so():
     offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
     case = FluxCase(

@@ -31,9 +31,11 @@ FLUX_EVICTION_LOOP = _(
 )
 FLUX_WORKER_EVICTED = _("FLUX_WORKER_EVICTED", H, "marked STALE, then evicted", "evicted")
 FLUX_HEARTBEAT_STALE = _(
-    "FLUX_HEARTBEAT_STALE", H, "listed online, last heartbeat too old", "evicted"
+    "FLUX_HEARTBEAT_STALE", H, "heartbeat too old or marked STALE, not yet evicted", "evicted"
 )
-FLUX_WORKER_OFFLINE = _("FLUX_WORKER_OFFLINE", H, "worker offline: how it ended", "worker-offline")
+FLUX_WORKER_OFFLINE = _(
+    "FLUX_WORKER_OFFLINE", H, "worker offline: how it ended, or cut off", "worker-offline"
+)
 FLUX_PHANTOM_WORKER = _("FLUX_PHANTOM_WORKER", H, "offline row of a departed worker")
 FLUX_HEARTBEAT_NOT_READ = _(
     "FLUX_HEARTBEAT_NOT_READ", H, "no persisted heartbeat: the database is not a SQLite file"

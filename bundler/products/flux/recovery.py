@@ -81,14 +81,15 @@ def eviction_loop(interval_s: float) -> Recovery:
     )
 
 
-def evicted(worker: str) -> Recovery:
+def evicted(worker: str, *, already_evicted: bool = True) -> Recovery:
+    """``already_evicted``: its executions were unclaimed; else that is due at eviction."""
     return Recovery(
         summary=f"Find out why {worker} stopped answering heartbeats, then let it reconnect.",
         steps=[
             f"On {worker}'s host, check whether the process is stopped, hung or starved "
             "(process state, CPU throttling, VM pauses) and the network path to the server.",
-            "Once it runs again it reconnects by itself; its executions were unclaimed and "
-            "re-dispatched, so stale-claim warnings in its log right after are expected.",
+            f"Once it runs again it reconnects by itself; {_unclaimed(already_evicted)}, so "
+            "stale-claim warnings in its log once it is back are expected.",
         ],
         cautions=[
             "Do not start a second worker under the same name while the original may resume.",
@@ -97,7 +98,18 @@ def evicted(worker: str) -> Recovery:
     )
 
 
-def cut_off(worker: str) -> Recovery:
+def _unclaimed(already_evicted: bool) -> str:
+    """What becomes of a silent worker's executions: done if evicted, else due at eviction."""
+    if already_evicted:
+        return "its executions were unclaimed and re-dispatched"
+    return (
+        "Flux unclaims its executions when it evicts it, after the grace period, and "
+        "re-dispatches them"
+    )
+
+
+def cut_off(worker: str, *, already_evicted: bool = True) -> Recovery:
+    """``already_evicted``: its executions were unclaimed; else that is due at eviction."""
     return Recovery(
         summary=f"Restore the network path between {worker} and the server; {worker} is "
         "running and reconnects by itself.",
@@ -107,8 +119,8 @@ def cut_off(worker: str) -> Recovery:
             "Once the path heals the worker reconnects with its existing session (it retries "
             "with backoff up to reconnect_max_delay, 60s by default): confirm 'Worker "
             f"connected: {worker}' in the server log and {worker} online in GET /workers.",
-            "Its executions were unclaimed and re-dispatched: stale-claim warnings in its log "
-            "right after are claim fencing working, not a new fault.",
+            "Stale-claim warnings in its log once it is back are claim fencing working, not "
+            f"a new fault: {_unclaimed(already_evicted)}.",
         ],
         cautions=[
             f"Do not restart {worker} or start another worker under its name: its process is "

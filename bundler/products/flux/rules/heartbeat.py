@@ -27,6 +27,7 @@ from schemas import Citation, Layer
 from schemas.evidence import (
     AuthorizationEvidence,
     ConnectionState,
+    ControlSocket,
     JobsEvidence,
     LocalStateEvidence,
     ProductInfo,
@@ -105,7 +106,9 @@ def flux_worker_heartbeat(ctx: RuleContext) -> RuleResult | None:
             cut_off=cut is not None,
         )
     if worker.connection is not ConnectionState.ONLINE:
-        return _offline(ctx, index, worker)
+        if _process_ended(ctx, name):
+            return _offline(ctx, index, worker)
+        return _marked_stale(ctx, index, worker, cycles) or _offline(ctx, index, worker)
     marked = _marked_stale(ctx, index, worker, cycles)
     if marked is not None:
         return marked
@@ -298,26 +301,48 @@ def _eligible_connected(ctx: RuleContext) -> RuleResult | None:
     return None  # the per-worker ladders of the offline candidates say why
 
 
-def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
-    name = worker.name
+def _dead_sockets(ctx: RuleContext, name: str) -> list[tuple[int, ControlSocket]]:
+    """The worker's control sockets that refused a connection on its host: left by a process
+    that is gone (a running worker answers on its socket)."""
     local = ctx.evidence.get(LocalStateEvidence)
-    sockets = [
+    return [
         (i, s)
         for i, s in enumerate(local.sockets if local else [])
         if s.worker == name and s.responsive is False
     ]
+
+
+def _shut_down(ctx: RuleContext, name: str) -> bool:
+    """The worker's own log ends with its shutdown."""
+    own_log = worker_side(ctx.timeline.for_worker(name))
+    return bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
+
+
+def _process_ended(ctx: RuleContext, name: str) -> bool:
+    """Evidence from the worker's own host that its process is gone, whatever the server saw."""
+    return bool(_dead_sockets(ctx, name)) or _shut_down(ctx, name)
+
+
+def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
+    name = worker.name
+    sockets = _dead_sockets(ctx, name)
     disconnected = server_side(events(ctx, "disconnected", worker=name))[-1:]
     unclaimed = server_side(events(ctx, "unclaimed", worker=name))
     own_log = worker_side(ctx.timeline.for_worker(name))
-    clean = bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
+    clean = _shut_down(ctx, name)
     if worker.host_alias is None and not _holds_work(ctx, name):
         return RuleResult.not_applicable(
             codes.FLUX_PHANTOM_WORKER,
             f"Worker {name} is offline and not in the inventory: a row Flux keeps so a "
             "departed worker can re-register under its name (expected, not an incident).",
         )
-    how = "it shut down cleanly" if clean else "its process ended without shutting down"
-    message = f"Worker {name} is offline: the server saw it disconnect and {how}."
+    # A process that answers on its host did not end: only its path to the server did.
+    cut = None if sockets or clean else _cut_off(ctx, name, None)
+    if cut is not None:
+        message = f"Worker {name} is offline: the server saw it disconnect." + cut.message
+    else:
+        how = "it shut down cleanly" if clean else "its process ended without shutting down"
+        message = f"Worker {name} is offline: the server saw it disconnect and {how}."
     if sockets:
         message += f" A stale control socket was left on its host ({sockets[0][1].path})."
     if unclaimed:
@@ -327,14 +352,18 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     evidence += [
         ctx.evidence.cite(LocalStateEvidence, f"/sockets/{i}/responsive", False) for i, _ in sockets
     ]
+    evidence += cut.evidence if cut else []
     return RuleResult.fail(
         codes.FLUX_WORKER_OFFLINE,
         message,
         evidence=evidence,
-        recovery=recovery.worker_offline(name, bool(sockets)),
+        recovery=recovery.cut_off(name, already_evicted=bool(unclaimed))
+        if cut
+        else recovery.worker_offline(name, bool(sockets)),
         acceptance=[f"{name} online in GET /workers", f"flux worker status {name} answers"],
         stale_socket=sockets[0][1].path if sockets else None,
         clean_shutdown=clean,
+        cut_off=cut is not None,
     )
 
 
@@ -372,7 +401,7 @@ def _persisted_heartbeat_stale(
         evidence=[
             cite_worker(ctx.evidence, index, "last_heartbeat_at", value=worker.last_heartbeat_at)
         ],
-        recovery=recovery.evicted(worker.name),
+        recovery=recovery.evicted(worker.name, already_evicted=False),
         heartbeat_age_s=age,
     )
 
@@ -425,12 +454,16 @@ def _cut_off(ctx: RuleContext, name: str, since: TimelineEvent | None) -> CutOff
 def _marked_stale(
     ctx: RuleContext, index: int, worker: WorkerStatus, cycles: list[Cycle]
 ) -> RuleResult | None:
-    """Listed online, but the server log's latest word on it is ``marked STALE``.
+    """The server log's latest word on the worker is ``marked STALE``: not evicted, not back.
 
     Flux keeps a STALE worker ``online`` in ``GET /workers`` until the grace period ends
-    (the *Worker observability* page's state 2); the log line is the first sign. Believed
-    only with a persisted heartbeat past heartbeat_timeout (or none read): a fresh one
-    says an old STALE line was followed by a recovery the log no longer holds.
+    (the *Worker observability* page's state 2); the log line is the first sign. But a
+    worker cut off by the network is often listed ``offline`` before its eviction: the
+    server closes its stalled event stream (``Worker w2 disconnected``) seconds after the
+    STALE line, observed with flux-core 0.87.5, and evicts it only when the grace ends. The
+    STALE line is believed only with a persisted heartbeat past heartbeat_timeout (or none
+    read): a fresh one says an old STALE line was followed by a recovery the log no longer
+    holds.
     """
     last = cycles[-1] if cycles else None
     if last is None or last.stale is None or last.evicted is not None or last.back is not None:
@@ -440,22 +473,41 @@ def _marked_stale(
     if age is not None and hb.timeout_s is not None and age <= hb.timeout_s:
         return None
     grace = last.stale.detail.get("grace_s")
-    message = (
-        f"Worker {worker.name} is listed {worker.native_status}, but the server marked it "
-        "STALE (missed heartbeat) and it has not recovered since: Flux evicts it "
+    eviction = (
+        "Flux evicts it "
         + (f"after {grace}s of grace" if grace is not None else "after the grace period")
         + " and unclaims its executions."
     )
+    start = ctx.timeline.bounds(last.stale)[0]
+    closed = [
+        e
+        for e in server_side(events(ctx, "disconnected", worker=worker.name))
+        if may_lie_between(ctx, e, start, None)
+    ][-1:]
+    if worker.connection is ConnectionState.ONLINE:
+        message = (
+            f"Worker {worker.name} is listed {worker.native_status}, but the server marked it "
+            f"STALE (missed heartbeat) and it has not recovered since: {eviction}"
+        )
+    else:
+        then = ", then closed its stream" if closed else ""
+        message = (
+            f"Worker {worker.name} is listed {worker.native_status}: the server marked it STALE "
+            f"(missed heartbeat){then} and has not evicted it yet: {eviction} Until then they "
+            "stay claimed by it."
+        )
     cut = _cut_off(ctx, worker.name, last.stale)
     return RuleResult.fail(
         codes.FLUX_HEARTBEAT_STALE,
         message + (cut.message if cut else ""),
         evidence=[
             cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
-            *cite_events([last.stale]),
+            *cite_events([last.stale, *closed]),
             *(cut.evidence if cut else []),
         ],
-        recovery=recovery.cut_off(worker.name) if cut else recovery.evicted(worker.name),
+        recovery=recovery.cut_off(worker.name, already_evicted=False)
+        if cut
+        else recovery.evicted(worker.name, already_evicted=False),
         heartbeat_age_s=age,
         cut_off=cut is not None,
     )

@@ -65,6 +65,6 @@ def heard_in_log(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResu
             cite_worker(ctx.evidence, index, "native_status", value=worker.native_status),
             *cite_events([latest]),
         ],
-        recovery=recovery.evicted(name),
+        recovery=recovery.evicted(name, already_evicted=False),
         heartbeat_age_s=since,
     )
