@@ -40,6 +40,7 @@ from .keys import (
     secret_kind,
 )
 from .literals import LiteralSet
+from .marked import flagged_value, terraform_secrets
 from .walklimits import WALK_DEPTH, nested_too_deep
 
 Classify = Callable[[str], str | None]
@@ -322,6 +323,13 @@ def _walk(node: Any, path: str, walk: _Walk, depth: int) -> None:
         node.get("data") or node.get("stringData"), dict
     ):
         _k8s_secret(node, path, found)
+    # {"value": ..., "sensitive": true}: two lookups in C, most mappings hold no value
+    marked_key = flagged_value(node) if "value" in node or "Value" in node else None
+    if marked_key is not None:
+        _all_leaves(node[marked_key], f"{path}/{marked_key}", "secret", found, depth)
+    if "instances" in node or "sensitive_values" in node:  # a Terraform resource
+        for below, marked_kind, marked in terraform_secrets(node):
+            _all_leaves(marked, f"{path}/{below}", marked_kind, found, depth)
     # both asked here first, in C: most mappings hold neither a pair nor a split command line
     pair_kind = _pair_kind(node, classify) if "value" in node or "Value" in node else None
     if not _ARGV_KEYS.isdisjoint(node):
@@ -399,6 +407,23 @@ def _pair_kind(node: dict[Any, Any], classify: Classify) -> str | None:
     secret); asked only of a mapping with a value key."""
     name = node.get("name", node.get("Name", node.get("key")))
     return classify(name) if isinstance(name, str) else None
+
+
+def _all_leaves(value: Any, path: str, kind: str, found: list[Found], depth: int) -> None:
+    """Every scalar in ``value``, which its document marks secret as a whole (a Terraform
+    output may be an object: all of it is the secret)."""
+    if depth >= WALK_DEPTH:
+        return  # the walk itself stops there and says so
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _all_leaves(item, f"{path}/{key}", kind, found, depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _all_leaves(item, f"{path}/{index}", kind, found, depth + 1)
+    else:
+        data = _scalar(value)
+        if data is not None:
+            found.append(Found(kind, data, path, isinstance(value, str), _derived(kind, data)))
 
 
 def _k8s_secret(node: dict[str, Any], path: str, found: list[Found]) -> None:
