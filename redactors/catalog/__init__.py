@@ -31,6 +31,7 @@ from .servicecreds import IPSEC_SECRET, REDIS_ACL, SNMP_USER
 from .stdin import STDIN_PASSWORD
 from .tables import TABLE_COLUMNS
 from .tokens import TOKEN_RULES
+from .transcripts import TRANSCRIPT_RULES
 from .userpass import USER_PASSWORD_FLAG
 
 RULESET_ID = "bundler-builtin/1"
@@ -46,6 +47,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     *POSITIONAL_RULES,
     REDIS_AUTH,
     MONGO_AUTH,
+    *TRANSCRIPT_RULES,
     SECRET_STORE_COMMAND,
     SECURESTRING,
     HEADER_DIRECTIVE,

@@ -53,6 +53,7 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
     (re.compile(rb"ipmitool"), {b"P": "next"}),
     (re.compile(rb"mosquitto_(?:pub|sub|rr)"), {b"P": "next"}),
     (re.compile(rb"useradd|usermod"), {b"p": "next"}),
+    (re.compile(rb"influx"), {b"t": "next"}),
     (
         re.compile(
             rb"snmp(?:get|getnext|bulkget|bulkwalk|walk|set|table|trap|inform|delta|status|df"
@@ -219,9 +220,9 @@ CLI_PASSWORD_FLAG = Rule(
     " tools on a command line (the MySQL/Redis/LDAP/SQL Server/MongoDB/Vertica clients, the"
     " Redis server's requirepass and masterauth, Kerberos kadmin,"
     " sshpass, curl/wget/lftp user, docker login, keytool, openssl, smbclient, 7-Zip,"
-    " ssh-keygen, ipmitool, mosquitto, useradd, SNMP).",
+    " ssh-keygen, ipmitool, mosquitto, useradd, the InfluxDB CLI's token, SNMP).",
     rb"[ \0]-(?:-user[ \t=\0]|-proxy-user[ \t=\0]|-requirepass|-masterauth|storepass|keypass"
-    rb"|srcstorepass|deststorepass|passin|passout|[puawk]|[PUsNA]|[Xc])",  # small classes index
+    rb"|srcstorepass|deststorepass|passin|passout|[puawkt]|[PUsNA]|[Xc])",  # small classes index
     handler=_cli_password,
     examples=(
         ("mysql -uroot -phunter2 db", "hunter2"),
@@ -252,6 +253,7 @@ CLI_PASSWORD_FLAG = Rule(
         ("ipmitool -I lanplus -H bmc -U admin -P bmchorse power status", "bmchorse"),
         ("mosquitto_pub -h mq -u app -P mqtthorse -t x -m y", "mqtthorse"),
         ("usermod -p plainhorse alice", "plainhorse"),
+        ("influx bucket list --org ops -t Infl-tok-93", "Infl-tok-93"),
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "authhorse"),
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "privhorse"),
         ("snmpget -v2c -c n0tpublic router sysUpTime.0", "n0tpublic"),
