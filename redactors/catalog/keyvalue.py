@@ -537,6 +537,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         # listing's ``session_id``), and those checks cost more than the answer
         return
     sep = match.group("sep")
+    if sep == b":" and start >= 4 and _GO_TEST_VERDICT.match(data, start - 4) is not None:
+        return  # "--- PASS: TestLogin (0.01s)": go test's verdict names a test, not a password
     subscript = False
     if sep is not None:
         if sep[0] == 0x28:
@@ -587,6 +589,10 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         assignment=_ASSIGNMENT.fullmatch(data, start, match.end()) is not None,
         in_structure=sep == b"->" or subscript,
     )
+
+
+_GO_TEST_VERDICT = re.compile(rb"--- PASS: [^ \t\r\n]+ \([0-9]+(?:\.[0-9]+)?s\)[ \t\r]*(?:\n|\Z)")
+"""A ``go test -v`` result line, read from the ``---`` before its ``PASS`` key."""
 
 
 _STRING_OPENERS = frozenset(b" \t=([{,:")
@@ -754,6 +760,7 @@ KV_RULES: tuple[Rule, ...] = (
             ("declare -A db=([password]=Bash-s3cret)", "Bash-s3cret"),
             ('password (string) = "Dump-s3cret"', "Dump-s3cret"),
             ("Map(user -> u, password -> Arrow-s3cret)", "Arrow-s3cret"),
+            ("--- PASS: Go-s3cret (said anything else)", "Go-s3cret"),
         ),
         decoys=(
             "$cfg['password_min_length'] = 8;",
@@ -768,6 +775,8 @@ KV_RULES: tuple[Rule, ...] = (
             '<entry key="password_file">/etc/pw</entry>',
             "password reset email sent",
             "tests passed=12",
+            "--- PASS: TestLogin (0.01s)",
+            "    --- PASS: TestAuth/valid_token (0.00s)",
         ),
         prose=True,
     ),

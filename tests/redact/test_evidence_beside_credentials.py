@@ -100,3 +100,16 @@ def test_what_a_key_shows_of_itself_is_kept(line: str) -> None:
     data = f"{line}\n".encode()
     assert pass_one("worker.log", data) == data
     assert reviews_clean("worker.log", data)
+
+
+def test_go_test_verdicts_keep_the_names_of_the_tests() -> None:
+    """``go test -v`` in a job's log: ``--- PASS: TestLogin (0.01s)`` read as the key
+    ``PASS`` lost which tests passed. A ``PASS:`` key anywhere else still holds a password."""
+    data = (
+        b"=== RUN   TestLogin\n--- PASS: TestLogin (0.01s)\n"
+        b"    --- PASS: TestAuth/valid_token (0.00s)\n--- FAIL: TestLogout (0.20s)\nPASS\n"
+    )
+    assert pass_one("job.log", data) == data
+    assert reviews_clean("job.log", data)
+    out = pass_one("job.env", b"PASS: Gh8-s3cret-x\n")
+    assert b"Gh8-s3cret-x" not in out
