@@ -8,6 +8,11 @@ from __future__ import annotations
 from .rules import PatternFacts
 
 FACTS: dict[str, PatternFacts] = {
+    "011dd0826385c1f26b632827": (
+        (b"plainloginmodule", b"digestloginmodule"),
+        (),
+        None,
+    ),
     "035cd583f68d5b6a0911f157": (
         (b"FLWSECK-",),
         (),
@@ -254,20 +259,6 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "42b6866b43022e4768466240": (
         (b"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",),
-        (),
-        0,
-    ),
-    "458a2d34c7eb6a5addda957f": (
-        (
-            b"requestheader",
-            b"set-header",
-            b"add-header",
-            b"proxy_set_header",
-            b"add_header",
-            b"more_set_headers",
-            b"header_up",
-            b"header_down",
-        ),
         (),
         0,
     ),
@@ -523,11 +514,6 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "6bc1f81c0e15360fb393bc7a": (
         (b"gsk_",),
-        (),
-        0,
-    ),
-    "6c66fcaee427739469018b8a": (
-        (b"auth",),
         (),
         0,
     ),
@@ -835,6 +821,21 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "944f73e5fcbe7b5b324e19e1": (
         (b"shpca_",),
+        (),
+        0,
+    ),
+    "957891dd98da19c0cf1b280d": (
+        (
+            b"requestheader",
+            b"set-header",
+            b"add-header",
+            b"proxy_set_header",
+            b"add_header",
+            b"more_set_headers",
+            b"header_up",
+            b"header_down",
+            b"header",
+        ),
         (),
         0,
     ),
@@ -1199,6 +1200,18 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "e6bba346396a17c857501751": (
         (b"accountkey=", b"accesskey="),
+        (),
+        0,
+    ),
+    "e80da6e0f023efa63137bbda": (
+        (
+            b"auth plain",
+            b"auth xoauth2",
+            b"auth oauthbearer",
+            b"authenticate plain",
+            b"authenticate xoauth2",
+            b"authenticate oauthbearer",
+        ),
         (),
         0,
     ),

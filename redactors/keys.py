@@ -44,6 +44,7 @@ KEY_QUALIFIERS = frozenset({
     "join", "hmac", "root", "storage", "deploy", "sas", "subscription", "primary", "secondary",
     "crypt", "cipher", "aes", "gpg", "pgp", "worker", "agent", "consumer", "integration",
     "ingest", "write", "read", "fernet", "preshared", "unseal", "recovery", "routing",
+    "sensitive",
 })
 # fmt: on
 """``key`` alone is too common (cache key, sort key); with one of these before it, it is secret."""
@@ -161,9 +162,10 @@ def key_words(name: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(_CAMEL.sub(r"\1_\2", name).lower()))
 
 
-CREDENTIAL_COLUMNS = {"authentication_string": "password-hash"}
+CREDENTIAL_COLUMNS = {"authentication_string": "password-hash", "aws_sec_key": "secret-key"}
 """Names that say nothing of a secret in any word but hold one: MySQL's ``mysql.user`` keeps
-each account's password hash (or its plugin's credential) in ``authentication_string``."""
+each account's password hash (or its plugin's credential) in ``authentication_string``;
+Fluentd's S3 and CloudWatch plugins take the AWS secret access key as ``aws_sec_key``."""
 
 
 @lru_cache(maxsize=8192)

@@ -1,12 +1,12 @@
 """Files whose name says what they hold, whatever their content looks like.
 
-Flux writes its worker bootstrap token alone in ``.flux/bootstrap-token`` (and
-an admin key in ``.flux/admin-bootstrap-key``): no key name, no prefix, just
-64 characters. ``.pgpass`` lines are ``host:port:db:user:password``, pgbouncer's
-``userlist.txt`` lines ``"user" "password"``; Spark's
-``spark-defaults.conf`` and Java ``.properties`` may part a key from its value with blanks
-alone; a ``.csv`` or ``.tsv`` export says in its header which column holds a secret. A
-rule cannot recognise these from the text, the file name can.
+Flux writes its worker bootstrap token alone in ``.flux/bootstrap-token`` (and an admin
+key in ``.flux/admin-bootstrap-key``): no key name, no prefix, just 64 characters.
+``.pgpass`` lines are ``host:port:db:user:password``, pgbouncer's ``userlist.txt`` lines
+``"user" "password"``; Spark's ``spark-defaults.conf``, Java ``.properties`` and Fluent
+Bit's and Fluentd's ``.conf`` may part a key from its value with blanks alone; a ``.csv``
+or ``.tsv`` export says in its header which column holds a secret. A rule cannot recognise
+these from the text, the file name can.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
         return _pgpass
     if base == "userlist.txt":
         return _pgbouncer_users
-    if base == "spark-defaults.conf" or base.endswith(".properties"):
+    if base == "spark-defaults.conf" or base.endswith(".properties") or _fluent_config(base):
         return _blank_separated
     if base.endswith((".csv", ".tsv")):
         return _Columns(b"\t" if base.endswith(".tsv") else None)
@@ -82,6 +82,12 @@ def _scanner_for(name: str) -> Callable[[View], Iterator[Hit]] | None:
             yield Hit(line.start(1), line.end(1), kind, "secret-file")
 
     return whole
+
+
+def _fluent_config(base: str) -> bool:
+    """Fluent Bit's and Fluentd's configuration (``fluent-bit.conf``, ``td-agent.conf``):
+    ``HTTP_Passwd VALUE``, ``shared_key VALUE`` in a section, key and value parted by blanks."""
+    return base.endswith(".conf") and base.startswith(("fluent", "td-agent"))
 
 
 def _blank_separated(view: View) -> Iterator[Hit]:

@@ -26,7 +26,7 @@ from .prefixed import PREFIXED_RULES
 from .printedsecrets import ELASTIC_RESET, PRINTED_SECRET
 from .quotedargv import QUOTED_ARGV
 from .secretcommands import SECRET_STORE_COMMAND, SECURESTRING
-from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE, STATS_AUTH
+from .serverconf import ERLANG_SECRET, HEADER_DIRECTIVE, JAAS_USERS, STATS_AUTH
 from .servicecreds import IPSEC_SECRET, REDIS_ACL, SNMP_USER
 from .stdin import STDIN_PASSWORD
 from .tables import TABLE_COLUMNS
@@ -53,6 +53,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     HEADER_DIRECTIVE,
     ERLANG_SECRET,
     STATS_AUTH,
+    JAAS_USERS,
     RCLONE_CONFIG,
     ORACLE_LOGON,
     ORACLE_JDBC_LOGON,

@@ -5,7 +5,9 @@ A reverse proxy in front of a control plane often adds the credential itself: Ap
 "Basic …"``, nginx's ``proxy_set_header X-Auth-Token …``, Caddy's ``header_up``. The header's
 name and its value are parted by a blank, which the key rules do not read as a separator.
 RabbitMQ (the queue of many workflow engines) writes its classic and advanced configuration
-as Erlang terms: ``{default_pass, <<"…">>}``.
+as Erlang terms: ``{default_pass, <<"…">>}``. Kafka's JAAS configuration defines the users
+a broker accepts as ``user_<name>="<password>"`` options of its ``PlainLoginModule`` (ZooKeeper's
+``DigestLoginModule`` alike).
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def _header_directive(view: View, match: re.Match[bytes], rule: Rule) -> Iterabl
     start = match.start()
     if start > 0 and data[start - 1] not in b" \t\n;{":
         return
+    if match.end() - start == len(b"header") and data[
+        data.rfind(b"\n", 0, start) + 1 : start
+    ].strip(b" \t"):
+        return  # Fluent Bit's bare ``Header`` directive: first on its line, or a word of prose
     name = _HEADER_NAME.match(data, match.end())
     if name is None:
         return
@@ -71,6 +77,55 @@ def _stats_auth(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
 
 
+_JAAS_USER = re.compile(
+    rb'(?<![A-Za-z0-9_.-])user_[A-Za-z0-9_.@-]{1,64}[ \t]*=[ \t]*"((?:[^"\\\r\n]|\\.)*)"'
+)
+_JAAS_ENTRY_MAX = 16 << 10
+"""How far a JAAS login module's options may run to the ``;`` that ends them."""
+
+
+def _jaas_users(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """The ``user_<name>="<password>"`` options of one login module, up to its ``;``."""
+    data, start = view.data, match.end()
+    end = data.find(b";", start, start + _JAAS_ENTRY_MAX)
+    if end < 0:
+        if not view.final and len(data) < start + _JAAS_ENTRY_MAX:
+            view.need_more_from(match.start())
+            return  # the entry runs past this view: read it whole in the next
+        end = min(len(data), start + _JAAS_ENTRY_MAX)
+    for user in _JAAS_USER.finditer(data, start, end):
+        begin, stop = user.span(1)
+        if stop > begin and not is_placeholder(data[begin:stop]):
+            yield Hit(begin, stop, rule.kind, rule.id)
+
+
+JAAS_USERS = Rule(
+    "jaas-users",
+    "password",
+    "key-value",
+    "The passwords a JAAS login module defines for its users (Kafka's PlainLoginModule,"
+    " ZooKeeper's DigestLoginModule:"
+    ' user_alice="..."), up to the semicolon that ends the module\'s options.',
+    rb"(?:plain|digest)loginmodule[ \t\r\n]+(?:required|requisite|sufficient|optional)",
+    lower=True,
+    handler=_jaas_users,
+    examples=(
+        (
+            'PlainLoginModule required username="admin" password="x" user_alice="Ka-s3cret-9";',
+            "Ka-s3cret-9",
+        ),
+        (
+            "KafkaServer {\n  org.apache.kafka.common.security.plain.PlainLoginModule required\n"
+            '  user_admin="Ka-adm1n-pw"\n  user_bob="Ka-b0b-pw";\n};',
+            "Ka-b0b-pw",
+        ),
+    ),
+    decoys=(
+        'PlainLoginModule required username="alice";\nuser_id="42"',
+        'ScramLoginModule required user_name_attr="uid";',
+    ),
+)
+
 STATS_AUTH = Rule(
     "haproxy-stats-auth",
     "password",
@@ -90,9 +145,10 @@ HEADER_DIRECTIVE = Rule(
     "auth",
     "key-value",
     "The value a proxy's configuration sets a secret-named header to (Apache RequestHeader,"
-    " HAProxy set-header, nginx proxy_set_header and add_header, Caddy header_up).",
+    " HAProxy set-header, nginx proxy_set_header and add_header, Caddy header_up, Fluent Bit's"
+    " Header).",
     rb"(?:requestheader[ \t]+(?:set|add|append|merge|setifempty)|set-header|add-header"
-    rb"|proxy_set_header|add_header|more_set_headers|header_up|header_down)(?=[ \t])",
+    rb"|proxy_set_header|add_header|more_set_headers|header_up|header_down|header)(?=[ \t])",
     lower=True,
     handler=_header_directive,
     examples=(
@@ -100,12 +156,15 @@ HEADER_DIRECTIVE = Rule(
         ('http-request set-header Authorization "Basic YWRtaW46czNjcmV0"', "YWRtaW46czNjcmV0"),
         ("proxy_set_header X-Auth-Token Ng-s3cret-9;", "Ng-s3cret-9"),
         ("header_up X-Vault-Token hvs-s3cret-9", "hvs-s3cret-9"),
+        ("[OUTPUT]\n    Header      X-Api-Key Fb-s3cret-9", "Fb-s3cret-9"),
     ),
     decoys=(
         "RequestHeader set X-Forwarded-Proto https",
         "proxy_set_header Host $host;",
         "proxy_set_header Authorization $http_authorization;",
         "add_header X-Frame-Options DENY;",
+        "    Header      X-Source flux",
+        "missing header Authorization Bearer in request",
     ),
 )
 

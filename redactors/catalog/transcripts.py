@@ -174,7 +174,8 @@ SASL_RESPONSE = Rule(
     "The response of SMTP's AUTH PLAIN, XOAUTH2 or OAUTHBEARER and IMAP's AUTHENTICATE"
     " (base64 of the user and password, or of a bearer token), on a client's line of a"
     " transcript: after the command or on the line after the server's empty challenge.",
-    rb"auth(?:enticate)? (?:plain|xoauth2|oauthbearer)(?=[ \t\r\n'\\])",
+    rb"(?:auth plain|auth xoauth2|auth oauthbearer|authenticate plain|authenticate xoauth2"
+    rb"|authenticate oauthbearer)(?=[ \t\r\n'\\])",  # whole phrases: "auth" alone is everywhere
     lower=True,
     handler=_sasl_initial,
     examples=(
