@@ -33,7 +33,7 @@ from operator import and_, methodcaller
 from typing import Protocol
 
 from .prefilter import PROBE_MAX, places
-from .rules import Hit, View
+from .rules import Hit, View, runs_past_view
 from .values import TERMINAL_ESCAPE
 
 Scan = Callable[[View, int], list[Hit]]
@@ -318,8 +318,7 @@ class Decoders:
         else:
             runs.update(deep_runs(data))
         for start, end in sorted(runs):
-            if end == len(data) and not view.final:
-                view.need_more_from(start)
+            if runs_past_view(view, end, start):
                 continue
             hit = self._block(view, start, end, depth)
             if hit is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterator
 
-from .rules import Hit, View
+from .rules import Hit, View, runs_past_view
 
 _LABEL = rb"(?:[A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)"
 """What a secret armor block is called: a private key of any flavour, or OpenVPN's
@@ -96,8 +96,7 @@ def _block(view: View, begin: re.Match[bytes]) -> Generator[Hit, None, int]:
         body = INLINE_BODY_RE.match(data, begin.end())
         if body is None or not _REAL_BODY_RE.search(data, body.start(), body.end()):
             return begin.end()  # "-----BEGIN ... KEY----------END ... KEY-----": no key here
-        if body.end() == len(data) and not view.final:
-            view.need_more_from(begin.start())
+        if runs_past_view(view, body.end(), begin.start()):
             return len(data)
         yield Hit(body.start(), body.end(), KIND, RULE)
         return body.end()

@@ -92,6 +92,16 @@ class View:
         return pos == 0 or self.data[pos - 1] not in chars
 
 
+def runs_past_view(view: View, end: int, anchor: int) -> bool:
+    """Whether what a handler read ends at ``end``, the view's end, with more text to come: it
+    may run on in the next view, so the text from ``anchor`` is held for it and the handler
+    returns (a token cut at a view's edge would be replaced in part, its tail left clear)."""
+    if end == len(view.data) and not view.final:
+        view.need_more_from(anchor)
+        return True
+    return False
+
+
 def line_end_or_hold(view: View, pos: int, anchor: int) -> int | None:
     """Where the line holding ``pos`` ends (the text's end in a member's last view), or None
     when the view stops inside it and more may come: the text from ``anchor`` is then held

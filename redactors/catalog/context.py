@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..decode import MAX_BLOCK, b64_signatures
 from ..keys import is_placeholder
-from ..rules import ALNUM, Hit, Rule, View, line_end_or_hold
+from ..rules import ALNUM, Hit, Rule, View, line_end_or_hold, runs_past_view
 from ..values import NeedMore, value_spans
 from .cliflags import CLI_PASSWORD_FLAG
 from .keyvalue import KV_RULES, _name_value, _netrc, _php_define, _to_line_end, _xml_name_value
@@ -80,8 +80,7 @@ def _encoded_block(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
     start, end = match.span()
     if start > 0 and view.data[start - 1] in _B64_RUN_CHARS:
         return  # inside a longer run: not where an encoding starts
-    if end == len(view.data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, end, start):
         return
     yield from view.rescan_block(start, end)
 
@@ -136,8 +135,7 @@ def _run_around(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     start, end = _run_start(view.data, match.start()), match.end()
     if start is None or end - start > MAX_BLOCK:
         return  # never decoded, whatever follows: no more text is asked for
-    if end == len(view.data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, end, start):
         return
     if end - start >= 16:
         yield from view.rescan_block(start, end)

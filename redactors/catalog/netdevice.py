@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 
 from ..keys import is_placeholder
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, runs_past_view
 
 __all__ = ["NETWORK_DEVICE_SECRET"]
 
@@ -54,8 +54,7 @@ def _value(view: View, pos: int, kind_of: bytes | None, rule: Rule) -> Iterable[
     found = _WORD.match(view.data, pos)
     if found is None:
         return
-    if found.end() == len(view.data) and not view.final:
-        view.need_more_from(pos)
+    if runs_past_view(view, found.end(), pos):
         return
     if not is_placeholder(found.group()):
         kind = "password-hash" if kind_of in _HASH_TYPES else rule.kind

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, runs_past_view
 from .shellwords import command_words, is_reference
 
 __all__ = ["ORACLE_JDBC_LOGON", "ORACLE_LOGON", "ORACLE_TOOLS", "ORACLE_USER"]
@@ -88,8 +88,7 @@ def _jdbc_logon(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     start = end = user.end()
     while end < len(data) and data[end] not in _VALUE_END and data[end] != 0x40:  # "@"
         end += 1
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
+    if runs_past_view(view, end, match.start()):
         return
     at_sign = end < len(data) and data[end] == 0x40
     if at_sign and end > start and not is_reference(data[start:end], b""):

@@ -24,7 +24,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 
-from ..rules import ALNUM, Hit, Rule, View
+from ..rules import ALNUM, Hit, Rule, View, runs_past_view
 from .glued import distinctive, glued_hit
 
 ALPHABETS = {
@@ -216,8 +216,7 @@ def _handler(strict: bool, prefix: bytes) -> object:
             if glued is None:
                 return
             found = glued
-        if end == len(view.data) and not view.final:
-            view.need_more_from(found.start)
+        if runs_past_view(view, end, found.start):
             return
         if strict and not any(c in _DIGITS for c in view.data[start + 4 : end]):
             return  # "key-" + 32 letters is a word run, not a Mailgun key

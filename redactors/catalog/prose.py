@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from ..keys import is_placeholder
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, runs_past_view
 from ..tokens import TOKEN_MARK, TOKEN_RE, clear_text
 
 _PROSE_WORD = re.compile(rb"[^\s\"'\\<>`{}\[\],;]{6,64}")
@@ -121,8 +121,7 @@ def _word_span(
     (and the view asked for more) when it may run on past the end of the text."""
     data = view.data
     start, end = found.span()
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
+    if runs_past_view(view, end, match.start()):
         return None
     while end > start and data[end - 1] in _PROSE_TRAILING:
         end -= 1

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 
 from ..keys import is_placeholder, secret_kind
-from ..rules import Hit, Rule, View
+from ..rules import Hit, Rule, View, runs_past_view
 from .keyvalue import _kv_hits
 
 _HEADER_NAME = re.compile(rb"[ \t]+([A-Za-z0-9_-]{2,80})[ \t]+(?=[^ \t\r\n])")
@@ -69,8 +69,7 @@ def _stats_auth(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     found = _USER_COLON_PASSWORD.match(data, match.end())
     if found is None:
         return
-    if found.end() == len(data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, found.end(), start):
         return
     value = found.group(1)
     if not is_placeholder(value) and not value.startswith(b"$"):

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from ..keys import generated_secret, is_placeholder, secret_kind
-from ..rules import ALNUM, Hit, Rule, View, holds_block
+from ..rules import ALNUM, Hit, Rule, View, holds_block, runs_past_view
 
 STATEMENT_MAX = 1 << 20
 SCHEMAS_MAX = 1024
@@ -112,8 +112,7 @@ def _identified_by(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[H
         return
     if group == 2 and (value.lower() in _ORACLE_NOT_A_PASSWORD or value[:1] in b":&$"):
         return
-    if found.end() == len(data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, found.end(), start):
         return
     if not is_placeholder(value):
         yield Hit(found.start(group), found.end(group), rule.kind, rule.id)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from itertools import filterfalse
 
 from ..decode import PROVE_MIN
-from ..rules import ALNUM, Hit, MatchHandler, Rule, View
+from ..rules import ALNUM, Hit, MatchHandler, Rule, View, runs_past_view
 from .glued import glued_hit
 
 A36 = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
@@ -45,8 +45,7 @@ def _prefixed(prefixes: dict[str, str], default: str) -> MatchHandler:
             if glued is None:
                 return
             found = glued
-        if end == len(view.data) and not view.final:
-            view.need_more_from(found.start)
+        if runs_past_view(view, end, found.start):
             return
         yield found
 
@@ -93,8 +92,7 @@ def _terraform_cloud(view: View, match: re.Match[bytes], rule: Rule) -> Iterable
         return
     if not view.left_ok(start):
         return
-    if match.end() == len(view.data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, match.end(), start):
         return
     yield Hit(start, match.end(), rule.kind, rule.id)
 
@@ -132,8 +130,7 @@ def _jwt(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     start, end = match.span()
     if not view.left_ok(start, ALNUM | frozenset(b"-_+/")):
         return
-    if end == len(view.data) and not view.final:
-        view.need_more_from(start)
+    if runs_past_view(view, end, start):
         return
     text = view.data[start:end]
     if text.count(b".") in (2, 4) and _jwt_header(text[: text.index(b".")]):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from ..keys import is_placeholder
-from ..rules import ALNUM, Hit, Rule, View
+from ..rules import ALNUM, Hit, Rule, View, runs_past_view
 
 _SCHEME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-"
 _NOT_LETTERS = b"0123456789+.-"
@@ -160,8 +160,7 @@ def _path_token(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
     end = start = found.end()
     while end < len(data) and data[end] not in _SEGMENT_END and end - start < 512:
         end += 1
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
+    if runs_past_view(view, end, match.start()):
         return
     segment = data[start:end]
     if len(segment) >= 16 and _random_segment(segment) and not is_placeholder(segment):
@@ -189,8 +188,7 @@ def _signature(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     start = end = match.end()
     while end < len(data) and data[end] not in b";&\"' \t\r\n<>,#":
         end += 1
-    if end == len(data) and not view.final:
-        view.need_more_from(match.start())
+    if runs_past_view(view, end, match.start()):
         return
     if end - start >= 16 and not is_placeholder(data[start:end]):
         yield Hit(start, end, rule.kind, rule.id)
@@ -214,8 +212,7 @@ def _webhook_anywhere(view: View, match: re.Match[bytes], rule: Rule) -> Iterabl
     end = found.end(1)
     while end > found.start(1) and view.data[end - 1] in b"_-":
         end -= 1
-    if end == len(view.data) and not view.final:
-        view.need_more_from(match.start())
+    if runs_past_view(view, end, match.start()):
         return
     if end - found.start(1) >= 20:
         yield Hit(found.start(1), end, rule.kind, rule.id)
