@@ -21,8 +21,8 @@ import pytest
 from samples.flux_lab import LabConfig, faults
 from samples.flux_lab.config import Timings
 from samples.flux_lab.network import NetworkUnavailable
-from schemas import AnalysisReport, Finding, Layer
-from tests.support.flux import LabFactory, analyze_json, doctor_lab
+from schemas import AnalysisReport, Finding, Layer, LayerStatus
+from tests.support.flux import LabFactory, analyze_json, doctor_lab, rung
 from tests.support.requirements import need
 
 pytestmark = pytest.mark.flux
@@ -82,3 +82,34 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
     assert lab.network is not None
     lab.network.heal("w2")
     lab.wait_for_status({"w2": "online"}, timeout_s=120)
+
+
+def test_a_worker_healed_within_the_grace_period_is_back_not_stale(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    """Cut off, marked STALE, its stream closed; the path heals before the eviction. The
+    worker reconnects by itself once its own stream has been silent 30 s, and Flux drops the
+    eviction without a line to say so ("Worker connected" is the last word on it). Read then,
+    the heartbeat rung must not fail on the old STALE line, nor call it offline or evicted."""
+    try:
+        lab = flux_lab_factory(
+            LabConfig(partitionable=("w2",), timings=Timings(eviction_grace_period=30))
+        )
+    except NetworkUnavailable as exc:
+        need(False, str(exc))
+        raise
+    faults.partition_worker(lab, "w2", until="stale")
+    lab.wait_for_log("server", "Worker w2 disconnected", timeout_s=20)
+    assert lab.network is not None
+    lab.network.heal("w2")
+    lab.wait_for_log("server", "Worker connected: w2", count=2, timeout_s=45)
+    doctor_lab(lab, tmp_path / "healed.zip")
+    assert lab.log_count("server", "Worker w2 evicted") == 0
+
+    report = analyze_json(tmp_path / "healed.zip")
+    (target,) = [t for t in report.targets if t.worker == "w2"]
+    status, findings = rung(target, Layer.HEARTBEAT)
+    assert status is LayerStatus.PASS, [f.code for f in findings]
+    assert not {"FLUX_HEARTBEAT_STALE", "FLUX_WORKER_OFFLINE", "FLUX_WORKER_EVICTED"} & {
+        f.code for f in findings
+    }

@@ -270,6 +270,23 @@ def test_an_offline_worker_that_answers_on_its_host_is_cut_off_not_ended():
     assert "network path" in finding.recovery.summary
 
 
+def test_a_worker_healed_before_its_eviction_is_not_stale():
+    """Cut off, STALE, its stream closed; the path healed within the grace period: it
+    reconnects, and the server says it recovered. Without a persisted heartbeat (PostgreSQL)
+    the STALE line was still read as the log's last word, a failure."""
+    case = _cut_off_case(responsive=True)
+    case.server_log += [
+        line("17:00:20", ROUTES, "Worker connected: w2"),
+        line("17:00:22", SERVER, "Worker w2 recovered from stale state"),
+    ]
+    case.workers = [online("w2", heartbeat_age_s=None)]
+    result = case.run(flux_worker_heartbeat, worker="w2")
+    assert "FLUX_HEARTBEAT_STALE" not in codes(result)
+    assert result.status is LayerStatus.UNKNOWN  # no heartbeat time read: undecided
+    case.workers = [online("w2", heartbeat_age_s=1.0)]
+    assert case.run(flux_worker_heartbeat, worker="w2").status is LayerStatus.PASS
+
+
 def test_a_cleanly_stopped_worker_is_said_to_be_so():
     offline = online("w2", connection=ConnectionState.OFFLINE, native_status="offline")
     case = FluxCase(

@@ -25,7 +25,7 @@ class Cycle:
     evicted: TimelineEvent | None = None
     unclaimed: list[TimelineEvent] = field(default_factory=list)
     back: TimelineEvent | None = None
-    """``connected``/``registered`` after the eviction, or ``recovered`` without one."""
+    """``connected``/``registered`` after the STALE line or the eviction, or ``recovered``."""
 
     @property
     def lines(self) -> list[TimelineEvent]:
@@ -54,8 +54,9 @@ def eviction_cycles(timeline: Timeline, worker: str) -> list[Cycle]:
             current.back = event
             current = None
         elif event.kind in ("connected", "registered") and current is not None:
-            if current.evicted is not None and current.back is None:
-                current.back = event
+            # back after the eviction, or before it: a worker cut off and healed within the
+            # grace period reconnects (its stream was closed), and "recovered" comes after
+            current.back = current.back or event
             current = None
     return cycles
 
