@@ -418,6 +418,11 @@ FACTS: dict[str, PatternFacts] = {
         (),
         0,
     ),
+    "4fece01067e33f657d0d8c87": (
+        (b"basic",),
+        (),
+        0,
+    ),
     "5062d6b607c5e231cc081657": (
         (b"convertto-securestring",),
         (),
@@ -452,6 +457,11 @@ FACTS: dict[str, PatternFacts] = {
         (b"auth",),
         (),
         None,
+    ),
+    "5fa43fdf6b5c7733e7216ad6": (
+        (b"telegram.org/", b'telegram.org:443 "'),
+        (),
+        0,
     ),
     "6202c9d9ded11f5a7365d4e3": (
         (b"user successfully reset.",),
@@ -718,11 +728,6 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "86f07115116fd45f8cc9fc64": (
         (b"FLWSECK_TEST-",),
-        (),
-        0,
-    ),
-    "872ba3141c7c4d54e36884b7": (
-        (b"telegram.org/",),
         (),
         0,
     ),

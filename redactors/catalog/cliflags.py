@@ -66,10 +66,11 @@ _CLI_FLAGS: tuple[tuple[re.Pattern[bytes], dict[bytes, str]], ...] = (
 ``keytool -storepass``, ``openssl -passin pass:``, ``ssh-keygen -N``, ``snmpwalk -A``,
 ``ipmitool -P``), and how the value is given. Where two entries name one tool, the later
 one holds all its flags (``ldappasswd``'s old and new password, ``-a`` and ``-s``)."""
-_TOOL_AT = re.compile(rb"(?:^|(?<=[\s\0/;|&(`\"']))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t\0]")
-"""A command word: after a blank, a directory, an operator or the quote that opens a command
-string (``sh -c "mysql -pX"``, a container's ``["sh", "-c", "mysql -pX"]``), and before a
-blank. A NUL is a blank here: ``/proc/<pid>/cmdline`` parts a command's arguments with NULs."""
+_TOOL_AT = re.compile(rb"(?:^|(?<=[\s\0/;|&(`\"'=]))([a-z0-9][a-z0-9_.-]*?)(?:\.exe)?[ \t\0]")
+"""A command word: after a blank, a directory, an operator, the quote that opens a command
+string (``sh -c "mysql -pX"``, a container's ``["sh", "-c", "mysql -pX"]``) or the ``=`` of
+an option that holds one (``ssh -o ProxyCommand=sshpass -p X``), and before a blank. A NUL
+is a blank here: ``/proc/<pid>/cmdline`` parts a command's arguments with NULs."""
 _BLANK = (b" ", b"\t", b"\0")
 
 
@@ -254,6 +255,7 @@ CLI_PASSWORD_FLAG = Rule(
         ("mosquitto_pub -h mq -u app -P mqtthorse -t x -m y", "mqtthorse"),
         ("usermod -p plainhorse alice", "plainhorse"),
         ("influx bucket list --org ops -t Infl-tok-93", "Infl-tok-93"),
+        ("ssh -o 'ProxyCommand=sshpass -p Jump-pw-4 ssh -W %h:%p jump' h", "Jump-pw-4"),
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "authhorse"),
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A authhorse -x AES -X privhorse h", "privhorse"),
         ("snmpget -v2c -c n0tpublic router sysUpTime.0", "n0tpublic"),

@@ -6,6 +6,8 @@ holds the remaining context rules and the catalog entries for all three.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable
 
@@ -69,6 +71,23 @@ def _bearer(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     start, end = match.span(1)
     value = view.data[start:end]
     if not is_placeholder(value) and not value.isalpha():
+        yield Hit(start, end, rule.kind, rule.id)
+
+
+def _basic(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
+    """``Basic <base64>`` wherever it stands: redacted only when it decodes to a printable
+    ``user:password`` (the scheme's own shape), so ``basic authentication`` stays."""
+    start, end = match.span(1)
+    if runs_past_view(view, end, match.start()):
+        return
+    if end < len(view.data) and view.data[end] in _B64_RUN_CHARS:
+        return  # a longer word: not the credential's end
+    try:
+        decoded = base64.b64decode(view.data[start:end], validate=True)
+    except (binascii.Error, ValueError):
+        return
+    _, colon, password = decoded.partition(b":")
+    if colon and password and decoded.isascii() and decoded.decode().isprintable():
         yield Hit(start, end, rule.kind, rule.id)
 
 
@@ -365,6 +384,28 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         handler=_bearer,
         examples=(("using Bearer AbC123dEf456GhI789jKl0", "AbC123dEf456GhI789jKl0"),),
         decoys=("bearer token required",),
+    ),
+    Rule(
+        "basic-credentials",
+        "basic-auth",
+        "token",
+        "HTTP Basic credentials after the word Basic (base64 of user:password), wherever they"
+        " stand: a header written in prose, a log of the request.",
+        rb"basic[ \t]+([a-z0-9+/]{4,}={0,2})",
+        lower=True,
+        handler=_basic,
+        examples=(
+            (
+                "DEBUG: Authorization header: Basic ZXRsOmJhc2ljLWhkci1wdw==",
+                "ZXRsOmJhc2ljLWhkci1wdw==",
+            ),
+            ("sending auth Basic YWRtaW46czNjcmV0", "YWRtaW46czNjcmV0"),
+        ),
+        decoys=(
+            "basic authentication is disabled",
+            "Basic dGVzdA== was sent",
+            "basic YWRtaW46 empty",
+        ),
     ),
     Rule(
         "url-userinfo",

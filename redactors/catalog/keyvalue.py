@@ -539,6 +539,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     sep = match.group("sep")
     if sep == b":" and start >= 4 and _GO_TEST_VERDICT.match(data, start - 4) is not None:
         return  # "--- PASS: TestLogin (0.01s)": go test's verdict names a test, not a password
+    if sep == b":" and start >= 7 and _MYSQL_USING.match(data, start - 7) is not None:
+        return  # MySQL's "Access denied ... (using password: YES)": whether one was sent
     subscript = False
     if sep is not None:
         if sep[0] == 0x28:
@@ -591,6 +593,8 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     )
 
 
+_MYSQL_USING = re.compile(rb"\(using password: (?:YES|NO)\)")
+"""MySQL's access-denied error says whether the client sent a password, not which."""
 _GO_TEST_VERDICT = re.compile(rb"--- PASS: [^ \t\r\n]+ \([0-9]+(?:\.[0-9]+)?s\)[ \t\r]*(?:\n|\Z)")
 """A ``go test -v`` result line, read from the ``---`` before its ``PASS`` key."""
 
@@ -777,6 +781,7 @@ KV_RULES: tuple[Rule, ...] = (
             "tests passed=12",
             "--- PASS: TestLogin (0.01s)",
             "    --- PASS: TestAuth/valid_token (0.00s)",
+            "ERROR 1045 (28000): Access denied for user 'etl'@'10.0.0.5' (using password: YES)",
         ),
         prose=True,
     ),

@@ -181,14 +181,21 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "telegram-bot-token",
         "telegram-bot-token",
         "chat",
-        "Telegram bot API tokens in the Bot API's URLs (api.telegram.org/bot...); a bare one"
+        "Telegram bot API tokens in the Bot API's URLs (api.telegram.org/bot..., also as"
+        " urllib3's debug log parts host and request line); a bare one"
         " under a key name is found by the key rules.",
-        rb"telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])",
+        rb"telegram\.org(?:/|:443 \"[A-Z]{3,7} /)(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{35})"
+        rb"(?![A-Za-z0-9_-])",  # urllib3's DEBUG line parts the host from the request line
         lower=False,
         group=1,
         examples=(
             (
                 "GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq/getMe",
+                "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
+            ),
+            (
+                'https://api.telegram.org:443 "POST /bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALD'
+                'sawq/sendMessage HTTP/1.1" 200 None',
                 "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
             ),
         ),
