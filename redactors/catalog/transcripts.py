@@ -21,24 +21,24 @@ from ..keys import is_placeholder
 from ..rules import Hit, Rule, View, line_end_or_hold
 from ..tokens import TOKEN_MARK
 
-_CLIENT_MARK = re.compile(rb"[ \t]*(?:(?:[Cc]:|>{1,3}|-{1,2}>|\*\*\*|send:)[ \t]*)?(?:b?['\"])?")
+_CLIENT_MARK = re.compile(rb"[ \t]*(?:(?:[Cc]:|>{1,3}|-{1,2}>|~>|\*\*\*|send:)[ \t]*)?(?:b?['\"])?")
 """What may stand before a client's command on its line: indentation, a transcript's marker
-(``C:`` in RFC examples, ``>`` in ``curl -v``, `` -> `` in ``swaks``, ``send:`` in
-``smtplib``), and the quote a debug print opens (``send: 'AUTH PLAIN ...\\r\\n'``)."""
+(``C:`` in RFC examples, ``>`` in ``curl -v``, `` -> `` in ``swaks``, `` ~> `` once it runs
+over TLS, ``send:`` in ``smtplib``), and the quote a debug print opens (``send: 'AUTH PLAIN
+...\\r\\n'``)."""
 _TAG = re.compile(rb"(?:[A-Za-z]{0,5}[0-9]{1,6}|[A-Za-z?.*]{1,2})[ \t]+")
 """An IMAP command's tag before the command, as clients and tutorials write them (``a001``,
 ``A1``, ``1``, ``a``, ``?``): not a command word (``vault login ...``)."""
 _LINE_TAIL = re.compile(rb"(?:\\r)?(?:\\n)?['\"]?[ \t\r]*")
 """What a debug print leaves after a command: its escaped CRLF and closing quote."""
 _EMPTY_CHALLENGE = re.compile(
-    rb"[ \t]*(?:(?:S:|<{1,3}-?|\*\*\*|reply:)[ \t]*)?(?:b?['\"])?(?:334|\+)[ \t]*"
+    rb"[ \t]*(?:(?:S:|<{1,3}[-~]?|\*\*\*|reply:)[ \t]*)?(?:b?['\"])?(?:334|\+)[ \t]*"
     rb"(?:\\r)?(?:\\n)?['\"]?[ \t\r]*"
 )
 """A server's empty SASL challenge on its own line (SMTP ``334 ``, IMAP ``+ ``)."""
 _VALUE_BEFORE_TAIL = re.compile(rb"[ \t]*(.*?)(?:\\r)?(?:\\n)?['\"]?[ \t\r]*")
 """The rest of a line but its blanks and a debug print's tail: ``PASS``'s argument."""
 _BASE64 = re.compile(rb"[A-Za-z0-9+/]{4,}={0,2}")
-_BLANKS = re.compile(rb"[ \t]*")
 _ATOM_OR_QUOTED = re.compile(rb'[ \t]+(?:"((?:[^"\\\r\n]|\\.)*)"|([^ \t\r\n"]+))')
 _PASS_CONTEXT = re.compile(rb"(?:^|[ \t>:'\"])(?:USER[ \t]|331[ \t-])", re.MULTILINE)
 """Before a ``PASS``: the ``USER`` command it follows, or FTP's ``331`` reply asking for it."""
@@ -56,6 +56,12 @@ def _client_line(view: View, at: int, *, tagged: bool = False) -> bool:
     if mark.end() == at:
         return True
     return tagged and _TAG.fullmatch(data, mark.end(), at) is not None
+
+
+def _past_blanks(data: bytes, pos: int, end: int) -> int:
+    while pos < end and data[pos] in b" \t":
+        pos += 1
+    return pos
 
 
 def _tail_only(data: bytes, pos: int, end: int) -> bool:
@@ -109,7 +115,7 @@ def _sasl_initial(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hi
     end = line_end_or_hold(view, match.end(), start)
     if end is None:
         return
-    pos = _BLANKS.match(data, match.end(), end).end()  # type: ignore[union-attr]
+    pos = _past_blanks(data, match.end(), end)
     if not _tail_only(data, pos, end):
         yield from _hit(view, _base64_to_line_end(data, pos, end), rule)
         return

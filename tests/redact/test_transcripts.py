@@ -35,13 +35,25 @@ SWAKS_LOGIN = f"""\
 === Trying mail.example.com:587...
 <-  220 mail.example.com ESMTP
  -> EHLO worker-3
-<-  250-AUTH LOGIN PLAIN
- -> AUTH LOGIN
-<-  334 VXNlcm5hbWU6
- -> {LOGIN_USER}
-<-  334 UGFzc3dvcmQ6
- -> {LOGIN_PASSWORD}
-<-  235 2.7.0 Authentication successful
+<-  250-STARTTLS
+ -> STARTTLS
+<-  220 2.0.0 Ready to start TLS
+=== TLS started with cipher TLSv1.3:TLS_AES_256_GCM_SHA384:256
+ ~> EHLO worker-3
+<~  250-AUTH LOGIN PLAIN
+ ~> AUTH LOGIN
+<~  334 VXNlcm5hbWU6
+ ~> {LOGIN_USER}
+<~  334 UGFzc3dvcmQ6
+ ~> {LOGIN_PASSWORD}
+<~  235 2.7.0 Authentication successful
+"""
+
+SWAKS_PLAIN = f"""\
+ ~> AUTH PLAIN
+<~  334
+ ~> {PLAIN}
+<~  235 2.7.0 Authentication successful
 """
 
 SMTPLIB_DEBUG = f"""\
@@ -78,6 +90,7 @@ PASS Pop3-s3cret-22
 CASES = {
     "curl-smtp.log": (CURL_SMTP, [PLAIN]),
     "swaks.txt": (SWAKS_LOGIN, [LOGIN_PASSWORD]),
+    "swaks-plain.txt": (SWAKS_PLAIN, [PLAIN]),
     "alerts.log": (SMTPLIB_DEBUG, [PLAIN]),
     "imap-session.txt": (IMAP_SESSION, ["Imap pw with spaces"]),
     "ftp-fetch.log": (FTP_CURL, ["Ftp-s3cret-81"]),
