@@ -56,7 +56,7 @@ def terraform_secrets(node: dict[Any, Any]) -> Iterator[tuple[str, str, Any]]:
     and every top-level attribute its ``sensitive_attributes`` names. A resource as
     ``terraform show -json`` prints it (``{"type": ..., "values": {...},
     "sensitive_values": {...}}``): the same schema names, and every attribute whose
-    ``sensitive_values`` entry is ``true``.
+    ``sensitive_values`` entry is ``true`` or holds one.
     """
     resource_type = node.get("type")
     schema = SCHEMA_SENSITIVE.get(resource_type, ()) if isinstance(resource_type, str) else ()
@@ -70,8 +70,21 @@ def terraform_secrets(node: dict[Any, Any]) -> Iterator[tuple[str, str, Any]]:
     values = node.get("values")
     if isinstance(values, dict):
         marks = node.get("sensitive_values")
-        named = {k for k, v in marks.items() if v is True} if isinstance(marks, dict) else set()
+        named = {k for k, v in marks.items() if _marks_any(v)} if isinstance(marks, dict) else set()
         yield from _attributes(values, "values", schema, named)
+
+
+def _marks_any(mark: Any) -> bool:
+    """Whether a ``sensitive_values`` entry marks any part of its attribute: ``true``, or a
+    nested object or list holding one (then the whole attribute goes, as a whole output
+    does: the marks' shape follows the value's, which this does not walk in step)."""
+    if mark is True:
+        return True
+    if isinstance(mark, dict):
+        return any(_marks_any(v) for v in mark.values())
+    if isinstance(mark, list):
+        return any(_marks_any(v) for v in mark)
+    return False
 
 
 def _attributes(

@@ -94,12 +94,21 @@ def test_terraform_show_json_loses_its_sensitive_values() -> None:
                         "values": {"id": "123", "triggers": {"token_blob": "trig-9x-77"}},
                         "sensitive_values": {"triggers": True},
                     },
+                    {
+                        "address": "aws_instance.w",
+                        "type": "aws_instance",
+                        "values": {"ami": "ami-0abc", "tags": {"Deploy": "nested-s3cret-4"}},
+                        "sensitive_values": {"tags": {"Deploy": True}},
+                    },
                 ]
             }
         },
     }
-    out = gone_and_reviewed("plan.json", json.dumps(plan).encode(), ["pLanPw-zzQ-81", "trig-9x-77"])
+    out = gone_and_reviewed(
+        "plan.json", json.dumps(plan).encode(), ["pLanPw-zzQ-81", "trig-9x-77", "nested-s3cret-4"]
+    )
     assert b'"address": "null_resource.hook"' in out
+    assert b'"ami": "ami-0abc"' in out
 
 
 def test_ci_variables_marked_masked_or_secret_lose_their_values() -> None:
