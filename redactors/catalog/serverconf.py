@@ -76,24 +76,27 @@ def _stats_auth(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]
         yield Hit(found.start(1), found.end(1), rule.kind, rule.id)
 
 
-_JAAS_USER = re.compile(
-    rb'(?<![A-Za-z0-9_.-])user_[A-Za-z0-9_.@-]{1,64}[ \t]*=[ \t]*"((?:[^"\\\r\n]|\\.)*)"'
-)
+_JAAS_OPTION = re.compile(rb'[ \t\r\n]*([A-Za-z0-9_.@-]{1,80})[ \t]*=[ \t]*"((?:[^"\\\r\n]|\\.)*)"')
+"""One option of a JAAS login module: ``name="value"`` (a value may hold a ``;``)."""
+_BLANKS = re.compile(rb"[ \t\r\n]*")
 _JAAS_ENTRY_MAX = 16 << 10
 """How far a JAAS login module's options may run to the ``;`` that ends them."""
 
 
 def _jaas_users(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
-    """The ``user_<name>="<password>"`` options of one login module, up to its ``;``."""
-    data, start = view.data, match.end()
-    end = data.find(b";", start, start + _JAAS_ENTRY_MAX)
-    if end < 0:
-        if not view.final and len(data) < start + _JAAS_ENTRY_MAX:
-            view.need_more_from(match.start())
-            return  # the entry runs past this view: read it whole in the next
-        end = min(len(data), start + _JAAS_ENTRY_MAX)
-    for user in _JAAS_USER.finditer(data, start, end):
-        begin, stop = user.span(1)
+    """The ``user_<name>="<password>"`` options of one login module, read option by option
+    up to the ``;`` that ends them (a password may hold one)."""
+    data, pos = view.data, match.end()
+    limit = min(len(data), pos + _JAAS_ENTRY_MAX)
+    found: list[tuple[int, int]] = []
+    while (option := _JAAS_OPTION.match(data, pos, limit)) is not None:
+        if option.group(1).startswith(b"user_"):
+            found.append(option.span(2))
+        pos = option.end()
+    if not view.final and limit == len(data) and _BLANKS.fullmatch(data, pos) is not None:
+        view.need_more_from(match.start())
+        return  # the options run to the view's end: read them whole in the next
+    for begin, stop in found:
         if stop > begin and not is_placeholder(data[begin:stop]):
             yield Hit(begin, stop, rule.kind, rule.id)
 
@@ -118,9 +121,11 @@ JAAS_USERS = Rule(
             '  user_admin="Ka-adm1n-pw"\n  user_bob="Ka-b0b-pw";\n};',
             "Ka-b0b-pw",
         ),
+        ('PlainLoginModule required user_etl="semi;colon-pw" user_x="Ka-x-pw";', "semi;colon-pw"),
     ),
     decoys=(
         'PlainLoginModule required username="alice";\nuser_id="42"',
+        'PlainLoginModule required username="alice" debug="true";\nuser_bob="not-jaas"',
         'ScramLoginModule required user_name_attr="uid";',
     ),
 )
