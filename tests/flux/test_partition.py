@@ -63,7 +63,11 @@ def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
     doctor_lab(lab, tmp_path / "evicted.zip")
     assert lab.workers["w2"].alive()
 
-    (stale,) = _heartbeat(analyze_json(tmp_path / "stale.zip", expect_rc=1), "w2")
+    stale_report = analyze_json(tmp_path / "stale.zip", expect_rc=1)
+    (w2,) = [t for t in stale_report.targets if t.worker == "w2"]
+    # one answer: not also the generic "offline, find out why before restarting it"
+    assert "WORKER_OFFLINE" not in {f.code for f in rung(w2, Layer.HEARTBEAT)[1]}
+    (stale,) = _heartbeat(stale_report, "w2")
     assert stale.code == "FLUX_HEARTBEAT_STALE"
     assert (
         "listed offline: the server marked it STALE (missed heartbeat), then closed its stream"

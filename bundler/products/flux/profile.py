@@ -99,7 +99,11 @@ class FluxProfile:
         # At DEBUG the server logs each heartbeat it hears ("Pong received from worker"):
         # the latest line dates the last one where no persisted heartbeat was read.
         codes.FLUX_HEARTBEAT_LOGGED: WORKER_HEARTBEAT_UNDATED,
-        codes.FLUX_HEARTBEAT_STALE: WORKER_HEARTBEAT_UNDATED,
+        # A worker STALE and already listed offline (the server closed its stream), or
+        # offline and said how: the generic "offline, find out why before restarting it"
+        # beside Flux's "cut off by the network: do not restart it" gave two answers.
+        codes.FLUX_HEARTBEAT_STALE: (WORKER_HEARTBEAT_UNDATED, WORKER_OFFLINE),
+        codes.FLUX_WORKER_OFFLINE: WORKER_OFFLINE,
         # The generic authorization texts speak of leases and enrollment keys, which Flux has
         # not: its own finding names the token and its repair.
         codes.FLUX_BOOTSTRAP_TOKEN_INVALID: (AUTHORIZATION_DENIED, REGISTRATION_REJECTED),
