@@ -228,7 +228,11 @@ def test_keys_from_ssh_agent_are_used(
         conn.use_agent = True
         try:
             connection = conn.connect(conn.resolver.resolve("web"), Budget.start(10))
-            connection.host.close()
+            try:  # authenticated with the agent's key alone: a command runs
+                ran = connection.host.run(["id", "-un"], budget=Budget.start(10), max_bytes=100)
+                assert ran.exit_code == 0
+            finally:
+                connection.host.close()
         finally:
             conn.close()
     finally:
