@@ -137,6 +137,8 @@ def _kv_hits(
             continue  # "key": "cache-entry-1": only a generated key under a bare "key"
         if kind in WEAK_KINDS and plain_word(value):
             continue  # "session: closed", "credentials: default": a state, not a credential
+        if kind in _TOKEN_KINDS and plain_word(value) and _error_label(data, key_start):
+            continue  # "Invalid token: Signature has expired": the error's words, no token
         if names_a_secret_id(key, value):
             continue  # aws secretsmanager get-secret-value --secret-id prod/etl/db: a name
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):
@@ -593,6 +595,21 @@ def _kv(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
     )
 
 
+_TOKEN_KINDS = frozenset({"token", "bearer-token", "session-token", "api-key"})
+"""Kinds whose values are generated, never a plain word: after an error's label, a word is the
+error's text. Not passwords: ``wrong password: hunter`` may print the password tried."""
+_ERROR_LABEL = re.compile(
+    rb"(?:invalid|expired|missing|malformed|bad|unknown|revoked|rejected)[ \t]+", re.IGNORECASE
+)
+
+
+def _error_label(data: bytes, key_start: int) -> bool:
+    """Whether the key is named by an error's adjective just before it (``invalid token``)."""
+    line_start = data.rfind(b"\n", max(0, key_start - 24), key_start) + 1
+    words = data[max(line_start, key_start - 24) : key_start]
+    return any(m.end() == len(words) for m in _ERROR_LABEL.finditer(words))
+
+
 _MYSQL_USING = re.compile(rb"\(using password: (?:YES|NO)\)")
 """MySQL's access-denied error says whether the client sent a password, not which."""
 _GO_TEST_VERDICT = re.compile(rb"--- PASS: [^ \t\r\n]+ \([0-9]+(?:\.[0-9]+)?s\)[ \t\r]*(?:\n|\Z)")
@@ -813,8 +830,15 @@ KV_RULES: tuple[Rule, ...] = (
             ("--token abc123def456", "abc123def456"),
             ("token:abc123def456,next=1", "abc123def456"),
             ("the token is 9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ here", "9f8ZqA7bC6dE5fG4hI3jK2lM1nO0pQ"),
+            ("invalid token: Zq81xLmN0pQ", "Zq81xLmN0pQ"),
         ),
-        decoys=("max_tokens=4096", "token refresh scheduled", "tokenizer=bpe", "token_ttl=3600"),
+        decoys=(
+            "max_tokens=4096",
+            "token refresh scheduled",
+            "tokenizer=bpe",
+            "token_ttl=3600",
+            "ERROR invalid token: Signature has expired",
+        ),
         prose=True,
     ),
     kv_rule(

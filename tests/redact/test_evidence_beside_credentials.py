@@ -113,3 +113,22 @@ def test_go_test_verdicts_keep_the_names_of_the_tests() -> None:
     assert reviews_clean("job.log", data)
     out = pass_one("job.env", b"PASS: Gh8-s3cret-x\n")
     assert b"Gh8-s3cret-x" not in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR invalid token: Signature has expired",
+        "jwt.exceptions: Invalid token: Signature verification failed",
+        "401 Invalid API key: Missing",
+    ],
+)
+def test_an_error_about_a_token_keeps_its_words(line: str) -> None:
+    """PyJWT's and API gateways' errors: the word after ``invalid token:`` is the error's, and
+    a generated token is never a plain word. A token there still goes, and a password word
+    after ``wrong password:`` too (it may be the password tried)."""
+    data = f"{line}\n".encode()
+    assert pass_one("api.log", data) == data
+    assert reviews_clean("api.log", data)
+    assert b"Zq81xLmN0pQ" not in pass_one("api.log", b"invalid token: Zq81xLmN0pQ\n")
+    assert b"hunter" not in pass_one("api.log", b"wrong password: hunter\n")
