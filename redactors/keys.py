@@ -60,7 +60,8 @@ HARMLESS_SUFFIXES = frozenset({
     "refresh", "age", "at", "time", "created", "updated", "interval", "size", "bits", "strength",
     "scope", "scopes", "status", "state", "mode", "source", "provider", "store", "backend",
     "issuer", "audience", "usage", "used", "limit", "reset", "changed", "ref", "reference", "set",
-    "valid", "invalid", "error", "errors", "missing", "mismatch", "rejected", "accepted",
+    "valid", "invalid", "error", "errors", "exception", "exceptions", "missing", "mismatch",
+    "rejected", "accepted",
     "expired", "fingerprint", "role", "roles", "owner", "user", "username", "login", "email",
     "duration", "seconds", "ms", "total", "level", "strategy", "rule", "rules", "permissions",
     "allowed", "ok", "check", "checks", "result", "request", "requests", "response", "fetch",
@@ -260,6 +261,31 @@ CACHED_MAX = 512
 """Values up to this size have their verdicts (:func:`is_placeholder`, :func:`looks_secret`)
 cached: one secret found in a structured document is asked about three or four times on
 its way (found, scanned, replaced, learned), each ask ~12 us."""
+
+
+# fmt: off
+STATE_WORDS = frozenset({
+    b"expired", b"revoked", b"rotated", b"missing", b"invalid", b"unset", b"not", b"none",
+    b"hidden", b"required", b"refreshed", b"disabled", b"empty", b"absent",
+})
+# fmt: on
+"""Words that open a statement about a secret (``token: expired at ...``, ``password: not
+set``, ``token: [hidden]``), never a secret's own first word."""
+_STATE_HEAD = re.compile(
+    rb"(?:\[([A-Za-z]+)\]|\(([A-Za-z]+)\)|<([A-Za-z]+)>|([A-Za-z]+))(?=[ \t.,;:]|$)"
+)
+"""The value's first word, alone or wholly in brackets (not a redaction token's head)."""
+
+
+def states_a_state(value: bytes) -> bool:
+    """Whether ``value`` is a statement about its key's secret: it opens with one of
+    :data:`STATE_WORDS` as a word of its own (``expired at 10:00``, ``[hidden]``), not glued to
+    more (``not-a-real-pw`` and ``expired2024`` are values)."""
+    head = _STATE_HEAD.match(value)
+    if head is None:
+        return False
+    word = next(group for group in head.groups() if group is not None)
+    return word.lower() in STATE_WORDS
 
 
 def is_placeholder(value: bytes) -> bool:

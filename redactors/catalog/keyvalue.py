@@ -27,6 +27,7 @@ from ..keys import (
     names_a_secret_id,
     plain_word,
     secret_kind,
+    states_a_state,
 )
 from ..rules import ALNUM, Hit, Rule, View
 from ..tokens import TOKEN_MARK
@@ -139,6 +140,8 @@ def _kv_hits(
             continue  # "session: closed", "credentials: default": a state, not a credential
         if kind in _TOKEN_KINDS and plain_word(value) and _error_label(data, key_start):
             continue  # "Invalid token: Signature has expired": the error's words, no token
+        if states_a_state(value):
+            continue  # "token: expired at 10:00", "password: not set": said of it, not it
         if names_a_secret_id(key, value):
             continue  # aws secretsmanager get-secret-value --secret-id prod/etl/db: a name
         if lowered in ("pwd", "oldpwd") and value[:1] in (b"/", b"~"):

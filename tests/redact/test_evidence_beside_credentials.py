@@ -132,3 +132,34 @@ def test_an_error_about_a_token_keeps_its_words(line: str) -> None:
     assert reviews_clean("api.log", data)
     assert b"Zq81xLmN0pQ" not in pass_one("api.log", b"invalid token: Zq81xLmN0pQ\n")
     assert b"hunter" not in pass_one("api.log", b"wrong password: hunter\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "token: expired at 2026-12-01T10:00:00Z",
+        "password: not set",
+        "api_key: not set",
+        "Refresh token: rotated (old revoked)",
+        "token: [hidden]",
+        "SaslAuthenticationException: Authentication failed: Invalid username or password",
+    ],
+)
+def test_a_statement_about_a_secret_is_kept(line: str) -> None:
+    """What a log says of a secret (expired, not set, rotated, hidden) opens with a word no
+    secret opens with; and a Java exception's class is no key, whatever words it holds."""
+    data = f"{line}\n".encode()
+    assert pass_one("worker.log", data) == data
+    assert reviews_clean("worker.log", data)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("password: Not4You!", "Not4You!"),
+        ("token: expired2024-Zq8x", "expired2024-Zq8x"),
+        ("password: not-a-real-pw", "not-a-real-pw"),
+    ],
+)
+def test_a_secret_that_starts_like_a_state_still_goes(line: str, secret: str) -> None:
+    assert secret.encode() not in pass_one("worker.log", f"{line}\n".encode())
