@@ -211,6 +211,11 @@ FACTS: dict[str, PatternFacts] = {
         (),
         0,
     ),
+    "3463631a4869d512d1a215a6": (
+        (b"proctitle=",),
+        (),
+        0,
+    ),
     "37f9f158cc26d2d77ff285e0": (
         (b"duffel_test_",),
         (),
@@ -519,6 +524,11 @@ FACTS: dict[str, PatternFacts] = {
     ),
     "69c9b1346243058ce42c14c2": (
         (b"pat",),
+        (),
+        0,
+    ),
+    "6a3345a96c72b8d488e0990e": (
+        (b"type=execve msg=audit(",),
         (),
         0,
     ),

@@ -12,6 +12,7 @@ import hashlib
 
 from ..rules import Rule
 from .argpairs import RCLONE_CONFIG
+from .auditd import AUDIT_RULES
 from .authcommands import MONGO_AUTH, REDIS_AUTH
 from .chpasswd import CHPASSWD_INPUT
 from .context import CONTEXT_RULES, KV_RULES, SQL_RULES
@@ -48,6 +49,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     REDIS_AUTH,
     MONGO_AUTH,
     *TRANSCRIPT_RULES,
+    *AUDIT_RULES,
     SECRET_STORE_COMMAND,
     SECURESTRING,
     HEADER_DIRECTIVE,

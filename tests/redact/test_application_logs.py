@@ -47,3 +47,22 @@ def test_mysql_says_whether_a_password_was_sent_and_that_stays() -> None:
         b"java.sql.SQLException: Access denied for user 'etl'@'10.0.0.5' (using password: NO)\n"
     )
     assert pass_one("etl.log", data) == data
+
+
+def test_a_command_in_the_audit_log_loses_its_password_in_both_records() -> None:
+    """auditd's EXECVE record parts the arguments into a0, a1, ... (hex when one holds a
+    blank), and the same event's PROCTITLE holds the command line again in hex."""
+    title = b"mysql\0-u\0root\0-pAud1t-pw-7".hex().upper()
+    spaced = b"Tok3n with spaces".hex().upper()
+    text = (
+        "type=SYSCALL msg=audit(1701423600.123:456): arch=c000003e syscall=59 success=yes"
+        ' exit=0 ppid=100 pid=101 auid=1000 uid=0 comm="mysql" exe="/usr/bin/mysql"\n'
+        'type=EXECVE msg=audit(1701423600.123:456): argc=4 a0="mysql" a1="-u" a2="root"'
+        ' a3="-pAud1t-pw-7"\n'
+        f"type=PROCTITLE msg=audit(1701423600.123:456): proctitle={title}\n"
+        f'type=EXECVE msg=audit(1701423601.0:457): argc=3 a0="curl" a1="--token" a2={spaced}\n'
+        'type=EXECVE msg=audit(1701423602.0:458): argc=3 a0="ssh" a1="-p" a2="2222"\n'
+    )
+    out = gone_and_reviewed("audit.log", text.encode(), ["Aud1t-pw-7", title, spaced])
+    assert b'a0="mysql" a1="-u" a2="root" a3="-p[REDACTED:password:' in out
+    assert b'a0="ssh" a1="-p" a2="2222"' in out
