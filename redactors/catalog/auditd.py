@@ -69,8 +69,9 @@ def _proctitle(view: View, match: re.Match[bytes], rule: Rule) -> Iterable[Hit]:
         return
     if runs_past_view(view, run.end(), match.start()):
         return
+    digits = run.group()
     try:
-        decoded = binascii.unhexlify(run.group()[: len(run.group()) // 2 * 2])
+        decoded = binascii.unhexlify(digits[: len(digits) // 2 * 2])
     except (binascii.Error, ValueError):
         return
     arguments = decoded.decode("utf-8", "surrogateescape").split("\0")

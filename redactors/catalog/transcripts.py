@@ -87,11 +87,10 @@ def _hit(view: View, span: tuple[int, int] | None, rule: Rule) -> Iterable[Hit]:
 
 
 def _next_line(view: View, end: int, anchor: int) -> tuple[int, int] | None:
-    """Start and end of the line after the one ending at ``end``: None at the text's end, or
-    when the view stops before it (then held from ``anchor`` for the next view)."""
-    if end >= len(view.data):
-        if not view.final:
-            view.need_more_from(anchor)
+    """Start and end of the line after the one ending at ``end`` (as ``line_end_or_hold`` gave
+    it: a line break, or the end of a member's last view): None at the text's end, or when the
+    view stops before the next line ends (then held from ``anchor`` for the next view)."""
+    if end == len(view.data):
         return None
     stop = line_end_or_hold(view, end + 1, anchor)
     return None if stop is None else (end + 1, stop)
