@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from samples.flux_lab import LabConfig, faults
+from samples.flux_lab import FluxLab, LabConfig, faults
 from samples.flux_lab.config import Timings
 from samples.flux_lab.network import NetworkUnavailable
 from schemas import AnalysisReport, Finding, Layer, LayerStatus
@@ -44,18 +44,24 @@ def _says_cut_off(finding: Finding) -> None:
     assert any(c.pointer and c.pointer.endswith("/responsive") for c in finding.evidence)
 
 
-def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
-    flux_lab_factory: LabFactory, tmp_path: Path
-) -> None:
+def _partitionable_lab(flux_lab_factory: LabFactory) -> FluxLab:
+    """A lab whose w2 can be cut off; skipped where network namespaces are unavailable.
+
+    STALE lasts the eviction grace: long enough here for doctor to finish inside it on a
+    loaded machine (at 6 s, a slow collection once read the eviction instead)."""
     try:
-        # STALE lasts the eviction grace: long enough here for doctor to finish inside it on a
-        # loaded machine (at 6 s, a slow collection once read the eviction instead)
-        lab = flux_lab_factory(
+        return flux_lab_factory(
             LabConfig(partitionable=("w2",), timings=Timings(eviction_grace_period=30))
         )
     except NetworkUnavailable as exc:
         need(False, str(exc))
         raise
+
+
+def test_a_worker_cut_off_by_the_network_is_stale_then_evicted_and_said_to_run(
+    flux_lab_factory: LabFactory, tmp_path: Path
+) -> None:
+    lab = _partitionable_lab(flux_lab_factory)
     held = faults.partition_worker(lab, "w2", until="stale")
     lab.wait_for_log("server", "Worker w2 disconnected", timeout_s=20)
     doctor_lab(lab, tmp_path / "stale.zip")
@@ -95,13 +101,7 @@ def test_a_worker_healed_within_the_grace_period_is_back_not_stale(
     worker reconnects by itself once its own stream has been silent 30 s, and Flux drops the
     eviction without a line to say so ("Worker connected" is the last word on it). Read then,
     the heartbeat rung must not fail on the old STALE line, nor call it offline or evicted."""
-    try:
-        lab = flux_lab_factory(
-            LabConfig(partitionable=("w2",), timings=Timings(eviction_grace_period=30))
-        )
-    except NetworkUnavailable as exc:
-        need(False, str(exc))
-        raise
+    lab = _partitionable_lab(flux_lab_factory)
     faults.partition_worker(lab, "w2", until="stale")
     lab.wait_for_log("server", "Worker w2 disconnected", timeout_s=20)
     assert lab.network is not None

@@ -312,15 +312,16 @@ def _dead_sockets(ctx: RuleContext, name: str) -> list[tuple[int, ControlSocket]
     ]
 
 
-def _shut_down(ctx: RuleContext, name: str) -> bool:
+def _ends_in_shutdown(own_log: list[TimelineEvent]) -> bool:
     """The worker's own log ends with its shutdown."""
-    own_log = worker_side(ctx.timeline.for_worker(name))
     return bool(own_log) and own_log[-1].kind in ("shutdown", "sigterm")
 
 
 def _process_ended(ctx: RuleContext, name: str) -> bool:
     """Evidence from the worker's own host that its process is gone, whatever the server saw."""
-    return bool(_dead_sockets(ctx, name)) or _shut_down(ctx, name)
+    return bool(_dead_sockets(ctx, name)) or _ends_in_shutdown(
+        worker_side(ctx.timeline.for_worker(name))
+    )
 
 
 def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
@@ -329,7 +330,7 @@ def _offline(ctx: RuleContext, index: int, worker: WorkerStatus) -> RuleResult:
     disconnected = server_side(events(ctx, "disconnected", worker=name))[-1:]
     unclaimed = server_side(events(ctx, "unclaimed", worker=name))
     own_log = worker_side(ctx.timeline.for_worker(name))
-    clean = _shut_down(ctx, name)
+    clean = _ends_in_shutdown(own_log)
     if worker.host_alias is None and not _holds_work(ctx, name):
         return RuleResult.not_applicable(
             codes.FLUX_PHANTOM_WORKER,
